@@ -1,0 +1,2 @@
+import { CONTRACTS_VERSION } from '@tributary/contracts';
+console.log('hello', CONTRACTS_VERSION);

@@ -1,0 +1,1 @@
+export const CONTRACTS_VERSION = 1;
