@@ -1,0 +1,26 @@
+import { AccessTokenEvent } from './access-token/access-token.events';
+import { DestinationEvent } from './destination/destination.events';
+import { SourceEvent } from './source/source.events';
+import { TrackingPlanEvent } from './tracking-plan/tracking-plan.events';
+import { UserEvent } from './user/user.events';
+import { WorkspaceEvent } from './workspace/workspace.events';
+
+/** Every event of the config domain; projections switch over `type`. */
+export type ConfigEvent =
+  | WorkspaceEvent
+  | UserEvent
+  | AccessTokenEvent
+  | SourceEvent
+  | DestinationEvent
+  | TrackingPlanEvent;
+
+/** Stream names, one per aggregate instance (design.md, Storage). */
+export const streamNames = {
+  workspace: (workspaceSlug: string) => `workspace-${workspaceSlug}`,
+  user: (email: string) => `user-${email.toLowerCase()}`,
+  accessToken: (tokenNumber: number) => `access-token-${tokenNumber}`,
+  source: (workspaceSlug: string, sourceSlug: string) => `source-${workspaceSlug}/${sourceSlug}`,
+  /** Keyed by the source id, so a re-created source starts without the old one's destinations. */
+  destination: (sourceId: string, destinationSlug: string) => `destination-${sourceId}/${destinationSlug}`,
+  trackingPlan: (workspaceSlug: string, planId: string) => `tracking-plan-${workspaceSlug}/${planId}`,
+};

@@ -1,0 +1,65 @@
+import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
+import { DEFAULT_SCHEMA_CONFIG, SchemaConfig, schemaConfigValueProblem } from './schema-config';
+import { SourceEvent, SourceRecord } from './source.events';
+
+export type SourceState =
+  | { status: 'absent' }
+  | { status: 'active'; source: SourceRecord; schemaConfig: SchemaConfig }
+  | { status: 'deleted' };
+
+export type SourceCommand =
+  | { type: 'CreateSource'; source: SourceRecord; catalogSourceExists: boolean; workspaceExists: boolean }
+  | { type: 'UpdateSchemaConfig'; changes: Partial<SchemaConfig> }
+  | { type: 'DeleteSource' };
+
+export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
+  initialState: { status: 'absent' },
+
+  decide(state, command) {
+    switch (command.type) {
+      case 'CreateSource': {
+        const { source } = command;
+        const name = `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}`;
+        if (!command.workspaceExists) throw notFound(`workspaces/${source.workspaceSlug} not found`);
+        if (state.status === 'active') throw alreadyExists(`${name} already exists`);
+        if (!command.catalogSourceExists) {
+          throw invalidArgument(`source.catalog_name "${source.catalogName}" is not in the catalog`);
+        }
+        return [{ type: 'SourceCreated', data: { ...source, schemaConfig: DEFAULT_SCHEMA_CONFIG } }];
+      }
+      case 'UpdateSchemaConfig': {
+        const source = requireActive(state);
+        for (const [field, value] of Object.entries(command.changes)) {
+          const problem = schemaConfigValueProblem(field as keyof SchemaConfig, value);
+          if (problem) throw invalidArgument(`schema_config.${problem}`);
+        }
+        return [{ type: 'SchemaConfigUpdated', data: { ...identity(source), changes: command.changes } }];
+      }
+      case 'DeleteSource':
+        return [{ type: 'SourceDeleted', data: identity(requireActive(state)) }];
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'SourceCreated': {
+        const { schemaConfig, ...source } = event.data;
+        return { status: 'active', source, schemaConfig };
+      }
+      case 'SchemaConfigUpdated':
+        if (state.status !== 'active') return state;
+        return { ...state, schemaConfig: { ...state.schemaConfig, ...event.data.changes } };
+      case 'SourceDeleted':
+        return { status: 'deleted' };
+    }
+  },
+};
+
+function requireActive(state: SourceState): SourceRecord {
+  if (state.status !== 'active') throw notFound('source not found');
+  return state.source;
+}
+
+function identity(source: SourceRecord) {
+  return { workspaceSlug: source.workspaceSlug, sourceSlug: source.sourceSlug, sourceId: source.sourceId };
+}

@@ -1,0 +1,179 @@
+import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
+import { TrackingPlanChanges, TrackingPlanEvent, TrackingPlanRecord, TrackingPlanRules } from './tracking-plan.events';
+
+export type TrackingPlanState =
+  | { status: 'absent' }
+  | { status: 'active'; plan: TrackingPlanRecord; connectedSourceSlugs: string[] }
+  | { status: 'deleted' };
+
+export type TrackingPlanCommand =
+  | { type: 'CreateTrackingPlan'; plan: Omit<TrackingPlanRecord, 'rules'> & { rules: unknown }; workspaceExists: boolean }
+  | { type: 'UpdateTrackingPlan'; changes: { displayName?: string; rules?: unknown; ruleParts?: Record<string, unknown> }; now: string }
+  | { type: 'DeleteTrackingPlan' }
+  | {
+      type: 'ConnectSources';
+      sourceSlugs: string[];
+      /** Source slug -> whether it exists, and the plan it is already connected to, if any. */
+      sources: Record<string, { exists: boolean; connectedPlanId?: string }>;
+    }
+  | { type: 'DisconnectSource'; sourceSlug: string };
+
+const RULE_PARTS = ['events', 'identify_traits', 'group_traits', 'global', 'identify', 'group'] as const;
+
+export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand, TrackingPlanEvent> = {
+  initialState: { status: 'absent' },
+
+  decide(state, command) {
+    switch (command.type) {
+      case 'CreateTrackingPlan': {
+        if (!command.workspaceExists) throw notFound(`workspaces/${command.plan.workspaceSlug} not found`);
+        if (state.status !== 'absent') throw alreadyExists(`tracking plan ${command.plan.planId} already exists`);
+        if (!command.plan.displayName?.trim()) throw invalidArgument('tracking_plan.display_name is required');
+        const rules = normalizeRules(command.plan.rules ?? {});
+        return [{ type: 'TrackingPlanCreated', data: { ...command.plan, rules } }];
+      }
+      case 'UpdateTrackingPlan': {
+        const { plan } = requireActive(state);
+        const changes: TrackingPlanChanges = {};
+        if (command.changes.displayName !== undefined) {
+          if (typeof command.changes.displayName !== 'string' || !command.changes.displayName.trim()) {
+            throw invalidArgument('tracking_plan.display_name must be a non-empty string');
+          }
+          changes.displayName = command.changes.displayName;
+        }
+        if (command.changes.rules !== undefined) changes.rules = normalizeRules(command.changes.rules);
+        if (command.changes.ruleParts) {
+          changes.ruleParts = {};
+          for (const [part, value] of Object.entries(command.changes.ruleParts)) {
+            changes.ruleParts[part] = normalizeRulePart(part, value);
+          }
+        }
+        return [
+          {
+            type: 'TrackingPlanUpdated',
+            data: { workspaceSlug: plan.workspaceSlug, planId: plan.planId, changes, updateTime: command.now },
+          },
+        ];
+      }
+      case 'DeleteTrackingPlan': {
+        const { plan } = requireActive(state);
+        return [{ type: 'TrackingPlanDeleted', data: { workspaceSlug: plan.workspaceSlug, planId: plan.planId } }];
+      }
+      case 'ConnectSources': {
+        const active = requireActive(state);
+        const { workspaceSlug, planId } = active.plan;
+        if (command.sourceSlugs.length === 0) throw invalidArgument('source_names must name at least one source');
+        const events: TrackingPlanEvent[] = [];
+        const connected = new Set(active.connectedSourceSlugs);
+        for (const sourceSlug of command.sourceSlugs) {
+          const source = command.sources[sourceSlug];
+          if (!source?.exists) throw notFound(`workspaces/${workspaceSlug}/sources/${sourceSlug} not found`);
+          if (source.connectedPlanId && source.connectedPlanId !== planId) {
+            throw alreadyExists(
+              `workspaces/${workspaceSlug}/sources/${sourceSlug} is already connected to tracking plan ${source.connectedPlanId}`,
+            );
+          }
+          // Connecting twice is not an error: the connection exists, which is what was asked.
+          if (connected.has(sourceSlug)) continue;
+          connected.add(sourceSlug);
+          events.push({ type: 'TrackingPlanSourceConnected', data: { workspaceSlug, planId, sourceSlug } });
+        }
+        return events;
+      }
+      case 'DisconnectSource': {
+        const active = requireActive(state);
+        if (!active.connectedSourceSlugs.includes(command.sourceSlug)) {
+          throw notFound(`source ${command.sourceSlug} is not connected to tracking plan ${active.plan.planId}`);
+        }
+        const { workspaceSlug, planId } = active.plan;
+        return [{ type: 'TrackingPlanSourceDisconnected', data: { workspaceSlug, planId, sourceSlug: command.sourceSlug } }];
+      }
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'TrackingPlanCreated':
+        return { status: 'active', plan: event.data, connectedSourceSlugs: [] };
+      case 'TrackingPlanDeleted':
+        return { status: 'deleted' };
+    }
+    if (state.status !== 'active') return state;
+    switch (event.type) {
+      case 'TrackingPlanUpdated':
+        return { ...state, plan: applyTrackingPlanChanges(state.plan, event.data) };
+      case 'TrackingPlanSourceConnected':
+        return { ...state, connectedSourceSlugs: [...state.connectedSourceSlugs, event.data.sourceSlug] };
+      case 'TrackingPlanSourceDisconnected':
+        return {
+          ...state,
+          connectedSourceSlugs: state.connectedSourceSlugs.filter((slug) => slug !== event.data.sourceSlug),
+        };
+    }
+  },
+};
+
+export function applyTrackingPlanChanges(
+  plan: TrackingPlanRecord,
+  update: { changes: TrackingPlanChanges; updateTime: string },
+): TrackingPlanRecord {
+  const { changes } = update;
+  let rules = changes.rules ?? plan.rules;
+  if (changes.ruleParts) {
+    rules = { ...rules };
+    for (const [part, value] of Object.entries(changes.ruleParts)) {
+      if (value === undefined) delete rules[part];
+      else rules[part] = value;
+    }
+  }
+  return { ...plan, displayName: changes.displayName ?? plan.displayName, rules, updateTime: update.updateTime };
+}
+
+/**
+ * `events`, `identify_traits` and `group_traits` are always present (`null` means empty);
+ * `global`, `identify` and `group` only when set. Everything else is kept as sent.
+ */
+export function normalizeRules(input: unknown): TrackingPlanRules {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw invalidArgument('tracking_plan.rules must be an object');
+  }
+  const rules: TrackingPlanRules = { ...(input as Record<string, unknown>), events: [], identify_traits: [], group_traits: [] };
+  for (const part of RULE_PARTS) {
+    const value = normalizeRulePart(part, (input as Record<string, unknown>)[part]);
+    if (value === undefined) delete rules[part];
+    else rules[part] = value;
+  }
+  return rules;
+}
+
+function normalizeRulePart(part: string, value: unknown): any {
+  if (!(RULE_PARTS as readonly string[]).includes(part)) {
+    throw invalidArgument(`tracking_plan.rules.${part} is not a rules part; parts: ${RULE_PARTS.join(', ')}`);
+  }
+  if (part === 'events' || part === 'identify_traits' || part === 'group_traits') {
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value)) throw invalidArgument(`tracking_plan.rules.${part} must be a list`);
+    if (part === 'events') value.forEach(validateEventRule);
+    return value;
+  }
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArgument(`tracking_plan.rules.${part} must be a JSON Schema object`);
+  }
+  return value;
+}
+
+function validateEventRule(rule: unknown, index: number): void {
+  if (rule === null || typeof rule !== 'object' || typeof (rule as { name?: unknown }).name !== 'string') {
+    throw invalidArgument(`tracking_plan.rules.events[${index}] needs a string name`);
+  }
+  const version = (rule as { version?: unknown }).version;
+  if (version !== undefined && !Number.isInteger(version)) {
+    throw invalidArgument(`tracking_plan.rules.events[${index}].version must be an integer`);
+  }
+}
+
+function requireActive(state: TrackingPlanState): Extract<TrackingPlanState, { status: 'active' }> {
+  if (state.status !== 'active') throw notFound('tracking plan not found');
+  return state;
+}

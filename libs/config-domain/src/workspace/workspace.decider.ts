@@ -1,0 +1,34 @@
+import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
+import { WorkspaceEvent, WorkspaceRecord } from './workspace.events';
+
+export type WorkspaceState = { status: 'absent' } | { status: 'active'; workspace: WorkspaceRecord };
+
+export type WorkspaceCommand =
+  | { type: 'CreateWorkspace'; workspace: WorkspaceRecord }
+  | { type: 'UpdateWorkspace'; changes: { displayName?: string } };
+
+export const workspaceDecider: Decider<WorkspaceState, WorkspaceCommand, WorkspaceEvent> = {
+  initialState: { status: 'absent' },
+
+  decide(state, command) {
+    switch (command.type) {
+      case 'CreateWorkspace':
+        if (state.status === 'active') throw alreadyExists(`workspaces/${command.workspace.slug} already exists`);
+        if (!command.workspace.displayName.trim()) throw invalidArgument('workspace.display_name is required');
+        return [{ type: 'WorkspaceCreated', data: command.workspace }];
+      case 'UpdateWorkspace':
+        if (state.status !== 'active') throw notFound('workspace not found');
+        return [{ type: 'WorkspaceUpdated', data: { slug: state.workspace.slug, changes: command.changes } }];
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'WorkspaceCreated':
+        return { status: 'active', workspace: event.data };
+      case 'WorkspaceUpdated':
+        if (state.status !== 'active') return state;
+        return { status: 'active', workspace: { ...state.workspace, ...event.data.changes } };
+    }
+  },
+};
