@@ -1,1 +1,2 @@
 export const CONTRACTS_VERSION = 1;
+export * from './secrets';

@@ -73,8 +73,9 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
               `workspaces/${workspaceSlug}/sources/${sourceSlug} is already connected to tracking plan ${source.connectedPlanId}`,
             );
           }
-          // Connecting twice is not an error: the connection exists, which is what was asked.
-          if (connected.has(sourceSlug)) continue;
+          // Connecting twice is not an error: the connection exists, which is what was asked. A source
+          // deleted and created again lost its connection, so it is connected anew.
+          if (connected.has(sourceSlug) && source.connectedPlanId === planId) continue;
           connected.add(sourceSlug);
           events.push({ type: 'TrackingPlanSourceConnected', data: { workspaceSlug, planId, sourceSlug } });
         }
@@ -103,7 +104,10 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
       case 'TrackingPlanUpdated':
         return { ...state, plan: applyTrackingPlanChanges(state.plan, event.data) };
       case 'TrackingPlanSourceConnected':
-        return { ...state, connectedSourceSlugs: [...state.connectedSourceSlugs, event.data.sourceSlug] };
+        return {
+          ...state,
+          connectedSourceSlugs: [...new Set([...state.connectedSourceSlugs, event.data.sourceSlug])],
+        };
       case 'TrackingPlanSourceDisconnected':
         return {
           ...state,

@@ -1,0 +1,48 @@
+import {
+  generateAccessTokenSecret,
+  generateKsuid,
+  generateWorkspaceId,
+  generateWriteKey,
+  hashAccessToken,
+  hashPassword,
+  SecretBox,
+  verifyPassword,
+} from '@tributary/auth';
+import { randomBytes } from 'node:crypto';
+
+describe('auth primitives', () => {
+  it('generates tokens in the 43.43 base64url shape and hashes them', () => {
+    const token = generateAccessTokenSecret();
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/);
+    expect(hashAccessToken(token)).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashAccessToken(token)).not.toContain(token);
+  });
+
+  it('verifies a password against its scrypt hash and refuses a wrong one', async () => {
+    const stored = await hashPassword('correct horse');
+    expect(stored).not.toContain('correct horse');
+    await expect(verifyPassword('correct horse', stored)).resolves.toBe(true);
+    await expect(verifyPassword('wrong horse', stored)).resolves.toBe(false);
+    await expect(verifyPassword('x', 'garbage')).resolves.toBe(false);
+  });
+
+  it('encrypts and decrypts secrets, and refuses a tampered ciphertext', () => {
+    const box = new SecretBox(randomBytes(32));
+    const sealed = box.encrypt('s3cret');
+    expect(SecretBox.isEncrypted(sealed)).toBe(true);
+    expect(sealed).not.toContain('s3cret');
+    expect(box.decrypt(sealed)).toBe('s3cret');
+    const tampered = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'BB' : 'AA');
+    expect(() => box.decrypt(tampered)).toThrow();
+    expect(() => new SecretBox(randomBytes(16)).decrypt(sealed)).toThrow();
+  });
+
+  it('generates identifiers in their documented shapes', () => {
+    expect(generateKsuid()).toMatch(/^[0-9A-Za-z]{27}$/);
+    expect(generateWriteKey()).toMatch(/^[0-9A-Za-z]{32}$/);
+    expect(generateWorkspaceId()).toMatch(/^[0-9a-z]{10}$/);
+    const earlier = generateKsuid(new Date('2020-01-01T00:00:00Z'));
+    const later = generateKsuid(new Date('2024-01-01T00:00:00Z'));
+    expect(earlier < later).toBe(true);
+  });
+});

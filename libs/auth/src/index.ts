@@ -1,0 +1,4 @@
+export * from './access-token.secret';
+export * from './password.hash';
+export * from './secret-box';
+export * from './identifiers';

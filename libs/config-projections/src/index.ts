@@ -1,0 +1,3 @@
+export * from './config-read-model';
+export * from './audit-trail';
+export * from './config-projection.runner';
