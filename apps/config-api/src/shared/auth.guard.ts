@@ -1,0 +1,84 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { hashAccessToken, verifyPassword } from '@tributary/auth';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { ConfigApiError, GrpcCode } from './config-api.error';
+import {
+  ALLOW_BASIC_AUTH,
+  AuthenticatedRequest,
+  canReachWorkspace,
+  INSTANCE_ADMIN_ONLY,
+  isInstanceAdmin,
+  Principal,
+  PUBLIC_ROUTE,
+} from './principal';
+import { RateLimiter } from './rate-limiter';
+
+export const CONFIG_API_RATE_LIMITER = Symbol('ConfigApiRateLimiter');
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Authentication, authorization and rate limiting of every Config API route, in that order:
+ * who is calling (401), may they do this here (403 for scope, 404 for a workspace out of reach,
+ * so its existence does not leak), and are they within their rate (429).
+ */
+@Injectable()
+export class ConfigApiAuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly readModel: ConfigReadModel,
+    @Inject(CONFIG_API_RATE_LIMITER) private readonly rateLimiter: RateLimiter,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const flag = (key: string) => this.reflector.getAllAndOverride<boolean>(key, [context.getHandler(), context.getClass()]);
+    if (flag(PUBLIC_ROUTE)) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const principal = await this.authenticate(request.headers.authorization, flag(ALLOW_BASIC_AUTH));
+    request.principal = principal;
+
+    const limit = this.rateLimiter.take(principal.actor);
+    if (!limit.allowed) {
+      throw new ConfigApiError(429, GrpcCode.RESOURCE_EXHAUSTED, 'rate limit exceeded; retry after the Retry-After delay', {
+        'retry-after': String(limit.retryAfterSeconds),
+      });
+    }
+
+    if (flag(INSTANCE_ADMIN_ONLY) && !isInstanceAdmin(principal)) {
+      throw ConfigApiError.permissionDenied('insufficient scope: only an instance administrator may do this');
+    }
+    const workspaceSlug = (request.params as Record<string, string> | undefined)?.workspace;
+    if (workspaceSlug !== undefined && !canReachWorkspace(principal, workspaceSlug)) {
+      throw ConfigApiError.notFound(`workspaces/${workspaceSlug} not found`);
+    }
+    if (!READ_METHODS.has(request.method) && principal.kind === 'token' && principal.token.scope !== 'workspace') {
+      throw ConfigApiError.permissionDenied('insufficient scope');
+    }
+    return true;
+  }
+
+  private async authenticate(header: string | undefined, allowBasic: boolean): Promise<Principal> {
+    const [scheme, credentials] = (header ?? '').trim().split(/\s+/, 2);
+    if (/^bearer$/i.test(scheme ?? '') && credentials) {
+      const token = this.readModel.tokensByHash.get(hashAccessToken(credentials));
+      if (!token) throw ConfigApiError.unauthenticated('the access token is invalid or was deleted');
+      return { kind: 'token', token, actor: `access-tokens/${token.number}` };
+    }
+    if (/^basic$/i.test(scheme ?? '') && credentials) {
+      if (!allowBasic) throw ConfigApiError.unauthenticated('this route needs a Bearer access token');
+      const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+      const separator = decoded.indexOf(':');
+      const email = (separator < 0 ? decoded : decoded.slice(0, separator)).toLowerCase();
+      const password = separator < 0 ? '' : decoded.slice(separator + 1);
+      const user = this.readModel.users.get(email);
+      if (!user || !(await verifyPassword(password, user.passwordHash))) {
+        throw ConfigApiError.unauthenticated('wrong email or password');
+      }
+      return { kind: 'user', user, actor: `users/${user.email}` };
+    }
+    throw ConfigApiError.unauthenticated(
+      allowBasic ? 'send Authorization: Basic email:password or Bearer <access token>' : 'send Authorization: Bearer <access token>',
+    );
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Fixed one-minute windows per caller. Coarser than a sliding window, but O(1) memory per caller
+ * and exact enough for a limit whose purpose is to stop runaway scripts.
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, { startedAt: number; count: number }>();
+
+  constructor(
+    private readonly limitPerWindow: number,
+    private readonly windowMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts one request; returns the seconds to wait when the caller is over its limit. */
+  take(callerKey: string): { allowed: true } | { allowed: false; retryAfterSeconds: number } {
+    const now = this.now();
+    let window = this.windows.get(callerKey);
+    if (!window || now - window.startedAt >= this.windowMs) {
+      window = { startedAt: now, count: 0 };
+      this.windows.set(callerKey, window);
+      if (this.windows.size > 10_000) this.forgetExpired(now);
+    }
+    window.count += 1;
+    if (window.count <= this.limitPerWindow) return { allowed: true };
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000)) };
+  }
+
+  private forgetExpired(now: number): void {
+    for (const [key, window] of this.windows) {
+      if (now - window.startedAt >= this.windowMs) this.windows.delete(key);
+    }
+  }
+}

@@ -1,0 +1,27 @@
+import { loadEnvironment } from './environment';
+
+describe('loadEnvironment', () => {
+  it('gives the embedded defaults', () => {
+    const environment = loadEnvironment({});
+    expect(environment.PORT).toBe(8080);
+    expect(environment.DATA_DIR).toBe('./data');
+    expect(environment.EVENTSTORE_URL).toBeUndefined();
+    expect(environment.CONFIG_API_RATE_LIMIT).toBe(200);
+  });
+
+  it('names the variable of a wrong value', () => {
+    expect(() => loadEnvironment({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadEnvironment({ TRIBUTARY_SECRET_KEY: 'abc' })).toThrow(/TRIBUTARY_SECRET_KEY/);
+    expect(() => loadEnvironment({ TRIBUTARY_ADMIN_EMAIL: 'not-an-email', TRIBUTARY_ADMIN_PASSWORD: 'x' })).toThrow(
+      /TRIBUTARY_ADMIN_EMAIL/,
+    );
+  });
+
+  it('needs the admin email and password together', () => {
+    expect(() => loadEnvironment({ TRIBUTARY_ADMIN_EMAIL: 'a@example.com' })).toThrow(/together/);
+  });
+
+  it('treats blank values as unset', () => {
+    expect(loadEnvironment({ EVENTSTORE_URL: '  ' }).EVENTSTORE_URL).toBeUndefined();
+  });
+});

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+/** Durations such as `24h`, `7d`, `90s`, `500ms`, or a bare number of milliseconds. */
+export const durationSchema = z.string().transform((text, context) => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (!match) {
+    context.addIssue({ code: 'custom', message: `"${text}" is not a duration such as 500ms, 90s, 15m, 24h or 7d` });
+    return z.NEVER;
+  }
+  const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 'ms') as 'ms'];
+  return Math.round(Number(match[1]) * unitMs);
+});
+
+/**
+ * Every setting of a Tributary process comes from the environment and is checked here at start:
+ * a wrong value stops the process with a message naming the variable.
+ */
+export const environmentSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  /** KurrentDB/EventStoreDB connection string; absent means the embedded SQLite event store. */
+  EVENTSTORE_URL: optionalText,
+  TRIBUTARY_ADMIN_EMAIL: optionalText.pipe(z.email().optional()),
+  TRIBUTARY_ADMIN_PASSWORD: optionalText,
+  TRIBUTARY_BOOTSTRAP_TOKEN: optionalText,
+  /** 64 hex characters; absent means a key file generated once in DATA_DIR. */
+  TRIBUTARY_SECRET_KEY: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (32 bytes)')
+      .optional(),
+  ),
+  /** Config API requests per minute per token. */
+  CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
+  LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
+});
+
+export type Environment = z.infer<typeof environmentSchema>;
+
+export class EnvironmentError extends Error {}
+
+export function loadEnvironment(source: Record<string, string | undefined> = process.env): Environment {
+  const result = environmentSchema.safeParse(source);
+  if (result.success) {
+    const environment = result.data;
+    if (Boolean(environment.TRIBUTARY_ADMIN_EMAIL) !== Boolean(environment.TRIBUTARY_ADMIN_PASSWORD)) {
+      throw new EnvironmentError(
+        'TRIBUTARY_ADMIN_EMAIL and TRIBUTARY_ADMIN_PASSWORD must be set together (or neither)',
+      );
+    }
+    return environment;
+  }
+  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`);
+  throw new EnvironmentError(`invalid configuration: ${problems.join('; ')}`);
+}
+
+export const ENVIRONMENT = Symbol('Environment');
