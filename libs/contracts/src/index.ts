@@ -1,2 +1,4 @@
 export const CONTRACTS_VERSION = 1;
+
 export * from './secrets';
+export * from './catalog/catalog.schemas';

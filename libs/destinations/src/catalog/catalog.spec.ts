@@ -1,0 +1,440 @@
+import {
+  CatalogDestinationListResponseSchema,
+  CatalogDestinationSchema,
+  CatalogSourceListResponseSchema,
+  CatalogSourceSchema,
+  CATALOG_SLUG_PATTERN,
+  catalogSlugFromName,
+  DESTINATION_SETTING_TYPES,
+} from '@tributary/contracts';
+import {
+  defaultConfigFor,
+  defineSetting,
+  findCatalogDestination,
+  findCatalogSource,
+  listCatalogDestinations,
+  listCatalogSources,
+  missingRequiredSettings,
+  toWireCatalogDestination,
+  toWireCatalogSource,
+  validateDestinationSettingValue,
+  type CatalogDestinationDefinition,
+  type DestinationSettingDefinition,
+} from '@tributary/destinations';
+
+function destination(slug: string): CatalogDestinationDefinition {
+  const found = findCatalogDestination(slug);
+  if (!found) throw new Error(`catalog has no destination ${slug}`);
+  return found;
+}
+
+function setting(slug: string, key: string): DestinationSettingDefinition {
+  const found = destination(slug).settings.find((candidate) => candidate.key === key);
+  if (!found) throw new Error(`${slug} has no setting ${key}`);
+  return found;
+}
+
+describe('catalog sources', () => {
+  it.each([
+    'javascript',
+    'ios',
+    'android',
+    'node',
+    'python',
+    'ruby',
+    'go',
+    'java',
+    'php',
+    'http-api',
+    'react-native',
+  ])('has %s', (slug) => {
+    const source = findCatalogSource(slug);
+    expect(source).toBeDefined();
+    expect(toWireCatalogSource(source!).name).toBe(`catalog/sources/${slug}`);
+  });
+
+  it('sends every entry in the wire shape', () => {
+    for (const source of listCatalogSources()) {
+      const wire = toWireCatalogSource(source);
+      expect(CatalogSourceSchema.safeParse(wire).error).toBeUndefined();
+      expect(Object.keys(wire).sort()).toEqual(['categories', 'description', 'display_name', 'name']);
+      expect(wire.categories.length).toBeGreaterThan(0);
+    }
+    const listResponse = { sources: listCatalogSources().map(toWireCatalogSource), next_page_token: '' };
+    expect(CatalogSourceListResponseSchema.safeParse(listResponse).success).toBe(true);
+  });
+
+  it('has well-formed, unique slugs', () => {
+    const slugs = listCatalogSources().map((source) => source.slug);
+    for (const slug of slugs) expect(slug).toMatch(CATALOG_SLUG_PATTERN);
+    expect(new Set(slugs).size).toBe(slugs.length);
+  });
+
+  it('answers undefined for an unknown or differently spelled slug', () => {
+    expect(findCatalogSource('cobol')).toBeUndefined();
+    expect(findCatalogSource('JavaScript')).toBeUndefined();
+    expect(findCatalogSource('catalog/sources/javascript')).toBeUndefined();
+    expect(findCatalogSource('')).toBeUndefined();
+  });
+});
+
+describe('catalog destinations: shape', () => {
+  const all = listCatalogDestinations();
+
+  it('has the entries clients and tests rely on', () => {
+    const slugs = all.map((entry) => entry.slug);
+    expect(slugs).toEqual(
+      expect.arrayContaining(['webhooks', 'postgres', 'google-analytics', 'mixpanel', 'amplitude']),
+    );
+  });
+
+  it('sends every entry in the strict wire shape, internal fields left out', () => {
+    for (const entry of all) {
+      const wire = toWireCatalogDestination(entry);
+      const parsed = CatalogDestinationSchema.safeParse(wire);
+      expect({ slug: entry.slug, issues: parsed.error?.issues }).toEqual({
+        slug: entry.slug,
+        issues: undefined,
+      });
+      expect(wire.name).toBe(`catalog/destinations/${entry.slug}`);
+      expect(wire.type).toBe('STREAMING');
+      expect(Array.isArray(wire.categories)).toBe(false);
+      const text = JSON.stringify(wire);
+      for (const internalField of [
+        'capabilities',
+        'acceptsHistoricalTimestampsUpToMs',
+        'supportsBatching',
+        'destinationFiltersApply',
+        'defaultValue',
+        'default_value',
+      ]) {
+        expect(text).not.toContain(internalField);
+      }
+    }
+    const listResponse = { destinations: all.map(toWireCatalogDestination), next_page_token: '' };
+    expect(CatalogDestinationListResponseSchema.safeParse(listResponse).success).toBe(true);
+  });
+
+  it('sends each setting with every validator field, zero values where unused', () => {
+    const wire = toWireCatalogDestination(destination('mixpanel'));
+    const apiHost = wire.settings.find((candidate) => candidate.name === 'apiHost');
+    expect(apiHost).toEqual({
+      name: 'apiHost',
+      display_name: 'API Host',
+      type: 'select',
+      deprecated: false,
+      required: false,
+      string_validators: { regexp: '' },
+      map_validators: {
+        regexp: '',
+        min: 0,
+        max: 0,
+        map_prefix: '',
+        select_options: ['api.mixpanel.com', 'api-eu.mixpanel.com'],
+      },
+      settings: [],
+    });
+  });
+
+  it('has well-formed, unique slugs and unique setting keys per destination', () => {
+    const slugs = all.map((entry) => entry.slug);
+    for (const slug of slugs) expect(slug).toMatch(CATALOG_SLUG_PATTERN);
+    expect(new Set(slugs).size).toBe(slugs.length);
+    for (const entry of all) {
+      const keys = entry.settings.map((candidate) => candidate.key);
+      expect({
+        slug: entry.slug,
+        duplicates: keys.filter((key, index) => keys.indexOf(key) !== index),
+      }).toEqual({
+        slug: entry.slug,
+        duplicates: [],
+      });
+    }
+  });
+
+  it('gives every setting a default its own validator accepts, a compiling pattern and select options', () => {
+    for (const entry of all) {
+      for (const candidate of entry.settings) {
+        const where = `${entry.slug}.${candidate.key}`;
+        expect({ where, error: validateDestinationSettingValue(candidate, candidate.defaultValue) }).toEqual({
+          where,
+          error: null,
+        });
+        if (candidate.pattern !== undefined) expect(() => new RegExp(candidate.pattern!)).not.toThrow();
+        if (candidate.type === 'select') expect(candidate.selectOptions?.length).toBeGreaterThan(0);
+        else expect(candidate.selectOptions).toBeUndefined();
+      }
+    }
+  });
+
+  it('gives every destination sane capabilities', () => {
+    for (const entry of all) {
+      const maxAge = entry.capabilities.acceptsHistoricalTimestampsUpToMs;
+      if (maxAge !== null) {
+        expect(Number.isInteger(maxAge)).toBe(true);
+        expect(maxAge).toBeGreaterThan(0);
+      }
+      expect(typeof entry.capabilities.supportsBatching).toBe('boolean');
+      expect(typeof entry.capabilities.destinationFiltersApply).toBe('boolean');
+    }
+  });
+
+  it('is frozen, so a caller cannot change the catalog for everyone', () => {
+    const webhooks = destination('webhooks');
+    expect(Object.isFrozen(webhooks)).toBe(true);
+    expect(Object.isFrozen(webhooks.settings)).toBe(true);
+    expect(Object.isFrozen(webhooks.settings[0])).toBe(true);
+    expect(Object.isFrozen(webhooks.capabilities)).toBe(true);
+    expect(() => {
+      (webhooks as { displayName: string }).displayName = 'Changed';
+    }).toThrow(TypeError);
+    expect(destination('webhooks').displayName).toBe('Webhooks');
+  });
+
+  it('answers undefined for an unknown slug', () => {
+    expect(findCatalogDestination('nope')).toBeUndefined();
+    expect(findCatalogDestination('Webhooks')).toBeUndefined();
+    expect(findCatalogDestination('catalog/destinations/webhooks')).toBeUndefined();
+  });
+});
+
+describe('catalog destinations: entries', () => {
+  it('webhooks: url required string, headers map, shared_secret password', () => {
+    const webhooks = destination('webhooks');
+    expect(webhooks.displayName).toBe('Webhooks');
+    expect(setting('webhooks', 'url')).toMatchObject({ type: 'string', required: true, defaultValue: '' });
+    expect(setting('webhooks', 'headers')).toMatchObject({ type: 'map', required: false, defaultValue: {} });
+    expect(setting('webhooks', 'shared_secret')).toMatchObject({ type: 'password', required: false });
+    expect(webhooks.capabilities.destinationFiltersApply).toBe(true);
+  });
+
+  it('postgres: connection_string required password, schema defaults to public, no destination filters', () => {
+    const postgres = destination('postgres');
+    expect(postgres.displayName).toBe('PostgreSQL');
+    expect(setting('postgres', 'connection_string')).toMatchObject({ type: 'password', required: true });
+    expect(setting('postgres', 'schema')).toMatchObject({
+      type: 'string',
+      required: false,
+      defaultValue: 'public',
+    });
+    expect(postgres.capabilities).toEqual({
+      acceptsHistoricalTimestampsUpToMs: null,
+      supportsBatching: true,
+      destinationFiltersApply: false,
+    });
+    expect(postgres.categories.primary).toBe('Warehouses');
+  });
+
+  it('postgres: a schema name that could break out of an identifier is refused', () => {
+    const schema = setting('postgres', 'schema');
+    expect(validateDestinationSettingValue(schema, 'analytics_2024')).toBeNull();
+    expect(validateDestinationSettingValue(schema, 'public"; DROP TABLE x; --')).toMatch(/pattern/);
+    expect(validateDestinationSettingValue(schema, '2fast')).toMatch(/pattern/);
+  });
+
+  it('google-analytics: trackingId as in the Config API tutorial', () => {
+    const trackingId = setting('google-analytics', 'trackingId');
+    expect(trackingId).toMatchObject({ displayName: 'Website Tracking ID', type: 'string', required: true });
+    expect(validateDestinationSettingValue(trackingId, 'UA-970334309-1')).toBeNull();
+    expect(validateDestinationSettingValue(trackingId, 'G-ABC123')).toBe(
+      'setting "trackingId" does not match the pattern ^(UA|YT|MO)-\\d+-\\d+$',
+    );
+    expect(setting('google-analytics', 'anonymizeIp')).toMatchObject({
+      type: 'boolean',
+      defaultValue: false,
+    });
+    expect(setting('google-analytics', 'classic').deprecated).toBe(true);
+    expect(destination('google-analytics').capabilities.acceptsHistoricalTimestampsUpToMs).toBe(
+      4 * 60 * 60 * 1000,
+    );
+  });
+
+  it('mixpanel and amplitude: their keys', () => {
+    expect(setting('mixpanel', 'token')).toMatchObject({ type: 'string', required: true });
+    expect(setting('mixpanel', 'apiSecret')).toMatchObject({ type: 'password' });
+    expect(destination('mixpanel').capabilities.acceptsHistoricalTimestampsUpToMs).toBe(
+      5 * 24 * 60 * 60 * 1000,
+    );
+    expect(setting('amplitude', 'apiKey')).toMatchObject({ type: 'string', required: true });
+  });
+
+  it('the catalog uses every setting type except mixed (covered below with a defined setting)', () => {
+    const used = new Set(listCatalogDestinations().flatMap((entry) => entry.settings.map((s) => s.type)));
+    expect([...DESTINATION_SETTING_TYPES].filter((type) => !used.has(type))).toEqual(['mixed']);
+  });
+});
+
+describe('validateDestinationSettingValue', () => {
+  const cases: Array<{ setting: DestinationSettingDefinition; good: unknown[]; bad: unknown[] }> = [
+    { setting: defineSetting('s', 'S', 'string'), good: ['', 'x'], bad: [1, true, null, undefined, [], {}] },
+    { setting: defineSetting('p', 'P', 'password'), good: ['', 'secret'], bad: [42, null, ['secret']] },
+    {
+      setting: defineSetting('c', 'C', 'color', { pattern: '^#[0-9A-Fa-f]{6}$' }),
+      good: ['', '#00ff00'],
+      bad: ['green', '#0f0', 255],
+    },
+    {
+      setting: defineSetting('sel', 'Sel', 'select', { selectOptions: ['us', 'eu'] }),
+      good: ['us', 'eu'],
+      bad: ['', 'US', 'asia', 1, null],
+    },
+    {
+      setting: defineSetting('n', 'N', 'number'),
+      good: [0, -1.5, 1e9],
+      bad: ['1', NaN, Infinity, null, true],
+    },
+    { setting: defineSetting('b', 'B', 'boolean'), good: [true, false], bad: ['true', 0, 1, null] },
+    {
+      setting: defineSetting('l', 'L', 'list'),
+      good: [[], ['a'], [1, { x: 1 }]],
+      bad: ['a', {}, null, { 0: 'a' }],
+    },
+    {
+      setting: defineSetting('m', 'M', 'map'),
+      good: [{}, { 'X-Api-Key': 'abc' }],
+      bad: [[], null, 'a=b', { a: 1 }, { a: 'ok', b: null }, { a: ['x'] }],
+    },
+    {
+      setting: defineSetting('x', 'X', 'mixed'),
+      good: [null, 0, '', [], {}, { a: [1] }, false],
+      bad: [undefined],
+    },
+  ];
+
+  it.each(cases)(
+    '$setting.type accepts good values and rejects bad ones',
+    ({ setting: candidate, good, bad }) => {
+      for (const value of good)
+        expect({ value, error: validateDestinationSettingValue(candidate, value) }).toEqual({
+          value,
+          error: null,
+        });
+      for (const value of bad)
+        expect(validateDestinationSettingValue(candidate, value)).toEqual(expect.any(String));
+    },
+  );
+
+  it('names the setting and both types in the message', () => {
+    expect(validateDestinationSettingValue(setting('webhooks', 'url'), 42)).toBe(
+      'setting "url" expects a string, got a number',
+    );
+    expect(validateDestinationSettingValue(setting('webhooks', 'headers'), { Authorization: 5 })).toBe(
+      'setting "headers" expects a map of strings, but key "Authorization" holds a number',
+    );
+    expect(validateDestinationSettingValue(setting('mixpanel', 'apiHost'), 'api.example.com')).toBe(
+      'setting "apiHost" must be one of "api.mixpanel.com", "api-eu.mixpanel.com", got "api.example.com"',
+    );
+    expect(validateDestinationSettingValue(setting('mixpanel', 'people'), 'yes')).toBe(
+      'setting "people" expects a boolean, got a string',
+    );
+  });
+
+  it('keeps a rejected password out of the message', () => {
+    const secret = defineSetting('secret', 'Secret', 'password', { pattern: '^sk_' });
+    const error = validateDestinationSettingValue(secret, 'hunter2');
+    expect(error).toMatch(/does not match/);
+    expect(error).not.toContain('hunter2');
+  });
+
+  it('checks URLs with the catalog pattern but accepts loopback test servers', () => {
+    const url = setting('webhooks', 'url');
+    expect(validateDestinationSettingValue(url, 'http://127.0.0.1:4010/hook')).toBeNull();
+    expect(validateDestinationSettingValue(url, 'https://example.com/hook')).toBeNull();
+    expect(validateDestinationSettingValue(url, 'ftp://example.com/')).toMatch(/pattern/);
+    expect(validateDestinationSettingValue(url, 'example.com')).toMatch(/pattern/);
+  });
+});
+
+describe('defaultConfigFor', () => {
+  it('lists every setting in catalog order with its default', () => {
+    const defaults = defaultConfigFor('google-analytics')!;
+    expect(defaults.map((entry) => entry.key)).toEqual(
+      destination('google-analytics').settings.map((s) => s.key),
+    );
+    expect(defaults[0]).toEqual({
+      key: 'trackingId',
+      displayName: 'Website Tracking ID',
+      type: 'string',
+      value: '',
+    });
+    expect(defaults.find((entry) => entry.key === 'siteSpeedSampleRate')?.value).toBe(1);
+    expect(defaultConfigFor('postgres')).toEqual([
+      { key: 'connection_string', displayName: 'Connection String', type: 'password', value: '' },
+      { key: 'schema', displayName: 'Schema', type: 'string', value: 'public' },
+    ]);
+    expect(defaultConfigFor('mixpanel')!.find((entry) => entry.key === 'apiHost')?.value).toBe(
+      'api.mixpanel.com',
+    );
+  });
+
+  it('returns copies, so changing one does not change the next', () => {
+    const first = defaultConfigFor('webhooks')!;
+    const headers = first.find((entry) => entry.key === 'headers')!.value as Record<string, string>;
+    headers['X-Changed'] = 'yes';
+    expect(defaultConfigFor('webhooks')!.find((entry) => entry.key === 'headers')!.value).toEqual({});
+  });
+
+  it('answers undefined for an unknown slug', () => {
+    expect(defaultConfigFor('nope')).toBeUndefined();
+  });
+});
+
+describe('missingRequiredSettings', () => {
+  it('lists required settings that are absent or empty, and nothing once they are set', () => {
+    const webhooks = destination('webhooks');
+    expect(missingRequiredSettings(webhooks, {})).toEqual(['url']);
+    expect(missingRequiredSettings(webhooks, { url: '' })).toEqual(['url']);
+    expect(missingRequiredSettings(webhooks, { url: null })).toEqual(['url']);
+    expect(missingRequiredSettings(webhooks, { url: 'https://example.com/hook' })).toEqual([]);
+    expect(missingRequiredSettings(destination('postgres'), { schema: 'public' })).toEqual([
+      'connection_string',
+    ]);
+  });
+});
+
+describe('catalog wire schemas (contracts)', () => {
+  const good = toWireCatalogDestination(destination('webhooks'));
+
+  it('rejects a field that is not on the wire', () => {
+    expect(CatalogDestinationSchema.safeParse({ ...good, capabilities: {} }).success).toBe(false);
+    const settingWithDefault = { ...good.settings[0], default_value: '' };
+    expect(CatalogDestinationSchema.safeParse({ ...good, settings: [settingWithDefault] }).success).toBe(
+      false,
+    );
+  });
+
+  it('rejects categories as an array, a malformed name, an unknown setting type and another type', () => {
+    expect(CatalogDestinationSchema.safeParse({ ...good, categories: ['Raw Data'] }).success).toBe(false);
+    expect(
+      CatalogDestinationSchema.safeParse({ ...good, name: 'catalog/destinations/Web Hooks' }).success,
+    ).toBe(false);
+    expect(CatalogDestinationSchema.safeParse({ ...good, name: 'destinations/webhooks' }).success).toBe(
+      false,
+    );
+    expect(CatalogDestinationSchema.safeParse({ ...good, type: 'BATCH' }).success).toBe(false);
+    const badSetting = { ...good.settings[0], type: 'integer' };
+    expect(CatalogDestinationSchema.safeParse({ ...good, settings: [badSetting] }).success).toBe(false);
+    expect(CatalogSourceSchema.safeParse({ name: 'catalog/sources/js', display_name: 'JS' }).success).toBe(
+      false,
+    );
+    expect(
+      CatalogSourceSchema.safeParse({
+        name: 'catalog/destinations/js',
+        display_name: 'JS',
+        description: '',
+        categories: [],
+      }).success,
+    ).toBe(false);
+  });
+
+  it('takes the slug out of a catalog name, and only out of a well-formed one', () => {
+    expect(catalogSlugFromName('catalog/sources/javascript', 'sources')).toBe('javascript');
+    expect(catalogSlugFromName('catalog/destinations/google-analytics', 'destinations')).toBe(
+      'google-analytics',
+    );
+    expect(catalogSlugFromName('catalog/sources/javascript', 'destinations')).toBeUndefined();
+    expect(catalogSlugFromName('catalog/sources/', 'sources')).toBeUndefined();
+    expect(catalogSlugFromName('catalog/sources/a/b', 'sources')).toBeUndefined();
+    expect(catalogSlugFromName('javascript', 'sources')).toBeUndefined();
+  });
+});
