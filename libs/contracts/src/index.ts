@@ -2,3 +2,5 @@ export const CONTRACTS_VERSION = 1;
 
 export * from './secrets';
 export * from './catalog/catalog.schemas';
+export * from './config-api/config-api.requests';
+export * from './config-api/config-api.errors';

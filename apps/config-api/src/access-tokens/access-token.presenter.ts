@@ -1,0 +1,13 @@
+import { AccessTokenRecord } from '@tributary/config-domain';
+import { withSeconds } from '../shared/timestamps';
+
+export function presentAccessToken(token: AccessTokenRecord, plaintext?: string) {
+  return {
+    name: `access-tokens/${token.number}`,
+    description: token.description,
+    scopes: token.scope,
+    workspace_names: token.workspaceSlugs.map((slug) => `workspaces/${slug}`),
+    create_time: withSeconds(token.createTime),
+    ...(plaintext === undefined ? {} : { token: plaintext }),
+  };
+}

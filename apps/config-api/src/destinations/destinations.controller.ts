@@ -1,0 +1,171 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { CreateDestinationRequestSchema, UpdateDestinationRequestSchema } from '@tributary/contracts';
+import { CatalogDestinationDefinition, findCatalogDestination } from '@tributary/destinations';
+import type { EventMetadata } from '@tributary/event-store';
+import { createZodDto } from 'nestjs-zod';
+import { CommandRunner } from '../shared/command-runner.service';
+import { ConfigApiError } from '../shared/config-api.error';
+import { paginate, PageRequest } from '../shared/pagination';
+import { ChangeMetadata } from '../shared/principal';
+import { lastSegment, slugUnder, sourceName } from '../shared/resource-names';
+import { ResourceLookup } from '../shared/resource-lookup.service';
+import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from './destination-config';
+import { presentDestination } from './destination.presenter';
+
+class CreateDestinationDto extends createZodDto(CreateDestinationRequestSchema) {}
+class UpdateDestinationDto extends createZodDto(UpdateDestinationRequestSchema) {}
+
+/** Zero values of a masked-but-absent field (spec §1.6); an empty config merges nothing. */
+const DESTINATION_ZERO_VALUES = { enabled: false, connection_mode: 'UNSPECIFIED', config: [] };
+
+@ApiTags('destinations')
+@Controller('v1beta/workspaces/:workspace/sources/:source/destinations')
+export class DestinationsController {
+  constructor(
+    private readonly readModel: ConfigReadModel,
+    private readonly commands: CommandRunner,
+    private readonly lookup: ResourceLookup,
+    private readonly configMapper: DestinationConfigMapper,
+  ) {}
+
+  @Get()
+  list(@Param('workspace') workspaceSlug: string, @Param('source') sourceSlug: string, @Query() query: PageRequest) {
+    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
+    const destinations = this.readModel
+      .listDestinations(source.sourceId)
+      .sort((a, b) => a.destination.destinationSlug.localeCompare(b.destination.destinationSlug));
+    const { page, nextPageToken } = paginate(destinations, query);
+    return { destinations: page.map((view) => presentDestination(view.destination)), next_page_token: nextPageToken };
+  }
+
+  /** The destination's slug is its catalog slug: a source has at most one destination of each kind. */
+  @Post()
+  async create(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Body() body: CreateDestinationDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
+    const destinationSlug = slugUnder(
+      sourceName(workspaceSlug, sourceSlug),
+      'destinations',
+      body.destination.name,
+      'destination.name',
+    );
+    const catalogEntry = this.requireCatalogEntry(destinationSlug);
+    const sourceId = source.sourceId;
+    await this.commands.execute(
+      streamNames.destination(sourceId, destinationSlug),
+      destinationDecider,
+      {
+        type: 'CreateDestination',
+        sourceExists: true,
+        settings: settingDefinitionsOf(catalogEntry),
+        destination: {
+          workspaceSlug,
+          sourceSlug,
+          sourceId,
+          destinationSlug,
+          displayName: catalogEntry.displayName,
+          connectionMode: body.destination.connection_mode ?? 'CLOUD',
+          // Created disabled unless asked otherwise (spec §2.5, D3).
+          enabled: body.destination.enabled ?? false,
+          config: this.configMapper.toSettingValues(body.destination.config ?? [], catalogEntry),
+          createTime: metadata.time,
+          updateTime: metadata.time,
+        },
+      },
+      metadata,
+    );
+    return presentDestination(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination);
+  }
+
+  @Get(':destination')
+  get(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+  ) {
+    return presentDestination(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination);
+  }
+
+  @Patch(':destination')
+  async update(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @Body() body: UpdateDestinationDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const catalogEntry = this.requireCatalogEntry(destinationSlug);
+    const changes = resolveUpdateMask(
+      'destination',
+      body.destination,
+      body.update_mask?.paths ?? undefined,
+      DESTINATION_ZERO_VALUES,
+    );
+    await this.commands.execute(
+      streamNames.destination(destination.sourceId, destinationSlug),
+      destinationDecider,
+      {
+        type: 'UpdateDestination',
+        settings: settingDefinitionsOf(catalogEntry),
+        now: metadata.time,
+        changes: {
+          enabled: changes.enabled as boolean | undefined,
+          connectionMode: changes.connection_mode as 'UNSPECIFIED' | 'CLOUD' | 'DEVICE' | undefined,
+          config:
+            changes.config === undefined
+              ? undefined
+              : this.configMapper.toSettingValues(changes.config as ConfigEntryInput[], catalogEntry, destination),
+        },
+      },
+      metadata,
+    );
+    return presentDestination(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination);
+  }
+
+  @Put(':destination')
+  replace(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @Body() body: UpdateDestinationDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    return this.update(workspaceSlug, sourceSlug, destinationSlug, body, metadata);
+  }
+
+  @Delete(':destination')
+  async delete(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destination: string,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const destinationSlug = lastSegment(destination);
+    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    await this.commands.execute(
+      streamNames.destination(view.destination.sourceId, destinationSlug),
+      destinationDecider,
+      { type: 'DeleteDestination' },
+      metadata,
+    );
+    return {};
+  }
+
+  private requireCatalogEntry(destinationSlug: string): CatalogDestinationDefinition {
+    const catalogEntry = findCatalogDestination(destinationSlug);
+    if (!catalogEntry) {
+      throw ConfigApiError.invalidArgument(
+        `destination.name: "${destinationSlug}" is not a catalog destination (see GET /v1beta/catalog/destinations)`,
+      );
+    }
+    return catalogEntry;
+  }
+}

@@ -1,0 +1,134 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { generateKsuid } from '@tributary/auth';
+import { destinationDecider, FilterChanges, resolveUpdateMask, streamNames } from '@tributary/config-domain';
+import { FilterRequestSchema } from '@tributary/contracts';
+import type { EventMetadata } from '@tributary/event-store';
+import { createZodDto } from 'nestjs-zod';
+import { CommandRunner } from '../shared/command-runner.service';
+import { ConfigApiError } from '../shared/config-api.error';
+import { paginate, PageRequest } from '../shared/pagination';
+import { ChangeMetadata } from '../shared/principal';
+import { lastSegment } from '../shared/resource-names';
+import { ResourceLookup } from '../shared/resource-lookup.service';
+import { presentFilter } from './filter.presenter';
+
+class FilterRequestDto extends createZodDto(FilterRequestSchema) {}
+
+/** Filters take bare mask paths (`if`, `actions`, ...) as C1 sends them; prefixed ones work too. */
+const FILTER_ZERO_VALUES = { title: '', description: '', if: '', enabled: false, actions: [] };
+
+@ApiTags('destination filters')
+@Controller('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/filters')
+export class FiltersController {
+  constructor(
+    private readonly commands: CommandRunner,
+    private readonly lookup: ResourceLookup,
+  ) {}
+
+  @Get()
+  list(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @Query() query: PageRequest,
+  ) {
+    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const { page, nextPageToken } = paginate(view.filters, query);
+    return { filters: page.map((filter) => presentFilter(view.destination, filter)), next_page_token: nextPageToken };
+  }
+
+  @Post()
+  async create(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @Body() body: FilterRequestDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const filterId = `df_${generateKsuid()}`;
+    await this.commands.execute(
+      streamNames.destination(view.destination.sourceId, destinationSlug),
+      destinationDecider,
+      {
+        type: 'CreateFilter',
+        filter: {
+          filterId,
+          title: body.filter.title ?? '',
+          description: body.filter.description ?? '',
+          if: body.filter.if ?? '',
+          enabled: body.filter.enabled ?? false,
+          actions: body.filter.actions ?? [],
+          createTime: metadata.time,
+          updateTime: metadata.time,
+        },
+      },
+      metadata,
+    );
+    return this.get(workspaceSlug, sourceSlug, destinationSlug, filterId);
+  }
+
+  @Get(':filter')
+  get(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @Param('filter') filterId: string,
+  ) {
+    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const filter = view.filters.find((candidate) => candidate.filterId === filterId);
+    if (!filter) throw ConfigApiError.notFound(`filter ${filterId} not found`);
+    return presentFilter(view.destination, filter);
+  }
+
+  @Patch(':filter')
+  async update(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @Param('filter') filterId: string,
+    @Body() body: FilterRequestDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const changes = resolveUpdateMask('filter', body.filter, body.update_mask?.paths ?? undefined, FILTER_ZERO_VALUES);
+    await this.commands.execute(
+      streamNames.destination(view.destination.sourceId, destinationSlug),
+      destinationDecider,
+      { type: 'UpdateFilter', filterId, changes: changes as FilterChanges, now: metadata.time },
+      metadata,
+    );
+    return this.get(workspaceSlug, sourceSlug, destinationSlug, filterId);
+  }
+
+  @Put(':filter')
+  replace(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @Param('filter') filterId: string,
+    @Body() body: FilterRequestDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    return this.update(workspaceSlug, sourceSlug, destinationSlug, filterId, body, metadata);
+  }
+
+  @Delete(':filter')
+  async delete(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @Param('filter') filter: string,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    await this.commands.execute(
+      streamNames.destination(view.destination.sourceId, destinationSlug),
+      destinationDecider,
+      { type: 'DeleteFilter', filterId: lastSegment(filter) },
+      metadata,
+    );
+    return {};
+  }
+}

@@ -1,0 +1,22 @@
+import { SchemaConfig, SourceRecord } from '@tributary/config-domain';
+import { withMilliseconds } from '../shared/timestamps';
+import { sourceName, workspaceName } from '../shared/resource-names';
+
+export function presentSource(source: SourceRecord) {
+  return {
+    name: sourceName(source.workspaceSlug, source.sourceSlug),
+    parent: workspaceName(source.workspaceSlug),
+    catalog_name: source.catalogName,
+    display_name: source.displayName,
+    id: source.sourceId,
+    write_keys: [source.writeKey],
+    library_config: { metrics_enabled: false, retry_queue: false, cross_domain_id_enabled: false, api_host: '' },
+    labels: {},
+    create_time: withMilliseconds(source.createTime),
+  };
+}
+
+export function presentSchemaConfig(source: SourceRecord, schemaConfig: SchemaConfig) {
+  const parent = sourceName(source.workspaceSlug, source.sourceSlug);
+  return { name: `${parent}/schema-config`, parent, ...schemaConfig };
+}

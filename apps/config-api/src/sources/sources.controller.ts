@@ -1,0 +1,138 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { generateSourceId, generateWriteKey } from '@tributary/auth';
+import {
+  resolveUpdateMask,
+  SCHEMA_CONFIG_ZERO_VALUES,
+  SchemaConfig,
+  sourceDecider,
+  streamNames,
+} from '@tributary/config-domain';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { catalogSlugFromName, CreateSourceRequestSchema, UpdateSchemaConfigRequestSchema } from '@tributary/contracts';
+import { findCatalogSource } from '@tributary/destinations';
+import type { EventMetadata } from '@tributary/event-store';
+import { createZodDto } from 'nestjs-zod';
+import { CommandRunner } from '../shared/command-runner.service';
+import { ResourceLookup } from '../shared/resource-lookup.service';
+import { paginate, PageRequest } from '../shared/pagination';
+import { ChangeMetadata } from '../shared/principal';
+import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
+import { presentSchemaConfig, presentSource } from './source.presenter';
+
+class CreateSourceDto extends createZodDto(CreateSourceRequestSchema) {}
+class UpdateSchemaConfigDto extends createZodDto(UpdateSchemaConfigRequestSchema) {}
+
+/** Sources are created, read and deleted; no client updates one (spec §2.4). */
+@ApiTags('sources')
+@Controller('v1beta/workspaces/:workspace/sources')
+export class SourcesController {
+  constructor(
+    private readonly readModel: ConfigReadModel,
+    private readonly commands: CommandRunner,
+    private readonly lookup: ResourceLookup,
+  ) {}
+
+  @Get()
+  list(@Param('workspace') workspaceSlug: string, @Query() query: PageRequest) {
+    this.lookup.workspace(workspaceSlug);
+    const sources = this.readModel
+      .listSources(workspaceSlug)
+      .sort((a, b) => a.source.sourceSlug.localeCompare(b.source.sourceSlug));
+    const { page, nextPageToken } = paginate(sources, query);
+    return { sources: page.map((view) => presentSource(view.source)), next_page_token: nextPageToken };
+  }
+
+  @Post()
+  async create(
+    @Param('workspace') workspaceSlug: string,
+    @Body() body: CreateSourceDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const sourceSlug = slugUnder(workspaceName(workspaceSlug), 'sources', body.source.name, 'source.name');
+    const catalogSlug = catalogSlugFromName(body.source.catalog_name, 'sources') ?? body.source.catalog_name;
+    await this.commands.execute(
+      streamNames.source(workspaceSlug, sourceSlug),
+      sourceDecider,
+      {
+        type: 'CreateSource',
+        workspaceExists: Boolean(this.readModel.workspace(workspaceSlug)),
+        catalogSourceExists: Boolean(findCatalogSource(catalogSlug)),
+        source: {
+          workspaceSlug,
+          sourceSlug,
+          sourceId: generateSourceId(),
+          catalogName: `catalog/sources/${catalogSlug}`,
+          displayName: body.source.display_name ?? sourceSlug,
+          writeKey: generateWriteKey(),
+          createTime: metadata.time,
+        },
+      },
+      metadata,
+    );
+    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
+  }
+
+  @Get(':source')
+  get(@Param('workspace') workspaceSlug: string, @Param('source') sourceSlug: string) {
+    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
+  }
+
+  @Delete(':source')
+  async delete(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') source: string,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const sourceSlug = lastSegment(source);
+    this.lookup.source(workspaceSlug, sourceSlug);
+    await this.commands.execute(
+      streamNames.source(workspaceSlug, sourceSlug),
+      sourceDecider,
+      { type: 'DeleteSource' },
+      metadata,
+    );
+    return {};
+  }
+
+  @Get(':source/schema-config')
+  getSchemaConfig(@Param('workspace') workspaceSlug: string, @Param('source') sourceSlug: string) {
+    const view = this.lookup.source(workspaceSlug, sourceSlug);
+    return presentSchemaConfig(view.source, view.schemaConfig);
+  }
+
+  @Patch(':source/schema-config')
+  async updateSchemaConfig(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Body() body: UpdateSchemaConfigDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    this.lookup.source(workspaceSlug, sourceSlug);
+    const changes = resolveUpdateMask(
+      'schema_config',
+      body.schema_config ?? {},
+      body.update_mask?.paths ?? undefined,
+      SCHEMA_CONFIG_ZERO_VALUES,
+    ) as Partial<SchemaConfig>;
+    await this.commands.execute(
+      streamNames.source(workspaceSlug, sourceSlug),
+      sourceDecider,
+      { type: 'UpdateSchemaConfig', changes },
+      metadata,
+    );
+    const view = this.lookup.source(workspaceSlug, sourceSlug);
+    return presentSchemaConfig(view.source, view.schemaConfig);
+  }
+
+  @Put(':source/schema-config')
+  replaceSchemaConfig(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Body() body: UpdateSchemaConfigDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    return this.updateSchemaConfig(workspaceSlug, sourceSlug, body, metadata);
+  }
+
+}

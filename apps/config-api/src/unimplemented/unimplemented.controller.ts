@@ -1,0 +1,37 @@
+import { All, Controller } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { ConfigApiError } from '../shared/config-api.error';
+
+/**
+ * Surfaces of v1beta that Tributary does not offer (spec §2.9: functions, IAM, regulations,
+ * OAuth apps of the legacy kind; §2.8 delivery metrics and §2.6 filter preview until delivery
+ * exists). They answer 501, code 12, so a client learns "not implemented" rather than "no such path".
+ */
+@ApiExcludeController()
+@Controller('v1beta')
+export class UnimplementedController {
+  @All([
+    'workspaces/:workspace/functions',
+    'workspaces/:workspace/functions/*path',
+    'workspaces/:workspace/roles',
+    'workspaces/:workspace/roles/*path',
+    'workspaces/:workspace/invites',
+    'workspaces/:workspace/invites/*path',
+    'workspaces/:workspace/regulation',
+    'workspaces/:workspace/regulations',
+    'workspaces/:workspace/regulations/*path',
+    'workspaces/:workspace/sources/:source/regulations',
+    'workspaces/:workspace/suppressed-users',
+    'workspaces/:workspace/apps',
+    'workspaces/:workspace/apps/*path',
+    'workspaces/:workspace/event-delivery-metrics/@batchGetSummary',
+    'workspaces/:workspace/sources/:source/destinations/:destination/metrics',
+    'workspaces/:workspace/sources/:source/destinations/:destination/metrics/*path',
+    'workspaces/:workspace/sources/:source/connected-warehouses',
+    'installs/*path',
+    'filters/preview',
+  ])
+  unimplemented(): never {
+    throw ConfigApiError.unimplemented('not implemented by Tributary');
+  }
+}

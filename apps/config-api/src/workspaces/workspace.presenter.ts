@@ -1,0 +1,11 @@
+import { WorkspaceRecord } from '@tributary/config-domain';
+import { withMilliseconds } from '../shared/timestamps';
+
+export function presentWorkspace(workspace: WorkspaceRecord) {
+  return {
+    name: `workspaces/${workspace.slug}`,
+    display_name: workspace.displayName,
+    id: workspace.id,
+    create_time: withMilliseconds(workspace.createTime),
+  };
+}

@@ -1,0 +1,95 @@
+import { Body, Controller, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { generateWorkspaceId } from '@tributary/auth';
+import { resolveUpdateMask, streamNames, workspaceDecider } from '@tributary/config-domain';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '@tributary/contracts';
+import type { EventMetadata } from '@tributary/event-store';
+import { createZodDto } from 'nestjs-zod';
+import { CommandRunner } from '../shared/command-runner.service';
+import { ConfigApiError } from '../shared/config-api.error';
+import { ResourceLookup } from '../shared/resource-lookup.service';
+import { paginate, PageRequest } from '../shared/pagination';
+import { canReachWorkspace, ChangeMetadata, CurrentPrincipal, InstanceAdminOnly, Principal } from '../shared/principal';
+import { lastSegment } from '../shared/resource-names';
+import { presentWorkspace } from './workspace.presenter';
+
+class CreateWorkspaceDto extends createZodDto(CreateWorkspaceRequestSchema) {}
+class UpdateWorkspaceDto extends createZodDto(UpdateWorkspaceRequestSchema) {}
+
+@ApiTags('workspaces')
+@Controller('v1beta/workspaces')
+export class WorkspacesController {
+  constructor(
+    private readonly readModel: ConfigReadModel,
+    private readonly commands: CommandRunner,
+    private readonly lookup: ResourceLookup,
+  ) {}
+
+  /** The workspaces the caller can reach; typewriter treats an empty list as an invalid token. */
+  @Get()
+  list(@CurrentPrincipal() principal: Principal, @Query() query: PageRequest) {
+    const reachable = this.readModel
+      .listWorkspaces()
+      .filter((workspace) => canReachWorkspace(principal, workspace.slug))
+      .sort((a, b) => a.slug.localeCompare(b.slug));
+    const { page, nextPageToken } = paginate(reachable, query);
+    return { workspaces: page.map(presentWorkspace), next_page_token: nextPageToken };
+  }
+
+  @Get(':workspace')
+  get(@Param('workspace') workspaceSlug: string) {
+    return presentWorkspace(this.lookup.workspace(workspaceSlug));
+  }
+
+  @Post()
+  @InstanceAdminOnly()
+  async create(@Body() body: CreateWorkspaceDto, @ChangeMetadata() metadata: EventMetadata) {
+    const slug = lastSegment(body.workspace.name);
+    await this.commands.execute(
+      streamNames.workspace(slug),
+      workspaceDecider,
+      {
+        type: 'CreateWorkspace',
+        workspace: {
+          slug,
+          id: generateWorkspaceId(),
+          displayName: body.workspace.display_name ?? slug,
+          region: 'us',
+          createTime: metadata.time,
+        },
+      },
+      metadata,
+    );
+    return presentWorkspace(this.lookup.workspace(slug));
+  }
+
+  @Put(':workspace')
+  replace(
+    @Param('workspace') workspaceSlug: string,
+    @Body() body: UpdateWorkspaceDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    return this.update(workspaceSlug, body, metadata);
+  }
+
+  @Patch(':workspace')
+  async update(
+    @Param('workspace') workspaceSlug: string,
+    @Body() body: UpdateWorkspaceDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    this.lookup.workspace(workspaceSlug);
+    const changes = resolveUpdateMask('workspace', body.workspace, body.update_mask?.paths ?? undefined, {
+      display_name: '',
+    });
+    if (changes.display_name === '') throw ConfigApiError.invalidArgument('workspace.display_name must not be empty');
+    await this.commands.execute(
+      streamNames.workspace(workspaceSlug),
+      workspaceDecider,
+      { type: 'UpdateWorkspace', changes: { displayName: changes.display_name as string | undefined } },
+      metadata,
+    );
+    return presentWorkspace(this.lookup.workspace(workspaceSlug));
+  }
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+/**
+ * Request bodies of the Config API. Every object is loose: clients echo read-only fields
+ * (`create_time`, `name`, `id`, `library_config`, ...) and those must not fail a request (spec §5.5).
+ * `null` is accepted wherever a field is optional, as Go clients send it.
+ */
+
+export const UpdateMaskSchema = z.looseObject({ paths: z.array(z.string()).nullish() }).nullish();
+
+export const CreateWorkspaceRequestSchema = z.looseObject({
+  workspace: z.looseObject({
+    name: z.string().regex(/^workspaces\/[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/, 'must be workspaces/<slug>'),
+    display_name: z.string().nullish(),
+  }),
+});
+
+export const UpdateWorkspaceRequestSchema = z.looseObject({
+  workspace: z.looseObject({ display_name: z.string().nullish() }),
+  update_mask: UpdateMaskSchema,
+});
+
+export const AccessTokenScopeSchema = z.enum(['workspace', 'workspace:read']);
+
+export const CreateAccessTokenRequestSchema = z.looseObject({
+  access_token: z.looseObject({
+    description: z.string().nullish(),
+    scopes: AccessTokenScopeSchema,
+    workspace_names: z.array(z.string().regex(/^workspaces\/[^/]+$/, 'must be workspaces/<slug>')).nullish(),
+  }),
+});
+
+export const CreateSourceRequestSchema = z.looseObject({
+  source: z.looseObject({
+    name: z.string().min(1),
+    catalog_name: z.string().min(1),
+    display_name: z.string().nullish(),
+  }),
+});
+
+export const UpdateSchemaConfigRequestSchema = z.looseObject({
+  schema_config: z.record(z.string(), z.unknown()).nullish(),
+  update_mask: UpdateMaskSchema,
+});
+
+export const ConnectionModeSchema = z
+  .string()
+  .transform((mode) => mode.toUpperCase())
+  .pipe(z.enum(['UNSPECIFIED', 'CLOUD', 'DEVICE']));
+
+export const ConfigEntryRequestSchema = z.looseObject({
+  name: z.string().min(1),
+  value: z.unknown().optional(),
+  /** Optional: C9 sends entries without a type; the catalog knows it. */
+  type: z.string().nullish(),
+});
+
+export const CreateDestinationRequestSchema = z.looseObject({
+  destination: z.looseObject({
+    name: z.string().min(1),
+    connection_mode: ConnectionModeSchema.nullish(),
+    enabled: z.boolean().nullish(),
+    config: z.array(ConfigEntryRequestSchema).nullish(),
+  }),
+});
+
+export const UpdateDestinationRequestSchema = z.looseObject({
+  destination: z.looseObject({
+    enabled: z.boolean().nullish(),
+    connection_mode: ConnectionModeSchema.nullish(),
+    config: z.array(ConfigEntryRequestSchema).nullish(),
+  }),
+  update_mask: UpdateMaskSchema,
+});
+
+export const FilterActionSchema = z.looseObject({ type: z.string() });
+
+export const FilterBodySchema = z.looseObject({
+  title: z.string().nullish(),
+  description: z.string().nullish(),
+  if: z.string().nullish(),
+  enabled: z.boolean().nullish(),
+  actions: z.array(FilterActionSchema).nullish(),
+});
+
+/** C1 also sends an update_mask on create; it is ignored there. */
+export const FilterRequestSchema = z.looseObject({ filter: FilterBodySchema, update_mask: UpdateMaskSchema });
+
+export const TrackingPlanBodySchema = z.looseObject({
+  display_name: z.string().nullish(),
+  rules: z.record(z.string(), z.unknown()).nullish(),
+});
+
+export const CreateTrackingPlanRequestSchema = z.looseObject({ tracking_plan: TrackingPlanBodySchema });
+
+export const UpdateTrackingPlanRequestSchema = z.looseObject({
+  tracking_plan: TrackingPlanBodySchema,
+  update_mask: UpdateMaskSchema,
+});
+
+export const CreateSourceConnectionRequestSchema = z.looseObject({ source_name: z.string().min(1) });
+
+export const BatchCreateSourceConnectionsRequestSchema = z.looseObject({
+  source_names: z.array(z.string().min(1)).min(1),
+});
+
+export const PageQuerySchema = z.looseObject({
+  page_size: z.string().nullish(),
+  page_token: z.string().nullish(),
+});
+
+export type UpdateMask = z.infer<typeof UpdateMaskSchema>;
