@@ -18,6 +18,8 @@ export interface KurrentAllEventsSource {
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(event: 'end' | 'close', listener: () => void): unknown;
   unsubscribe(): Promise<void>;
+  /** Events converted by the client but not yet emitted as 'data' (the client's stream is a Readable). */
+  readonly readableLength?: number;
 }
 
 /** Opens a catch-up subscription to `$all` after `afterPosition` (from the start when undefined). */
@@ -51,6 +53,8 @@ export class KurrentDbAllSubscription implements Subscription {
   private draining: Promise<void> | null = null;
   private stopRequested = false;
   private caughtUpReported = false;
+  /** 'data' events still to come from the current source before its caught-up marker is due. */
+  private dataEventsBeforeCaughtUp: number | null = null;
 
   constructor(
     private readonly openSource: OpenKurrentAllEventsSource,
@@ -84,19 +88,24 @@ export class KurrentDbAllSubscription implements Subscription {
       return;
     }
     this.source = source;
+    this.dataEventsBeforeCaughtUp = null;
     source.on('data', (resolved) => {
       if (this.source !== source) return;
       this.failedAttempts = 0;
       this.enqueueResolved(resolved);
+      if (this.dataEventsBeforeCaughtUp !== null && --this.dataEventsBeforeCaughtUp === 0) {
+        this.dataEventsBeforeCaughtUp = null;
+        this.enqueue(CAUGHT_UP);
+      }
     });
     source.on('caughtUp', () => {
       if (this.source !== source) return;
       this.failedAttempts = 0;
-      // The client may still hold a just-converted event that it emits on the next tick; queue the
-      // marker after it.
-      setImmediate(() => {
-        if (this.source === source) this.enqueue(CAUGHT_UP);
-      });
+      // The client emits 'caughtUp' when it reads the server's message, but events it converted just
+      // before may still sit in its stream buffer, not yet emitted as 'data'. The marker goes after them.
+      const stillBuffered = source.readableLength ?? 0;
+      if (stillBuffered > 0) this.dataEventsBeforeCaughtUp = stillBuffered;
+      else this.enqueue(CAUGHT_UP);
     });
     source.on('error', (error) => this.sourceFailed(source, error));
     source.on('end', () => this.sourceFailed(source, new Error('KurrentDB ended the $all subscription')));
