@@ -1,1 +1,3 @@
 export * from './environment';
+export * from './http/request-url';
+export * from './http/http-server';

@@ -1,0 +1,58 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { normalizeRequestUrl } from './request-url';
+
+/** Bodies are read whole up to this size; each API applies its own, smaller limits on top. */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+export type RequestWithBodyError = FastifyRequest & { bodyParseError?: string };
+
+/**
+ * One Fastify server for every Tributary HTTP surface. Body parsing is ours, not Fastify's:
+ * - Config API (`/v1beta`): JSON whatever the Content-Type says (the docs' examples use `curl -d`),
+ *   an empty body is no body (C1 sends `Content-Type: application/json` on GET and DELETE), and
+ *   invalid JSON is recorded for the route's guard to answer 400 in the API's own error shape;
+ * - everything else gets the raw bytes, which the tracking API inflates and limits itself.
+ */
+export async function createHttpApplication(module: unknown): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    rewriteUrl: (request) => normalizeRequestUrl(request.url),
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    bodyLimit: MAX_REQUEST_BYTES,
+    logger: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
+    bodyParser: false,
+    logger: ['error', 'warn', 'log'],
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if (!request.url.startsWith('/v1beta')) return done(null, body);
+    done(null, parseLenientJson(request as RequestWithBodyError, body as Buffer));
+  });
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  return app;
+}
+
+function parseLenientJson(request: RequestWithBodyError, body: Buffer): unknown {
+  const text = body.toString('utf8').trim();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    request.bodyParseError = `invalid JSON body: ${(error as Error).message}`;
+    return undefined;
+  }
+}
+
+export async function listen(app: INestApplication, port: number, host: string): Promise<string> {
+  await app.listen(port, host);
+  return app.getUrl();
+}
