@@ -12,7 +12,10 @@ const ciToken: AccessTokenRecord = {
   createTime: '2018-10-12T22:36:39Z',
 };
 const tokenCreated: AccessTokenEvent = { type: 'AccessTokenCreated', data: ciToken };
-const tokenDeleted: AccessTokenEvent = { type: 'AccessTokenDeleted', data: { number: 5, workspaceSlugs: ['example'] } };
+const tokenDeleted: AccessTokenEvent = {
+  type: 'AccessTokenDeleted',
+  data: { number: 5, workspaceSlugs: ['example'] },
+};
 
 describe('access token decider', () => {
   describe('CreateAccessToken', () => {
@@ -65,7 +68,9 @@ describe('access token decider', () => {
     });
 
     it('refuses to delete a token that never existed with not_found', () => {
-      given(accessTokenDecider).when({ type: 'DeleteAccessToken' }).thenThrows('not_found', 'access token not found');
+      given(accessTokenDecider)
+        .when({ type: 'DeleteAccessToken' })
+        .thenThrows('not_found', 'access token not found');
     });
 
     it('refuses to delete a token twice with not_found', () => {

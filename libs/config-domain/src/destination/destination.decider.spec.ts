@@ -1,8 +1,18 @@
 import { given, stateAfter } from '../testing/given-when-then';
-import { DestinationCommand, destinationDecider, destinationName, SettingDefinition } from './destination.decider';
+import {
+  DestinationCommand,
+  destinationDecider,
+  destinationName,
+  SettingDefinition,
+} from './destination.decider';
 import { DestinationEvent, DestinationRecord, FilterAction, FilterRecord } from './destination.events';
 
-const identity = { workspaceSlug: 'ws', sourceSlug: 'js', sourceId: 'src_first', destinationSlug: 'google-analytics' };
+const identity = {
+  workspaceSlug: 'ws',
+  sourceSlug: 'js',
+  sourceId: 'src_first',
+  destinationSlug: 'google-analytics',
+};
 const settings: SettingDefinition[] = [
   { name: 'trackingId', required: true, defaultValue: '' },
   { name: 'anonymizeIp', required: false, defaultValue: false },
@@ -28,8 +38,16 @@ const createCommand: DestinationCommand = {
   settings,
   sourceExists: true,
 };
-const fullConfig = { trackingId: 'UA-970334309-1', anonymizeIp: false, dimensions: {}, siteSpeedSampleRate: 1 };
-const destinationCreated: DestinationEvent = { type: 'DestinationCreated', data: { ...requested, config: fullConfig } };
+const fullConfig = {
+  trackingId: 'UA-970334309-1',
+  anonymizeIp: false,
+  dimensions: {},
+  siteSpeedSampleRate: 1,
+};
+const destinationCreated: DestinationEvent = {
+  type: 'DestinationCreated',
+  data: { ...requested, config: fullConfig },
+};
 const destinationDeleted: DestinationEvent = { type: 'DestinationDeleted', data: identity };
 
 const dropNonTrack: FilterRecord = {
@@ -42,7 +60,10 @@ const dropNonTrack: FilterRecord = {
   createTime: createdAt,
   updateTime: createdAt,
 };
-const filterCreated: DestinationEvent = { type: 'DestinationFilterCreated', data: { ...identity, filter: dropNonTrack } };
+const filterCreated: DestinationEvent = {
+  type: 'DestinationFilterCreated',
+  data: { ...identity, filter: dropNonTrack },
+};
 
 function activeState(history: DestinationEvent[]) {
   const state = stateAfter(destinationDecider, history);
@@ -54,14 +75,20 @@ describe('destination decider', () => {
   describe('CreateDestination', () => {
     it('creates a disabled destination listing every catalog setting, defaults filled in', () => {
       const { state } = given(destinationDecider).when(createCommand).then([destinationCreated]);
-      expect(state).toEqual({ status: 'active', destination: { ...requested, config: fullConfig }, filters: [] });
+      expect(state).toEqual({
+        status: 'active',
+        destination: { ...requested, config: fullConfig },
+        filters: [],
+      });
     });
 
     it('keeps the values the client sent over the defaults, falsy ones included', () => {
       const config = { trackingId: 'UA-1', anonymizeIp: true, siteSpeedSampleRate: 0 };
       given(destinationDecider)
         .when({ ...createCommand, destination: { ...requested, config } })
-        .then([{ type: 'DestinationCreated', data: { ...requested, config: { ...config, dimensions: {} } } }]);
+        .then([
+          { type: 'DestinationCreated', data: { ...requested, config: { ...config, dimensions: {} } } },
+        ]);
     });
 
     it('gives each destination its own copy of an object default', () => {
@@ -73,7 +100,10 @@ describe('destination decider', () => {
 
     it('refuses settings the catalog entry does not have, naming them and the known ones', () => {
       given(destinationDecider)
-        .when({ ...createCommand, destination: { ...requested, config: { trackingId: 'UA-1', colour: 'red', size: 3 } } })
+        .when({
+          ...createCommand,
+          destination: { ...requested, config: { trackingId: 'UA-1', colour: 'red', size: 3 } },
+        })
         .thenThrows(
           'invalid_argument',
           'destination.config has unknown settings: colour, size; known: trackingId, anonymizeIp, dimensions, siteSpeedSampleRate',
@@ -83,7 +113,9 @@ describe('destination decider', () => {
     it('lets a disabled destination leave a required setting empty', () => {
       given(destinationDecider)
         .when({ ...createCommand, destination: { ...requested, config: {} } })
-        .then([{ type: 'DestinationCreated', data: { ...requested, config: { ...fullConfig, trackingId: '' } } }]);
+        .then([
+          { type: 'DestinationCreated', data: { ...requested, config: { ...fullConfig, trackingId: '' } } },
+        ]);
     });
 
     it.each<[string, Record<string, unknown>]>([
@@ -126,7 +158,10 @@ describe('destination decider', () => {
     it('refuses a second destination of the same catalog type on the source with already_exists', () => {
       given(destinationDecider, [destinationCreated])
         .when(createCommand)
-        .thenThrows('already_exists', 'workspaces/ws/sources/js/destinations/google-analytics already exists');
+        .thenThrows(
+          'already_exists',
+          'workspaces/ws/sources/js/destinations/google-analytics already exists',
+        );
     });
 
     it('re-creates a deleted destination from scratch: new config, no old filters', () => {
@@ -171,7 +206,12 @@ describe('destination decider', () => {
       };
       const { state } = given(destinationDecider, [destinationCreated, enabled])
         .when({ type: 'UpdateDestination', changes: { enabled: false }, settings, now: later })
-        .then([{ type: 'DestinationUpdated', data: { ...identity, changes: { enabled: false }, updateTime: later } }]);
+        .then([
+          {
+            type: 'DestinationUpdated',
+            data: { ...identity, changes: { enabled: false }, updateTime: later },
+          },
+        ]);
       expect(state.status === 'active' && state.destination.enabled).toBe(false);
     });
 
@@ -217,9 +257,16 @@ describe('destination decider', () => {
     });
 
     it('refuses to update a destination that does not exist, or was deleted, with not_found', () => {
-      const update: DestinationCommand = { type: 'UpdateDestination', changes: { enabled: true }, settings, now: later };
+      const update: DestinationCommand = {
+        type: 'UpdateDestination',
+        changes: { enabled: true },
+        settings,
+        now: later,
+      };
       given(destinationDecider).when(update).thenThrows('not_found', 'destination not found');
-      given(destinationDecider, [destinationCreated, destinationDeleted]).when(update).thenThrows('not_found', 'destination not found');
+      given(destinationDecider, [destinationCreated, destinationDeleted])
+        .when(update)
+        .thenThrows('not_found', 'destination not found');
     });
   });
 
@@ -232,7 +279,9 @@ describe('destination decider', () => {
     });
 
     it('refuses to delete a destination that does not exist, or twice, with not_found', () => {
-      given(destinationDecider).when({ type: 'DeleteDestination' }).thenThrows('not_found', 'destination not found');
+      given(destinationDecider)
+        .when({ type: 'DeleteDestination' })
+        .thenThrows('not_found', 'destination not found');
       given(destinationDecider, [destinationCreated, destinationDeleted])
         .when({ type: 'DeleteDestination' })
         .thenThrows('not_found', 'destination not found');
@@ -291,11 +340,18 @@ describe('destination decider', () => {
           .when({ type: 'CreateFilter', filter: { ...dropNonTrack, actions: [] } })
           .thenThrows('invalid_argument', 'filter.actions must list at least one action');
         given(destinationDecider, [destinationCreated])
-          .when({ type: 'CreateFilter', filter: { ...dropNonTrack, actions: { type: 'drop_event' } as never } })
+          .when({
+            type: 'CreateFilter',
+            filter: { ...dropNonTrack, actions: { type: 'drop_event' } as never },
+          })
           .thenThrows('invalid_argument', 'filter.actions must list at least one action');
       });
 
-      const fields = { context: { fields: ['ip'] }, properties: { fields: ['email'] }, traits: { fields: [] } };
+      const fields = {
+        context: { fields: ['ip'] },
+        properties: { fields: ['email'] },
+        traits: { fields: [] },
+      };
       it.each<[string, FilterAction]>([
         ['drop_event', { type: 'drop_event' }],
         ['sample_event at 0', { type: 'sample_event', percent: 0, path: 'userId' }],
@@ -303,7 +359,10 @@ describe('destination decider', () => {
         ['sample_event at 1', { type: 'sample_event', percent: 1 }],
         ['whitelist_fields', { type: 'whitelist_fields', fields }],
         ['blacklist_fields (C1 spelling)', { type: 'blacklist_fields', fields }],
-        ['blocklist_fields (docs spelling)', { type: 'blocklist_fields', fields: { properties: { fields: ['email'] } } }],
+        [
+          'blocklist_fields (docs spelling)',
+          { type: 'blocklist_fields', fields: { properties: { fields: ['email'] } } },
+        ],
         ['an empty fields object', { type: 'whitelist_fields', fields: {} }],
       ])('accepts the action %s and stores it as sent', (_case, action) => {
         const filter = { ...dropNonTrack, actions: [action] };
@@ -314,19 +373,55 @@ describe('destination decider', () => {
       });
 
       it.each<[string, unknown, string]>([
-        ['an unknown type', { type: 'drop_property' }, 'filter.actions[0].type must be one of drop_event, sample_event'],
+        [
+          'an unknown type',
+          { type: 'drop_property' },
+          'filter.actions[0].type must be one of drop_event, sample_event',
+        ],
         ['a missing type', { percent: 0.5 }, 'filter.actions[0].type must be one of'],
         ['a null action', null, 'filter.actions[0].type must be one of'],
         ['a type in upper case', { type: 'DROP_EVENT' }, 'filter.actions[0].type must be one of'],
-        ['a sample percent below 0', { type: 'sample_event', percent: -0.01 }, 'filter.actions[0].percent must be a number between 0 and 1'],
-        ['a sample percent above 1', { type: 'sample_event', percent: 1.5 }, 'filter.actions[0].percent must be a number between 0 and 1'],
-        ['a sample percent given as 60 (per cent)', { type: 'sample_event', percent: 60 }, 'percent must be a number between 0 and 1'],
-        ['a sample percent as a string', { type: 'sample_event', percent: '0.5' }, 'percent must be a number between 0 and 1'],
-        ['a sample without percent', { type: 'sample_event', path: 'userId' }, 'percent must be a number between 0 and 1'],
+        [
+          'a sample percent below 0',
+          { type: 'sample_event', percent: -0.01 },
+          'filter.actions[0].percent must be a number between 0 and 1',
+        ],
+        [
+          'a sample percent above 1',
+          { type: 'sample_event', percent: 1.5 },
+          'filter.actions[0].percent must be a number between 0 and 1',
+        ],
+        [
+          'a sample percent given as 60 (per cent)',
+          { type: 'sample_event', percent: 60 },
+          'percent must be a number between 0 and 1',
+        ],
+        [
+          'a sample percent as a string',
+          { type: 'sample_event', percent: '0.5' },
+          'percent must be a number between 0 and 1',
+        ],
+        [
+          'a sample without percent',
+          { type: 'sample_event', path: 'userId' },
+          'percent must be a number between 0 and 1',
+        ],
         ['fields missing', { type: 'whitelist_fields' }, 'filter.actions[0].fields must be an object'],
-        ['fields null', { type: 'blacklist_fields', fields: null }, 'filter.actions[0].fields must be an object'],
-        ['fields as a list', { type: 'blocklist_fields', fields: ['email'] }, 'filter.actions[0].fields must be an object'],
-        ['fields as a string', { type: 'whitelist_fields', fields: 'email' }, 'filter.actions[0].fields must be an object'],
+        [
+          'fields null',
+          { type: 'blacklist_fields', fields: null },
+          'filter.actions[0].fields must be an object',
+        ],
+        [
+          'fields as a list',
+          { type: 'blocklist_fields', fields: ['email'] },
+          'filter.actions[0].fields must be an object',
+        ],
+        [
+          'fields as a string',
+          { type: 'whitelist_fields', fields: 'email' },
+          'filter.actions[0].fields must be an object',
+        ],
       ])('refuses an action with %s', (_case, action, message) => {
         given(destinationDecider, [destinationCreated])
           .when({ type: 'CreateFilter', filter: { ...dropNonTrack, actions: [action as FilterAction] } })
@@ -337,7 +432,10 @@ describe('destination decider', () => {
         given(destinationDecider, [destinationCreated])
           .when({
             type: 'CreateFilter',
-            filter: { ...dropNonTrack, actions: [{ type: 'drop_event' }, { type: 'sample_event', percent: 2 }] },
+            filter: {
+              ...dropNonTrack,
+              actions: [{ type: 'drop_event' }, { type: 'sample_event', percent: 2 }],
+            },
           })
           .thenThrows('invalid_argument', 'filter.actions[1].percent');
       });
@@ -345,7 +443,11 @@ describe('destination decider', () => {
 
     describe('UpdateFilter', () => {
       it('changes the named fields, keeps the others, and stamps the update time', () => {
-        const changes = { title: 'Sample', enabled: false, actions: [{ type: 'sample_event', percent: 0.25 }] };
+        const changes = {
+          title: 'Sample',
+          enabled: false,
+          actions: [{ type: 'sample_event', percent: 0.25 }],
+        };
         const { state } = given(destinationDecider, [destinationCreated, filterCreated])
           .when({ type: 'UpdateFilter', filterId: dropNonTrack.filterId, changes, now: later })
           .then([
@@ -354,7 +456,9 @@ describe('destination decider', () => {
               data: { ...identity, filterId: dropNonTrack.filterId, changes, updateTime: later },
             },
           ]);
-        expect(state.status === 'active' && state.filters).toEqual([{ ...dropNonTrack, ...changes, updateTime: later }]);
+        expect(state.status === 'active' && state.filters).toEqual([
+          { ...dropNonTrack, ...changes, updateTime: later },
+        ]);
       });
 
       it('updates only the filter it names', () => {
@@ -382,7 +486,12 @@ describe('destination decider', () => {
           .when({ type: 'UpdateFilter', filterId: dropNonTrack.filterId, changes: { if: '' }, now: later })
           .thenThrows('invalid_argument', 'filter.if is required');
         given(destinationDecider, [destinationCreated, filterCreated])
-          .when({ type: 'UpdateFilter', filterId: dropNonTrack.filterId, changes: { actions: [] }, now: later })
+          .when({
+            type: 'UpdateFilter',
+            filterId: dropNonTrack.filterId,
+            changes: { actions: [] },
+            now: later,
+          })
           .thenThrows('invalid_argument', 'filter.actions must list at least one action');
         given(destinationDecider, [destinationCreated, filterCreated])
           .when({
@@ -399,7 +508,12 @@ describe('destination decider', () => {
           .when({ type: 'UpdateFilter', filterId: 'df_missing', changes: { title: 'x' }, now: later })
           .thenThrows('not_found', 'filter df_missing not found');
         given(destinationDecider)
-          .when({ type: 'UpdateFilter', filterId: dropNonTrack.filterId, changes: { title: 'x' }, now: later })
+          .when({
+            type: 'UpdateFilter',
+            filterId: dropNonTrack.filterId,
+            changes: { title: 'x' },
+            now: later,
+          })
           .thenThrows('not_found', 'destination not found');
       });
     });
@@ -413,7 +527,9 @@ describe('destination decider', () => {
           { type: 'DestinationFilterCreated', data: { ...identity, filter: other } },
         ])
           .when({ type: 'DeleteFilter', filterId: dropNonTrack.filterId })
-          .then([{ type: 'DestinationFilterDeleted', data: { ...identity, filterId: dropNonTrack.filterId } }]);
+          .then([
+            { type: 'DestinationFilterDeleted', data: { ...identity, filterId: dropNonTrack.filterId } },
+          ]);
         expect(state.status === 'active' && state.filters).toEqual([other]);
       });
 

@@ -1,5 +1,6 @@
 import { DomainError } from './decider';
 import { resolveUpdateMask } from './update-mask';
+import { SCHEMA_CONFIG_ZERO_VALUES } from '../source/schema-config';
 
 /** Updatable fields of a destination-like resource, with their zero values. */
 const destinationZeroValues = { enabled: false, connection_mode: 'UNSPECIFIED', config: [] };
@@ -41,13 +42,23 @@ describe('resolveUpdateMask (spec §1.6)', () => {
         ),
       ).toStrictEqual({ enabled: false, connection_mode: 'UNSPECIFIED', config: [] });
       expect(
-        resolveUpdateMask('tracking_plan', {}, ['tracking_plan.display_name', 'tracking_plan.priority'], planZeroValues),
+        resolveUpdateMask(
+          'tracking_plan',
+          {},
+          ['tracking_plan.display_name', 'tracking_plan.priority'],
+          planZeroValues,
+        ),
       ).toStrictEqual({ display_name: '', priority: 0 });
     });
 
     it('treats a null body value like an absent one: zero value', () => {
       expect(
-        resolveUpdateMask('destination', { enabled: null, config: null }, ['enabled', 'config'], destinationZeroValues),
+        resolveUpdateMask(
+          'destination',
+          { enabled: null, config: null },
+          ['enabled', 'config'],
+          destinationZeroValues,
+        ),
       ).toStrictEqual({ enabled: false, config: [] });
     });
 
@@ -73,9 +84,32 @@ describe('resolveUpdateMask (spec §1.6)', () => {
     });
 
     it('neither in the mask nor in the body: unchanged (no key in the changes)', () => {
-      const changes = resolveUpdateMask('destination', { enabled: true }, ['destination.enabled'], destinationZeroValues);
+      const changes = resolveUpdateMask(
+        'destination',
+        { enabled: true },
+        ['destination.enabled'],
+        destinationZeroValues,
+      );
       expect(Object.keys(changes)).toEqual(['enabled']);
     });
+  });
+
+  it('resolves a schema-config PATCH as C1 sends it: all 13 paths masked, false values left out of the body', () => {
+    const paths = Object.keys(SCHEMA_CONFIG_ZERO_VALUES).map((field) => `schema_config.${field}`);
+    const body = {
+      allow_unplanned_track_events: true,
+      forwarding_violations_to: 'violations',
+      common_group_event_on_violations: 'BLOCK',
+    };
+    expect(resolveUpdateMask('schema_config', body, paths, SCHEMA_CONFIG_ZERO_VALUES)).toStrictEqual({
+      ...SCHEMA_CONFIG_ZERO_VALUES,
+      ...body,
+    });
+    expect(
+      Object.values(resolveUpdateMask('schema_config', {}, paths, SCHEMA_CONFIG_ZERO_VALUES)).filter(
+        (value) => value === false,
+      ),
+    ).toHaveLength(8);
   });
 
   it('gives each resolution its own copy of a zero value, so one change cannot alter the next', () => {
@@ -106,12 +140,10 @@ describe('resolveUpdateMask (spec §1.6)', () => {
 
     it('accepts a mix of prefixed and bare paths, and trims stray whitespace', () => {
       expect(
-        resolveUpdateMask(
-          'filter',
-          { if: 'all', enabled: true },
-          [' filter.if ', 'enabled'],
-          { if: '', enabled: false },
-        ),
+        resolveUpdateMask('filter', { if: 'all', enabled: true }, [' filter.if ', 'enabled'], {
+          if: '',
+          enabled: false,
+        }),
       ).toStrictEqual({ if: 'all', enabled: true });
     });
 
@@ -133,7 +165,9 @@ describe('resolveUpdateMask (spec §1.6)', () => {
           planZeroValues,
         ),
       ).toStrictEqual({ 'rules.events': events });
-      expect(resolveUpdateMask('tracking_plan', { rules: { events } }, ['rules.events'], planZeroValues)).toStrictEqual({
+      expect(
+        resolveUpdateMask('tracking_plan', { rules: { events } }, ['rules.events'], planZeroValues),
+      ).toStrictEqual({
         'rules.events': events,
       });
     });
@@ -142,13 +176,22 @@ describe('resolveUpdateMask (spec §1.6)', () => {
       expect(
         resolveUpdateMask('tracking_plan', { rules: {} }, ['tracking_plan.rules.events'], planZeroValues),
       ).toStrictEqual({ 'rules.events': [] });
-      expect(resolveUpdateMask('tracking_plan', {}, ['tracking_plan.rules.events'], planZeroValues)).toStrictEqual({
+      expect(
+        resolveUpdateMask('tracking_plan', {}, ['tracking_plan.rules.events'], planZeroValues),
+      ).toStrictEqual({
         'rules.events': [],
       });
       expect(
-        resolveUpdateMask('tracking_plan', { rules: 'nonsense' }, ['tracking_plan.rules.events'], planZeroValues),
+        resolveUpdateMask(
+          'tracking_plan',
+          { rules: 'nonsense' },
+          ['tracking_plan.rules.events'],
+          planZeroValues,
+        ),
       ).toStrictEqual({ 'rules.events': [] });
-      expect(resolveUpdateMask('tracking_plan', {}, ['tracking_plan.rules.global'], planZeroValues)).toStrictEqual({
+      expect(
+        resolveUpdateMask('tracking_plan', {}, ['tracking_plan.rules.global'], planZeroValues),
+      ).toStrictEqual({
         'rules.global': null,
       });
     });
@@ -156,7 +199,12 @@ describe('resolveUpdateMask (spec §1.6)', () => {
     it('resolves the whole-rules path and a narrower one side by side', () => {
       const rules = { events: [{ name: 'A' }], identify_traits: [], group_traits: [] };
       expect(
-        resolveUpdateMask('tracking_plan', { rules }, ['tracking_plan.rules', 'tracking_plan.rules.events'], planZeroValues),
+        resolveUpdateMask(
+          'tracking_plan',
+          { rules },
+          ['tracking_plan.rules', 'tracking_plan.rules.events'],
+          planZeroValues,
+        ),
       ).toStrictEqual({ rules, 'rules.events': [{ name: 'A' }] });
     });
   });
@@ -188,7 +236,12 @@ describe('resolveUpdateMask (spec §1.6)', () => {
 
     it('refuses the whole mask when one path is unknown, even if the others are fine', () => {
       const refusal = refusalOf(() =>
-        resolveUpdateMask('destination', { enabled: true }, ['destination.enabled', 'destination.nope'], destinationZeroValues),
+        resolveUpdateMask(
+          'destination',
+          { enabled: true },
+          ['destination.enabled', 'destination.nope'],
+          destinationZeroValues,
+        ),
       );
       expect(refusal.message).toContain('"destination.nope"');
     });
@@ -197,12 +250,19 @@ describe('resolveUpdateMask (spec §1.6)', () => {
   describe('without a mask', () => {
     it('uses the updatable top-level fields present in the body', () => {
       expect(
-        resolveUpdateMask('destination', { enabled: false, config: [{ name: 'k', value: 1 }] }, undefined, destinationZeroValues),
+        resolveUpdateMask(
+          'destination',
+          { enabled: false, config: [{ name: 'k', value: 1 }] },
+          undefined,
+          destinationZeroValues,
+        ),
       ).toStrictEqual({ enabled: false, config: [{ name: 'k', value: 1 }] });
     });
 
     it('leaves absent fields unchanged instead of zeroing them', () => {
-      expect(resolveUpdateMask('destination', { connection_mode: 'CLOUD' }, undefined, destinationZeroValues)).toStrictEqual({
+      expect(
+        resolveUpdateMask('destination', { connection_mode: 'CLOUD' }, undefined, destinationZeroValues),
+      ).toStrictEqual({
         connection_mode: 'CLOUD',
       });
       expect(resolveUpdateMask('destination', {}, undefined, destinationZeroValues)).toStrictEqual({});
@@ -212,7 +272,11 @@ describe('resolveUpdateMask (spec §1.6)', () => {
       expect(
         resolveUpdateMask(
           'destination',
-          { name: 'workspaces/ws/sources/js/destinations/ga', create_time: '0001-01-01T00:00:00Z', enabled: true },
+          {
+            name: 'workspaces/ws/sources/js/destinations/ga',
+            create_time: '0001-01-01T00:00:00Z',
+            enabled: true,
+          },
           undefined,
           destinationZeroValues,
         ),
@@ -221,11 +285,15 @@ describe('resolveUpdateMask (spec §1.6)', () => {
 
     it('replaces whole top-level fields only, never a nested part', () => {
       const rules = { events: [{ name: 'A' }] };
-      expect(resolveUpdateMask('tracking_plan', { rules }, undefined, planZeroValues)).toStrictEqual({ rules });
+      expect(resolveUpdateMask('tracking_plan', { rules }, undefined, planZeroValues)).toStrictEqual({
+        rules,
+      });
     });
 
     it('counts a field sent as null as present, which sets its zero value', () => {
-      expect(resolveUpdateMask('destination', { enabled: null }, undefined, destinationZeroValues)).toStrictEqual({
+      expect(
+        resolveUpdateMask('destination', { enabled: null }, undefined, destinationZeroValues),
+      ).toStrictEqual({
         enabled: false,
       });
     });

@@ -1,5 +1,10 @@
 import { given, stateAfter } from '../testing/given-when-then';
-import { DEFAULT_SCHEMA_CONFIG, SchemaConfig, SCHEMA_CONFIG_ZERO_VALUES, schemaConfigValueProblem } from './schema-config';
+import {
+  DEFAULT_SCHEMA_CONFIG,
+  SchemaConfig,
+  SCHEMA_CONFIG_ZERO_VALUES,
+  schemaConfigValueProblem,
+} from './schema-config';
 import { SourceCommand, sourceDecider } from './source.decider';
 import { SourceEvent, SourceRecord } from './source.events';
 
@@ -13,9 +18,17 @@ const jsSource: SourceRecord = {
   createTime: '2018-09-12T21:15:54.169Z',
 };
 const identity = { workspaceSlug: 'ws', sourceSlug: 'js', sourceId: 'src_first' };
-const sourceCreated: SourceEvent = { type: 'SourceCreated', data: { ...jsSource, schemaConfig: DEFAULT_SCHEMA_CONFIG } };
+const sourceCreated: SourceEvent = {
+  type: 'SourceCreated',
+  data: { ...jsSource, schemaConfig: DEFAULT_SCHEMA_CONFIG },
+};
 const sourceDeleted: SourceEvent = { type: 'SourceDeleted', data: identity };
-const createJs: SourceCommand = { type: 'CreateSource', source: jsSource, catalogSourceExists: true, workspaceExists: true };
+const createJs: SourceCommand = {
+  type: 'CreateSource',
+  source: jsSource,
+  catalogSourceExists: true,
+  workspaceExists: true,
+};
 
 const schemaConfigFields = Object.keys(DEFAULT_SCHEMA_CONFIG) as (keyof SchemaConfig)[];
 
@@ -24,9 +37,11 @@ describe('source decider', () => {
     it('creates a source whose schema config lets everything through', () => {
       const { state } = given(sourceDecider).when(createJs).then([sourceCreated]);
       expect(state).toEqual({ status: 'active', source: jsSource, schemaConfig: DEFAULT_SCHEMA_CONFIG });
-      expect(Object.values(DEFAULT_SCHEMA_CONFIG).every((value) => value === true || value === '' || value === 'ALLOW')).toBe(
-        true,
-      );
+      expect(
+        Object.values(DEFAULT_SCHEMA_CONFIG).every(
+          (value) => value === true || value === '' || value === 'ALLOW',
+        ),
+      ).toBe(true);
     });
 
     it('refuses a duplicate with already_exists, naming the source', () => {
@@ -49,7 +64,11 @@ describe('source decider', () => {
 
     it('refuses a catalog name the catalog does not know with invalid_argument', () => {
       given(sourceDecider)
-        .when({ ...createJs, source: { ...jsSource, catalogName: 'catalog/sources/nope' }, catalogSourceExists: false })
+        .when({
+          ...createJs,
+          source: { ...jsSource, catalogName: 'catalog/sources/nope' },
+          catalogSourceExists: false,
+        })
         .thenThrows('invalid_argument', 'source.catalog_name "catalog/sources/nope" is not in the catalog');
     });
 
@@ -86,11 +105,19 @@ describe('source decider', () => {
     it('keeps earlier changes that a later update does not name', () => {
       const first: SourceEvent = {
         type: 'SchemaConfigUpdated',
-        data: { ...identity, changes: { allow_unplanned_identify_traits: false, forwarding_blocked_events_to: 'blocked' } },
+        data: {
+          ...identity,
+          changes: { allow_unplanned_identify_traits: false, forwarding_blocked_events_to: 'blocked' },
+        },
       };
       const { state } = given(sourceDecider, [sourceCreated, first])
         .when({ type: 'UpdateSchemaConfig', changes: { allow_unplanned_identify_traits: true } })
-        .then([{ type: 'SchemaConfigUpdated', data: { ...identity, changes: { allow_unplanned_identify_traits: true } } }]);
+        .then([
+          {
+            type: 'SchemaConfigUpdated',
+            data: { ...identity, changes: { allow_unplanned_identify_traits: true } },
+          },
+        ]);
       expect(state.status === 'active' && state.schemaConfig).toEqual({
         ...DEFAULT_SCHEMA_CONFIG,
         allow_unplanned_identify_traits: true,
@@ -108,10 +135,26 @@ describe('source decider', () => {
     });
 
     it.each<[string, Partial<Record<keyof SchemaConfig, unknown>>, string]>([
-      ['a string for a boolean', { allow_unplanned_track_events: 'false' }, 'allow_unplanned_track_events must be a boolean'],
-      ['a number for a boolean', { allow_group_traits_on_violations: 0 }, 'allow_group_traits_on_violations must be a boolean'],
-      ['a boolean for a forwarding slug', { forwarding_violations_to: true }, 'forwarding_violations_to must be a string'],
-      ['null for a forwarding slug', { forwarding_blocked_events_to: null }, 'forwarding_blocked_events_to must be a string'],
+      [
+        'a string for a boolean',
+        { allow_unplanned_track_events: 'false' },
+        'allow_unplanned_track_events must be a boolean',
+      ],
+      [
+        'a number for a boolean',
+        { allow_group_traits_on_violations: 0 },
+        'allow_group_traits_on_violations must be a boolean',
+      ],
+      [
+        'a boolean for a forwarding slug',
+        { forwarding_violations_to: true },
+        'forwarding_violations_to must be a string',
+      ],
+      [
+        'null for a forwarding slug',
+        { forwarding_blocked_events_to: null },
+        'forwarding_blocked_events_to must be a string',
+      ],
       [
         'a trait action for the track action',
         { common_track_event_on_violations: 'OMIT_TRAITS' },
@@ -160,13 +203,17 @@ describe('source decider', () => {
 
   describe('DeleteSource', () => {
     it('deletes an active source', () => {
-      const { state } = given(sourceDecider, [sourceCreated]).when({ type: 'DeleteSource' }).then([sourceDeleted]);
+      const { state } = given(sourceDecider, [sourceCreated])
+        .when({ type: 'DeleteSource' })
+        .then([sourceDeleted]);
       expect(state).toEqual({ status: 'deleted' });
     });
 
     it('refuses to delete a source that does not exist, or twice, with not_found', () => {
       given(sourceDecider).when({ type: 'DeleteSource' }).thenThrows('not_found', 'source not found');
-      given(sourceDecider, [sourceCreated, sourceDeleted]).when({ type: 'DeleteSource' }).thenThrows('not_found', 'source not found');
+      given(sourceDecider, [sourceCreated, sourceDeleted])
+        .when({ type: 'DeleteSource' })
+        .thenThrows('not_found', 'source not found');
     });
   });
 
@@ -175,7 +222,10 @@ describe('source decider', () => {
       stateAfter(sourceDecider, [
         sourceCreated,
         sourceDeleted,
-        { type: 'SchemaConfigUpdated', data: { ...identity, changes: { allow_unplanned_track_events: false } } },
+        {
+          type: 'SchemaConfigUpdated',
+          data: { ...identity, changes: { allow_unplanned_track_events: false } },
+        },
       ]),
     ).toEqual({ status: 'deleted' });
   });
@@ -191,7 +241,10 @@ describe('schemaConfigValueProblem', () => {
     for (const action of ['ALLOW', 'OMIT_PROPERTIES', 'BLOCK']) {
       expect(schemaConfigValueProblem('common_track_event_on_violations', action)).toBeUndefined();
     }
-    for (const field of ['common_identify_event_on_violations', 'common_group_event_on_violations'] as const) {
+    for (const field of [
+      'common_identify_event_on_violations',
+      'common_group_event_on_violations',
+    ] as const) {
       for (const action of ['ALLOW', 'OMIT_TRAITS', 'BLOCK']) {
         expect(schemaConfigValueProblem(field, action)).toBeUndefined();
       }

@@ -39,7 +39,8 @@ export function given<State, Command, Event extends DomainEvent>(
           } catch (error) {
             refusal = error;
           }
-          expect(refusal).toBeInstanceOf(DomainError);
+          // Rethrown as is, so an unexpected success or a non-domain error shows its own message.
+          if (!(refusal instanceof DomainError)) throw refusal;
           expect({ kind: (refusal as DomainError).kind, message: (refusal as DomainError).message }).toEqual({
             kind,
             message: expect.stringContaining(messagePart),

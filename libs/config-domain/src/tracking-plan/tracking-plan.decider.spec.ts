@@ -36,9 +36,17 @@ const commandRunSchema = {
   properties: { context: {}, traits: {}, properties: { type: 'object', properties: {}, required: [] } },
   required: ['properties'],
 };
-const orderCompleted = { name: 'Order Completed', description: 'a checkout finished', version: 2, rules: orderCompletedSchema };
+const orderCompleted = {
+  name: 'Order Completed',
+  description: 'a checkout finished',
+  version: 2,
+  rules: orderCompletedSchema,
+};
 const commandRun = { name: 'Command Run', description: '', version: 1, rules: commandRunSchema };
-const globalSchema = { type: 'object', properties: { context: { type: 'object' }, traits: {}, properties: {} } };
+const globalSchema = {
+  type: 'object',
+  properties: { context: { type: 'object' }, traits: {}, properties: {} },
+};
 const identifySchema = {
   $schema: 'http://json-schema.org/draft-04/schema#',
   type: 'object',
@@ -60,7 +68,9 @@ const createCommand = (rules: unknown, displayName = plan.displayName): Tracking
   plan: { ...plan, displayName, rules },
   workspaceExists: true,
 });
-const update = (changes: Extract<TrackingPlanCommand, { type: 'UpdateTrackingPlan' }>['changes']): TrackingPlanCommand => ({
+const update = (
+  changes: Extract<TrackingPlanCommand, { type: 'UpdateTrackingPlan' }>['changes'],
+): TrackingPlanCommand => ({
   type: 'UpdateTrackingPlan',
   changes,
   now: later,
@@ -88,7 +98,12 @@ describe('tracking plan decider', () => {
     });
 
     it('fills the always-present parts: missing rules, missing parts and null traits become empty lists', () => {
-      for (const rules of [undefined, null, {}, { events: null, identify_traits: null, group_traits: null }]) {
+      for (const rules of [
+        undefined,
+        null,
+        {},
+        { events: null, identify_traits: null, group_traits: null },
+      ]) {
         given(trackingPlanDecider)
           .when(createCommand(rules))
           .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules: emptyRules } }]);
@@ -101,7 +116,10 @@ describe('tracking plan decider', () => {
         .then([
           {
             type: 'TrackingPlanCreated',
-            data: { ...plan, rules: { events: [commandRun], identify_traits: [], group_traits: [{ key: 'plan' }] } },
+            data: {
+              ...plan,
+              rules: { events: [commandRun], identify_traits: [], group_traits: [{ key: 'plan' }] },
+            },
           },
         ]);
     });
@@ -113,14 +131,24 @@ describe('tracking plan decider', () => {
       const rules = state.status === 'active' ? state.plan.rules : undefined;
       expect(Object.keys(rules ?? {}).sort()).toEqual(['events', 'group_traits', 'identify_traits']);
 
-      const withAll = { events: [], global: globalSchema, identify: identifySchema, group: { type: 'object' } };
+      const withAll = {
+        events: [],
+        global: globalSchema,
+        identify: identifySchema,
+        group: { type: 'object' },
+      };
       given(trackingPlanDecider)
         .when(createCommand(withAll))
         .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules: { ...emptyRules, ...withAll } } }]);
     });
 
     it('stores rule schemas verbatim: draft-04 $schema, id, labels, type arrays, enum with null, pattern, format', () => {
-      const rules = { events: [orderCompleted, commandRun], identify_traits: [], group_traits: [], identify: identifySchema };
+      const rules = {
+        events: [orderCompleted, commandRun],
+        identify_traits: [],
+        group_traits: [],
+        identify: identifySchema,
+      };
       const { state } = given(trackingPlanDecider)
         .when(createCommand(JSON.parse(JSON.stringify(rules))))
         .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules } }]);
@@ -146,16 +174,48 @@ describe('tracking plan decider', () => {
       ['rules that are a list', [], 'tracking_plan.rules must be an object'],
       ['rules that are a string', 'events', 'tracking_plan.rules must be an object'],
       ['events that are an object', { events: { name: 'A' } }, 'tracking_plan.rules.events must be a list'],
-      ['identify_traits that are a string', { identify_traits: 'email' }, 'tracking_plan.rules.identify_traits must be a list'],
-      ['group_traits that are an object', { group_traits: {} }, 'tracking_plan.rules.group_traits must be a list'],
-      ['an event without a name', { events: [{ version: 1 }] }, 'tracking_plan.rules.events[0] needs a string name'],
-      ['an event that is not an object', { events: ['Order Completed'] }, 'tracking_plan.rules.events[0] needs a string name'],
-      ['an event with a numeric name', { events: [{ name: 7 }] }, 'tracking_plan.rules.events[0] needs a string name'],
-      ['a fractional version', { events: [{ name: 'A' }, { name: 'B', version: 1.5 }] }, 'events[1].version must be an integer'],
-      ['a version as a string', { events: [{ name: 'A', version: '1' }] }, 'events[0].version must be an integer'],
+      [
+        'identify_traits that are a string',
+        { identify_traits: 'email' },
+        'tracking_plan.rules.identify_traits must be a list',
+      ],
+      [
+        'group_traits that are an object',
+        { group_traits: {} },
+        'tracking_plan.rules.group_traits must be a list',
+      ],
+      [
+        'an event without a name',
+        { events: [{ version: 1 }] },
+        'tracking_plan.rules.events[0] needs a string name',
+      ],
+      [
+        'an event that is not an object',
+        { events: ['Order Completed'] },
+        'tracking_plan.rules.events[0] needs a string name',
+      ],
+      [
+        'an event with a numeric name',
+        { events: [{ name: 7 }] },
+        'tracking_plan.rules.events[0] needs a string name',
+      ],
+      [
+        'a fractional version',
+        { events: [{ name: 'A' }, { name: 'B', version: 1.5 }] },
+        'events[1].version must be an integer',
+      ],
+      [
+        'a version as a string',
+        { events: [{ name: 'A', version: '1' }] },
+        'events[0].version must be an integer',
+      ],
       ['a null version', { events: [{ name: 'A', version: null }] }, 'events[0].version must be an integer'],
       ['global as a list', { global: [] }, 'tracking_plan.rules.global must be a JSON Schema object'],
-      ['identify as a string', { identify: 'object' }, 'tracking_plan.rules.identify must be a JSON Schema object'],
+      [
+        'identify as a string',
+        { identify: 'object' },
+        'tracking_plan.rules.identify must be a JSON Schema object',
+      ],
       ['group as a boolean', { group: true }, 'tracking_plan.rules.group must be a JSON Schema object'],
     ])('refuses %s with invalid_argument', (_case, rules, message) => {
       given(trackingPlanDecider).when(createCommand(rules)).thenThrows('invalid_argument', message);
@@ -163,7 +223,10 @@ describe('tracking plan decider', () => {
 
     it.each(['', '   ', undefined])('refuses a blank display name (%j)', (displayName) => {
       given(trackingPlanDecider)
-        .when({ ...createCommand({}), plan: { ...plan, rules: {}, displayName: displayName as string } } as TrackingPlanCommand)
+        .when({
+          ...createCommand({}),
+          plan: { ...plan, rules: {}, displayName: displayName as string },
+        } as TrackingPlanCommand)
         .thenThrows('invalid_argument', 'tracking_plan.display_name is required');
     });
 
@@ -191,9 +254,16 @@ describe('tracking plan decider', () => {
       const { state } = given(trackingPlanDecider, [planCreated])
         .when(update({ displayName: 'Renamed' }))
         .then([
-          { type: 'TrackingPlanUpdated', data: { ...planIdentity, changes: { displayName: 'Renamed' }, updateTime: later } },
+          {
+            type: 'TrackingPlanUpdated',
+            data: { ...planIdentity, changes: { displayName: 'Renamed' }, updateTime: later },
+          },
         ]);
-      expect(state.status === 'active' && state.plan).toEqual({ ...plan, displayName: 'Renamed', updateTime: later });
+      expect(state.status === 'active' && state.plan).toEqual({
+        ...plan,
+        displayName: 'Renamed',
+        updateTime: later,
+      });
     });
 
     it.each(['', '  ', 42])('refuses a display name that is blank or not a string (%j)', (displayName) => {
@@ -207,7 +277,14 @@ describe('tracking plan decider', () => {
         type: 'TrackingPlanUpdated',
         data: {
           ...planIdentity,
-          changes: { rules: { ...emptyRules, events: [commandRun], identify_traits: [{ key: 'email' }], global: globalSchema } },
+          changes: {
+            rules: {
+              ...emptyRules,
+              events: [commandRun],
+              identify_traits: [{ key: 'email' }],
+              global: globalSchema,
+            },
+          },
           updateTime: later,
         },
       };
@@ -215,7 +292,12 @@ describe('tracking plan decider', () => {
       const normalized = { events: [orderCompleted], identify_traits: [], group_traits: [] };
       given(trackingPlanDecider, [planCreated, withGlobal])
         .when(update({ rules: newRules }))
-        .then([{ type: 'TrackingPlanUpdated', data: { ...planIdentity, changes: { rules: normalized }, updateTime: later } }]);
+        .then([
+          {
+            type: 'TrackingPlanUpdated',
+            data: { ...planIdentity, changes: { rules: normalized }, updateTime: later },
+          },
+        ]);
       expect(rulesAfter([planCreated, withGlobal])).toHaveProperty('global');
     });
 
@@ -233,7 +315,11 @@ describe('tracking plan decider', () => {
         .then([
           {
             type: 'TrackingPlanUpdated',
-            data: { ...planIdentity, changes: { ruleParts: { events: [orderCompleted] } }, updateTime: later },
+            data: {
+              ...planIdentity,
+              changes: { ruleParts: { events: [orderCompleted] } },
+              updateTime: later,
+            },
           },
         ]);
       expect(state.status === 'active' && state.plan.rules).toEqual({
@@ -245,10 +331,19 @@ describe('tracking plan decider', () => {
     });
 
     it('sets global, identify and group through their narrow paths, verbatim', () => {
-      const ruleParts = { global: globalSchema, identify: identifySchema, group: { type: ['object', 'null'] } };
+      const ruleParts = {
+        global: globalSchema,
+        identify: identifySchema,
+        group: { type: ['object', 'null'] },
+      };
       const { state } = given(trackingPlanDecider, [planCreated])
         .when(update({ ruleParts }))
-        .then([{ type: 'TrackingPlanUpdated', data: { ...planIdentity, changes: { ruleParts }, updateTime: later } }]);
+        .then([
+          {
+            type: 'TrackingPlanUpdated',
+            data: { ...planIdentity, changes: { ruleParts }, updateTime: later },
+          },
+        ]);
       expect(state.status === 'active' && state.plan.rules).toEqual({ ...plan.rules, ...ruleParts });
     });
 
@@ -261,7 +356,10 @@ describe('tracking plan decider', () => {
       const { events, state } = given(trackingPlanDecider, [planCreated, withGlobal])
         .when(update({ ruleParts: { global: null } }))
         .then([
-          { type: 'TrackingPlanUpdated', data: { ...planIdentity, changes: { ruleParts: { global: null } }, updateTime: later } },
+          {
+            type: 'TrackingPlanUpdated',
+            data: { ...planIdentity, changes: { ruleParts: { global: null } }, updateTime: later },
+          },
         ]);
       expect(state.status === 'active' && state.plan.rules).toEqual(plan.rules);
       expect(rulesAfter([planCreated, withGlobal, ...events])).not.toHaveProperty('global');
@@ -273,7 +371,11 @@ describe('tracking plan decider', () => {
         .then([
           {
             type: 'TrackingPlanUpdated',
-            data: { ...planIdentity, changes: { ruleParts: { events: [], identify_traits: [] } }, updateTime: later },
+            data: {
+              ...planIdentity,
+              changes: { ruleParts: { events: [], identify_traits: [] } },
+              updateTime: later,
+            },
           },
         ]);
       expect(state.status === 'active' && state.plan.rules).toEqual(emptyRules);
@@ -281,7 +383,12 @@ describe('tracking plan decider', () => {
 
     it('applies narrow parts after the wholesale rules when both are masked', () => {
       const { state } = given(trackingPlanDecider, [planCreated])
-        .when(update({ rules: { events: [commandRun], global: globalSchema }, ruleParts: { events: [orderCompleted] } }))
+        .when(
+          update({
+            rules: { events: [commandRun], global: globalSchema },
+            ruleParts: { events: [orderCompleted] },
+          }),
+        )
         .then([
           {
             type: 'TrackingPlanUpdated',
@@ -319,7 +426,9 @@ describe('tracking plan decider', () => {
     });
 
     it('refuses to update a plan that does not exist, or was deleted, with not_found', () => {
-      given(trackingPlanDecider).when(update({ displayName: 'x' })).thenThrows('not_found', 'tracking plan not found');
+      given(trackingPlanDecider)
+        .when(update({ displayName: 'x' }))
+        .thenThrows('not_found', 'tracking plan not found');
       given(trackingPlanDecider, [planCreated, planDeleted])
         .when(update({ displayName: 'x' }))
         .thenThrows('not_found', 'tracking plan not found');
@@ -335,7 +444,9 @@ describe('tracking plan decider', () => {
     });
 
     it('refuses to delete a plan that does not exist, or twice, with not_found', () => {
-      given(trackingPlanDecider).when({ type: 'DeleteTrackingPlan' }).thenThrows('not_found', 'tracking plan not found');
+      given(trackingPlanDecider)
+        .when({ type: 'DeleteTrackingPlan' })
+        .thenThrows('not_found', 'tracking plan not found');
       given(trackingPlanDecider, [planCreated, planDeleted])
         .when({ type: 'DeleteTrackingPlan' })
         .thenThrows('not_found', 'tracking plan not found');
@@ -387,7 +498,10 @@ describe('tracking plan decider', () => {
           sourceSlugs: ['ios', 'js'],
           sources: { ...known, js: { exists: true, connectedPlanId: 'rs_other' } },
         })
-        .thenThrows('already_exists', 'workspaces/ws/sources/js is already connected to tracking plan rs_other');
+        .thenThrows(
+          'already_exists',
+          'workspaces/ws/sources/js is already connected to tracking plan rs_other',
+        );
     });
 
     it('refuses an empty batch with invalid_argument', () => {
@@ -443,7 +557,9 @@ describe('tracking plan decider', () => {
   });
 
   it('ignores changes to a plan that is not active when folding', () => {
-    expect(stateAfter(trackingPlanDecider, [planCreated, planDeleted, connected('js')])).toEqual({ status: 'deleted' });
+    expect(stateAfter(trackingPlanDecider, [planCreated, planDeleted, connected('js')])).toEqual({
+      status: 'deleted',
+    });
     expect(stateAfter(trackingPlanDecider, [connected('js')])).toEqual({ status: 'absent' });
   });
 });

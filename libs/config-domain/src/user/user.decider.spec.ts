@@ -2,7 +2,11 @@ import { given } from '../testing/given-when-then';
 import { userDecider } from './user.decider';
 import { UserRecord } from './user.events';
 
-const admin: UserRecord = { email: 'admin@example.com', passwordHash: 'scrypt$c2FsdA$aGFzaA', instanceAdmin: true };
+const admin: UserRecord = {
+  email: 'admin@example.com',
+  passwordHash: 'scrypt$c2FsdA$aGFzaA',
+  instanceAdmin: true,
+};
 
 describe('user decider', () => {
   it('registers a user who does not exist yet', () => {
@@ -14,7 +18,10 @@ describe('user decider', () => {
 
   it('refuses registering the same user twice with already_exists, naming the email', () => {
     given(userDecider, [{ type: 'UserRegistered', data: admin }])
-      .when({ type: 'RegisterUser', user: { ...admin, passwordHash: 'scrypt$b3RoZXI$b3RoZXI', instanceAdmin: false } })
+      .when({
+        type: 'RegisterUser',
+        user: { ...admin, passwordHash: 'scrypt$b3RoZXI$b3RoZXI', instanceAdmin: false },
+      })
       .thenThrows('already_exists', 'user admin@example.com already exists');
   });
 

@@ -22,7 +22,10 @@ describe('workspace decider', () => {
 
     it('refuses a second workspace of the same slug with already_exists', () => {
       given(workspaceDecider, [workspaceCreated])
-        .when({ type: 'CreateWorkspace', workspace: { ...myWorkspace, id: 'ffffffffff', displayName: 'Other' } })
+        .when({
+          type: 'CreateWorkspace',
+          workspace: { ...myWorkspace, id: 'ffffffffff', displayName: 'Other' },
+        })
         .thenThrows('already_exists', 'workspaces/myworkspace already exists');
     });
 
@@ -37,7 +40,9 @@ describe('workspace decider', () => {
     it('renames an existing workspace and keeps its other fields', () => {
       const { state } = given(workspaceDecider, [workspaceCreated])
         .when({ type: 'UpdateWorkspace', changes: { displayName: 'Renamed' } })
-        .then([{ type: 'WorkspaceUpdated', data: { slug: 'myworkspace', changes: { displayName: 'Renamed' } } }]);
+        .then([
+          { type: 'WorkspaceUpdated', data: { slug: 'myworkspace', changes: { displayName: 'Renamed' } } },
+        ]);
       expect(state).toEqual({ status: 'active', workspace: { ...myWorkspace, displayName: 'Renamed' } });
     });
 
@@ -64,7 +69,9 @@ describe('workspace decider', () => {
 
   it('ignores an update event without a created workspace when folding', () => {
     expect(
-      stateAfter(workspaceDecider, [{ type: 'WorkspaceUpdated', data: { slug: 'ghost', changes: { displayName: 'X' } } }]),
+      stateAfter(workspaceDecider, [
+        { type: 'WorkspaceUpdated', data: { slug: 'ghost', changes: { displayName: 'X' } } },
+      ]),
     ).toEqual({ status: 'absent' });
   });
 });
