@@ -66,7 +66,11 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
       case 'DeleteDestination':
         return [{ type: 'DestinationDeleted', data: identity(requireActive(state).destination) }];
       case 'CreateFilter': {
-        const { destination } = requireActive(state);
+        const { destination, filters } = requireActive(state);
+        // Two filters under one id could no longer be told apart: update and delete would hit both.
+        if (filters.some((filter) => filter.filterId === command.filter.filterId)) {
+          throw alreadyExists(`${destinationName(destination)}/filters/${command.filter.filterId} already exists`);
+        }
         validateFilter(command.filter);
         return [{ type: 'DestinationFilterCreated', data: { ...identity(destination), filter: command.filter } }];
       }

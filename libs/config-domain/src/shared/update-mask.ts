@@ -20,7 +20,8 @@ export function resolveUpdateMask(
   const changes: Record<string, unknown> = {};
   for (const rawPath of paths) {
     const path = stripResourcePrefix(resourceKey, String(rawPath).trim());
-    if (!(path in zeroValues)) {
+    // Own keys only: `in` would also accept names every object inherits (`constructor`, `__proto__`).
+    if (!Object.hasOwn(zeroValues, path)) {
       throw invalidArgument(
         `update_mask path "${rawPath}" is not an updatable field of ${resourceKey}; ` +
           `updatable: ${Object.keys(zeroValues).join(', ')}`,
@@ -44,7 +45,7 @@ function presentFieldPaths(body: Record<string, unknown>, zeroValues: Readonly<R
 function valueAtPath(body: Record<string, unknown>, path: string): unknown {
   let current: unknown = body;
   for (const segment of path.split('.')) {
-    if (current === null || typeof current !== 'object') return undefined;
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) return undefined;
     current = (current as Record<string, unknown>)[segment];
   }
   return current;

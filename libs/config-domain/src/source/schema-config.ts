@@ -58,6 +58,8 @@ const TRAIT_ACTIONS = ['ALLOW', 'OMIT_TRAITS', 'BLOCK'];
 
 /** Returns a reason when a value does not fit its field, or undefined when it does. */
 export function schemaConfigValueProblem(field: keyof SchemaConfig, value: unknown): string | undefined {
+  // Checked first: the rules below go by name prefix, which would let any `allow_*` name through.
+  if (!Object.hasOwn(DEFAULT_SCHEMA_CONFIG, field)) return `${field} is not a schema config field`;
   if (field.startsWith('allow_')) return typeof value === 'boolean' ? undefined : `${field} must be a boolean`;
   if (field.startsWith('forwarding_')) return typeof value === 'string' ? undefined : `${field} must be a string`;
   const allowed = field === 'common_track_event_on_violations' ? TRACK_ACTIONS : TRAIT_ACTIONS;

@@ -45,7 +45,8 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
         if (command.changes.ruleParts) {
           changes.ruleParts = {};
           for (const [part, value] of Object.entries(command.changes.ruleParts)) {
-            changes.ruleParts[part] = normalizeRulePart(part, value);
+            // A cleared optional part is recorded as null, never undefined, so a replay clears it too.
+            changes.ruleParts[part] = normalizeRulePart(part, value) ?? null;
           }
         }
         return [
@@ -126,7 +127,7 @@ export function applyTrackingPlanChanges(
   if (changes.ruleParts) {
     rules = { ...rules };
     for (const [part, value] of Object.entries(changes.ruleParts)) {
-      if (value === undefined) delete rules[part];
+      if (value === undefined || value === null) delete rules[part];
       else rules[part] = value;
     }
   }

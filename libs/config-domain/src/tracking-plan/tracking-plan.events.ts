@@ -25,8 +25,12 @@ export interface TrackingPlanChanges {
   displayName?: string;
   /** Replaces the rules wholesale (`tracking_plan.rules` in the mask). */
   rules?: TrackingPlanRules;
-  /** Replaces single parts (`tracking_plan.rules.events`, `.global`, ...), after `rules` if both. */
-  ruleParts?: Partial<TrackingPlanRules>;
+  /**
+   * Replaces single parts (`tracking_plan.rules.events`, `.global`, ...), after `rules` if both.
+   * `null` removes an optional part (`global`, `identify`, `group`): it must be a value that
+   * survives the JSON the event is stored as, which `undefined` does not.
+   */
+  ruleParts?: { [Part in keyof TrackingPlanRules]?: TrackingPlanRules[Part] | null };
 }
 
 type PlanIdentity = { workspaceSlug: string; planId: string };

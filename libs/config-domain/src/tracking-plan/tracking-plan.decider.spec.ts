@@ -1,0 +1,574 @@
+import { given, stateAfter } from '../testing/given-when-then';
+import { normalizeRules, TrackingPlanCommand, trackingPlanDecider } from './tracking-plan.decider';
+import { TrackingPlanEvent, TrackingPlanRecord, TrackingPlanRules } from './tracking-plan.events';
+
+const planIdentity = { workspaceSlug: 'ws', planId: 'rs_1LMmY55PRAqJrqPrGzyk2nlYuZ3' };
+const createdAt = '2019-05-17T15:19:44Z';
+const later = '2019-10-20T03:47:14Z';
+
+/** JSON Schema content that must come back exactly as written (spec §3, "Store rule schemas verbatim"). */
+const orderCompletedSchema = {
+  $schema: 'http://json-schema.org/draft-04/schema#',
+  id: 'https://example.com/schemas/order-completed',
+  labels: { team: 'growth', priority: 'high' },
+  type: 'object',
+  properties: {
+    context: {},
+    traits: {},
+    properties: {
+      type: 'object',
+      properties: {
+        coupon: { type: ['string', 'null'], pattern: '^[A-Z0-9]+$' },
+        currency: { enum: ['EUR', 'USD', null] },
+        placed_at: { type: 'string', format: 'date-time' },
+        total: { type: 'number', minimum: 0 },
+      },
+      required: ['currency'],
+      additionalProperties: false,
+    },
+  },
+  required: ['properties'],
+};
+const commandRunSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  labels: {},
+  properties: { context: {}, traits: {}, properties: { type: 'object', properties: {}, required: [] } },
+  required: ['properties'],
+};
+const orderCompleted = {
+  name: 'Order Completed',
+  description: 'a checkout finished',
+  version: 2,
+  rules: orderCompletedSchema,
+};
+const commandRun = { name: 'Command Run', description: '', version: 1, rules: commandRunSchema };
+const globalSchema = {
+  type: 'object',
+  properties: { context: { type: 'object' }, traits: {}, properties: {} },
+};
+const identifySchema = {
+  $schema: 'http://json-schema.org/draft-04/schema#',
+  type: 'object',
+  properties: { traits: { type: 'object', properties: { email: { type: ['string', 'null'] } } } },
+};
+
+const emptyRules: TrackingPlanRules = { events: [], identify_traits: [], group_traits: [] };
+const plan: TrackingPlanRecord = {
+  ...planIdentity,
+  displayName: 'Typewriter Tracking Plan',
+  rules: { events: [commandRun], identify_traits: [], group_traits: [] },
+  createTime: createdAt,
+  updateTime: createdAt,
+};
+const planCreated: TrackingPlanEvent = { type: 'TrackingPlanCreated', data: plan };
+const planDeleted: TrackingPlanEvent = { type: 'TrackingPlanDeleted', data: planIdentity };
+const createCommand = (rules: unknown, displayName = plan.displayName): TrackingPlanCommand => ({
+  type: 'CreateTrackingPlan',
+  plan: { ...plan, displayName, rules },
+  workspaceExists: true,
+});
+const update = (
+  changes: Extract<TrackingPlanCommand, { type: 'UpdateTrackingPlan' }>['changes'],
+): TrackingPlanCommand => ({
+  type: 'UpdateTrackingPlan',
+  changes,
+  now: later,
+});
+const connected = (sourceSlug: string): TrackingPlanEvent => ({
+  type: 'TrackingPlanSourceConnected',
+  data: { ...planIdentity, sourceSlug },
+});
+const disconnected = (sourceSlug: string): TrackingPlanEvent => ({
+  type: 'TrackingPlanSourceDisconnected',
+  data: { ...planIdentity, sourceSlug },
+});
+
+function rulesAfter(history: TrackingPlanEvent[]): TrackingPlanRules {
+  const state = stateAfter(trackingPlanDecider, history);
+  if (state.status !== 'active') throw new Error(`expected an active plan, got ${state.status}`);
+  return state.plan.rules;
+}
+
+describe('tracking plan decider', () => {
+  describe('CreateTrackingPlan', () => {
+    it('creates a plan with its rules', () => {
+      const { state } = given(trackingPlanDecider).when(createCommand(plan.rules)).then([planCreated]);
+      expect(state).toEqual({ status: 'active', plan, connectedSourceSlugs: [] });
+    });
+
+    it('fills the always-present parts: missing rules, missing parts and null traits become empty lists', () => {
+      for (const rules of [
+        undefined,
+        null,
+        {},
+        { events: null, identify_traits: null, group_traits: null },
+      ]) {
+        given(trackingPlanDecider)
+          .when(createCommand(rules))
+          .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules: emptyRules } }]);
+      }
+    });
+
+    it('turns identify_traits: null (sent by C4) into [] and keeps the other parts', () => {
+      given(trackingPlanDecider)
+        .when(createCommand({ events: [commandRun], identify_traits: null, group_traits: [{ key: 'plan' }] }))
+        .then([
+          {
+            type: 'TrackingPlanCreated',
+            data: {
+              ...plan,
+              rules: { events: [commandRun], identify_traits: [], group_traits: [{ key: 'plan' }] },
+            },
+          },
+        ]);
+    });
+
+    it('includes global, identify and group only when they are set', () => {
+      const { state } = given(trackingPlanDecider)
+        .when(createCommand({ events: [], global: null, identify: undefined }))
+        .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules: emptyRules } }]);
+      const rules = state.status === 'active' ? state.plan.rules : undefined;
+      expect(Object.keys(rules ?? {}).sort()).toEqual(['events', 'group_traits', 'identify_traits']);
+
+      const withAll = {
+        events: [],
+        global: globalSchema,
+        identify: identifySchema,
+        group: { type: 'object' },
+      };
+      given(trackingPlanDecider)
+        .when(createCommand(withAll))
+        .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules: { ...emptyRules, ...withAll } } }]);
+    });
+
+    it('stores rule schemas verbatim: draft-04 $schema, id, labels, type arrays, enum with null, pattern, format', () => {
+      const rules = {
+        events: [orderCompleted, commandRun],
+        identify_traits: [],
+        group_traits: [],
+        identify: identifySchema,
+      };
+      const { state } = given(trackingPlanDecider)
+        .when(createCommand(JSON.parse(JSON.stringify(rules))))
+        .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules } }]);
+      // Byte for byte, key order included: clients diff what they wrote against what they read back.
+      expect(JSON.stringify(state.status === 'active' && state.plan.rules)).toBe(JSON.stringify(rules));
+    });
+
+    it('keeps rule keys it does not know as they were sent', () => {
+      const rules = { events: [], identify_traits: [], group_traits: [], extension: { anything: [1, null] } };
+      given(trackingPlanDecider)
+        .when(createCommand(rules))
+        .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules } }]);
+    });
+
+    it('accepts an event without a version, and integer versions', () => {
+      const events = [{ name: 'A' }, { name: 'B', version: 1 }, { name: 'C', version: 4 }];
+      given(trackingPlanDecider)
+        .when(createCommand({ events }))
+        .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules: { ...emptyRules, events } } }]);
+    });
+
+    it.each<[string, unknown, string]>([
+      ['rules that are a list', [], 'tracking_plan.rules must be an object'],
+      ['rules that are a string', 'events', 'tracking_plan.rules must be an object'],
+      ['events that are an object', { events: { name: 'A' } }, 'tracking_plan.rules.events must be a list'],
+      [
+        'identify_traits that are a string',
+        { identify_traits: 'email' },
+        'tracking_plan.rules.identify_traits must be a list',
+      ],
+      [
+        'group_traits that are an object',
+        { group_traits: {} },
+        'tracking_plan.rules.group_traits must be a list',
+      ],
+      [
+        'an event without a name',
+        { events: [{ version: 1 }] },
+        'tracking_plan.rules.events[0] needs a string name',
+      ],
+      [
+        'an event that is not an object',
+        { events: ['Order Completed'] },
+        'tracking_plan.rules.events[0] needs a string name',
+      ],
+      [
+        'an event with a numeric name',
+        { events: [{ name: 7 }] },
+        'tracking_plan.rules.events[0] needs a string name',
+      ],
+      [
+        'a fractional version',
+        { events: [{ name: 'A' }, { name: 'B', version: 1.5 }] },
+        'events[1].version must be an integer',
+      ],
+      [
+        'a version as a string',
+        { events: [{ name: 'A', version: '1' }] },
+        'events[0].version must be an integer',
+      ],
+      ['a null version', { events: [{ name: 'A', version: null }] }, 'events[0].version must be an integer'],
+      ['global as a list', { global: [] }, 'tracking_plan.rules.global must be a JSON Schema object'],
+      [
+        'identify as a string',
+        { identify: 'object' },
+        'tracking_plan.rules.identify must be a JSON Schema object',
+      ],
+      ['group as a boolean', { group: true }, 'tracking_plan.rules.group must be a JSON Schema object'],
+    ])('refuses %s with invalid_argument', (_case, rules, message) => {
+      given(trackingPlanDecider).when(createCommand(rules)).thenThrows('invalid_argument', message);
+    });
+
+    it.each(['', '   ', undefined])('refuses a blank display name (%j)', (displayName) => {
+      given(trackingPlanDecider)
+        .when({
+          ...createCommand({}),
+          plan: { ...plan, rules: {}, displayName: displayName as string },
+        } as TrackingPlanCommand)
+        .thenThrows('invalid_argument', 'tracking_plan.display_name is required');
+    });
+
+    it('refuses a plan in a workspace that does not exist with not_found', () => {
+      given(trackingPlanDecider)
+        .when({ ...createCommand({}), workspaceExists: false } as TrackingPlanCommand)
+        .thenThrows('not_found', 'workspaces/ws not found');
+    });
+
+    it('refuses a plan id in use with already_exists', () => {
+      given(trackingPlanDecider, [planCreated])
+        .when(createCommand({}))
+        .thenThrows('already_exists', `tracking plan ${planIdentity.planId} already exists`);
+    });
+
+    it('never reuses the id of a deleted plan', () => {
+      given(trackingPlanDecider, [planCreated, planDeleted])
+        .when(createCommand({}))
+        .thenThrows('already_exists', `tracking plan ${planIdentity.planId} already exists`);
+    });
+  });
+
+  describe('UpdateTrackingPlan', () => {
+    it('renames the plan and stamps the update time', () => {
+      const { state } = given(trackingPlanDecider, [planCreated])
+        .when(update({ displayName: 'Renamed' }))
+        .then([
+          {
+            type: 'TrackingPlanUpdated',
+            data: { ...planIdentity, changes: { displayName: 'Renamed' }, updateTime: later },
+          },
+        ]);
+      expect(state.status === 'active' && state.plan).toEqual({
+        ...plan,
+        displayName: 'Renamed',
+        updateTime: later,
+      });
+    });
+
+    it.each(['', '  ', 42])('refuses a display name that is blank or not a string (%j)', (displayName) => {
+      given(trackingPlanDecider, [planCreated])
+        .when(update({ displayName: displayName as string }))
+        .thenThrows('invalid_argument', 'tracking_plan.display_name must be a non-empty string');
+    });
+
+    it('replaces the rules wholesale (tracking_plan.rules): parts not sent are gone or empty', () => {
+      const withGlobal: TrackingPlanEvent = {
+        type: 'TrackingPlanUpdated',
+        data: {
+          ...planIdentity,
+          changes: {
+            rules: {
+              ...emptyRules,
+              events: [commandRun],
+              identify_traits: [{ key: 'email' }],
+              global: globalSchema,
+            },
+          },
+          updateTime: later,
+        },
+      };
+      const newRules = { events: [orderCompleted], identify_traits: null };
+      const normalized = { events: [orderCompleted], identify_traits: [], group_traits: [] };
+      given(trackingPlanDecider, [planCreated, withGlobal])
+        .when(update({ rules: newRules }))
+        .then([
+          {
+            type: 'TrackingPlanUpdated',
+            data: { ...planIdentity, changes: { rules: normalized }, updateTime: later },
+          },
+        ]);
+      expect(rulesAfter([planCreated, withGlobal])).toHaveProperty('global');
+    });
+
+    it('replaces a single part (tracking_plan.rules.events) and keeps the rest', () => {
+      const withIdentify: TrackingPlanEvent = {
+        type: 'TrackingPlanUpdated',
+        data: {
+          ...planIdentity,
+          changes: { ruleParts: { identify: identifySchema, identify_traits: [{ key: 'email' }] } },
+          updateTime: later,
+        },
+      };
+      const { state } = given(trackingPlanDecider, [planCreated, withIdentify])
+        .when(update({ ruleParts: { events: [orderCompleted] } }))
+        .then([
+          {
+            type: 'TrackingPlanUpdated',
+            data: {
+              ...planIdentity,
+              changes: { ruleParts: { events: [orderCompleted] } },
+              updateTime: later,
+            },
+          },
+        ]);
+      expect(state.status === 'active' && state.plan.rules).toEqual({
+        events: [orderCompleted],
+        identify_traits: [{ key: 'email' }],
+        group_traits: [],
+        identify: identifySchema,
+      });
+    });
+
+    it('sets global, identify and group through their narrow paths, verbatim', () => {
+      const ruleParts = {
+        global: globalSchema,
+        identify: identifySchema,
+        group: { type: ['object', 'null'] },
+      };
+      const { state } = given(trackingPlanDecider, [planCreated])
+        .when(update({ ruleParts }))
+        .then([
+          {
+            type: 'TrackingPlanUpdated',
+            data: { ...planIdentity, changes: { ruleParts }, updateTime: later },
+          },
+        ]);
+      expect(state.status === 'active' && state.plan.rules).toEqual({ ...plan.rules, ...ruleParts });
+    });
+
+    it('clears an optional part masked without a value, and it stays cleared when the stream is replayed', () => {
+      const withGlobal: TrackingPlanEvent = {
+        type: 'TrackingPlanUpdated',
+        data: { ...planIdentity, changes: { ruleParts: { global: globalSchema } }, updateTime: createdAt },
+      };
+      // The mask names tracking_plan.rules.global and the body lacks it: the zero value (null) arrives.
+      const { events, state } = given(trackingPlanDecider, [planCreated, withGlobal])
+        .when(update({ ruleParts: { global: null } }))
+        .then([
+          {
+            type: 'TrackingPlanUpdated',
+            data: { ...planIdentity, changes: { ruleParts: { global: null } }, updateTime: later },
+          },
+        ]);
+      expect(state.status === 'active' && state.plan.rules).toEqual(plan.rules);
+      expect(rulesAfter([planCreated, withGlobal, ...events])).not.toHaveProperty('global');
+    });
+
+    it('turns a masked-but-absent list part into [] rather than removing it', () => {
+      const { state } = given(trackingPlanDecider, [planCreated])
+        .when(update({ ruleParts: { events: undefined, identify_traits: null } }))
+        .then([
+          {
+            type: 'TrackingPlanUpdated',
+            data: {
+              ...planIdentity,
+              changes: { ruleParts: { events: [], identify_traits: [] } },
+              updateTime: later,
+            },
+          },
+        ]);
+      expect(state.status === 'active' && state.plan.rules).toEqual(emptyRules);
+    });
+
+    it('applies narrow parts after the wholesale rules when both are masked', () => {
+      const { state } = given(trackingPlanDecider, [planCreated])
+        .when(
+          update({
+            rules: { events: [commandRun], global: globalSchema },
+            ruleParts: { events: [orderCompleted] },
+          }),
+        )
+        .then([
+          {
+            type: 'TrackingPlanUpdated',
+            data: {
+              ...planIdentity,
+              changes: {
+                rules: { events: [commandRun], identify_traits: [], group_traits: [], global: globalSchema },
+                ruleParts: { events: [orderCompleted] },
+              },
+              updateTime: later,
+            },
+          },
+        ]);
+      expect(state.status === 'active' && state.plan.rules).toEqual({
+        events: [orderCompleted],
+        identify_traits: [],
+        group_traits: [],
+        global: globalSchema,
+      });
+    });
+
+    it('validates what it replaces', () => {
+      given(trackingPlanDecider, [planCreated])
+        .when(update({ rules: null }))
+        .thenThrows('invalid_argument', 'tracking_plan.rules must be an object');
+      given(trackingPlanDecider, [planCreated])
+        .when(update({ ruleParts: { events: [{ name: 'A', version: 2.5 }] } }))
+        .thenThrows('invalid_argument', 'tracking_plan.rules.events[0].version must be an integer');
+      given(trackingPlanDecider, [planCreated])
+        .when(update({ ruleParts: { global: 'object' } }))
+        .thenThrows('invalid_argument', 'tracking_plan.rules.global must be a JSON Schema object');
+      given(trackingPlanDecider, [planCreated])
+        .when(update({ ruleParts: { screens: [] } }))
+        .thenThrows('invalid_argument', 'tracking_plan.rules.screens is not a rules part');
+    });
+
+    it('refuses to update a plan that does not exist, or was deleted, with not_found', () => {
+      given(trackingPlanDecider)
+        .when(update({ displayName: 'x' }))
+        .thenThrows('not_found', 'tracking plan not found');
+      given(trackingPlanDecider, [planCreated, planDeleted])
+        .when(update({ displayName: 'x' }))
+        .thenThrows('not_found', 'tracking plan not found');
+    });
+  });
+
+  describe('DeleteTrackingPlan', () => {
+    it('deletes an active plan', () => {
+      const { state } = given(trackingPlanDecider, [planCreated, connected('js')])
+        .when({ type: 'DeleteTrackingPlan' })
+        .then([planDeleted]);
+      expect(state).toEqual({ status: 'deleted' });
+    });
+
+    it('refuses to delete a plan that does not exist, or twice, with not_found', () => {
+      given(trackingPlanDecider)
+        .when({ type: 'DeleteTrackingPlan' })
+        .thenThrows('not_found', 'tracking plan not found');
+      given(trackingPlanDecider, [planCreated, planDeleted])
+        .when({ type: 'DeleteTrackingPlan' })
+        .thenThrows('not_found', 'tracking plan not found');
+    });
+  });
+
+  describe('ConnectSources', () => {
+    const known = { js: { exists: true }, ios: { exists: true }, android: { exists: true } };
+
+    it('connects each named source', () => {
+      const { state } = given(trackingPlanDecider, [planCreated])
+        .when({ type: 'ConnectSources', sourceSlugs: ['js', 'ios'], sources: known })
+        .then([connected('js'), connected('ios')]);
+      expect(state.status === 'active' && state.connectedSourceSlugs).toEqual(['js', 'ios']);
+    });
+
+    it('is idempotent: a source already connected to this plan yields no event and no error', () => {
+      given(trackingPlanDecider, [planCreated, connected('js')])
+        .when({
+          type: 'ConnectSources',
+          sourceSlugs: ['js'],
+          sources: { js: { exists: true, connectedPlanId: planIdentity.planId } },
+        })
+        .then([]);
+      given(trackingPlanDecider, [planCreated, connected('js')])
+        .when({ type: 'ConnectSources', sourceSlugs: ['js', 'ios'], sources: known })
+        .then([connected('ios')]);
+    });
+
+    it('connects a source named twice in one batch once', () => {
+      given(trackingPlanDecider, [planCreated])
+        .when({ type: 'ConnectSources', sourceSlugs: ['js', 'js'], sources: known })
+        .then([connected('js')]);
+    });
+
+    it('refuses a source that does not exist with not_found, connecting none of the batch', () => {
+      given(trackingPlanDecider, [planCreated])
+        .when({ type: 'ConnectSources', sourceSlugs: ['js', 'web'], sources: known })
+        .thenThrows('not_found', 'workspaces/ws/sources/web not found');
+      given(trackingPlanDecider, [planCreated])
+        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: { js: { exists: false } } })
+        .thenThrows('not_found', 'workspaces/ws/sources/js not found');
+    });
+
+    it('refuses a source connected to another plan with already_exists, naming that plan', () => {
+      given(trackingPlanDecider, [planCreated])
+        .when({
+          type: 'ConnectSources',
+          sourceSlugs: ['ios', 'js'],
+          sources: { ...known, js: { exists: true, connectedPlanId: 'rs_other' } },
+        })
+        .thenThrows(
+          'already_exists',
+          'workspaces/ws/sources/js is already connected to tracking plan rs_other',
+        );
+    });
+
+    it('refuses an empty batch with invalid_argument', () => {
+      given(trackingPlanDecider, [planCreated])
+        .when({ type: 'ConnectSources', sourceSlugs: [], sources: {} })
+        .thenThrows('invalid_argument', 'source_names must name at least one source');
+    });
+
+    it('does not mistake inherited object members for sources', () => {
+      given(trackingPlanDecider, [planCreated])
+        .when({ type: 'ConnectSources', sourceSlugs: ['constructor'], sources: {} })
+        .thenThrows('not_found', 'workspaces/ws/sources/constructor not found');
+    });
+
+    it('refuses to connect to a plan that does not exist, or was deleted, with not_found', () => {
+      given(trackingPlanDecider)
+        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: known })
+        .thenThrows('not_found', 'tracking plan not found');
+      given(trackingPlanDecider, [planCreated, planDeleted])
+        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: known })
+        .thenThrows('not_found', 'tracking plan not found');
+    });
+  });
+
+  describe('DisconnectSource', () => {
+    it('disconnects a connected source and keeps the others', () => {
+      const { state } = given(trackingPlanDecider, [planCreated, connected('js'), connected('ios')])
+        .when({ type: 'DisconnectSource', sourceSlug: 'js' })
+        .then([disconnected('js')]);
+      expect(state.status === 'active' && state.connectedSourceSlugs).toEqual(['ios']);
+    });
+
+    it('refuses a source that is not connected, or no longer is, with not_found', () => {
+      given(trackingPlanDecider, [planCreated])
+        .when({ type: 'DisconnectSource', sourceSlug: 'js' })
+        .thenThrows('not_found', `source js is not connected to tracking plan ${planIdentity.planId}`);
+      given(trackingPlanDecider, [planCreated, connected('js'), disconnected('js')])
+        .when({ type: 'DisconnectSource', sourceSlug: 'js' })
+        .thenThrows('not_found', 'source js is not connected');
+    });
+
+    it('lets a disconnected source be connected again', () => {
+      given(trackingPlanDecider, [planCreated, connected('js'), disconnected('js')])
+        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: { js: { exists: true } } })
+        .then([connected('js')]);
+    });
+
+    it('refuses to disconnect from a deleted plan with not_found', () => {
+      given(trackingPlanDecider, [planCreated, connected('js'), planDeleted])
+        .when({ type: 'DisconnectSource', sourceSlug: 'js' })
+        .thenThrows('not_found', 'tracking plan not found');
+    });
+  });
+
+  it('ignores changes to a plan that is not active when folding', () => {
+    expect(stateAfter(trackingPlanDecider, [planCreated, planDeleted, connected('js')])).toEqual({
+      status: 'deleted',
+    });
+    expect(stateAfter(trackingPlanDecider, [connected('js')])).toEqual({ status: 'absent' });
+  });
+});
+
+describe('normalizeRules', () => {
+  it('does not change the object it was given', () => {
+    const input = { events: [commandRun], identify_traits: null, global: null };
+    const copy = JSON.parse(JSON.stringify(input));
+    normalizeRules(input);
+    expect(input).toEqual(copy);
+  });
+});
