@@ -1,2 +1,16 @@
-import { CONTRACTS_VERSION } from '@tributary/contracts';
-console.log('hello', CONTRACTS_VERSION);
+import 'reflect-metadata';
+import { loadEnvironment } from '@tributary/platform';
+import { createTributaryApplication } from './tributary.application';
+
+async function main(): Promise<void> {
+  const environment = loadEnvironment();
+  const app = await createTributaryApplication(environment);
+  app.enableShutdownHooks();
+  await app.listen(environment.PORT, environment.HOST);
+  console.log(`tributary listening on ${await app.getUrl()} (data in ${environment.DATA_DIR})`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Post, Query } from '@nestjs/common';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { Body, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateAccessTokenSecret, hashAccessToken } from '@tributary/auth';
 import { accessTokenDecider, DomainError, streamNames } from '@tributary/config-domain';
@@ -20,7 +21,7 @@ class CreateAccessTokenDto extends createZodDto(CreateAccessTokenRequestSchema) 
  * token; a workspace token cannot mint further tokens.
  */
 @ApiTags('access-tokens')
-@Controller('v1beta/access-tokens')
+@ConfigApiController('v1beta/access-tokens')
 @AllowBasicAuth()
 export class AccessTokensController {
   constructor(

@@ -1,4 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AuditEntry, ConfigReadModel } from '@tributary/config-projections';
 import { paginate, PageRequest } from '../shared/pagination';
@@ -21,7 +22,7 @@ function presentAuditEntry(workspaceSlug: string, entry: AuditEntry) {
  * `resource_name_prefix` narrows it to one resource and what lies under it.
  */
 @ApiTags('audit trail')
-@Controller('v1beta/workspaces/:workspace/audit-events')
+@ConfigApiController('v1beta/workspaces/:workspace/audit-events')
 export class AuditEventsController {
   constructor(
     private readonly readModel: ConfigReadModel,

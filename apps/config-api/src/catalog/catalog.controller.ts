@@ -1,4 +1,5 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
   findCatalogDestination,
@@ -12,7 +13,7 @@ import { ConfigApiError } from '../shared/config-api.error';
 import { paginate, PageRequest } from '../shared/pagination';
 
 @ApiTags('catalog')
-@Controller('v1beta/catalog')
+@ConfigApiController('v1beta/catalog')
 export class CatalogController {
   @Get('sources')
   listSources(@Query() query: PageRequest) {

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
@@ -22,7 +23,7 @@ class UpdateDestinationDto extends createZodDto(UpdateDestinationRequestSchema) 
 const DESTINATION_ZERO_VALUES = { enabled: false, connection_mode: 'UNSPECIFIED', config: [] };
 
 @ApiTags('destinations')
-@Controller('v1beta/workspaces/:workspace/sources/:source/destinations')
+@ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations')
 export class DestinationsController {
   constructor(
     private readonly readModel: ConfigReadModel,

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import { destinationDecider, FilterChanges, resolveUpdateMask, streamNames } from '@tributary/config-domain';
@@ -19,7 +20,7 @@ class FilterRequestDto extends createZodDto(FilterRequestSchema) {}
 const FILTER_ZERO_VALUES = { title: '', description: '', if: '', enabled: false, actions: [] };
 
 @ApiTags('destination filters')
-@Controller('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/filters')
+@ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/filters')
 export class FiltersController {
   constructor(
     private readonly commands: CommandRunner,

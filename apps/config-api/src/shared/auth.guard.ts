@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import { hashAccessToken, verifyPassword } from '@tributary/auth';
 import { ConfigReadModel } from '@tributary/config-projections';
+import type { RequestWithBodyError } from '@tributary/platform';
 import { ConfigApiError, GrpcCode } from './config-api.error';
 import {
   ALLOW_BASIC_AUTH,
@@ -34,9 +35,10 @@ export class ConfigApiAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const flag = (key: string) => this.reflector.getAllAndOverride<boolean>(key, [context.getHandler(), context.getClass()]);
     if (flag(PUBLIC_ROUTE)) return true;
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest & RequestWithBodyError>();
     const principal = await this.authenticate(request.headers.authorization, flag(ALLOW_BASIC_AUTH));
     request.principal = principal;
+    if (request.bodyParseError) throw ConfigApiError.invalidArgument(request.bodyParseError);
 
     const limit = this.rateLimiter.take(principal.actor);
     if (!limit.allowed) {

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateSourceId, generateWriteKey } from '@tributary/auth';
 import {
@@ -25,7 +26,7 @@ class UpdateSchemaConfigDto extends createZodDto(UpdateSchemaConfigRequestSchema
 
 /** Sources are created, read and deleted; no client updates one (spec §2.4). */
 @ApiTags('sources')
-@Controller('v1beta/workspaces/:workspace/sources')
+@ConfigApiController('v1beta/workspaces/:workspace/sources')
 export class SourcesController {
   constructor(
     private readonly readModel: ConfigReadModel,

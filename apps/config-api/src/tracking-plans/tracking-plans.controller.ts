@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import { resolveUpdateMask, streamNames, trackingPlanDecider } from '@tributary/config-domain';
@@ -39,7 +40,7 @@ const TRACKING_PLAN_ZERO_VALUES = {
 };
 
 @ApiTags('tracking plans')
-@Controller('v1beta/workspaces/:workspace/tracking-plans')
+@ConfigApiController('v1beta/workspaces/:workspace/tracking-plans')
 export class TrackingPlansController {
   constructor(
     private readonly readModel: ConfigReadModel,

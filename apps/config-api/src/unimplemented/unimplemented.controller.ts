@@ -1,3 +1,4 @@
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
 import { All, Controller } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ConfigApiError } from '../shared/config-api.error';
@@ -8,27 +9,27 @@ import { ConfigApiError } from '../shared/config-api.error';
  * exists). They answer 501, code 12, so a client learns "not implemented" rather than "no such path".
  */
 @ApiExcludeController()
-@Controller('v1beta')
+@ConfigApiController('v1beta')
 export class UnimplementedController {
   @All([
     'workspaces/:workspace/functions',
-    'workspaces/:workspace/functions/*path',
+    'workspaces/:workspace/functions/*',
     'workspaces/:workspace/roles',
-    'workspaces/:workspace/roles/*path',
+    'workspaces/:workspace/roles/*',
     'workspaces/:workspace/invites',
-    'workspaces/:workspace/invites/*path',
+    'workspaces/:workspace/invites/*',
     'workspaces/:workspace/regulation',
     'workspaces/:workspace/regulations',
-    'workspaces/:workspace/regulations/*path',
+    'workspaces/:workspace/regulations/*',
     'workspaces/:workspace/sources/:source/regulations',
     'workspaces/:workspace/suppressed-users',
     'workspaces/:workspace/apps',
-    'workspaces/:workspace/apps/*path',
+    'workspaces/:workspace/apps/*',
     'workspaces/:workspace/event-delivery-metrics/@batchGetSummary',
     'workspaces/:workspace/sources/:source/destinations/:destination/metrics',
-    'workspaces/:workspace/sources/:source/destinations/:destination/metrics/*path',
+    'workspaces/:workspace/sources/:source/destinations/:destination/metrics/*',
     'workspaces/:workspace/sources/:source/connected-warehouses',
-    'installs/*path',
+    'installs/*',
     'filters/preview',
   ])
   unimplemented(): never {

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { Body, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateWorkspaceId } from '@tributary/auth';
 import { resolveUpdateMask, streamNames, workspaceDecider } from '@tributary/config-domain';
@@ -18,7 +19,7 @@ class CreateWorkspaceDto extends createZodDto(CreateWorkspaceRequestSchema) {}
 class UpdateWorkspaceDto extends createZodDto(UpdateWorkspaceRequestSchema) {}
 
 @ApiTags('workspaces')
-@Controller('v1beta/workspaces')
+@ConfigApiController('v1beta/workspaces')
 export class WorkspacesController {
   constructor(
     private readonly readModel: ConfigReadModel,

@@ -19,7 +19,7 @@ export type RequestWithBodyError = FastifyRequest & { bodyParseError?: string };
  */
 export async function createHttpApplication(module: unknown): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
-    rewriteUrl: (request) => normalizeRequestUrl(request.url),
+    rewriteUrl: (request: { url?: string }) => normalizeRequestUrl(request.url),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     bodyLimit: MAX_REQUEST_BYTES,

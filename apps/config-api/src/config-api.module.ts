@@ -1,0 +1,79 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { loadDeploymentKey, SecretBox } from '@tributary/auth';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { createEventStore, EVENT_STORE } from '@tributary/event-store';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { ZodValidationPipe } from 'nestjs-zod';
+import { join } from 'node:path';
+import { AccessTokensController } from './access-tokens/access-tokens.controller';
+import { AuditEventsController } from './audit-events/audit-events.controller';
+import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
+import { CatalogController } from './catalog/catalog.controller';
+import { DestinationConfigMapper } from './destinations/destination-config';
+import { DestinationsController } from './destinations/destinations.controller';
+import { FiltersController } from './filters/filters.controller';
+import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard';
+import { CommandRunner } from './shared/command-runner.service';
+import { ConfigProjectionService } from './shared/config-projection.service';
+import { ConfigApiErrorFilter } from './shared/error.filter';
+import { RateLimiter } from './shared/rate-limiter';
+import { ResourceLookup } from './shared/resource-lookup.service';
+import { SourcesController } from './sources/sources.controller';
+import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
+import { UnimplementedController } from './unimplemented/unimplemented.controller';
+import { WorkspacesController } from './workspaces/workspaces.controller';
+
+/**
+ * The Config API: `/v1beta` over the config event store. It also owns the config read model,
+ * which it exports for the tracking API and the router of the same process.
+ */
+@Module({})
+export class ConfigApiModule {
+  static register(environment: Environment): DynamicModule {
+    return {
+      module: ConfigApiModule,
+      controllers: [
+        WorkspacesController,
+        AccessTokensController,
+        CatalogController,
+        SourcesController,
+        DestinationsController,
+        FiltersController,
+        TrackingPlansController,
+        AuditEventsController,
+        UnimplementedController,
+      ],
+      providers: [
+        { provide: ENVIRONMENT, useValue: environment },
+        {
+          provide: EVENT_STORE,
+          useFactory: () => createEventStore({ eventStoreUrl: environment.EVENTSTORE_URL, dataDir: environment.DATA_DIR }),
+        },
+        { provide: ConfigReadModel, useFactory: () => new ConfigReadModel() },
+        {
+          provide: SecretBox,
+          useFactory: () =>
+            new SecretBox(
+              loadDeploymentKey({
+                secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
+                keyFile: join(environment.DATA_DIR, 'deployment.key'),
+              }),
+            ),
+        },
+        { provide: CONFIG_API_RATE_LIMITER, useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT) },
+        { provide: APP_PIPE, useClass: ZodValidationPipe },
+        // Requests that match no route (404/405) never reach a controller's own filter.
+        { provide: APP_FILTER, useClass: ConfigApiErrorFilter },
+        ConfigProjectionService,
+        CommandRunner,
+        ResourceLookup,
+        DestinationConfigMapper,
+        ConfigApiAuthGuard,
+        ConfigApiErrorFilter,
+        InstanceBootstrapService,
+      ],
+      exports: [ConfigReadModel, EVENT_STORE, ENVIRONMENT, SecretBox],
+    };
+  }
+}

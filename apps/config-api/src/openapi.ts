@@ -1,0 +1,29 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { cleanupOpenApiDoc } from 'nestjs-zod';
+
+/**
+ * The OpenAPI document of `/v1beta`, built from the controllers and their zod schemas and served
+ * at `/v1beta/openapi.json`. Custom verbs are shown as clients call them (`…:batchCreateConnections`).
+ */
+export function serveConfigApiOpenApiDocument(app: INestApplication): void {
+  const config = new DocumentBuilder()
+    .setTitle('Tributary Config API')
+    .setDescription('Segment-compatible Config API (v1beta): workspaces, sources, destinations, tracking plans, tokens.')
+    .setVersion('v1beta')
+    .addBearerAuth()
+    .build();
+  const document = cleanupOpenApiDoc(SwaggerModule.createDocument(app, config));
+  document.paths = Object.fromEntries(
+    Object.entries(document.paths)
+      .filter(([path]) => path.startsWith('/v1beta'))
+      .map(([path, item]) => [path.replace(/\/@([A-Za-z]+)$/, ':$1'), item]),
+  );
+  const body = JSON.stringify(document);
+  app
+    .getHttpAdapter()
+    .get('/v1beta/openapi.json', (_request: unknown, reply: { header(n: string, v: string): any; send(b: string): void }) => {
+      reply.header('content-type', 'application/json; charset=utf-8');
+      reply.send(body);
+    });
+}

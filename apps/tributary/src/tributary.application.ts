@@ -1,0 +1,11 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApplication, Environment } from '@tributary/platform';
+import { serveConfigApiOpenApiDocument } from '../../config-api/src/openapi';
+import { TributaryModule } from './tributary.module';
+
+/** Builds the all-in-one application; `main.ts` and the tests start it the same way. */
+export async function createTributaryApplication(environment: Environment): Promise<NestFastifyApplication> {
+  const app = await createHttpApplication(TributaryModule.register(environment));
+  serveConfigApiOpenApiDocument(app);
+  return app;
+}

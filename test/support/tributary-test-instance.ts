@@ -1,0 +1,54 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { generateAccessTokenSecret } from '@tributary/auth';
+import { loadEnvironment } from '@tributary/platform';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTributaryApplication } from '../../apps/tributary/src/tributary.application';
+
+export interface TributaryTestInstance {
+  baseUrl: string;
+  port: number;
+  /** An instance-admin Config API token. */
+  adminToken: string;
+  dataDir: string;
+  app: NestFastifyApplication;
+  /** Stops the server; the data directory stays for a restart unless `removeData` is set. */
+  stop(options?: { removeData?: boolean }): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Reuse a data directory: a restart of an earlier instance. */
+  dataDir?: string;
+  adminToken?: string;
+  environment?: Record<string, string>;
+}
+
+/** Starts the all-in-one server in this process on a free loopback port with its own data directory. */
+export async function startTributary(options: StartOptions = {}): Promise<TributaryTestInstance> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tributary-test-'));
+  const adminToken = options.adminToken ?? generateAccessTokenSecret();
+  const environment = loadEnvironment({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    TRIBUTARY_BOOTSTRAP_TOKEN: adminToken,
+    LOG_LEVEL: 'warn',
+    ...options.environment,
+  });
+  const app = await createTributaryApplication(environment);
+  app.useLogger(['error']);
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as { port: number }).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    adminToken,
+    dataDir,
+    app,
+    async stop({ removeData = false } = {}) {
+      await app.close();
+      if (removeData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
