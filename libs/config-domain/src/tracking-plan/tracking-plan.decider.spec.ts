@@ -165,9 +165,10 @@ describe('tracking plan decider', () => {
 
     it('accepts an event without a version, and integer versions', () => {
       const events = [{ name: 'A' }, { name: 'B', version: 1 }, { name: 'C', version: 4 }];
+      const stored = [{ name: 'A', version: 1 }, events[1], events[2]];
       given(trackingPlanDecider)
         .when(createCommand({ events }))
-        .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules: { ...emptyRules, events } } }]);
+        .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules: { ...emptyRules, events: stored } } }]);
     });
 
     it.each<[string, unknown, string]>([
@@ -472,8 +473,18 @@ describe('tracking plan decider', () => {
         })
         .then([]);
       given(trackingPlanDecider, [planCreated, connected('js')])
-        .when({ type: 'ConnectSources', sourceSlugs: ['js', 'ios'], sources: known })
+        .when({
+          type: 'ConnectSources',
+          sourceSlugs: ['js', 'ios'],
+          sources: { ...known, js: { exists: true, connectedPlanId: planIdentity.planId } },
+        })
         .then([connected('ios')]);
+    });
+
+    it('connects anew a source whose connection went with its deletion (the read model no longer shows it)', () => {
+      given(trackingPlanDecider, [planCreated, connected('js')])
+        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: { js: { exists: true } } })
+        .then([connected('js')]);
     });
 
     it('connects a source named twice in one batch once', () => {

@@ -66,7 +66,7 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
         if (command.sourceSlugs.length === 0) throw invalidArgument('source_names must name at least one source');
         const events: TrackingPlanEvent[] = [];
         const connected = new Set(active.connectedSourceSlugs);
-        for (const sourceSlug of command.sourceSlugs) {
+        for (const sourceSlug of new Set(command.sourceSlugs)) {
           const source = command.sources[sourceSlug];
           if (!source?.exists) throw notFound(`workspaces/${workspaceSlug}/sources/${sourceSlug} not found`);
           if (source.connectedPlanId && source.connectedPlanId !== planId) {
@@ -158,7 +158,11 @@ function normalizeRulePart(part: string, value: unknown): any {
   if (part === 'events' || part === 'identify_traits' || part === 'group_traits') {
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) throw invalidArgument(`tracking_plan.rules.${part} must be a list`);
-    if (part === 'events') value.forEach(validateEventRule);
+    if (part === 'events') {
+      value.forEach(validateEventRule);
+      // Clients may leave `version` out (C7); the stored plan always carries one, as Segment's did.
+      return value.map((rule) => ((rule as { version?: unknown }).version === undefined ? { ...rule, version: 1 } : rule));
+    }
     return value;
   }
   if (value === undefined || value === null) return undefined;

@@ -91,11 +91,12 @@ export const CATALOG_DESTINATIONS: readonly CatalogDestinationDefinition[] = [
     settings: [
       defineSetting('trackingId', 'Website Tracking ID', 'string', {
         required: true,
-        pattern: '^(UA|YT|MO)-\\d+-\\d+$',
-        description: 'The property ID, UA-XXXXXXXX-X.',
+        // Universal Analytics (UA-123-1, and the short UA-123 older accounts show) or a GA4 stream (G-XXXX).
+        pattern: '^((UA|YT|MO)-\\d+(-\\d+)?|G-[A-Z0-9]+)$',
+        description: 'The property ID, UA-XXXXXXXX-X or G-XXXXXXX.',
       }),
       defineSetting('mobileTrackingId', 'Mobile Tracking ID', 'string', {
-        pattern: '^(UA|YT|MO)-\\d+-\\d+$',
+        pattern: '^((UA|YT|MO)-\\d+(-\\d+)?|G-[A-Z0-9]+)$',
         description: 'A separate property for messages from mobile sources; empty means use the website ID.',
       }),
       defineSetting('anonymizeIp', 'Anonymize IP Addresses', 'boolean'),
