@@ -1,1 +1,3 @@
 export const CONTRACTS_VERSION = 1;
+
+export * from './tracking';
