@@ -25,16 +25,16 @@ export const incomingIdSchema = z.union([z.string(), z.number()]).nullish();
 /** One message as a client may send it, inside a batch or as a single-event body. */
 export const incomingMessageSchema = z.looseObject({
   /** Checked by ingest (code `invalid_type`); on single-event routes the path decides. */
-  type: z.unknown(),
+  type: z.unknown().optional(),
   /** Checked by ingest (code `invalid_message_id`). */
-  messageId: z.unknown(),
+  messageId: z.unknown().optional(),
   userId: incomingIdSchema,
   anonymousId: incomingIdSchema,
   groupId: incomingIdSchema,
   previousId: incomingIdSchema,
   /** Any value: an unparseable timestamp counts as absent (spec §7.2). */
-  timestamp: z.unknown(),
-  sentAt: z.unknown(),
+  timestamp: z.unknown().optional(),
+  sentAt: z.unknown().optional(),
   context: jsonObjectSchema.nullish(),
   integrations: jsonObjectSchema.nullish(),
   properties: jsonObjectSchema.nullish(),
@@ -42,15 +42,15 @@ export const incomingMessageSchema = z.looseObject({
   name: z.string().nullish(),
   category: z.string().nullish(),
   /** Required as a string on `track` only (code `missing_event`); other types keep it as an unknown key. */
-  event: z.unknown(),
+  event: z.unknown().optional(),
 });
 export type IncomingMessage = z.infer<typeof incomingMessageSchema>;
 
 /** The `/v1/batch` and `/v1/import` body (spec §5.2). Other top-level keys are ignored. */
 export const incomingBatchEnvelopeSchema = z.looseObject({
   batch: z.array(z.unknown()),
-  writeKey: z.unknown(),
-  sentAt: z.unknown(),
+  writeKey: z.unknown().optional(),
+  sentAt: z.unknown().optional(),
   context: jsonObjectSchema.nullish(),
   integrations: jsonObjectSchema.nullish(),
 });
