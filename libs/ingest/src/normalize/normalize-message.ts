@@ -50,6 +50,20 @@ export type MessageNormalization =
 /** Ids that may arrive as JSON numbers and are stored as strings (spec §6.1). */
 const ID_FIELDS = ['userId', 'anonymousId', 'groupId', 'previousId'] as const;
 
+/** For error messages: what each field checked by `incomingMessageSchema` must be. */
+const EXPECTED_JSON_TYPES: Readonly<Record<string, string>> = {
+  userId: 'a string or a number',
+  anonymousId: 'a string or a number',
+  groupId: 'a string or a number',
+  previousId: 'a string or a number',
+  context: 'a JSON object',
+  integrations: 'a JSON object',
+  properties: 'a JSON object',
+  traits: 'a JSON object',
+  name: 'a string',
+  category: 'a string',
+};
+
 /**
  * Top-level keys that never reach the stored message:
  * - `writeKey`: a credential (single-event bodies carry it), so it must not be stored or forwarded.
@@ -99,16 +113,18 @@ export function normalizeMessage(raw: unknown, context: MessageNormalizationCont
 
   const shape = incomingMessageSchema.safeParse(fields);
   if (!shape.success) {
-    const issue = shape.error.issues[0];
-    return reject('invalid_request', `Field "${issue.path.join('.')}" has the wrong type: ${issue.message}`);
+    const field = String(shape.error.issues[0].path[0]);
+    const value = fields[field];
+    const got = typeof value === 'number' ? 'a non-finite number' : describeJsonType(value);
+    return reject(
+      'invalid_request',
+      `Field "${field}" must be ${EXPECTED_JSON_TYPES[field] ?? 'valid'}, got ${got}`,
+    );
   }
 
   const ids: Partial<Record<(typeof ID_FIELDS)[number], string>> = {};
   for (const field of ID_FIELDS) {
     const value = fields[field];
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      return reject('invalid_request', `Field "${field}" is not a finite number`);
-    }
     // An empty id identifies nobody; keeping "" would merge every such user in destinations [decision].
     if (value !== undefined && value !== '') ids[field] = String(value);
   }
