@@ -4,3 +4,4 @@ export * from './secrets';
 export * from './catalog/catalog.schemas';
 export * from './config-api/config-api.requests';
 export * from './config-api/config-api.errors';
+export * from './tracking';

@@ -1,0 +1,3 @@
+export * from './tracking-routes';
+export * from './tracking-message.schema';
+export * from './tracking-responses.schema';

@@ -1,0 +1,43 @@
+/**
+ * The names every part of Tributary uses for the tracking API's routes and event types (spec §3, §6.1).
+ */
+
+/** The six Segment event types; a message's `type` must be one of these. */
+export const EVENT_TYPES = ['track', 'identify', 'page', 'screen', 'group', 'alias'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Routes whose body is a batch envelope. Segment documents `import` as an alias of `batch`. */
+export const BATCH_ROUTES = ['batch', 'import'] as const;
+export type BatchRoute = (typeof BATCH_ROUTES)[number];
+
+/** Routes whose body is one message; the route name is the event type (a body `type` is overridden). */
+export const SINGLE_EVENT_ROUTES = EVENT_TYPES;
+export type SingleEventRoute = EventType;
+
+/** Every tracking route, named by the last path segment after `/v1/`. */
+export const TRACKING_ROUTES = [...BATCH_ROUTES, ...SINGLE_EVENT_ROUTES] as const;
+export type TrackingRoute = (typeof TRACKING_ROUTES)[number];
+
+/** The path each route is served on, relative to wherever the API is mounted. */
+export const TRACKING_ROUTE_PATHS: Readonly<Record<TrackingRoute, string>> = Object.freeze({
+  batch: '/v1/batch',
+  import: '/v1/import',
+  track: '/v1/track',
+  identify: '/v1/identify',
+  page: '/v1/page',
+  screen: '/v1/screen',
+  group: '/v1/group',
+  alias: '/v1/alias',
+});
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export function isBatchRoute(route: TrackingRoute): route is BatchRoute {
+  return (BATCH_ROUTES as readonly string[]).includes(route);
+}
+
+export function isTrackingRoute(value: unknown): value is TrackingRoute {
+  return typeof value === 'string' && (TRACKING_ROUTES as readonly string[]).includes(value);
+}

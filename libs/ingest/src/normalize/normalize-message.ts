@@ -1,0 +1,203 @@
+/**
+ * One message, lenient in, normalized out (spec §6, §7). Pure: the clock reading and the id generator
+ * come from the caller.
+ */
+import {
+  EVENT_TYPES,
+  MAX_MESSAGE_ID_LENGTH,
+  incomingMessageSchema,
+  isEventType,
+  type EventType,
+  type JsonObject,
+  type MessageRejectionCode,
+  type NormalizedMessage,
+} from '@tributary/contracts';
+import { describeJsonType, isJsonObject } from '../parse/parse-tracking-body';
+import { resolveTimestamps } from '../timestamps/resolve-timestamps';
+
+export interface MessageNormalizationContext {
+  /** Single-event routes: the type named by the path, which overrides the body's. Batches: undefined. */
+  routeType?: EventType;
+  /** Batch-level `context` and `integrations`, merged under the message's own (its keys win). */
+  batchContext?: JsonObject;
+  batchIntegrations?: JsonObject;
+  /** Batch-level `sentAt` as sent; it wins over the message's own when it parses. */
+  batchSentAt?: unknown;
+  /** Server clock on arrival, read once per request by the caller. */
+  receivedAt: Date;
+  /** Returns a fresh UUIDv4 (the app passes `crypto.randomUUID`). */
+  generateId: () => string;
+}
+
+export type MessageNormalization =
+  | {
+      ok: true;
+      message: NormalizedMessage;
+      /**
+       * True when the client sent no messageId and Tributary assigned one (spec §6.3). Such an id is
+       * never a duplicate (§12.1), so the event log must not deduplicate on it.
+       */
+      messageIdGenerated: boolean;
+    }
+  | {
+      ok: false;
+      code: MessageRejectionCode;
+      message: string;
+      /** The messageId as sent (numbers as strings), to help the client find the message. */
+      messageId?: string;
+    };
+
+/** Ids that may arrive as JSON numbers and are stored as strings (spec §6.1). */
+const ID_FIELDS = ['userId', 'anonymousId', 'groupId', 'previousId'] as const;
+
+/** For error messages: what each field checked by `incomingMessageSchema` must be. */
+const EXPECTED_JSON_TYPES: Readonly<Record<string, string>> = {
+  userId: 'a string or a number',
+  anonymousId: 'a string or a number',
+  groupId: 'a string or a number',
+  previousId: 'a string or a number',
+  context: 'a JSON object',
+  integrations: 'a JSON object',
+  properties: 'a JSON object',
+  traits: 'a JSON object',
+  name: 'a string',
+  category: 'a string',
+};
+
+/**
+ * Top-level keys that never reach the stored message:
+ * - `writeKey`: a credential (single-event bodies carry it), so it must not be stored or forwarded.
+ * - `_metadata`: Node's `{nodeVersion, jsRuntime}` describes the sending runtime, not the event. The spec
+ *   says to tolerate it with no need to store it; dropping it keeps it out of every destination [decision].
+ * - `receivedAt`, `originalTimestamp`: set by Tributary only (spec §7.1); a client's values are replaced.
+ * `options` (Ruby's legacy field) is kept like any unknown key.
+ */
+const SERVER_OWNED_OR_DROPPED_KEYS = new Set(['writeKey', '_metadata', 'receivedAt', 'originalTimestamp']);
+
+/**
+ * Checks, in this order, each with its code: the message is a JSON object (`invalid_request`); its type
+ * (`invalid_type`); its messageId (`invalid_message_id`); the JSON types of known fields (`invalid_request`);
+ * `userId` or `anonymousId` present (`no_user_anon_id`); a track's string `event` (`missing_event`).
+ */
+export function normalizeMessage(raw: unknown, context: MessageNormalizationContext): MessageNormalization {
+  if (!isJsonObject(raw)) {
+    return {
+      ok: false,
+      code: 'invalid_request',
+      message: `A message must be a JSON object, got ${describeJsonType(raw)}`,
+    };
+  }
+  // null means absent for every top-level field (spec §6.4). Built with Object.fromEntries so that a
+  // "__proto__" key stays an ordinary own key and cannot change the object's prototype.
+  const fields: JsonObject = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== null));
+  const sentMessageId = describeSentMessageId(fields.messageId);
+  const reject = (code: MessageRejectionCode, text: string): MessageNormalization => ({
+    ok: false,
+    code,
+    message: text,
+    ...(sentMessageId !== undefined && { messageId: sentMessageId }),
+  });
+
+  const type = context.routeType ?? fields.type;
+  if (!isEventType(type)) {
+    return reject(
+      'invalid_type',
+      fields.type === undefined
+        ? `The message has no "type"; it must be one of ${EVENT_TYPES.join(', ')}`
+        : `Unknown type ${JSON.stringify(fields.type)}; it must be one of ${EVENT_TYPES.join(', ')}`,
+    );
+  }
+
+  const messageIdCheck = checkMessageId(fields.messageId);
+  if (!messageIdCheck.ok) return reject('invalid_message_id', messageIdCheck.problem);
+
+  const shape = incomingMessageSchema.safeParse(fields);
+  if (!shape.success) {
+    const field = String(shape.error.issues[0].path[0]);
+    const value = fields[field];
+    const got = typeof value === 'number' ? 'a non-finite number' : describeJsonType(value);
+    return reject(
+      'invalid_request',
+      `Field "${field}" must be ${EXPECTED_JSON_TYPES[field] ?? 'valid'}, got ${got}`,
+    );
+  }
+
+  const ids: Partial<Record<(typeof ID_FIELDS)[number], string>> = {};
+  for (const field of ID_FIELDS) {
+    const value = fields[field];
+    // An empty id identifies nobody; keeping "" would merge every such user in destinations [decision].
+    if (value !== undefined && value !== '') ids[field] = String(value);
+  }
+  if (ids.userId === undefined && ids.anonymousId === undefined) {
+    return reject('no_user_anon_id', 'A message needs a non-empty "userId" or "anonymousId"');
+  }
+  if (type === 'track' && typeof fields.event !== 'string') {
+    return reject('missing_event', 'A track message needs "event" as a string');
+  }
+
+  const messageId = messageIdCheck.messageId ?? generateMessageId(context.generateId);
+  const timestamps = resolveTimestamps({
+    messageTimestamp: fields.timestamp,
+    messageSentAt: fields.sentAt,
+    batchSentAt: context.batchSentAt,
+    receivedAt: context.receivedAt,
+  });
+
+  const preserved = Object.fromEntries(
+    Object.entries(fields).filter(
+      ([key]) =>
+        !SERVER_OWNED_OR_DROPPED_KEYS.has(key) &&
+        !['type', 'messageId', 'timestamp', 'sentAt', 'context', 'integrations', ...ID_FIELDS].includes(key),
+    ),
+  );
+  const normalized = {
+    type,
+    messageId,
+    ...ids,
+    ...preserved,
+    // Merged by top-level key, the message's own keys winning (spec §5.2). Spread copies own keys as data
+    // properties, so "__proto__" inside these objects stays harmless too.
+    context: { ...context.batchContext, ...(fields.context as JsonObject | undefined) },
+    integrations: { ...context.batchIntegrations, ...(fields.integrations as JsonObject | undefined) },
+    ...timestamps,
+  } as NormalizedMessage;
+
+  return { ok: true, message: normalized, messageIdGenerated: messageIdCheck.messageId === undefined };
+}
+
+function generateMessageId(generateId: () => string): string {
+  const id = generateId();
+  if (typeof id !== 'string' || id === '' || [...id].length > MAX_MESSAGE_ID_LENGTH) {
+    throw new TypeError(
+      `generateId must return a non-empty string of at most ${MAX_MESSAGE_ID_LENGTH} characters`,
+    );
+  }
+  return id;
+}
+
+type MessageIdCheck = { ok: true; messageId: string | undefined } | { ok: false; problem: string };
+
+/** Absent, null or "": none sent, one will be generated. A finite number becomes a string. */
+function checkMessageId(value: unknown): MessageIdCheck {
+  if (value === undefined || value === '') return { ok: true, messageId: undefined };
+  if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, messageId: String(value) };
+  if (typeof value !== 'string') {
+    return { ok: false, problem: `"messageId" must be a string, got ${describeJsonType(value)}` };
+  }
+  // Rejected rather than truncated: truncation could merge distinct ids into one dedupe key (spec §6.3).
+  const length = [...value].length;
+  if (length > MAX_MESSAGE_ID_LENGTH) {
+    return {
+      ok: false,
+      problem: `"messageId" is ${length} characters long; the limit is ${MAX_MESSAGE_ID_LENGTH}`,
+    };
+  }
+  return { ok: true, messageId: value };
+}
+
+/** The client's messageId for a rejection report, when it sent a usable-looking one. */
+export function describeSentMessageId(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}

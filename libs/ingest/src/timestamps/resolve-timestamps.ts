@@ -1,0 +1,58 @@
+/**
+ * The four timestamps of a message (spec §7.1, §7.2).
+ */
+import { formatUtcMilliseconds, isWritableAsRfc3339, parseLenientTimestamp } from './lenient-timestamp';
+
+export interface TimestampInputs {
+  /** The message's `timestamp` as received, any JSON value. */
+  messageTimestamp: unknown;
+  /** The message's own `sentAt`, any JSON value. */
+  messageSentAt: unknown;
+  /** The batch envelope's `sentAt`; `undefined` on single-event routes (their body *is* the message). */
+  batchSentAt: unknown;
+  /** Server clock on arrival; the caller reads it once per request. */
+  receivedAt: Date;
+}
+
+export interface ResolvedTimestamps {
+  timestamp: string;
+  originalTimestamp?: string;
+  sentAt?: string;
+  receivedAt: string;
+}
+
+/**
+ * | inputs                           | timestamp                                       |
+ * |----------------------------------|-------------------------------------------------|
+ * | originalTimestamp and sentAt     | receivedAt − (sentAt − originalTimestamp)       |
+ * | originalTimestamp only           | originalTimestamp                               |
+ * | sentAt only, or neither          | receivedAt                                      |
+ *
+ * A batch-level `sentAt` wins over the message's; an unparseable one counts as absent, so the message's
+ * own is used then. Unparseable values never reject a message.
+ */
+export function resolveTimestamps(inputs: TimestampInputs): ResolvedTimestamps {
+  const receivedAtMs = inputs.receivedAt.getTime();
+  if (!isWritableAsRfc3339(receivedAtMs)) {
+    throw new RangeError('receivedAt must be a valid Date between years 0000 and 9999');
+  }
+  const originalMs = parseLenientTimestamp(inputs.messageTimestamp);
+  const sentAtMs = parseLenientTimestamp(inputs.batchSentAt) ?? parseLenientTimestamp(inputs.messageSentAt);
+
+  let timestampMs: number;
+  if (originalMs !== undefined && sentAtMs !== undefined) {
+    const corrected = receivedAtMs - (sentAtMs - originalMs);
+    // A wildly wrong sentAt (year 0001 against a 9999 timestamp) can push the correction past what RFC 3339
+    // can write; the client's own event time is then the better answer than an error.
+    timestampMs = isWritableAsRfc3339(corrected) ? corrected : originalMs;
+  } else {
+    timestampMs = originalMs ?? receivedAtMs;
+  }
+
+  return {
+    timestamp: formatUtcMilliseconds(timestampMs),
+    ...(originalMs !== undefined && { originalTimestamp: formatUtcMilliseconds(originalMs) }),
+    ...(sentAtMs !== undefined && { sentAt: formatUtcMilliseconds(sentAtMs) }),
+    receivedAt: formatUtcMilliseconds(receivedAtMs),
+  };
+}

@@ -1,0 +1,159 @@
+import { readBodyWriteKey, resolveWriteKey } from './resolve-write-key';
+
+const basic = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
+
+describe('resolveWriteKey (spec §4.3)', () => {
+  describe('given a Basic header', () => {
+    it('when it encodes "<writeKey>:", then the key is the text before the colon (Ruby: Basic V0s6)', () => {
+      expect(resolveWriteKey('Basic V0s6', undefined)).toEqual({
+        ok: true,
+        value: { scheme: 'basic', writeKey: 'WK' },
+      });
+    });
+
+    it('when it encodes the key without a colon, then the whole text is the key', () => {
+      expect(resolveWriteKey(basic('WK'), {})).toEqual({
+        ok: true,
+        value: { scheme: 'basic', writeKey: 'WK' },
+      });
+    });
+
+    it('when the password part is not empty, then only the text before the first colon counts', () => {
+      expect(resolveWriteKey(basic('WK:secret:more'), {})).toEqual({
+        ok: true,
+        value: { scheme: 'basic', writeKey: 'WK' },
+      });
+    });
+
+    it('when the body also has a writeKey, then the Basic one wins (Node 3.1 sends both)', () => {
+      expect(resolveWriteKey('Basic V0s6', { writeKey: 'OTHER' })).toEqual({
+        ok: true,
+        value: { scheme: 'basic', writeKey: 'WK' },
+      });
+    });
+
+    it.each([['basic V0s6'], ['BASIC V0s6'], ['  Basic    V0s6  ']])(
+      'when written as %p, then the scheme is matched case-insensitively and spaces are tolerated',
+      (header) => {
+        expect(resolveWriteKey(header, undefined)).toEqual({
+          ok: true,
+          value: { scheme: 'basic', writeKey: 'WK' },
+        });
+      },
+    );
+
+    it('when the base64 has no padding, then it still decodes', () => {
+      // "WK1:" is "V0sxOg==" padded.
+      expect(resolveWriteKey('Basic V0sxOg', undefined)).toEqual({
+        ok: true,
+        value: { scheme: 'basic', writeKey: 'WK1' },
+      });
+    });
+
+    it('when the key holds non-ASCII characters, then it is decoded as UTF-8', () => {
+      expect(resolveWriteKey(basic('clé:'), undefined)).toEqual({
+        ok: true,
+        value: { scheme: 'basic', writeKey: 'clé' },
+      });
+    });
+
+    it.each([
+      ['decodes to ":" (empty key)', basic(':')],
+      ['decodes to "" (empty credentials)', 'Basic '],
+      ['has no credentials at all', 'Basic'],
+      ['is not base64', 'Basic !!!not-base64!!!'],
+    ])('when it %s and the body has a writeKey, then the body key is used', (_, header) => {
+      expect(resolveWriteKey(header, { writeKey: 'BODY' })).toEqual({
+        ok: true,
+        value: { scheme: 'body', writeKey: 'BODY' },
+      });
+    });
+
+    it('when it decodes to an empty key and the body has none, then invalid_write_key (401)', () => {
+      expect(resolveWriteKey(basic(':'), {})).toEqual({
+        ok: false,
+        error: { code: 'invalid_write_key', status: 401, message: expect.any(String) },
+      });
+    });
+  });
+
+  describe('given no Authorization header', () => {
+    it('when the body has writeKey (Python ≥ 2.3, Node 2.0–3.0), then the body key is used', () => {
+      expect(resolveWriteKey(undefined, { batch: [], writeKey: 'WK' })).toEqual({
+        ok: true,
+        value: { scheme: 'body', writeKey: 'WK' },
+      });
+    });
+
+    it.each([
+      ['no body', undefined],
+      ['a body without writeKey', { batch: [] }],
+      ['writeKey null', { writeKey: null }],
+      ['writeKey ""', { writeKey: '' }],
+      ['writeKey as a number', { writeKey: 123 }],
+      ['writeKey as an object', { writeKey: { key: 'WK' } }],
+      ['a body that is an array', [{ writeKey: 'WK' }]],
+      ['a body that is a string', 'WK'],
+    ])('when there is %s, then invalid_write_key (401)', (_, body) => {
+      const result = resolveWriteKey(undefined, body);
+      expect(result).toEqual({
+        ok: false,
+        error: { code: 'invalid_write_key', status: 401, message: expect.stringContaining('writeKey') },
+      });
+    });
+  });
+
+  describe('given a Bearer header (OAuth, spec §11.6)', () => {
+    it('when the body has writeKey, then both the token and the body key are returned', () => {
+      expect(resolveWriteKey('Bearer tok.en-123', { writeKey: 'WK' })).toEqual({
+        ok: true,
+        value: { scheme: 'bearer', writeKey: 'WK', bearerToken: 'tok.en-123' },
+      });
+    });
+
+    it('when the scheme is written in lowercase, then it is still Bearer', () => {
+      expect(resolveWriteKey('bearer abc', { writeKey: 'WK' })).toEqual({
+        ok: true,
+        value: { scheme: 'bearer', writeKey: 'WK', bearerToken: 'abc' },
+      });
+    });
+
+    it('when the body has no writeKey, then invalid_write_key (401): Bearer never carries the key', () => {
+      expect(resolveWriteKey('Bearer abc', { batch: [] })).toEqual({
+        ok: false,
+        error: { code: 'invalid_write_key', status: 401, message: expect.stringContaining('Bearer') },
+      });
+    });
+
+    it.each([['Bearer'], ['Bearer   ']])(
+      'when the token is empty (%p), then unauthorized (401)',
+      (header) => {
+        expect(resolveWriteKey(header, { writeKey: 'WK' })).toEqual({
+          ok: false,
+          error: { code: 'unauthorized', status: 401, message: expect.any(String) },
+        });
+      },
+    );
+  });
+
+  describe('given another scheme or a malformed header', () => {
+    it.each([['Digest username="WK"'], ['Token WK'], [''], ['   '], ['V0s6']])(
+      'when the header is %p, then it is ignored and the body key is used',
+      (header) => {
+        expect(resolveWriteKey(header, { writeKey: 'WK' })).toEqual({
+          ok: true,
+          value: { scheme: 'body', writeKey: 'WK' },
+        });
+      },
+    );
+  });
+});
+
+describe('readBodyWriteKey', () => {
+  it('reads a non-empty string writeKey and nothing else', () => {
+    expect(readBodyWriteKey({ writeKey: 'WK' })).toBe('WK');
+    expect(readBodyWriteKey({ writeKey: '' })).toBeUndefined();
+    expect(readBodyWriteKey({ writeKey: 1 })).toBeUndefined();
+    expect(readBodyWriteKey(null)).toBeUndefined();
+  });
+});
