@@ -1,5 +1,5 @@
 import { ConfigApiController } from '../shared/config-api-controller.decorator';
-import { All, Controller } from '@nestjs/common';
+import { All } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ConfigApiError } from '../shared/config-api.error';
 
