@@ -42,7 +42,8 @@ export async function waitUntil(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${description}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting until ${description}`);
     await sleep(25);
   }
 }
@@ -54,7 +55,12 @@ function unique(prefix: string): string {
 }
 
 function message(sourceId: string, messageId = unique('msg'), workspaceId = 'ws1'): MessageToPublish {
-  return { workspaceId, sourceId, messageId, payload: { type: 'track', event: 'Order Completed', messageId, properties: { total: 42.5, tags: ['a'] } } };
+  return {
+    workspaceId,
+    sourceId,
+    messageId,
+    payload: { type: 'track', event: 'Order Completed', messageId, properties: { total: 42.5, tags: ['a'] } },
+  };
 }
 
 interface RecordedDelivery {
@@ -71,7 +77,10 @@ interface Recorder {
 type OnDelivery = (delivery: Delivery) => void | Promise<void>;
 const ackEverything: OnDelivery = (delivery) => delivery.ack();
 
-export function describeEventLogContract(adapterName: string, getFactory: () => EventLogContractFactory): void {
+export function describeEventLogContract(
+  adapterName: string,
+  getFactory: () => EventLogContractFactory,
+): void {
   describe(`EventLog contract: ${adapterName}`, () => {
     const stores: EventLogContractStore[] = [];
     const openedLogs: EventLog[] = [];
@@ -144,7 +153,11 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
 
         const inOneBatch = await log.publishBatch([message('src-a', 'twice'), message('src-a', 'twice')]);
         expect(inOneBatch[0].duplicate).toBe(false);
-        expect(inOneBatch[1]).toEqual({ messageId: 'twice', duplicate: true, sequence: inOneBatch[0].sequence });
+        expect(inOneBatch[1]).toEqual({
+          messageId: 'twice',
+          duplicate: true,
+          sequence: inOneBatch[0].sequence,
+        });
 
         await waitUntil('both stored messages are delivered', () => consumer.received.length >= 2);
         await sleep(300);
@@ -161,7 +174,9 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
         expect(outcomes.some((outcome) => outcome.duplicate)).toBe(false);
         expect(new Set(outcomes.map((outcome) => outcome.sequence)).size).toBe(500);
         results.forEach((outcomesOfBatch, index) =>
-          expect(outcomesOfBatch.map((outcome) => outcome.messageId)).toEqual(batches[index].map((entry) => entry.messageId)),
+          expect(outcomesOfBatch.map((outcome) => outcome.messageId)).toEqual(
+            batches[index].map((entry) => entry.messageId),
+          ),
         );
       });
 
@@ -184,7 +199,9 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
         const log = await openFresh();
         const valid = message('src-a');
         await expect(log.publishBatch([valid, message('src.with.dots')])).rejects.toThrow(TypeError);
-        await expect(log.publishBatch([{ ...message('src-a'), workspaceId: 'ws>' }])).rejects.toThrow(TypeError);
+        await expect(log.publishBatch([{ ...message('src-a'), workspaceId: 'ws>' }])).rejects.toThrow(
+          TypeError,
+        );
         await expect(log.publishBatch([{ ...message('src-a'), messageId: '' }])).rejects.toThrow(TypeError);
         await expect(
           log.publishBatch([{ ...message('src-a'), payload: [] as unknown as Record<string, unknown> }]),
@@ -212,7 +229,9 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
 
         await waitUntil('five deliveries', () => consumer.received.length >= 5);
         const deliveries = consumer.received.map((entry) => entry.delivery);
-        expect(deliveries.map((delivery) => delivery.sequence)).toEqual(outcomes.map((outcome) => outcome.sequence));
+        expect(deliveries.map((delivery) => delivery.sequence)).toEqual(
+          outcomes.map((outcome) => outcome.sequence),
+        );
         deliveries.forEach((delivery, index) => {
           expect(delivery.messageId).toBe(batch[index].messageId);
           expect(delivery.workspaceId).toBe('ws1');
@@ -231,7 +250,10 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
         await waitUntil('two deliveries', () => consumer.received.length >= 2);
         await sleep(1200);
         expect(consumer.received).toHaveLength(2);
-        await waitUntil('acks are recorded', async () => (await log.consumerLag('acking')).unacknowledged === 0);
+        await waitUntil(
+          'acks are recorded',
+          async () => (await log.consumerLag('acking')).unacknowledged === 0,
+        );
         expect(await log.consumerLag('acking')).toEqual({ undelivered: 0, unacknowledged: 0 });
       });
 
@@ -279,7 +301,9 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
 
       it('never redelivers a terminated message', async () => {
         const log = await openFresh();
-        const consumer = await record(log, 'terminating', { ackWaitMs: 300 }, (delivery) => delivery.term('bad payload'));
+        const consumer = await record(log, 'terminating', { ackWaitMs: 300 }, (delivery) =>
+          delivery.term('bad payload'),
+        );
         await log.publishBatch([message('src-a')]);
         await waitUntil('one delivery', () => consumer.received.length >= 1);
         await sleep(1200);
@@ -330,7 +354,11 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
         const firstRun = await record(firstLog, 'durable', { ackWaitMs: 500 }, async (delivery) => {
           if (delivery.messageId !== 'third') await delivery.ack();
         });
-        await firstLog.publishBatch([message('src-a', 'first'), message('src-a', 'second'), message('src-a', 'third')]);
+        await firstLog.publishBatch([
+          message('src-a', 'first'),
+          message('src-a', 'second'),
+          message('src-a', 'third'),
+        ]);
         await waitUntil('three deliveries', () => firstRun.received.length >= 3);
         await sleep(200); // let the acks reach the log before closing
         await firstRun.subscription.stop();
@@ -350,7 +378,11 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
         const log = await openFresh();
         const onlyA = await record(log, 'only-a', { sourceId: 'src-a' });
         const all = await record(log, 'all-sources');
-        await log.publishBatch([message('src-a', 'a1'), message('src-b', 'b1'), message('src-a', 'a2', 'ws2')]);
+        await log.publishBatch([
+          message('src-a', 'a1'),
+          message('src-b', 'b1'),
+          message('src-a', 'a2', 'ws2'),
+        ]);
         await waitUntil('all three reach the unfiltered consumer', () => all.received.length >= 3);
         await waitUntil('two reach the filtered consumer', () => onlyA.received.length >= 2);
         await sleep(300);
@@ -371,7 +403,10 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
         const everything = await record(log, 'replay-all', { deliverFrom: new Date(0) });
         await log.publishBatch([message('src-a', 'new')]);
 
-        await waitUntil('every replay delivery', () => everything.received.length >= 3 && replay.received.length >= 2);
+        await waitUntil(
+          'every replay delivery',
+          () => everything.received.length >= 3 && replay.received.length >= 2,
+        );
         await waitUntil('the new message reaches the fresh consumer', () => fresh.received.length >= 1);
         await sleep(300);
         expect(fresh.messageIds()).toEqual(['new']);
@@ -384,7 +419,11 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
         const consumer = await record(log, 'fixed-filter', { sourceId: 'src-a' });
         await consumer.subscription.stop();
         await expect(
-          log.consume('fixed-filter', { sourceId: 'src-b', ackWaitMs: 1000, maxInFlight: 1 }, () => undefined),
+          log.consume(
+            'fixed-filter',
+            { sourceId: 'src-b', ackWaitMs: 1000, maxInFlight: 1 },
+            () => undefined,
+          ),
         ).rejects.toThrow(ConsumerMismatchError);
         await expect(
           log.consume('fixed-filter', { ackWaitMs: 1000, maxInFlight: 1 }, () => undefined),
@@ -393,10 +432,18 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
 
       it('refuses invalid consumer names and options', async () => {
         const log = await openFresh();
-        await expect(log.consume('has.dot', { ackWaitMs: 1000, maxInFlight: 1 }, () => undefined)).rejects.toThrow(TypeError);
-        await expect(log.consume('', { ackWaitMs: 1000, maxInFlight: 1 }, () => undefined)).rejects.toThrow(TypeError);
-        await expect(log.consume('ok', { ackWaitMs: 0, maxInFlight: 1 }, () => undefined)).rejects.toThrow(RangeError);
-        await expect(log.consume('ok', { ackWaitMs: 1000, maxInFlight: 0 }, () => undefined)).rejects.toThrow(RangeError);
+        await expect(
+          log.consume('has.dot', { ackWaitMs: 1000, maxInFlight: 1 }, () => undefined),
+        ).rejects.toThrow(TypeError);
+        await expect(log.consume('', { ackWaitMs: 1000, maxInFlight: 1 }, () => undefined)).rejects.toThrow(
+          TypeError,
+        );
+        await expect(log.consume('ok', { ackWaitMs: 0, maxInFlight: 1 }, () => undefined)).rejects.toThrow(
+          RangeError,
+        );
+        await expect(log.consume('ok', { ackWaitMs: 1000, maxInFlight: 0 }, () => undefined)).rejects.toThrow(
+          RangeError,
+        );
         await expect(
           log.consume('ok', { sourceId: 'a b', ackWaitMs: 1000, maxInFlight: 1 }, () => undefined),
         ).rejects.toThrow(TypeError);
@@ -409,7 +456,10 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
         const consumer = await record(log, 'lagging', { sourceId: 'src-a' });
         await consumer.subscription.stop();
         await log.publishBatch([message('src-a'), message('src-b'), message('src-a'), message('src-a')]);
-        await waitUntil('the lag shows three messages', async () => (await log.consumerLag('lagging')).undelivered === 3);
+        await waitUntil(
+          'the lag shows three messages',
+          async () => (await log.consumerLag('lagging')).undelivered === 3,
+        );
         expect(await log.consumerLag('lagging')).toEqual({ undelivered: 3, unacknowledged: 0 });
       });
 
@@ -444,7 +494,12 @@ export function describeEventLogContract(adapterName: string, getFactory: () => 
           'a full replay finds nothing',
           async () => {
             probe += 1;
-            const probeConsumer = await record(log, `probe-${probe}`, { deliverFrom: new Date(0) }, () => undefined);
+            const probeConsumer = await record(
+              log,
+              `probe-${probe}`,
+              { deliverFrom: new Date(0) },
+              () => undefined,
+            );
             await probeConsumer.subscription.stop();
             const lag = await log.consumerLag(`probe-${probe}`);
             await log.deleteConsumer(`probe-${probe}`);

@@ -160,7 +160,11 @@ export interface EventLog {
    * Creates the durable consumer `consumerName` if needed and delivers to `handler` until stopped.
    * Rejects with `ConsumerMismatchError` when the consumer exists with another `sourceId` filter.
    */
-  consume(consumerName: string, options: ConsumeOptions, handler: DeliveryHandler): Promise<ConsumerSubscription>;
+  consume(
+    consumerName: string,
+    options: ConsumeOptions,
+    handler: DeliveryHandler,
+  ): Promise<ConsumerSubscription>;
   /** Deletes a consumer and its position; false when it did not exist. */
   deleteConsumer(consumerName: string): Promise<boolean>;
   /** Throws `ConsumerNotFoundError` for an unknown consumer. */

@@ -20,7 +20,9 @@ export function assertValidSettings(settings: EventLogSettings): void {
   }
   // An id remembered longer than its message is kept would point at nothing (JetStream refuses it too).
   if (dedupeWindowMs > retentionMs) {
-    throw new RangeError(`dedupe window (${dedupeWindowMs} ms) must not exceed retention (${retentionMs} ms)`);
+    throw new RangeError(
+      `dedupe window (${dedupeWindowMs} ms) must not exceed retention (${retentionMs} ms)`,
+    );
   }
 }
 
@@ -32,7 +34,9 @@ export function assertSubjectToken(kind: 'workspaceId' | 'sourceId', value: stri
 
 export function assertConsumerName(consumerName: string): void {
   if (typeof consumerName !== 'string' || !CONSUMER_NAME.test(consumerName)) {
-    throw new TypeError(`consumer name ${JSON.stringify(consumerName)} must be 1-128 characters of A-Z a-z 0-9 _ -`);
+    throw new TypeError(
+      `consumer name ${JSON.stringify(consumerName)} must be 1-128 characters of A-Z a-z 0-9 _ -`,
+    );
   }
 }
 

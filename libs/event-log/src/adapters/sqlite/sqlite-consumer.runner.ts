@@ -8,7 +8,11 @@ export interface SqliteConsumerStore {
   claimDeliveries(consumerName: string, options: ConsumeOptions): Promise<DeliverableRow[]>;
   /** Earliest time a pending delivery becomes due again, or null when none is pending. */
   nextDueAt(consumerName: string): number | null;
-  settle(consumerName: string, sequence: number, settlement: { kind: 'done' } | { kind: 'retry'; delayMs: number }): Promise<void>;
+  settle(
+    consumerName: string,
+    sequence: number,
+    settlement: { kind: 'done' } | { kind: 'retry'; delayMs: number },
+  ): Promise<void>;
 }
 
 /**
@@ -74,7 +78,8 @@ export class SqliteConsumerRunner {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const dueAt = this.store.nextDueAt(this.consumerName);
-    const delay = dueAt === null ? this.pollIntervalMs : Math.min(Math.max(0, dueAt - Date.now()), this.pollIntervalMs);
+    const delay =
+      dueAt === null ? this.pollIntervalMs : Math.min(Math.max(0, dueAt - Date.now()), this.pollIntervalMs);
     this.timer = setTimeout(() => this.wake(), delay);
     this.timer.unref();
   }

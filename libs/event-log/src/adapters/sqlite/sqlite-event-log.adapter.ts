@@ -72,11 +72,16 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     this.database.pragma('busy_timeout = 5000');
     this.database.exec(SQLITE_EVENT_LOG_SCHEMA);
     this.statements = prepareStatements(this.database);
-    this.writes = new SqliteWriteBatcher(this.database, () => this.runners.forEach((runner) => runner.wake()));
+    this.writes = new SqliteWriteBatcher(this.database, () =>
+      this.runners.forEach((runner) => runner.wake()),
+    );
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     const maintenanceIntervalMs =
       options.maintenanceIntervalMs ?? Math.min(60_000, Math.max(50, Math.floor(options.retentionMs / 10)));
-    this.maintenanceTimer = setInterval(() => void this.deleteExpired().catch(() => undefined), maintenanceIntervalMs);
+    this.maintenanceTimer = setInterval(
+      () => void this.deleteExpired().catch(() => undefined),
+      maintenanceIntervalMs,
+    );
     this.maintenanceTimer.unref();
   }
 
@@ -95,11 +100,18 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       messages.map((message) => {
         const payload = JSON.stringify(message.payload);
         return this.writes.enqueue((now): PublishOutcome => {
-          const seen = selectDedupe.get(message.messageId) as { sequence: number; expires_at: number } | undefined;
+          const seen = selectDedupe.get(message.messageId) as
+            { sequence: number; expires_at: number } | undefined;
           if (seen && seen.expires_at > now) {
             return { messageId: message.messageId, duplicate: true, sequence: seen.sequence };
           }
-          const inserted = insertMessage.run(message.workspaceId, message.sourceId, message.messageId, payload, now);
+          const inserted = insertMessage.run(
+            message.workspaceId,
+            message.sourceId,
+            message.messageId,
+            payload,
+            now,
+          );
           const sequence = Number(inserted.lastInsertRowid);
           upsertDedupe.run(message.messageId, sequence, now + dedupeWindowMs);
           return { messageId: message.messageId, duplicate: false, sequence };
@@ -108,7 +120,11 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     );
   }
 
-  async consume(consumerName: string, options: ConsumeOptions, handler: DeliveryHandler): Promise<ConsumerSubscription> {
+  async consume(
+    consumerName: string,
+    options: ConsumeOptions,
+    handler: DeliveryHandler,
+  ): Promise<ConsumerSubscription> {
     assertConsumerName(consumerName);
     assertConsumeOptions(options);
     if (this.runners.has(consumerName)) {
@@ -116,7 +132,9 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       throw new Error(`event log consumer ${consumerName} is already being consumed in this process`);
     }
     // A mismatch is returned, not thrown: a throw would roll back the whole shared write batch.
-    const mismatch = await this.writes.enqueue((now) => this.createConsumerIfMissing(consumerName, options, now));
+    const mismatch = await this.writes.enqueue((now) =>
+      this.createConsumerIfMissing(consumerName, options, now),
+    );
     if (mismatch) throw mismatch;
     if (this.runners.has(consumerName)) {
       throw new Error(`event log consumer ${consumerName} is already being consumed in this process`);
@@ -156,11 +174,12 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     assertConsumerName(letter.consumerName);
     const { message } = letter;
     const payload = JSON.stringify(message.payload);
-    const attempts = JSON.stringify(letter.attempts.map((attempt) => ({ at: attempt.at.toISOString(), outcome: attempt.outcome })));
+    const attempts = JSON.stringify(
+      letter.attempts.map((attempt) => ({ at: attempt.at.toISOString(), outcome: attempt.outcome })),
+    );
     return this.writes.enqueue((now): DeadLetterOutcome => {
       const existing = this.statements.selectDeadLetterOf.get(letter.consumerName, message.sequence) as
-        | { dead_letter_sequence: number }
-        | undefined;
+        { dead_letter_sequence: number } | undefined;
       if (existing) return { deadLetterSequence: existing.dead_letter_sequence, duplicate: true };
       const inserted = this.statements.insertDeadLetter.run(
         letter.consumerName,
@@ -253,7 +272,11 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     return row.due;
   }
 
-  settle(consumerName: string, sequence: number, settlement: { kind: 'done' } | { kind: 'retry'; delayMs: number }): Promise<void> {
+  settle(
+    consumerName: string,
+    sequence: number,
+    settlement: { kind: 'done' } | { kind: 'retry'; delayMs: number },
+  ): Promise<void> {
     return this.writes.enqueue((now) => {
       if (settlement.kind === 'done') {
         this.statements.deletePending.run(consumerName, sequence);
@@ -265,7 +288,11 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
 
   // ------------------------------------------------------------------------------------------------
 
-  private createConsumerIfMissing(consumerName: string, options: ConsumeOptions, now: number): ConsumerMismatchError | null {
+  private createConsumerIfMissing(
+    consumerName: string,
+    options: ConsumeOptions,
+    now: number,
+  ): ConsumerMismatchError | null {
     const s = this.statements;
     const existing = s.selectConsumer.get(consumerName) as ConsumerRow | undefined;
     const requestedSourceId = options.sourceId ?? null;
@@ -330,7 +357,8 @@ function toDeadLetter(row: DeadLetterRow): DeadLetter {
 
 function prepareStatements(database: Database) {
   const prepare = (sql: string): Statement => database.prepare(sql);
-  const deliverableColumns = 'm.sequence, m.workspace_id, m.source_id, m.message_id, m.payload, m.published_at';
+  const deliverableColumns =
+    'm.sequence, m.workspace_id, m.source_id, m.message_id, m.payload, m.published_at';
   return {
     selectDedupe: prepare('SELECT sequence, expires_at FROM dedupe WHERE message_id = ?'),
     insertMessage: prepare(
@@ -343,7 +371,9 @@ function prepareStatements(database: Database) {
     selectLastSequence: prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'messages'`),
     selectFirstSequenceAt: prepare('SELECT min(sequence) AS sequence FROM messages WHERE published_at >= ?'),
     selectConsumer: prepare('SELECT * FROM consumers WHERE name = ?'),
-    insertConsumer: prepare('INSERT INTO consumers (name, source_id, next_sequence, created_at) VALUES (?, ?, ?, ?)'),
+    insertConsumer: prepare(
+      'INSERT INTO consumers (name, source_id, next_sequence, created_at) VALUES (?, ?, ?, ?)',
+    ),
     deleteConsumer: prepare('DELETE FROM consumers WHERE name = ?'),
     updateCursor: prepare('UPDATE consumers SET next_sequence = ? WHERE name = ?'),
     selectDue: prepare(
@@ -351,21 +381,29 @@ function prepareStatements(database: Database) {
        JOIN messages m ON m.sequence = p.sequence
        WHERE p.consumer_name = ? AND p.next_delivery_at <= ? ORDER BY p.sequence LIMIT ?`,
     ),
-    selectNewFrom: prepare(`SELECT ${deliverableColumns} FROM messages m WHERE m.sequence >= ? ORDER BY m.sequence LIMIT ?`),
+    selectNewFrom: prepare(
+      `SELECT ${deliverableColumns} FROM messages m WHERE m.sequence >= ? ORDER BY m.sequence LIMIT ?`,
+    ),
     selectNewFromOfSource: prepare(
       `SELECT ${deliverableColumns} FROM messages m WHERE m.source_id = ? AND m.sequence >= ? ORDER BY m.sequence LIMIT ?`,
     ),
     countFrom: prepare('SELECT count(*) AS count FROM messages WHERE sequence >= ?'),
-    countFromOfSource: prepare('SELECT count(*) AS count FROM messages WHERE source_id = ? AND sequence >= ?'),
+    countFromOfSource: prepare(
+      'SELECT count(*) AS count FROM messages WHERE source_id = ? AND sequence >= ?',
+    ),
     countPending: prepare('SELECT count(*) AS count FROM consumer_pending WHERE consumer_name = ?'),
-    selectNextDue: prepare('SELECT min(next_delivery_at) AS due FROM consumer_pending WHERE consumer_name = ?'),
+    selectNextDue: prepare(
+      'SELECT min(next_delivery_at) AS due FROM consumer_pending WHERE consumer_name = ?',
+    ),
     insertPending: prepare(
       'INSERT INTO consumer_pending (consumer_name, sequence, delivery_count, next_delivery_at) VALUES (?, ?, ?, ?)',
     ),
     updatePending: prepare(
       'UPDATE consumer_pending SET delivery_count = ?, next_delivery_at = ? WHERE consumer_name = ? AND sequence = ?',
     ),
-    delayPending: prepare('UPDATE consumer_pending SET next_delivery_at = ? WHERE consumer_name = ? AND sequence = ?'),
+    delayPending: prepare(
+      'UPDATE consumer_pending SET next_delivery_at = ? WHERE consumer_name = ? AND sequence = ?',
+    ),
     deletePending: prepare('DELETE FROM consumer_pending WHERE consumer_name = ? AND sequence = ?'),
     deletePendingOfConsumer: prepare('DELETE FROM consumer_pending WHERE consumer_name = ?'),
     deleteMessagesBefore: prepare('DELETE FROM messages WHERE published_at < ?'),
@@ -373,12 +411,16 @@ function prepareStatements(database: Database) {
       'DELETE FROM consumer_pending WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.sequence = consumer_pending.sequence)',
     ),
     deleteExpiredDedupe: prepare('DELETE FROM dedupe WHERE expires_at <= ?'),
-    selectDeadLetterOf: prepare('SELECT dead_letter_sequence FROM dead_letters WHERE consumer_name = ? AND sequence = ?'),
+    selectDeadLetterOf: prepare(
+      'SELECT dead_letter_sequence FROM dead_letters WHERE consumer_name = ? AND sequence = ?',
+    ),
     insertDeadLetter: prepare(
       `INSERT INTO dead_letters (consumer_name, sequence, workspace_id, source_id, message_id, published_at, payload,
          reason, attempts, dead_lettered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    listDeadLetters: prepare('SELECT * FROM dead_letters WHERE dead_letter_sequence > ? ORDER BY dead_letter_sequence LIMIT ?'),
+    listDeadLetters: prepare(
+      'SELECT * FROM dead_letters WHERE dead_letter_sequence > ? ORDER BY dead_letter_sequence LIMIT ?',
+    ),
     listDeadLettersOf: prepare(
       'SELECT * FROM dead_letters WHERE consumer_name = ? AND dead_letter_sequence > ? ORDER BY dead_letter_sequence LIMIT ?',
     ),

@@ -55,7 +55,9 @@ export class SqliteWriteBatcher {
       } catch (error) {
         // Disk full, I/O error, database locked by another process for longer than busy_timeout...:
         // nothing of this batch is stored, and the client should retry later.
-        const unavailable = new EventLogUnavailableError('the sqlite event log could not commit', { cause: error });
+        const unavailable = new EventLogUnavailableError('the sqlite event log could not commit', {
+          cause: error,
+        });
         writes.forEach((write) => write.reject(unavailable));
         continue;
       }
