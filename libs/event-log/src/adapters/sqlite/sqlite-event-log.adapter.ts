@@ -62,6 +62,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   private readonly pollIntervalMs: number;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private closed = false;
+  private storedMessagesSinceLastCommit = false;
 
   private constructor(private readonly options: SqliteEventLogOptions) {
     mkdirSync(dirname(options.file), { recursive: true });
@@ -72,9 +73,13 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     this.database.pragma('busy_timeout = 5000');
     this.database.exec(SQLITE_EVENT_LOG_SCHEMA);
     this.statements = prepareStatements(this.database);
-    this.writes = new SqliteWriteBatcher(this.database, () =>
-      this.runners.forEach((runner) => runner.wake()),
-    );
+    this.writes = new SqliteWriteBatcher(this.database, () => {
+      // Only new messages concern every consumer; a runner wakes itself after its own claims and
+      // settlements. Waking all on every commit would loop: a claim is a commit too.
+      if (!this.storedMessagesSinceLastCommit) return;
+      this.storedMessagesSinceLastCommit = false;
+      this.runners.forEach((runner) => runner.wake());
+    });
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     const maintenanceIntervalMs =
       options.maintenanceIntervalMs ?? Math.min(60_000, Math.max(50, Math.floor(options.retentionMs / 10)));
@@ -114,6 +119,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
           );
           const sequence = Number(inserted.lastInsertRowid);
           upsertDedupe.run(message.messageId, sequence, now + dedupeWindowMs);
+          this.storedMessagesSinceLastCommit = true;
           return { messageId: message.messageId, duplicate: false, sequence };
         });
       }),

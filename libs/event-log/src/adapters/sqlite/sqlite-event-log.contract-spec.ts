@@ -9,8 +9,9 @@ describeEventLogContract('sqlite', () => ({
     const directory = mkdtempSync(join(tmpdir(), 'tributary-event-log-'));
     const file = join(directory, 'event-log.sqlite');
     return {
-      // A short poll keeps the tests quick; deadlines (ack wait, nak delay) have their own timers.
-      open: () => SqliteEventLog.open({ ...settings, file, pollIntervalMs: 200 }),
+      // The default poll interval (1 s) on purpose: deliveries must come from wake-ups and deadline
+      // timers, not from polling, or the timing assertions of the contract would catch it.
+      open: () => SqliteEventLog.open({ ...settings, file }),
       dispose: async () => rmSync(directory, { recursive: true, force: true }),
     };
   },
