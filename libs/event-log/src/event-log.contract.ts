@@ -374,6 +374,27 @@ export function describeEventLogContract(
         expect(third?.delivery.deliveryCount).toBe(2);
       });
 
+      it('applies a new ackWait and maxInFlight when a consumer is consumed again', async () => {
+        const log = await openFresh();
+        const narrow = await record(log, 'adjustable', { maxInFlight: 1, ackWaitMs: 300 }, () => undefined);
+        await log.publishBatch([message('src-a'), message('src-a'), message('src-a')]);
+        await waitUntil('one delivery', () => narrow.received.length >= 1);
+        await sleep(200);
+        expect(narrow.received).toHaveLength(1);
+        await narrow.subscription.stop();
+
+        // The message outstanding from the first run may or may not come again soon (JetStream applies
+        // the new ack wait to it too); the two others must come at once, since three may be outstanding.
+        const wide = await record(log, 'adjustable', { maxInFlight: 3, ackWaitMs: 10_000 }, () => undefined);
+        const firstSequence = narrow.received[0].delivery.sequence;
+        await waitUntil('the two other messages outstanding', () => {
+          const sequences = new Set(wide.received.map((entry) => entry.delivery.sequence));
+          sequences.delete(firstSequence);
+          return sequences.size >= 2;
+        });
+        expect(await log.consumerLag('adjustable')).toEqual({ undelivered: 0, unacknowledged: 3 });
+      });
+
       it('filters a consumer to one source', async () => {
         const log = await openFresh();
         const onlyA = await record(log, 'only-a', { sourceId: 'src-a' });

@@ -62,7 +62,11 @@ export interface Delivery {
   ack(): Promise<void>;
   /** Deliver again after `delayMs` (0: as soon as possible). Counts as outstanding until then. */
   nak(delayMs?: number): Promise<void>;
-  /** Give up on the message for this consumer (never redelivered); `reason` is for the operator. */
+  /**
+   * Give up on the message for this consumer (never redelivered). `reason` is for the operator: JetStream
+   * 2.10.4+ puts it in its terminate advisory; nothing stores it otherwise, so dead-letter first when
+   * the reason must be kept.
+   */
   term(reason: string): Promise<void>;
 }
 
@@ -169,7 +173,10 @@ export interface EventLog {
   deleteConsumer(consumerName: string): Promise<boolean>;
   /** Throws `ConsumerNotFoundError` for an unknown consumer. */
   consumerLag(consumerName: string): Promise<ConsumerLag>;
-  /** Stores a message a consumer gave up on (stream `DEADLETTER`). Idempotent per consumer and sequence. */
+  /**
+   * Stores a message a consumer gave up on (stream `DEADLETTER`, kept as long as `retentionMs`).
+   * Idempotent per consumer and message sequence: on JetStream within the dedupe window, on sqlite always.
+   */
   deadLetter(letter: NewDeadLetter): Promise<DeadLetterOutcome>;
   listDeadLetters(options?: ListDeadLettersOptions): Promise<DeadLetter[]>;
   /** Null when there is no dead letter at that sequence (or it is past retention). */
