@@ -1,0 +1,519 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  ReplayPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type MsgRequest,
+  type StoredMsg,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import {
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  NoRespondersError,
+  TimeoutError,
+  nanos,
+  type NatsConnection,
+} from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import {
+  ConsumerMismatchError,
+  ConsumerNotFoundError,
+  EventLogUnavailableError,
+  type ConsumeOptions,
+  type ConsumerLag,
+  type ConsumerSubscription,
+  type DeadLetter,
+  type DeadLetterOutcome,
+  type Delivery,
+  type DeliveryHandler,
+  type EventLog,
+  type EventLogSettings,
+  type ListDeadLettersOptions,
+  type MessageToPublish,
+  type NewDeadLetter,
+  type PublishOutcome,
+} from '../../event-log.port';
+import {
+  assertConsumerName,
+  assertPositiveInteger,
+  assertSubjectToken,
+  assertValidMessage,
+  assertValidSettings,
+} from '../../event-log.validation';
+import { RunningHandlers } from '../../running-handlers';
+
+export const TRACKING_STREAM = 'TRACKING';
+export const DEAD_LETTER_STREAM = 'DEADLETTER';
+const TRACKING_SUBJECT_PREFIX = 'tracking';
+const DEAD_LETTER_SUBJECT_PREFIX = 'deadletter';
+
+export interface JetStreamEventLogOptions extends EventLogSettings {
+  /** NATS server URL, or several (comma-separated, as in `NATS_URL`). */
+  servers: string | string[];
+  /** How long a publish waits for JetStream's acknowledgement before failing as unavailable. Default 2000. */
+  publishTimeoutMs?: number;
+  /** Timeout of the first connection and of management calls. Default 5000. */
+  requestTimeoutMs?: number;
+  /** Wait between reconnect attempts (NATS adds jitter). Default 500. */
+  reconnectWaitMs?: number;
+  /** Stream replicas in a NATS cluster. Default 1. */
+  replicas?: number;
+  /** Shown by the server in its connection list. */
+  connectionName?: string;
+}
+
+const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
+const DEFAULT_RECONNECT_WAIT_MS = 500;
+const DEFAULT_DEAD_LETTER_PAGE = 100;
+
+/** The JSON body of a message on `deadletter.<consumerName>`; the stored time is the dead-letter time. */
+interface DeadLetterBody {
+  consumerName: string;
+  reason: string;
+  attempts: { at: string; outcome: string }[];
+  message: {
+    workspaceId: string;
+    sourceId: string;
+    messageId: string;
+    sequence: number;
+    publishedAt: string;
+    payload: Record<string, unknown>;
+  };
+}
+
+/**
+ * The event log on NATS JetStream (`NATS_URL` set).
+ *
+ * - Stream `TRACKING`, subjects `tracking.<workspaceId>.<sourceId>`, `Nats-Msg-Id` = messageId,
+ *   `duplicate_window` = dedupe window, `max_age` = retention, file storage.
+ * - One durable pull consumer per name, explicit ack, unlimited `max_deliver` (the router decides
+ *   when to give up and dead-letters), `max_ack_pending` = maxInFlight.
+ * - Stream `DEADLETTER`, subjects `deadletter.<consumerName>`, `Nats-Msg-Id` = `<consumer>:<sequence>`.
+ *
+ * The connection reconnects forever by itself. While it is down, publishes fail at once with
+ * `EventLogUnavailableError` instead of being buffered, so the HTTP layer can answer 503 quickly.
+ */
+export class JetStreamEventLog implements EventLog {
+  private connected = true;
+  private closed = false;
+  private readonly subscriptions = new Map<string, Set<ConsumerSubscription>>();
+  private readonly publishTimeoutMs: number;
+  private readonly requestTimeoutMs: number;
+
+  private constructor(
+    private readonly connection: NatsConnection,
+    private readonly client: JetStreamClient,
+    private readonly manager: JetStreamManager,
+    private readonly options: JetStreamEventLogOptions,
+  ) {
+    this.publishTimeoutMs = options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    void this.followConnectionStatus();
+  }
+
+  /** Connects, then creates or updates both streams. Throws `EventLogUnavailableError` if NATS is down. */
+  static async connect(options: JetStreamEventLogOptions): Promise<JetStreamEventLog> {
+    assertValidSettings(options);
+    const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    let connection: NatsConnection;
+    try {
+      connection = await connect({
+        servers:
+          typeof options.servers === 'string'
+            ? options.servers.split(',').map((url) => url.trim())
+            : options.servers,
+        name: options.connectionName ?? 'tributary-event-log',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: options.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS,
+        timeout: requestTimeoutMs,
+      });
+    } catch (error) {
+      throw new EventLogUnavailableError(`cannot connect to NATS at ${String(options.servers)}`, {
+        cause: error,
+      });
+    }
+    try {
+      const manager = await jetstreamManager(connection, { timeout: requestTimeoutMs });
+      const log = new JetStreamEventLog(
+        connection,
+        jetstream(connection, { timeout: requestTimeoutMs }),
+        manager,
+        options,
+      );
+      await log.ensureStreams();
+      return log;
+    } catch (error) {
+      await connection.close();
+      throw isUnavailability(error)
+        ? new EventLogUnavailableError('JetStream is not available', { cause: error })
+        : error;
+    }
+  }
+
+  async publishBatch(messages: MessageToPublish[]): Promise<PublishOutcome[]> {
+    messages.forEach(assertValidMessage);
+    this.assertUsable();
+    // Every publish is in flight at once; each resolves on its own PubAck (the durable store ack).
+    return Promise.all(
+      messages.map(async (message): Promise<PublishOutcome> => {
+        const subject = `${TRACKING_SUBJECT_PREFIX}.${message.workspaceId}.${message.sourceId}`;
+        try {
+          const ack = await this.client.publish(subject, JSON.stringify(message.payload), {
+            msgID: message.messageId,
+            timeout: this.publishTimeoutMs,
+          });
+          return { messageId: message.messageId, duplicate: ack.duplicate, sequence: ack.seq };
+        } catch (error) {
+          throw this.translate(error, `publish of ${message.messageId}`);
+        }
+      }),
+    );
+  }
+
+  async consume(
+    consumerName: string,
+    options: ConsumeOptions,
+    handler: DeliveryHandler,
+  ): Promise<ConsumerSubscription> {
+    assertConsumerName(consumerName);
+    assertConsumeOptions(options);
+    this.assertUsable();
+    let messages: ConsumerMessages;
+    try {
+      await this.ensureConsumer(consumerName, options);
+      const consumer = await this.client.consumers.get(TRACKING_STREAM, consumerName);
+      const handlers = new RunningHandlers(handler, options.onHandlerError);
+      messages = await consumer.consume({
+        max_messages: options.maxInFlight,
+        callback: (message) => handlers.start(this.toDelivery(message)),
+      });
+      const subscription: ConsumerSubscription = {
+        stop: async () => {
+          this.subscriptions.get(consumerName)?.delete(subscription);
+          await messages.close();
+          await handlers.whenIdle();
+        },
+      };
+      const ofConsumer = this.subscriptions.get(consumerName) ?? new Set<ConsumerSubscription>();
+      ofConsumer.add(subscription);
+      this.subscriptions.set(consumerName, ofConsumer);
+      return subscription;
+    } catch (error) {
+      throw this.translate(error, `consumer ${consumerName}`);
+    }
+  }
+
+  async deleteConsumer(consumerName: string): Promise<boolean> {
+    assertConsumerName(consumerName);
+    this.assertUsable();
+    await Promise.all(
+      [...(this.subscriptions.get(consumerName) ?? [])].map((subscription) => subscription.stop()),
+    );
+    try {
+      return await this.manager.consumers.delete(TRACKING_STREAM, consumerName);
+    } catch (error) {
+      if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return false;
+      throw this.translate(error, `delete of consumer ${consumerName}`);
+    }
+  }
+
+  async consumerLag(consumerName: string): Promise<ConsumerLag> {
+    assertConsumerName(consumerName);
+    this.assertUsable();
+    try {
+      const info = await this.manager.consumers.info(TRACKING_STREAM, consumerName);
+      return { undelivered: info.num_pending, unacknowledged: info.num_ack_pending };
+    } catch (error) {
+      if (isApiError(error, JetStreamApiCodes.ConsumerNotFound))
+        throw new ConsumerNotFoundError(consumerName);
+      throw this.translate(error, `lag of consumer ${consumerName}`);
+    }
+  }
+
+  async deadLetter(letter: NewDeadLetter): Promise<DeadLetterOutcome> {
+    assertConsumerName(letter.consumerName);
+    this.assertUsable();
+    const { message } = letter;
+    const body: DeadLetterBody = {
+      consumerName: letter.consumerName,
+      reason: letter.reason,
+      attempts: letter.attempts.map((attempt) => ({
+        at: attempt.at.toISOString(),
+        outcome: attempt.outcome,
+      })),
+      message: { ...message, publishedAt: message.publishedAt.toISOString() },
+    };
+    try {
+      const ack = await this.client.publish(
+        `${DEAD_LETTER_SUBJECT_PREFIX}.${letter.consumerName}`,
+        JSON.stringify(body),
+        {
+          // A router that crashes between dead-lettering and acking will dead-letter again: dedupe it.
+          msgID: `${letter.consumerName}:${message.sequence}`,
+          timeout: this.publishTimeoutMs,
+        },
+      );
+      return { deadLetterSequence: ack.seq, duplicate: ack.duplicate };
+    } catch (error) {
+      throw this.translate(error, `dead letter of ${message.messageId}`);
+    }
+  }
+
+  async listDeadLetters(options: ListDeadLettersOptions = {}): Promise<DeadLetter[]> {
+    const limit = options.limit ?? DEFAULT_DEAD_LETTER_PAGE;
+    assertPositiveInteger('limit', limit);
+    if (options.consumerName !== undefined) assertConsumerName(options.consumerName);
+    this.assertUsable();
+    const subject = `${DEAD_LETTER_SUBJECT_PREFIX}.${options.consumerName ?? '>'}`;
+    const letters: DeadLetter[] = [];
+    let nextSequence = (options.afterSequence ?? 0) + 1;
+    try {
+      // One "next message on this subject from this sequence" request per letter: simple, and dead
+      // letters are read by operators, not on a hot path.
+      while (letters.length < limit) {
+        const request = { seq: nextSequence, next_by_subj: subject } as unknown as MsgRequest;
+        const stored = await this.manager.streams.getMessage(DEAD_LETTER_STREAM, request);
+        if (!stored) break;
+        letters.push(toDeadLetter(stored));
+        nextSequence = stored.seq + 1;
+      }
+    } catch (error) {
+      throw this.translate(error, 'dead-letter listing');
+    }
+    return letters;
+  }
+
+  async readDeadLetter(deadLetterSequence: number): Promise<DeadLetter | null> {
+    assertPositiveInteger('deadLetterSequence', deadLetterSequence);
+    this.assertUsable();
+    try {
+      const stored = await this.manager.streams.getMessage(DEAD_LETTER_STREAM, { seq: deadLetterSequence });
+      return stored ? toDeadLetter(stored) : null;
+    } catch (error) {
+      throw this.translate(error, `dead letter ${deadLetterSequence}`);
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.closed || !this.connected) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.requestTimeoutMs);
+    });
+    try {
+      return await Promise.race([this.connection.rtt().then(() => true), timeout]);
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const all = [...this.subscriptions.values()].flatMap((ofConsumer) => [...ofConsumer]);
+    await Promise.allSettled(all.map((subscription) => subscription.stop()));
+    await this.connection.close();
+  }
+
+  // ------------------------------------------------------------------------------------------------
+
+  private async followConnectionStatus(): Promise<void> {
+    for await (const status of this.connection.status()) {
+      if (status.type === 'disconnect') this.connected = false;
+      else if (status.type === 'reconnect') this.connected = true;
+    }
+  }
+
+  private serverTakesTermReason(): boolean {
+    const [major = 0, minor = 0, patch = 0] = (this.connection.info?.version ?? '0.0.0')
+      .split(/[.-]/)
+      .map((part) => Number.parseInt(part, 10) || 0);
+    return major > 2 || (major === 2 && (minor > 10 || (minor === 10 && patch >= 4)));
+  }
+
+  private assertUsable(): void {
+    if (this.closed) throw new EventLogUnavailableError('the JetStream event log is closed');
+    if (!this.connected) throw new EventLogUnavailableError('not connected to NATS (reconnecting)');
+  }
+
+  private translate(error: unknown, what: string): unknown {
+    if (error instanceof EventLogUnavailableError || error instanceof ConsumerMismatchError) return error;
+    if (this.closed || isUnavailability(error)) {
+      return new EventLogUnavailableError(`${what} failed: JetStream unavailable`, { cause: error });
+    }
+    return error;
+  }
+
+  private async ensureStreams(): Promise<void> {
+    const { dedupeWindowMs, retentionMs } = this.options;
+    const common: Partial<StreamConfig> = {
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      discard: DiscardPolicy.Old,
+      num_replicas: this.options.replicas ?? 1,
+      max_age: nanos(retentionMs),
+      duplicate_window: nanos(dedupeWindowMs),
+    };
+    await this.ensureStream({ ...common, name: TRACKING_STREAM, subjects: [`${TRACKING_SUBJECT_PREFIX}.>`] });
+    await this.ensureStream({
+      ...common,
+      name: DEAD_LETTER_STREAM,
+      subjects: [`${DEAD_LETTER_SUBJECT_PREFIX}.>`],
+    });
+  }
+
+  /** Creates the stream, or updates its retention and dedupe window when the settings changed. */
+  private async ensureStream(config: Partial<StreamConfig> & { name: string }): Promise<void> {
+    try {
+      const info = await this.manager.streams.info(config.name);
+      if (
+        info.config.max_age !== config.max_age ||
+        info.config.duplicate_window !== config.duplicate_window
+      ) {
+        await this.manager.streams.update(config.name, {
+          ...info.config,
+          max_age: config.max_age,
+          duplicate_window: config.duplicate_window,
+        });
+      }
+    } catch (error) {
+      if (!isApiError(error, JetStreamApiCodes.StreamNotFound)) throw error;
+      await this.manager.streams.add(config);
+    }
+  }
+
+  private async ensureConsumer(consumerName: string, options: ConsumeOptions): Promise<void> {
+    const filterSubject = trackingFilter(options.sourceId);
+    const ackWait = nanos(options.ackWaitMs);
+    try {
+      const info = await this.manager.consumers.info(TRACKING_STREAM, consumerName);
+      if ((info.config.filter_subject ?? '') !== filterSubject) {
+        throw new ConsumerMismatchError(
+          consumerName,
+          sourceIdOfFilter(info.config.filter_subject),
+          options.sourceId,
+        );
+      }
+      if (info.config.ack_wait !== ackWait || info.config.max_ack_pending !== options.maxInFlight) {
+        await this.manager.consumers.update(TRACKING_STREAM, consumerName, {
+          ack_wait: ackWait,
+          max_ack_pending: options.maxInFlight,
+        });
+      }
+      return;
+    } catch (error) {
+      if (!isApiError(error, JetStreamApiCodes.ConsumerNotFound)) throw error;
+    }
+    await this.manager.consumers.add(TRACKING_STREAM, {
+      durable_name: consumerName,
+      filter_subject: filterSubject,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: ackWait,
+      max_ack_pending: options.maxInFlight,
+      max_deliver: -1,
+      replay_policy: ReplayPolicy.Instant,
+      ...(options.deliverFrom
+        ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.deliverFrom.toISOString() }
+        : { deliver_policy: DeliverPolicy.New }),
+    });
+  }
+
+  private toDelivery(message: JsMsg): Delivery {
+    // Subject tokens were validated at publish: exactly `tracking.<workspaceId>.<sourceId>`.
+    const [, workspaceId, sourceId] = message.subject.split('.');
+    return {
+      workspaceId,
+      sourceId,
+      messageId: message.headers?.get('Nats-Msg-Id') ?? '',
+      payload: message.json<Record<string, unknown>>(),
+      sequence: message.seq,
+      publishedAt: message.time,
+      deliveryCount: message.info.deliveryCount,
+      ack: async () => {
+        // ackAck waits for the server to confirm, so a resolved ack is a recorded ack.
+        try {
+          await message.ackAck({ timeout: this.publishTimeoutMs });
+        } catch (error) {
+          throw this.translate(error, `ack of ${message.seq}`);
+        }
+      },
+      nak: async (delayMs = 0) => {
+        if (delayMs > 0) message.nak(delayMs);
+        else message.nak();
+      },
+      // A server before 2.10.4 does not understand `+TERM <reason>` and silently redelivers instead:
+      // send the reason only when the server can take it.
+      term: async (reason: string) => message.term(this.serverTakesTermReason() ? reason : undefined),
+    };
+  }
+}
+
+function assertConsumeOptions(options: ConsumeOptions): void {
+  if (options.sourceId !== undefined) assertSubjectToken('sourceId', options.sourceId);
+  assertPositiveInteger('ackWaitMs', options.ackWaitMs);
+  assertPositiveInteger('maxInFlight', options.maxInFlight);
+  if (options.deliverFrom !== undefined && Number.isNaN(options.deliverFrom.getTime())) {
+    throw new TypeError('deliverFrom is an invalid date');
+  }
+}
+
+function trackingFilter(sourceId: string | undefined): string {
+  return sourceId === undefined ? `${TRACKING_SUBJECT_PREFIX}.>` : `${TRACKING_SUBJECT_PREFIX}.*.${sourceId}`;
+}
+
+function sourceIdOfFilter(filterSubject: string | undefined): string | undefined {
+  const tokens = (filterSubject ?? '').split('.');
+  return tokens.length === 3 && tokens[2] !== '*' ? tokens[2] : undefined;
+}
+
+function isApiError(error: unknown, code: number): boolean {
+  return error instanceof JetStreamApiError && error.code === code;
+}
+
+/** Errors that mean "the log cannot be reached right now", looking through `cause` chains. */
+function isUnavailability(error: unknown): boolean {
+  for (
+    let current = error;
+    current instanceof Error;
+    current = (current as Error & { cause?: unknown }).cause
+  ) {
+    if (
+      current instanceof TimeoutError ||
+      current instanceof NoRespondersError ||
+      current instanceof ClosedConnectionError ||
+      current instanceof DrainingConnectionError ||
+      current instanceof ConnectionError ||
+      (current instanceof JetStreamApiError && current.status === 503)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function toDeadLetter(stored: StoredMsg): DeadLetter {
+  const body = stored.json<DeadLetterBody>();
+  return {
+    deadLetterSequence: stored.seq,
+    deadLetteredAt: stored.time,
+    consumerName: body.consumerName,
+    reason: body.reason,
+    attempts: body.attempts.map((attempt) => ({ at: new Date(attempt.at), outcome: attempt.outcome })),
+    message: { ...body.message, publishedAt: new Date(body.message.publishedAt) },
+  };
+}

@@ -1,0 +1,604 @@
+import {
+  ConsumerMismatchError,
+  ConsumerNotFoundError,
+  EventLogUnavailableError,
+  type ConsumeOptions,
+  type ConsumerSubscription,
+  type Delivery,
+  type EventLog,
+  type EventLogSettings,
+  type MessageToPublish,
+  type NewDeadLetter,
+} from './event-log.port';
+
+/**
+ * The one contract every `EventLog` adapter must pass. Adapter specs call `describeEventLogContract`
+ * with a factory that hands out fresh, isolated storage.
+ */
+
+/** One isolated storage; `open` may be called again to get a new adapter instance on the same data. */
+export interface EventLogContractStore {
+  open(): Promise<EventLog>;
+  dispose(): Promise<void>;
+}
+
+export interface EventLogContractFactory {
+  /** Empty storage configured with these settings. */
+  newStore(settings: EventLogSettings): Promise<EventLogContractStore>;
+}
+
+const ROOMY_SETTINGS: EventLogSettings = { dedupeWindowMs: 60_000, retentionMs: 3_600_000 };
+
+export async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls until `condition` holds; fails with `description` after `timeoutMs`. */
+export async function waitUntil(
+  description: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 8000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting until ${description}`);
+    await sleep(25);
+  }
+}
+
+let uniqueCounter = 0;
+function unique(prefix: string): string {
+  uniqueCounter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${uniqueCounter}`;
+}
+
+function message(sourceId: string, messageId = unique('msg'), workspaceId = 'ws1'): MessageToPublish {
+  return {
+    workspaceId,
+    sourceId,
+    messageId,
+    payload: { type: 'track', event: 'Order Completed', messageId, properties: { total: 42.5, tags: ['a'] } },
+  };
+}
+
+interface RecordedDelivery {
+  delivery: Delivery;
+  receivedAt: number;
+}
+
+interface Recorder {
+  received: RecordedDelivery[];
+  subscription: ConsumerSubscription;
+  messageIds(): string[];
+}
+
+type OnDelivery = (delivery: Delivery) => void | Promise<void>;
+const ackEverything: OnDelivery = (delivery) => delivery.ack();
+
+export function describeEventLogContract(
+  adapterName: string,
+  getFactory: () => EventLogContractFactory,
+): void {
+  describe(`EventLog contract: ${adapterName}`, () => {
+    const stores: EventLogContractStore[] = [];
+    const openedLogs: EventLog[] = [];
+    const subscriptions: ConsumerSubscription[] = [];
+
+    async function newStore(settings: EventLogSettings = ROOMY_SETTINGS): Promise<EventLogContractStore> {
+      const store = await getFactory().newStore(settings);
+      stores.push(store);
+      return store;
+    }
+
+    async function open(store: EventLogContractStore): Promise<EventLog> {
+      const log = await store.open();
+      openedLogs.push(log);
+      return log;
+    }
+
+    async function openFresh(settings: EventLogSettings = ROOMY_SETTINGS): Promise<EventLog> {
+      return open(await newStore(settings));
+    }
+
+    async function record(
+      log: EventLog,
+      consumerName: string,
+      options: Partial<ConsumeOptions> = {},
+      onDelivery: OnDelivery = ackEverything,
+    ): Promise<Recorder> {
+      const received: RecordedDelivery[] = [];
+      const subscription = await log.consume(
+        consumerName,
+        { ackWaitMs: 5000, maxInFlight: 100, ...options },
+        async (delivery) => {
+          received.push({ delivery, receivedAt: Date.now() });
+          await onDelivery(delivery);
+        },
+      );
+      subscriptions.push(subscription);
+      return { received, subscription, messageIds: () => received.map((entry) => entry.delivery.messageId) };
+    }
+
+    afterEach(async () => {
+      await Promise.allSettled(subscriptions.splice(0).map((subscription) => subscription.stop()));
+      await Promise.allSettled(openedLogs.splice(0).map((log) => log.close()));
+      await Promise.allSettled(stores.splice(0).map((store) => store.dispose()));
+    });
+
+    describe('publishing', () => {
+      it('stores a batch and answers, in input order, one sequence per message', async () => {
+        const log = await openFresh();
+        const batch = [message('src-a'), message('src-a'), message('src-b')];
+        const outcomes = await log.publishBatch(batch);
+        expect(outcomes.map((outcome) => outcome.messageId)).toEqual(batch.map((entry) => entry.messageId));
+        expect(outcomes.every((outcome) => !outcome.duplicate)).toBe(true);
+        expect(outcomes[1].sequence).toBeGreaterThan(outcomes[0].sequence);
+        expect(outcomes[2].sequence).toBeGreaterThan(outcomes[1].sequence);
+      });
+
+      it('answers [] for an empty batch', async () => {
+        const log = await openFresh();
+        await expect(log.publishBatch([])).resolves.toEqual([]);
+      });
+
+      it('flags a messageId seen before as a duplicate, globally across workspaces and sources, and stores it once', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'everything', { deliverFrom: new Date(0) });
+        const [first] = await log.publishBatch([message('src-a', 'shared-id', 'ws1')]);
+        const [again] = await log.publishBatch([message('src-b', 'shared-id', 'ws2')]);
+        expect(first.duplicate).toBe(false);
+        expect(again).toEqual({ messageId: 'shared-id', duplicate: true, sequence: first.sequence });
+
+        const inOneBatch = await log.publishBatch([message('src-a', 'twice'), message('src-a', 'twice')]);
+        expect(inOneBatch[0].duplicate).toBe(false);
+        expect(inOneBatch[1]).toEqual({
+          messageId: 'twice',
+          duplicate: true,
+          sequence: inOneBatch[0].sequence,
+        });
+
+        await waitUntil('both stored messages are delivered', () => consumer.received.length >= 2);
+        await sleep(300);
+        expect(consumer.messageIds()).toEqual(['shared-id', 'twice']);
+        expect(consumer.received[0].delivery.sourceId).toBe('src-a');
+      });
+
+      it('keeps many publishes in flight at once and gives each message its own sequence', async () => {
+        const log = await openFresh();
+        const batches = Array.from({ length: 20 }, () => Array.from({ length: 25 }, () => message('src-a')));
+        const results = await Promise.all(batches.map((batch) => log.publishBatch(batch)));
+        const outcomes = results.flat();
+        expect(outcomes).toHaveLength(500);
+        expect(outcomes.some((outcome) => outcome.duplicate)).toBe(false);
+        expect(new Set(outcomes.map((outcome) => outcome.sequence)).size).toBe(500);
+        results.forEach((outcomesOfBatch, index) =>
+          expect(outcomesOfBatch.map((outcome) => outcome.messageId)).toEqual(
+            batches[index].map((entry) => entry.messageId),
+          ),
+        );
+      });
+
+      it('forgets a messageId once the dedupe window has passed', async () => {
+        const log = await openFresh({ dedupeWindowMs: 500, retentionMs: 60_000 });
+        const [first] = await log.publishBatch([message('src-a', 'short-lived')]);
+        const [inWindow] = await log.publishBatch([message('src-a', 'short-lived')]);
+        expect(inWindow).toEqual({ messageId: 'short-lived', duplicate: true, sequence: first.sequence });
+
+        await sleep(500);
+        let afterWindow = inWindow;
+        await waitUntil('the id is accepted again', async () => {
+          [afterWindow] = await log.publishBatch([message('src-a', 'short-lived')]);
+          return !afterWindow.duplicate;
+        });
+        expect(afterWindow.sequence).toBeGreaterThan(first.sequence);
+      });
+
+      it('refuses a batch with an invalid message before storing any of it', async () => {
+        const log = await openFresh();
+        const valid = message('src-a');
+        await expect(log.publishBatch([valid, message('src.with.dots')])).rejects.toThrow(TypeError);
+        await expect(log.publishBatch([{ ...message('src-a'), workspaceId: 'ws>' }])).rejects.toThrow(
+          TypeError,
+        );
+        await expect(log.publishBatch([{ ...message('src-a'), messageId: '' }])).rejects.toThrow(TypeError);
+        await expect(
+          log.publishBatch([{ ...message('src-a'), payload: [] as unknown as Record<string, unknown> }]),
+        ).rejects.toThrow(TypeError);
+        const [retried] = await log.publishBatch([valid]);
+        expect(retried.duplicate).toBe(false);
+      });
+
+      it('fails with EventLogUnavailableError once closed', async () => {
+        const log = await openFresh();
+        await log.close();
+        await expect(log.publishBatch([message('src-a')])).rejects.toThrow(EventLogUnavailableError);
+        expect(await log.ping()).toBe(false);
+      });
+    });
+
+    describe('durable consumers', () => {
+      it('delivers every message in sequence order with its fields', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'destination-1');
+        const before = Date.now();
+        const batch = Array.from({ length: 5 }, () => message('src-a'));
+        const outcomes = await log.publishBatch(batch);
+        const after = Date.now();
+
+        await waitUntil('five deliveries', () => consumer.received.length >= 5);
+        const deliveries = consumer.received.map((entry) => entry.delivery);
+        expect(deliveries.map((delivery) => delivery.sequence)).toEqual(
+          outcomes.map((outcome) => outcome.sequence),
+        );
+        deliveries.forEach((delivery, index) => {
+          expect(delivery.messageId).toBe(batch[index].messageId);
+          expect(delivery.workspaceId).toBe('ws1');
+          expect(delivery.sourceId).toBe('src-a');
+          expect(delivery.payload).toEqual(batch[index].payload);
+          expect(delivery.deliveryCount).toBe(1);
+          expect(delivery.publishedAt.getTime()).toBeGreaterThanOrEqual(before - 5);
+          expect(delivery.publishedAt.getTime()).toBeLessThanOrEqual(after + 5);
+        });
+      });
+
+      it('never redelivers an acked message', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'acking', { ackWaitMs: 300 });
+        await log.publishBatch([message('src-a'), message('src-a')]);
+        await waitUntil('two deliveries', () => consumer.received.length >= 2);
+        await sleep(1200);
+        expect(consumer.received).toHaveLength(2);
+        await waitUntil(
+          'acks are recorded',
+          async () => (await log.consumerLag('acking')).unacknowledged === 0,
+        );
+        expect(await log.consumerLag('acking')).toEqual({ undelivered: 0, unacknowledged: 0 });
+      });
+
+      it('redelivers a message not acked within the ack wait, with deliveryCount incremented', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'forgetful', { ackWaitMs: 400 }, async (delivery) => {
+          if (delivery.deliveryCount >= 2) await delivery.ack();
+        });
+        const [published] = await log.publishBatch([message('src-a')]);
+        await waitUntil('a redelivery', () => consumer.received.length >= 2);
+        const [first, second] = consumer.received;
+        expect(first.delivery.sequence).toBe(published.sequence);
+        expect(second.delivery.sequence).toBe(published.sequence);
+        expect([first.delivery.deliveryCount, second.delivery.deliveryCount]).toEqual([1, 2]);
+        expect(second.receivedAt - first.receivedAt).toBeGreaterThanOrEqual(350);
+        await sleep(1000);
+        expect(consumer.received).toHaveLength(2);
+      });
+
+      it('redelivers a nak-ed message after the requested delay, not before', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'delaying', { ackWaitMs: 10_000 }, async (delivery) => {
+          if (delivery.deliveryCount === 1) await delivery.nak(800);
+          else await delivery.ack();
+        });
+        await log.publishBatch([message('src-a')]);
+        await waitUntil('the delayed redelivery', () => consumer.received.length >= 2);
+        const [first, second] = consumer.received;
+        expect(second.delivery.deliveryCount).toBe(2);
+        const gap = second.receivedAt - first.receivedAt;
+        expect(gap).toBeGreaterThanOrEqual(750);
+        expect(gap).toBeLessThan(5000);
+      });
+
+      it('redelivers a message nak-ed without delay promptly', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'retrying', { ackWaitMs: 10_000 }, async (delivery) => {
+          if (delivery.deliveryCount < 3) await delivery.nak();
+          else await delivery.ack();
+        });
+        await log.publishBatch([message('src-a')]);
+        await waitUntil('two immediate redeliveries', () => consumer.received.length >= 3, 4000);
+        expect(consumer.received.map((entry) => entry.delivery.deliveryCount)).toEqual([1, 2, 3]);
+      });
+
+      it('never redelivers a terminated message', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'terminating', { ackWaitMs: 300 }, (delivery) =>
+          delivery.term('bad payload'),
+        );
+        await log.publishBatch([message('src-a')]);
+        await waitUntil('one delivery', () => consumer.received.length >= 1);
+        await sleep(1200);
+        expect(consumer.received).toHaveLength(1);
+        expect(await log.consumerLag('terminating')).toEqual({ undelivered: 0, unacknowledged: 0 });
+      });
+
+      it('reports a handler failure and redelivers the message after the ack wait', async () => {
+        const log = await openFresh();
+        const failures: unknown[] = [];
+        const consumer = await record(
+          log,
+          'throwing',
+          { ackWaitMs: 400, onHandlerError: (error) => failures.push(error) },
+          async (delivery) => {
+            if (delivery.deliveryCount === 1) throw new Error('destination exploded');
+            await delivery.ack();
+          },
+        );
+        await log.publishBatch([message('src-a')]);
+        await waitUntil('the redelivery after the failure', () => consumer.received.length >= 2);
+        expect(failures).toHaveLength(1);
+        expect((failures[0] as Error).message).toBe('destination exploded');
+        expect(consumer.received[1].delivery.deliveryCount).toBe(2);
+      });
+
+      it('keeps at most maxInFlight deliveries outstanding', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'narrow', { maxInFlight: 2, ackWaitMs: 10_000 }, () => undefined);
+        await log.publishBatch(Array.from({ length: 5 }, () => message('src-a')));
+        await waitUntil('two deliveries', () => consumer.received.length >= 2);
+        await sleep(500);
+        expect(consumer.received).toHaveLength(2);
+        expect(await log.consumerLag('narrow')).toEqual({ undelivered: 3, unacknowledged: 2 });
+
+        await consumer.received[0].delivery.ack();
+        await waitUntil('a third delivery after one ack', () => consumer.received.length >= 3);
+        await sleep(300);
+        expect(consumer.received).toHaveLength(3);
+        expect(consumer.received.map((entry) => entry.delivery.sequence)).toEqual(
+          [...consumer.received.map((entry) => entry.delivery.sequence)].sort((a, b) => a - b),
+        );
+      });
+
+      it('resumes where it stopped after the log is closed and reopened', async () => {
+        const store = await newStore();
+        const firstLog = await open(store);
+        const firstRun = await record(firstLog, 'durable', { ackWaitMs: 500 }, async (delivery) => {
+          if (delivery.messageId !== 'third') await delivery.ack();
+        });
+        await firstLog.publishBatch([
+          message('src-a', 'first'),
+          message('src-a', 'second'),
+          message('src-a', 'third'),
+        ]);
+        await waitUntil('three deliveries', () => firstRun.received.length >= 3);
+        await sleep(200); // let the acks reach the log before closing
+        await firstRun.subscription.stop();
+        await firstLog.close();
+
+        const secondLog = await open(store);
+        const secondRun = await record(secondLog, 'durable', { ackWaitMs: 500 });
+        await secondLog.publishBatch([message('src-a', 'fourth')]);
+        await waitUntil('the unacked and the new message', () => secondRun.received.length >= 2);
+        await sleep(800);
+        expect(secondRun.messageIds().sort()).toEqual(['fourth', 'third']);
+        const third = secondRun.received.find((entry) => entry.delivery.messageId === 'third');
+        expect(third?.delivery.deliveryCount).toBe(2);
+      });
+
+      it('applies a new ackWait and maxInFlight when a consumer is consumed again', async () => {
+        const log = await openFresh();
+        const narrow = await record(log, 'adjustable', { maxInFlight: 1, ackWaitMs: 300 }, () => undefined);
+        await log.publishBatch([message('src-a'), message('src-a'), message('src-a')]);
+        await waitUntil('one delivery', () => narrow.received.length >= 1);
+        await sleep(200);
+        expect(narrow.received).toHaveLength(1);
+        await narrow.subscription.stop();
+
+        // The message outstanding from the first run may or may not come again soon (JetStream applies
+        // the new ack wait to it too); the two others must come at once, since three may be outstanding.
+        const wide = await record(log, 'adjustable', { maxInFlight: 3, ackWaitMs: 10_000 }, () => undefined);
+        const firstSequence = narrow.received[0].delivery.sequence;
+        await waitUntil('the two other messages outstanding', () => {
+          const sequences = new Set(wide.received.map((entry) => entry.delivery.sequence));
+          sequences.delete(firstSequence);
+          return sequences.size >= 2;
+        });
+        expect(await log.consumerLag('adjustable')).toEqual({ undelivered: 0, unacknowledged: 3 });
+      });
+
+      it('filters a consumer to one source', async () => {
+        const log = await openFresh();
+        const onlyA = await record(log, 'only-a', { sourceId: 'src-a' });
+        const all = await record(log, 'all-sources');
+        await log.publishBatch([
+          message('src-a', 'a1'),
+          message('src-b', 'b1'),
+          message('src-a', 'a2', 'ws2'),
+        ]);
+        await waitUntil('all three reach the unfiltered consumer', () => all.received.length >= 3);
+        await waitUntil('two reach the filtered consumer', () => onlyA.received.length >= 2);
+        await sleep(300);
+        expect(onlyA.messageIds()).toEqual(['a1', 'a2']);
+        expect(all.messageIds()).toEqual(['a1', 'b1', 'a2']);
+      });
+
+      it('starts a new consumer at new messages, and a replay consumer at a time', async () => {
+        const log = await openFresh();
+        await log.publishBatch([message('src-a', 'old')]);
+        await sleep(100);
+        const replayFrom = new Date();
+        await sleep(100);
+        await log.publishBatch([message('src-a', 'middle')]);
+
+        const fresh = await record(log, 'fresh');
+        const replay = await record(log, 'replay-1', { deliverFrom: replayFrom });
+        const everything = await record(log, 'replay-all', { deliverFrom: new Date(0) });
+        await log.publishBatch([message('src-a', 'new')]);
+
+        await waitUntil(
+          'every replay delivery',
+          () => everything.received.length >= 3 && replay.received.length >= 2,
+        );
+        await waitUntil('the new message reaches the fresh consumer', () => fresh.received.length >= 1);
+        await sleep(300);
+        expect(fresh.messageIds()).toEqual(['new']);
+        expect(replay.messageIds()).toEqual(['middle', 'new']);
+        expect(everything.messageIds()).toEqual(['old', 'middle', 'new']);
+      });
+
+      it('refuses to reuse a consumer name with another source filter', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'fixed-filter', { sourceId: 'src-a' });
+        await consumer.subscription.stop();
+        await expect(
+          log.consume(
+            'fixed-filter',
+            { sourceId: 'src-b', ackWaitMs: 1000, maxInFlight: 1 },
+            () => undefined,
+          ),
+        ).rejects.toThrow(ConsumerMismatchError);
+        await expect(
+          log.consume('fixed-filter', { ackWaitMs: 1000, maxInFlight: 1 }, () => undefined),
+        ).rejects.toThrow(ConsumerMismatchError);
+      });
+
+      it('refuses invalid consumer names and options', async () => {
+        const log = await openFresh();
+        await expect(
+          log.consume('has.dot', { ackWaitMs: 1000, maxInFlight: 1 }, () => undefined),
+        ).rejects.toThrow(TypeError);
+        await expect(log.consume('', { ackWaitMs: 1000, maxInFlight: 1 }, () => undefined)).rejects.toThrow(
+          TypeError,
+        );
+        await expect(log.consume('ok', { ackWaitMs: 0, maxInFlight: 1 }, () => undefined)).rejects.toThrow(
+          RangeError,
+        );
+        await expect(log.consume('ok', { ackWaitMs: 1000, maxInFlight: 0 }, () => undefined)).rejects.toThrow(
+          RangeError,
+        );
+        await expect(
+          log.consume('ok', { sourceId: 'a b', ackWaitMs: 1000, maxInFlight: 1 }, () => undefined),
+        ).rejects.toThrow(TypeError);
+      });
+    });
+
+    describe('consumer lag and deletion', () => {
+      it('counts undelivered messages of a stopped consumer, by its filter', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'lagging', { sourceId: 'src-a' });
+        await consumer.subscription.stop();
+        await log.publishBatch([message('src-a'), message('src-b'), message('src-a'), message('src-a')]);
+        await waitUntil(
+          'the lag shows three messages',
+          async () => (await log.consumerLag('lagging')).undelivered === 3,
+        );
+        expect(await log.consumerLag('lagging')).toEqual({ undelivered: 3, unacknowledged: 0 });
+      });
+
+      it('deletes a consumer and its position', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'short-lived-consumer');
+        await log.publishBatch([message('src-a', 'before-delete')]);
+        await waitUntil('one delivery', () => consumer.received.length >= 1);
+        await consumer.subscription.stop();
+
+        expect(await log.deleteConsumer('short-lived-consumer')).toBe(true);
+        expect(await log.deleteConsumer('short-lived-consumer')).toBe(false);
+        await expect(log.consumerLag('short-lived-consumer')).rejects.toThrow(ConsumerNotFoundError);
+
+        const recreated = await record(log, 'short-lived-consumer', { deliverFrom: new Date(0) });
+        await waitUntil('the old message is delivered again', () => recreated.received.length >= 1);
+        expect(recreated.messageIds()).toEqual(['before-delete']);
+      });
+
+      it('throws ConsumerNotFoundError for the lag of an unknown consumer', async () => {
+        const log = await openFresh();
+        await expect(log.consumerLag('never-created')).rejects.toThrow(ConsumerNotFoundError);
+      });
+    });
+
+    describe('retention', () => {
+      it('deletes messages older than the retention, so not even a full replay sees them', async () => {
+        const log = await openFresh({ dedupeWindowMs: 300, retentionMs: 1000 });
+        await log.publishBatch([message('src-a', 'expiring-1'), message('src-a', 'expiring-2')]);
+        let probe = 0;
+        await waitUntil(
+          'a full replay finds nothing',
+          async () => {
+            probe += 1;
+            const probeConsumer = await record(
+              log,
+              `probe-${probe}`,
+              { deliverFrom: new Date(0) },
+              () => undefined,
+            );
+            await probeConsumer.subscription.stop();
+            const lag = await log.consumerLag(`probe-${probe}`);
+            await log.deleteConsumer(`probe-${probe}`);
+            return lag.undelivered + lag.unacknowledged === 0;
+          },
+          10_000,
+        );
+        await log.publishBatch([message('src-a', 'kept')]);
+        const replay = await record(log, 'replay-after-retention', { deliverFrom: new Date(0) });
+        await waitUntil('the kept message is delivered', () => replay.received.length >= 1);
+        await sleep(300);
+        expect(replay.messageIds()).toEqual(['kept']);
+      });
+    });
+
+    describe('dead letters', () => {
+      function deadLetterOf(consumerName: string, sequence: number, messageId: string): NewDeadLetter {
+        return {
+          consumerName,
+          reason: 'retries exhausted after 4 h',
+          attempts: [
+            { at: new Date('2024-05-01T10:00:00.000Z'), outcome: 'HTTP 500' },
+            { at: new Date('2024-05-01T10:00:05.000Z'), outcome: 'timeout after 5000 ms' },
+          ],
+          message: {
+            workspaceId: 'ws1',
+            sourceId: 'src-a',
+            messageId,
+            sequence,
+            publishedAt: new Date('2024-05-01T09:59:59.123Z'),
+            payload: { type: 'track', event: 'Signed Up', messageId },
+          },
+        };
+      }
+
+      it('stores dead letters with reason and attempts, lists them by consumer and pages through them', async () => {
+        const log = await openFresh();
+        const first = await log.deadLetter(deadLetterOf('destination-a', 11, 'm-11'));
+        const second = await log.deadLetter(deadLetterOf('destination-b', 12, 'm-12'));
+        const third = await log.deadLetter(deadLetterOf('destination-a', 13, 'm-13'));
+        expect([first.duplicate, second.duplicate, third.duplicate]).toEqual([false, false, false]);
+        expect(second.deadLetterSequence).toBeGreaterThan(first.deadLetterSequence);
+        expect(third.deadLetterSequence).toBeGreaterThan(second.deadLetterSequence);
+
+        const all = await log.listDeadLetters();
+        expect(all.map((letter) => letter.message.messageId)).toEqual(['m-11', 'm-12', 'm-13']);
+        const { deadLetterSequence, deadLetteredAt, ...stored } = all[0];
+        expect(stored).toEqual(deadLetterOf('destination-a', 11, 'm-11'));
+        expect(deadLetterSequence).toBe(first.deadLetterSequence);
+        expect(Math.abs(deadLetteredAt.getTime() - Date.now())).toBeLessThan(10_000);
+
+        const ofA = await log.listDeadLetters({ consumerName: 'destination-a' });
+        expect(ofA.map((letter) => letter.message.messageId)).toEqual(['m-11', 'm-13']);
+        const page = await log.listDeadLetters({ afterSequence: first.deadLetterSequence, limit: 1 });
+        expect(page.map((letter) => letter.message.messageId)).toEqual(['m-12']);
+        const pastTheEnd = await log.listDeadLetters({ afterSequence: third.deadLetterSequence });
+        expect(pastTheEnd).toEqual([]);
+
+        expect(await log.readDeadLetter(third.deadLetterSequence)).toEqual(all[2]);
+        expect(await log.readDeadLetter(third.deadLetterSequence + 1000)).toBeNull();
+      });
+
+      it('stores a message dead-lettered twice by the same consumer once', async () => {
+        const log = await openFresh();
+        const first = await log.deadLetter(deadLetterOf('destination-a', 21, 'm-21'));
+        const again = await log.deadLetter(deadLetterOf('destination-a', 21, 'm-21'));
+        const otherConsumer = await log.deadLetter(deadLetterOf('destination-b', 21, 'm-21'));
+        expect(again).toEqual({ deadLetterSequence: first.deadLetterSequence, duplicate: true });
+        expect(otherConsumer.duplicate).toBe(false);
+        expect(await log.listDeadLetters()).toHaveLength(2);
+      });
+    });
+
+    describe('health', () => {
+      it('answers ping while open', async () => {
+        const log = await openFresh();
+        expect(await log.ping()).toBe(true);
+      });
+    });
+  });
+}

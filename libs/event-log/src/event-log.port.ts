@@ -1,0 +1,220 @@
+/**
+ * The event log port: where every accepted tracking message is stored durably, deduplicated on its
+ * `messageId`, and from where the router's durable consumers read it.
+ *
+ * Guarantees every adapter gives (checked by `event-log.contract.ts`):
+ * - `publishBatch` resolves only once every message is durably stored (or known to be a duplicate);
+ *   a client that got a 200 can never lose its events.
+ * - A `messageId` published again inside the dedupe window is not stored again: it is reported as a
+ *   duplicate with the sequence of the copy already stored. Dedupe is global (spec §12.1).
+ * - Each consumer is durable: it survives restarts, delivers at least once, in sequence order, and
+ *   redelivers whatever was not acknowledged within its ack wait.
+ */
+
+/** How long a `messageId` is remembered for dedupe when `DEDUPE_WINDOW` is not set (spec §12.1). */
+export const DEFAULT_DEDUPE_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How long messages are kept when `RETENTION` is not set; this bounds how far back a replay reaches. */
+export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The settings both adapters share. */
+export interface EventLogSettings {
+  /**
+   * How long a `messageId` is remembered. Must not exceed `retentionMs`.
+   *
+   * Memory cost: JetStream keeps every id of the window in the server's RAM (an entry of id string,
+   * sequence and timestamp plus its map slot: about 150 bytes for a 36-character UUID id). Budget
+   * `messages per second x window in seconds x 150 B`: 100 msg/s for 24 h is ~1.3 GB, 1,000 msg/s is
+   * ~13 GB. The sqlite adapter keeps the ids on disk (about 100 B each with the index), not in RAM.
+   */
+  dedupeWindowMs: number;
+  /** How long a message is kept; older messages are deleted and can no longer be replayed. */
+  retentionMs: number;
+}
+
+/** One message to store. `workspaceId` and `sourceId` become the subject `tracking.<ws>.<source>`. */
+export interface MessageToPublish {
+  workspaceId: string;
+  sourceId: string;
+  messageId: string;
+  /** The normalized tracking message; stored as JSON. */
+  payload: Record<string, unknown>;
+}
+
+export interface PublishOutcome {
+  messageId: string;
+  /** True when this `messageId` was already stored inside the dedupe window: nothing new was stored. */
+  duplicate: boolean;
+  /** Sequence of the stored message; for a duplicate, the sequence of the copy stored earlier. */
+  sequence: number;
+}
+
+/** One delivery of one message to one consumer. Settle it exactly once with `ack`, `nak` or `term`. */
+export interface Delivery {
+  workspaceId: string;
+  sourceId: string;
+  messageId: string;
+  payload: Record<string, unknown>;
+  sequence: number;
+  publishedAt: Date;
+  /** 1 on the first delivery, incremented on every redelivery (ack wait expired or nak). */
+  deliveryCount: number;
+  /** The message is done for this consumer: it is never delivered to it again. */
+  ack(): Promise<void>;
+  /** Deliver again after `delayMs` (0: as soon as possible). Counts as outstanding until then. */
+  nak(delayMs?: number): Promise<void>;
+  /**
+   * Give up on the message for this consumer (never redelivered). `reason` is for the operator: JetStream
+   * 2.10.4+ puts it in its terminate advisory; nothing stores it otherwise, so dead-letter first when
+   * the reason must be kept.
+   */
+  term(reason: string): Promise<void>;
+}
+
+export type DeliveryHandler = (delivery: Delivery) => void | Promise<void>;
+
+export interface ConsumeOptions {
+  /** Only messages of this source; absent: messages of every source. Fixed when the consumer is created. */
+  sourceId?: string;
+  /**
+   * Where a NEW consumer starts: the first message published at or after this time (a replay; pass
+   * `new Date(0)` for everything retained). Absent: only messages published after its creation.
+   * Ignored when the consumer already exists: a durable consumer resumes where it stopped.
+   */
+  deliverFrom?: Date;
+  /** A delivery not settled within this time is delivered again. */
+  ackWaitMs: number;
+  /**
+   * At most this many deliveries are outstanding (delivered or nak-delayed, not yet acked or termed);
+   * the handler is called for up to this many messages at once, started in sequence order.
+   */
+  maxInFlight: number;
+  /**
+   * Called when the handler throws or rejects. The delivery is left unsettled, so it is delivered
+   * again after `ackWaitMs`.
+   */
+  onHandlerError?: (error: unknown, delivery: Delivery) => void;
+}
+
+export interface ConsumerSubscription {
+  /** Stops fetching; resolves once no handler call of this subscription is running. */
+  stop(): Promise<void>;
+}
+
+export interface ConsumerLag {
+  /** Messages matching the consumer's filter that it has not been given yet. */
+  undelivered: number;
+  /** Messages delivered (or nak-delayed) but not yet acked or termed. */
+  unacknowledged: number;
+}
+
+export interface DeliveryAttempt {
+  at: Date;
+  /** What happened, for the operator: `HTTP 500`, `timeout after 5000 ms`, ... */
+  outcome: string;
+}
+
+/** The message a consumer gave up on, as it was delivered. */
+export interface DeadLetteredMessage {
+  workspaceId: string;
+  sourceId: string;
+  messageId: string;
+  /** Sequence of the message in the tracking log. */
+  sequence: number;
+  publishedAt: Date;
+  payload: Record<string, unknown>;
+}
+
+export interface NewDeadLetter {
+  /** The consumer (one per destination) that gave up. */
+  consumerName: string;
+  message: DeadLetteredMessage;
+  reason: string;
+  attempts: DeliveryAttempt[];
+}
+
+export interface DeadLetter extends NewDeadLetter {
+  /** Position in the dead-letter log; use it with `readDeadLetter` and as a paging cursor. */
+  deadLetterSequence: number;
+  deadLetteredAt: Date;
+}
+
+export interface DeadLetterOutcome {
+  deadLetterSequence: number;
+  /** True when this consumer already dead-lettered this message sequence (a retried dead-letter). */
+  duplicate: boolean;
+}
+
+export interface ListDeadLettersOptions {
+  consumerName?: string;
+  /** Only dead letters with a greater `deadLetterSequence` (paging cursor). */
+  afterSequence?: number;
+  /** At most this many, oldest first. Default 100. */
+  limit?: number;
+}
+
+export interface EventLog {
+  /**
+   * Stores the messages, all publishes in flight at once. Resolves, in input order, once EVERY message
+   * is durably stored or known as a duplicate. Rejects with `EventLogUnavailableError` when the log
+   * cannot be reached quickly; some messages may then be stored, which is safe since the client's retry
+   * is deduplicated.
+   */
+  publishBatch(messages: MessageToPublish[]): Promise<PublishOutcome[]>;
+  /**
+   * Creates the durable consumer `consumerName` if needed and delivers to `handler` until stopped.
+   * Rejects with `ConsumerMismatchError` when the consumer exists with another `sourceId` filter.
+   */
+  consume(
+    consumerName: string,
+    options: ConsumeOptions,
+    handler: DeliveryHandler,
+  ): Promise<ConsumerSubscription>;
+  /** Deletes a consumer and its position; false when it did not exist. */
+  deleteConsumer(consumerName: string): Promise<boolean>;
+  /** Throws `ConsumerNotFoundError` for an unknown consumer. */
+  consumerLag(consumerName: string): Promise<ConsumerLag>;
+  /**
+   * Stores a message a consumer gave up on (stream `DEADLETTER`, kept as long as `retentionMs`).
+   * Idempotent per consumer and message sequence: on JetStream within the dedupe window, on sqlite always.
+   */
+  deadLetter(letter: NewDeadLetter): Promise<DeadLetterOutcome>;
+  listDeadLetters(options?: ListDeadLettersOptions): Promise<DeadLetter[]>;
+  /** Null when there is no dead letter at that sequence (or it is past retention). */
+  readDeadLetter(deadLetterSequence: number): Promise<DeadLetter | null>;
+  /** True when the log answers; used by readiness checks. */
+  ping(): Promise<boolean>;
+  /** Stops every subscription and releases the connection or file. */
+  close(): Promise<void>;
+}
+
+export const EVENT_LOG = Symbol('EventLog');
+
+/** The log cannot be reached (or is closed): the HTTP layer answers 503 with `Retry-After`. */
+export class EventLogUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EventLogUnavailableError';
+  }
+}
+
+export class ConsumerNotFoundError extends Error {
+  constructor(readonly consumerName: string) {
+    super(`event log consumer ${consumerName} does not exist`);
+    this.name = 'ConsumerNotFoundError';
+  }
+}
+
+/** A durable consumer's filter is fixed at creation; delete the consumer to change it. */
+export class ConsumerMismatchError extends Error {
+  constructor(
+    readonly consumerName: string,
+    readonly existingSourceId: string | undefined,
+    readonly requestedSourceId: string | undefined,
+  ) {
+    super(
+      `event log consumer ${consumerName} exists for source ${existingSourceId ?? '(all)'}, ` +
+        `not ${requestedSourceId ?? '(all)'}; delete it first to change its filter`,
+    );
+    this.name = 'ConsumerMismatchError';
+  }
+}

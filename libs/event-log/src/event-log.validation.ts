@@ -1,0 +1,58 @@
+import type { EventLogSettings, MessageToPublish } from './event-log.port';
+
+/**
+ * Checks shared by both adapters, so that a value the embedded log accepts is never refused by
+ * JetStream (whose subjects and consumer names have a restricted alphabet).
+ */
+
+/** A subject token: no separators (`.`), wildcards (`*`, `>`) or whitespace. */
+const SUBJECT_TOKEN = /^[^\s.*>]+$/u;
+/** JetStream durable names also exclude path separators; we keep to a plain, portable alphabet. */
+const CONSUMER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+
+export function assertValidSettings(settings: EventLogSettings): void {
+  const { dedupeWindowMs, retentionMs } = settings;
+  if (!Number.isFinite(dedupeWindowMs) || dedupeWindowMs <= 0) {
+    throw new RangeError(`dedupe window must be a positive number of milliseconds, got ${dedupeWindowMs}`);
+  }
+  if (!Number.isFinite(retentionMs) || retentionMs <= 0) {
+    throw new RangeError(`retention must be a positive number of milliseconds, got ${retentionMs}`);
+  }
+  // An id remembered longer than its message is kept would point at nothing (JetStream refuses it too).
+  if (dedupeWindowMs > retentionMs) {
+    throw new RangeError(
+      `dedupe window (${dedupeWindowMs} ms) must not exceed retention (${retentionMs} ms)`,
+    );
+  }
+}
+
+export function assertSubjectToken(kind: 'workspaceId' | 'sourceId', value: string): void {
+  if (typeof value !== 'string' || !SUBJECT_TOKEN.test(value)) {
+    throw new TypeError(`${kind} ${JSON.stringify(value)} is empty or contains '.', '*', '>' or whitespace`);
+  }
+}
+
+export function assertConsumerName(consumerName: string): void {
+  if (typeof consumerName !== 'string' || !CONSUMER_NAME.test(consumerName)) {
+    throw new TypeError(
+      `consumer name ${JSON.stringify(consumerName)} must be 1-128 characters of A-Z a-z 0-9 _ -`,
+    );
+  }
+}
+
+export function assertValidMessage(message: MessageToPublish): void {
+  assertSubjectToken('workspaceId', message.workspaceId);
+  assertSubjectToken('sourceId', message.sourceId);
+  if (typeof message.messageId !== 'string' || message.messageId.length === 0) {
+    throw new TypeError('messageId must be a non-empty string');
+  }
+  if (message.payload === null || typeof message.payload !== 'object' || Array.isArray(message.payload)) {
+    throw new TypeError(`payload of message ${message.messageId} must be a JSON object`);
+  }
+}
+
+export function assertPositiveInteger(name: string, value: number): void {
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+}

@@ -1,0 +1,15 @@
+export * from './event-log.port';
+export * from './create-event-log';
+export {
+  JetStreamEventLog,
+  TRACKING_STREAM,
+  DEAD_LETTER_STREAM,
+  type JetStreamEventLogOptions,
+} from './adapters/jetstream/jetstream-event-log.adapter';
+export { SqliteEventLog, type SqliteEventLogOptions } from './adapters/sqlite/sqlite-event-log.adapter';
+export {
+  describeEventLogContract,
+  type EventLogContractFactory,
+  type EventLogContractStore,
+} from './event-log.contract';
+export { NatsServerProcess } from './testing/nats-server.process';
