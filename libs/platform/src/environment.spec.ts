@@ -25,3 +25,20 @@ describe('loadEnvironment', () => {
     expect(loadEnvironment({ EVENTSTORE_URL: '  ' }).EVENTSTORE_URL).toBeUndefined();
   });
 });
+
+describe('tracking settings', () => {
+  it('parses durations and defaults', () => {
+    const environment = loadEnvironment({});
+    expect(environment.DEDUPE_WINDOW).toBe(24 * 3_600_000);
+    expect(environment.RETENTION).toBe(7 * 86_400_000);
+    expect(environment.TRIBUTARY_REGION).toBe('us');
+    expect(environment.TRACKING_RATE_LIMIT).toBeUndefined();
+    expect(loadEnvironment({ DEDUPE_WINDOW: '90s', RETENTION: '2d' })).toMatchObject({
+      DEDUPE_WINDOW: 90_000,
+      RETENTION: 2 * 86_400_000,
+    });
+    expect(() => loadEnvironment({ DEDUPE_WINDOW: 'a day' })).toThrow(/DEDUPE_WINDOW/);
+    expect(() => loadEnvironment({ TRIBUTARY_REGION: 'mars' })).toThrow(/TRIBUTARY_REGION/);
+    expect(() => loadEnvironment({ TRACKING_RATE_LIMIT: '-1' })).toThrow(/TRACKING_RATE_LIMIT/);
+  });
+});

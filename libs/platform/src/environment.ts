@@ -36,6 +36,16 @@ export const environmentSchema = z.object({
       .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (32 bytes)')
       .optional(),
   ),
+  /** NATS server(s) with JetStream for the tracking message log; absent means the embedded SQLite log. */
+  NATS_URL: optionalText,
+  /** How long a messageId is remembered for deduplication (JetStream keeps ~150 bytes per id). */
+  DEDUPE_WINDOW: durationSchema.default(24 * 3_600_000),
+  /** How long tracking messages stay in the log; bounds how far back a replay can reach. */
+  RETENTION: durationSchema.default(7 * 86_400_000),
+  /** The region this deployment serves; workspaces of another region are refused by the tracking API. */
+  TRIBUTARY_REGION: z.enum(['us', 'eu']).default('us'),
+  /** Tracking API requests per second per workspace; absent means unlimited. */
+  TRACKING_RATE_LIMIT: optionalText.pipe(z.coerce.number().int().positive().optional()),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
