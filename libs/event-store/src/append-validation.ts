@@ -5,7 +5,11 @@ import type { ExpectedRevision, NewEvent } from './event-store.port';
  * way everywhere instead of depending on what the engine happens to accept (KurrentDB takes an empty
  * append as a no-op, SQLite would write nothing and have no revision to report).
  */
-export function assertAppendable(streamName: string, events: NewEvent[], expectedRevision: ExpectedRevision): void {
+export function assertAppendable(
+  streamName: string,
+  events: NewEvent[],
+  expectedRevision: ExpectedRevision,
+): void {
   if (typeof streamName !== 'string' || streamName.length === 0) {
     throw new TypeError('append: streamName must be a non-empty string');
   }

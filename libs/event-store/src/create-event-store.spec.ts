@@ -14,7 +14,11 @@ describe('createEventStore', () => {
     const store = createEventStore({ dataDir });
     try {
       expect(store).toBeInstanceOf(SqliteEventStore);
-      await store.append('source-1', [{ type: 'A', data: {}, metadata: { actor: 'system', requestId: 'r', time: 't' } }], 'no_stream');
+      await store.append(
+        'source-1',
+        [{ type: 'A', data: {}, metadata: { actor: 'system', requestId: 'r', time: 't' } }],
+        'no_stream',
+      );
       expect(existsSync(join(dataDir, 'config-events.sqlite'))).toBe(true);
     } finally {
       await store.close();

@@ -51,15 +51,32 @@ export function describeEventStoreContract(
     describe('append and readStream', () => {
       it('reads back appended events with their data, metadata, revisions and positions', async () => {
         const stream = newStreamName('round-trip');
-        const created = newEvent('SourceCreated', { sourceId: 's1', nested: { list: [1, 'two', null], flag: true } });
+        const created = newEvent('SourceCreated', {
+          sourceId: 's1',
+          nested: { list: [1, 'two', null], flag: true },
+        });
         const renamed = newEvent('SourceRenamed', { name: 'Web – ünïcode ✓' });
 
         const result = await store.append(stream, [created, renamed], 'no_stream');
 
         const events = await store.readStream(stream);
         expect(events).toEqual([
-          { streamName: stream, type: created.type, data: created.data, metadata: created.metadata, revision: 0, position: expect.any(BigInt) },
-          { streamName: stream, type: renamed.type, data: renamed.data, metadata: renamed.metadata, revision: 1, position: expect.any(BigInt) },
+          {
+            streamName: stream,
+            type: created.type,
+            data: created.data,
+            metadata: created.metadata,
+            revision: 0,
+            position: expect.any(BigInt),
+          },
+          {
+            streamName: stream,
+            type: renamed.type,
+            data: renamed.data,
+            metadata: renamed.metadata,
+            revision: 1,
+            position: expect.any(BigInt),
+          },
         ]);
         expect(result).toEqual({ revision: 1, position: events[1].position });
         expect(events[1].position).toBeGreaterThan(events[0].position);
@@ -118,14 +135,18 @@ export function describeEventStoreContract(
         appendResults.push(await store.append(streams[0], [newEvent('A1')], 'no_stream'));
         appendResults.push(await store.append(streams[1], [newEvent('B1'), newEvent('B2')], 'no_stream'));
         appendResults.push(await store.append(streams[0], [newEvent('A2')], 0));
-        appendResults.push(await store.append(streams[2], [newEvent('C1'), newEvent('C2'), newEvent('C3')], 'no_stream'));
+        appendResults.push(
+          await store.append(streams[2], [newEvent('C1'), newEvent('C2'), newEvent('C3')], 'no_stream'),
+        );
         appendResults.push(await store.append(streams[1], [newEvent('B3')], 1));
 
         for (let index = 1; index < appendResults.length; index++) {
           expect(appendResults[index].position).toBeGreaterThan(appendResults[index - 1].position);
         }
         const all = (await Promise.all(streams.map((stream) => store.readStream(stream)))).flat();
-        const typesByPosition = [...all].sort((a, b) => compareBigInt(a.position, b.position)).map((event) => event.type);
+        const typesByPosition = [...all]
+          .sort((a, b) => compareBigInt(a.position, b.position))
+          .map((event) => event.type);
         expect(typesByPosition).toEqual(['A1', 'B1', 'B2', 'A2', 'C1', 'C2', 'C3', 'B3']);
         expect(new Set(all.map((event) => event.position)).size).toBe(all.length);
       });
@@ -185,7 +206,9 @@ export function describeEventStoreContract(
         const outcomes = await Promise.allSettled(contenders);
 
         const winners = outcomes.filter((outcome) => outcome.status === 'fulfilled');
-        const losers = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+        const losers = outcomes.filter(
+          (outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected',
+        );
         expect(winners).toHaveLength(1);
         expect(losers).toHaveLength(5);
         for (const loser of losers) expect(loser.reason).toBeInstanceOf(WrongExpectedRevisionError);
@@ -202,9 +225,9 @@ export function describeEventStoreContract(
         const stream = newStreamName('atomic-revision');
         await store.append(stream, [newEvent('A')], 'no_stream');
 
-        await expect(store.append(stream, [newEvent('X'), newEvent('Y'), newEvent('Z')], 'no_stream')).rejects.toBeInstanceOf(
-          WrongExpectedRevisionError,
-        );
+        await expect(
+          store.append(stream, [newEvent('X'), newEvent('Y'), newEvent('Z')], 'no_stream'),
+        ).rejects.toBeInstanceOf(WrongExpectedRevisionError);
 
         expect((await store.readStream(stream)).map((event) => event.type)).toEqual(['A']);
       });
@@ -214,7 +237,9 @@ export function describeEventStoreContract(
         await store.append(stream, [newEvent('A')], 'no_stream');
         const unserializable = newEvent('Broken', { amount: 10n as unknown });
 
-        await expect(store.append(stream, [newEvent('X'), newEvent('Y'), unserializable], 0)).rejects.toThrow();
+        await expect(
+          store.append(stream, [newEvent('X'), newEvent('Y'), unserializable], 0),
+        ).rejects.toThrow();
 
         expect((await store.readStream(stream)).map((event) => event.type)).toEqual(['A']);
         await expect(store.append(stream, [newEvent('B')], 0)).resolves.toMatchObject({ revision: 1 });
@@ -380,7 +405,11 @@ export function describeEventStoreContract(
           },
           { after: before.position },
         );
-        await store.append(stream, Array.from({ length: 10 }, () => newEvent('Tick')), 0);
+        await store.append(
+          stream,
+          Array.from({ length: 10 }, () => newEvent('Tick')),
+          0,
+        );
         await waitUntil(() => handled === 10, '10 handled events');
         expect(maxRunning).toBe(1);
       });
@@ -390,10 +419,13 @@ export function describeEventStoreContract(
         const received: string[] = [];
         let caughtUp = false;
         const head = await store.append(stream, [newEvent('Before')], 'no_stream');
-        const subscription = subscribe((event) => void (event.streamName === stream && received.push(event.type)), {
-          after: head.position,
-          onCaughtUp: () => (caughtUp = true),
-        });
+        const subscription = subscribe(
+          (event) => void (event.streamName === stream && received.push(event.type)),
+          {
+            after: head.position,
+            onCaughtUp: () => (caughtUp = true),
+          },
+        );
         await waitUntil(() => caughtUp, 'onCaughtUp');
         await store.append(stream, [newEvent('WhileSubscribed')], 0);
         await waitUntil(() => received.length === 1, 'the first live event');

@@ -6,4 +6,8 @@ export {
   type KurrentDbEventStoreOptions,
 } from './adapters/kurrentdb/kurrentdb-event-store.adapter';
 export type { ReconnectPolicy } from './adapters/kurrentdb/kurrentdb-all-subscription';
-export { createEventStore, SQLITE_EVENT_STORE_FILE, type CreateEventStoreOptions } from './create-event-store';
+export {
+  createEventStore,
+  SQLITE_EVENT_STORE_FILE,
+  type CreateEventStoreOptions,
+} from './create-event-store';

@@ -152,7 +152,12 @@ describe('KurrentDbAllSubscription', () => {
   it('drops events at or before the start position and repeated positions', async () => {
     const received: bigint[] = [];
     start((event) => void received.push(event.position), { after: 20n });
-    sources[0].deliver(resolved('s', 1, 20n), resolved('s', 2, 30n), resolved('s', 2, 30n), resolved('s', 3, 40n));
+    sources[0].deliver(
+      resolved('s', 1, 20n),
+      resolved('s', 2, 30n),
+      resolved('s', 2, 30n),
+      resolved('s', 3, 40n),
+    );
     await waitUntil(() => received.length === 2);
     await settle();
     expect(received).toEqual([30n, 40n]);
@@ -229,7 +234,11 @@ describe('KurrentDbAllSubscription', () => {
       },
       { onError: (error) => errors.push(error) },
     );
-    sources[0].deliver(resolved('s', 0, 1n, { type: 'Fine' }), resolved('s', 1, 2n, { type: 'Poison' }), resolved('s', 2, 3n, { type: 'Never' }));
+    sources[0].deliver(
+      resolved('s', 0, 1n, { type: 'Fine' }),
+      resolved('s', 1, 2n, { type: 'Poison' }),
+      resolved('s', 2, 3n, { type: 'Never' }),
+    );
     await waitUntil(() => errors.length === 1);
     sources[0].deliver(resolved('s', 3, 4n, { type: 'AlsoNever' }));
     await settle();

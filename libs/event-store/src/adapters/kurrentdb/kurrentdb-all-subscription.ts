@@ -116,7 +116,9 @@ export class KurrentDbAllSubscription implements Subscription {
     if (isForeignOrSystemEvent(resolved)) return;
     const position = commitPositionOf(resolved);
     if (position === undefined) {
-      this.fail(new Error(`KurrentDB delivered event ${resolved.event?.id ?? '?'} without a commit position`));
+      this.fail(
+        new Error(`KurrentDB delivered event ${resolved.event?.id ?? '?'} without a commit position`),
+      );
       return;
     }
     if (this.lastQueuedPosition !== undefined && position <= this.lastQueuedPosition) return;

@@ -35,7 +35,9 @@ describe('KurrentDB mapping', () => {
   it('takes the commit position, and ignores the "unknown" value old servers send on stream reads', () => {
     expect(commitPositionOf({ commitPosition: 500n })).toBe(500n);
     expect(
-      commitPositionOf({ event: { position: { commit: 600n, prepare: 600n } } } as Parameters<typeof commitPositionOf>[0]),
+      commitPositionOf({ event: { position: { commit: 600n, prepare: 600n } } } as Parameters<
+        typeof commitPositionOf
+      >[0]),
     ).toBe(600n);
     expect(commitPositionOf({ commitPosition: 18446744073709551615n })).toBeUndefined();
     expect(commitPositionOf({})).toBeUndefined();

@@ -50,7 +50,9 @@ function hasErrorType(error: unknown, type: ErrorType): boolean {
 const UNKNOWN_POSITION_FLOOR = 1n << 63n;
 
 /** The commit position of an event, when the server told us. */
-export function commitPositionOf(resolved: KurrentResolvedEvent | AllStreamResolvedEvent): bigint | undefined {
+export function commitPositionOf(
+  resolved: KurrentResolvedEvent | AllStreamResolvedEvent,
+): bigint | undefined {
   const candidates = [resolved.commitPosition, resolved.event?.position?.commit];
   for (const candidate of candidates) {
     if (candidate === undefined || candidate === null) continue;
@@ -95,5 +97,7 @@ function toEventMetadata(metadata: unknown, created: Date | undefined): EventMet
 }
 
 function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
+  );
 }

@@ -62,7 +62,11 @@ export class KurrentDbEventStore implements EventStore {
     this.pingTimeoutMs = options.pingTimeoutMs ?? 5000;
   }
 
-  async append(streamName: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+  async append(
+    streamName: string,
+    events: NewEvent[],
+    expectedRevision: ExpectedRevision,
+  ): Promise<AppendResult> {
     this.assertOpen('append');
     assertAppendable(streamName, events, expectedRevision);
     // Serialize first: the client stringifies while it streams events to the server, and a failure
@@ -78,7 +82,11 @@ export class KurrentDbEventStore implements EventStore {
       });
     } catch (error) {
       if (isWrongExpectedVersionError(error)) {
-        throw new WrongExpectedRevisionError(streamName, expectedRevision, fromKurrentCurrentState(error.actualState));
+        throw new WrongExpectedRevisionError(
+          streamName,
+          expectedRevision,
+          fromKurrentCurrentState(error.actualState),
+        );
       }
       throw error;
     }

@@ -33,7 +33,11 @@ describe('KurrentDbEventStore without a server', () => {
     await store.close();
     await expect(store.readStream('source-1')).rejects.toThrow(/after close/);
     await expect(
-      store.append('source-1', [{ type: 'A', data: {}, metadata: { actor: 'system', requestId: 'r', time: 't' } }], 'any'),
+      store.append(
+        'source-1',
+        [{ type: 'A', data: {}, metadata: { actor: 'system', requestId: 'r', time: 't' } }],
+        'any',
+      ),
     ).rejects.toThrow(/after close/);
     expect(() => store.subscribeToAll(() => undefined)).toThrow(/after close/);
     await expect(store.ping()).resolves.toBe(false);
@@ -46,7 +50,13 @@ describe('KurrentDbEventStore without a server', () => {
       await expect(
         store.append(
           'source-1',
-          [{ type: 'A', data: { amount: 1n as unknown }, metadata: { actor: 'system', requestId: 'r', time: 't' } }],
+          [
+            {
+              type: 'A',
+              data: { amount: 1n as unknown },
+              metadata: { actor: 'system', requestId: 'r', time: 't' },
+            },
+          ],
           'no_stream',
         ),
       ).rejects.toThrow(TypeError);

@@ -94,7 +94,11 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  async append(streamName: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+  async append(
+    streamName: string,
+    events: NewEvent[],
+    expectedRevision: ExpectedRevision,
+  ): Promise<AppendResult> {
     this.assertOpen('append');
     assertAppendable(streamName, events, expectedRevision);
     // IMMEDIATE takes the write lock before reading the current revision, so a writer in another
@@ -146,7 +150,11 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) throw new Error(`SqliteEventStore: ${operation} after close()`);
   }
 
-  private appendChecked(streamName: string, events: NewEvent[], expectedRevision: ExpectedRevision): AppendResult {
+  private appendChecked(
+    streamName: string,
+    events: NewEvent[],
+    expectedRevision: ExpectedRevision,
+  ): AppendResult {
     const lastRevision = this.selectLastRevision.get(streamName)?.revision ?? null;
     const actual = lastRevision === null ? 'no_stream' : lastRevision;
     if (expectedRevision !== 'any' && expectedRevision !== actual) {

@@ -42,7 +42,10 @@ describe('SqliteEventStore on a shared file', () => {
     await first.close();
 
     const reopened = open(file);
-    const after = [...(await reopened.readStream('source-1')), ...(await reopened.readStream('destination-1'))];
+    const after = [
+      ...(await reopened.readStream('source-1')),
+      ...(await reopened.readStream('destination-1')),
+    ];
     expect(after).toEqual(before);
     expect(after.map((recorded) => recorded.data)).toEqual([{ name: 'web' }, { name: 'site' }, {}]);
 
@@ -62,7 +65,9 @@ describe('SqliteEventStore on a shared file', () => {
 
     const received: RecordedEvent[] = [];
     let caughtUp = false;
-    reader.subscribeToAll((recorded) => void received.push(recorded), { onCaughtUp: () => (caughtUp = true) });
+    reader.subscribeToAll((recorded) => void received.push(recorded), {
+      onCaughtUp: () => (caughtUp = true),
+    });
     await waitUntil(() => caughtUp);
     expect(received.map((recorded) => recorded.type)).toEqual(['SourceCreated']);
 
