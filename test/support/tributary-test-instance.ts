@@ -33,11 +33,10 @@ export async function startTributary(options: StartOptions = {}): Promise<Tribut
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     TRIBUTARY_BOOTSTRAP_TOKEN: adminToken,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'error',
     ...options.environment,
   });
   const app = await createTributaryApplication(environment);
-  app.useLogger(['error']);
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
   return {

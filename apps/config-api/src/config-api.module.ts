@@ -1,8 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_PIPE } from '@nestjs/core';
 import { loadDeploymentKey, SecretBox } from '@tributary/auth';
-import { ConfigReadModel } from '@tributary/config-projections';
-import { createEventStore, EVENT_STORE } from '@tributary/event-store';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { ZodValidationPipe } from 'nestjs-zod';
 import { join } from 'node:path';
@@ -15,19 +13,15 @@ import { DestinationsController } from './destinations/destinations.controller';
 import { FiltersController } from './filters/filters.controller';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard';
 import { CommandRunner } from './shared/command-runner.service';
-import { ConfigProjectionService } from './shared/config-projection.service';
 import { ConfigApiErrorFilter } from './shared/error.filter';
-import { RateLimiter } from './shared/rate-limiter';
+import { RateLimiter } from '@tributary/platform';
 import { ResourceLookup } from './shared/resource-lookup.service';
 import { SourcesController } from './sources/sources.controller';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 
-/**
- * The Config API: `/v1beta` over the config event store. It also owns the config read model,
- * which it exports for the tracking API and the router of the same process.
- */
+/** The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule`. */
 @Module({})
 export class ConfigApiModule {
   static register(environment: Environment): DynamicModule {
@@ -47,11 +41,6 @@ export class ConfigApiModule {
       providers: [
         { provide: ENVIRONMENT, useValue: environment },
         {
-          provide: EVENT_STORE,
-          useFactory: () => createEventStore({ eventStoreUrl: environment.EVENTSTORE_URL, dataDir: environment.DATA_DIR }),
-        },
-        { provide: ConfigReadModel, useFactory: () => new ConfigReadModel() },
-        {
           provide: SecretBox,
           useFactory: () =>
             new SecretBox(
@@ -63,9 +52,6 @@ export class ConfigApiModule {
         },
         { provide: CONFIG_API_RATE_LIMITER, useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT) },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
-        // Requests that match no route (404/405) never reach a controller's own filter.
-        { provide: APP_FILTER, useClass: ConfigApiErrorFilter },
-        ConfigProjectionService,
         CommandRunner,
         ResourceLookup,
         DestinationConfigMapper,
@@ -73,7 +59,7 @@ export class ConfigApiModule {
         ConfigApiErrorFilter,
         InstanceBootstrapService,
       ],
-      exports: [ConfigReadModel, EVENT_STORE, ENVIRONMENT, SecretBox],
+      exports: [ConfigApiErrorFilter],
     };
   }
 }

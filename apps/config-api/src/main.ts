@@ -1,14 +1,24 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { ConfigProjectionsModule } from '@tributary/config-projections';
 import { createHttpApplication, loadEnvironment } from '@tributary/platform';
 import { ConfigApiModule } from './config-api.module';
 import { serveConfigApiOpenApiDocument } from './openapi';
+import { ConfigApiErrorFilter } from './shared/error.filter';
 
 async function main(): Promise<void> {
   const environment = loadEnvironment();
-  @Module({ imports: [ConfigApiModule.register(environment)] })
+  @Module({
+    imports: [
+      ConfigProjectionsModule.register({ eventStoreUrl: environment.EVENTSTORE_URL, dataDir: environment.DATA_DIR }),
+      ConfigApiModule.register(environment),
+    ],
+    // Requests that match no route never reach a controller's own filter.
+    providers: [{ provide: APP_FILTER, useClass: ConfigApiErrorFilter }],
+  })
   class ConfigApiAppModule {}
-  const app = await createHttpApplication(ConfigApiAppModule);
+  const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL);
   serveConfigApiOpenApiDocument(app);
   app.enableShutdownHooks();
   await app.listen(environment.PORT, environment.HOST);

@@ -5,7 +5,7 @@ import { TributaryModule } from './tributary.module';
 
 /** Builds the all-in-one application; `main.ts` and the tests start it the same way. */
 export async function createTributaryApplication(environment: Environment): Promise<NestFastifyApplication> {
-  const app = await createHttpApplication(TributaryModule.register(environment));
+  const app = await createHttpApplication(TributaryModule.register(environment), environment.LOG_LEVEL);
   serveConfigApiOpenApiDocument(app);
   return app;
 }

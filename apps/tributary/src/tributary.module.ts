@@ -1,11 +1,23 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { ConfigProjectionsModule } from '@tributary/config-projections';
 import { Environment } from '@tributary/platform';
 import { ConfigApiModule } from '../../config-api/src/config-api.module';
+import { TrackingApiModule } from '../../tracking-api/src/tracking-api.module';
+import { RouteNotFoundFilter } from './route-not-found.filter';
 
 /** Every Tributary surface in one process on one port: the embedded default behind `npm start`. */
 @Module({})
 export class TributaryModule {
   static register(environment: Environment): DynamicModule {
-    return { module: TributaryModule, imports: [ConfigApiModule.register(environment)] };
+    return {
+      module: TributaryModule,
+      imports: [
+        ConfigProjectionsModule.register({ eventStoreUrl: environment.EVENTSTORE_URL, dataDir: environment.DATA_DIR }),
+        ConfigApiModule.register(environment),
+        TrackingApiModule.register(environment),
+      ],
+      providers: [{ provide: APP_FILTER, useClass: RouteNotFoundFilter }],
+    };
   }
 }

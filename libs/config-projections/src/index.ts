@@ -1,3 +1,4 @@
 export * from './config-read-model';
 export * from './audit-trail';
 export * from './config-projection.runner';
+export * from './config-projections.module';

@@ -45,7 +45,7 @@ export const environmentSchema = z.object({
   /** The region this deployment serves; workspaces of another region are refused by the tracking API. */
   TRIBUTARY_REGION: z.enum(['us', 'eu']).default('us'),
   /** Tracking API requests per second per workspace; absent means unlimited. */
-  TRACKING_RATE_LIMIT: optionalText.pipe(z.coerce.number().int().positive().optional()),
+  TRACKING_RATE_LIMIT: optionalText.pipe(z.coerce.number<string | undefined>().int().positive().optional()),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),

@@ -1,3 +1,4 @@
 export * from './environment';
 export * from './http/request-url';
 export * from './http/http-server';
+export * from './rate-limiter';

@@ -13,7 +13,7 @@ import {
   Principal,
   PUBLIC_ROUTE,
 } from './principal';
-import { RateLimiter } from './rate-limiter';
+import { RateLimiter } from '@tributary/platform';
 
 export const CONFIG_API_RATE_LIMITER = Symbol('ConfigApiRateLimiter');
 

@@ -6,6 +6,7 @@ export function presentWorkspace(workspace: WorkspaceRecord) {
     name: `workspaces/${workspace.slug}`,
     display_name: workspace.displayName,
     id: workspace.id,
+    region: workspace.region,
     create_time: withMilliseconds(workspace.createTime),
   };
 }

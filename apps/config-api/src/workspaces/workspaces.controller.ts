@@ -1,5 +1,6 @@
 import { ConfigApiController } from '../shared/config-api-controller.decorator';
-import { Body, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Get, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { ApiTags } from '@nestjs/swagger';
 import { generateWorkspaceId } from '@tributary/auth';
 import { resolveUpdateMask, streamNames, workspaceDecider } from '@tributary/config-domain';
@@ -25,6 +26,7 @@ export class WorkspacesController {
     private readonly readModel: ConfigReadModel,
     private readonly commands: CommandRunner,
     private readonly lookup: ResourceLookup,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
   /** The workspaces the caller can reach; typewriter treats an empty list as an invalid token. */
@@ -56,7 +58,7 @@ export class WorkspacesController {
           slug,
           id: generateWorkspaceId(),
           displayName: body.workspace.display_name ?? slug,
-          region: 'us',
+          region: body.workspace.region ?? this.environment.TRIBUTARY_REGION,
           createTime: metadata.time,
         },
       },

@@ -12,6 +12,8 @@ export const CreateWorkspaceRequestSchema = z.looseObject({
   workspace: z.looseObject({
     name: z.string().regex(/^workspaces\/[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/, 'must be workspaces/<slug>'),
     display_name: z.string().nullish(),
+    /** Where the workspace's tracking data is served: `us` (Oregon) or `eu` (Dublin); default the deployment's. */
+    region: z.enum(['us', 'eu']).nullish(),
   }),
 });
 

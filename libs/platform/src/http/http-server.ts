@@ -3,7 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import type { Environment } from '../environment';
 import { normalizeRequestUrl } from './request-url';
+
+const LOG_LEVELS: Environment['LOG_LEVEL'][] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
 /** Bodies are read whole up to this size; each API applies its own, smaller limits on top. */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
@@ -17,7 +20,10 @@ export type RequestWithBodyError = FastifyRequest & { bodyParseError?: string };
  *   invalid JSON is recorded for the route's guard to answer 400 in the API's own error shape;
  * - everything else gets the raw bytes, which the tracking API inflates and limits itself.
  */
-export async function createHttpApplication(module: unknown): Promise<NestFastifyApplication> {
+export async function createHttpApplication(
+  module: unknown,
+  logLevel: Environment['LOG_LEVEL'] = 'log',
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     rewriteUrl: (request: { url?: string }) => normalizeRequestUrl(request.url),
     requestIdHeader: 'x-request-id',
@@ -27,7 +33,7 @@ export async function createHttpApplication(module: unknown): Promise<NestFastif
   });
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     bodyParser: false,
-    logger: ['error', 'warn', 'log'],
+    logger: LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(logLevel) + 1),
   });
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeAllContentTypeParsers();

@@ -1,5 +1,5 @@
 /**
- * Fixed one-minute windows per caller. Coarser than a sliding window, but O(1) memory per caller
+ * Fixed windows (a minute by default) per caller. Coarser than a sliding window, but O(1) memory per caller
  * and exact enough for a limit whose purpose is to stop runaway scripts.
  */
 export class RateLimiter {

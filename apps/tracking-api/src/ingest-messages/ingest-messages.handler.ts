@@ -1,0 +1,116 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { TrackingRoute, trackingSuccessBody, TrackingSuccessBody } from '@tributary/contracts';
+import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
+import {
+  inflateBody,
+  IngestResult,
+  maxBodyBytesFor,
+  normalizeRequest,
+  parseTrackingBody,
+  resolveWriteKey,
+  TrackingRequestError,
+} from '@tributary/ingest';
+import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
+import { randomUUID } from 'node:crypto';
+import { TrackingApiError } from '../shared/tracking-api.error';
+import { TrackingCounters } from '../shared/tracking-counters';
+
+export const TRACKING_RATE_LIMITER = Symbol('TrackingRateLimiter');
+
+/** Seconds a client should wait before retrying when the log cannot take messages. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+export interface IngestRequest {
+  route: TrackingRoute;
+  body: unknown;
+  contentEncoding?: string;
+  authorization?: string;
+}
+
+/**
+ * One tracking request, from raw bytes to a durable log: inflate, parse, find the source of the
+ * write key, normalize, publish every accepted message with all publishes in flight at once, and
+ * answer 200 only when the log has acknowledged every one of them (design.md, invariant 1).
+ */
+@Injectable()
+export class IngestMessagesHandler {
+  constructor(
+    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    @Inject(TRACKING_RATE_LIMITER) private readonly rateLimiter: RateLimiter | null,
+    private readonly readModel: ConfigReadModel,
+    private readonly counters: TrackingCounters,
+  ) {}
+
+  async ingest(request: IngestRequest): Promise<TrackingSuccessBody> {
+    const receivedAt = new Date();
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const inflated = orFail(inflateBody(rawBody, request.contentEncoding, maxBodyBytesFor(request.route)));
+    const parsed = orFail(parseTrackingBody(request.route, inflated));
+    const credentials = orFail(resolveWriteKey(request.authorization, parsed.body));
+
+    if (credentials.scheme === 'bearer') {
+      throw new TrackingApiError('unauthorized', 'the bearer token is not valid: no OAuth application issued it');
+    }
+    const source = this.readModel.sourceByWriteKey(credentials.writeKey);
+    const workspace = source && this.readModel.workspace(source.workspaceSlug);
+    if (!source || !workspace) {
+      this.counters.refusedWriteKeys += 1;
+      throw new TrackingApiError('invalid_write_key', 'the write key is unknown or its source was deleted');
+    }
+    if (workspace.region !== this.environment.TRIBUTARY_REGION) {
+      throw new TrackingApiError(
+        'wrong_region',
+        `workspace ${workspace.slug} is served by region "${workspace.region}", not "${this.environment.TRIBUTARY_REGION}": ` +
+          `send its messages to the ${workspace.region} endpoint`,
+      );
+    }
+    this.enforceRateLimit(workspace.id);
+
+    const normalized = orFail(normalizeRequest({ route: request.route, body: parsed, receivedAt, generateId: randomUUID }));
+    if (normalized.accepted.length > 0) {
+      try {
+        const outcomes = await this.eventLog.publishBatch(
+          normalized.accepted.map(({ message }) => ({
+            workspaceId: workspace.id,
+            sourceId: source.sourceId,
+            messageId: message.messageId,
+            payload: message,
+          })),
+        );
+        const duplicates = outcomes.filter((outcome) => outcome.duplicate).length;
+        this.counters.duplicates += duplicates;
+        this.counters.accepted += outcomes.length - duplicates;
+      } catch (error) {
+        this.counters.unavailable += 1;
+        throw new TrackingApiError(
+          'unavailable',
+          error instanceof EventLogUnavailableError
+            ? 'the message log is unavailable; nothing was stored, retry later'
+            : 'the messages could not be stored; nothing was acknowledged, retry later',
+          { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+        );
+      }
+    }
+    this.counters.rejected += normalized.rejected.length;
+    return trackingSuccessBody(normalized.rejected);
+  }
+
+  private enforceRateLimit(workspaceId: string): void {
+    const limit = this.rateLimiter?.take(workspaceId);
+    if (limit && !limit.allowed) {
+      const seconds = String(limit.retryAfterSeconds);
+      throw new TrackingApiError('rate_limited', `rate limit of the workspace exceeded; retry in ${seconds} s`, {
+        'retry-after': seconds,
+        'x-ratelimit-reset': seconds,
+      });
+    }
+  }
+}
+
+function orFail<T>(result: IngestResult<T>): T {
+  if (result.ok) return result.value;
+  const error: TrackingRequestError = result.error;
+  throw new TrackingApiError(error.code, error.message);
+}

@@ -1,0 +1,43 @@
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { createEventStore, EVENT_STORE, EventStore } from '@tributary/event-store';
+import { ConfigProjectionRunner } from './config-projection.runner';
+import { ConfigReadModel } from './config-read-model';
+
+/** Fills the read model before the server takes requests, keeps it live, closes the store last. */
+@Injectable()
+export class ConfigProjectionService implements OnModuleInit, OnApplicationShutdown {
+  private readonly runner: ConfigProjectionRunner;
+
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore, readModel: ConfigReadModel) {
+    this.runner = new ConfigProjectionRunner(store, readModel);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.runner.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.runner.stop();
+    await this.store.close();
+  }
+}
+
+/**
+ * The config event store and its read model, shared by every app of a process: the Config API
+ * writes through the store, and every surface reads the model (write keys, destinations, ...).
+ */
+@Module({})
+export class ConfigProjectionsModule {
+  static register(options: { eventStoreUrl?: string; dataDir: string }): DynamicModule {
+    return {
+      module: ConfigProjectionsModule,
+      global: true,
+      providers: [
+        { provide: EVENT_STORE, useFactory: () => createEventStore(options) },
+        { provide: ConfigReadModel, useFactory: () => new ConfigReadModel() },
+        ConfigProjectionService,
+      ],
+      exports: [EVENT_STORE, ConfigReadModel],
+    };
+  }
+}
