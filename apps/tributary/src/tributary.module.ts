@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ConfigProjectionsModule } from '@tributary/config-projections';
+import { EventLogModule } from '@tributary/event-log';
 import { Environment } from '@tributary/platform';
 import { ConfigApiModule } from '../../config-api/src/config-api.module';
 import { TrackingApiModule } from '../../tracking-api/src/tracking-api.module';
@@ -14,6 +15,12 @@ export class TributaryModule {
       module: TributaryModule,
       imports: [
         ConfigProjectionsModule.register({ eventStoreUrl: environment.EVENTSTORE_URL, dataDir: environment.DATA_DIR }),
+        EventLogModule.register({
+          natsUrl: environment.NATS_URL,
+          dataDir: environment.DATA_DIR,
+          dedupeWindowMs: environment.DEDUPE_WINDOW,
+          retentionMs: environment.RETENTION,
+        }),
         ConfigApiModule.register(environment),
         TrackingApiModule.register(environment),
       ],

@@ -13,3 +13,4 @@ export {
   type EventLogContractStore,
 } from './event-log.contract';
 export { NatsServerProcess } from './testing/nats-server.process';
+export * from './event-log.module';

@@ -1,0 +1,28 @@
+import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { createEventLog, CreateEventLogOptions } from './create-event-log';
+import { EVENT_LOG, EventLog } from './event-log.port';
+
+@Injectable()
+class EventLogLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(EVENT_LOG) private readonly eventLog: EventLog) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.eventLog.close();
+  }
+}
+
+/**
+ * The tracking message log, shared by every app of a process: the tracking API publishes into it,
+ * the router consumes from it. Closed when the application shuts down.
+ */
+@Module({})
+export class EventLogModule {
+  static register(options: CreateEventLogOptions): DynamicModule {
+    return {
+      module: EventLogModule,
+      global: true,
+      providers: [{ provide: EVENT_LOG, useFactory: () => createEventLog(options) }, EventLogLifecycle],
+      exports: [EVENT_LOG],
+    };
+  }
+}
