@@ -63,6 +63,12 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
     case 'DestinationFilterUpdated':
     case 'DestinationFilterDeleted':
       return { workspaceSlugs, resourceName: `${destinationName(event.data)}/filters/${event.data.filterId}` };
+    case 'DestinationReplayRequested':
+      return { workspaceSlugs, resourceName: `${destinationName(event.data)}/replays/${event.data.replay.replayId}` };
+    case 'DestinationReplayFinished':
+      return { workspaceSlugs, resourceName: `${destinationName(event.data)}/replays/${event.data.replayId}` };
+    case 'DestinationDeadLettersRedriveRequested':
+      return { workspaceSlugs, resourceName: `${destinationName(event.data)}/dead-letters` };
     case 'TrackingPlanCreated':
     case 'TrackingPlanUpdated':
     case 'TrackingPlanDeleted':

@@ -1,10 +1,12 @@
 import {
   AccessTokenRecord,
   applyDestinationChanges,
+  applyReplayFinished,
   applyTrackingPlanChanges,
   ConfigEvent,
   DestinationRecord,
   FilterRecord,
+  ReplayRecord,
   SchemaConfig,
   SourceRecord,
   TrackingPlanRecord,
@@ -22,6 +24,7 @@ export interface SourceView {
 export interface DestinationView {
   destination: DestinationRecord;
   filters: FilterRecord[];
+  replays: ReplayRecord[];
 }
 
 export interface TrackingPlanView {
@@ -35,6 +38,7 @@ export type ConfigChange =
   | { kind: 'source-deleted'; source: SourceRecord }
   | { kind: 'destination-upserted'; view: DestinationView }
   | { kind: 'destination-deleted'; destination: DestinationRecord }
+  | { kind: 'dead-letter-redrive-requested'; view: DestinationView; redriveId: string }
   | { kind: 'workspace-upserted'; workspace: WorkspaceRecord };
 
 const sourceKey = (workspaceSlug: string, sourceSlug: string) => `${workspaceSlug}/${sourceSlug}`;
@@ -197,7 +201,7 @@ export class ConfigReadModel {
       case 'SourceDeleted':
         return this.removeSource(event.data.workspaceSlug, event.data.sourceSlug);
       case 'DestinationCreated': {
-        const view = { destination: event.data, filters: [] };
+        const view = { destination: event.data, filters: [], replays: [] };
         this.destinations.set(destinationKey(event.data.sourceId, event.data.destinationSlug), view);
         this.emit({ kind: 'destination-upserted', view });
         return;
@@ -213,6 +217,9 @@ export class ConfigReadModel {
       case 'DestinationFilterCreated':
       case 'DestinationFilterUpdated':
       case 'DestinationFilterDeleted':
+      case 'DestinationReplayRequested':
+      case 'DestinationReplayFinished':
+      case 'DestinationDeadLettersRedriveRequested':
         return this.foldDestinationChange(event);
       case 'TrackingPlanCreated':
         this.trackingPlans.set(planKey(event.data.workspaceSlug, event.data.planId), {
@@ -253,7 +260,16 @@ export class ConfigReadModel {
   private foldDestinationChange(
     event: Extract<
       ConfigEvent,
-      { type: 'DestinationUpdated' | 'DestinationFilterCreated' | 'DestinationFilterUpdated' | 'DestinationFilterDeleted' }
+      {
+        type:
+          | 'DestinationUpdated'
+          | 'DestinationFilterCreated'
+          | 'DestinationFilterUpdated'
+          | 'DestinationFilterDeleted'
+          | 'DestinationReplayRequested'
+          | 'DestinationReplayFinished'
+          | 'DestinationDeadLettersRedriveRequested';
+      }
     >,
   ): void {
     const view = this.destinations.get(destinationKey(event.data.sourceId, event.data.destinationSlug));
@@ -275,6 +291,15 @@ export class ConfigReadModel {
       case 'DestinationFilterDeleted':
         view.filters = view.filters.filter((filter) => filter.filterId !== event.data.filterId);
         break;
+      case 'DestinationReplayRequested':
+        view.replays = [...view.replays, event.data.replay];
+        break;
+      case 'DestinationReplayFinished':
+        view.replays = applyReplayFinished(view.replays, event.data);
+        break;
+      case 'DestinationDeadLettersRedriveRequested':
+        this.emit({ kind: 'dead-letter-redrive-requested', view, redriveId: event.data.redriveId });
+        return;
     }
     this.emit({ kind: 'destination-upserted', view });
   }

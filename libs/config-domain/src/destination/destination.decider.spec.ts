@@ -79,6 +79,7 @@ describe('destination decider', () => {
         status: 'active',
         destination: { ...requested, config: fullConfig },
         filters: [],
+        replays: [],
       });
     });
 

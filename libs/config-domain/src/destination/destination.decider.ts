@@ -7,6 +7,8 @@ import {
   FilterAction,
   FilterChanges,
   FilterRecord,
+  ReplayCounts,
+  ReplayRecord,
 } from './destination.events';
 
 /** What the decider needs to know of a catalog setting; the catalog itself lives in libs/destinations. */
@@ -18,7 +20,7 @@ export interface SettingDefinition {
 
 export type DestinationState =
   | { status: 'absent' }
-  | { status: 'active'; destination: DestinationRecord; filters: FilterRecord[] }
+  | { status: 'active'; destination: DestinationRecord; filters: FilterRecord[]; replays: ReplayRecord[] }
   | { status: 'deleted' };
 
 export type DestinationCommand =
@@ -32,7 +34,17 @@ export type DestinationCommand =
   | { type: 'DeleteDestination' }
   | { type: 'CreateFilter'; filter: FilterRecord }
   | { type: 'UpdateFilter'; filterId: string; changes: FilterChanges; now: string }
-  | { type: 'DeleteFilter'; filterId: string };
+  | { type: 'DeleteFilter'; filterId: string }
+  | { type: 'RequestReplay'; replayId: string; startTime: string; endTime: string | null; now: string }
+  | {
+      type: 'FinishReplay';
+      replayId: string;
+      state: 'COMPLETED' | 'FAILED';
+      counts: ReplayCounts;
+      failureReason: string | null;
+      now: string;
+    }
+  | { type: 'RequestDeadLetterRedrive'; redriveId: string; now: string };
 
 export const destinationDecider: Decider<DestinationState, DestinationCommand, DestinationEvent> = {
   initialState: { status: 'absent' },
@@ -97,13 +109,62 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
           { type: 'DestinationFilterDeleted', data: { ...identity(active.destination), filterId: command.filterId } },
         ];
       }
+      case 'RequestReplay': {
+        const { destination } = requireActive(state);
+        const start = Date.parse(command.startTime);
+        const end = command.endTime === null ? null : Date.parse(command.endTime);
+        if (Number.isNaN(start)) throw invalidArgument('replay.start_time must be an RFC 3339 time');
+        if (end !== null && Number.isNaN(end)) throw invalidArgument('replay.end_time must be an RFC 3339 time');
+        if (start > Date.parse(command.now)) throw invalidArgument('replay.start_time must not be in the future');
+        if (end !== null && end <= start) throw invalidArgument('replay.end_time must be after replay.start_time');
+        const replay: ReplayRecord = {
+          replayId: command.replayId,
+          startTime: new Date(start).toISOString(),
+          endTime: end === null ? null : new Date(end).toISOString(),
+          state: 'RUNNING',
+          createTime: command.now,
+          finishTime: null,
+          counts: null,
+          failureReason: null,
+        };
+        return [{ type: 'DestinationReplayRequested', data: { ...identity(destination), replay } }];
+      }
+      case 'FinishReplay': {
+        const active = requireActive(state);
+        const replay = active.replays.find((candidate) => candidate.replayId === command.replayId);
+        if (!replay) throw notFound(`replay ${command.replayId} not found`);
+        // Finishing twice (a router restarted mid-way) records nothing new.
+        if (replay.state !== 'RUNNING') return [];
+        return [
+          {
+            type: 'DestinationReplayFinished',
+            data: {
+              ...identity(active.destination),
+              replayId: replay.replayId,
+              state: command.state,
+              counts: command.counts,
+              finishTime: command.now,
+              failureReason: command.failureReason,
+            },
+          },
+        ];
+      }
+      case 'RequestDeadLetterRedrive': {
+        const { destination } = requireActive(state);
+        return [
+          {
+            type: 'DestinationDeadLettersRedriveRequested',
+            data: { ...identity(destination), redriveId: command.redriveId, requestTime: command.now },
+          },
+        ];
+      }
     }
   },
 
   evolve(state, event) {
     switch (event.type) {
       case 'DestinationCreated':
-        return { status: 'active', destination: event.data, filters: [] };
+        return { status: 'active', destination: event.data, filters: [], replays: [] };
       case 'DestinationDeleted':
         return { status: 'deleted' };
     }
@@ -124,6 +185,12 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
         };
       case 'DestinationFilterDeleted':
         return { ...state, filters: state.filters.filter((filter) => filter.filterId !== event.data.filterId) };
+      case 'DestinationReplayRequested':
+        return { ...state, replays: [...state.replays, event.data.replay] };
+      case 'DestinationReplayFinished':
+        return { ...state, replays: applyReplayFinished(state.replays, event.data) };
+      case 'DestinationDeadLettersRedriveRequested':
+        return state;
     }
   },
 };
@@ -141,6 +208,23 @@ export function applyDestinationChanges(
     config: { ...destination.config, ...changes.config },
     updateTime: update.updateTime,
   };
+}
+
+export function applyReplayFinished(
+  replays: ReplayRecord[],
+  finished: { replayId: string; state: ReplayRecord['state']; counts: ReplayCounts; finishTime: string; failureReason: string | null },
+): ReplayRecord[] {
+  return replays.map((replay) =>
+    replay.replayId === finished.replayId
+      ? {
+          ...replay,
+          state: finished.state,
+          counts: finished.counts,
+          finishTime: finished.finishTime,
+          failureReason: finished.failureReason,
+        }
+      : replay,
+  );
 }
 
 export function destinationName(identity: DestinationIdentity): string {

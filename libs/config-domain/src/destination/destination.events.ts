@@ -35,6 +35,28 @@ export interface FilterRecord {
 
 export type FilterChanges = Partial<Pick<FilterRecord, 'title' | 'description' | 'if' | 'enabled' | 'actions'>>;
 
+export type ReplayState = 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+export interface ReplayCounts {
+  delivered: number;
+  discarded: number;
+  filtered: number;
+  skipped: number;
+  dead_lettered: number;
+}
+
+/** A replay of the log's history since `startTime` (until `endTime`, if any) to this one destination. */
+export interface ReplayRecord {
+  replayId: string;
+  startTime: string;
+  endTime: string | null;
+  state: ReplayState;
+  createTime: string;
+  finishTime: string | null;
+  counts: ReplayCounts | null;
+  failureReason: string | null;
+}
+
 export type DestinationChanges = { enabled?: boolean; connectionMode?: ConnectionMode; config?: Record<string, unknown> };
 
 export type DestinationEvent =
@@ -46,4 +68,16 @@ export type DestinationEvent =
       type: 'DestinationFilterUpdated';
       data: DestinationIdentity & { filterId: string; changes: FilterChanges; updateTime: string };
     }
-  | { type: 'DestinationFilterDeleted'; data: DestinationIdentity & { filterId: string } };
+  | { type: 'DestinationFilterDeleted'; data: DestinationIdentity & { filterId: string } }
+  | { type: 'DestinationReplayRequested'; data: DestinationIdentity & { replay: ReplayRecord } }
+  | {
+      type: 'DestinationReplayFinished';
+      data: DestinationIdentity & {
+        replayId: string;
+        state: Exclude<ReplayState, 'RUNNING'>;
+        counts: ReplayCounts;
+        finishTime: string;
+        failureReason: string | null;
+      };
+    }
+  | { type: 'DestinationDeadLettersRedriveRequested'; data: DestinationIdentity & { redriveId: string; requestTime: string } };
