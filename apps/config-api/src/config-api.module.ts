@@ -12,7 +12,6 @@ import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FiltersController } from './filters/filters.controller';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard';
-import { CommandRunner } from './shared/command-runner.service';
 import { ConfigApiErrorFilter } from './shared/error.filter';
 import { RateLimiter } from '@tributary/platform';
 import { ResourceLookup } from './shared/resource-lookup.service';
@@ -52,7 +51,6 @@ export class ConfigApiModule {
         },
         { provide: CONFIG_API_RATE_LIMITER, useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT) },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
-        CommandRunner,
         ResourceLookup,
         DestinationConfigMapper,
         ConfigApiAuthGuard,

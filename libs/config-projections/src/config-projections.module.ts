@@ -1,5 +1,6 @@
 import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { createEventStore, EVENT_STORE, EventStore } from '@tributary/event-store';
+import { CommandRunner } from './command-runner';
 import { ConfigProjectionRunner } from './config-projection.runner';
 import { ConfigReadModel } from './config-read-model';
 
@@ -23,8 +24,8 @@ export class ConfigProjectionService implements OnModuleInit, OnApplicationShutd
 }
 
 /**
- * The config event store and its read model, shared by every app of a process: the Config API
- * writes through the store, and every surface reads the model (write keys, destinations, ...).
+ * The config event store, its read model and the command runner that writes through both, shared
+ * by every app of a process: every surface reads the model (write keys, destinations, ...).
  */
 @Module({})
 export class ConfigProjectionsModule {
@@ -36,8 +37,9 @@ export class ConfigProjectionsModule {
         { provide: EVENT_STORE, useFactory: () => createEventStore(options) },
         { provide: ConfigReadModel, useFactory: () => new ConfigReadModel() },
         ConfigProjectionService,
+        CommandRunner,
       ],
-      exports: [EVENT_STORE, ConfigReadModel],
+      exports: [EVENT_STORE, ConfigReadModel, CommandRunner],
     };
   }
 }

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { generateAccessTokenSecret, hashAccessToken, hashPassword } from '@tributary/auth';
 import { accessTokenDecider, DomainError, streamNames, userDecider } from '@tributary/config-domain';
-import { ConfigReadModel } from '@tributary/config-projections';
+import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
 import { EventMetadata, WrongExpectedRevisionError } from '@tributary/event-store';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
-import { CommandRunner } from '../shared/command-runner.service';
 
 /**
  * First-start setup of an instance, idempotent across restarts:

@@ -6,7 +6,7 @@ import { destinationDecider, FilterChanges, resolveUpdateMask, streamNames } fro
 import { FilterRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { CommandRunner } from '../shared/command-runner.service';
+import { CommandRunner } from '@tributary/config-projections';
 import { ConfigApiError } from '../shared/config-api.error';
 import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';

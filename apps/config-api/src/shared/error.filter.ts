@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { DomainError } from '@tributary/config-domain';
+import { EventStoreUnavailableError } from '@tributary/config-projections';
 import { WrongExpectedRevisionError } from '@tributary/event-store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
@@ -39,6 +40,7 @@ export class ConfigApiErrorFilter implements ExceptionFilter {
       const [status, code] = DOMAIN_ERRORS[exception.kind];
       return new ConfigApiError(status, code, exception.message);
     }
+    if (exception instanceof EventStoreUnavailableError) return ConfigApiError.unavailable(exception.message);
     if (exception instanceof WrongExpectedRevisionError) {
       return ConfigApiError.aborted('the resource was changed by a concurrent request; read it again and retry');
     }

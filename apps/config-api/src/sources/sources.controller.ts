@@ -9,12 +9,11 @@ import {
   sourceDecider,
   streamNames,
 } from '@tributary/config-domain';
-import { ConfigReadModel } from '@tributary/config-projections';
+import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
 import { catalogSlugFromName, CreateSourceRequestSchema, UpdateSchemaConfigRequestSchema } from '@tributary/contracts';
 import { findCatalogSource } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { CommandRunner } from '../shared/command-runner.service';
 import { ResourceLookup } from '../shared/resource-lookup.service';
 import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';

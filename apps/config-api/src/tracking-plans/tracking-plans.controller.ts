@@ -3,7 +3,7 @@ import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/commo
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import { resolveUpdateMask, streamNames, trackingPlanDecider } from '@tributary/config-domain';
-import { ConfigReadModel } from '@tributary/config-projections';
+import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
 import {
   BatchCreateSourceConnectionsRequestSchema,
   CreateSourceConnectionRequestSchema,
@@ -12,7 +12,6 @@ import {
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { CommandRunner } from '../shared/command-runner.service';
 import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';
 import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Decider, DomainError, DomainEvent, fold } from '@tributary/config-domain';
-import { ConfigReadModel } from '@tributary/config-projections';
 import {
   EVENT_STORE,
   EventMetadata,
@@ -8,13 +7,22 @@ import {
   RecordedEvent,
   WrongExpectedRevisionError,
 } from '@tributary/event-store';
-import { ConfigApiError } from './config-api.error';
+import { ConfigReadModel } from './config-read-model';
+
+/** The event store could not be read or written; nothing of the command was stored. */
+export class EventStoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`the event store is unavailable: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'EventStoreUnavailableError';
+  }
+}
 
 /**
  * Runs one command against one aggregate: read its stream, fold, decide, append with the revision
  * the decision was based on, then wait until the read model holds the new events so the caller's
  * next read sees its write. A concurrent writer makes the append fail (409, code 10) rather than
- * overwrite; nothing is half-written because an append is all-or-nothing.
+ * overwrite; nothing is half-written because an append is all-or-nothing. Used by the Config API
+ * for operators' commands and by the router for what it records (finished replays, redrives).
  */
 @Injectable()
 export class CommandRunner {
@@ -51,7 +59,7 @@ export class CommandRunner {
       return await operation();
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError || error instanceof DomainError) throw error;
-      throw ConfigApiError.unavailable(`the event store is unavailable: ${(error as Error).message}`);
+      throw new EventStoreUnavailableError(error);
     }
   }
 }
