@@ -1,9 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
-import { loadDeploymentKey, SecretBox } from '@tributary/auth';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { ZodValidationPipe } from 'nestjs-zod';
-import { join } from 'node:path';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
 import { AuditEventsController } from './audit-events/audit-events.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
@@ -20,7 +18,7 @@ import { TrackingPlansController } from './tracking-plans/tracking-plans.control
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 
-/** The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule`. */
+/** The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule` and `SecretBoxModule`. */
 @Module({})
 export class ConfigApiModule {
   static register(environment: Environment): DynamicModule {
@@ -39,16 +37,6 @@ export class ConfigApiModule {
       ],
       providers: [
         { provide: ENVIRONMENT, useValue: environment },
-        {
-          provide: SecretBox,
-          useFactory: () =>
-            new SecretBox(
-              loadDeploymentKey({
-                secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
-                keyFile: join(environment.DATA_DIR, 'deployment.key'),
-              }),
-            ),
-        },
         { provide: CONFIG_API_RATE_LIMITER, useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT) },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         ResourceLookup,

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { SecretBoxModule } from '@tributary/auth';
 import { ConfigProjectionsModule } from '@tributary/config-projections';
+import { join } from 'node:path';
 import { createHttpApplication, loadEnvironment } from '@tributary/platform';
 import { ConfigApiModule } from './config-api.module';
 import { serveConfigApiOpenApiDocument } from './openapi';
@@ -12,6 +14,10 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       ConfigProjectionsModule.register({ eventStoreUrl: environment.EVENTSTORE_URL, dataDir: environment.DATA_DIR }),
+      SecretBoxModule.register({
+        secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
+        keyFile: join(environment.DATA_DIR, 'deployment.key'),
+      }),
       ConfigApiModule.register(environment),
     ],
     // Requests that match no route never reach a controller's own filter.

@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { SecretBoxModule } from '@tributary/auth';
 import { ConfigProjectionsModule } from '@tributary/config-projections';
+import { join } from 'node:path';
 import { EventLogModule } from '@tributary/event-log';
 import { Environment } from '@tributary/platform';
 import { ConfigApiModule } from '../../config-api/src/config-api.module';
@@ -15,6 +17,14 @@ export class TributaryModule {
       module: TributaryModule,
       imports: [
         ConfigProjectionsModule.register({ eventStoreUrl: environment.EVENTSTORE_URL, dataDir: environment.DATA_DIR }),
+        SecretBoxModule.register({
+          secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
+          keyFile: join(environment.DATA_DIR, 'deployment.key'),
+        }),
+      SecretBoxModule.register({
+        secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
+        keyFile: join(environment.DATA_DIR, 'deployment.key'),
+      }),
         EventLogModule.register({
           natsUrl: environment.NATS_URL,
           dataDir: environment.DATA_DIR,

@@ -24,6 +24,13 @@ export class SecretBox {
     return ENCRYPTED_VALUE_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
   }
 
+  /** Setting values with encrypted ones in plaintext: for delivery code only, never for responses. */
+  revealAll(values: Record<string, unknown>): Record<string, unknown> {
+    return Object.fromEntries(
+      Object.entries(values).map(([key, value]) => [key, SecretBox.isEncrypted(value) ? this.decrypt(value) : value]),
+    );
+  }
+
   decrypt(value: string): string {
     if (!SecretBox.isEncrypted(value)) return value;
     const raw = Buffer.from(value.slice(ENCRYPTED_VALUE_PREFIX.length), 'base64url');

@@ -57,13 +57,6 @@ export class DestinationConfigMapper {
     }
     return values;
   }
-
-  /** Setting values with passwords in plaintext, for delivery code only; never for responses. */
-  reveal(config: Record<string, unknown>): Record<string, unknown> {
-    return Object.fromEntries(
-      Object.entries(config).map(([key, value]) => [key, SecretBox.isEncrypted(value) ? this.secretBox.decrypt(value) : value]),
-    );
-  }
 }
 
 export function settingDefinitionsOf(catalogEntry: CatalogDestinationDefinition): SettingDefinition[] {
