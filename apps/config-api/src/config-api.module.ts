@@ -4,6 +4,7 @@ import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { ZodValidationPipe } from 'nestjs-zod';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
 import { AuditEventsController } from './audit-events/audit-events.controller';
+import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
 import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
@@ -24,6 +25,8 @@ export class ConfigApiModule {
   static register(environment: Environment): DynamicModule {
     return {
       module: ConfigApiModule,
+      // Global so the router's Config API routes (dead letters, metrics) share its guard and rate budget.
+      global: true,
       controllers: [
         WorkspacesController,
         AccessTokensController,
@@ -32,6 +35,7 @@ export class ConfigApiModule {
         DestinationsController,
         FiltersController,
         TrackingPlansController,
+        ReplaysController,
         AuditEventsController,
         UnimplementedController,
       ],
@@ -45,7 +49,7 @@ export class ConfigApiModule {
         ConfigApiErrorFilter,
         InstanceBootstrapService,
       ],
-      exports: [ConfigApiErrorFilter],
+      exports: [ConfigApiErrorFilter, ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER, ResourceLookup],
     };
   }
 }

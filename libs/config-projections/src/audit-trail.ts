@@ -68,6 +68,7 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
     case 'DestinationReplayFinished':
       return { workspaceSlugs, resourceName: `${destinationName(event.data)}/replays/${event.data.replayId}` };
     case 'DestinationDeadLettersRedriveRequested':
+    case 'DestinationDeadLettersRedriven':
       return { workspaceSlugs, resourceName: `${destinationName(event.data)}/dead-letters` };
     case 'TrackingPlanCreated':
     case 'TrackingPlanUpdated':

@@ -25,6 +25,8 @@ export interface DestinationView {
   destination: DestinationRecord;
   filters: FilterRecord[];
   replays: ReplayRecord[];
+  /** Dead letters (by dead-letter sequence) that a redrive delivered: no longer listed. */
+  redrivenDeadLetters: Set<number>;
 }
 
 export interface TrackingPlanView {
@@ -201,7 +203,7 @@ export class ConfigReadModel {
       case 'SourceDeleted':
         return this.removeSource(event.data.workspaceSlug, event.data.sourceSlug);
       case 'DestinationCreated': {
-        const view = { destination: event.data, filters: [], replays: [] };
+        const view = { destination: event.data, filters: [], replays: [], redrivenDeadLetters: new Set<number>() };
         this.destinations.set(destinationKey(event.data.sourceId, event.data.destinationSlug), view);
         this.emit({ kind: 'destination-upserted', view });
         return;
@@ -220,6 +222,7 @@ export class ConfigReadModel {
       case 'DestinationReplayRequested':
       case 'DestinationReplayFinished':
       case 'DestinationDeadLettersRedriveRequested':
+      case 'DestinationDeadLettersRedriven':
         return this.foldDestinationChange(event);
       case 'TrackingPlanCreated':
         this.trackingPlans.set(planKey(event.data.workspaceSlug, event.data.planId), {
@@ -268,7 +271,8 @@ export class ConfigReadModel {
           | 'DestinationFilterDeleted'
           | 'DestinationReplayRequested'
           | 'DestinationReplayFinished'
-          | 'DestinationDeadLettersRedriveRequested';
+          | 'DestinationDeadLettersRedriveRequested'
+          | 'DestinationDeadLettersRedriven';
       }
     >,
   ): void {
@@ -299,6 +303,9 @@ export class ConfigReadModel {
         break;
       case 'DestinationDeadLettersRedriveRequested':
         this.emit({ kind: 'dead-letter-redrive-requested', view, redriveId: event.data.redriveId });
+        return;
+      case 'DestinationDeadLettersRedriven':
+        event.data.delivered.forEach((sequence) => view.redrivenDeadLetters.add(sequence));
         return;
     }
     this.emit({ kind: 'destination-upserted', view });

@@ -46,6 +46,10 @@ export const environmentSchema = z.object({
   TRIBUTARY_REGION: z.enum(['us', 'eu']).default('us'),
   /** Tracking API requests per second per workspace; absent means unlimited. */
   TRACKING_RATE_LIMIT: optionalText.pipe(z.coerce.number<string | undefined>().int().positive().optional()),
+  /** How long the router retries a failing delivery before dead-lettering it (spec §12.2: 4 hours). */
+  RETRY_WINDOW: durationSchema.default(4 * 3_600_000),
+  /** Messages in delivery at once per destination. */
+  ROUTER_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(64),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),

@@ -5,8 +5,8 @@ import { ConfigApiError } from '../shared/config-api.error';
 
 /**
  * Surfaces of v1beta that Tributary does not offer (spec §2.9: functions, IAM, regulations,
- * OAuth apps of the legacy kind; §2.8 delivery metrics and §2.6 filter preview until delivery
- * exists). They answer 501, code 12, so a client learns "not implemented" rather than "no such path".
+ * OAuth apps of the legacy kind; §2.8 time series of delivery metrics, whose shapes no source
+ * shows; §2.6 filter preview). They answer 501, code 12, so a client learns "not implemented" rather than "no such path".
  */
 @ApiExcludeController()
 @ConfigApiController('v1beta')
@@ -26,8 +26,7 @@ export class UnimplementedController {
     'workspaces/:workspace/apps',
     'workspaces/:workspace/apps/*',
     'workspaces/:workspace/event-delivery-metrics/@batchGetSummary',
-    'workspaces/:workspace/sources/:source/destinations/:destination/metrics',
-    'workspaces/:workspace/sources/:source/destinations/:destination/metrics/*',
+    'workspaces/:workspace/sources/:source/destinations/:destination/metrics/@batchGet',
     'workspaces/:workspace/sources/:source/connected-warehouses',
     'installs/*',
     'filters/preview',

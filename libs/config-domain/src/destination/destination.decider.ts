@@ -44,7 +44,14 @@ export type DestinationCommand =
       failureReason: string | null;
       now: string;
     }
-  | { type: 'RequestDeadLetterRedrive'; redriveId: string; now: string };
+  | { type: 'RequestDeadLetterRedrive'; redriveId: string; now: string }
+  | {
+      type: 'RecordDeadLetterRedrive';
+      redriveId: string;
+      delivered: number[];
+      failed: { deadLetterSequence: number; reason: string }[];
+      now: string;
+    };
 
 export const destinationDecider: Decider<DestinationState, DestinationCommand, DestinationEvent> = {
   initialState: { status: 'absent' },
@@ -158,6 +165,21 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
           },
         ];
       }
+      case 'RecordDeadLetterRedrive': {
+        const { destination } = requireActive(state);
+        return [
+          {
+            type: 'DestinationDeadLettersRedriven',
+            data: {
+              ...identity(destination),
+              redriveId: command.redriveId,
+              delivered: command.delivered,
+              failed: command.failed,
+              finishTime: command.now,
+            },
+          },
+        ];
+      }
     }
   },
 
@@ -190,6 +212,7 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
       case 'DestinationReplayFinished':
         return { ...state, replays: applyReplayFinished(state.replays, event.data) };
       case 'DestinationDeadLettersRedriveRequested':
+      case 'DestinationDeadLettersRedriven':
         return state;
     }
   },

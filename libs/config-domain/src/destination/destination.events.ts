@@ -80,4 +80,15 @@ export type DestinationEvent =
         failureReason: string | null;
       };
     }
-  | { type: 'DestinationDeadLettersRedriveRequested'; data: DestinationIdentity & { redriveId: string; requestTime: string } };
+  | { type: 'DestinationDeadLettersRedriveRequested'; data: DestinationIdentity & { redriveId: string; requestTime: string } }
+  | {
+      type: 'DestinationDeadLettersRedriven';
+      data: DestinationIdentity & {
+        redriveId: string;
+        /** Dead-letter sequences delivered this time: they leave the list. */
+        delivered: number[];
+        /** Still failing or discarded, with why: they stay listed. */
+        failed: { deadLetterSequence: number; reason: string }[];
+        finishTime: string;
+      };
+    };

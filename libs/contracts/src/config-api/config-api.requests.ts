@@ -112,3 +112,11 @@ export const PageQuerySchema = z.looseObject({
 });
 
 export type UpdateMask = z.infer<typeof UpdateMaskSchema>;
+
+const ReplayBodySchema = z.looseObject({
+  start_time: z.string().min(1, 'start_time is required (RFC 3339)').nullish(),
+  end_time: z.string().nullish(),
+});
+
+/** `{"start_time": ..., "end_time": ...}`, or the same wrapped as `{"replay": {...}}`, the API's usual style. */
+export const CreateReplayRequestSchema = ReplayBodySchema.extend({ replay: ReplayBodySchema.nullish() });

@@ -1,0 +1,87 @@
+import { Get, Inject, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { generateKsuid } from '@tributary/auth';
+import { destinationDecider, streamNames } from '@tributary/config-domain';
+import { CommandRunner } from '@tributary/config-projections';
+import { MASKED_SECRET } from '@tributary/contracts';
+import { EVENT_LOG, EventLog } from '@tributary/event-log';
+import type { EventMetadata } from '@tributary/event-store';
+import { ConfigApiController } from '../../../config-api/src/shared/config-api-controller.decorator';
+import { ConfigApiError } from '../../../config-api/src/shared/config-api.error';
+import { ChangeMetadata } from '../../../config-api/src/shared/principal';
+import { ResourceLookup } from '../../../config-api/src/shared/resource-lookup.service';
+import { destinationConsumerName } from '../destination-consumers/consumer-names';
+
+/**
+ * Messages a destination never accepted within the retry window, with the attempt history, and
+ * the redrive that sends them once more. Served by the process that runs the router.
+ */
+@ApiTags('dead letters')
+@ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/dead-letters')
+export class DeadLettersController {
+  constructor(
+    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    private readonly commands: CommandRunner,
+    private readonly lookup: ResourceLookup,
+  ) {}
+
+  @Get()
+  async list(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @Query() query: { page_size?: string; page_token?: string },
+  ) {
+    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const pageSize = query.page_size === undefined ? 100 : Number(query.page_size);
+    const afterSequence = query.page_token === undefined || query.page_token === '' ? 0 : Number(query.page_token);
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) {
+      throw ConfigApiError.invalidArgument('page_size must be an integer between 1 and 1000');
+    }
+    if (!Number.isInteger(afterSequence) || afterSequence < 0) {
+      throw ConfigApiError.invalidArgument('page_token is not a token this API returned');
+    }
+    const letters = await this.eventLog.listDeadLetters({
+      consumerName: destinationConsumerName(view.destination.sourceId, destinationSlug),
+      afterSequence,
+      limit: pageSize,
+    });
+    const name = `workspaces/${workspaceSlug}/sources/${sourceSlug}/destinations/${destinationSlug}/dead-letters`;
+    return {
+      dead_letters: letters
+        .filter((letter) => !view.redrivenDeadLetters.has(letter.deadLetterSequence))
+        .map((letter) => ({
+          name: `${name}/${letter.deadLetterSequence}`,
+          message_id: letter.message.messageId,
+          reason: letter.reason,
+          attempts: letter.attempts.map((attempt) => ({ time: attempt.at.toISOString(), outcome: redact(attempt.outcome) })),
+          dead_letter_time: letter.deadLetteredAt.toISOString(),
+          message: letter.message.payload,
+        })),
+      next_page_token: letters.length === pageSize ? String(letters[letters.length - 1].deadLetterSequence) : '',
+    };
+  }
+
+  @Post('@redrive')
+  async redrive(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const redriveId = `rd_${generateKsuid()}`;
+    await this.commands.execute(
+      streamNames.destination(destination.sourceId, destinationSlug),
+      destinationDecider,
+      { type: 'RequestDeadLetterRedrive', redriveId, now: metadata.time },
+      metadata,
+    );
+    return { redrive_id: redriveId, state: 'RUNNING' };
+  }
+}
+
+/** Attempt outcomes are the destination's words; keep them short and free of credentials in URLs. */
+function redact(outcome: string): string {
+  return outcome.replace(/\/\/[^/@\s]+@/g, `//${MASKED_SECRET}@`).slice(0, 500);
+}

@@ -1,0 +1,53 @@
+import { Get, Param } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { ConfigApiController } from '../../../config-api/src/shared/config-api-controller.decorator';
+import { ResourceLookup } from '../../../config-api/src/shared/resource-lookup.service';
+import { destinationKey } from '../destination-consumers/consumer-names';
+import { DeliveryMetrics } from './delivery-metrics';
+
+/**
+ * Delivery metrics of one destination since the router started: counts by outcome and end-to-end
+ * latency percentiles over recent windows. Segment's response shape is unknown (spec §2.8), so
+ * this one is Tributary's own; `:getSummary` answers the same.
+ */
+@ApiTags('delivery metrics')
+@ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/metrics')
+export class DeliveryMetricsController {
+  constructor(
+    private readonly metrics: DeliveryMetrics,
+    private readonly lookup: ResourceLookup,
+  ) {}
+
+  @Get()
+  summary(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+  ) {
+    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const snapshot = this.metrics.snapshot(destinationKey(destination.sourceId, destinationSlug));
+    const name = `workspaces/${workspaceSlug}/sources/${sourceSlug}/destinations/${destinationSlug}`;
+    return {
+      name: `${name}/metrics`,
+      destination_name: name,
+      counts: snapshot.counts,
+      latency_ms: Object.fromEntries(
+        Object.entries(snapshot.latency).map(([window, value]) => [window, { p50: value.p50, p95: value.p95, samples: value.samples }]),
+      ),
+      recent_discards: snapshot.lastDiscardReasons.map((discard) => ({
+        message_id: discard.messageId,
+        reason: discard.reason,
+        time: discard.at,
+      })),
+    };
+  }
+
+  @Get('@getSummary')
+  getSummary(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+  ) {
+    return this.summary(workspaceSlug, sourceSlug, destinationSlug);
+  }
+}

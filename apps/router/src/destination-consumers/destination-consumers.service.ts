@@ -1,0 +1,91 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
+import { DestinationRecord } from '@tributary/config-domain';
+import { ConsumerSubscription, EVENT_LOG, EventLog } from '@tributary/event-log';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { DeliveryMetrics } from '../delivery-metrics/delivery-metrics';
+import { destinationConsumerName, destinationKey } from './consumer-names';
+import { MessageDeliverer } from './message-deliverer.service';
+
+/** Longer than any delivery attempt (webhooks time out after 5 s), so a slow one is not redelivered meanwhile. */
+const ACK_WAIT_MS = 30_000;
+
+/**
+ * One durable consumer per destination, created, kept and removed as config events arrive, so a
+ * destination created while the router runs receives messages within a second. Each consumer has
+ * its own in-flight budget and retry schedule: a failing destination never slows another.
+ */
+@Injectable()
+export class DestinationConsumers implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Router');
+  private readonly subscriptions = new Map<string, Promise<ConsumerSubscription | undefined>>();
+  private stopListening?: () => void;
+  private stopped = false;
+
+  constructor(
+    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    private readonly readModel: ConfigReadModel,
+    private readonly deliverer: MessageDeliverer,
+    private readonly metrics: DeliveryMetrics,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.stopListening = this.readModel.onChange((change) => this.onConfigChange(change));
+    for (const view of this.readModel.listAllDestinations()) this.ensureConsumer(view);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.stopListening?.();
+    const subscriptions = await Promise.all(this.subscriptions.values());
+    await Promise.all(subscriptions.map((subscription) => subscription?.stop()));
+  }
+
+  runningConsumerNames(): string[] {
+    return [...this.subscriptions.keys()];
+  }
+
+  private onConfigChange(change: ConfigChange): void {
+    if (change.kind === 'destination-upserted') this.ensureConsumer(change.view);
+    if (change.kind === 'destination-deleted') void this.removeConsumer(change.destination);
+  }
+
+  private ensureConsumer(view: DestinationView): void {
+    const { sourceId, destinationSlug, createTime } = view.destination;
+    const consumerName = destinationConsumerName(sourceId, destinationSlug);
+    if (this.stopped || this.subscriptions.has(consumerName)) return;
+    const started = this.eventLog
+      .consume(
+        consumerName,
+        {
+          sourceId,
+          // Messages from the moment the destination was created, even those published before the
+          // router saw the event; an existing consumer resumes where it stopped and ignores this.
+          deliverFrom: new Date(createTime),
+          ackWaitMs: ACK_WAIT_MS,
+          maxInFlight: this.environment.ROUTER_MAX_IN_FLIGHT,
+          onHandlerError: (error, delivery) =>
+            this.logger.error(`delivery of ${delivery.messageId} to ${destinationSlug} failed: ${(error as Error).message}`),
+        },
+        (delivery) => this.deliverer.handle(delivery, { consumerName, sourceId, destinationSlug }),
+      )
+      .catch((error: Error) => {
+        this.logger.error(`could not start the consumer of ${destinationSlug} (${sourceId}): ${error.message}`);
+        this.subscriptions.delete(consumerName);
+        return undefined;
+      });
+    this.subscriptions.set(consumerName, started);
+  }
+
+  private async removeConsumer(destination: DestinationRecord): Promise<void> {
+    const consumerName = destinationConsumerName(destination.sourceId, destination.destinationSlug);
+    // Forgotten at once, so a destination re-created under the same name gets a consumer of its own.
+    const starting = this.subscriptions.get(consumerName);
+    this.subscriptions.delete(consumerName);
+    const subscription = await starting;
+    await subscription?.stop();
+    await this.eventLog.deleteConsumer(consumerName).catch(() => false);
+    this.metrics.forget(destinationKey(destination.sourceId, destination.destinationSlug));
+  }
+}

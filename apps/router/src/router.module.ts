@@ -1,0 +1,35 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { DeadLetterRedriver } from './dead-letters/dead-letter-redriver.service';
+import { DeadLettersController } from './dead-letters/dead-letters.controller';
+import { DeliveryMetrics } from './delivery-metrics/delivery-metrics';
+import { DeliveryMetricsController } from './delivery-metrics/delivery-metrics.controller';
+import { DestinationConsumers } from './destination-consumers/destination-consumers.service';
+import { DestinationDeliveries } from './destination-consumers/destination-deliveries.service';
+import { MessageDeliverer } from './destination-consumers/message-deliverer.service';
+import { ReplayRunner } from './replays/replay-runner.service';
+
+/**
+ * The router: one consumer per destination, replays and dead-letter redrives; with its Config API
+ * routes for dead letters and delivery metrics. Needs `ConfigProjectionsModule`, `EventLogModule`
+ * and `SecretBoxModule`; its routes use the Config API's authentication (`ConfigApiModule`).
+ */
+@Module({})
+export class RouterModule {
+  static register(environment: Environment): DynamicModule {
+    return {
+      module: RouterModule,
+      controllers: [DeadLettersController, DeliveryMetricsController],
+      providers: [
+        { provide: ENVIRONMENT, useValue: environment },
+        { provide: DeliveryMetrics, useFactory: () => new DeliveryMetrics() },
+        DestinationDeliveries,
+        MessageDeliverer,
+        DestinationConsumers,
+        ReplayRunner,
+        DeadLetterRedriver,
+      ],
+      exports: [DeliveryMetrics, DestinationConsumers],
+    };
+  }
+}
