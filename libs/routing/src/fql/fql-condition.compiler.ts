@@ -242,7 +242,9 @@ class ConditionParser {
   parseCondition(): ConditionNode {
     const node = this.parseOr();
     const next = this.peek();
-    if (next.kind !== 'end') this.fail(`unexpected ${describe(next)}`, next.position);
+    if (next.kind !== 'end') {
+      this.fail(`expected 'and', 'or' or the end of the condition, found ${describe(next)}`, next.position);
+    }
     return node;
   }
 
