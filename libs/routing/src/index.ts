@@ -7,5 +7,6 @@ export * from './integrations/integrations.decider';
 export * from './replay/prepare-replay-message';
 export * from './filters/destination-filters.decider';
 export * from './filters/filter-actions.compiler';
+export * from './filters/sample.decider';
 export * from './filters/destination-filter.errors';
 export * from './fql/fql-condition.compiler';

@@ -1,7 +1,8 @@
 /**
  * Applies a destination's filters to one message (spec config-api.md "Filter", semantics from Segment's
- * destination-filter docs, D7). Matching, sampling and field removal are `@segment/tsub`'s, so a filter
- * behaves here as it does in Segment's own client-side filtering.
+ * destination-filter docs, D7). Matching and field removal are `@segment/tsub`'s, so a filter behaves
+ * here as it does in Segment's own client-side filtering. Sampling is `sample.decider.ts`: tsub's is
+ * broken in the installed version (see there).
  *
  * - Only enabled filters run. A filter applies when its `if` matches the message.
  * - Every `if` is evaluated against the message as it reached the filter stage, before any action runs,
@@ -23,6 +24,7 @@ import {
   type FieldSelection,
   type FilterActionInput,
 } from './filter-actions.compiler';
+import { isKeptBySample } from './sample.decider';
 
 /** The part of a filter record (`FilterRecord` in config-domain) that routing reads. */
 export interface RoutableFilter {
@@ -82,11 +84,7 @@ export function applyDestinationFilters(
     );
 
   for (const { filter, action } of actionsOfKind('sample_event')) {
-    // tsub's sample transformer only reads the message; it answers null when the message is sampled out.
-    const kept = transform(message, [
-      { type: 'sample_event', config: { sample: { percent: action.percent, path: action.path } } },
-    ]);
-    if (kept === null) return filtered('sampled_out', filter);
+    if (!isKeptBySample(message, action.percent, action.path)) return filtered('sampled_out', filter);
   }
 
   const dropping = actionsOfKind('drop_event')[0];
