@@ -15,7 +15,11 @@
  *    (spec §12.4). Spec §12.5 puts them after source-scoped transformations, which happen before routing.
  */
 import type { NormalizedMessage } from '@tributary/contracts';
-import { applyDestinationFilters, type FilterOutcomeReason, type RoutableFilter } from '../filters/destination-filters.decider';
+import {
+  applyDestinationFilters,
+  type FilterOutcomeReason,
+  type RoutableFilter,
+} from '../filters/destination-filters.decider';
 import { decideIntegrations } from '../integrations/integrations.decider';
 
 /** What routing needs to know about one destination instance, from its record and its catalog entry. */

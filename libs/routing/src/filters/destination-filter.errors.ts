@@ -36,6 +36,11 @@ export class InvalidFilterActionError extends InvalidDestinationFilterError {
     readonly actionIndex: number | undefined,
     readonly reason: string,
   ) {
-    super('actions', actionIndex === undefined ? `Invalid filter actions: ${reason}` : `Invalid filter action ${actionIndex}: ${reason}`);
+    super(
+      'actions',
+      actionIndex === undefined
+        ? `Invalid filter actions: ${reason}`
+        : `Invalid filter action ${actionIndex}: ${reason}`,
+    );
   }
 }

@@ -4,24 +4,41 @@ import { applyDestinationFilters, type RoutableFilter } from './destination-filt
 import type { FilterActionInput } from './filter-actions.compiler';
 
 let filterCount = 0;
-function filter(condition: string, actions: FilterActionInput[], overrides: Partial<RoutableFilter> = {}): RoutableFilter {
+function filter(
+  condition: string,
+  actions: FilterActionInput[],
+  overrides: Partial<RoutableFilter> = {},
+): RoutableFilter {
   filterCount += 1;
-  return { filterId: `df_${filterCount}`, title: `filter ${filterCount}`, if: condition, enabled: true, actions, ...overrides };
+  return {
+    filterId: `df_${filterCount}`,
+    title: `filter ${filterCount}`,
+    if: condition,
+    enabled: true,
+    actions,
+    ...overrides,
+  };
 }
 
 function passed(message: NormalizedMessage, filters: RoutableFilter[]): Record<string, any> {
   const result = applyDestinationFilters(message, filters);
-  if (result.outcome !== 'pass') throw new Error(`expected the message to pass, got ${JSON.stringify(result)}`);
+  if (result.outcome !== 'pass')
+    throw new Error(`expected the message to pass, got ${JSON.stringify(result)}`);
   return result.message;
 }
 
-const sample = (percent: number, path?: string): FilterActionInput => ({ type: 'sample_event', percent, ...(path ? { path } : {}) });
+const sample = (percent: number, path?: string): FilterActionInput => ({
+  type: 'sample_event',
+  percent,
+  ...(path ? { path } : {}),
+});
 const drop: FilterActionInput = { type: 'drop_event' };
 const blockFields = (fields: Record<string, string[]>, type = 'blocklist_fields'): FilterActionInput => ({
   type,
   fields: Object.fromEntries(Object.entries(fields).map(([object, names]) => [object, { fields: names }])),
 });
-const allowFields = (fields: Record<string, string[]>): FilterActionInput => blockFields(fields, 'whitelist_fields');
+const allowFields = (fields: Record<string, string[]>): FilterActionInput =>
+  blockFields(fields, 'whitelist_fields');
 
 describe('applyDestinationFilters', () => {
   it('passes the very same message when there are no filters, or none applies', () => {
@@ -32,12 +49,20 @@ describe('applyDestinationFilters', () => {
 
   it('ignores disabled filters, even invalid ones', () => {
     const message = trackMessage();
-    expect(passed(message, [filter('all', [drop], { enabled: false }), filter('type = = x', [drop], { enabled: false })])).toBe(message);
+    expect(
+      passed(message, [
+        filter('all', [drop], { enabled: false }),
+        filter('type = = x', [drop], { enabled: false }),
+      ]),
+    ).toBe(message);
   });
 
   describe('drop_event', () => {
     it('drops a message the condition matches and names the filter', () => {
-      const dropNonTrack = filter("type != 'track'", [drop], { filterId: 'df_drop', title: 'Drop non-track' });
+      const dropNonTrack = filter("type != 'track'", [drop], {
+        filterId: 'df_drop',
+        title: 'Drop non-track',
+      });
       expect(applyDestinationFilters(identifyMessage(), [dropNonTrack])).toEqual({
         outcome: 'filter',
         reason: 'dropped',
@@ -48,13 +73,17 @@ describe('applyDestinationFilters', () => {
     });
 
     it('drops everything with if: all', () => {
-      expect(applyDestinationFilters(trackMessage(), [filter('all', [drop])])).toMatchObject({ reason: 'dropped' });
+      expect(applyDestinationFilters(trackMessage(), [filter('all', [drop])])).toMatchObject({
+        reason: 'dropped',
+      });
     });
 
     it('evaluates conditions on properties and context', () => {
       const bigOrders = filter('properties.total > 50', [drop]);
       expect(applyDestinationFilters(trackMessage(), [bigOrders]).outcome).toBe('filter');
-      expect(applyDestinationFilters(trackMessage({ properties: { total: 10 } }), [bigOrders]).outcome).toBe('pass');
+      expect(applyDestinationFilters(trackMessage({ properties: { total: 10 } }), [bigOrders]).outcome).toBe(
+        'pass',
+      );
       const python = filter("match(context.library.name, 'analytics-py*')", [drop]);
       expect(applyDestinationFilters(trackMessage(), [python]).outcome).toBe('filter');
     });
@@ -63,13 +92,15 @@ describe('applyDestinationFilters', () => {
   describe('blocklist_fields / blacklist_fields', () => {
     it('removes the listed properties, context and traits fields, nested paths included', () => {
       const message = passed(trackMessage(), [
-        filter('all', [blockFields({ properties: ['email', 'address.street'], context: ['ip', 'device.id'] })]),
+        filter('all', [
+          blockFields({ properties: ['email', 'address.street'], context: ['ip', 'device.id'] }),
+        ]),
       ]);
       expect(message.properties).toEqual({
         total: 99.5,
         currency: 'EUR',
         address: { city: 'Lyon', zip: '69001' },
-        products: trackMessage().properties!.products,
+        products: (trackMessage() as { properties: Record<string, unknown> }).properties.products,
       });
       expect(message.context.ip).toBeUndefined();
       expect(message.context.device).toEqual({ model: 'Pixel' });
@@ -78,12 +109,16 @@ describe('applyDestinationFilters', () => {
     });
 
     it('accepts the blacklist_fields spelling and removes traits of an identify', () => {
-      const message = passed(identifyMessage(), [filter("type = 'identify'", [blockFields({ traits: ['email', 'address.city'] }, 'blacklist_fields')])]);
+      const message = passed(identifyMessage(), [
+        filter("type = 'identify'", [blockFields({ traits: ['email', 'address.city'] }, 'blacklist_fields')]),
+      ]);
       expect(message.traits).toEqual({ name: 'Someone', plan: 'pro', address: {} });
     });
 
     it('removes a field from every element of a list of objects', () => {
-      const message = passed(trackMessage(), [filter('all', [blockFields({ properties: ['products.internalCost'] })])]);
+      const message = passed(trackMessage(), [
+        filter('all', [blockFields({ properties: ['products.internalCost'] })]),
+      ]);
       expect(message.properties.products).toEqual([
         { sku: 'A', price: 10 },
         { sku: 'B', price: 20 },
@@ -91,22 +126,30 @@ describe('applyDestinationFilters', () => {
     });
 
     it('ignores fields and objects the message does not have', () => {
-      const message = passed(trackMessage(), [filter('all', [blockFields({ properties: ['missing', 'total.deeper'], traits: ['email'] })])]);
+      const message = passed(trackMessage(), [
+        filter('all', [blockFields({ properties: ['missing', 'total.deeper'], traits: ['email'] })]),
+      ]);
       expect(message).toEqual(trackMessage());
     });
   });
 
   describe('whitelist_fields', () => {
     it('keeps only the listed fields of each listed object and leaves the other objects alone', () => {
-      const message = passed(trackMessage(), [filter('all', [allowFields({ properties: ['total', 'address.city'] })])]);
+      const message = passed(trackMessage(), [
+        filter('all', [allowFields({ properties: ['total', 'address.city'] })]),
+      ]);
       expect(message.properties).toEqual({ total: 99.5, address: { city: 'Lyon' } });
       expect(message.context).toEqual(trackMessage().context);
       expect(message.userId).toBe('user-1');
     });
 
     it('keeps a field listed whole, with everything beneath it', () => {
-      const message = passed(trackMessage(), [filter('all', [allowFields({ properties: ['address', 'address.city'] })])]);
-      expect(message.properties).toEqual({ address: { city: 'Lyon', street: '1 rue de la Paix', zip: '69001' } });
+      const message = passed(trackMessage(), [
+        filter('all', [allowFields({ properties: ['address', 'address.city'] })]),
+      ]);
+      expect(message.properties).toEqual({
+        address: { city: 'Lyon', street: '1 rue de la Paix', zip: '69001' },
+      });
     });
 
     it('keeps nothing of an object listed with no fields', () => {
@@ -121,7 +164,9 @@ describe('applyDestinationFilters', () => {
     const keptShare = (percent: number, path = 'userId') => {
       const sampling = [filter('all', [sample(percent, path)])];
       const kept = userIds.filter(
-        (userId) => applyDestinationFilters(trackMessage({ userId, messageId: `m-${userId}` }), sampling).outcome === 'pass',
+        (userId) =>
+          applyDestinationFilters(trackMessage({ userId, messageId: `m-${userId}` }), sampling).outcome ===
+          'pass',
       );
       return kept.length / userIds.length;
     };
@@ -144,7 +189,10 @@ describe('applyDestinationFilters', () => {
         const outcomes = new Set(
           ['a', 'b', 'c'].map(
             (suffix) =>
-              applyDestinationFilters(trackMessage({ userId, messageId: `${userId}-${suffix}`, event: suffix }), sampling).outcome,
+              applyDestinationFilters(
+                trackMessage({ userId, messageId: `${userId}-${suffix}`, event: suffix }),
+                sampling,
+              ).outcome,
           ),
         );
         expect(outcomes.size).toBe(1);
@@ -156,7 +204,12 @@ describe('applyDestinationFilters', () => {
         new Set(
           userIds
             .slice(0, 2_000)
-            .filter((userId) => applyDestinationFilters(trackMessage({ userId }), [filter('all', [sample(percent, 'userId')])]).outcome === 'pass'),
+            .filter(
+              (userId) =>
+                applyDestinationFilters(trackMessage({ userId }), [
+                  filter('all', [sample(percent, 'userId')]),
+                ]).outcome === 'pass',
+            ),
         );
       const low = keptAt(0.2);
       const high = keptAt(0.6);
@@ -166,10 +219,16 @@ describe('applyDestinationFilters', () => {
 
     it('hashes the messageId when no path is given, so a redelivery gets the same answer', () => {
       const sampling = [filter('all', [sample(0.5)])];
-      const outcomes = userIds.slice(0, 400).map((id) => applyDestinationFilters(trackMessage({ messageId: id }), sampling).outcome);
+      const outcomes = userIds
+        .slice(0, 400)
+        .map((id) => applyDestinationFilters(trackMessage({ messageId: id }), sampling).outcome);
       expect(outcomes).toContain('pass');
       expect(outcomes).toContain('filter');
-      const again = userIds.slice(0, 400).map((id) => applyDestinationFilters(trackMessage({ messageId: id, userId: 'other' }), sampling).outcome);
+      const again = userIds
+        .slice(0, 400)
+        .map(
+          (id) => applyDestinationFilters(trackMessage({ messageId: id, userId: 'other' }), sampling).outcome,
+        );
       expect(again).toEqual(outcomes);
     });
 
@@ -186,26 +245,41 @@ describe('applyDestinationFilters', () => {
     it('samples only the messages its condition matches', () => {
       const sampling = [filter("event = 'Page Scrolled'", [sample(0, 'userId')])];
       expect(applyDestinationFilters(trackMessage(), sampling).outcome).toBe('pass');
-      expect(applyDestinationFilters(trackMessage({ event: 'Page Scrolled' }), sampling).outcome).toBe('filter');
+      expect(applyDestinationFilters(trackMessage({ event: 'Page Scrolled' }), sampling).outcome).toBe(
+        'filter',
+      );
     });
   });
 
   describe('order: sample, then drop, then drop fields, then allow fields', () => {
     it('sampling is decided before dropping, whatever the list order', () => {
-      const result = applyDestinationFilters(trackMessage(), [filter('all', [drop]), filter('all', [sample(0, 'userId')])]);
+      const result = applyDestinationFilters(trackMessage(), [
+        filter('all', [drop]),
+        filter('all', [sample(0, 'userId')]),
+      ]);
       expect(result).toMatchObject({ outcome: 'filter', reason: 'sampled_out' });
     });
 
     it('dropping wins over field actions listed before it', () => {
-      const result = applyDestinationFilters(trackMessage(), [filter('all', [allowFields({ properties: ['total'] })]), filter('all', [drop])]);
+      const result = applyDestinationFilters(trackMessage(), [
+        filter('all', [allowFields({ properties: ['total'] })]),
+        filter('all', [drop]),
+      ]);
       expect(result).toMatchObject({ outcome: 'filter', reason: 'dropped' });
     });
 
     it('a kept sample goes on to the drop and field stages', () => {
-      expect(applyDestinationFilters(trackMessage(), [filter('all', [sample(1, 'userId')]), filter('all', [drop])])).toMatchObject({
+      expect(
+        applyDestinationFilters(trackMessage(), [
+          filter('all', [sample(1, 'userId')]),
+          filter('all', [drop]),
+        ]),
+      ).toMatchObject({
         reason: 'dropped',
       });
-      const message = passed(trackMessage(), [filter('all', [sample(1, 'userId'), blockFields({ properties: ['email'] })])]);
+      const message = passed(trackMessage(), [
+        filter('all', [sample(1, 'userId'), blockFields({ properties: ['email'] })]),
+      ]);
       expect(message.properties.email).toBeUndefined();
     });
 
@@ -239,9 +313,17 @@ describe('applyDestinationFilters', () => {
 
   describe('invalid filters fail closed', () => {
     it('holds the message back when a stored condition does not compile', () => {
-      const broken = filter("userId = oops\"", [blockFields({ properties: ['email'] })], { filterId: 'df_broken', title: 'Broken' });
+      const broken = filter('userId = oops"', [blockFields({ properties: ['email'] })], {
+        filterId: 'df_broken',
+        title: 'Broken',
+      });
       const result = applyDestinationFilters(trackMessage(), [broken]);
-      expect(result).toMatchObject({ outcome: 'filter', reason: 'invalid_filter', filterId: 'df_broken', filterTitle: 'Broken' });
+      expect(result).toMatchObject({
+        outcome: 'filter',
+        reason: 'invalid_filter',
+        filterId: 'df_broken',
+        filterTitle: 'Broken',
+      });
       expect(result.outcome === 'filter' && result.detail).toMatch(/unterminated string/);
     });
 
@@ -256,9 +338,28 @@ describe('applyDestinationFilters', () => {
     it.each([
       ['drop', [filter('all', [drop])]],
       ['sample', [filter('all', [sample(0.5, 'userId')])]],
-      ['block fields', [filter('all', [blockFields({ properties: ['email', 'products.internalCost', 'address.city'], context: ['ip'] })])]],
-      ['allow fields', [filter('all', [allowFields({ properties: ['total', 'address.city'], context: ['library'] })])]],
-      ['everything', [filter('all', [sample(1, 'userId'), blockFields({ properties: ['email'] }), allowFields({ properties: ['total'] })])]],
+      [
+        'block fields',
+        [
+          filter('all', [
+            blockFields({ properties: ['email', 'products.internalCost', 'address.city'], context: ['ip'] }),
+          ]),
+        ],
+      ],
+      [
+        'allow fields',
+        [filter('all', [allowFields({ properties: ['total', 'address.city'], context: ['library'] })])],
+      ],
+      [
+        'everything',
+        [
+          filter('all', [
+            sample(1, 'userId'),
+            blockFields({ properties: ['email'] }),
+            allowFields({ properties: ['total'] }),
+          ]),
+        ],
+      ],
     ])('%s', (_, filters) => {
       const input = deepFrozen(trackMessage());
       const before = structuredClone(input);

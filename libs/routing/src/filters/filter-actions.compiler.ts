@@ -45,14 +45,19 @@ const FIELDS_ACTION_KINDS: Readonly<Record<string, 'drop_fields' | 'allow_fields
   blocklist_fields: 'drop_fields',
 };
 
-export const SUPPORTED_FILTER_ACTION_TYPES = ['drop_event', 'sample_event', ...Object.keys(FIELDS_ACTION_KINDS)] as const;
+export const SUPPORTED_FILTER_ACTION_TYPES = [
+  'drop_event',
+  'sample_event',
+  ...Object.keys(FIELDS_ACTION_KINDS),
+] as const;
 
 /**
  * @throws InvalidFilterActionError naming the action (by index) and what is wrong with it.
  */
 export function compileFilterActions(actions: unknown): CompiledFilterAction[] {
   if (!Array.isArray(actions)) throw new InvalidFilterActionError(undefined, 'actions must be a list');
-  if (actions.length === 0) throw new InvalidFilterActionError(undefined, 'a filter needs at least one action');
+  if (actions.length === 0)
+    throw new InvalidFilterActionError(undefined, 'a filter needs at least one action');
   return actions.map((action, index) => compileFilterAction(action, index));
 }
 
@@ -66,7 +71,9 @@ function compileFilterAction(action: unknown, index: number): CompiledFilterActi
   if (type === 'sample_event') {
     const percent = action.percent;
     if (typeof percent !== 'number' || !Number.isFinite(percent) || percent < 0 || percent > 1) {
-      return fail('sample_event needs "percent", the fraction of messages to keep, between 0 and 1 (0.6 keeps 60 %)');
+      return fail(
+        'sample_event needs "percent", the fraction of messages to keep, between 0 and 1 (0.6 keeps 60 %)',
+      );
     }
     const path = action.path;
     if (path !== undefined && path !== null && typeof path !== 'string') {
@@ -82,7 +89,11 @@ function compileFilterAction(action: unknown, index: number): CompiledFilterActi
   );
 }
 
-function compileFieldSelection(type: string, fields: unknown, fail: (reason: string) => never): FieldSelection {
+function compileFieldSelection(
+  type: string,
+  fields: unknown,
+  fail: (reason: string) => never,
+): FieldSelection {
   const shape = `{"properties":{"fields":["name"]}}`;
   if (!isPlainObject(fields)) return fail(`${type} needs "fields", for example ${shape}`);
   const selection: Partial<Record<FilterableFieldObject, string[]>> = {};
@@ -96,7 +107,9 @@ function compileFieldSelection(type: string, fields: unknown, fail: (reason: str
     const names = (entry as { fields: unknown[] }).fields;
     for (const name of names) {
       if (typeof name !== 'string' || name === '' || name.split('.').some((segment) => segment === '')) {
-        fail(`${type} "fields.${objectName}.fields" must hold non-empty field names, got ${JSON.stringify(name)}`);
+        fail(
+          `${type} "fields.${objectName}.fields" must hold non-empty field names, got ${JSON.stringify(name)}`,
+        );
       }
     }
     selection[objectName as FilterableFieldObject] = names as string[];

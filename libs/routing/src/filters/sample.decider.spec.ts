@@ -29,7 +29,8 @@ describe('uniformHash', () => {
 
   it('spreads values evenly over [0, 1)', () => {
     const buckets = new Array(10).fill(0);
-    for (let index = 0; index < 20_000; index += 1) buckets[Math.floor(uniformHash(`anonymous-${index}`) * 10)] += 1;
+    for (let index = 0; index < 20_000; index += 1)
+      buckets[Math.floor(uniformHash(`anonymous-${index}`) * 10)] += 1;
     for (const count of buckets) {
       expect(count).toBeGreaterThan(1_800);
       expect(count).toBeLessThan(2_200);
@@ -38,7 +39,11 @@ describe('uniformHash', () => {
 });
 
 describe('isKeptBySample', () => {
-  const message = { userId: 'user-7', context: { device: { id: 'device-9' } }, properties: { items: [{ sku: 'A' }] } };
+  const message = {
+    userId: 'user-7',
+    context: { device: { id: 'device-9' } },
+    properties: { items: [{ sku: 'A' }] },
+  };
 
   it('keeps nothing at 0 or below and everything at 1 or above', () => {
     expect(isKeptBySample(message, 0, 'userId')).toBe(false);

@@ -1,5 +1,8 @@
 import { matches } from '@segment/tsub';
-import { InvalidDestinationFilterError, InvalidFilterConditionError } from '../filters/destination-filter.errors';
+import {
+  InvalidDestinationFilterError,
+  InvalidFilterConditionError,
+} from '../filters/destination-filter.errors';
 import { compileFilterCondition, MAX_FILTER_CONDITION_LENGTH } from './fql-condition.compiler';
 
 // The example object of Segment's FQL reference, with a few more fields.
@@ -76,8 +79,14 @@ describe('compileFilterCondition', () => {
       ['properties.total >= -1.5', ['>=', 'properties.total', { value: -1.5 }]],
       ['properties.total < 1e3', ['<', 'properties.total', { value: 1000 }]],
       ['properties.total <= 0', ['<=', 'properties.total', { value: 0 }]],
-      ["a = 'x' and b = 'y' and c = 'z'", ['and', ['=', 'a', { value: 'x' }], ['=', 'b', { value: 'y' }], ['=', 'c', { value: 'z' }]]],
-      ["a = 1 or b = 2 and c = 3", ['or', ['=', 'a', { value: 1 }], ['and', ['=', 'b', { value: 2 }], ['=', 'c', { value: 3 }]]]],
+      [
+        "a = 'x' and b = 'y' and c = 'z'",
+        ['and', ['=', 'a', { value: 'x' }], ['=', 'b', { value: 'y' }], ['=', 'c', { value: 'z' }]],
+      ],
+      [
+        'a = 1 or b = 2 and c = 3',
+        ['or', ['=', 'a', { value: 1 }], ['and', ['=', 'b', { value: 2 }], ['=', 'c', { value: 3 }]]],
+      ],
       ["not type = 'track'", ['!', ['=', 'type', { value: 'track' }]]],
       ["!(type = 'track')", ['!', ['=', 'type', { value: 'track' }]]],
       ["contains(context.ip, '10.')", ['contains', 'context.ip', { value: '10.' }]],
@@ -93,7 +102,10 @@ describe('compileFilterCondition', () => {
       ['properties.enabled = true', ['=', 'properties.enabled', { value: true }]],
       ['true', { value: true }],
       ['"double quoted" = event', ['=', { value: 'double quoted' }, 'event']],
-      ["semver(properties.app_version, '>=', '2.0.0')", ['semver', 'properties.app_version', { value: '>=' }, { value: '2.0.0' }]],
+      [
+        "semver(properties.app_version, '>=', '2.0.0')",
+        ['semver', 'properties.app_version', { value: '>=' }, { value: '2.0.0' }],
+      ],
       ["properties.my-field = 'x'", ['=', 'properties.my-field', { value: 'x' }]],
       ['properties.items.0.sku = 1', ['=', 'properties.items.0.sku', { value: 1 }]],
     ])('%s', (condition, expected) => {
@@ -168,7 +180,11 @@ describe('compileFilterCondition', () => {
     });
 
     it('keeps glob escapes in match patterns, as the FQL reference shows', () => {
-      expect(ir("match(properties.code, 'ab\\*d')")).toEqual(['match', 'properties.code', { value: 'ab\\*d' }]);
+      expect(ir("match(properties.code, 'ab\\*d')")).toEqual([
+        'match',
+        'properties.code',
+        { value: 'ab\\*d' },
+      ]);
       expect(evaluate("match(properties.code, 'ab\\*d')", { properties: { code: 'ab*d' } })).toBe(true);
       expect(evaluate("match(properties.code, 'ab\\*d')", { properties: { code: 'abcd' } })).toBe(false);
     });
@@ -185,17 +201,17 @@ describe('compileFilterCondition', () => {
       ["(type = 'track'", /expected '\)' to close '\('/],
       ["type = 'track')", /expected 'and', 'or' or the end of the condition, found '\)'/],
       ["type 'track'", /found the string "track"/],
-      ["userId = oops\"", /unterminated string/],
+      ['userId = oops"', /unterminated string/],
       ['type = #', /unexpected character '#'/],
       ["type = 'a' && event = 'b'", /unexpected character '&'/],
       ["foo('x')", /unknown function 'foo'/],
       ["properties.contains('x')", /unknown function 'properties.contains'/],
-      ["contains(event)", /contains\(\) takes 2 arguments, got 1/],
+      ['contains(event)', /contains\(\) takes 2 arguments, got 1/],
       ["length(event, 'x') > 1", /length\(\) takes 1 argument, got 2/],
       ["contains(lowercase(event), 'x')", /must be field paths or literals, not function calls/],
-      ["contains(event, 5)", /works on strings, not the number 5/],
+      ['contains(event, 5)', /works on strings, not the number 5/],
       ["match(event, ['a'])", /works on strings, not a list/],
-      ["lowercase(event)", /must be true or false, but lowercase\(…\) is not/],
+      ['lowercase(event)', /must be true or false, but lowercase\(…\) is not/],
       ['length(userId)', /must be true or false/],
       ["'just a string'", /must be true or false, but the string "just a string" is not/],
       ['42', /must be true or false, but the number 42 is not/],
@@ -206,7 +222,7 @@ describe('compileFilterCondition', () => {
       ["!'x'", /operand of negation must be true or false/],
       ["properties.total > 'ten'", /'>' compares numbers/],
       ['lowercase(event) < 3', /'<' compares numbers: .* not lowercase\(…\)/],
-      ["type in properties.types", /right side of 'in' must be a list literal/],
+      ['type in properties.types', /right side of 'in' must be a list literal/],
       ["lowercase(type) in ['a']", /left side of 'in' must be a field path or a literal/],
       ['type in [properties.a]', /list items must be literals, not the field path 'properties.a'/],
       ["type in ['a', 'b'", /expected '\]' to close the list/],
@@ -234,7 +250,9 @@ describe('compileFilterCondition', () => {
     });
 
     it('refuses a condition that is not a string', () => {
-      expect(() => compileFilterCondition(undefined as unknown as string)).toThrow(InvalidFilterConditionError);
+      expect(() => compileFilterCondition(undefined as unknown as string)).toThrow(
+        InvalidFilterConditionError,
+      );
       expect(() => compileFilterCondition(5 as unknown as string)).toThrow(/must be a string/);
     });
 

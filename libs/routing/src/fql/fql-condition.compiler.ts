@@ -35,7 +35,8 @@
 import { InvalidFilterConditionError } from '../filters/destination-filter.errors';
 
 /** The matcher shape `matches(event, matcher)` of `@segment/tsub` takes. */
-export type FilterConditionMatcher = { readonly type: 'all'; readonly ir: '' } | { readonly type: 'fql'; readonly ir: string };
+export type FilterConditionMatcher =
+  { readonly type: 'all'; readonly ir: '' } | { readonly type: 'fql'; readonly ir: string };
 
 export const MATCH_ALL_CONDITION: FilterConditionMatcher = { type: 'all', ir: '' };
 
@@ -61,7 +62,10 @@ export function compileFilterCondition(condition: string): FilterConditionMatche
     return MATCH_ALL_CONDITION;
   }
   if (trimmed === '') {
-    throw new InvalidFilterConditionError(condition, "the condition is empty; use 'all' to match every message");
+    throw new InvalidFilterConditionError(
+      condition,
+      "the condition is empty; use 'all' to match every message",
+    );
   }
   const tokens = tokenize(condition);
   const parser = new ConditionParser(condition, tokens);
@@ -110,7 +114,11 @@ function tokenize(condition: string): Token[] {
     }
     if (character === '!' || character === '<' || character === '>') {
       const withEquals = condition[index + 1] === '=';
-      tokens.push({ kind: 'symbol', value: (withEquals ? character + '=' : character) as SymbolText, position: start });
+      tokens.push({
+        kind: 'symbol',
+        value: (withEquals ? character + '=' : character) as SymbolText,
+        position: start,
+      });
       index += withEquals ? 2 : 1;
       continue;
     }
@@ -143,7 +151,10 @@ function tokenize(condition: string): Token[] {
       const match = /^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(condition.slice(index));
       const text = match![0];
       index += text.length;
-      if (index < condition.length && (PATH_SEGMENT_CHARACTER.test(condition[index]) || condition[index] === '.')) {
+      if (
+        index < condition.length &&
+        (PATH_SEGMENT_CHARACTER.test(condition[index]) || condition[index] === '.')
+      ) {
         fail(`malformed number "${text}${condition[index]}"`, start);
       }
       tokens.push({ kind: 'number', value: Number(text), position: start });
@@ -160,7 +171,10 @@ function tokenize(condition: string): Token[] {
           const escapedCharacter = condition[index + 1];
           if (escapedCharacter === undefined) fail("a field path cannot end with '\\'", index);
           if (escapedCharacter === '.') {
-            fail("an escaped '.' inside a field name is not supported (tsub splits paths on every '.')", index);
+            fail(
+              "an escaped '.' inside a field name is not supported (tsub splits paths on every '.')",
+              index,
+            );
           }
           segment += escapedCharacter;
           escaped = true;
@@ -207,7 +221,13 @@ type ConditionNode =
   | { kind: 'call'; name: FunctionName; args: ConditionNode[]; position: number }
   | { kind: 'not'; operand: ConditionNode; position: number }
   | { kind: 'logical'; operator: 'and' | 'or'; operands: ConditionNode[]; position: number }
-  | { kind: 'comparison'; operator: ComparisonOperator; left: ConditionNode; right: ConditionNode; position: number }
+  | {
+      kind: 'comparison';
+      operator: ComparisonOperator;
+      left: ConditionNode;
+      right: ConditionNode;
+      position: number;
+    }
   | { kind: 'in'; item: ConditionNode; list: ConditionNode; position: number };
 
 type ComparisonOperator = '=' | '!=' | '<' | '<=' | '>' | '>=';
@@ -226,7 +246,12 @@ const FUNCTION_ARITY: Readonly<Record<FunctionName, number>> = {
 const TRUE_FALSE_FUNCTIONS: readonly FunctionName[] = ['contains', 'match', 'semver'];
 const SEMVER_OPERATORS: readonly string[] = ['=', '!=', '<', '<=', '>', '>='];
 /** FQL's type names for typeof(), and what tsub's JavaScript typeof returns for them. */
-const TYPEOF_NAMES: Readonly<Record<string, string>> = { string: 'string', number: 'number', bool: 'boolean', boolean: 'boolean' };
+const TYPEOF_NAMES: Readonly<Record<string, string>> = {
+  string: 'string',
+  number: 'number',
+  bool: 'boolean',
+  boolean: 'boolean',
+};
 
 const KEYWORDS = ['and', 'or', 'not', 'in', 'true', 'false', 'null'] as const;
 type Keyword = (typeof KEYWORDS)[number];
@@ -269,7 +294,8 @@ class ConditionParser {
   }
 
   private logical(operator: 'and' | 'or', operands: ConditionNode[]): ConditionNode {
-    for (const operand of operands) requireTrueFalseValued(this.condition, operand, `each side of '${operator}'`);
+    for (const operand of operands)
+      requireTrueFalseValued(this.condition, operand, `each side of '${operator}'`);
     return { kind: 'logical', operator, operands, position: operands[0].position };
   }
 
@@ -287,7 +313,10 @@ class ConditionParser {
       this.expectSymbol(')', "')' to close '('");
       const after = this.peek();
       if (after.kind === 'symbol' && COMPARISON_OPERATORS.includes(after.value)) {
-        this.fail('a parenthesized condition cannot be compared; compare field paths, literals or function results', after.position);
+        this.fail(
+          'a parenthesized condition cannot be compared; compare field paths, literals or function results',
+          after.position,
+        );
       }
       return inner;
     }
@@ -317,7 +346,12 @@ class ConditionParser {
     return left;
   }
 
-  private comparison(operator: ComparisonOperator, left: ConditionNode, right: ConditionNode, position: number): ConditionNode {
+  private comparison(
+    operator: ComparisonOperator,
+    left: ConditionNode,
+    right: ConditionNode,
+    position: number,
+  ): ConditionNode {
     if (NUMERIC_OPERATORS.includes(operator)) {
       for (const side of [left, right]) {
         const numeric =
@@ -325,7 +359,10 @@ class ConditionParser {
           (side.kind === 'literal' && typeof side.value === 'number') ||
           (side.kind === 'call' && side.name === 'length');
         if (!numeric) {
-          this.fail(`'${operator}' compares numbers: use a field path, a number or length(…), not ${describeNode(side)}`, side.position);
+          this.fail(
+            `'${operator}' compares numbers: use a field path, a number or length(…), not ${describeNode(side)}`,
+            side.position,
+          );
         }
       }
       return { kind: 'comparison', operator, left, right, position };
@@ -336,7 +373,10 @@ class ConditionParser {
     if (typeofSide && otherSide.kind === 'literal') {
       const typeName = typeof otherSide.value === 'string' ? TYPEOF_NAMES[otherSide.value] : undefined;
       if (typeName === undefined) {
-        this.fail(`typeof(…) can be compared with 'string', 'number' or 'bool', not ${describeNode(otherSide)}`, otherSide.position);
+        this.fail(
+          `typeof(…) can be compared with 'string', 'number' or 'bool', not ${describeNode(otherSide)}`,
+          otherSide.position,
+        );
       }
       const mapped: ConditionNode = { ...otherSide, value: typeName };
       return typeofSide === left
@@ -359,7 +399,11 @@ class ConditionParser {
         const keyword = asKeyword(token);
         if (keyword === 'true' || keyword === 'false' || keyword === 'null') {
           this.index += 1;
-          return { kind: 'literal', value: keyword === 'null' ? null : keyword === 'true', position: token.position };
+          return {
+            kind: 'literal',
+            value: keyword === 'null' ? null : keyword === 'true',
+            position: token.position,
+          };
         }
         if (keyword !== undefined) this.fail(`expected a value, found '${keyword}'`, token.position);
         this.index += 1;
@@ -377,7 +421,10 @@ class ConditionParser {
   private parseCall(nameToken: Extract<Token, { kind: 'path' }>): ConditionNode {
     const name = nameToken.segments.join('.');
     if (nameToken.segments.length !== 1 || nameToken.escaped || !(name in FUNCTION_ARITY)) {
-      this.fail(`unknown function '${name}'; supported: ${Object.keys(FUNCTION_ARITY).join(', ')}`, nameToken.position);
+      this.fail(
+        `unknown function '${name}'; supported: ${Object.keys(FUNCTION_ARITY).join(', ')}`,
+        nameToken.position,
+      );
     }
     const functionName = name as FunctionName;
     this.index += 1; // '('
@@ -386,7 +433,10 @@ class ConditionParser {
       for (;;) {
         const argument = this.parseOperand();
         if (argument.kind === 'call') {
-          this.fail(`arguments of ${functionName}() must be field paths or literals, not function calls`, argument.position);
+          this.fail(
+            `arguments of ${functionName}() must be field paths or literals, not function calls`,
+            argument.position,
+          );
         }
         args.push(argument);
         if (this.symbolAhead(',')) {
@@ -399,7 +449,10 @@ class ConditionParser {
     this.expectSymbol(')', `')' to close ${functionName}(`);
     const arity = FUNCTION_ARITY[functionName];
     if (args.length !== arity) {
-      this.fail(`${functionName}() takes ${arity} argument${arity === 1 ? '' : 's'}, got ${args.length}`, nameToken.position);
+      this.fail(
+        `${functionName}() takes ${arity} argument${arity === 1 ? '' : 's'}, got ${args.length}`,
+        nameToken.position,
+      );
     }
     if (functionName === 'contains' || functionName === 'match') {
       for (const argument of args) {
@@ -410,8 +463,15 @@ class ConditionParser {
     }
     if (functionName === 'semver') {
       const operator = args[1];
-      if (operator.kind !== 'literal' || typeof operator.value !== 'string' || !SEMVER_OPERATORS.includes(operator.value)) {
-        this.fail(`the second argument of semver() is one of ${SEMVER_OPERATORS.map((o) => `'${o}'`).join(', ')}`, operator.position);
+      if (
+        operator.kind !== 'literal' ||
+        typeof operator.value !== 'string' ||
+        !SEMVER_OPERATORS.includes(operator.value)
+      ) {
+        this.fail(
+          `the second argument of semver() is one of ${SEMVER_OPERATORS.map((o) => `'${o}'`).join(', ')}`,
+          operator.position,
+        );
       }
     }
     return { kind: 'call', name: functionName, args, position: nameToken.position };
@@ -424,7 +484,8 @@ class ConditionParser {
     if (!this.symbolAhead(']')) {
       for (;;) {
         const item = this.parseOperand();
-        if (item.kind !== 'literal') this.fail(`list items must be literals, not ${describeNode(item)}`, item.position);
+        if (item.kind !== 'literal')
+          this.fail(`list items must be literals, not ${describeNode(item)}`, item.position);
         items.push(item.value);
         if (this.symbolAhead(',')) {
           this.index += 1;
@@ -465,7 +526,9 @@ class ConditionParser {
 
 function asKeyword(token: Token): Keyword | undefined {
   if (token.kind !== 'path' || token.escaped || token.segments.length !== 1) return undefined;
-  return (KEYWORDS as readonly string[]).includes(token.segments[0]) ? (token.segments[0] as Keyword) : undefined;
+  return (KEYWORDS as readonly string[]).includes(token.segments[0])
+    ? (token.segments[0] as Keyword)
+    : undefined;
 }
 
 function describe(token: Token): string {
@@ -542,7 +605,11 @@ function toIntermediateRepresentation(node: ConditionNode): IntermediateRepresen
     case 'logical':
       return [node.operator, ...node.operands.map(toIntermediateRepresentation)];
     case 'comparison':
-      return [node.operator, toIntermediateRepresentation(node.left), toIntermediateRepresentation(node.right)];
+      return [
+        node.operator,
+        toIntermediateRepresentation(node.left),
+        toIntermediateRepresentation(node.right),
+      ];
     case 'in':
       return ['in', toIntermediateRepresentation(node.item), toIntermediateRepresentation(node.list)];
   }

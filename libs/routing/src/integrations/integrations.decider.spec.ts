@@ -49,7 +49,9 @@ describe('decideIntegrations', () => {
   });
 
   it('an object value counts as true (destination-specific options)', () => {
-    expect(enabled({ All: false, 'Google Analytics': { clientId: '123.456' } }, 'Google Analytics')).toBe(true);
+    expect(enabled({ All: false, 'Google Analytics': { clientId: '123.456' } }, 'Google Analytics')).toBe(
+      true,
+    );
     expect(enabled({ All: false, Mixpanel: {} }, 'Mixpanel')).toBe(true);
   });
 

@@ -13,8 +13,7 @@
  */
 
 export type IntegrationsDecision =
-  | { readonly enabled: true }
-  | { readonly enabled: false; readonly detail: string };
+  { readonly enabled: true } | { readonly enabled: false; readonly detail: string };
 
 export function decideIntegrations(
   integrations: Readonly<Record<string, unknown>> | undefined,

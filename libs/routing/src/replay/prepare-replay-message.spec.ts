@@ -14,7 +14,9 @@ describe('prepareReplayMessage', () => {
     const { integrations: _replaced, ...rest } = replayed;
     const { integrations: _original, ...storedRest } = stored;
     expect(rest).toEqual(storedRest);
-    expect(replayed.context.consent).toEqual({ categoryPreferences: { Advertising: false, Analytics: true } });
+    expect(replayed.context.consent).toEqual({
+      categoryPreferences: { Advertising: false, Analytics: true },
+    });
     expect(replayed.messageId).toBe('message-1');
   });
 
@@ -37,7 +39,9 @@ describe('prepareReplayMessage', () => {
       filters: [],
       capabilities: { acceptsHistoricalTimestampsUpToMs: null, destinationFiltersApply: true },
     });
-    expect(decideDelivery(replayed, destination('Mixpanel'), { now: NOW, replay: true }).outcome).toBe('deliver');
+    expect(decideDelivery(replayed, destination('Mixpanel'), { now: NOW, replay: true }).outcome).toBe(
+      'deliver',
+    );
     expect(decideDelivery(replayed, destination('Amplitude'), { now: NOW, replay: true })).toMatchObject({
       outcome: 'skip',
       reason: 'integrations',

@@ -9,7 +9,10 @@
  */
 import type { NormalizedMessage } from '@tributary/contracts';
 
-export function prepareReplayMessage(message: NormalizedMessage, destinationDisplayName: string): NormalizedMessage {
+export function prepareReplayMessage(
+  message: NormalizedMessage,
+  destinationDisplayName: string,
+): NormalizedMessage {
   const copy = structuredClone(message);
   copy.integrations = { All: false, [destinationDisplayName]: true };
   return copy;
