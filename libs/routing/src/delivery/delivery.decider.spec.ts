@@ -1,4 +1,6 @@
+import type { FilterRecord } from '@tributary/config-domain';
 import type { NormalizedMessage } from '@tributary/contracts';
+import type { DestinationCapabilities } from '@tributary/destinations';
 import type { RoutableFilter } from '../filters/destination-filters.decider';
 import { prepareReplayMessage } from '../replay/prepare-replay-message';
 import { deepFrozen, NOW, trackMessage } from '../routing-messages.fixture';
@@ -268,5 +270,32 @@ describe('decideDelivery', () => {
     const delivered = (decision as { message: NormalizedMessage & { properties: unknown } }).message;
     expect(delivered.properties).toEqual({ total: 99.5 });
     expect(delivered.context.ip).toBeUndefined();
+  });
+
+  it('takes config-domain filter records and catalog capabilities as they are', () => {
+    // Compile-time check: the local input interfaces accept the stored shapes without mapping.
+    const record: FilterRecord = {
+      filterId: 'df_1',
+      title: 'Drop identify',
+      description: '',
+      if: "type = 'identify'",
+      enabled: true,
+      actions: [{ type: 'drop_event' }],
+      createTime: '2026-01-01T00:00:00Z',
+      updateTime: '2026-01-01T00:00:00Z',
+    };
+    const capabilities: DestinationCapabilities = {
+      acceptsHistoricalTimestampsUpToMs: null,
+      supportsBatching: false,
+      destinationFiltersApply: true,
+    };
+    const target: RoutableDestination = {
+      slug: 'mp',
+      displayName: 'Mixpanel',
+      enabled: true,
+      filters: [record],
+      capabilities,
+    };
+    expect(decideDelivery(trackMessage(), target, { now: NOW }).outcome).toBe('deliver');
   });
 });
