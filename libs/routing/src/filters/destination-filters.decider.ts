@@ -1,0 +1,176 @@
+/**
+ * Applies a destination's filters to one message (spec config-api.md "Filter", semantics from Segment's
+ * destination-filter docs, D7). Matching and field removal are `@segment/tsub`'s, so a filter behaves
+ * here as it does in Segment's own client-side filtering. Sampling is `sample.decider.ts`: tsub's is
+ * broken in the installed version (see there).
+ *
+ * - Only enabled filters run. A filter applies when its `if` matches the message.
+ * - Every `if` is evaluated against the message as it reached the filter stage, before any action runs,
+ *   so the outcome does not depend on the order of the filters in the list.
+ * - The actions of all applying filters then run by kind, in Segment's documented order:
+ *   sample → drop → drop fields (blacklist/blocklist) → allow fields (whitelist).
+ * - A filter whose `if` or `actions` cannot be compiled (stored before validation existed) fails closed:
+ *   Segment's docs say an invalid FQL statement stops the event, so personal data a broken filter was meant
+ *   to remove never leaves.
+ * - The input is never mutated: field actions work on a deep copy, and the input object itself is returned
+ *   when nothing was changed.
+ */
+import { matches, transform } from '@segment/tsub';
+import type { NormalizedMessage } from '@tributary/contracts';
+import { compileFilterCondition, type FilterConditionMatcher } from '../fql/fql-condition.compiler';
+import {
+  compileFilterActions,
+  type CompiledFilterAction,
+  type FieldSelection,
+  type FilterActionInput,
+} from './filter-actions.compiler';
+import { isKeptBySample } from './sample.decider';
+
+/** The part of a filter record (`FilterRecord` in config-domain) that routing reads. */
+export interface RoutableFilter {
+  readonly filterId: string;
+  readonly title: string;
+  readonly if: string;
+  readonly enabled: boolean;
+  readonly actions: readonly FilterActionInput[];
+}
+
+export type FilterOutcomeReason =
+  /** A matching filter has a `drop_event` action. */
+  | 'dropped'
+  /** A matching filter has a `sample_event` action and the message's hash fell outside the sample. */
+  | 'sampled_out'
+  /** The filter's `if` or `actions` cannot be compiled; the message is held back (fail closed). */
+  | 'invalid_filter';
+
+export type FilterStageResult =
+  | { readonly outcome: 'pass'; readonly message: NormalizedMessage }
+  | {
+      readonly outcome: 'filter';
+      readonly reason: FilterOutcomeReason;
+      readonly filterId: string;
+      readonly filterTitle: string;
+      /** Set for `invalid_filter`: the compiler's message. */
+      readonly detail?: string;
+    };
+
+interface CompiledFilter {
+  readonly matcher: FilterConditionMatcher;
+  readonly actions: readonly CompiledFilterAction[];
+}
+
+export function applyDestinationFilters(
+  message: NormalizedMessage,
+  filters: readonly RoutableFilter[],
+): FilterStageResult {
+  const applying: { filter: RoutableFilter; actions: readonly CompiledFilterAction[] }[] = [];
+  for (const filter of filters) {
+    if (!filter.enabled) continue;
+    let compiled: CompiledFilter;
+    try {
+      compiled = compileFilter(filter);
+    } catch (error) {
+      return filtered('invalid_filter', filter, error instanceof Error ? error.message : String(error));
+    }
+    if (matches(message, compiled.matcher)) applying.push({ filter, actions: compiled.actions });
+  }
+  if (applying.length === 0) return { outcome: 'pass', message };
+
+  const actionsOfKind = <K extends CompiledFilterAction['kind']>(kind: K) =>
+    applying.flatMap(({ filter, actions }) =>
+      actions
+        .filter((action): action is Extract<CompiledFilterAction, { kind: K }> => action.kind === kind)
+        .map((action) => ({ filter, action })),
+    );
+
+  for (const { filter, action } of actionsOfKind('sample_event')) {
+    if (!isKeptBySample(message, action.percent, action.path)) return filtered('sampled_out', filter);
+  }
+
+  const dropping = actionsOfKind('drop_event')[0];
+  if (dropping) return filtered('dropped', dropping.filter);
+
+  const dropFields = actionsOfKind('drop_fields');
+  const allowFields = actionsOfKind('allow_fields');
+  if (dropFields.length === 0 && allowFields.length === 0) return { outcome: 'pass', message };
+
+  // tsub's field transformers delete in place; they get a copy, never the caller's message.
+  const copy = structuredClone(message);
+  for (const { action } of dropFields) {
+    transform(copy, [{ type: 'drop_properties', config: { drop: dropTargets(action.fields) } }]);
+  }
+  for (const { action } of allowFields) {
+    transform(copy, [{ type: 'allow_properties', config: { allow: allowTargets(action.fields) } }]);
+  }
+  return { outcome: 'pass', message: copy };
+}
+
+function filtered(reason: FilterOutcomeReason, filter: RoutableFilter, detail?: string): FilterStageResult {
+  return {
+    outcome: 'filter',
+    reason,
+    filterId: filter.filterId,
+    filterTitle: filter.title,
+    ...(detail === undefined ? {} : { detail }),
+  };
+}
+
+/**
+ * tsub's field transformers take `{ "<object path>": ["key", …] }` and act on the keys of the object at
+ * that path. A nested field `properties.address.city` is the key `city` of the object `properties.address`.
+ */
+function dropTargets(fields: FieldSelection): Record<string, string[]> {
+  const targets: Record<string, string[]> = {};
+  for (const [objectName, names] of Object.entries(fields)) {
+    for (const name of names ?? []) {
+      const segments = [objectName, ...name.split('.')];
+      const key = segments.pop()!;
+      (targets[segments.join('.')] ??= []).push(key);
+    }
+  }
+  return targets;
+}
+
+/**
+ * Allowing `properties.address.city` must keep `address` in `properties` and `city` in
+ * `properties.address`; a field allowed whole (`address`) keeps everything beneath it, so deeper entries
+ * under it add no restriction. An object listed with no fields keeps none of its keys.
+ */
+function allowTargets(fields: FieldSelection): Record<string, string[]> {
+  const targets: Record<string, Set<string>> = {};
+  for (const [objectName, names] of Object.entries(fields)) {
+    const allowedWhole = new Set(names);
+    targets[objectName] ??= new Set();
+    for (const name of names ?? []) {
+      const segments = name.split('.');
+      let parent = objectName;
+      for (let depth = 0; depth < segments.length; depth += 1) {
+        (targets[parent] ??= new Set()).add(segments[depth]);
+        const prefix = segments.slice(0, depth + 1).join('.');
+        if (depth < segments.length - 1 && allowedWhole.has(prefix)) break;
+        parent = `${parent}.${segments[depth]}`;
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(targets).map(([path, keys]) => [path, [...keys]]));
+}
+
+/**
+ * Compiling is pure, so compiled filters are cached by their text: the router evaluates the same few
+ * filters for every message. The cache is bounded and simply starts over when full.
+ */
+const compiledFilterCache = new Map<string, CompiledFilter>();
+const COMPILED_FILTER_CACHE_LIMIT = 1_000;
+
+function compileFilter(filter: RoutableFilter): CompiledFilter {
+  const key = JSON.stringify([filter.if, filter.actions]);
+  const cached = compiledFilterCache.get(key);
+  if (cached) return cached;
+  const compiled: CompiledFilter = {
+    matcher: compileFilterCondition(filter.if),
+    actions: compileFilterActions(filter.actions),
+  };
+  if (compiledFilterCache.size >= COMPILED_FILTER_CACHE_LIMIT) compiledFilterCache.clear();
+  compiledFilterCache.set(key, compiled);
+  return compiled;
+}

@@ -1,0 +1,12 @@
+/**
+ * @tributary/routing: pure decisions about which destinations get a message and in what form
+ * (design.md). No I/O, no Nest, no clock reads: the caller passes `now`.
+ */
+export * from './delivery/delivery.decider';
+export * from './integrations/integrations.decider';
+export * from './replay/prepare-replay-message';
+export * from './filters/destination-filters.decider';
+export * from './filters/filter-actions.compiler';
+export * from './filters/sample.decider';
+export * from './filters/destination-filter.errors';
+export * from './fql/fql-condition.compiler';
