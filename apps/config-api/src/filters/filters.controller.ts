@@ -2,8 +2,9 @@ import { ConfigApiController } from '../shared/config-api-controller.decorator';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
-import { destinationDecider, FilterChanges, resolveUpdateMask, streamNames } from '@tributary/config-domain';
+import { destinationDecider, FilterAction, FilterChanges, resolveUpdateMask, streamNames } from '@tributary/config-domain';
 import { FilterRequestSchema } from '@tributary/contracts';
+import { compileFilterActions, compileFilterCondition, InvalidDestinationFilterError } from '@tributary/routing';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { CommandRunner } from '@tributary/config-projections';
@@ -48,6 +49,7 @@ export class FiltersController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    validateFilterSemantics(body.filter.if, body.filter.actions);
     const filterId = `df_${generateKsuid()}`;
     await this.commands.execute(
       streamNames.destination(view.destination.sourceId, destinationSlug),
@@ -94,6 +96,7 @@ export class FiltersController {
   ) {
     const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const changes = resolveUpdateMask('filter', body.filter, body.update_mask?.paths ?? undefined, FILTER_ZERO_VALUES);
+    validateFilterSemantics(changes.if as string | undefined, changes.actions as FilterAction[] | undefined);
     await this.commands.execute(
       streamNames.destination(view.destination.sourceId, destinationSlug),
       destinationDecider,
@@ -131,5 +134,22 @@ export class FiltersController {
       metadata,
     );
     return {};
+  }
+}
+
+/**
+ * A filter the router could not evaluate would hold messages back, so its FQL condition and its
+ * actions are compiled here and refused with 400 when they do not compile. Empty values are left
+ * to the domain's own checks.
+ */
+function validateFilterSemantics(condition: string | null | undefined, actions: readonly FilterAction[] | null | undefined): void {
+  try {
+    if (condition) compileFilterCondition(condition);
+    if (actions && actions.length > 0) compileFilterActions(actions);
+  } catch (error) {
+    if (error instanceof InvalidDestinationFilterError) {
+      throw ConfigApiError.invalidArgument(`filter.${error.field}: ${error.message}`);
+    }
+    throw error;
   }
 }
