@@ -15,6 +15,9 @@ export function parseRetryAfter(header: string | null | undefined, now: number =
   if (header === null || header === undefined) return undefined;
   const value = header.trim();
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  // An HTTP date names its day and month (`Wed, 21 Oct 2015 07:28:00 GMT`); V8's Date.parse would also
+  // read bare numbers such as "-5" as years.
+  if (!/[A-Za-z]{3}/.test(value)) return undefined;
   const date = Date.parse(value);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
-import type { NormalizedMessage } from '@tributary/contracts';
+import { normalizedMessageSchema, type NormalizedMessage } from '@tributary/contracts';
 import type { DeliveryResult } from '../../delivery-adapter.port';
 import { PostgresDeliveryAdapter } from './postgres.adapter';
 
@@ -23,8 +23,11 @@ const base = {
   sentAt: '2026-01-02T03:04:05.500Z',
 };
 
+/** A message as ingest would store it: the fixture must pass the normalized schema. */
 function message(fields: Record<string, unknown>): NormalizedMessage {
-  return { ...base, messageId: randomUUID(), userId: 'user-1', anonymousId: 'anon-1', ...fields } as NormalizedMessage;
+  const candidate = { ...base, messageId: randomUUID(), userId: 'user-1', anonymousId: 'anon-1', ...fields };
+  for (const [key, value] of Object.entries(candidate)) if (value === undefined) delete (candidate as Record<string, unknown>)[key];
+  return normalizedMessageSchema.parse(candidate);
 }
 
 async function freePortWithNothingListening(): Promise<number> {
