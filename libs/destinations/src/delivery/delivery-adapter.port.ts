@@ -79,7 +79,10 @@ export const delivered = (): DeliveredOutcome => ({ outcome: 'delivered' });
 export const discard = (reason: string, status?: number): DiscardOutcome =>
   status === undefined ? { outcome: 'discard', reason } : { outcome: 'discard', reason, status };
 
-export function retry(reason: string, details: { status?: number; retryAfterMs?: number } = {}): RetryOutcome {
+export function retry(
+  reason: string,
+  details: { status?: number; retryAfterMs?: number } = {},
+): RetryOutcome {
   return {
     outcome: 'retry',
     reason,

@@ -32,11 +32,19 @@ describe('classifyHttpStatus (spec §12.2)', () => {
   });
 
   it.each([408, 429, 500, 502, 503, 504, 599])('%i is retried', (status) => {
-    expect(classifyHttpStatus(status, null, 'oops')).toEqual({ outcome: 'retry', status, reason: `HTTP ${status}: oops` });
+    expect(classifyHttpStatus(status, null, 'oops')).toEqual({
+      outcome: 'retry',
+      status,
+      reason: `HTTP ${status}: oops`,
+    });
   });
 
   it.each([400, 401, 403, 404, 409, 410, 413, 422, 451])('%i is discarded', (status) => {
-    expect(classifyHttpStatus(status, '5', 'no')).toEqual({ outcome: 'discard', status, reason: `HTTP ${status}: no` });
+    expect(classifyHttpStatus(status, '5', 'no')).toEqual({
+      outcome: 'discard',
+      status,
+      reason: `HTTP ${status}: no`,
+    });
   });
 
   it('honours Retry-After on 429 and 503 only', () => {

@@ -12,7 +12,9 @@ export interface DeliveryAdapterRegistryOptions {
   postgres?: PostgresAdapterOptions;
 }
 
-const adapterFactories: Readonly<Record<string, (options: DeliveryAdapterRegistryOptions) => DeliveryAdapter>> = {
+const adapterFactories: Readonly<
+  Record<string, (options: DeliveryAdapterRegistryOptions) => DeliveryAdapter>
+> = {
   webhooks: (options) => new WebhooksDeliveryAdapter(options.webhooks),
   postgres: (options) => new PostgresDeliveryAdapter(options.postgres),
 };
@@ -24,7 +26,9 @@ export const DELIVERABLE_DESTINATION_SLUGS: readonly string[] = Object.freeze(
     .filter((slug) => Object.hasOwn(adapterFactories, slug)),
 );
 
-export function createDeliveryAdapterRegistry(options: DeliveryAdapterRegistryOptions = {}): DeliveryAdapterRegistry {
+export function createDeliveryAdapterRegistry(
+  options: DeliveryAdapterRegistryOptions = {},
+): DeliveryAdapterRegistry {
   const created = new Map<string, DeliveryAdapter>();
   return {
     deliverableSlugs: DELIVERABLE_DESTINATION_SLUGS,

@@ -11,7 +11,10 @@ const STATUSES_WITH_RETRY_AFTER = new Set([429, 503]);
  * `Retry-After` as milliseconds from `now`: delay-seconds or an HTTP date. `undefined` when absent or
  * unreadable, so the router falls back to its own backoff instead of trusting garbage.
  */
-export function parseRetryAfter(header: string | null | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  header: string | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (header === null || header === undefined) return undefined;
   const value = header.trim();
   if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
@@ -35,7 +38,9 @@ export function classifyHttpStatus(
   if (status >= 200 && status < 300) return delivered();
   const reason = bodyExcerpt === '' ? `HTTP ${status}` : `HTTP ${status}: ${bodyExcerpt}`;
   if (status === 408 || status === 429 || status >= 500) {
-    const retryAfterMs = STATUSES_WITH_RETRY_AFTER.has(status) ? parseRetryAfter(retryAfterHeader) : undefined;
+    const retryAfterMs = STATUSES_WITH_RETRY_AFTER.has(status)
+      ? parseRetryAfter(retryAfterHeader)
+      : undefined;
     return retry(reason, { status, retryAfterMs });
   }
   if (status >= 300 && status < 400) {

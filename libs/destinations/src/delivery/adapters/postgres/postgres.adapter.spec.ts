@@ -26,7 +26,8 @@ const base = {
 /** A message as ingest would store it: the fixture must pass the normalized schema. */
 function message(fields: Record<string, unknown>): NormalizedMessage {
   const candidate = { ...base, messageId: randomUUID(), userId: 'user-1', anonymousId: 'anon-1', ...fields };
-  for (const [key, value] of Object.entries(candidate)) if (value === undefined) delete (candidate as Record<string, unknown>)[key];
+  for (const [key, value] of Object.entries(candidate))
+    if (value === undefined) delete (candidate as Record<string, unknown>)[key];
   return normalizedMessageSchema.parse(candidate);
 }
 
@@ -71,8 +72,15 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     return Object.fromEntries(result.rows.map((row) => [row.column_name, row.data_type]));
   }
 
-  async function rowsOf(table: string, where = 'true', parameters: unknown[] = []): Promise<Record<string, unknown>[]> {
-    const result = await inspector.query(`SELECT * FROM "${schema}"."${table.replace(/"/g, '""')}" WHERE ${where}`, parameters);
+  async function rowsOf(
+    table: string,
+    where = 'true',
+    parameters: unknown[] = [],
+  ): Promise<Record<string, unknown>[]> {
+    const result = await inspector.query(
+      `SELECT * FROM "${schema}"."${table.replace(/"/g, '""')}" WHERE ${where}`,
+      parameters,
+    );
     return result.rows;
   }
 
@@ -80,9 +88,26 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     expect(results).toEqual(messages.map((each) => ({ messageId: each.messageId, outcome: 'delivered' })));
 
   it('creates the schema and lands all six message types in their tables', async () => {
-    const track = message({ type: 'track', event: 'Order Completed', properties: { orderId: 'o-1', total: 99.5, coupon: null, paid: true, items: [{ sku: 'a' }, { sku: 'b' }], shipping: { address: { city: 'Oslo' } }, deliveredAt: '2026-01-05T10:00:00Z' } });
+    const track = message({
+      type: 'track',
+      event: 'Order Completed',
+      properties: {
+        orderId: 'o-1',
+        total: 99.5,
+        coupon: null,
+        paid: true,
+        items: [{ sku: 'a' }, { sku: 'b' }],
+        shipping: { address: { city: 'Oslo' } },
+        deliveredAt: '2026-01-05T10:00:00Z',
+      },
+    });
     const identify = message({ type: 'identify', traits: { email: 'a@example.com', firstName: 'Ada' } });
-    const page = message({ type: 'page', name: 'Home', category: 'Docs', properties: { path: '/', title: 'Welcome' } });
+    const page = message({
+      type: 'page',
+      name: 'Home',
+      category: 'Docs',
+      properties: { path: '/', title: 'Welcome' },
+    });
     const screen = message({ type: 'screen', name: 'Settings', properties: { tab: 'privacy' } });
     const group = message({ type: 'group', groupId: 'g-1', traits: { employees: 12, plan: 'enterprise' } });
     const alias = message({ type: 'alias', previousId: 'anon-1', anonymousId: undefined });
@@ -132,30 +157,69 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     });
     expect(eventColumns).not.toHaveProperty('coupon');
     const [orderRow] = await rowsOf('order_completed');
-    expect(orderRow).toMatchObject({ id: track.messageId, order_id: 'o-1', total: 99.5, paid: true, shipping_address_city: 'Oslo' });
+    expect(orderRow).toMatchObject({
+      id: track.messageId,
+      order_id: 'o-1',
+      total: 99.5,
+      paid: true,
+      shipping_address_city: 'Oslo',
+    });
     expect(JSON.parse(orderRow!['items'] as string)).toEqual([{ sku: 'a' }, { sku: 'b' }]);
     expect((orderRow!['delivered_at'] as Date).toISOString()).toBe('2026-01-05T10:00:00.000Z');
 
     expect(await rowsOf('identifies')).toEqual([
-      expect.objectContaining({ id: identify.messageId, user_id: 'user-1', email: 'a@example.com', first_name: 'Ada' }),
+      expect.objectContaining({
+        id: identify.messageId,
+        user_id: 'user-1',
+        email: 'a@example.com',
+        first_name: 'Ada',
+      }),
     ]);
     expect(await rowsOf('pages')).toEqual([
-      expect.objectContaining({ id: page.messageId, name: 'Home', category: 'Docs', path: '/', title: 'Welcome' }),
+      expect.objectContaining({
+        id: page.messageId,
+        name: 'Home',
+        category: 'Docs',
+        path: '/',
+        title: 'Welcome',
+      }),
     ]);
-    expect(await rowsOf('screens')).toEqual([expect.objectContaining({ id: screen.messageId, name: 'Settings', tab: 'privacy' })]);
+    expect(await rowsOf('screens')).toEqual([
+      expect.objectContaining({ id: screen.messageId, name: 'Settings', tab: 'privacy' }),
+    ]);
     expect(await rowsOf('groups')).toEqual([
       expect.objectContaining({ id: group.messageId, group_id: 'g-1', employees: 12, plan: 'enterprise' }),
     ]);
     expect(await rowsOf('aliases')).toEqual([
-      expect.objectContaining({ id: alias.messageId, user_id: 'user-1', previous_id: 'anon-1', anonymous_id: null }),
+      expect.objectContaining({
+        id: alias.messageId,
+        user_id: 'user-1',
+        previous_id: 'anon-1',
+        anonymous_id: null,
+      }),
     ]);
     expect(await columnsOf('users')).not.toHaveProperty('anonymous_id');
   });
 
   it('keeps the latest traits per user in users, even when an older identify arrives late', async () => {
-    const first = message({ type: 'identify', userId: 'user-latest', traits: { plan: 'free', seats: 1 }, receivedAt: '2026-02-01T00:00:00.000Z' });
-    const second = message({ type: 'identify', userId: 'user-latest', traits: { plan: 'pro', company: { name: 'Acme' } }, receivedAt: '2026-02-02T00:00:00.000Z' });
-    const stale = message({ type: 'identify', userId: 'user-latest', traits: { plan: 'trial' }, receivedAt: '2026-01-15T00:00:00.000Z' });
+    const first = message({
+      type: 'identify',
+      userId: 'user-latest',
+      traits: { plan: 'free', seats: 1 },
+      receivedAt: '2026-02-01T00:00:00.000Z',
+    });
+    const second = message({
+      type: 'identify',
+      userId: 'user-latest',
+      traits: { plan: 'pro', company: { name: 'Acme' } },
+      receivedAt: '2026-02-02T00:00:00.000Z',
+    });
+    const stale = message({
+      type: 'identify',
+      userId: 'user-latest',
+      traits: { plan: 'trial' },
+      receivedAt: '2026-01-15T00:00:00.000Z',
+    });
 
     expectAllDelivered(await deliver([first, second]), [first, second]);
     expectAllDelivered(await deliver([stale]), [stale]);
@@ -169,7 +233,12 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
   });
 
   it('does not create a users row for an anonymous identify', async () => {
-    const anonymous = message({ type: 'identify', userId: undefined, anonymousId: 'anon-only', traits: { plan: 'free' } });
+    const anonymous = message({
+      type: 'identify',
+      userId: undefined,
+      anonymousId: 'anon-only',
+      traits: { plan: 'free' },
+    });
     expectAllDelivered(await deliver([anonymous]), [anonymous]);
     expect(await rowsOf('identifies', 'anonymous_id = $1', ['anon-only'])).toHaveLength(1);
     expect(await rowsOf('users', 'id = $1', ['anon-only'])).toHaveLength(0);
@@ -181,12 +250,24 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     expectAllDelivered(await deliver([original, identify]), [original, identify]);
 
     const changed = { ...original, properties: { plan: 'silver' } } as NormalizedMessage;
-    const changedIdentify = { ...identify, traits: { plan: 'silver' }, receivedAt: '2027-01-01T00:00:00.000Z' } as NormalizedMessage;
-    expectAllDelivered(await deliver([original, changed, changedIdentify]), [original, changed, changedIdentify]);
+    const changedIdentify = {
+      ...identify,
+      traits: { plan: 'silver' },
+      receivedAt: '2027-01-01T00:00:00.000Z',
+    } as NormalizedMessage;
+    expectAllDelivered(await deliver([original, changed, changedIdentify]), [
+      original,
+      changed,
+      changedIdentify,
+    ]);
 
     expect(await rowsOf('tracks', 'id = $1', [original.messageId])).toHaveLength(1);
-    expect(await rowsOf('signed_up')).toEqual([expect.objectContaining({ id: original.messageId, plan: 'gold' })]);
-    expect(await rowsOf('users', 'id = $1', ['user-redelivery'])).toEqual([expect.objectContaining({ plan: 'gold' })]);
+    expect(await rowsOf('signed_up')).toEqual([
+      expect.objectContaining({ id: original.messageId, plan: 'gold' }),
+    ]);
+    expect(await rowsOf('users', 'id = $1', ['user-redelivery'])).toEqual([
+      expect.objectContaining({ plan: 'gold' }),
+    ]);
   });
 
   it('adds a column when a new property appears, keeping earlier rows', async () => {
@@ -194,10 +275,17 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     expectAllDelivered(await deliver([before]), [before]);
     expect(await columnsOf('video_played')).not.toHaveProperty('duration_seconds');
 
-    const after = message({ type: 'track', event: 'Video Played', properties: { title: 'Outro', durationSeconds: 31.5, isAutoplay: false } });
+    const after = message({
+      type: 'track',
+      event: 'Video Played',
+      properties: { title: 'Outro', durationSeconds: 31.5, isAutoplay: false },
+    });
     expectAllDelivered(await deliver([after]), [after]);
 
-    expect(await columnsOf('video_played')).toMatchObject({ duration_seconds: 'double precision', is_autoplay: 'boolean' });
+    expect(await columnsOf('video_played')).toMatchObject({
+      duration_seconds: 'double precision',
+      is_autoplay: 'boolean',
+    });
     const rows = await rowsOf('video_played', 'true ORDER BY title');
     expect(rows.map((row) => [row['title'], row['duration_seconds'], row['is_autoplay']])).toEqual([
       ['Intro', null, null],
@@ -206,10 +294,18 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
   });
 
   it('fits later values of another type where nothing is lost, and discards a message whose value cannot be stored', async () => {
-    const first = message({ type: 'track', event: 'Typed', properties: { amount: 10, label: 'x', active: true, at: '2026-01-01T00:00:00Z' } });
+    const first = message({
+      type: 'track',
+      event: 'Typed',
+      properties: { amount: 10, label: 'x', active: true, at: '2026-01-01T00:00:00Z' },
+    });
     expectAllDelivered(await deliver([first]), [first]);
 
-    const widened = message({ type: 'track', event: 'Typed', properties: { amount: '12.25', label: 7, active: 'false', at: '2026-03-01T12:00:00+02:00' } });
+    const widened = message({
+      type: 'track',
+      event: 'Typed',
+      properties: { amount: '12.25', label: 7, active: 'false', at: '2026-03-01T12:00:00+02:00' },
+    });
     const unfit = message({ type: 'track', event: 'Typed', properties: { amount: 'lots' } });
     const nulByte = message({ type: 'track', event: 'Typed', properties: { label: 'bad\u0000byte' } });
     const afterwards = message({ type: 'track', event: 'Typed', properties: { amount: 3 } });
@@ -263,7 +359,9 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     expect(Buffer.byteLength(longColumn!, 'utf8')).toBeLessThanOrEqual(63);
     // The standard tables are intact and the event named "Users" got its own table.
     expect(await rowsOf('tracks', 'id = $1', [hostile.messageId])).toHaveLength(1);
-    expect(await rowsOf('users_event')).toEqual([expect.objectContaining({ id: reservedEvent.messageId, event_text: 'Users' })]);
+    expect(await rowsOf('users_event')).toEqual([
+      expect.objectContaining({ id: reservedEvent.messageId, event_text: 'Users' }),
+    ]);
     expect(await rowsOf('unnamed_event')).toEqual([expect.objectContaining({ id: emptyEvent.messageId })]);
   });
 
@@ -277,7 +375,9 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     expect(results.map((result) => [result.messageId, result.outcome])).toEqual(
       messages.map((each) => [each.messageId, 'retry']),
     );
-    expect((results[0] as { reason: string }).reason).toMatch(/^cannot connect to PostgreSQL: .*ECONNREFUSED/);
+    expect((results[0] as { reason: string }).reason).toMatch(
+      /^cannot connect to PostgreSQL: .*ECONNREFUSED/,
+    );
   });
 
   it('retries when the database does not exist', async () => {
@@ -294,8 +394,14 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
   it('discards with a reason when the destination is misconfigured', async () => {
     const messages = [message({ type: 'track', event: 'Misconfigured' })];
     const noConnection = await adapter.deliver({ settings: { schema }, messages });
-    expect(noConnection[0]).toMatchObject({ outcome: 'discard', reason: expect.stringContaining('connection_string') });
-    const badSchema = await adapter.deliver({ settings: { connection_string: databaseUrl, schema: 'x"; drop' }, messages });
+    expect(noConnection[0]).toMatchObject({
+      outcome: 'discard',
+      reason: expect.stringContaining('connection_string'),
+    });
+    const badSchema = await adapter.deliver({
+      settings: { connection_string: databaseUrl, schema: 'x"; drop' },
+      messages,
+    });
     expect(badSchema[0]).toMatchObject({ outcome: 'discard', reason: expect.stringContaining('schema') });
   });
 

@@ -76,7 +76,10 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     if (request.messages.length === 0) return [];
     const connectionString = request.settings['connection_string'];
     if (typeof connectionString !== 'string' || connectionString.trim() === '') {
-      return sameOutcomeForAll(request.messages, discard('destination misconfigured: setting "connection_string" is not set'));
+      return sameOutcomeForAll(
+        request.messages,
+        discard('destination misconfigured: setting "connection_string" is not set'),
+      );
     }
     const rawSchema = request.settings['schema'];
     const schema = rawSchema === undefined || rawSchema === null || rawSchema === '' ? 'public' : rawSchema;
@@ -93,7 +96,10 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
       warehouse = this.warehouseFor(connectionString);
       client = await warehouse.pool.connect();
     } catch (error) {
-      return sameOutcomeForAll(request.messages, retry(`cannot connect to PostgreSQL: ${describeError(error)}`));
+      return sameOutcomeForAll(
+        request.messages,
+        retry(`cannot connect to PostgreSQL: ${describeError(error)}`),
+      );
     }
 
     const results: DeliveryResult[] = [];
@@ -176,7 +182,9 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
         }
       }
       const result = outcomeOfError(error, warehouse);
-      return isSqlError(error) || error instanceof PermanentRowError ? { result } : { result, connectionLost: error };
+      return isSqlError(error) || error instanceof PermanentRowError
+        ? { result }
+        : { result, connectionLost: error };
     }
   }
 
@@ -244,7 +252,11 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-async function readColumns(client: PoolClient, schema: string, table: string): Promise<Map<string, ColumnKind>> {
+async function readColumns(
+  client: PoolClient,
+  schema: string,
+  table: string,
+): Promise<Map<string, ColumnKind>> {
   const result = await client.query<{ column_name: string; data_type: string }>(
     'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
     [schema, table],
@@ -281,7 +293,11 @@ async function insertRow(
  * The user's latest traits: the given columns replace the stored ones, unless the stored row comes from a
  * later identify (messages can arrive out of order, and a replay brings old ones back).
  */
-async function upsertUser(client: PoolClient, schema: string, values: ReadonlyMap<string, WarehouseValue>): Promise<void> {
+async function upsertUser(
+  client: PoolClient,
+  schema: string,
+  values: ReadonlyMap<string, WarehouseValue>,
+): Promise<void> {
   const columns = [...values.keys()];
   const updates = columns
     .filter((column) => column !== 'id')
@@ -325,5 +341,7 @@ function describeError(error: unknown): string {
   const message = (error as { message?: unknown } | null)?.message;
   const text = typeof message === 'string' && message !== '' ? message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && !text.includes(code) && sqlState(error) === undefined ? `${code} ${text}` : text;
+  return typeof code === 'string' && !text.includes(code) && sqlState(error) === undefined
+    ? `${code} ${text}`
+    : text;
 }

@@ -55,7 +55,14 @@ describe('planWarehouseRows', () => {
       ...common,
       type: 'track',
       event: 'Order Completed',
-      properties: { total: 5, nested: { deep: { value: 'x' } }, list: [1, 2], gone: null, user_id: 'spoof', id: 'spoof' },
+      properties: {
+        total: 5,
+        nested: { deep: { value: 'x' } },
+        list: [1, 2],
+        gone: null,
+        user_id: 'spoof',
+        id: 'spoof',
+      },
       context: { library: { name: 'lib' } },
     });
     const plan = planWarehouseRows(message, 'source-1');
@@ -97,20 +104,42 @@ describe('planWarehouseRows', () => {
 
     const { userId: _userId, ...anonymous } = common;
     const anonymousPlan = planWarehouseRows(
-      normalizedMessageSchema.parse({ ...anonymous, anonymousId: 'a-1', type: 'identify', traits: { plan: 'pro' } }),
+      normalizedMessageSchema.parse({
+        ...anonymous,
+        anonymousId: 'a-1',
+        type: 'identify',
+        traits: { plan: 'pro' },
+      }),
     );
     expect(anonymousPlan.userRow).toBeUndefined();
   });
 
   it('maps page, screen, group and alias to their tables and fields', () => {
-    const page = planWarehouseRows(normalizedMessageSchema.parse({ ...common, type: 'page', name: 'Home', properties: { name: 'shadow', url: 'u' } }));
+    const page = planWarehouseRows(
+      normalizedMessageSchema.parse({
+        ...common,
+        type: 'page',
+        name: 'Home',
+        properties: { name: 'shadow', url: 'u' },
+      }),
+    );
     expect(page.primary.table).toBe('pages');
     expect(page.primary.values.get('name')).toBe('Home');
     expect(page.primary.values.get('url')).toBe('u');
-    expect(planWarehouseRows(normalizedMessageSchema.parse({ ...common, type: 'screen' })).primary.table).toBe('screens');
-    const group = planWarehouseRows(normalizedMessageSchema.parse({ ...common, type: 'group', groupId: 'g', traits: { size: 3 } }));
-    expect([group.primary.table, group.primary.values.get('group_id'), group.primary.values.get('size')]).toEqual(['groups', 'g', 3]);
-    const alias = planWarehouseRows(normalizedMessageSchema.parse({ ...common, type: 'alias', previousId: 'old' }));
+    expect(
+      planWarehouseRows(normalizedMessageSchema.parse({ ...common, type: 'screen' })).primary.table,
+    ).toBe('screens');
+    const group = planWarehouseRows(
+      normalizedMessageSchema.parse({ ...common, type: 'group', groupId: 'g', traits: { size: 3 } }),
+    );
+    expect([
+      group.primary.table,
+      group.primary.values.get('group_id'),
+      group.primary.values.get('size'),
+    ]).toEqual(['groups', 'g', 3]);
+    const alias = planWarehouseRows(
+      normalizedMessageSchema.parse({ ...common, type: 'alias', previousId: 'old' }),
+    );
     expect([alias.primary.table, alias.primary.values.get('previous_id')]).toEqual(['aliases', 'old']);
   });
 });
@@ -135,7 +164,10 @@ describe('column types', () => {
     expect(fitValueToColumn('c', 'text', 5)).toEqual({ fits: true, value: '5' });
     expect(fitValueToColumn('c', 'number', ' 2.5 ')).toEqual({ fits: true, value: '2.5' });
     expect(fitValueToColumn('c', 'boolean', 'TRUE')).toEqual({ fits: true, value: true });
-    expect(fitValueToColumn('c', 'timestamp', '2026-01-01T00:00:00Z')).toEqual({ fits: true, value: '2026-01-01T00:00:00Z' });
+    expect(fitValueToColumn('c', 'timestamp', '2026-01-01T00:00:00Z')).toEqual({
+      fits: true,
+      value: '2026-01-01T00:00:00Z',
+    });
     expect(fitValueToColumn('c', 'json', 'x')).toEqual({ fits: true, value: '"x"' });
 
     expect(fitValueToColumn('amount', 'number', 'lots')).toEqual({

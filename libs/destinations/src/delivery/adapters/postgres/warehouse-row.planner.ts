@@ -39,7 +39,14 @@ const MAX_IDENTIFIER_BYTES = 63;
 
 /** Tables the adapter owns; an event whose name maps to one of these gets `_event` appended. */
 export const STANDARD_TABLES: ReadonlySet<string> = new Set([
-  'tracks', 'identifies', 'users', 'pages', 'screens', 'groups', 'aliases', 'accounts',
+  'tracks',
+  'identifies',
+  'users',
+  'pages',
+  'screens',
+  'groups',
+  'aliases',
+  'accounts',
 ]);
 
 /** Columns with a fixed type, created with the table. Everything else is inferred from its first value. */
@@ -110,7 +117,10 @@ export function planWarehouseRows(message: NormalizedMessage, sourceId?: string)
     case 'track': {
       const table = eventTableName(message.event);
       const trackColumns = withContext(
-        withEntries(common, [['event', table], ['event_text', message.event]]),
+        withEntries(common, [
+          ['event', table],
+          ['event_text', message.event],
+        ]),
         message.context,
       );
       return {
@@ -131,12 +141,18 @@ export function planWarehouseRows(message: NormalizedMessage, sourceId?: string)
     }
     case 'page':
     case 'screen': {
-      const named = withEntries(common, [['name', message.name], ['category', message.category]]);
+      const named = withEntries(common, [
+        ['name', message.name],
+        ['category', message.category],
+      ]);
       const values = withData(withContext(named, message.context), message.properties);
       return { primary: { table: message.type === 'page' ? 'pages' : 'screens', values } };
     }
     case 'group': {
-      const values = withData(withContext(withEntries(common, [['group_id', message.groupId]]), message.context), message.traits);
+      const values = withData(
+        withContext(withEntries(common, [['group_id', message.groupId]]), message.context),
+        message.traits,
+      );
       return { primary: { table: 'groups', values } };
     }
     case 'alias': {
@@ -155,7 +171,10 @@ function withEntries(
   return result;
 }
 
-function withContext(base: ReadonlyMap<string, WarehouseValue>, context: unknown): Map<string, WarehouseValue> {
+function withContext(
+  base: ReadonlyMap<string, WarehouseValue>,
+  context: unknown,
+): Map<string, WarehouseValue> {
   const result = new Map(base);
   flattenInto(result, context, 'context');
   return result;
@@ -182,7 +201,8 @@ function flattenInto(target: Map<string, WarehouseValue>, value: unknown, prefix
     // Standard columns and values already placed (an earlier key with the same snake_case) win.
     if (target.has(column) || STANDARD_COLUMN_TYPES.has(column)) continue;
     if (Array.isArray(child)) target.set(column, JSON.stringify(child));
-    else if (typeof child === 'string' || typeof child === 'number' || typeof child === 'boolean') target.set(column, child);
+    else if (typeof child === 'string' || typeof child === 'number' || typeof child === 'boolean')
+      target.set(column, child);
     // Anything else (a bigint, a function) cannot come out of JSON and is skipped.
   }
 }
@@ -264,7 +284,8 @@ export function fitValueToColumn(
       }
       return refuse('booleans');
     case 'timestamp':
-      if (typeof value === 'string' && isIsoDateTime(value.trim())) return { fits: true, value: value.trim() };
+      if (typeof value === 'string' && isIsoDateTime(value.trim()))
+        return { fits: true, value: value.trim() };
       return refuse('timestamps');
     case 'json':
       return { fits: true, value: JSON.stringify(value) };

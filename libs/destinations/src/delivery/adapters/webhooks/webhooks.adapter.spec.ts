@@ -24,7 +24,12 @@ class WebhookReceiver {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const path = request.url ?? '/';
-        this.requests.push({ method: request.method ?? '', path, headers: request.headers, body: Buffer.concat(chunks) });
+        this.requests.push({
+          method: request.method ?? '',
+          path,
+          headers: request.headers,
+          body: Buffer.concat(chunks),
+        });
         this.answer(path, response);
       });
     });
@@ -53,9 +58,9 @@ class WebhookReceiver {
         response.writeHead(502, { 'retry-after': '30' }).end();
         return;
       case '/missing':
-        response.writeHead(404, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ error: 'no such hook', detail: 'x'.repeat(5_000) }),
-        );
+        response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'no such hook', detail: 'x'.repeat(5_000) }));
         return;
       case '/unauthorized':
         response.writeHead(401).end('bad token');
@@ -81,7 +86,10 @@ class WebhookReceiver {
   }
 }
 
-function trackMessage(messageId: string, properties: Record<string, unknown> = { plan: 'pro' }): NormalizedMessage {
+function trackMessage(
+  messageId: string,
+  properties: Record<string, unknown> = { plan: 'pro' },
+): NormalizedMessage {
   return {
     type: 'track',
     event: 'Order Completed',
@@ -169,7 +177,9 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
     expect(request!.headers['host']).toBe(new URL(receiver.baseUrl).host);
     expect(request!.headers['content-type']).toBe('application/json');
     expect(Number(request!.headers['content-length'])).toBe(request!.body.length);
-    expect(request!.headers['x-signature']).toBe(createHmac('sha1', 's3cret').update(request!.body).digest('hex'));
+    expect(request!.headers['x-signature']).toBe(
+      createHmac('sha1', 's3cret').update(request!.body).digest('hex'),
+    );
   });
 
   it('turns credentials in the URL into Basic authentication', async () => {
@@ -278,7 +288,9 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
 
     expect(results.map((result) => result.messageId)).toEqual(messages.map((message) => message.messageId));
     expect(results.every((result) => result.outcome === 'delivered')).toBe(true);
-    const receivedIds = receiver.requests.map((request) => JSON.parse(request.body.toString('utf8')).messageId);
+    const receivedIds = receiver.requests.map(
+      (request) => JSON.parse(request.body.toString('utf8')).messageId,
+    );
     expect(receivedIds.sort()).toEqual(messages.map((message) => message.messageId).sort());
   });
 
@@ -298,10 +310,15 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
         messages,
       });
 
-      expect(results).toEqual(messages.map((message) => ({ messageId: message.messageId, outcome: 'delivered' })));
+      expect(results).toEqual(
+        messages.map((message) => ({ messageId: message.messageId, outcome: 'delivered' })),
+      );
       expect(receiver.requests).toHaveLength(2);
       const bodies = receiver.requests
-        .map((request) => ({ request, parsed: JSON.parse(request.body.toString('utf8')) as NormalizedMessage[] }))
+        .map((request) => ({
+          request,
+          parsed: JSON.parse(request.body.toString('utf8')) as NormalizedMessage[],
+        }))
         .sort((left, right) => right.parsed.length - left.parsed.length);
       expect(bodies.map(({ parsed }) => parsed.map((message) => message.messageId))).toEqual([
         ['b-0', 'b-1', 'b-2'],
@@ -320,7 +337,10 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
 
     it('gives every message of a failed batch the batch outcome', async () => {
       const messages = [trackMessage('f-0'), trackMessage('f-1')];
-      const results = await batchingAdapter.deliver({ settings: { url: `${receiver.baseUrl}/busy` }, messages });
+      const results = await batchingAdapter.deliver({
+        settings: { url: `${receiver.baseUrl}/busy` },
+        messages,
+      });
       expect(results).toEqual(
         messages.map((message) => ({
           messageId: message.messageId,

@@ -70,7 +70,10 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
     this.timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     this.maxConcurrentRequests = Math.max(1, options.maxConcurrentRequests ?? 8);
     this.batchSize = options.batching
-      ? Math.min(MAX_WEBHOOK_BATCH_SIZE, Math.max(1, options.batching.maxBatchSize ?? DEFAULT_WEBHOOK_BATCH_SIZE))
+      ? Math.min(
+          MAX_WEBHOOK_BATCH_SIZE,
+          Math.max(1, options.batching.maxBatchSize ?? DEFAULT_WEBHOOK_BATCH_SIZE),
+        )
       : undefined;
   }
 
