@@ -1,0 +1,419 @@
+/**
+ * Against the real PostgreSQL: `TEST_DATABASE_URL`, by default the `postgres` database on 127.0.0.1:5432
+ * as user `postgres` (CI starts the server). Each run writes to its own schema, dropped afterwards.
+ * An unreachable server fails the suite: these tests are the only check of the SQL.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { normalizedMessageSchema, type NormalizedMessage } from '@tributary/contracts';
+import type { DeliveryResult } from '../../delivery-adapter.port';
+import { PostgresDeliveryAdapter } from './postgres.adapter';
+
+const databaseUrl = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const schema = `tributary_test_${process.pid}_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
+
+const base = {
+  context: { library: { name: 'analytics-node', version: '3.1.0' }, ip: '203.0.113.9', app: { build: 42 } },
+  integrations: {},
+  receivedAt: '2026-01-02T03:04:06.000Z',
+  timestamp: '2026-01-02T03:04:05.678Z',
+  originalTimestamp: '2026-01-02T03:04:05.000Z',
+  sentAt: '2026-01-02T03:04:05.500Z',
+};
+
+/** A message as ingest would store it: the fixture must pass the normalized schema. */
+function message(fields: Record<string, unknown>): NormalizedMessage {
+  const candidate = { ...base, messageId: randomUUID(), userId: 'user-1', anonymousId: 'anon-1', ...fields };
+  for (const [key, value] of Object.entries(candidate))
+    if (value === undefined) delete (candidate as Record<string, unknown>)[key];
+  return normalizedMessageSchema.parse(candidate);
+}
+
+async function freePortWithNothingListening(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
+  const adapter = new PostgresDeliveryAdapter({ connectionTimeoutMs: 2_000 });
+  const inspector = new Client({ connectionString: databaseUrl });
+  const settings = { connection_string: databaseUrl, schema };
+
+  beforeAll(async () => {
+    try {
+      await inspector.connect();
+    } catch (error) {
+      throw new Error(
+        `PostgreSQL is not reachable at ${databaseUrl.replace(/:[^:@/]*@/, ':***@')} (${(error as Error).message}). ` +
+          'Start it (CI does) or point TEST_DATABASE_URL at a server where this user may create schemas.',
+      );
+    }
+  });
+
+  afterAll(async () => {
+    await adapter.close();
+    await inspector.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    await inspector.end().catch(() => undefined);
+  });
+
+  const deliver = (messages: NormalizedMessage[], sourceId?: string) =>
+    adapter.deliver({ settings, messages, ...(sourceId ? { sourceId } : {}) });
+
+  async function columnsOf(table: string): Promise<Record<string, string>> {
+    const result = await inspector.query<{ column_name: string; data_type: string }>(
+      'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+      [schema, table],
+    );
+    return Object.fromEntries(result.rows.map((row) => [row.column_name, row.data_type]));
+  }
+
+  async function rowsOf(
+    table: string,
+    where = 'true',
+    parameters: unknown[] = [],
+  ): Promise<Record<string, unknown>[]> {
+    const result = await inspector.query(
+      `SELECT * FROM "${schema}"."${table.replace(/"/g, '""')}" WHERE ${where}`,
+      parameters,
+    );
+    return result.rows;
+  }
+
+  const expectAllDelivered = (results: DeliveryResult[], messages: NormalizedMessage[]) =>
+    expect(results).toEqual(messages.map((each) => ({ messageId: each.messageId, outcome: 'delivered' })));
+
+  it('creates the schema and lands all six message types in their tables', async () => {
+    const track = message({
+      type: 'track',
+      event: 'Order Completed',
+      properties: {
+        orderId: 'o-1',
+        total: 99.5,
+        coupon: null,
+        paid: true,
+        items: [{ sku: 'a' }, { sku: 'b' }],
+        shipping: { address: { city: 'Oslo' } },
+        deliveredAt: '2026-01-05T10:00:00Z',
+      },
+    });
+    const identify = message({ type: 'identify', traits: { email: 'a@example.com', firstName: 'Ada' } });
+    const page = message({
+      type: 'page',
+      name: 'Home',
+      category: 'Docs',
+      properties: { path: '/', title: 'Welcome' },
+    });
+    const screen = message({ type: 'screen', name: 'Settings', properties: { tab: 'privacy' } });
+    const group = message({ type: 'group', groupId: 'g-1', traits: { employees: 12, plan: 'enterprise' } });
+    const alias = message({ type: 'alias', previousId: 'anon-1', anonymousId: undefined });
+    const messages = [track, identify, page, screen, group, alias];
+
+    expectAllDelivered(await deliver(messages, 'source-9'), messages);
+
+    const tracks = await rowsOf('tracks');
+    expect(tracks).toHaveLength(1);
+    expect(tracks[0]).toMatchObject({
+      id: track.messageId,
+      user_id: 'user-1',
+      anonymous_id: 'anon-1',
+      event: 'order_completed',
+      event_text: 'Order Completed',
+      source_id: 'source-9',
+      context_library_name: 'analytics-node',
+      context_ip: '203.0.113.9',
+      context_app_build: 42,
+    });
+    expect((tracks[0]!['received_at'] as Date).toISOString()).toBe(base.receivedAt);
+    expect((tracks[0]!['sent_at'] as Date).toISOString()).toBe(base.sentAt);
+    expect((tracks[0]!['original_timestamp'] as Date).toISOString()).toBe(base.originalTimestamp);
+    expect((tracks[0]!['timestamp'] as Date).toISOString()).toBe(base.timestamp);
+    // tracks holds the common columns only; properties live in the event's table.
+    expect(Object.keys(await columnsOf('tracks'))).not.toContain('order_id');
+
+    const eventColumns = await columnsOf('order_completed');
+    expect(eventColumns).toMatchObject({
+      id: 'text',
+      received_at: 'timestamp with time zone',
+      sent_at: 'timestamp with time zone',
+      original_timestamp: 'timestamp with time zone',
+      timestamp: 'timestamp with time zone',
+      user_id: 'text',
+      anonymous_id: 'text',
+      event: 'text',
+      event_text: 'text',
+      context_library_name: 'text',
+      context_app_build: 'double precision',
+      order_id: 'text',
+      total: 'double precision',
+      paid: 'boolean',
+      items: 'text',
+      shipping_address_city: 'text',
+      delivered_at: 'timestamp with time zone',
+    });
+    expect(eventColumns).not.toHaveProperty('coupon');
+    const [orderRow] = await rowsOf('order_completed');
+    expect(orderRow).toMatchObject({
+      id: track.messageId,
+      order_id: 'o-1',
+      total: 99.5,
+      paid: true,
+      shipping_address_city: 'Oslo',
+    });
+    expect(JSON.parse(orderRow!['items'] as string)).toEqual([{ sku: 'a' }, { sku: 'b' }]);
+    expect((orderRow!['delivered_at'] as Date).toISOString()).toBe('2026-01-05T10:00:00.000Z');
+
+    expect(await rowsOf('identifies')).toEqual([
+      expect.objectContaining({
+        id: identify.messageId,
+        user_id: 'user-1',
+        email: 'a@example.com',
+        first_name: 'Ada',
+      }),
+    ]);
+    expect(await rowsOf('pages')).toEqual([
+      expect.objectContaining({
+        id: page.messageId,
+        name: 'Home',
+        category: 'Docs',
+        path: '/',
+        title: 'Welcome',
+      }),
+    ]);
+    expect(await rowsOf('screens')).toEqual([
+      expect.objectContaining({ id: screen.messageId, name: 'Settings', tab: 'privacy' }),
+    ]);
+    expect(await rowsOf('groups')).toEqual([
+      expect.objectContaining({ id: group.messageId, group_id: 'g-1', employees: 12, plan: 'enterprise' }),
+    ]);
+    expect(await rowsOf('aliases')).toEqual([
+      expect.objectContaining({
+        id: alias.messageId,
+        user_id: 'user-1',
+        previous_id: 'anon-1',
+        anonymous_id: null,
+      }),
+    ]);
+    expect(await columnsOf('users')).not.toHaveProperty('anonymous_id');
+  });
+
+  it('keeps the latest traits per user in users, even when an older identify arrives late', async () => {
+    const first = message({
+      type: 'identify',
+      userId: 'user-latest',
+      traits: { plan: 'free', seats: 1 },
+      receivedAt: '2026-02-01T00:00:00.000Z',
+    });
+    const second = message({
+      type: 'identify',
+      userId: 'user-latest',
+      traits: { plan: 'pro', company: { name: 'Acme' } },
+      receivedAt: '2026-02-02T00:00:00.000Z',
+    });
+    const stale = message({
+      type: 'identify',
+      userId: 'user-latest',
+      traits: { plan: 'trial' },
+      receivedAt: '2026-01-15T00:00:00.000Z',
+    });
+
+    expectAllDelivered(await deliver([first, second]), [first, second]);
+    expectAllDelivered(await deliver([stale]), [stale]);
+
+    const users = await rowsOf('users', 'id = $1', ['user-latest']);
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatchObject({ id: 'user-latest', plan: 'pro', seats: 1, company_name: 'Acme' });
+    expect((users[0]!['received_at'] as Date).toISOString()).toBe('2026-02-02T00:00:00.000Z');
+    // Every identify is still in identifies.
+    expect(await rowsOf('identifies', 'user_id = $1', ['user-latest'])).toHaveLength(3);
+  });
+
+  it('does not create a users row for an anonymous identify', async () => {
+    const anonymous = message({
+      type: 'identify',
+      userId: undefined,
+      anonymousId: 'anon-only',
+      traits: { plan: 'free' },
+    });
+    expectAllDelivered(await deliver([anonymous]), [anonymous]);
+    expect(await rowsOf('identifies', 'anonymous_id = $1', ['anon-only'])).toHaveLength(1);
+    expect(await rowsOf('users', 'id = $1', ['anon-only'])).toHaveLength(0);
+  });
+
+  it('changes nothing when the same messageId is delivered again, even with other content', async () => {
+    const original = message({ type: 'track', event: 'Signed Up', properties: { plan: 'gold' } });
+    const identify = message({ type: 'identify', userId: 'user-redelivery', traits: { plan: 'gold' } });
+    expectAllDelivered(await deliver([original, identify]), [original, identify]);
+
+    const changed = { ...original, properties: { plan: 'silver' } } as NormalizedMessage;
+    const changedIdentify = {
+      ...identify,
+      traits: { plan: 'silver' },
+      receivedAt: '2027-01-01T00:00:00.000Z',
+    } as NormalizedMessage;
+    expectAllDelivered(await deliver([original, changed, changedIdentify]), [
+      original,
+      changed,
+      changedIdentify,
+    ]);
+
+    expect(await rowsOf('tracks', 'id = $1', [original.messageId])).toHaveLength(1);
+    expect(await rowsOf('signed_up')).toEqual([
+      expect.objectContaining({ id: original.messageId, plan: 'gold' }),
+    ]);
+    expect(await rowsOf('users', 'id = $1', ['user-redelivery'])).toEqual([
+      expect.objectContaining({ plan: 'gold' }),
+    ]);
+  });
+
+  it('adds a column when a new property appears, keeping earlier rows', async () => {
+    const before = message({ type: 'track', event: 'Video Played', properties: { title: 'Intro' } });
+    expectAllDelivered(await deliver([before]), [before]);
+    expect(await columnsOf('video_played')).not.toHaveProperty('duration_seconds');
+
+    const after = message({
+      type: 'track',
+      event: 'Video Played',
+      properties: { title: 'Outro', durationSeconds: 31.5, isAutoplay: false },
+    });
+    expectAllDelivered(await deliver([after]), [after]);
+
+    expect(await columnsOf('video_played')).toMatchObject({
+      duration_seconds: 'double precision',
+      is_autoplay: 'boolean',
+    });
+    const rows = await rowsOf('video_played', 'true ORDER BY title');
+    expect(rows.map((row) => [row['title'], row['duration_seconds'], row['is_autoplay']])).toEqual([
+      ['Intro', null, null],
+      ['Outro', 31.5, false],
+    ]);
+  });
+
+  it('fits later values of another type where nothing is lost, and discards a message whose value cannot be stored', async () => {
+    const first = message({
+      type: 'track',
+      event: 'Typed',
+      properties: { amount: 10, label: 'x', active: true, at: '2026-01-01T00:00:00Z' },
+    });
+    expectAllDelivered(await deliver([first]), [first]);
+
+    const widened = message({
+      type: 'track',
+      event: 'Typed',
+      properties: { amount: '12.25', label: 7, active: 'false', at: '2026-03-01T12:00:00+02:00' },
+    });
+    const unfit = message({ type: 'track', event: 'Typed', properties: { amount: 'lots' } });
+    const nulByte = message({ type: 'track', event: 'Typed', properties: { label: 'bad\u0000byte' } });
+    const afterwards = message({ type: 'track', event: 'Typed', properties: { amount: 3 } });
+    const results = await deliver([widened, unfit, nulByte, afterwards]);
+
+    expect(results.map((result) => result.outcome)).toEqual(['delivered', 'discard', 'discard', 'delivered']);
+    expect((results[1] as { reason: string }).reason).toContain('column "amount" holds numbers');
+    expect((results[2] as { reason: string }).reason).toMatch(/PostgreSQL error 22/);
+    const rows = await rowsOf('typed', 'id = $1', [widened.messageId]);
+    expect(rows[0]).toMatchObject({ amount: 12.25, label: '7', active: false });
+    expect((rows[0]!['at'] as Date).toISOString()).toBe('2026-03-01T10:00:00.000Z');
+    // A discarded message leaves no row anywhere, not even in tracks.
+    expect(await rowsOf('tracks', 'id = ANY($1)', [[unfit.messageId, nulByte.messageId]])).toHaveLength(0);
+    expect(await rowsOf('typed', 'id = $1', [afterwards.messageId])).toHaveLength(1);
+  });
+
+  it('keeps hostile event and property names inside quoted identifiers', async () => {
+    const hostileEvent = `x"; DROP TABLE "${schema}".tracks; --`;
+    const hostile = message({
+      type: 'track',
+      event: hostileEvent,
+      properties: {
+        'a"b': 'quote',
+        'with space': 'space',
+        "'); DELETE FROM tracks; --": 'injection',
+        'Robert"); DROP TABLE users;--': 'bobby',
+        user_id: 'shadowed standard column',
+        ...{ ['😀']: 'emoji only' },
+        ['ß'.repeat(80)]: 'long',
+      },
+    });
+    const reservedEvent = message({ type: 'track', event: 'Users', properties: { n: 1 } });
+    const emptyEvent = message({ type: 'track', event: '???', properties: { n: 2 } });
+
+    const results = await deliver([hostile, reservedEvent, emptyEvent]);
+    expectAllDelivered(results, [hostile, reservedEvent, emptyEvent]);
+
+    const tableName = 'x_drop_table_' + schema + '_tracks';
+    const rows = await rowsOf(tableName);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      event_text: hostileEvent,
+      a_b: 'quote',
+      with_space: 'space',
+      delete_from_tracks: 'injection',
+      robert_drop_table_users: 'bobby',
+      user_id: 'user-1',
+    });
+    const longColumn = Object.keys(rows[0]!).find((column) => column.startsWith('ßß'));
+    expect(longColumn).toBeDefined();
+    expect(Buffer.byteLength(longColumn!, 'utf8')).toBeLessThanOrEqual(63);
+    // The standard tables are intact and the event named "Users" got its own table.
+    expect(await rowsOf('tracks', 'id = $1', [hostile.messageId])).toHaveLength(1);
+    expect(await rowsOf('users_event')).toEqual([
+      expect.objectContaining({ id: reservedEvent.messageId, event_text: 'Users' }),
+    ]);
+    expect(await rowsOf('unnamed_event')).toEqual([expect.objectContaining({ id: emptyEvent.messageId })]);
+  });
+
+  it('retries every message when the connection string points nowhere', async () => {
+    const port = await freePortWithNothingListening();
+    const messages = [message({ type: 'track', event: 'Lost' }), message({ type: 'page', name: 'Lost' })];
+    const results = await adapter.deliver({
+      settings: { connection_string: `postgres://postgres@127.0.0.1:${port}/postgres`, schema },
+      messages,
+    });
+    expect(results.map((result) => [result.messageId, result.outcome])).toEqual(
+      messages.map((each) => [each.messageId, 'retry']),
+    );
+    expect((results[0] as { reason: string }).reason).toMatch(
+      /^cannot connect to PostgreSQL: .*ECONNREFUSED/,
+    );
+  });
+
+  it('retries when the database does not exist', async () => {
+    const url = new URL(databaseUrl);
+    url.pathname = `/no_such_database_${process.pid}`;
+    const [result] = await adapter.deliver({
+      settings: { connection_string: url.toString(), schema },
+      messages: [message({ type: 'track', event: 'Lost' })],
+    });
+    expect(result).toMatchObject({ outcome: 'retry' });
+    expect((result as { reason: string }).reason).toContain('does not exist');
+  });
+
+  it('discards with a reason when the destination is misconfigured', async () => {
+    const messages = [message({ type: 'track', event: 'Misconfigured' })];
+    const noConnection = await adapter.deliver({ settings: { schema }, messages });
+    expect(noConnection[0]).toMatchObject({
+      outcome: 'discard',
+      reason: expect.stringContaining('connection_string'),
+    });
+    const badSchema = await adapter.deliver({
+      settings: { connection_string: databaseUrl, schema: 'x"; drop' },
+      messages,
+    });
+    expect(badSchema[0]).toMatchObject({ outcome: 'discard', reason: expect.stringContaining('schema') });
+  });
+
+  it('reuses the tables after the layout cache goes stale (a table dropped behind its back)', async () => {
+    const first = message({ type: 'screen', name: 'A', properties: { tab: 'one' } });
+    expectAllDelivered(await deliver([first]), [first]);
+    await inspector.query(`DROP TABLE "${schema}".screens`);
+
+    const second = message({ type: 'screen', name: 'B', properties: { tab: 'two' } });
+    const [afterDrop] = await deliver([second]);
+    expect(afterDrop).toMatchObject({ outcome: 'retry' });
+    expectAllDelivered(await deliver([second]), [second]);
+    expect(await rowsOf('screens')).toEqual([expect.objectContaining({ id: second.messageId, tab: 'two' })]);
+  });
+});

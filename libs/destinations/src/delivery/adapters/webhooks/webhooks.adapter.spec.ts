@@ -1,0 +1,355 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NormalizedMessage } from '@tributary/contracts';
+import { WebhooksDeliveryAdapter } from './webhooks.adapter';
+
+interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A real HTTP receiver on loopback; the path picks how it answers. */
+class WebhookReceiver {
+  readonly requests: ReceivedRequest[] = [];
+  private readonly hangingResponses: ServerResponse[] = [];
+  private server!: Server;
+  baseUrl = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const path = request.url ?? '/';
+        this.requests.push({
+          method: request.method ?? '',
+          path,
+          headers: request.headers,
+          body: Buffer.concat(chunks),
+        });
+        this.answer(path, response);
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  private answer(path: string, response: ServerResponse): void {
+    switch (path) {
+      case '/ok':
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
+        return;
+      case '/created':
+        response.writeHead(201).end();
+        return;
+      case '/fail':
+        response.writeHead(500).end('database exploded');
+        return;
+      case '/busy':
+        response.writeHead(429, { 'retry-after': '7' }).end('slow down');
+        return;
+      case '/unavailable':
+        response.writeHead(503, { 'retry-after': new Date(Date.now() + 60_000).toUTCString() }).end();
+        return;
+      case '/bad-gateway-with-retry-after':
+        response.writeHead(502, { 'retry-after': '30' }).end();
+        return;
+      case '/missing':
+        response
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: 'no such hook', detail: 'x'.repeat(5_000) }));
+        return;
+      case '/unauthorized':
+        response.writeHead(401).end('bad token');
+        return;
+      case '/request-timeout':
+        response.writeHead(408).end();
+        return;
+      case '/moved':
+        response.writeHead(301, { location: '/ok' }).end();
+        return;
+      case '/hang':
+        this.hangingResponses.push(response);
+        return;
+      default:
+        response.writeHead(418).end();
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const response of this.hangingResponses) response.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function trackMessage(
+  messageId: string,
+  properties: Record<string, unknown> = { plan: 'pro' },
+): NormalizedMessage {
+  return {
+    type: 'track',
+    event: 'Order Completed',
+    messageId,
+    userId: 'user-1',
+    properties,
+    context: { library: { name: 'analytics-node', version: '3.1.0' } },
+    integrations: {},
+    timestamp: '2026-01-02T03:04:05.678Z',
+    receivedAt: '2026-01-02T03:04:06.000Z',
+  };
+}
+
+async function freePortWithNothingListening(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
+  const receiver = new WebhookReceiver();
+  const adapter = new WebhooksDeliveryAdapter({ timeoutMs: 300 });
+
+  beforeAll(() => receiver.start());
+  afterAll(async () => {
+    await adapter.close();
+    await receiver.stop();
+  });
+  beforeEach(() => {
+    receiver.requests.length = 0;
+  });
+
+  const deliverOne = (path: string, message = trackMessage('m-1'), settings: Record<string, unknown> = {}) =>
+    adapter.deliver({ settings: { url: `${receiver.baseUrl}${path}`, ...settings }, messages: [message] });
+
+  it('POSTs the message as JSON and reports delivered on 200', async () => {
+    const message = trackMessage('m-200');
+    const results = await deliverOne('/ok', message);
+
+    expect(results).toEqual([{ messageId: 'm-200', outcome: 'delivered' }]);
+    expect(receiver.requests).toHaveLength(1);
+    const [request] = receiver.requests;
+    expect(request!.method).toBe('POST');
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(request!.body.toString('utf8'))).toEqual(message);
+    expect(request!.headers['x-signature']).toBeUndefined();
+  });
+
+  it('treats any 2xx as delivered', async () => {
+    expect(await deliverOne('/created')).toEqual([{ messageId: 'm-1', outcome: 'delivered' }]);
+  });
+
+  it('signs the exact body bytes with HMAC-SHA1 of the shared secret', async () => {
+    // Non-ASCII content checks that the signature covers the UTF-8 bytes actually sent.
+    const message = trackMessage('m-signed', { city: 'Zürich', emoji: '🚀' });
+    const results = await deliverOne('/ok', message, { shared_secret: 'hush-hush' });
+
+    expect(results[0]!.outcome).toBe('delivered');
+    const [request] = receiver.requests;
+    const expected = createHmac('sha1', 'hush-hush').update(request!.body).digest('hex');
+    expect(request!.headers['x-signature']).toBe(expected);
+    expect(request!.headers['x-signature']).toMatch(/^[0-9a-f]{40}$/);
+    const withOtherSecret = createHmac('sha1', 'other').update(request!.body).digest('hex');
+    expect(request!.headers['x-signature']).not.toBe(withOtherSecret);
+  });
+
+  it('sends the configured headers but never lets them override host, length, type or signature', async () => {
+    await deliverOne('/ok', trackMessage('m-headers'), {
+      shared_secret: 's3cret',
+      headers: {
+        Authorization: 'Bearer abc',
+        'X-Custom': 'yes',
+        Host: 'evil.example',
+        'Content-Length': '1',
+        'Content-Type': 'text/plain',
+        'X-Signature': 'forged',
+      },
+    });
+
+    const [request] = receiver.requests;
+    expect(request!.headers['authorization']).toBe('Bearer abc');
+    expect(request!.headers['x-custom']).toBe('yes');
+    expect(request!.headers['host']).toBe(new URL(receiver.baseUrl).host);
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(Number(request!.headers['content-length'])).toBe(request!.body.length);
+    expect(request!.headers['x-signature']).toBe(
+      createHmac('sha1', 's3cret').update(request!.body).digest('hex'),
+    );
+  });
+
+  it('turns credentials in the URL into Basic authentication', async () => {
+    const url = receiver.baseUrl.replace('http://', 'http://hook%20user:p%40ss@') + '/ok';
+    const results = await adapter.deliver({ settings: { url }, messages: [trackMessage('m-basic')] });
+
+    expect(results[0]!.outcome).toBe('delivered');
+    const expected = `Basic ${Buffer.from('hook user:p@ss').toString('base64')}`;
+    expect(receiver.requests[0]!.headers['authorization']).toBe(expected);
+  });
+
+  it('retries on 500 and keeps the status and body excerpt', async () => {
+    expect(await deliverOne('/fail')).toEqual([
+      { messageId: 'm-1', outcome: 'retry', status: 500, reason: 'HTTP 500: database exploded' },
+    ]);
+  });
+
+  it('retries on 429 and honours Retry-After in seconds', async () => {
+    expect(await deliverOne('/busy')).toEqual([
+      { messageId: 'm-1', outcome: 'retry', status: 429, reason: 'HTTP 429: slow down', retryAfterMs: 7_000 },
+    ]);
+  });
+
+  it('retries on 503 and honours Retry-After as an HTTP date', async () => {
+    const [result] = await deliverOne('/unavailable');
+    expect(result).toMatchObject({ outcome: 'retry', status: 503 });
+    const retryAfterMs = (result as { retryAfterMs?: number }).retryAfterMs;
+    // HTTP dates have one-second resolution.
+    expect(retryAfterMs).toBeGreaterThan(55_000);
+    expect(retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+
+  it('ignores Retry-After on statuses other than 429 and 503', async () => {
+    const [result] = await deliverOne('/bad-gateway-with-retry-after');
+    expect(result).toEqual({ messageId: 'm-1', outcome: 'retry', status: 502, reason: 'HTTP 502' });
+  });
+
+  it('retries on 408', async () => {
+    expect(await deliverOne('/request-timeout')).toEqual([
+      { messageId: 'm-1', outcome: 'retry', status: 408, reason: 'HTTP 408' },
+    ]);
+  });
+
+  it('discards on 404 with the status and a short excerpt of the body', async () => {
+    const [result] = await deliverOne('/missing');
+    expect(result).toMatchObject({ messageId: 'm-1', outcome: 'discard', status: 404 });
+    const reason = (result as { reason: string }).reason;
+    expect(reason.startsWith('HTTP 404: {"error":"no such hook"')).toBe(true);
+    expect(reason.length).toBeLessThan(260);
+  });
+
+  it('discards on 401', async () => {
+    expect(await deliverOne('/unauthorized')).toEqual([
+      { messageId: 'm-1', outcome: 'discard', status: 401, reason: 'HTTP 401: bad token' },
+    ]);
+  });
+
+  it('does not follow redirects (a redirected POST would lose its body) and discards with a hint', async () => {
+    const [result] = await deliverOne('/moved');
+    expect(result).toMatchObject({ outcome: 'discard', status: 301 });
+    expect((result as { reason: string }).reason).toContain('redirects are not followed');
+    expect(receiver.requests.map((request) => request.path)).toEqual(['/moved']);
+  });
+
+  it('retries when the receiver does not answer within the timeout', async () => {
+    const startedAt = Date.now();
+    const results = await deliverOne('/hang');
+    expect(results).toEqual([{ messageId: 'm-1', outcome: 'retry', reason: 'timeout after 300 ms' }]);
+    expect(Date.now() - startedAt).toBeLessThan(3_000);
+  });
+
+  it('retries when the connection is refused', async () => {
+    const port = await freePortWithNothingListening();
+    const results = await adapter.deliver({
+      settings: { url: `http://127.0.0.1:${port}/hook` },
+      messages: [trackMessage('m-refused')],
+    });
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ messageId: 'm-refused', outcome: 'retry' });
+    expect((results[0] as { reason: string }).reason).toContain('ECONNREFUSED');
+  });
+
+  it('discards every message of a misconfigured destination with the reason, without sending', async () => {
+    const messages = [trackMessage('a'), trackMessage('b')];
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{}, 'setting "url" is not set'],
+      [{ url: 'not a url' }, 'not a valid URL'],
+      [{ url: 'ftp://example.com/' }, 'http(s)'],
+      [{ url: `${receiver.baseUrl}/ok`, headers: { 'X-Bad': 'line\r\nbreak' } }, 'not a valid HTTP header'],
+      [{ url: `${receiver.baseUrl}/ok`, headers: { 'X-Number': 3 } }, 'must be a string'],
+    ];
+    for (const [settings, reasonPart] of cases) {
+      const results = await adapter.deliver({ settings, messages });
+      expect(results.map((result) => result.messageId)).toEqual(['a', 'b']);
+      for (const result of results) {
+        expect(result.outcome).toBe('discard');
+        expect((result as { reason: string }).reason).toContain(reasonPart);
+      }
+    }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('delivers several messages, one request each, results in input order', async () => {
+    const messages = Array.from({ length: 20 }, (_, index) => trackMessage(`m-${index}`));
+    const results = await adapter.deliver({ settings: { url: `${receiver.baseUrl}/ok` }, messages });
+
+    expect(results.map((result) => result.messageId)).toEqual(messages.map((message) => message.messageId));
+    expect(results.every((result) => result.outcome === 'delivered')).toBe(true);
+    const receivedIds = receiver.requests.map(
+      (request) => JSON.parse(request.body.toString('utf8')).messageId,
+    );
+    expect(receivedIds.sort()).toEqual(messages.map((message) => message.messageId).sort());
+  });
+
+  it('answers an empty request with no results and no request', async () => {
+    expect(await adapter.deliver({ settings: { url: `${receiver.baseUrl}/ok` }, messages: [] })).toEqual([]);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  describe('with batching on', () => {
+    const batchingAdapter = new WebhooksDeliveryAdapter({ timeoutMs: 300, batching: { maxBatchSize: 3 } });
+    afterAll(() => batchingAdapter.close());
+
+    it('posts JSON arrays of at most maxBatchSize messages and signs only body[0]', async () => {
+      const messages = Array.from({ length: 5 }, (_, index) => trackMessage(`b-${index}`));
+      const results = await batchingAdapter.deliver({
+        settings: { url: `${receiver.baseUrl}/ok`, shared_secret: 'batch-secret' },
+        messages,
+      });
+
+      expect(results).toEqual(
+        messages.map((message) => ({ messageId: message.messageId, outcome: 'delivered' })),
+      );
+      expect(receiver.requests).toHaveLength(2);
+      const bodies = receiver.requests
+        .map((request) => ({
+          request,
+          parsed: JSON.parse(request.body.toString('utf8')) as NormalizedMessage[],
+        }))
+        .sort((left, right) => right.parsed.length - left.parsed.length);
+      expect(bodies.map(({ parsed }) => parsed.map((message) => message.messageId))).toEqual([
+        ['b-0', 'b-1', 'b-2'],
+        ['b-3', 'b-4'],
+      ]);
+      for (const { request, parsed } of bodies) {
+        const firstElementBytes = Buffer.from(JSON.stringify(parsed[0]), 'utf8');
+        expect(request.headers['x-signature']).toBe(
+          createHmac('sha1', 'batch-secret').update(firstElementBytes).digest('hex'),
+        );
+        expect(request.headers['x-signature']).not.toBe(
+          createHmac('sha1', 'batch-secret').update(request.body).digest('hex'),
+        );
+      }
+    });
+
+    it('gives every message of a failed batch the batch outcome', async () => {
+      const messages = [trackMessage('f-0'), trackMessage('f-1')];
+      const results = await batchingAdapter.deliver({
+        settings: { url: `${receiver.baseUrl}/busy` },
+        messages,
+      });
+      expect(results).toEqual(
+        messages.map((message) => ({
+          messageId: message.messageId,
+          outcome: 'retry',
+          status: 429,
+          reason: 'HTTP 429: slow down',
+          retryAfterMs: 7_000,
+        })),
+      );
+    });
+  });
+});

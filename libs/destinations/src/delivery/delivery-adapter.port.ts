@@ -1,0 +1,100 @@
+/**
+ * The delivery port: how the router hands messages to a destination and learns, per message, what became
+ * of them (spec §12.2). One adapter per catalog entry that Tributary delivers to.
+ *
+ * Contract every adapter keeps:
+ * - `deliver` never rejects: every failure becomes an outcome, so one bad message or one unreachable
+ *   vendor cannot crash the router's consumer.
+ * - It resolves with exactly one result per message, in the order of `request.messages`, each carrying
+ *   the message's `messageId`.
+ * - `retry` means "nothing final happened, try again later" (408, 429, 5xx, timeouts, connection errors);
+ *   `discard` means "the destination refused it for good" (any other 4xx, a value it cannot store, a
+ *   misconfigured destination); `delivered` means the vendor accepted it (any 2xx).
+ * - Delivering a message again is safe as far as the adapter can make it so (the warehouse keys rows
+ *   on `messageId`); the router delivers at least once.
+ */
+import type { NormalizedMessage } from '@tributary/contracts';
+
+export interface DeliveredOutcome {
+  readonly outcome: 'delivered';
+}
+
+export interface DiscardOutcome {
+  readonly outcome: 'discard';
+  /** For the operator: `HTTP 404: <body excerpt>`, `column "plan" is boolean, got "gold"`, ... */
+  readonly reason: string;
+  /** The vendor's HTTP status, when there was one. */
+  readonly status?: number;
+}
+
+export interface RetryOutcome {
+  readonly outcome: 'retry';
+  readonly reason: string;
+  readonly status?: number;
+  /** The vendor's `Retry-After` (on 429 and 503), in milliseconds from now; the router may clamp it. */
+  readonly retryAfterMs?: number;
+}
+
+export type DeliveryOutcome = DeliveredOutcome | DiscardOutcome | RetryOutcome;
+
+/** The outcome for one message of a request. */
+export type DeliveryResult = DeliveryOutcome & { readonly messageId: string };
+
+export interface DeliveryRequest {
+  /**
+   * The destination's settings as plain values, keyed by catalog setting key, with `password` settings
+   * already decrypted. Never logged or echoed in a reason by the adapters.
+   */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** The source the messages came from; the warehouse stores it on each row (`source_id`). */
+  readonly sourceId?: string;
+  /** Normalized messages as stored in the event log; results come back in this order. */
+  readonly messages: readonly NormalizedMessage[];
+}
+
+export interface DeliveryAdapter {
+  /** The catalog slug this adapter delivers to (`webhooks`, `postgres`). */
+  readonly slug: string;
+  /** One result per message, in order; never rejects (see the contract above). */
+  deliver(request: DeliveryRequest): Promise<DeliveryResult[]>;
+  /** Releases what the adapter holds (database pools); later `deliver` calls may reopen them. */
+  close(): Promise<void>;
+}
+
+/** Finds the adapter of a catalog destination. */
+export interface DeliveryAdapterRegistry {
+  /** The slugs that have an adapter, in catalog order. */
+  readonly deliverableSlugs: readonly string[];
+  /** The adapter for a catalog slug; `undefined` when Tributary cannot deliver to that destination. */
+  deliveryAdapterFor(slug: string): DeliveryAdapter | undefined;
+  /** Closes every adapter created so far. */
+  close(): Promise<void>;
+}
+
+/** DI token for the `DeliveryAdapterRegistry` (the router injects it). */
+export const DELIVERY_ADAPTER_REGISTRY = Symbol('DeliveryAdapterRegistry');
+
+export const delivered = (): DeliveredOutcome => ({ outcome: 'delivered' });
+
+export const discard = (reason: string, status?: number): DiscardOutcome =>
+  status === undefined ? { outcome: 'discard', reason } : { outcome: 'discard', reason, status };
+
+export function retry(
+  reason: string,
+  details: { status?: number; retryAfterMs?: number } = {},
+): RetryOutcome {
+  return {
+    outcome: 'retry',
+    reason,
+    ...(details.status !== undefined ? { status: details.status } : {}),
+    ...(details.retryAfterMs !== undefined ? { retryAfterMs: details.retryAfterMs } : {}),
+  };
+}
+
+/** The same outcome for every message of a request (a misconfigured destination, an unreachable vendor). */
+export function sameOutcomeForAll(
+  messages: readonly NormalizedMessage[],
+  outcome: DeliveryOutcome,
+): DeliveryResult[] {
+  return messages.map((message) => ({ messageId: message.messageId, ...outcome }));
+}
