@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { EventLogModule } from '@tributary/event-log';
 import { Environment } from '@tributary/platform';
 import { ConfigApiModule } from '../../config-api/src/config-api.module';
+import { RouterModule } from '../../router/src/router.module';
 import { TrackingApiModule } from '../../tracking-api/src/tracking-api.module';
 import { RouteNotFoundFilter } from './route-not-found.filter';
 
@@ -33,6 +34,7 @@ export class TributaryModule {
         }),
         ConfigApiModule.register(environment),
         TrackingApiModule.register(environment),
+        RouterModule.register(environment),
       ],
       providers: [{ provide: APP_FILTER, useClass: RouteNotFoundFilter }],
     };

@@ -1,19 +1,34 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { NormalizedMessage } from '@tributary/contracts';
+import { createDeliveryAdapterRegistry, DeliveryOutcome } from '@tributary/destinations';
 
-export type DeliveryAttemptResult =
-  | { outcome: 'delivered' }
-  | { outcome: 'discard'; reason: string }
-  | { outcome: 'retry'; reason: string; retryAfterMs?: number };
+/** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
+const MAX_RETRY_AFTER_MS = 10 * 60_000;
 
-/** Sends one message to one destination with the adapter of its catalog entry. */
+/**
+ * Sends messages to a destination with the delivery adapter of its catalog entry. Catalog entries
+ * without an adapter in this build are discarded with that reason, so an operator sees why.
+ */
 @Injectable()
 export class DestinationDeliveries implements OnApplicationShutdown {
-  async deliver(destinationSlug: string, message: NormalizedMessage, settings: Record<string, unknown>): Promise<DeliveryAttemptResult> {
-    void message;
-    void settings;
-    return { outcome: 'discard', reason: `Tributary has no delivery adapter for ${destinationSlug}` };
+  private readonly registry = createDeliveryAdapterRegistry();
+
+  async deliver(
+    destinationSlug: string,
+    message: NormalizedMessage,
+    settings: Record<string, unknown>,
+    sourceId?: string,
+  ): Promise<DeliveryOutcome> {
+    const adapter = this.registry.deliveryAdapterFor(destinationSlug);
+    if (!adapter) return { outcome: 'discard', reason: `Tributary has no delivery adapter for ${destinationSlug} yet` };
+    const [result] = await adapter.deliver({ settings, sourceId, messages: [message] });
+    if (result.outcome === 'retry' && result.retryAfterMs !== undefined) {
+      return { ...result, retryAfterMs: Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS) };
+    }
+    return result;
   }
 
-  async onApplicationShutdown(): Promise<void> {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.registry.close();
+  }
 }

@@ -71,7 +71,12 @@ export class MessageDeliverer {
       return;
     }
 
-    const result = await this.deliveries.deliver(context.destinationSlug, decision.message, this.secretBox.revealAll(view.destination.config));
+    const result = await this.deliveries.deliver(
+      context.destinationSlug,
+      decision.message,
+      this.secretBox.revealAll(view.destination.config),
+      context.sourceId,
+    );
     const retryKey = `${context.consumerName}:${delivery.sequence}`;
     const history = this.retries.get(retryKey) ?? { firstAttemptAt: Date.now(), attempts: [] };
     history.attempts.push({ at: new Date(), outcome: result.outcome === 'delivered' ? 'delivered' : result.reason });
