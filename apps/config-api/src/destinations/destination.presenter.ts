@@ -1,4 +1,4 @@
-import { DestinationRecord } from '@tributary/config-domain';
+import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
 import { MASKED_SECRET } from '@tributary/contracts';
 import { findCatalogDestination } from '@tributary/destinations';
 import { sourceName } from '../shared/resource-names';
@@ -10,12 +10,14 @@ export const destinationResourceName = (destination: DestinationRecord) =>
 /** Every setting of the catalog entry, in catalog order, with secrets masked. */
 export function presentDestination(destination: DestinationRecord) {
   const name = destinationResourceName(destination);
-  const catalogEntry = findCatalogDestination(destination.destinationSlug);
+  const catalogSlug = catalogSlugOf(destination);
+  const catalogEntry = findCatalogDestination(catalogSlug);
   const settings = catalogEntry?.settings ?? [];
   return {
     name,
     parent: sourceName(destination.workspaceSlug, destination.sourceSlug),
-    display_name: catalogEntry?.displayName ?? destination.destinationSlug,
+    display_name: catalogEntry?.displayName ?? catalogSlug,
+    catalog_name: `catalog/destinations/${catalogSlug}`,
     enabled: destination.enabled,
     connection_mode: destination.connectionMode,
     config: settings.map((setting) => {

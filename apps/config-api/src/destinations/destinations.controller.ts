@@ -1,9 +1,13 @@
 import { ConfigApiController } from '../shared/config-api-controller.decorator';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
+import { catalogSlugOf, destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { CreateDestinationRequestSchema, UpdateDestinationRequestSchema } from '@tributary/contracts';
+import {
+  catalogSlugFromName,
+  CreateDestinationRequestSchema,
+  UpdateDestinationRequestSchema,
+} from '@tributary/contracts';
 import { CatalogDestinationDefinition, findCatalogDestination } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
@@ -56,7 +60,10 @@ export class DestinationsController {
       body.destination.name,
       'destination.name',
     );
-    const catalogEntry = this.requireCatalogEntry(destinationSlug);
+    const requestedCatalogName = body.destination.catalog_name;
+    const catalogEntry = this.requireCatalogEntry(
+      requestedCatalogName ? (catalogSlugFromName(requestedCatalogName, 'destinations') ?? requestedCatalogName) : destinationSlug,
+    );
     const sourceId = source.sourceId;
     await this.commands.execute(
       streamNames.destination(sourceId, destinationSlug),
@@ -70,6 +77,7 @@ export class DestinationsController {
           sourceSlug,
           sourceId,
           destinationSlug,
+          catalogSlug: catalogEntry.slug,
           displayName: catalogEntry.displayName,
           connectionMode: body.destination.connection_mode ?? 'CLOUD',
           // Created disabled unless asked otherwise (spec §2.5, D3).
@@ -102,7 +110,7 @@ export class DestinationsController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
-    const catalogEntry = this.requireCatalogEntry(destinationSlug);
+    const catalogEntry = this.requireCatalogEntry(catalogSlugOf(destination));
     const changes = resolveUpdateMask(
       'destination',
       body.destination,
@@ -159,11 +167,11 @@ export class DestinationsController {
     return {};
   }
 
-  private requireCatalogEntry(destinationSlug: string): CatalogDestinationDefinition {
-    const catalogEntry = findCatalogDestination(destinationSlug);
+  private requireCatalogEntry(catalogSlug: string): CatalogDestinationDefinition {
+    const catalogEntry = findCatalogDestination(catalogSlug);
     if (!catalogEntry) {
       throw ConfigApiError.invalidArgument(
-        `destination.name: "${destinationSlug}" is not a catalog destination (see GET /v1beta/catalog/destinations)`,
+        `destination: "${catalogSlug}" is not a catalog destination (see GET /v1beta/catalog/destinations)`,
       );
     }
     return catalogEntry;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { SecretBox } from '@tributary/auth';
-import { destinationDecider, streamNames } from '@tributary/config-domain';
+import { catalogSlugOf, destinationDecider, streamNames } from '@tributary/config-domain';
 import { CommandRunner, ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
 import { DeadLetter, EVENT_LOG, EventLog } from '@tributary/event-log';
@@ -51,7 +51,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, OnApplication
     const failed: { deadLetterSequence: number; reason: string }[] = [];
     for (const letter of pending) {
       const result = await this.deliveries.deliver(
-        destinationSlug,
+        catalogSlugOf(view.destination),
         letter.message.payload as unknown as NormalizedMessage,
         settings,
       );

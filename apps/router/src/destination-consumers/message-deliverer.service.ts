@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@tributary/auth';
+import { catalogSlugOf } from '@tributary/config-domain';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
 import { findCatalogDestination } from '@tributary/destinations';
@@ -47,7 +48,7 @@ export class MessageDeliverer {
   async handle(delivery: Delivery, context: DeliveryContext): Promise<void> {
     const key = destinationKey(context.sourceId, context.destinationSlug);
     const view = this.readModel.destination(context.sourceId, context.destinationSlug);
-    const catalogEntry = findCatalogDestination(context.destinationSlug);
+    const catalogEntry = view && findCatalogDestination(catalogSlugOf(view.destination));
     if (!view || !catalogEntry) {
       // The destination was deleted while the message waited: nothing is left to deliver to.
       await delivery.ack();
@@ -72,7 +73,7 @@ export class MessageDeliverer {
     }
 
     const result = await this.deliveries.deliver(
-      context.destinationSlug,
+      catalogEntry.slug,
       decision.message,
       this.secretBox.revealAll(view.destination.config),
       context.sourceId,

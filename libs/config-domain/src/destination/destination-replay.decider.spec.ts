@@ -7,6 +7,7 @@ const created: DestinationEvent = {
   type: 'DestinationCreated',
   data: {
     ...identity,
+    catalogSlug: 'webhooks',
     displayName: 'Webhooks',
     connectionMode: 'CLOUD',
     enabled: false,

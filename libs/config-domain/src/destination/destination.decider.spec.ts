@@ -25,6 +25,7 @@ const later = '2018-09-25T10:00:00.000Z';
 /** A destination as a client sends it on create: only some settings named. */
 const requested: DestinationRecord = {
   ...identity,
+  catalogSlug: 'google-analytics',
   displayName: 'Google Analytics',
   connectionMode: 'CLOUD',
   enabled: false,

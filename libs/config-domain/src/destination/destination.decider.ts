@@ -250,6 +250,11 @@ export function applyReplayFinished(
   );
 }
 
+/** Destinations recorded before `catalogSlug` existed were named by their catalog slug. */
+export function catalogSlugOf(destination: Pick<DestinationRecord, 'catalogSlug' | 'destinationSlug'>): string {
+  return destination.catalogSlug ?? destination.destinationSlug;
+}
+
 export function destinationName(identity: DestinationIdentity): string {
   return `workspaces/${identity.workspaceSlug}/sources/${identity.sourceSlug}/destinations/${identity.destinationSlug}`;
 }

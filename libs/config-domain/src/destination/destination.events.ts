@@ -8,6 +8,11 @@ export interface DestinationIdentity {
 }
 
 export interface DestinationRecord extends DestinationIdentity {
+  /**
+   * The catalog entry this destination is an instance of. Usually its slug too (Segment's rule:
+   * one destination per catalog entry and source); a different slug allows a second instance.
+   */
+  catalogSlug: string;
   displayName: string;
   connectionMode: ConnectionMode;
   enabled: boolean;

@@ -60,6 +60,11 @@ export const ConfigEntryRequestSchema = z.looseObject({
 export const CreateDestinationRequestSchema = z.looseObject({
   destination: z.looseObject({
     name: z.string().min(1),
+    /**
+     * Tributary's extension: `catalog/destinations/<slug>` when the destination's own slug differs
+     * from its catalog slug (a second webhook on one source). Absent: the slug is the catalog slug.
+     */
+    catalog_name: z.string().nullish(),
     connection_mode: ConnectionModeSchema.nullish(),
     enabled: z.boolean().nullish(),
     config: z.array(ConfigEntryRequestSchema).nullish(),
