@@ -24,7 +24,6 @@ const natsServerBinary = NatsServerProcess.findBinary();
 // Conditional, never unconditional: without a nats-server binary the JetStream mode cannot be run here.
 const describeWithNats = natsServerBinary ? describe : describe.skip;
 if (!natsServerBinary) {
-  // eslint-disable-next-line no-console
   console.warn('jetstream.e2e-spec skipped: no nats-server binary (set NATS_SERVER_BIN or put it on PATH)');
 }
 

@@ -175,7 +175,6 @@ function generateMessageId(generateId: () => string): string {
   return id;
 }
 
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 type MessageIdCheck = { ok: true; messageId: string | undefined } | { ok: false; problem: string };
