@@ -179,6 +179,44 @@ describe('wire shapes of analytics-python 2.3.4 and analytics-ruby 2.5.0', () =>
     });
   });
 
+  describe('legacy analytics-node ≤ 6 envelope and batch-level context and integrations', () => {
+    it('ignores a top-level timestamp and merges batch context and integrations under each item, the item winning', async () => {
+      const source = await createWorkspaceAndSource(t);
+      const [first, second] = [randomUUID(), randomUUID()];
+      const response = await postTracking(
+        t,
+        '/v1/batch',
+        JSON.stringify({
+          batch: [
+            { type: 'track', userId: 'u', event: 'A', messageId: first, context: { library: { name: 'analytics-node' } }, _metadata: { nodeVersion: '8.0.0' } },
+            { type: 'identify', userId: 'u', messageId: second, context: { ip: '192.0.2.1' }, integrations: { Mixpanel: false } },
+          ],
+          timestamp: '2026-11-25T21:15:05.320Z',
+          sentAt: '2026-11-25T21:15:05.320Z',
+          context: { ip: '203.0.113.1', locale: 'de-DE' },
+          integrations: { All: false, Mixpanel: true },
+        }),
+        { authorization: `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}` },
+      );
+
+      expect(response.status).toBe(200);
+      const stored = await readSourceMessages(t, source);
+      expect(stored.get(first)!.payload).toMatchObject({
+        context: { ip: '203.0.113.1', locale: 'de-DE', library: { name: 'analytics-node' } },
+        integrations: { All: false, Mixpanel: true },
+        sentAt: '2026-11-25T21:15:05.320Z',
+      });
+      expect(stored.get(first)!.payload).not.toHaveProperty('_metadata');
+      expect(stored.get(second)!.payload).toMatchObject({
+        context: { ip: '192.0.2.1', locale: 'de-DE' },
+        integrations: { All: false, Mixpanel: false },
+      });
+      // No message timestamp: the event time is the server's, the envelope's timestamp is not used.
+      expect(stored.get(second)!.payload.timestamp).toBe(stored.get(second)!.payload.receivedAt);
+      expect(stored.get(second)!.payload).not.toHaveProperty('originalTimestamp');
+    });
+  });
+
   describe('analytics-ruby 2.5.0: /v1/import, Basic "WK:", no writeKey in the body, offsets', () => {
     let source: TestSource;
     let stored: Map<string, StoredMessage>;
