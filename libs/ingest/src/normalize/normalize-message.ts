@@ -175,6 +175,8 @@ function generateMessageId(generateId: () => string): string {
   return id;
 }
 
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 type MessageIdCheck = { ok: true; messageId: string | undefined } | { ok: false; problem: string };
 
 /** Absent, null or "": none sent, one will be generated. A finite number becomes a string. */
@@ -183,6 +185,12 @@ function checkMessageId(value: unknown): MessageIdCheck {
   if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, messageId: String(value) };
   if (typeof value !== 'string') {
     return { ok: false, problem: `"messageId" must be a string, got ${describeJsonType(value)}` };
+  }
+  // The id becomes JetStream's Nats-Msg-Id header, whose client refuses CR and LF: accepting one would turn a
+  // bad id into a 503 that every client retries forever. No real client puts control characters in an id,
+  // so all of C0 and DEL are refused, on every adapter alike [decision].
+  if (CONTROL_CHARACTER.test(value)) {
+    return { ok: false, problem: '"messageId" must not contain control characters (U+0000 to U+001F, U+007F)' };
   }
   // Rejected rather than truncated: truncation could merge distinct ids into one dedupe key (spec §6.3).
   const length = [...value].length;
