@@ -84,6 +84,7 @@ async function main(): Promise<void> {
       ...(settings.cpuProfile && { BENCH_CPU_PROFILE_DIR: resultsDirectory }),
     },
     nodeOptions: settings.cpuProfile ? ['--require', join(__dirname, 'cpu-profile.preload.js')] : [],
+    ipc: settings.cpuProfile,
   });
   cleanups.push(() => server.stop());
   process.once('exit', () => server.killNow());
@@ -163,7 +164,13 @@ type CeilingResult = PhaseResult & {
 };
 
 async function measureCeiling(natsUrl: string, messages: BenchMessages): Promise<CeilingResult> {
-  const connection = await connect({ servers: natsUrl, name: 'tributary-bench-ceiling' });
+  const connection = await connect({
+    servers: natsUrl,
+    name: 'tributary-bench-ceiling',
+    // The library's fastest setting: no stack captured per request for error context (two Error
+    // objects per publish otherwise). A ceiling is the best the library can do, whatever Tributary uses.
+    noAsyncTraces: true,
+  });
   try {
     // A stream of its own (so dedupe never meets Tributary's ids), configured like TRACKING.
     const manager = await jetstreamManager(connection);

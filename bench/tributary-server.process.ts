@@ -21,8 +21,10 @@ export class TributaryServerProcess {
 
   static async start(options: {
     environment: Record<string, string>;
-    /** Extra node flags for the server, such as `--cpu-prof`. */
+    /** Extra node flags for the server, such as `--require` of a preload. */
     nodeOptions?: string[];
+    /** Opens an IPC channel to the server (for `bench/cpu-profile.preload.js`). */
+    ipc?: boolean;
   }): Promise<TributaryServerProcess> {
     const repositoryRoot = join(__dirname, '..');
     const child = spawn(
@@ -36,7 +38,7 @@ export class TributaryServerProcess {
       {
         cwd: repositoryRoot,
         env: { ...process.env, ...options.environment },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
       },
     );
     let output = '';
@@ -110,33 +112,31 @@ export class TributaryServerProcess {
     }
   }
 
-  /** With `bench/cpu-profile.preload.js` loaded: starts a CPU profile of the server. */
+  /** With `bench/cpu-profile.preload.js` loaded (and `ipc`): starts a CPU profile of the server. */
   startCpuProfile(): void {
-    this.child.kill('SIGUSR2');
+    this.child.send('start-cpu-profile');
   }
 
   /** Stops the profile started by `startCpuProfile`, and resolves to the file the server wrote. */
   async stopCpuProfile(): Promise<string> {
     const report = new Promise<string>((resolve, reject) => {
-      let text = '';
       const timer = setTimeout(
         () => finish(new Error('the server wrote no CPU profile within 30 s')),
         30_000,
       );
       const finish = (outcome: string | Error) => {
         clearTimeout(timer);
-        this.child.stdout!.off('data', watch);
+        this.child.off('message', listen);
         if (typeof outcome === 'string') resolve(outcome);
         else reject(outcome);
       };
-      const watch = (chunk: Buffer) => {
-        text += chunk.toString();
-        const match = /cpu profile (written: (\S+)|failed: .*)/.exec(text);
-        if (match) finish(match[2] ?? new Error(match[0]));
+      const listen = (message: { cpuProfileFile?: string; cpuProfileError?: string }) => {
+        if (message.cpuProfileFile) finish(message.cpuProfileFile);
+        else if (message.cpuProfileError) finish(new Error(`CPU profile failed: ${message.cpuProfileError}`));
       };
-      this.child.stdout!.on('data', watch);
+      this.child.on('message', listen);
     });
-    this.child.kill('SIGUSR2');
+    this.child.send('stop-cpu-profile');
     return report;
   }
 
