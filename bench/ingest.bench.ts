@@ -9,7 +9,8 @@
  * It prints messages/s, latency and peak RSS of both and the ratio, and writes `.bench/ingest.json`.
  *
  * Settings (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONCURRENCY (4),
- * BENCH_BATCH_SIZE (100), BENCH_CPU_PROFILE=1 writes a CPU profile of the server to `.bench/`.
+ * BENCH_BATCH_SIZE (100), BENCH_CPU_PROFILE=1 writes a CPU profile of the server to `.bench/`
+ * (summarize it with `node bench/summarize-cpu-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS.
  */
 import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
@@ -45,6 +46,8 @@ const settings = {
   concurrency: Math.round(numberSetting('BENCH_CONCURRENCY', 4)),
   batchSize: Math.round(numberSetting('BENCH_BATCH_SIZE', 100)),
   cpuProfile: process.env.BENCH_CPU_PROFILE === '1',
+  /** Node flags for the server only, to try runtime tuning: `--max-semi-space-size=32`. */
+  serverNodeOptions: (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
 };
 
 const repositoryRoot = join(__dirname, '..');
@@ -83,7 +86,10 @@ async function main(): Promise<void> {
       TRACKING_RATE_LIMIT: '',
       ...(settings.cpuProfile && { BENCH_CPU_PROFILE_DIR: resultsDirectory }),
     },
-    nodeOptions: settings.cpuProfile ? ['--require', join(__dirname, 'cpu-profile.preload.js')] : [],
+    nodeOptions: [
+      ...settings.serverNodeOptions,
+      ...(settings.cpuProfile ? ['--require', join(__dirname, 'cpu-profile.preload.js')] : []),
+    ],
     ipc: settings.cpuProfile,
   });
   cleanups.push(() => server.stop());
