@@ -74,6 +74,17 @@ const EXPECTED_JSON_TYPES: Readonly<Record<string, string>> = {
  */
 const SERVER_OWNED_OR_DROPPED_KEYS = new Set(['writeKey', '_metadata', 'receivedAt', 'originalTimestamp']);
 
+/** Keys written explicitly into the normalized message, so not copied over with the other fields. */
+const RESOLVED_KEYS = new Set([
+  'type',
+  'messageId',
+  'timestamp',
+  'sentAt',
+  'context',
+  'integrations',
+  ...ID_FIELDS,
+]);
+
 /**
  * Checks, in this order, each with its code: the message is a JSON object (`invalid_request`); its type
  * (`invalid_type`); its messageId (`invalid_message_id`); the JSON types of known fields (`invalid_request`);
@@ -145,9 +156,7 @@ export function normalizeMessage(raw: unknown, context: MessageNormalizationCont
 
   const preserved = Object.fromEntries(
     Object.entries(fields).filter(
-      ([key]) =>
-        !SERVER_OWNED_OR_DROPPED_KEYS.has(key) &&
-        !['type', 'messageId', 'timestamp', 'sentAt', 'context', 'integrations', ...ID_FIELDS].includes(key),
+      ([key]) => !SERVER_OWNED_OR_DROPPED_KEYS.has(key) && !RESOLVED_KEYS.has(key),
     ),
   );
   const normalized = {

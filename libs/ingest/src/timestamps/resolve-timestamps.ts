@@ -37,7 +37,7 @@ export function resolveTimestamps(inputs: TimestampInputs): ResolvedTimestamps {
     throw new RangeError('receivedAt must be a valid Date between years 0000 and 9999');
   }
   const originalMs = parseLenientTimestamp(inputs.messageTimestamp);
-  const sentAtMs = parseLenientTimestamp(inputs.batchSentAt) ?? parseLenientTimestamp(inputs.messageSentAt);
+  const sentAtMs = parseBatchSentAt(inputs.batchSentAt) ?? parseLenientTimestamp(inputs.messageSentAt);
 
   let timestampMs: number;
   if (originalMs !== undefined && sentAtMs !== undefined) {
@@ -52,7 +52,34 @@ export function resolveTimestamps(inputs: TimestampInputs): ResolvedTimestamps {
   return {
     timestamp: formatUtcMilliseconds(timestampMs),
     ...(originalMs !== undefined && { originalTimestamp: formatUtcMilliseconds(originalMs) }),
-    ...(sentAtMs !== undefined && { sentAt: formatUtcMilliseconds(sentAtMs) }),
-    receivedAt: formatUtcMilliseconds(receivedAtMs),
+    ...(sentAtMs !== undefined && { sentAt: formatSentAt(sentAtMs) }),
+    receivedAt: formatReceivedAt(receivedAtMs),
   };
 }
+
+/**
+ * Remembers the last argument and result of a pure function. Every message of a batch has the same
+ * batch `sentAt` and `receivedAt`, so these are parsed and formatted once per request instead of once
+ * per message (`npm run bench`: timestamps were ~5 % of the tracking API's CPU).
+ */
+function rememberLast<Argument, Result>(
+  compute: (argument: Argument) => Result,
+): (argument: Argument) => Result {
+  let hasLast = false;
+  let lastArgument: Argument;
+  let lastResult: Result;
+  return (argument) => {
+    if (!hasLast || !Object.is(argument, lastArgument)) {
+      lastResult = compute(argument);
+      lastArgument = argument;
+      hasLast = true;
+    }
+    return lastResult;
+  };
+}
+
+// Strings and numbers are compared by value, so a hit returns exactly what computing again would.
+// One memory each: sentAt and receivedAt alternate for every message and would evict each other.
+const parseBatchSentAt = rememberLast(parseLenientTimestamp);
+const formatSentAt = rememberLast(formatUtcMilliseconds);
+const formatReceivedAt = rememberLast(formatUtcMilliseconds);
