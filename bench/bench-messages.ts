@@ -9,8 +9,11 @@
 import { normalizeRequest } from '@tributary/ingest';
 import { randomUUID } from 'node:crypto';
 
-/** Stands for the messageId in a serialized template; never produced by JSON.stringify of real data. */
-const MESSAGE_ID_MARK = '\u0000MESSAGE-ID\u0000';
+/**
+ * Stands for the messageId in a serialized template; printable (ingest refuses control characters
+ * in messageIds) and absent from the generated data.
+ */
+const MESSAGE_ID_MARK = '@@bench-message-id@@';
 const SERIALIZED_MARK = JSON.stringify(MESSAGE_ID_MARK).slice(1, -1);
 
 /** A serialized message with a hole where its messageId goes. */
@@ -166,7 +169,7 @@ export function createBenchMessages(writeKey: string, templateCount = 500): Benc
     generateId: randomUUID,
   });
   if (!normalized.ok || normalized.value.rejected.length > 0) {
-    throw new Error(`bench messages do not normalize: ${JSON.stringify(normalized)}`);
+    throw new Error(`bench messages do not normalize: ${JSON.stringify(normalized).slice(0, 500)}`);
   }
   const stored = normalized.value.accepted.map(({ message }) => toTemplate(JSON.stringify(message)));
 
