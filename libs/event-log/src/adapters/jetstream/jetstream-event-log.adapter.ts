@@ -27,6 +27,7 @@ import {
   type NatsConnection,
 } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import { PipelinedJetStreamPublisher } from './pipelined-publisher';
 import {
   ConsumerMismatchError,
   ConsumerNotFoundError,
@@ -112,6 +113,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly subscriptions = new Map<string, Set<ConsumerSubscription>>();
   private readonly publishTimeoutMs: number;
   private readonly requestTimeoutMs: number;
+  private readonly publisher: PipelinedJetStreamPublisher;
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -121,6 +123,7 @@ export class JetStreamEventLog implements EventLog {
   ) {
     this.publishTimeoutMs = options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.publisher = new PipelinedJetStreamPublisher(connection, this.publishTimeoutMs);
     void this.followConnectionStatus();
   }
 
@@ -175,11 +178,8 @@ export class JetStreamEventLog implements EventLog {
       messages.map(async (message): Promise<PublishOutcome> => {
         const subject = `${TRACKING_SUBJECT_PREFIX}.${message.workspaceId}.${message.sourceId}`;
         try {
-          const ack = await this.client.publish(subject, JSON.stringify(message.payload), {
-            msgID: message.messageId,
-            timeout: this.publishTimeoutMs,
-          });
-          return { messageId: message.messageId, duplicate: ack.duplicate, sequence: ack.seq };
+          const ack = await this.publisher.publish(subject, JSON.stringify(message.payload), message.messageId);
+          return { messageId: message.messageId, duplicate: ack.duplicate, sequence: ack.sequence };
         } catch (error) {
           throw this.translate(error, `publish of ${message.messageId}`);
         }
@@ -331,6 +331,7 @@ export class JetStreamEventLog implements EventLog {
     this.closed = true;
     const all = [...this.subscriptions.values()].flatMap((ofConsumer) => [...ofConsumer]);
     await Promise.allSettled(all.map((subscription) => subscription.stop()));
+    this.publisher.close();
     await this.connection.close();
   }
 
@@ -338,7 +339,10 @@ export class JetStreamEventLog implements EventLog {
 
   private async followConnectionStatus(): Promise<void> {
     for await (const status of this.connection.status()) {
-      if (status.type === 'disconnect') this.connected = false;
+      if (status.type === 'disconnect') {
+        this.connected = false;
+        this.publisher.failPending('the NATS connection dropped before JetStream acknowledged the publish');
+      }
       else if (status.type === 'reconnect') this.connected = true;
     }
   }
