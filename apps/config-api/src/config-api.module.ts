@@ -4,6 +4,7 @@ import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { ZodValidationPipe } from 'nestjs-zod';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
 import { AuditEventsController } from './audit-events/audit-events.controller';
+import { OAuthApplicationsController } from './oauth-applications/oauth-applications.controller';
 import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
 import { CatalogController } from './catalog/catalog.controller';
@@ -36,6 +37,7 @@ export class ConfigApiModule {
         FiltersController,
         TrackingPlansController,
         ReplaysController,
+        OAuthApplicationsController,
         AuditEventsController,
         UnimplementedController,
       ],

@@ -2,16 +2,21 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
 import { IngestMessagesController } from './ingest-messages/ingest-messages.controller';
 import { IngestMessagesHandler, TRACKING_RATE_LIMITER } from './ingest-messages/ingest-messages.handler';
+import { OAuthTokenController } from './oauth-token/oauth-token.controller';
+import { OAuthTokenHandler, TOKEN_RATE_LIMITER } from './oauth-token/oauth-token.handler';
 import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
 import { TrackingCounters } from './shared/tracking-counters';
 
-/** The tracking API: `/v1/*` into the event log; needs `ConfigProjectionsModule` and `EventLogModule`. */
+/**
+ * The tracking API: `/v1/*` into the event log, and `/token` for OAuth clients; needs
+ * `ConfigProjectionsModule`, `EventLogModule` and `SecretBoxModule`.
+ */
 @Module({})
 export class TrackingApiModule {
   static register(environment: Environment): DynamicModule {
     return {
       module: TrackingApiModule,
-      controllers: [IngestMessagesController],
+      controllers: [IngestMessagesController, OAuthTokenController],
       providers: [
         { provide: ENVIRONMENT, useValue: environment },
         {
@@ -22,6 +27,9 @@ export class TrackingApiModule {
         TrackingCounters,
         TrackingApiErrorFilter,
         IngestMessagesHandler,
+        OAuthTokenHandler,
+        // Token requests per second per OAuth client.
+        { provide: TOKEN_RATE_LIMITER, useFactory: () => new RateLimiter(20, 1_000) },
       ],
       exports: [TrackingCounters, TrackingApiErrorFilter],
     };

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ENCRYPTED_VALUE_PREFIX } from '@tributary/contracts';
@@ -22,6 +22,11 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ENCRYPTED_VALUE_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+  }
+
+  /** A key for another purpose, derived from the deployment key, so one secret protects everything. */
+  deriveKey(purpose: string): Uint8Array {
+    return new Uint8Array(hkdfSync('sha256', this.key, Buffer.alloc(0), `tributary:${purpose}`, 32));
   }
 
   /** Setting values with encrypted ones in plaintext: for delivery code only, never for responses. */

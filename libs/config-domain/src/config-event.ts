@@ -1,5 +1,6 @@
 import { AccessTokenEvent } from './access-token/access-token.events';
 import { DestinationEvent } from './destination/destination.events';
+import { OAuthApplicationEvent } from './oauth-application/oauth-application.events';
 import { SourceEvent } from './source/source.events';
 import { TrackingPlanEvent } from './tracking-plan/tracking-plan.events';
 import { UserEvent } from './user/user.events';
@@ -12,7 +13,8 @@ export type ConfigEvent =
   | AccessTokenEvent
   | SourceEvent
   | DestinationEvent
-  | TrackingPlanEvent;
+  | TrackingPlanEvent
+  | OAuthApplicationEvent;
 
 /** Stream names, one per aggregate instance (design.md, Storage). */
 export const streamNames = {
@@ -23,4 +25,6 @@ export const streamNames = {
   /** Keyed by the source id, so a re-created source starts without the old one's destinations. */
   destination: (sourceId: string, destinationSlug: string) => `destination-${sourceId}/${destinationSlug}`,
   trackingPlan: (workspaceSlug: string, planId: string) => `tracking-plan-${workspaceSlug}/${planId}`,
+  oauthApplication: (workspaceSlug: string, applicationId: string) =>
+    `oauth-application-${workspaceSlug}/${applicationId}`,
 };

@@ -13,4 +13,6 @@ export * from './destination/destination.events';
 export * from './destination/destination.decider';
 export * from './tracking-plan/tracking-plan.events';
 export * from './tracking-plan/tracking-plan.decider';
+export * from './oauth-application/oauth-application.events';
+export * from './oauth-application/oauth-application.decider';
 export * from './config-event';

@@ -70,6 +70,13 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
     case 'DestinationDeadLettersRedriveRequested':
     case 'DestinationDeadLettersRedriven':
       return { workspaceSlugs, resourceName: `${destinationName(event.data)}/dead-letters` };
+    case 'OAuthApplicationCreated':
+    case 'OAuthApplicationUpdated':
+    case 'OAuthApplicationDeleted':
+      return {
+        workspaceSlugs,
+        resourceName: `workspaces/${event.data.workspaceSlug}/oauth-applications/${event.data.applicationId}`,
+      };
     case 'TrackingPlanCreated':
     case 'TrackingPlanUpdated':
     case 'TrackingPlanDeleted':

@@ -6,6 +6,7 @@ import {
   ConfigEvent,
   DestinationRecord,
   FilterRecord,
+  OAuthApplicationRecord,
   ReplayRecord,
   SchemaConfig,
   SourceRecord,
@@ -63,6 +64,8 @@ export class ConfigReadModel {
   private readonly trackingPlans = new Map<string, TrackingPlanView>();
   private readonly planIdBySource = new Map<string, string>();
   private readonly auditByWorkspace = new Map<string, AuditEntry[]>();
+  private readonly oauthApplications = new Map<string, OAuthApplicationRecord>();
+  private readonly oauthApplicationsByClientId = new Map<string, OAuthApplicationRecord>();
   private readonly changeListeners = new Set<(change: ConfigChange) => void>();
   private position = -1n;
   private highestTokenNumber = 0;
@@ -129,6 +132,18 @@ export class ConfigReadModel {
 
   trackingPlanIdOfSource(workspaceSlug: string, sourceSlug: string): string | undefined {
     return this.planIdBySource.get(sourceKey(workspaceSlug, sourceSlug));
+  }
+
+  oauthApplication(workspaceSlug: string, applicationId: string): OAuthApplicationRecord | undefined {
+    return this.oauthApplications.get(`${workspaceSlug}/${applicationId}`);
+  }
+
+  oauthApplicationByClientId(clientId: string): OAuthApplicationRecord | undefined {
+    return this.oauthApplicationsByClientId.get(clientId);
+  }
+
+  listOAuthApplications(workspaceSlug: string): OAuthApplicationRecord[] {
+    return [...this.oauthApplications.values()].filter((application) => application.workspaceSlug === workspaceSlug);
   }
 
   auditTrail(workspaceSlug: string): AuditEntry[] {
@@ -224,6 +239,26 @@ export class ConfigReadModel {
       case 'DestinationDeadLettersRedriveRequested':
       case 'DestinationDeadLettersRedriven':
         return this.foldDestinationChange(event);
+      case 'OAuthApplicationCreated':
+        this.oauthApplications.set(`${event.data.workspaceSlug}/${event.data.applicationId}`, event.data);
+        this.oauthApplicationsByClientId.set(event.data.clientId, event.data);
+        return;
+      case 'OAuthApplicationUpdated': {
+        const key = `${event.data.workspaceSlug}/${event.data.applicationId}`;
+        const application = this.oauthApplications.get(key);
+        if (!application) return;
+        const updated = { ...application, ...event.data.changes };
+        this.oauthApplications.set(key, updated);
+        this.oauthApplicationsByClientId.set(updated.clientId, updated);
+        return;
+      }
+      case 'OAuthApplicationDeleted': {
+        const key = `${event.data.workspaceSlug}/${event.data.applicationId}`;
+        const application = this.oauthApplications.get(key);
+        this.oauthApplications.delete(key);
+        if (application) this.oauthApplicationsByClientId.delete(application.clientId);
+        return;
+      }
       case 'TrackingPlanCreated':
         this.trackingPlans.set(planKey(event.data.workspaceSlug, event.data.planId), {
           plan: event.data,

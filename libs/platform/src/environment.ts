@@ -46,6 +46,11 @@ export const environmentSchema = z.object({
   TRIBUTARY_REGION: z.enum(['us', 'eu']).default('us'),
   /** Tracking API requests per second per workspace; absent means unlimited. */
   TRACKING_RATE_LIMIT: optionalText.pipe(z.coerce.number<string | undefined>().int().positive().optional()),
+  /**
+   * Base URLs clients use to reach `/token` (comma-separated), accepted as a client assertion's `aud`
+   * besides the address the request arrived at: set it when a proxy terminates TLS in front.
+   */
+  OAUTH_AUDIENCES: optionalText,
   /** How long the router retries a failing delivery before dead-lettering it (spec §12.2: 4 hours). */
   RETRY_WINDOW: durationSchema.default(4 * 3_600_000),
   /** Messages in delivery at once per destination. */

@@ -7,6 +7,7 @@ export function presentWorkspace(workspace: WorkspaceRecord) {
     display_name: workspace.displayName,
     id: workspace.id,
     region: workspace.region,
+    oauth_required: workspace.oauthRequired ?? false,
     create_time: withMilliseconds(workspace.createTime),
   };
 }

@@ -84,12 +84,19 @@ export class WorkspacesController {
     this.lookup.workspace(workspaceSlug);
     const changes = resolveUpdateMask('workspace', body.workspace, body.update_mask?.paths ?? undefined, {
       display_name: '',
+      oauth_required: false,
     });
     if (changes.display_name === '') throw ConfigApiError.invalidArgument('workspace.display_name must not be empty');
     await this.commands.execute(
       streamNames.workspace(workspaceSlug),
       workspaceDecider,
-      { type: 'UpdateWorkspace', changes: { displayName: changes.display_name as string | undefined } },
+      {
+        type: 'UpdateWorkspace',
+        changes: {
+          displayName: changes.display_name as string | undefined,
+          oauthRequired: changes.oauth_required as boolean | undefined,
+        },
+      },
       metadata,
     );
     return presentWorkspace(this.lookup.workspace(workspaceSlug));

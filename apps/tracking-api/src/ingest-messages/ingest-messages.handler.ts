@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { ACCESS_TOKEN_KEY_PURPOSE, readAccessToken, SecretBox, TRACKING_WRITE_SCOPE } from '@tributary/auth';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { TrackingRoute, trackingSuccessBody, TrackingSuccessBody } from '@tributary/contracts';
 import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
@@ -35,13 +36,18 @@ export interface IngestRequest {
  */
 @Injectable()
 export class IngestMessagesHandler {
+  private readonly accessTokenKey: Uint8Array;
+
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     @Inject(TRACKING_RATE_LIMITER) private readonly rateLimiter: RateLimiter | null,
     private readonly readModel: ConfigReadModel,
     private readonly counters: TrackingCounters,
-  ) {}
+    secretBox: SecretBox,
+  ) {
+    this.accessTokenKey = secretBox.deriveKey(ACCESS_TOKEN_KEY_PURPOSE);
+  }
 
   async ingest(request: IngestRequest): Promise<TrackingSuccessBody> {
     const receivedAt = new Date();
@@ -50,14 +56,19 @@ export class IngestMessagesHandler {
     const parsed = orFail(parseTrackingBody(request.route, inflated));
     const credentials = orFail(resolveWriteKey(request.authorization, parsed.body));
 
-    if (credentials.scheme === 'bearer') {
-      throw new TrackingApiError('unauthorized', 'the bearer token is not valid: no OAuth application issued it');
-    }
     const source = this.readModel.sourceByWriteKey(credentials.writeKey);
     const workspace = source && this.readModel.workspace(source.workspaceSlug);
     if (!source || !workspace) {
       this.counters.refusedWriteKeys += 1;
       throw new TrackingApiError('invalid_write_key', 'the write key is unknown or its source was deleted');
+    }
+    if (credentials.scheme === 'bearer') {
+      await this.requireValidAccessToken(credentials.bearerToken, workspace.slug);
+    } else if (workspace.oauthRequired) {
+      throw new TrackingApiError(
+        'unauthorized',
+        `workspace ${workspace.slug} requires OAuth: send Authorization: Bearer <access token> with the write key`,
+      );
     }
     if (workspace.region !== this.environment.TRIBUTARY_REGION) {
       throw new TrackingApiError(
@@ -95,6 +106,21 @@ export class IngestMessagesHandler {
     }
     this.counters.rejected += normalized.rejected.length;
     return trackingSuccessBody(normalized.rejected);
+  }
+
+  /** Valid, unexpired, scoped for tracking, and issued to an application of the source's workspace (spec §11.6). */
+  private async requireValidAccessToken(token: string, workspaceSlug: string): Promise<void> {
+    const claims = await readAccessToken(token, this.accessTokenKey);
+    const application = claims && this.readModel.oauthApplication(claims.workspaceSlug, claims.applicationId);
+    if (!claims || !application) {
+      throw new TrackingApiError('unauthorized', 'the bearer token is invalid or expired, or its OAuth application was deleted');
+    }
+    if (!claims.scope.split(/\s+/).includes(TRACKING_WRITE_SCOPE)) {
+      throw new TrackingApiError('unauthorized', `the bearer token lacks the ${TRACKING_WRITE_SCOPE} scope`);
+    }
+    if (claims.workspaceSlug !== workspaceSlug) {
+      throw new TrackingApiError('unauthorized', "the bearer token's OAuth application belongs to another workspace than the write key's source");
+    }
   }
 
   private enforceRateLimit(workspaceId: string): void {

@@ -5,7 +5,7 @@ export type WorkspaceState = { status: 'absent' } | { status: 'active'; workspac
 
 export type WorkspaceCommand =
   | { type: 'CreateWorkspace'; workspace: WorkspaceRecord }
-  | { type: 'UpdateWorkspace'; changes: { displayName?: string } };
+  | { type: 'UpdateWorkspace'; changes: { displayName?: string; oauthRequired?: boolean } };
 
 export const workspaceDecider: Decider<WorkspaceState, WorkspaceCommand, WorkspaceEvent> = {
   initialState: { status: 'absent' },

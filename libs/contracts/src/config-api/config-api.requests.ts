@@ -18,7 +18,7 @@ export const CreateWorkspaceRequestSchema = z.looseObject({
 });
 
 export const UpdateWorkspaceRequestSchema = z.looseObject({
-  workspace: z.looseObject({ display_name: z.string().nullish() }),
+  workspace: z.looseObject({ display_name: z.string().nullish(), oauth_required: z.boolean().nullish() }),
   update_mask: UpdateMaskSchema,
 });
 
@@ -125,3 +125,26 @@ const ReplayBodySchema = z.looseObject({
 
 /** `{"start_time": ..., "end_time": ...}`, or the same wrapped as `{"replay": {...}}`, the API's usual style. */
 export const CreateReplayRequestSchema = ReplayBodySchema.extend({ replay: ReplayBodySchema.nullish() });
+
+export const OAuthPublicKeyRequestSchema = z.looseObject({
+  key_id: z.string().min(1),
+  /** Required for a new key; on update, a key already registered may be named by `key_id` alone. */
+  pem: z.string().nullish(),
+});
+
+export const CreateOAuthApplicationRequestSchema = z.looseObject({
+  oauth_application: z.looseObject({
+    display_name: z.string().min(1),
+    public_keys: z.array(OAuthPublicKeyRequestSchema).min(1),
+    token_lifetime_seconds: z.number().int().nullish(),
+  }),
+});
+
+export const UpdateOAuthApplicationRequestSchema = z.looseObject({
+  oauth_application: z.looseObject({
+    display_name: z.string().nullish(),
+    public_keys: z.array(OAuthPublicKeyRequestSchema).nullish(),
+    token_lifetime_seconds: z.number().int().nullish(),
+  }),
+  update_mask: UpdateMaskSchema,
+});

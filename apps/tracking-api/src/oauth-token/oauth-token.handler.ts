@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ACCESS_TOKEN_KEY_PURPOSE,
+  AssertionReplayGuard,
+  issueAccessToken,
+  OAuthRequestError,
+  peekClientAssertion,
+  SecretBox,
+  TRACKING_WRITE_SCOPE,
+  verifyClientAssertion,
+} from '@tributary/auth';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
+
+export const TOKEN_RATE_LIMITER = Symbol('TokenRateLimiter');
+
+const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+export interface TokenRequest {
+  contentType?: string;
+  body: unknown;
+  /** The token endpoint's base URL as the client reached it: the expected `aud`. */
+  endpointBaseUrl: string;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+}
+
+/**
+ * `POST /token`: the OAuth 2.0 `client_credentials` grant with a signed JWT client assertion, as
+ * Segment's libraries request it (spec §11). The access token then authorizes tracking requests
+ * for the sources of the application's workspace.
+ */
+@Injectable()
+export class OAuthTokenHandler {
+  private readonly replayGuard = new AssertionReplayGuard();
+  private readonly signingKey: Uint8Array;
+
+  constructor(
+    private readonly readModel: ConfigReadModel,
+    @Inject(TOKEN_RATE_LIMITER) private readonly rateLimiter: RateLimiter,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+    secretBox: SecretBox,
+  ) {
+    this.signingKey = secretBox.deriveKey(ACCESS_TOKEN_KEY_PURPOSE);
+  }
+
+  async issue(request: TokenRequest): Promise<TokenResponse> {
+    if (!/^application\/x-www-form-urlencoded\b/i.test(request.contentType ?? '')) {
+      throw new OAuthRequestError(415, 'invalid_request', 'send the request as application/x-www-form-urlencoded');
+    }
+    const form = new URLSearchParams(Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '');
+    const grantType = form.get('grant_type');
+    if (!grantType) throw new OAuthRequestError(400, 'invalid_request', 'grant_type is required');
+    if (grantType !== 'client_credentials') {
+      throw new OAuthRequestError(400, 'unsupported_grant_type', 'only client_credentials is supported');
+    }
+    if (form.get('client_assertion_type') !== CLIENT_ASSERTION_TYPE) {
+      throw new OAuthRequestError(400, 'invalid_request', `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
+    }
+    const assertion = form.get('client_assertion');
+    if (!assertion) throw new OAuthRequestError(400, 'invalid_request', 'client_assertion is required');
+    const scope = form.get('scope') || TRACKING_WRITE_SCOPE;
+    if (scope.split(/\s+/).some((requested) => requested !== TRACKING_WRITE_SCOPE)) {
+      throw new OAuthRequestError(400, 'invalid_scope', `the only scope is ${TRACKING_WRITE_SCOPE}`);
+    }
+
+    const { subject } = peekClientAssertion(assertion);
+    const application = subject ? this.readModel.oauthApplicationByClientId(subject) : undefined;
+    if (!application) throw new OAuthRequestError(401, 'invalid_client', 'unknown client: sub must be a client id');
+    const limit = this.rateLimiter.take(application.clientId);
+    if (!limit.allowed) {
+      throw Object.assign(new OAuthRequestError(429, 'slow_down', 'too many token requests'), {
+        retryAfterSeconds: limit.retryAfterSeconds,
+      });
+    }
+    const configuredAudiences = (this.environment.OAUTH_AUDIENCES ?? '').split(',').map((url) => url.trim());
+    const verified = await verifyClientAssertion(assertion, application, [
+      request.endpointBaseUrl,
+      ...configuredAudiences.filter(Boolean),
+    ]);
+    if (!this.replayGuard.claim(verified.clientId, verified.jti, verified.expiresAt)) {
+      throw new OAuthRequestError(401, 'invalid_client', 'client_assertion jti was already used');
+    }
+    const accessToken = await issueAccessToken(
+      {
+        workspaceSlug: application.workspaceSlug,
+        applicationId: application.applicationId,
+        clientId: application.clientId,
+        scope,
+      },
+      application.tokenLifetimeSeconds,
+      this.signingKey,
+    );
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: application.tokenLifetimeSeconds, scope };
+  }
+}
