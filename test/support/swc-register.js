@@ -13,7 +13,10 @@ const { compilerOptions } = JSON.parse(readFileSync(join(root, 'tsconfig.json'),
 
 /** `@tributary/event-log` → `<root>/libs/event-log/src`; only exact aliases, as tsconfig declares them. */
 const aliases = new Map(
-  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [alias, join(root, compilerOptions.baseUrl ?? '.', target)]),
+  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
+    alias,
+    join(root, compilerOptions.baseUrl ?? '.', target),
+  ]),
 );
 
 const resolveFilename = Module._resolveFilename;

@@ -55,16 +55,30 @@ describe('@segment/analytics-node 3.1 through the router to webhooks and Postgre
     const statuses: number[] = [];
     analytics.on('http_response', (response) => statuses.push(response.status));
     const run = `${process.pid}-${Date.now()}`;
-    analytics.identify({ userId: `user-${run}`, traits: { email: 'ada@example.com', plan: 'pro' }, messageId: `identify-${run}` });
+    analytics.identify({
+      userId: `user-${run}`,
+      traits: { email: 'ada@example.com', plan: 'pro' },
+      messageId: `identify-${run}`,
+    });
     analytics.track({
       userId: `user-${run}`,
       event: 'Order Completed',
       properties: { revenue: 42.5, currency: 'EUR' },
       messageId: `track-${run}`,
     });
-    analytics.page({ userId: `user-${run}`, name: 'Getting Started', properties: { path: '/docs' }, messageId: `page-${run}` });
+    analytics.page({
+      userId: `user-${run}`,
+      name: 'Getting Started',
+      properties: { path: '/docs' },
+      messageId: `page-${run}`,
+    });
     analytics.screen({ userId: `user-${run}`, name: 'Home', messageId: `screen-${run}` });
-    analytics.group({ userId: `user-${run}`, groupId: 'group-1', traits: { name: 'Acme' }, messageId: `group-${run}` });
+    analytics.group({
+      userId: `user-${run}`,
+      groupId: 'group-1',
+      traits: { name: 'Acme' },
+      messageId: `group-${run}`,
+    });
     analytics.alias({ userId: `user-${run}`, previousId: 'anon-1', messageId: `alias-${run}` });
     await analytics.closeAndFlush({ timeout: 10_000 });
     expect(statuses.length).toBeGreaterThan(0);
@@ -76,13 +90,22 @@ describe('@segment/analytics-node 3.1 through the router to webhooks and Postgre
     // Steady state: every destination has a final outcome for all six, so a duplicate would show now.
     for (const slug of ['webhooks', 'webhooks-b', 'postgres']) {
       const metrics = await waitForSettled(t, source, slug, 6);
-      expect(metrics.counts).toMatchObject({ delivered: 6, discarded: 0, filtered: 0, skipped: 0, dead_lettered: 0 });
+      expect(metrics.counts).toMatchObject({
+        delivered: 6,
+        discarded: 0,
+        filtered: 0,
+        skipped: 0,
+        dead_lettered: 0,
+      });
     }
 
     for (const receiver of [webhookA, webhookB]) {
       expect(receiver.requests.map((request) => request.messageId).sort()).toEqual([...ids].sort());
       for (const request of receiver.requests) {
-        expect({ id: request.messageId, signatureValid: request.signatureValid }).toEqual({ id: request.messageId, signatureValid: true });
+        expect({ id: request.messageId, signatureValid: request.signatureValid }).toEqual({
+          id: request.messageId,
+          signatureValid: true,
+        });
         expect(request.signature).toMatch(/^[0-9a-f]{40}$/);
       }
       expect(receiver.acceptedOnce(`track-${run}`)!.body).toMatchObject({
@@ -99,9 +122,11 @@ describe('@segment/analytics-node 3.1 through the router to webhooks and Postgre
     expect(aTrack.signature).not.toBe(bTrack.signature);
 
     const rows = async (table: string, column = 'id') =>
-      (await database.client.query(`SELECT "${column}" AS value FROM "${database.schema}"."${table}" ORDER BY 1`)).rows.map(
-        (row) => row.value,
-      );
+      (
+        await database.client.query(
+          `SELECT "${column}" AS value FROM "${database.schema}"."${table}" ORDER BY 1`,
+        )
+      ).rows.map((row) => row.value);
     expect(await rows('identifies')).toEqual([`identify-${run}`]);
     expect(await rows('users')).toEqual([`user-${run}`]);
     expect(await rows('tracks')).toEqual([`track-${run}`]);

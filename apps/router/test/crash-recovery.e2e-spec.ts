@@ -3,7 +3,13 @@
 // webhook at least once. Duplicates across the crash are allowed (at-least-once delivery).
 import { rmSync } from 'node:fs';
 import { spawnTributary, type TributaryProcess } from '../../../test/support/tributary-process';
-import { createWorkspaceAndSource, pollUntil, postJson, sleep, type TestSource } from '../../tracking-api/test/tracking-e2e.kit';
+import {
+  createWorkspaceAndSource,
+  pollUntil,
+  postJson,
+  sleep,
+  type TestSource,
+} from '../../tracking-api/test/tracking-e2e.kit';
 import { createWebhookDestination, trackMessage, WebhookReceiver } from './router-e2e.kit';
 
 const MESSAGES = 300;
@@ -39,12 +45,17 @@ describe('SIGKILL mid-stream and restart', () => {
     let failedRequests = 0;
     const sending = (async () => {
       for (let start = 0; start < MESSAGES; start += BATCH_SIZE) {
-        const batch = Array.from({ length: BATCH_SIZE }, (_, index) => trackMessage({ event: `Crash ${start + index}` }));
-        for (const deadline = Date.now() + 30_000; ; ) {
-          const response = await postJson(endpoint, '/v1/batch', { batch }, source.writeKey).catch(() => undefined);
+        const batch = Array.from({ length: BATCH_SIZE }, (_, index) =>
+          trackMessage({ event: `Crash ${start + index}` }),
+        );
+        for (const deadline = Date.now() + 30_000; ;) {
+          const response = await postJson(endpoint, '/v1/batch', { batch }, source.writeKey).catch(
+            () => undefined,
+          );
           if (response?.status === 200) break;
           failedRequests += 1;
-          if (Date.now() > deadline) throw new Error(`a batch was not acknowledged within 30 s: ${response?.status}`);
+          if (Date.now() > deadline)
+            throw new Error(`a batch was not acknowledged within 30 s: ${response?.status}`);
           await sleep(100);
         }
         for (const message of batch) acknowledged.add(message.messageId);

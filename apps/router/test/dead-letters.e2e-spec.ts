@@ -1,7 +1,13 @@
 // Retries exhausted → dead letter, a 4xx → discarded, and the redrive that sends dead letters once
 // more, all through the Config API with a 2 s retry window.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { configApi, createWorkspaceAndSource, pollUntil, sleep, type TestSource } from '../../tracking-api/test/tracking-e2e.kit';
+import {
+  configApi,
+  createWorkspaceAndSource,
+  pollUntil,
+  sleep,
+  type TestSource,
+} from '../../tracking-api/test/tracking-e2e.kit';
 import {
   auditEvents,
   createWebhookDestination,
@@ -60,18 +66,25 @@ describe('dead letters, discards and redrive', () => {
     const attempts503 = unavailable.requests.filter((request) => request.messageId === message.messageId);
     expect(letter.attempts).toHaveLength(attempts503.length);
     expect(letter.attempts.length).toBeGreaterThanOrEqual(2);
-    for (const attempt of letter.attempts) expect(attempt).toEqual({ time: expect.any(String), outcome: expect.stringMatching(/503/) });
+    for (const attempt of letter.attempts)
+      expect(attempt).toEqual({ time: expect.any(String), outcome: expect.stringMatching(/503/) });
     const lastAttempt = Date.parse(letter.attempts[letter.attempts.length - 1].time);
     expect(lastAttempt - Date.parse(letter.attempts[0].time)).toBeGreaterThanOrEqual(2_000);
     expect(Date.parse(letter.dead_letter_time)).toBeGreaterThanOrEqual(sentAt + 2_000);
 
     const unavailableMetrics = await waitForSettled(t, source, 'webhooks', 1);
-    expect(unavailableMetrics.counts).toMatchObject({ dead_lettered: 1, delivered: 0, retried: attempts503.length - 1 });
+    expect(unavailableMetrics.counts).toMatchObject({
+      dead_lettered: 1,
+      delivered: 0,
+      retried: attempts503.length - 1,
+    });
 
     // 404: discarded after one attempt, the reason kept in the metrics; never retried.
     const goneMetrics = await waitForSettled(t, source, 'webhooks-gone', 1);
     expect(goneMetrics.counts).toMatchObject({ discarded: 1, retried: 0, delivered: 0, dead_lettered: 0 });
-    expect(goneMetrics.recent_discards).toEqual([{ message_id: message.messageId, reason: expect.stringMatching(/404/), time: expect.any(String) }]);
+    expect(goneMetrics.recent_discards).toEqual([
+      { message_id: message.messageId, reason: expect.stringMatching(/404/), time: expect.any(String) },
+    ]);
     expect(gone.requests.map((request) => request.messageId)).toEqual([message.messageId]);
     const goneLetters = await configApi(t, 'GET', `${destinationName(source, 'webhooks-gone')}/dead-letters`);
     expect(goneLetters.body.dead_letters).toEqual([]);
@@ -92,11 +105,18 @@ describe('dead letters, discards and redrive', () => {
     const trail = await auditEvents(t, source, deadLettersPath());
     const requested = trail.find((entry) => entry.type === 'DestinationDeadLettersRedriveRequested');
     const redriven = trail.find((entry) => entry.type === 'DestinationDeadLettersRedriven');
-    expect(requested).toMatchObject({ resource_name: deadLettersPath(), data: { redriveId: redrive.body.redrive_id } });
+    expect(requested).toMatchObject({
+      resource_name: deadLettersPath(),
+      data: { redriveId: redrive.body.redrive_id },
+    });
     expect(requested.actor).not.toBe('system:router');
     expect(redriven).toMatchObject({
       actor: 'system:router',
-      data: { redriveId: redrive.body.redrive_id, delivered: [Number(letter.name.split('/').pop())], failed: [] },
+      data: {
+        redriveId: redrive.body.redrive_id,
+        delivered: [Number(letter.name.split('/').pop())],
+        failed: [],
+      },
     });
 
     // A second redrive with nothing left sends nothing.
@@ -105,7 +125,10 @@ describe('dead letters, discards and redrive', () => {
     expect(again.status).toBe(200);
     await pollUntil('the second redrive is recorded', 10_000, async () => {
       const entries = await auditEvents(t, source, deadLettersPath());
-      return entries.some((entry) => entry.type === 'DestinationDeadLettersRedriven' && entry.data.redriveId === again.body.redrive_id)
+      return entries.some(
+        (entry) =>
+          entry.type === 'DestinationDeadLettersRedriven' && entry.data.redriveId === again.body.redrive_id,
+      )
         ? true
         : undefined;
     });
@@ -132,7 +155,10 @@ describe('dead letters, discards and redrive', () => {
         const entries = await auditEvents(t, source, path);
         return entries.find((entry) => entry.type === 'DestinationDeadLettersRedriven');
       });
-      expect(recorded.data).toMatchObject({ delivered: [], failed: [{ reason: expect.stringMatching(/503/) }] });
+      expect(recorded.data).toMatchObject({
+        delivered: [],
+        failed: [{ reason: expect.stringMatching(/503/) }],
+      });
       expect(failing.requests.length).toBe(attemptsBefore + 1);
       await sleep(100);
       const response = await configApi(t, 'GET', path);

@@ -48,10 +48,16 @@ describe('destinations created and deleted while the router runs', () => {
   it('stops delivering to a deleted destination', async () => {
     await deleteDestination(t, source, 'webhooks-new');
     const requestsBefore = coming.requests.length;
-    const afterDelete = Array.from({ length: 5 }, (_, index) => trackMessage({ event: `After Delete ${index}` }));
+    const afterDelete = Array.from({ length: 5 }, (_, index) =>
+      trackMessage({ event: `After Delete ${index}` }),
+    );
     await sendBatch(t, source, afterDelete);
     // The control destination got them: they were routed, and the deleted one was not among the targets.
-    await waitForAccepted(control, afterDelete.map((message) => message.messageId), 5_000);
+    await waitForAccepted(
+      control,
+      afterDelete.map((message) => message.messageId),
+      5_000,
+    );
     await sleep(200);
     expect(coming.requests.length).toBe(requestsBefore);
   });

@@ -85,8 +85,18 @@ describe('a failing destination does not slow a healthy one', () => {
     );
     expect(outageP50).toBeLessThan(2 * baselineP50 + 200);
 
-    expect(healthyMetrics.counts).toMatchObject({ delivered: total, retried: 0, dead_lettered: 0, discarded: 0 });
-    expect(flakyMetrics.counts).toMatchObject({ delivered: total, retried: failedAttempts, dead_lettered: 0, discarded: 0 });
+    expect(healthyMetrics.counts).toMatchObject({
+      delivered: total,
+      retried: 0,
+      dead_lettered: 0,
+      discarded: 0,
+    });
+    expect(flakyMetrics.counts).toMatchObject({
+      delivered: total,
+      retried: failedAttempts,
+      dead_lettered: 0,
+      discarded: 0,
+    });
     // No message was accepted twice by either receiver.
     expect(new Set(healthy.acceptedIds()).size).toBe(total);
     expect(healthy.acceptedIds()).toHaveLength(total);

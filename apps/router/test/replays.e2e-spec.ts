@@ -1,7 +1,13 @@
 // Replays (spec §12.4) end to end: a destination created after the messages were sent, still disabled,
 // is filled with the log's history through the Config API; `end_time` bounds it; bad input is a 400.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { configApi, createWorkspaceAndSource, pollUntil, sleep, type TestSource } from '../../tracking-api/test/tracking-e2e.kit';
+import {
+  configApi,
+  createWorkspaceAndSource,
+  pollUntil,
+  sleep,
+  type TestSource,
+} from '../../tracking-api/test/tracking-e2e.kit';
 import {
   auditEvents,
   createFilter,
@@ -54,7 +60,11 @@ describe('replays end to end', () => {
   beforeAll(async () => {
     startTime = new Date(Date.now() - 1_000).toISOString();
     firstBatch = Array.from({ length: 8 }, (_, index) =>
-      trackMessage({ event: `Before ${index}`, integrations: { Webhooks: false, Mixpanel: true }, context: { consent: { categoryPreferences: { ads: false } } } }),
+      trackMessage({
+        event: `Before ${index}`,
+        integrations: { Webhooks: false, Mixpanel: true },
+        context: { consent: { categoryPreferences: { ads: false } } },
+      }),
     );
     await sendBatch(t, source, firstBatch);
     await sleep(50);
@@ -66,7 +76,9 @@ describe('replays end to end', () => {
 
   it('fills a disabled destination created afterwards, replacing integrations, and records it in the audit trail', async () => {
     const receiver = await startReceiver('replayed');
-    const created = await createWebhookDestination(t, source, 'webhooks', receiver, 'replayed', { enabled: false });
+    const created = await createWebhookDestination(t, source, 'webhooks', receiver, 'replayed', {
+      enabled: false,
+    });
     expect(created.enabled).toBe(false);
 
     const response = await configApi(t, 'POST', replaysPath('webhooks'), { start_time: startTime });
@@ -85,17 +97,24 @@ describe('replays end to end', () => {
       finish_time: expect.any(String),
     });
 
-    expect(receiver.requests.map((request) => request.messageId).sort()).toEqual(all.map((message) => message.messageId).sort());
+    expect(receiver.requests.map((request) => request.messageId).sort()).toEqual(
+      all.map((message) => message.messageId).sort(),
+    );
     for (const request of receiver.requests) {
       expect(request.signatureValid).toBe(true);
       // Replaced, whatever the original said (the first batch had turned Webhooks off).
       expect(request.body.integrations).toEqual({ All: false, Webhooks: true });
     }
     // The consent object is kept.
-    expect(receiver.acceptedOnce(firstBatch[0].messageId)!.body.context.consent).toEqual({ categoryPreferences: { ads: false } });
+    expect(receiver.acceptedOnce(firstBatch[0].messageId)!.body.context.consent).toEqual({
+      categoryPreferences: { ads: false },
+    });
 
     const trail = await auditEvents(t, source, replaysPath('webhooks'));
-    expect(trail.map((entry) => entry.type)).toEqual(['DestinationReplayFinished', 'DestinationReplayRequested']);
+    expect(trail.map((entry) => entry.type)).toEqual([
+      'DestinationReplayFinished',
+      'DestinationReplayRequested',
+    ]);
     expect(trail[1].actor).not.toBe('system:router');
     expect(trail[0]).toMatchObject({ actor: 'system:router' });
 
@@ -121,7 +140,10 @@ describe('replays end to end', () => {
     expect(response.status).toBe(200);
     expect(response.body.end_time).toBe(new Date(between).toISOString());
     const finished = await waitForReplay('webhooks-bounded', response.body.name);
-    expect(finished).toMatchObject({ state: 'COMPLETED', counts: { delivered: firstBatch.length - 1, filtered: 1, skipped: 0 } });
+    expect(finished).toMatchObject({
+      state: 'COMPLETED',
+      counts: { delivered: firstBatch.length - 1, filtered: 1, skipped: 0 },
+    });
     expect(receiver.requests.map((request) => request.messageId).sort()).toEqual(
       firstBatch
         .slice(1)
@@ -132,20 +154,32 @@ describe('replays end to end', () => {
 
   it('answers 400 code 3 to bad replay input and records nothing', async () => {
     const receiver = await startReceiver('bad-input');
-    await createWebhookDestination(t, source, 'webhooks-bad-input', receiver, 'bad-input', { enabled: false });
+    await createWebhookDestination(t, source, 'webhooks-bad-input', receiver, 'bad-input', {
+      enabled: false,
+    });
     const now = Date.now();
     const bad: [string, unknown][] = [
       ['missing start_time', {}],
       ['empty start_time', { start_time: '' }],
       ['start_time not a time', { start_time: 'yesterday' }],
-      ['end before start', { start_time: new Date(now - 60_000).toISOString(), end_time: new Date(now - 120_000).toISOString() }],
-      ['end equal to start', { start_time: new Date(now - 60_000).toISOString(), end_time: new Date(now - 60_000).toISOString() }],
+      [
+        'end before start',
+        { start_time: new Date(now - 60_000).toISOString(), end_time: new Date(now - 120_000).toISOString() },
+      ],
+      [
+        'end equal to start',
+        { start_time: new Date(now - 60_000).toISOString(), end_time: new Date(now - 60_000).toISOString() },
+      ],
       ['future start', { start_time: new Date(now + 3_600_000).toISOString() }],
       ['start_time a number', { start_time: 12 }],
     ];
     for (const [why, body] of bad) {
       const response = await configApi(t, 'POST', replaysPath('webhooks-bad-input'), body);
-      expect({ why, status: response.status, code: response.body?.code }).toEqual({ why, status: 400, code: 3 });
+      expect({ why, status: response.status, code: response.body?.code }).toEqual({
+        why,
+        status: 400,
+        code: 3,
+      });
       expect(response.body.error).toEqual(expect.any(String));
     }
     const listing = await configApi(t, 'GET', replaysPath('webhooks-bad-input'));

@@ -53,11 +53,19 @@ export class WebhookReceiver {
   }
 
   static async start(options: WebhookReceiverOptions = {}): Promise<WebhookReceiver> {
-    let receiver: WebhookReceiver | undefined;
-    const server = createServer((request, response) => void receiver!.handle(request, response));
+    const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    receiver = new WebhookReceiver(server, `http://127.0.0.1:${port}/hook`, options.secret, options.delayMs ?? 0);
+    const receiver = new WebhookReceiver(
+      server,
+      `http://127.0.0.1:${port}/hook`,
+      options.secret,
+      options.delayMs ?? 0,
+    );
+    server.on(
+      'request',
+      (request: IncomingMessage, response: ServerResponse) => void receiver.handle(request, response),
+    );
     return receiver;
   }
 
@@ -94,7 +102,8 @@ export class WebhookReceiver {
       body = undefined;
     }
     const signature = request.headers['x-signature'] as string | undefined;
-    const expected = this.secret === undefined ? undefined : createHmac('sha1', this.secret).update(rawBody).digest('hex');
+    const expected =
+      this.secret === undefined ? undefined : createHmac('sha1', this.secret).update(rawBody).digest('hex');
     const status = body === undefined ? 400 : this.answer(body);
     this.requests.push({
       body,
@@ -125,19 +134,31 @@ export interface DestinationInput {
 }
 
 /** Creates a destination through the Config API; fails unless it answers 200. */
-export async function createDestination(t: ApiEndpoint, source: TestSource, input: DestinationInput): Promise<any> {
-  const response = await configApi(t, 'POST', `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/destinations`, {
-    destination: {
-      name: destinationName(source, input.slug),
-      ...(input.catalogSlug && { catalog_name: `catalog/destinations/${input.catalogSlug}` }),
-      enabled: input.enabled,
-      config: Object.entries(input.config).map(([key, value]) => ({
-        name: `${destinationName(source, input.slug)}/config/${key}`,
-        value,
-      })),
+export async function createDestination(
+  t: ApiEndpoint,
+  source: TestSource,
+  input: DestinationInput,
+): Promise<any> {
+  const response = await configApi(
+    t,
+    'POST',
+    `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/destinations`,
+    {
+      destination: {
+        name: destinationName(source, input.slug),
+        ...(input.catalogSlug && { catalog_name: `catalog/destinations/${input.catalogSlug}` }),
+        enabled: input.enabled,
+        config: Object.entries(input.config).map(([key, value]) => ({
+          name: `${destinationName(source, input.slug)}/config/${key}`,
+          value,
+        })),
+      },
     },
-  });
-  if (response.status !== 200) throw new Error(`creating destination ${input.slug}: ${response.status} ${JSON.stringify(response.body)}`);
+  );
+  if (response.status !== 200)
+    throw new Error(
+      `creating destination ${input.slug}: ${response.status} ${JSON.stringify(response.body)}`,
+    );
   return response.body;
 }
 
@@ -159,12 +180,19 @@ export function createWebhookDestination(
 
 export async function deleteDestination(t: ApiEndpoint, source: TestSource, slug: string): Promise<void> {
   const response = await configApi(t, 'DELETE', `${destinationName(source, slug)}`);
-  if (response.status !== 200) throw new Error(`deleting destination ${slug}: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`deleting destination ${slug}: ${response.status} ${JSON.stringify(response.body)}`);
 }
 
-export async function createFilter(t: ApiEndpoint, source: TestSource, slug: string, filter: Record<string, unknown>): Promise<any> {
+export async function createFilter(
+  t: ApiEndpoint,
+  source: TestSource,
+  slug: string,
+  filter: Record<string, unknown>,
+): Promise<any> {
   const response = await configApi(t, 'POST', `${destinationName(source, slug)}/filters`, { filter });
-  if (response.status !== 200) throw new Error(`creating filter on ${slug}: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`creating filter on ${slug}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
 
@@ -174,9 +202,14 @@ export interface DeliveryMetricsBody {
   recent_discards: { message_id: string; reason: string; time: string }[];
 }
 
-export async function deliveryMetrics(t: ApiEndpoint, source: TestSource, slug: string): Promise<DeliveryMetricsBody> {
+export async function deliveryMetrics(
+  t: ApiEndpoint,
+  source: TestSource,
+  slug: string,
+): Promise<DeliveryMetricsBody> {
   const response = await configApi(t, 'GET', `${destinationName(source, slug)}/metrics`);
-  if (response.status !== 200) throw new Error(`reading metrics of ${slug}: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`reading metrics of ${slug}: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
 
@@ -201,23 +234,39 @@ export async function waitForSettled(
   return value;
 }
 
-export async function auditEvents(t: ApiEndpoint, source: TestSource, resourceNamePrefix: string): Promise<any[]> {
+export async function auditEvents(
+  t: ApiEndpoint,
+  source: TestSource,
+  resourceNamePrefix: string,
+): Promise<any[]> {
   const response = await configApi(
     t,
     'GET',
     `workspaces/${source.workspaceSlug}/audit-events?page_size=200&resource_name_prefix=${encodeURIComponent(resourceNamePrefix)}`,
   );
-  if (response.status !== 200) throw new Error(`reading the audit trail: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`reading the audit trail: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body.audit_events;
 }
 
 /** A track message with a fresh messageId; `fields` override or add. */
 export function trackMessage(fields: Record<string, unknown> = {}): Record<string, any> {
-  return { type: 'track', messageId: `e2e-${randomUUID()}`, userId: 'user-1', event: 'Order Completed', properties: { revenue: 1 }, ...fields };
+  return {
+    type: 'track',
+    messageId: `e2e-${randomUUID()}`,
+    userId: 'user-1',
+    event: 'Order Completed',
+    properties: { revenue: 1 },
+    ...fields,
+  };
 }
 
 /** Sends messages in one `/v1/batch` request; fails unless the tracking API answers 200. */
-export async function sendBatch(t: ApiEndpoint, source: TestSource, batch: Record<string, unknown>[]): Promise<number> {
+export async function sendBatch(
+  t: ApiEndpoint,
+  source: TestSource,
+  batch: Record<string, unknown>[],
+): Promise<number> {
   const sentAt = Date.now();
   const response = await postJson(t, '/v1/batch', { batch }, source.writeKey);
   if (response.status !== 200) throw new Error(`sending a batch: ${response.status} ${response.text}`);
@@ -225,11 +274,19 @@ export async function sendBatch(t: ApiEndpoint, source: TestSource, batch: Recor
 }
 
 /** Waits until the receiver has accepted every one of `messageIds`. */
-export async function waitForAccepted(receiver: WebhookReceiver, messageIds: readonly string[], timeoutMs: number): Promise<number> {
-  const { elapsedMs } = await pollUntil(`${messageIds.length} messages accepted at ${receiver.url}`, timeoutMs, async () => {
-    const accepted = new Set(receiver.acceptedIds());
-    return messageIds.every((id) => accepted.has(id)) ? true : undefined;
-  });
+export async function waitForAccepted(
+  receiver: WebhookReceiver,
+  messageIds: readonly string[],
+  timeoutMs: number,
+): Promise<number> {
+  const { elapsedMs } = await pollUntil(
+    `${messageIds.length} messages accepted at ${receiver.url}`,
+    timeoutMs,
+    async () => {
+      const accepted = new Set(receiver.acceptedIds());
+      return messageIds.every((id) => accepted.has(id)) ? true : undefined;
+    },
+  );
   return elapsedMs;
 }
 
@@ -240,7 +297,8 @@ export function median(values: readonly number[]): number {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
-export const TEST_DATABASE_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_DATABASE_URL =
+  process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
  * A schema of its own on the test PostgreSQL (`TEST_DATABASE_URL`), dropped by `drop()`. An
