@@ -1,7 +1,12 @@
 // Destinations come and go while the router runs: a new one receives messages within a second, a
 // deleted one receives nothing more, and one created again under the same name starts afresh.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { createWorkspaceAndSource, sleep, type TestSource } from '../../tracking-api/test/tracking-e2e.kit';
+import {
+  createWorkspaceAndSource,
+  pollUntil,
+  sleep,
+  type TestSource,
+} from '../../tracking-api/test/tracking-e2e.kit';
 import {
   createWebhookDestination,
   deleteDestination,
@@ -85,5 +90,33 @@ describe('destinations created and deleted while the router runs', () => {
     await sendBatch(t, source, [message]);
     await waitForAccepted(control, [message.messageId], 5_000);
     await waitForAccepted(coming, [message.messageId], 5_000);
+  });
+
+  it('serves a destination re-created while a delivery to its predecessor is still in flight', async () => {
+    const slow = await WebhookReceiver.start({ secret: 'slow', delayMs: 1_500 });
+    try {
+      await createWebhookDestination(t, source, 'webhooks-slow', slow, 'slow');
+      const inFlight = trackMessage({ event: 'Held By The Receiver' });
+      await sendBatch(t, source, [inFlight]);
+      await pollUntil('the slow receiver holds a request', 5_000, async () =>
+        slow.requests.length > 0 ? true : undefined,
+      );
+
+      await deleteDestination(t, source, 'webhooks-slow');
+      await createWebhookDestination(t, source, 'webhooks-slow', slow, 'slow');
+      slow.delayMs = 0;
+      const afterRecreate = trackMessage({ event: 'For The Re-created One' });
+      await sendBatch(t, source, [afterRecreate]);
+      await waitForAccepted(control, [afterRecreate.messageId], 5_000);
+      await waitForAccepted(slow, [afterRecreate.messageId], 5_000);
+      // Once the predecessor's last delivery has ended, its clean-up must not take the new consumer along.
+      await sleep(1_700);
+      const later = trackMessage({ event: 'Later For The Re-created One' });
+      await sendBatch(t, source, [later]);
+      await waitForAccepted(control, [later.messageId], 5_000);
+      await waitForAccepted(slow, [later.messageId], 5_000);
+    } finally {
+      await slow.close();
+    }
   });
 });
