@@ -7,6 +7,7 @@ import {
   createDestination,
   createWebhookDestination,
   openTestSchema,
+  POLLING_ENVIRONMENT,
   TEST_DATABASE_URL,
   waitForAccepted,
   waitForSettled,
@@ -22,7 +23,7 @@ describe('@segment/analytics-node 3.1 through the router to webhooks and Postgre
 
   beforeAll(async () => {
     database = await openTestSchema();
-    t = await startTributary();
+    t = await startTributary({ environment: POLLING_ENVIRONMENT });
     source = await createWorkspaceAndSource(t, { catalog: 'node' });
     webhookA = await WebhookReceiver.start({ secret: 'secret-of-a' });
     webhookB = await WebhookReceiver.start({ secret: 'secret-of-b' });

@@ -10,13 +10,18 @@ import {
   sleep,
   type TestSource,
 } from '../../tracking-api/test/tracking-e2e.kit';
-import { createWebhookDestination, trackMessage, WebhookReceiver } from './router-e2e.kit';
+import {
+  createWebhookDestination,
+  POLLING_ENVIRONMENT,
+  trackMessage,
+  WebhookReceiver,
+} from './router-e2e.kit';
 
 const MESSAGES = 300;
 const BATCH_SIZE = 20;
 /** A slow receiver and a small in-flight budget keep a backlog, so the kill lands mid-delivery. */
 const RECEIVER_DELAY_MS = 40;
-const ENVIRONMENT = { ROUTER_MAX_IN_FLIGHT: '4' };
+const ENVIRONMENT = { ...POLLING_ENVIRONMENT, ROUTER_MAX_IN_FLIGHT: '4' };
 /** After a crash, deliveries the dead process held are redelivered once their ack wait (30 s) is over. */
 const REDELIVERY_DEADLINE_MS = 60_000;
 

@@ -8,17 +8,30 @@ import {
   sleep,
   type TestSource,
 } from '../../tracking-api/test/tracking-e2e.kit';
+import { createServer, type AddressInfo } from 'node:net';
 import {
   auditEvents,
+  createDestination,
   createWebhookDestination,
   deliveryMetrics,
   destinationName,
+  openTestSchema,
+  POLLING_ENVIRONMENT,
   sendBatch,
+  TEST_DATABASE_URL,
   trackMessage,
   waitForAccepted,
   waitForSettled,
   WebhookReceiver,
 } from './router-e2e.kit';
+
+async function freePortWithNothingListening(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 describe('dead letters, discards and redrive', () => {
   let t: TributaryTestInstance;
@@ -27,7 +40,7 @@ describe('dead letters, discards and redrive', () => {
   let gone: WebhookReceiver;
 
   beforeAll(async () => {
-    t = await startTributary({ environment: { RETRY_WINDOW: '2s' } });
+    t = await startTributary({ environment: { ...POLLING_ENVIRONMENT, RETRY_WINDOW: '2s' } });
     source = await createWorkspaceAndSource(t);
     unavailable = await WebhookReceiver.start({ secret: 'unavailable' });
     unavailable.answer = () => 503;
@@ -165,6 +178,62 @@ describe('dead letters, discards and redrive', () => {
       expect(response.body.dead_letters.map((letter: any) => letter.message_id)).toEqual([message.messageId]);
     } finally {
       await failing.close();
+    }
+  }, 30_000);
+
+  it('redrives a PostgreSQL dead letter once its connection string is fixed, rows as the live path writes them', async () => {
+    const database = await openTestSchema();
+    try {
+      const closedPort = await freePortWithNothingListening();
+      await createDestination(t, source, {
+        slug: 'postgres',
+        enabled: true,
+        config: {
+          connection_string: `postgres://postgres@127.0.0.1:${closedPort}/postgres`,
+          schema: database.schema,
+        },
+      });
+      const message = trackMessage({ event: 'Redriven Row' });
+      await sendBatch(t, source, [message]);
+      const path = `${destinationName(source, 'postgres')}/dead-letters`;
+      const { value: letters } = await pollUntil('dead-lettered', 15_000, async () => {
+        const response = await configApi(t, 'GET', path);
+        return response.body.dead_letters.length > 0 ? response.body.dead_letters : undefined;
+      });
+      expect(letters[0]).toMatchObject({
+        message_id: message.messageId,
+        reason: expect.stringMatching(/cannot connect to PostgreSQL/),
+      });
+      // The connection string is a password setting: the dead letter does not show it.
+      expect(JSON.stringify(letters[0])).not.toContain('postgres://postgres@');
+      // Fixing the destination's settings is what makes the redrive succeed.
+      const patched = await configApi(t, 'PATCH', destinationName(source, 'postgres'), {
+        destination: {
+          config: [
+            {
+              name: `${destinationName(source, 'postgres')}/config/connection_string`,
+              value: TEST_DATABASE_URL,
+            },
+          ],
+        },
+        update_mask: { paths: ['destination.config'] },
+      });
+      expect(patched.status).toBe(200);
+
+      const redrive = await configApi(t, 'POST', `${path}:redrive`, {});
+      expect(redrive.status).toBe(200);
+      await pollUntil('the dead letter leaves the list', 10_000, async () => {
+        const response = await configApi(t, 'GET', path);
+        return response.body.dead_letters.length === 0 ? true : undefined;
+      });
+      const rows = await database.client.query(
+        `SELECT id, source_id, event_text FROM "${database.schema}".tracks`,
+      );
+      expect(rows.rows).toEqual([
+        { id: message.messageId, source_id: source.sourceId, event_text: 'Redriven Row' },
+      ]);
+    } finally {
+      await database.drop();
     }
   }, 30_000);
 

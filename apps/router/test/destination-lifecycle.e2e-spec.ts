@@ -10,6 +10,7 @@ import {
 import {
   createWebhookDestination,
   deleteDestination,
+  POLLING_ENVIRONMENT,
   sendBatch,
   trackMessage,
   waitForAccepted,
@@ -23,7 +24,7 @@ describe('destinations created and deleted while the router runs', () => {
   let coming: WebhookReceiver;
 
   beforeAll(async () => {
-    t = await startTributary();
+    t = await startTributary({ environment: POLLING_ENVIRONMENT });
     source = await createWorkspaceAndSource(t);
     control = await WebhookReceiver.start({ secret: 'control' });
     coming = await WebhookReceiver.start({ secret: 'coming' });

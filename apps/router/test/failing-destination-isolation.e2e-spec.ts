@@ -6,6 +6,7 @@ import { createWorkspaceAndSource, sleep, type TestSource } from '../../tracking
 import {
   createWebhookDestination,
   median,
+  POLLING_ENVIRONMENT,
   sendBatch,
   trackMessage,
   waitForAccepted,
@@ -24,7 +25,7 @@ describe('a failing destination does not slow a healthy one', () => {
   let flaky: WebhookReceiver;
 
   beforeAll(async () => {
-    t = await startTributary();
+    t = await startTributary({ environment: POLLING_ENVIRONMENT });
     source = await createWorkspaceAndSource(t);
     healthy = await WebhookReceiver.start({ secret: 'healthy' });
     flaky = await WebhookReceiver.start({ secret: 'flaky' });

@@ -13,6 +13,7 @@ import {
   createFilter,
   createWebhookDestination,
   destinationName,
+  POLLING_ENVIRONMENT,
   sendBatch,
   trackMessage,
   WebhookReceiver,
@@ -24,7 +25,7 @@ describe('replays end to end', () => {
   const receivers: WebhookReceiver[] = [];
 
   beforeAll(async () => {
-    t = await startTributary();
+    t = await startTributary({ environment: POLLING_ENVIRONMENT });
     source = await createWorkspaceAndSource(t);
   });
 

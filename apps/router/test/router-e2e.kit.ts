@@ -120,6 +120,12 @@ export class WebhookReceiver {
   }
 }
 
+/**
+ * The tests poll the Config API (metrics, dead letters, replays) every 50 ms, far above the default
+ * per-token rate limit meant for clients; these suites lift it.
+ */
+export const POLLING_ENVIRONMENT = { CONFIG_API_RATE_LIMIT: '100000' };
+
 /** `workspaces/<ws>/sources/<src>/destinations/<slug>`: the destination's resource name. */
 export function destinationName(source: TestSource, destinationSlug: string): string {
   return `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/destinations/${destinationSlug}`;

@@ -12,6 +12,7 @@ import {
   createWebhookDestination,
   destinationName,
   openTestSchema,
+  POLLING_ENVIRONMENT,
   sendBatch,
   TEST_DATABASE_URL,
   trackMessage,
@@ -29,7 +30,7 @@ describe('routing rules end to end', () => {
 
   beforeAll(async () => {
     database = await openTestSchema();
-    t = await startTributary();
+    t = await startTributary({ environment: POLLING_ENVIRONMENT });
     source = await createWorkspaceAndSource(t);
     webhookA = await WebhookReceiver.start({ secret: 'secret-a' });
     webhookB = await WebhookReceiver.start({ secret: 'secret-b' });
