@@ -7,6 +7,9 @@ import type { TributaryTestInstance } from '../../../test/support/tributary-test
 /** RFC 3339 in UTC with exactly three fraction digits and `Z` (spec §7.2, output format). */
 export const RFC3339_UTC_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** What the HTTP helpers need of an instance: one started in this process or as a child process. */
+export type ApiEndpoint = Pick<TributaryTestInstance, 'baseUrl' | 'adminToken'>;
+
 export interface TestSource {
   workspaceSlug: string;
   workspaceId: string;
@@ -16,8 +19,8 @@ export interface TestSource {
 }
 
 export async function configApi(
-  t: TributaryTestInstance,
-  method: 'GET' | 'POST' | 'DELETE',
+  t: ApiEndpoint,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: any }> {
@@ -41,7 +44,7 @@ function uniqueSlug(prefix: string): string {
 
 /** Creates a workspace (`region` optional) through the Config API; returns its slug and id. */
 export async function createWorkspace(
-  t: TributaryTestInstance,
+  t: ApiEndpoint,
   options: { region?: 'us' | 'eu' } = {},
 ): Promise<{ slug: string; id: string; response: { status: number; body: any } }> {
   const slug = uniqueSlug('ws');
@@ -54,7 +57,7 @@ export async function createWorkspace(
 
 /** Creates a source in a workspace through the Config API and returns its write key. */
 export async function createSource(
-  t: TributaryTestInstance,
+  t: ApiEndpoint,
   workspace: { slug: string; id: string },
   catalog = 'node',
 ): Promise<TestSource> {
@@ -73,13 +76,13 @@ export async function createSource(
 }
 
 export async function createWorkspaceAndSource(
-  t: TributaryTestInstance,
+  t: ApiEndpoint,
   options: { region?: 'us' | 'eu'; catalog?: string } = {},
 ): Promise<TestSource> {
   return createSource(t, await createWorkspace(t, options), options.catalog);
 }
 
-export async function deleteSource(t: TributaryTestInstance, source: TestSource): Promise<void> {
+export async function deleteSource(t: ApiEndpoint, source: TestSource): Promise<void> {
   const response = await configApi(t, 'DELETE', `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}`);
   if (response.status !== 200) throw new Error(`deleting source: ${response.status} ${JSON.stringify(response.body)}`);
 }
@@ -98,7 +101,7 @@ export interface TrackingResponse {
 
 /** A raw POST to the tracking API: the body is sent byte for byte as given. */
 export async function postTracking(
-  t: TributaryTestInstance,
+  t: ApiEndpoint,
   path: string,
   body: string | Buffer | Uint8Array,
   headers: Record<string, string> = {},
@@ -120,7 +123,7 @@ export async function postTracking(
 
 /** `POST <path>` with a JSON body and Basic auth for the source's write key. */
 export function postJson(
-  t: TributaryTestInstance,
+  t: ApiEndpoint,
   path: string,
   body: unknown,
   writeKey?: string,

@@ -22,10 +22,6 @@ export class TributaryModule {
           secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
           keyFile: join(environment.DATA_DIR, 'deployment.key'),
         }),
-      SecretBoxModule.register({
-        secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
-        keyFile: join(environment.DATA_DIR, 'deployment.key'),
-      }),
         EventLogModule.register({
           natsUrl: environment.NATS_URL,
           dataDir: environment.DATA_DIR,

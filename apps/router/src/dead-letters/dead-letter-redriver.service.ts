@@ -54,6 +54,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, OnApplication
         catalogSlugOf(view.destination),
         letter.message.payload as unknown as NormalizedMessage,
         settings,
+        sourceId,
       );
       if (result.outcome === 'delivered') delivered.push(letter.deadLetterSequence);
       else failed.push({ deadLetterSequence: letter.deadLetterSequence, reason: result.reason });

@@ -19,6 +19,8 @@ const ACK_WAIT_MS = 30_000;
 export class DestinationConsumers implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Router');
   private readonly subscriptions = new Map<string, Promise<ConsumerSubscription | undefined>>();
+  /** Consumers being stopped and deleted; one re-created under the same name waits for its predecessor's end. */
+  private readonly removals = new Map<string, Promise<void>>();
   private stopListening?: () => void;
   private stopped = false;
 
@@ -55,21 +57,26 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
     const { sourceId, destinationSlug, createTime } = view.destination;
     const consumerName = destinationConsumerName(sourceId, destinationSlug);
     if (this.stopped || this.subscriptions.has(consumerName)) return;
-    const started = this.eventLog
-      .consume(
-        consumerName,
-        {
-          sourceId,
-          // Messages from the moment the destination was created, even those published before the
-          // router saw the event; an existing consumer resumes where it stopped and ignores this.
-          deliverFrom: new Date(createTime),
-          ackWaitMs: ACK_WAIT_MS,
-          maxInFlight: this.environment.ROUTER_MAX_IN_FLIGHT,
-          onHandlerError: (error, delivery) =>
-            this.logger.error(`delivery of ${delivery.messageId} to ${destinationSlug} failed: ${(error as Error).message}`),
-        },
-        (delivery) => this.deliverer.handle(delivery, { consumerName, sourceId, destinationSlug }),
-      )
+    // Were it started before the old one is deleted, that deletion would stop and delete this one too.
+    const predecessorRemoved = this.removals.get(consumerName) ?? Promise.resolve();
+    const started = predecessorRemoved
+      .then(() => {
+        if (this.stopped) return undefined;
+        return this.eventLog.consume(
+          consumerName,
+          {
+            sourceId,
+            // Messages from the moment the destination was created, even those published before the
+            // router saw the event; an existing consumer resumes where it stopped and ignores this.
+            deliverFrom: new Date(createTime),
+            ackWaitMs: ACK_WAIT_MS,
+            maxInFlight: this.environment.ROUTER_MAX_IN_FLIGHT,
+            onHandlerError: (error, delivery) =>
+              this.logger.error(`delivery of ${delivery.messageId} to ${destinationSlug} failed: ${(error as Error).message}`),
+          },
+          (delivery) => this.deliverer.handle(delivery, { consumerName, sourceId, destinationSlug }),
+        );
+      })
       .catch((error: Error) => {
         this.logger.error(`could not start the consumer of ${destinationSlug} (${sourceId}): ${error.message}`);
         this.subscriptions.delete(consumerName);
@@ -83,9 +90,18 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
     // Forgotten at once, so a destination re-created under the same name gets a consumer of its own.
     const starting = this.subscriptions.get(consumerName);
     this.subscriptions.delete(consumerName);
-    const subscription = await starting;
-    await subscription?.stop();
-    await this.eventLog.deleteConsumer(consumerName).catch(() => false);
-    this.metrics.forget(destinationKey(destination.sourceId, destination.destinationSlug));
+    const removal = (async () => {
+      const subscription = await starting;
+      // Waits for deliveries in flight (a webhook may take its full timeout).
+      await subscription?.stop();
+      await this.eventLog.deleteConsumer(consumerName).catch(() => false);
+      this.metrics.forget(destinationKey(destination.sourceId, destination.destinationSlug));
+    })();
+    this.removals.set(consumerName, removal);
+    try {
+      await removal;
+    } finally {
+      if (this.removals.get(consumerName) === removal) this.removals.delete(consumerName);
+    }
   }
 }

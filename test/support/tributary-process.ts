@@ -1,0 +1,100 @@
+// Tributary as a child process, for tests that must kill it as an operator or a crash would (SIGKILL)
+// and start it again on the same data: the in-process `startTributary` cannot be killed that way.
+import { generateAccessTokenSecret } from '@tributary/auth';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const REGISTER_HOOK = join(__dirname, 'swc-register.js');
+const MAIN = join(ROOT, 'apps', 'tributary', 'src', 'main.ts');
+/** What `main.ts` prints once the server accepts connections. */
+const LISTENING = /tributary listening on (http:\/\/[^\s]+)/;
+
+export interface SpawnOptions {
+  /** Reuse a data directory: a restart of an earlier process. Default: a new temporary directory. */
+  dataDir?: string;
+  /** Default 0: a free port, read back from the "listening" line. Pass the old port to restart in place. */
+  port?: number;
+  /** The instance-admin token; pass the same one on restart. Default: a new one. */
+  adminToken?: string;
+  /** More environment variables (`RETRY_WINDOW`, `ROUTER_MAX_IN_FLIGHT`, ...). */
+  environment?: Record<string, string>;
+  /** How long to wait for the "listening" line. Default 30 s. */
+  startTimeoutMs?: number;
+}
+
+export interface TributaryProcess {
+  baseUrl: string;
+  port: number;
+  adminToken: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far, for failure messages. */
+  output(): string;
+  /** Sends the signal and resolves once the process has exited. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts `node --require test/support/swc-register.js apps/tributary/src/main.ts` on 127.0.0.1 and
+ * resolves once it prints its "listening" line. The child gets only the environment it needs, so a
+ * `NATS_URL` or `EVENTSTORE_URL` of the developer's shell does not leak into it.
+ */
+export async function spawnTributary(options: SpawnOptions = {}): Promise<TributaryProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tributary-process-'));
+  const adminToken = options.adminToken ?? generateAccessTokenSecret();
+  const child = spawn(process.execPath, ['--enable-source-maps', '--require', REGISTER_HOOK, MAIN], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env['PATH'],
+      HOME: process.env['HOME'],
+      TMPDIR: process.env['TMPDIR'],
+      PORT: String(options.port ?? 0),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      TRIBUTARY_BOOTSTRAP_TOKEN: adminToken,
+      LOG_LEVEL: 'error',
+      ...options.environment,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      void kill('SIGKILL');
+      reject(new Error(`tributary did not start within ${options.startTimeoutMs ?? 30_000} ms:\n${output}`));
+    }, options.startTimeoutMs ?? 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const listening = LISTENING.exec(output);
+      if (listening) {
+        clearTimeout(timer);
+        resolve(listening[1].replace(/\/$/, ''));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`tributary exited (${signal ?? code}) before listening:\n${output}`));
+    });
+  });
+
+  return {
+    baseUrl,
+    port: Number(new URL(baseUrl).port),
+    adminToken,
+    dataDir,
+    child,
+    output: () => output,
+    kill,
+  };
+}
