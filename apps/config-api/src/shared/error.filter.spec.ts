@@ -2,7 +2,15 @@ import { ArgumentsHost, NotFoundException } from '@nestjs/common';
 import { ConfigApiError } from './config-api.error';
 import { ConfigApiErrorFilter } from './error.filter';
 
-function hostFor(sent: { status?: number; body?: any; headers: Record<string, string> }): ArgumentsHost {
+interface Sent {
+  status?: number;
+  body?: any;
+  headers: Record<string, string>;
+}
+
+const nothingSent = (): Sent => ({ headers: {} });
+
+function hostFor(sent: Sent): ArgumentsHost {
   const reply = {
     status(code: number) {
       sent.status = code;
@@ -26,7 +34,7 @@ describe('ConfigApiErrorFilter', () => {
   (filter as unknown as { logger: { error(): void } }).logger = { error: () => undefined };
 
   it('answers an unexpected fault with 500, code 13, without its details', () => {
-    const sent = { headers: {} as Record<string, string> };
+    const sent = nothingSent();
     filter.catch(new Error('secret connection string postgres://u:p@db'), hostFor(sent));
     expect(sent.status).toBe(500);
     expect(sent.body).toEqual({ error: 'internal error', code: 13, message: 'internal error' });
@@ -35,13 +43,13 @@ describe('ConfigApiErrorFilter', () => {
   });
 
   it('passes a client error through with its status, code and headers', () => {
-    const sent = { headers: {} as Record<string, string> };
+    const sent = nothingSent();
     filter.catch(new ConfigApiError(429, 8, 'slow down', { 'retry-after': '7' }), hostFor(sent));
     expect(sent).toMatchObject({ status: 429, body: { error: 'slow down', code: 8 }, headers: { 'retry-after': '7' } });
   });
 
   it("turns Nest's unknown-route error into 404, code 5", () => {
-    const sent = { headers: {} as Record<string, string> };
+    const sent = nothingSent();
     filter.catch(new NotFoundException(), hostFor(sent));
     expect(sent).toMatchObject({ status: 404, body: { code: 5 } });
   });
