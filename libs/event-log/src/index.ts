@@ -7,10 +7,6 @@ export {
   type JetStreamEventLogOptions,
 } from './adapters/jetstream/jetstream-event-log.adapter';
 export { SqliteEventLog, type SqliteEventLogOptions } from './adapters/sqlite/sqlite-event-log.adapter';
-export {
-  describeEventLogContract,
-  type EventLogContractFactory,
-  type EventLogContractStore,
-} from './event-log.contract';
+// A nats-server launcher for tests and the bench (it has no jest dependency, so the build may carry it).
 export { NatsServerProcess } from './testing/nats-server.process';
 export * from './event-log.module';
