@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
 import { SecretBoxModule } from '@tributary/auth';
 import { ConfigProjectionsModule } from '@tributary/config-projections';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { Environment } from '@tributary/platform';
 import { ConfigApiModule } from '../../config-api/src/config-api.module';
 import { RouterModule } from '../../router/src/router.module';
 import { TrackingApiModule } from '../../tracking-api/src/tracking-api.module';
+import { HealthController } from './health/health.controller';
 import { RouteNotFoundFilter } from './route-not-found.filter';
 
 /** Every Tributary surface in one process on one port: the embedded default behind `npm start`. */
@@ -31,7 +33,9 @@ export class TributaryModule {
         ConfigApiModule.register(environment),
         TrackingApiModule.register(environment),
         RouterModule.register(environment),
+        TerminusModule,
       ],
+      controllers: [HealthController],
       providers: [{ provide: APP_FILTER, useClass: RouteNotFoundFilter }],
     };
   }

@@ -1,0 +1,62 @@
+import {
+  ArgumentsHost,
+  Catch,
+  Controller,
+  ExceptionFilter,
+  Get,
+  HttpException,
+  Inject,
+  UseFilters,
+} from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
+import { EVENT_LOG, EventLog } from '@tributary/event-log';
+import { EVENT_STORE, EventStore } from '@tributary/event-store';
+import type { FastifyReply } from 'fastify';
+
+/** A failed readiness check answers 503 with terminus's own report of which part is down. */
+@Catch(HttpException)
+class HealthReportFilter implements ExceptionFilter {
+  catch(exception: HttpException, host: ArgumentsHost): void {
+    host.switchToHttp().getResponse<FastifyReply>().status(exception.getStatus()).send(exception.getResponse());
+  }
+}
+
+/**
+ * `/health/live`: the process runs. `/health/ready`: it can do its work, that is the config event
+ * store and the message log both answer; a load balancer sends traffic only then.
+ */
+@ApiExcludeController()
+@Controller('health')
+@UseFilters(HealthReportFilter)
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+  ) {}
+
+  @Get('live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @HealthCheck()
+  ready() {
+    return this.health.check([
+      () => this.check('event_store', () => this.eventStore.ping()),
+      () => this.check('event_log', () => this.eventLog.ping()),
+    ]);
+  }
+
+  private async check(name: string, ping: () => Promise<boolean>) {
+    const indicator = this.indicators.check(name);
+    const answers = await Promise.race([
+      ping().catch(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000).unref()),
+    ]);
+    return answers ? indicator.up() : indicator.down({ message: `${name} does not answer` });
+  }
+}
