@@ -37,6 +37,9 @@ export function parseRetryAfterMs(header: string | null | undefined, maxMs: numb
   if (/^\d+(\.\d+)?$/.test(text)) {
     delay = Number(text) * 1000;
   } else {
+    // An HTTP date names its month ("Wed, 21 Oct 2026 07:28:00 GMT"); without letters, Date.parse would
+    // read text such as "-3" as a year.
+    if (!/[a-z]/i.test(text)) return undefined;
     const at = Date.parse(text);
     if (Number.isNaN(at)) return undefined;
     delay = Math.max(0, at - now());
