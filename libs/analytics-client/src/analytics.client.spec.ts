@@ -3,14 +3,24 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Analytics, AnalyticsQueueError, AnalyticsValidationError, VERSION, type AnalyticsError, type AnalyticsMessage } from './index';
+import {
+  Analytics,
+  AnalyticsQueueError,
+  AnalyticsValidationError,
+  VERSION,
+  type AnalyticsError,
+  type AnalyticsMessage,
+} from './index';
 
 const packageRoot = join(__dirname, '..');
 const repositoryRoot = join(packageRoot, '..', '..');
 
 function recordErrors() {
   const reports: Array<{ error: AnalyticsError; batch: readonly AnalyticsMessage[] }> = [];
-  return { reports, onError: (error: AnalyticsError, batch: readonly AnalyticsMessage[]) => reports.push({ error, batch }) };
+  return {
+    reports,
+    onError: (error: AnalyticsError, batch: readonly AnalyticsMessage[]) => reports.push({ error, batch }),
+  };
 }
 
 describe('the package', () => {
@@ -25,11 +35,18 @@ describe('the package', () => {
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.main).toBe('dist/index.js');
     expect(manifest.types).toBe('dist/index.d.ts');
-    const sources = readdirSync(join(packageRoot, 'src')).filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'));
+    const sources = readdirSync(join(packageRoot, 'src')).filter(
+      (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'),
+    );
     for (const file of sources) {
       const text = readFileSync(join(packageRoot, 'src', file), 'utf8');
       const imported = [...text.matchAll(/from '([^']+)'/g)].map((match) => match[1]);
-      for (const specifier of imported) expect({ file, specifier, ok: /^(node:|\.\/)/.test(specifier) }).toEqual({ file, specifier, ok: true });
+      for (const specifier of imported)
+        expect({ file, specifier, ok: /^(node:|\.\/)/.test(specifier) }).toEqual({
+          file,
+          specifier,
+          ok: true,
+        });
     }
   });
 });
@@ -50,27 +67,49 @@ describe('Analytics without a network (send: false)', () => {
 
   it('stub: true works the same way; syncMode then resolves each call as delivered', async () => {
     const analytics = new Analytics({ writeKey: 'wk', stub: true, syncMode: true });
-    await expect(analytics.identify({ userId: 'u', traits: { a: 1 } })).resolves.toMatchObject({ status: 'delivered' });
+    await expect(analytics.identify({ userId: 'u', traits: { a: 1 } })).resolves.toMatchObject({
+      status: 'delivered',
+    });
     expect(analytics.queueLength).toBe(0);
     await analytics.close();
   });
 
   it('refuses calls past maxQueueSize, reports each one with its message, and never throws', async () => {
     const { reports, onError } = recordErrors();
-    const analytics = new Analytics({ writeKey: 'wk', send: false, maxQueueSize: 3, flushInterval: 60_000, onError, logLevel: 'silent' });
+    const analytics = new Analytics({
+      writeKey: 'wk',
+      send: false,
+      maxQueueSize: 3,
+      flushInterval: 60_000,
+      onError,
+      logLevel: 'silent',
+    });
     const results = [];
-    for (let index = 0; index < 5; index += 1) results.push(await analytics.track({ userId: 'u', event: `e${index}` }));
-    expect(results.map((result) => result.status)).toEqual(['queued', 'queued', 'queued', 'refused', 'refused']);
+    for (let index = 0; index < 5; index += 1)
+      results.push(await analytics.track({ userId: 'u', event: `e${index}` }));
+    expect(results.map((result) => result.status)).toEqual([
+      'queued',
+      'queued',
+      'queued',
+      'refused',
+      'refused',
+    ]);
     expect(analytics.queueLength).toBe(3);
     expect(reports).toHaveLength(2);
     expect(reports[0].error).toBeInstanceOf(AnalyticsQueueError);
     expect(reports[0].error.code).toBe('queue_full');
     expect(reports[0].error.message).toContain('maxQueueSize');
     expect(reports.map((report) => report.batch.map((message) => message.event))).toEqual([['e3'], ['e4']]);
-    expect(results[3]).toMatchObject({ status: 'refused', error: reports[0].error, messageId: reports[0].batch[0].messageId });
+    expect(results[3]).toMatchObject({
+      status: 'refused',
+      error: reports[0].error,
+      messageId: reports[0].batch[0].messageId,
+    });
     // Once drained, the queue takes messages again.
     await analytics.flush();
-    await expect(analytics.track({ userId: 'u', event: 'after' })).resolves.toMatchObject({ status: 'queued' });
+    await expect(analytics.track({ userId: 'u', event: 'after' })).resolves.toMatchObject({
+      status: 'queued',
+    });
     await analytics.close();
   });
 
@@ -82,7 +121,9 @@ describe('Analytics without a network (send: false)', () => {
     await analytics.close();
     const result = await analytics.track({ userId: 'u', event: 'late' });
     expect(result).toMatchObject({ status: 'refused', error: { code: 'client_closed' } });
-    expect(reports.map((report) => [report.error.code, report.batch[0].event])).toEqual([['client_closed', 'late']]);
+    expect(reports.map((report) => [report.error.code, report.batch[0].event])).toEqual([
+      ['client_closed', 'late'],
+    ]);
   });
 
   it('throws AnalyticsValidationError synchronously for an invalid call and queues nothing', () => {
@@ -90,15 +131,20 @@ describe('Analytics without a network (send: false)', () => {
     expect(() => analytics.track({ userId: 'u' } as never)).toThrow(AnalyticsValidationError);
     expect(() => analytics.alias({ userId: 'u' } as never)).toThrow(/previousId/);
     expect(() => analytics.page({ properties: {} })).toThrow(/userId" or "anonymousId/);
-    expect(() => analytics.track({ userId: 'u', event: 'big', properties: { blob: 'x'.repeat(33_000) } })).toThrow(
-      /is \d+ bytes of JSON; the limit is 32768 bytes/,
-    );
+    expect(() =>
+      analytics.track({ userId: 'u', event: 'big', properties: { blob: 'x'.repeat(33_000) } }),
+    ).toThrow(/is \d+ bytes of JSON; the limit is 32768 bytes/);
     expect(analytics.queueLength).toBe(0);
   });
 
   it('survives an onError handler that throws', async () => {
     const lines: string[] = [];
-    const logger = { error: (line: string) => lines.push(line), warn: () => {}, info: () => {}, debug: () => {} };
+    const logger = {
+      error: (line: string) => lines.push(line),
+      warn: () => {},
+      info: () => {},
+      debug: () => {},
+    };
     const analytics = new Analytics({
       writeKey: 'wk',
       send: false,
@@ -130,7 +176,9 @@ describe('Analytics without a network (send: false)', () => {
     const loud = new Analytics({ writeKey: 'wk', send: false, logLevel: 'error', logger });
     await loud.close();
     await loud.track({ userId: 'u', event: 'x' });
-    expect(lines).toEqual([['error', expect.stringMatching(/^\[tributary-analytics\] track refused: the client is closed/)]]);
+    expect(lines).toEqual([
+      ['error', expect.stringMatching(/^\[tributary-analytics\] track refused: the client is closed/)],
+    ]);
   });
 
   it('keeps no timer that holds the process open: a program that never calls close() still exits', () => {
@@ -146,7 +194,11 @@ describe('Analytics without a network (send: false)', () => {
       encoding: 'utf8',
       timeout: 20_000,
     });
-    expect({ status: child.status, stdout: child.stdout.trim(), stderr: child.stderr }).toEqual({ status: 0, stdout: 'queued 1', stderr: '' });
+    expect({ status: child.status, stdout: child.stdout.trim(), stderr: child.stderr }).toEqual({
+      status: 0,
+      stdout: 'queued 1',
+      stderr: '',
+    });
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 });

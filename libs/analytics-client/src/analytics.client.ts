@@ -42,8 +42,7 @@ export type CallResult =
   | { status: 'refused'; messageId: string; message: AnalyticsMessage; error: AnalyticsQueueError };
 
 type DeliveryOutcome =
-  | { ok: true; rejections: readonly ServerRejection[] }
-  | { ok: false; error: AnalyticsDeliveryError };
+  { ok: true; rejections: readonly ServerRejection[] } | { ok: false; error: AnalyticsDeliveryError };
 
 const MAX_REPORTED_BODY_CHARACTERS = 1000;
 
@@ -136,10 +135,14 @@ export class Analytics {
 
   private call<T extends EventType>(type: T, params: ParamsByType[T]): Promise<CallResult> {
     // Validation throws synchronously: a wrong call is a programming mistake, reported where it was made.
-    const entry = serializeMessage(buildMessage(type, params, { generateId: randomUUID, now: () => new Date() }));
+    const entry = serializeMessage(
+      buildMessage(type, params, { generateId: randomUUID, now: () => new Date() }),
+    );
     const { message } = entry;
     if (this.closed) {
-      return Promise.resolve(this.refuse(entry, new AnalyticsQueueError('client_closed', `${type} refused: the client is closed`)));
+      return Promise.resolve(
+        this.refuse(entry, new AnalyticsQueueError('client_closed', `${type} refused: the client is closed`)),
+      );
     }
     if (this.options.syncMode) return this.sendNow(entry);
     if (this.queue.length >= this.options.maxQueueSize) {
@@ -147,7 +150,8 @@ export class Analytics {
         'queue_full',
         `${type} refused: the queue holds ${this.options.maxQueueSize} messages (maxQueueSize)`,
       );
-      if (!this.queueFullLogged) this.log.warn(`${error.message}; further refusals are not logged until it drains`);
+      if (!this.queueFullLogged)
+        this.log.warn(`${error.message}; further refusals are not logged until it drains`);
       this.queueFullLogged = true;
       return Promise.resolve(this.refuse(entry, error, false));
     }
@@ -175,7 +179,9 @@ export class Analytics {
 
   /** A full batch is waiting: by count, or by bytes (a batch must not pass `MAX_BATCH_BYTES`). */
   private batchReady(): boolean {
-    return this.queue.length >= this.options.batchSize || this.overheadBytes + this.queuedBytes > MAX_BATCH_BYTES;
+    return (
+      this.queue.length >= this.options.batchSize || this.overheadBytes + this.queuedBytes > MAX_BATCH_BYTES
+    );
   }
 
   private armIntervalTimer(): void {
@@ -237,7 +243,10 @@ export class Analytics {
   }
 
   /** Up to 1 + maxRetries requests for one batch. Never throws. */
-  private async deliver(batch: readonly SerializedMessage[], keepProcessAlive: boolean): Promise<DeliveryOutcome> {
+  private async deliver(
+    batch: readonly SerializedMessage[],
+    keepProcessAlive: boolean,
+  ): Promise<DeliveryOutcome> {
     const { maxRetries, retryBackoff } = this.options;
     for (let attempt = 0; ; attempt += 1) {
       // sentAt is the moment of this request, retries included: the server corrects clock skew with it.
@@ -261,21 +270,30 @@ export class Analytics {
         if (verdict === 'give_up') return { ok: false, error };
         retryAfterMs = parseRetryAfterMs(result.retryAfter, retryBackoff.maxRetryAfterMs);
       } else if (result.kind === 'timeout') {
-        error = new AnalyticsDeliveryError(`no answer from ${this.options.url} within ${this.options.timeout} ms`, {
-          failure: 'timeout',
-          attempts,
-        });
+        error = new AnalyticsDeliveryError(
+          `no answer from ${this.options.url} within ${this.options.timeout} ms`,
+          {
+            failure: 'timeout',
+            attempts,
+          },
+        );
       } else {
-        error = new AnalyticsDeliveryError(`request to ${this.options.url} failed: ${describeCause(result.error)}`, {
-          failure: 'network',
-          attempts,
-          cause: result.error,
-        });
+        error = new AnalyticsDeliveryError(
+          `request to ${this.options.url} failed: ${describeCause(result.error)}`,
+          {
+            failure: 'network',
+            attempts,
+            cause: result.error,
+          },
+        );
       }
       if (attempt >= maxRetries) {
         return {
           ok: false,
-          error: new AnalyticsDeliveryError(`gave up after ${attempts} attempt(s): ${error.message}`, error.details),
+          error: new AnalyticsDeliveryError(
+            `gave up after ${attempts} attempt(s): ${error.message}`,
+            error.details,
+          ),
         };
       }
       const delay = retryAfterMs ?? backoffDelayMs(attempt, retryBackoff);
@@ -294,8 +312,13 @@ export class Analytics {
     });
   }
 
-  private reportRejections(rejections: readonly ServerRejection[], batch: readonly SerializedMessage[]): void {
-    const rejected = rejections.map((rejection) => batch[rejection.index]).filter((entry) => entry !== undefined);
+  private reportRejections(
+    rejections: readonly ServerRejection[],
+    batch: readonly SerializedMessage[],
+  ): void {
+    const rejected = rejections
+      .map((rejection) => batch[rejection.index])
+      .filter((entry) => entry !== undefined);
     this.report(new AnalyticsRejectedError(describeRejections(rejections), rejections), rejected);
   }
 
@@ -328,7 +351,8 @@ function httpError(status: number, body: string, attempts: number): AnalyticsDel
   } catch {
     // Not JSON (a proxy's HTML page, say): the raw text is kept in responseBody.
   }
-  const explanation = serverCode !== undefined ? `: ${serverCode}${serverMessage ? ` (${serverMessage})` : ''}` : '';
+  const explanation =
+    serverCode !== undefined ? `: ${serverCode}${serverMessage ? ` (${serverMessage})` : ''}` : '';
   return new AnalyticsDeliveryError(`the tracking API answered ${status}${explanation}`, {
     failure: 'http_status',
     attempts,

@@ -17,7 +17,10 @@ describe('the batch envelope', () => {
     const body = buildEnvelope(messages, new Date('2026-01-01T00:00:00.000Z'), 'wk"1');
     expect(Object.keys(JSON.parse(body))).toEqual(['batch', 'sentAt', 'writeKey']);
     expect(JSON.parse(body)).toEqual({
-      batch: [{ type: 'track', a: 1 }, { type: 'identify', b: 'é' }],
+      batch: [
+        { type: 'track', a: 1 },
+        { type: 'identify', b: 'é' },
+      ],
       sentAt: '2026-01-01T00:00:00.000Z',
       writeKey: 'wk"1',
     });
@@ -26,7 +29,8 @@ describe('the batch envelope', () => {
   it('knows its size before it is built: overhead + messages + commas', () => {
     const messages = [entry('{"a":"ü"}'), entry('{"b":2}'), entry('{"c":3}')];
     const body = buildEnvelope(messages, new Date(), 'key-ä');
-    const predicted = envelopeOverheadBytes('key-ä') + messages.reduce((sum, m) => sum + m.bytes, 0) + messages.length - 1;
+    const predicted =
+      envelopeOverheadBytes('key-ä') + messages.reduce((sum, m) => sum + m.bytes, 0) + messages.length - 1;
     expect(Buffer.byteLength(body)).toBe(predicted);
   });
 });
@@ -36,8 +40,12 @@ describe('nextBatchLength', () => {
 
   it('takes at most batchSize messages', () => {
     const queue = Array.from({ length: 250 }, () => entry('{"a":1}'));
-    expect(nextBatchLength(queue, { batchSize: 100, maxBatchBytes: MAX_BATCH_BYTES, overheadBytes })).toBe(100);
-    expect(nextBatchLength(queue.slice(0, 30), { batchSize: 100, maxBatchBytes: MAX_BATCH_BYTES, overheadBytes })).toBe(30);
+    expect(nextBatchLength(queue, { batchSize: 100, maxBatchBytes: MAX_BATCH_BYTES, overheadBytes })).toBe(
+      100,
+    );
+    expect(
+      nextBatchLength(queue.slice(0, 30), { batchSize: 100, maxBatchBytes: MAX_BATCH_BYTES, overheadBytes }),
+    ).toBe(30);
     expect(nextBatchLength([], { batchSize: 100, maxBatchBytes: MAX_BATCH_BYTES, overheadBytes })).toBe(0);
   });
 
@@ -53,6 +61,8 @@ describe('nextBatchLength', () => {
   });
 
   it('always takes the first message, whatever its size', () => {
-    expect(nextBatchLength([messageOfBytes(3000)], { batchSize: 10, maxBatchBytes: 100, overheadBytes })).toBe(1);
+    expect(
+      nextBatchLength([messageOfBytes(3000)], { batchSize: 10, maxBatchBytes: 100, overheadBytes }),
+    ).toBe(1);
   });
 });

@@ -10,13 +10,20 @@ export const MAX_BATCH_BYTES = 500_000;
 /** `Date#toISOString()` is always 24 characters (years 0 to 9999). */
 const SENT_AT_LENGTH = 24;
 
-export function buildEnvelope(messages: readonly SerializedMessage[], sentAt: Date, writeKey: string): string {
+export function buildEnvelope(
+  messages: readonly SerializedMessage[],
+  sentAt: Date,
+  writeKey: string,
+): string {
   return `{"batch":[${messages.map((entry) => entry.json).join(',')}],"sentAt":"${sentAt.toISOString()}","writeKey":${JSON.stringify(writeKey)}}`;
 }
 
 /** Bytes of the envelope around the messages: everything but their JSON and the commas between them. */
 export function envelopeOverheadBytes(writeKey: string): number {
-  return Buffer.byteLength(`{"batch":[],"sentAt":"","writeKey":${JSON.stringify(writeKey)}}`, 'utf8') + SENT_AT_LENGTH;
+  return (
+    Buffer.byteLength(`{"batch":[],"sentAt":"","writeKey":${JSON.stringify(writeKey)}}`, 'utf8') +
+    SENT_AT_LENGTH
+  );
 }
 
 /**

@@ -45,7 +45,12 @@ export class HttpTransport implements BatchTransport {
       // 200 may list rejected messages (spec §6.5).
       const text = await response.text();
       if ([400, 401, 403].includes(response.status)) this.authorization.requestRefused(response.status);
-      return { kind: 'response', status: response.status, retryAfter: response.headers.get('retry-after'), body: text };
+      return {
+        kind: 'response',
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        body: text,
+      };
     } catch (error) {
       if (signal.aborted) return { kind: 'timeout' };
       return { kind: 'network', error };

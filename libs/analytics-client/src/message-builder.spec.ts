@@ -1,5 +1,11 @@
 import { AnalyticsValidationError } from './errors';
-import { buildMessage, MAX_MESSAGE_BYTES, serializeMessage, type EventType, type ParamsByType } from './message-builder';
+import {
+  buildMessage,
+  MAX_MESSAGE_BYTES,
+  serializeMessage,
+  type EventType,
+  type ParamsByType,
+} from './message-builder';
 import { LIBRARY_NAME, VERSION } from './version';
 
 const FIXED_NOW = new Date('2026-03-04T05:06:07.089Z');
@@ -41,7 +47,9 @@ describe('buildMessage: the wire message of each call', () => {
       anonymousId: 'a1',
       traits: { plan: 'pro' },
     });
-    expect(build('page', { userId: 'u', name: 'Home', category: 'Docs', properties: { path: '/' } })).toMatchObject({
+    expect(
+      build('page', { userId: 'u', name: 'Home', category: 'Docs', properties: { path: '/' } }),
+    ).toMatchObject({
       type: 'page',
       name: 'Home',
       category: 'Docs',
@@ -96,7 +104,11 @@ describe('buildMessage: the wire message of each call', () => {
   });
 
   it('sends a Date timestamp as UTC ISO-8601 with milliseconds', () => {
-    const message = build('track', { userId: 'u', event: 'e', timestamp: new Date(Date.UTC(2025, 11, 31, 23, 59, 58, 7)) });
+    const message = build('track', {
+      userId: 'u',
+      event: 'e',
+      timestamp: new Date(Date.UTC(2025, 11, 31, 23, 59, 58, 7)),
+    });
     expect(message.timestamp).toBe('2025-12-31T23:59:58.007Z');
   });
 
@@ -144,7 +156,9 @@ describe('buildMessage: invalid calls are refused with a typed error naming the 
   });
 
   it('accepts a messageId of exactly 100 characters, counting code points', () => {
-    expect(build('track', { userId: 'u', event: 'e', messageId: '😀'.repeat(100) }).messageId).toHaveLength(200);
+    expect(build('track', { userId: 'u', event: 'e', messageId: '😀'.repeat(100) }).messageId).toHaveLength(
+      200,
+    );
   });
 });
 
@@ -178,6 +192,8 @@ describe('serializeMessage: the 32 KiB limit is measured in UTF-8 bytes', () => 
     const circular: Record<string, unknown> = {};
     circular.self = circular;
     expect(refusal(() => serializeMessage({ ...base, properties: circular })).code).toBe('not_serializable');
-    expect(refusal(() => serializeMessage({ ...base, properties: { n: BigInt(1) } })).code).toBe('not_serializable');
+    expect(refusal(() => serializeMessage({ ...base, properties: { n: BigInt(1) } })).code).toBe(
+      'not_serializable',
+    );
   });
 });

@@ -115,20 +115,26 @@ function readId(type: EventType, params: Record<string, unknown>, field: string)
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return refuse('invalid_field', `${type}: "${field}" must be a string or a finite number, got ${describe(value)}`, field);
+  return refuse(
+    'invalid_field',
+    `${type}: "${field}" must be a string or a finite number, got ${describe(value)}`,
+    field,
+  );
 }
 
 function readObject(type: EventType, params: Record<string, unknown>, field: string): JsonMap | undefined {
   const value = params[field];
   if (value === undefined || value === null) return undefined;
-  if (!isPlainObject(value)) refuse('invalid_field', `${type}: "${field}" must be a plain object, got ${describe(value)}`, field);
+  if (!isPlainObject(value))
+    refuse('invalid_field', `${type}: "${field}" must be a plain object, got ${describe(value)}`, field);
   return value;
 }
 
 function readString(type: EventType, params: Record<string, unknown>, field: string): string | undefined {
   const value = params[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') refuse('invalid_field', `${type}: "${field}" must be a string, got ${describe(value)}`, field);
+  if (typeof value !== 'string')
+    refuse('invalid_field', `${type}: "${field}" must be a string, got ${describe(value)}`, field);
   return value;
 }
 
@@ -136,36 +142,55 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (value instanceof Date) return 'a Date';
-  return typeof value === 'object' ? 'a non-plain object' : `${typeof value} ${JSON.stringify(value) ?? String(value)}`;
+  return typeof value === 'object'
+    ? 'a non-plain object'
+    : `${typeof value} ${JSON.stringify(value) ?? String(value)}`;
 }
 
 function readTimestamp(type: EventType, value: unknown, now: () => Date): string {
   if (value === undefined || value === null) return now().toISOString();
   if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) refuse('invalid_timestamp', `${type}: "timestamp" is an invalid Date`, 'timestamp');
+    if (Number.isNaN(value.getTime()))
+      refuse('invalid_timestamp', `${type}: "timestamp" is an invalid Date`, 'timestamp');
     return value.toISOString();
   }
   if (typeof value === 'string') {
     // Sent verbatim, so an offset such as "-05:00" reaches the server as the caller wrote it.
     if (value.trim() === '' || Number.isNaN(Date.parse(value))) {
-      refuse('invalid_timestamp', `${type}: "timestamp" ${JSON.stringify(value)} is not an ISO-8601 date`, 'timestamp');
+      refuse(
+        'invalid_timestamp',
+        `${type}: "timestamp" ${JSON.stringify(value)} is not an ISO-8601 date`,
+        'timestamp',
+      );
     }
     return value;
   }
-  return refuse('invalid_timestamp', `${type}: "timestamp" must be a Date or an ISO-8601 string, got ${describe(value)}`, 'timestamp');
+  return refuse(
+    'invalid_timestamp',
+    `${type}: "timestamp" must be a Date or an ISO-8601 string, got ${describe(value)}`,
+    'timestamp',
+  );
 }
 
 function readMessageId(type: EventType, value: unknown, generateId: () => string): string {
   if (value === undefined || value === null || value === '') return generateId();
   if (typeof value !== 'string') {
-    refuse('invalid_message_id', `${type}: "messageId" must be a string, got ${describe(value)}`, 'messageId');
+    refuse(
+      'invalid_message_id',
+      `${type}: "messageId" must be a string, got ${describe(value)}`,
+      'messageId',
+    );
   }
   if (CONTROL_CHARACTER.test(value)) {
     refuse('invalid_message_id', `${type}: "messageId" must not contain control characters`, 'messageId');
   }
   const length = [...value].length;
   if (length > MAX_MESSAGE_ID_LENGTH) {
-    refuse('invalid_message_id', `${type}: "messageId" is ${length} characters long; the limit is ${MAX_MESSAGE_ID_LENGTH}`, 'messageId');
+    refuse(
+      'invalid_message_id',
+      `${type}: "messageId" is ${length} characters long; the limit is ${MAX_MESSAGE_ID_LENGTH}`,
+      'messageId',
+    );
   }
   return value;
 }
@@ -176,14 +201,20 @@ export interface BuildEnvironment {
 }
 
 /** Validates a call and builds its wire message. Throws `AnalyticsValidationError`. */
-export function buildMessage<T extends EventType>(type: T, params: ParamsByType[T], environment: BuildEnvironment): AnalyticsMessage {
-  if (!isPlainObject(params)) refuse('invalid_argument', `${type} needs an object of parameters, got ${describe(params)}`);
+export function buildMessage<T extends EventType>(
+  type: T,
+  params: ParamsByType[T],
+  environment: BuildEnvironment,
+): AnalyticsMessage {
+  if (!isPlainObject(params))
+    refuse('invalid_argument', `${type} needs an object of parameters, got ${describe(params)}`);
   const fields = params as unknown as Record<string, unknown>;
 
   const userId = readId(type, fields, 'userId');
   const anonymousId = readId(type, fields, 'anonymousId');
   if (type === 'alias') {
-    if (userId === undefined) refuse('missing_user_id', 'alias needs "userId", the identity to alias to', 'userId');
+    if (userId === undefined)
+      refuse('missing_user_id', 'alias needs "userId", the identity to alias to', 'userId');
     if (readId(type, fields, 'previousId') === undefined) {
       refuse('missing_previous_id', 'alias needs "previousId", the identity to alias from', 'previousId');
     }
@@ -206,7 +237,11 @@ export function buildMessage<T extends EventType>(type: T, params: ParamsByType[
     case 'track': {
       const event = fields.event;
       if (typeof event !== 'string' || event.trim() === '') {
-        refuse('missing_event', `track needs "event", the event's name, as a non-empty string; got ${describe(event)}`, 'event');
+        refuse(
+          'missing_event',
+          `track needs "event", the event's name, as a non-empty string; got ${describe(event)}`,
+          'event',
+        );
       }
       message.event = event;
       message.properties = readObject(type, fields, 'properties') ?? {};
@@ -247,11 +282,17 @@ export function serializeMessage(message: AnalyticsMessage): SerializedMessage {
   try {
     json = JSON.stringify(message);
   } catch (error) {
-    refuse('not_serializable', `${message.type}: the message cannot be serialized to JSON (${(error as Error).message})`);
+    refuse(
+      'not_serializable',
+      `${message.type}: the message cannot be serialized to JSON (${(error as Error).message})`,
+    );
   }
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MAX_MESSAGE_BYTES) {
-    refuse('message_too_large', `${message.type}: the message is ${bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes`);
+    refuse(
+      'message_too_large',
+      `${message.type}: the message is ${bytes} bytes of JSON; the limit is ${MAX_MESSAGE_BYTES} bytes`,
+    );
   }
   return { message, json, bytes };
 }

@@ -9,7 +9,9 @@ describe('resolveUrl', () => {
 
   it('appends the path to any URL, keeping its path prefix and one slash between', () => {
     expect(resolveUrl('http://127.0.0.1:8080', '/v1/import')).toBe('http://127.0.0.1:8080/v1/import');
-    expect(resolveUrl('https://example.com/tracking/', 'v1/batch')).toBe('https://example.com/tracking/v1/batch');
+    expect(resolveUrl('https://example.com/tracking/', 'v1/batch')).toBe(
+      'https://example.com/tracking/v1/batch',
+    );
   });
 
   it.each([['not a url'], ['ftp://example.com'], ['mars']])('refuses host %j', (host) => {

@@ -93,7 +93,13 @@ function invalid(field: string, text: string): never {
   throw new AnalyticsValidationError('invalid_options', `Option "${field}" ${text}`, field);
 }
 
-function integerOption(options: object, field: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function integerOption(
+  options: object,
+  field: string,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const value = (options as Record<string, unknown>)[field];
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -114,7 +120,8 @@ function booleanOption(options: object, field: string, fallback: boolean): boole
  * under `/tracking` works with `host: 'https://example.com/tracking'` (spec §3).
  */
 export function resolveUrl(host: string | undefined, path: string | undefined): string {
-  const base = host === undefined ? REGION_HOSTS.us : (REGION_HOSTS as Record<string, string>)[host] ?? host;
+  const base =
+    host === undefined ? REGION_HOSTS.us : ((REGION_HOSTS as Record<string, string>)[host] ?? host);
   let parsed: URL;
   try {
     parsed = new URL(base);
@@ -133,14 +140,18 @@ export function resolveUrl(host: string | undefined, path: string | undefined): 
 
 export function resolveOptions(options: AnalyticsOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
-    throw new AnalyticsValidationError('invalid_options', 'The client needs an options object with a writeKey');
+    throw new AnalyticsValidationError(
+      'invalid_options',
+      'The client needs an options object with a writeKey',
+    );
   }
   if (typeof options.writeKey !== 'string' || options.writeKey.trim() === '') {
     invalid('writeKey', 'is required and must be a non-empty string');
   }
   const logLevel = options.logLevel ?? 'warn';
   if (!LOG_LEVELS.includes(logLevel)) invalid('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
-  if (options.onError !== undefined && typeof options.onError !== 'function') invalid('onError', 'must be a function');
+  if (options.onError !== undefined && typeof options.onError !== 'function')
+    invalid('onError', 'must be a function');
   const backoff = options.retryBackoff ?? {};
   const retryBackoff = {
     initialDelayMs: integerOption(backoff, 'initialDelayMs', 200, 0),

@@ -2,8 +2,12 @@ import { backoffDelayMs, parseRetryAfterMs, verdictForStatus } from './retry-pol
 
 describe('verdictForStatus', () => {
   it.each([200, 204, 299])('%i is a success', (status) => expect(verdictForStatus(status)).toBe('success'));
-  it.each([429, 500, 501, 502, 503, 504, 511, 599])('%i is retried', (status) => expect(verdictForStatus(status)).toBe('retry'));
-  it.each([301, 400, 401, 403, 404, 408, 413, 415])('%i is final', (status) => expect(verdictForStatus(status)).toBe('give_up'));
+  it.each([429, 500, 501, 502, 503, 504, 511, 599])('%i is retried', (status) =>
+    expect(verdictForStatus(status)).toBe('retry'),
+  );
+  it.each([301, 400, 401, 403, 404, 408, 413, 415])('%i is final', (status) =>
+    expect(verdictForStatus(status)).toBe('give_up'),
+  );
 });
 
 describe('backoffDelayMs', () => {
@@ -11,7 +15,9 @@ describe('backoffDelayMs', () => {
 
   it('doubles per retry, between half and all of the ceiling', () => {
     expect([0, 1, 2, 3].map((retry) => backoffDelayMs(retry, options, () => 0))).toEqual([50, 100, 200, 400]);
-    expect([0, 1, 2, 3].map((retry) => backoffDelayMs(retry, options, () => 1))).toEqual([100, 200, 400, 800]);
+    expect([0, 1, 2, 3].map((retry) => backoffDelayMs(retry, options, () => 1))).toEqual([
+      100, 200, 400, 800,
+    ]);
   });
 
   it('is capped at maxDelayMs, even for absurd retry numbers', () => {

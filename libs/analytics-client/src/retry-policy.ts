@@ -30,7 +30,11 @@ export function backoffDelayMs(
  * A `Retry-After` header in milliseconds: seconds from now (what Tributary sends, spec §9.1), or an HTTP
  * date. Undefined when absent or unreadable; cut to `maxMs`.
  */
-export function parseRetryAfterMs(header: string | null | undefined, maxMs: number, now: () => number = Date.now): number | undefined {
+export function parseRetryAfterMs(
+  header: string | null | undefined,
+  maxMs: number,
+  now: () => number = Date.now,
+): number | undefined {
   if (header === null || header === undefined || header.trim() === '') return undefined;
   const text = header.trim();
   let delay: number;

@@ -56,7 +56,9 @@ export async function startRecordingProxy(
         url: request.url ?? '',
         headers: request.headers,
         rawBody,
-        jsonBody: (request.headers['content-encoding'] === 'gzip' ? gunzipSync(rawBody) : rawBody).toString('utf8'),
+        jsonBody: (request.headers['content-encoding'] === 'gzip' ? gunzipSync(rawBody) : rawBody).toString(
+          'utf8',
+        ),
         startedAt: Date.now(),
       };
       requests.push(record);
@@ -80,12 +82,25 @@ export async function startRecordingProxy(
           if (targetBaseUrl === undefined) throw new Error('this proxy has no target to forward to');
           const forwarded = await fetch(`${targetBaseUrl}${record.url}`, {
             method: record.method,
-            headers: pickHeaders(request.headers, ['content-type', 'content-encoding', 'authorization', 'user-agent']),
+            headers: pickHeaders(request.headers, [
+              'content-type',
+              'content-encoding',
+              'authorization',
+              'user-agent',
+            ]),
             body: rawBody,
           });
-          finish(forwarded.status, { 'content-type': forwarded.headers.get('content-type') ?? 'application/json' }, await forwarded.text());
+          finish(
+            forwarded.status,
+            { 'content-type': forwarded.headers.get('content-type') ?? 'application/json' },
+            await forwarded.text(),
+          );
         } else {
-          finish(decision.status, { 'content-type': 'application/json', ...decision.headers }, decision.body ?? '{}');
+          finish(
+            decision.status,
+            { 'content-type': 'application/json', ...decision.headers },
+            decision.body ?? '{}',
+          );
         }
       } catch (error) {
         finish(599, { 'content-type': 'text/plain' }, `proxy failure: ${String(error)}`);
@@ -122,7 +137,8 @@ export function errorRecorder() {
   const reports: Array<{ error: AnalyticsError; batch: readonly AnalyticsMessage[]; at: number }> = [];
   return {
     reports,
-    onError: (error: AnalyticsError, batch: readonly AnalyticsMessage[]) => reports.push({ error, batch, at: Date.now() }),
+    onError: (error: AnalyticsError, batch: readonly AnalyticsMessage[]) =>
+      reports.push({ error, batch, at: Date.now() }),
   };
 }
 

@@ -28,7 +28,12 @@ describe('analytics-client against the real tracking API', () => {
   describe('the six calls, every field stored', () => {
     let source: TestSource;
     let stored: Awaited<ReturnType<typeof readSourceMessages>>;
-    const ids = Object.fromEntries(['identify', 'track', 'page', 'screen', 'group', 'alias'].map((type) => [type, `${type}-${randomUUID()}`]));
+    const ids = Object.fromEntries(
+      ['identify', 'track', 'page', 'screen', 'group', 'alias'].map((type) => [
+        type,
+        `${type}-${randomUUID()}`,
+      ]),
+    );
     const eventTime = new Date(Date.now() - 60_000);
     const sent: Record<string, string> = {};
     let generatedId: string;
@@ -39,14 +44,49 @@ describe('analytics-client against the real tracking API', () => {
       source = await createWorkspaceAndSource(t);
       const { reports, onError } = errorRecorder();
       const analytics = new Analytics({ writeKey: source.writeKey, host: t.baseUrl, ...FAST, onError });
-      const common = { context: { ip: '203.0.113.7', locale: 'fr-FR' }, integrations: { All: false, Webhooks: true }, timestamp: eventTime };
+      const common = {
+        context: { ip: '203.0.113.7', locale: 'fr-FR' },
+        integrations: { All: false, Webhooks: true },
+        timestamp: eventTime,
+      };
       before = Date.now();
       for (const result of await Promise.all([
-        analytics.identify({ userId: 'user-1', traits: { email: 'a@example.com', plan: 'pro', nested: { n: null } }, messageId: ids.identify, ...common }),
-        analytics.track({ userId: 'user-1', anonymousId: 'anon-1', event: 'Order Completed', properties: { total: 12.5, items: ['a', 'b'] }, messageId: ids.track, ...common }),
-        analytics.page({ anonymousId: 'anon-1', name: 'Pricing', category: 'Marketing', properties: { path: '/pricing' }, messageId: ids.page, ...common }),
-        analytics.screen({ userId: 42, name: 'Home', properties: { tab: 1 }, messageId: ids.screen, ...common }),
-        analytics.group({ userId: 'user-1', groupId: 'org-9', traits: { employees: 30 }, messageId: ids.group, ...common }),
+        analytics.identify({
+          userId: 'user-1',
+          traits: { email: 'a@example.com', plan: 'pro', nested: { n: null } },
+          messageId: ids.identify,
+          ...common,
+        }),
+        analytics.track({
+          userId: 'user-1',
+          anonymousId: 'anon-1',
+          event: 'Order Completed',
+          properties: { total: 12.5, items: ['a', 'b'] },
+          messageId: ids.track,
+          ...common,
+        }),
+        analytics.page({
+          anonymousId: 'anon-1',
+          name: 'Pricing',
+          category: 'Marketing',
+          properties: { path: '/pricing' },
+          messageId: ids.page,
+          ...common,
+        }),
+        analytics.screen({
+          userId: 42,
+          name: 'Home',
+          properties: { tab: 1 },
+          messageId: ids.screen,
+          ...common,
+        }),
+        analytics.group({
+          userId: 'user-1',
+          groupId: 'org-9',
+          traits: { employees: 30 },
+          messageId: ids.group,
+          ...common,
+        }),
         analytics.alias({ userId: 'user-1', previousId: 'anon-1', messageId: ids.alias, ...common }),
       ])) {
         sent[result.message.type] = result.messageId;
@@ -101,15 +141,39 @@ describe('analytics-client against the real tracking API', () => {
         ...common,
       });
       expect(stored.get(ids.page)!.payload).not.toHaveProperty('userId');
-      expect(stored.get(ids.screen)!.payload).toMatchObject({ type: 'screen', userId: '42', name: 'Home', properties: { tab: 1 }, ...common });
-      expect(stored.get(ids.group)!.payload).toMatchObject({ type: 'group', userId: 'user-1', groupId: 'org-9', traits: { employees: 30 }, ...common });
-      expect(stored.get(ids.alias)!.payload).toMatchObject({ type: 'alias', userId: 'user-1', previousId: 'anon-1', ...common });
+      expect(stored.get(ids.screen)!.payload).toMatchObject({
+        type: 'screen',
+        userId: '42',
+        name: 'Home',
+        properties: { tab: 1 },
+        ...common,
+      });
+      expect(stored.get(ids.group)!.payload).toMatchObject({
+        type: 'group',
+        userId: 'user-1',
+        groupId: 'org-9',
+        traits: { employees: 30 },
+        ...common,
+      });
+      expect(stored.get(ids.alias)!.payload).toMatchObject({
+        type: 'alias',
+        userId: 'user-1',
+        previousId: 'anon-1',
+        ...common,
+      });
     });
 
     it('gives a UUIDv4 messageId and the call time as timestamp when none is passed', () => {
       expect(generatedId).toMatch(UUID_V4);
       const payload = stored.get(generatedId)!.payload;
-      expect(payload).toMatchObject({ type: 'track', event: 'Minimal', userId: 'user-2', properties: {}, integrations: {}, context: { library } });
+      expect(payload).toMatchObject({
+        type: 'track',
+        event: 'Minimal',
+        userId: 'user-2',
+        properties: {},
+        integrations: {},
+        context: { library },
+      });
       const original = Date.parse(payload.originalTimestamp);
       expect(original).toBeGreaterThanOrEqual(before);
       expect(original).toBeLessThanOrEqual(after);
@@ -117,11 +181,14 @@ describe('analytics-client against the real tracking API', () => {
 
     it('sends sentAt, so the server computes timestamp = receivedAt − (sentAt − originalTimestamp)', () => {
       for (const { payload } of stored.values()) {
-        for (const field of ['timestamp', 'originalTimestamp', 'sentAt', 'receivedAt']) expect(payload[field]).toMatch(RFC3339_UTC_MILLIS);
+        for (const field of ['timestamp', 'originalTimestamp', 'sentAt', 'receivedAt'])
+          expect(payload[field]).toMatch(RFC3339_UTC_MILLIS);
         const sentAt = Date.parse(payload.sentAt);
         expect(sentAt).toBeGreaterThanOrEqual(before);
         expect(sentAt).toBeLessThanOrEqual(after);
-        expect(Date.parse(payload.timestamp)).toBe(Date.parse(payload.receivedAt) - (sentAt - Date.parse(payload.originalTimestamp)));
+        expect(Date.parse(payload.timestamp)).toBe(
+          Date.parse(payload.receivedAt) - (sentAt - Date.parse(payload.originalTimestamp)),
+        );
       }
     });
   });
@@ -173,7 +240,12 @@ describe('analytics-client against the real tracking API', () => {
 
   it('sends on its own after flushInterval, without flush()', async () => {
     const source = await createWorkspaceAndSource(t);
-    const analytics = new Analytics({ writeKey: source.writeKey, host: t.baseUrl, ...FAST, flushInterval: 50 });
+    const analytics = new Analytics({
+      writeKey: source.writeKey,
+      host: t.baseUrl,
+      ...FAST,
+      flushInterval: 50,
+    });
     const { messageId } = await analytics.track({ userId: 'u', event: 'timer' });
     const deadline = Date.now() + 5000;
     let stored = await readSourceMessages(t, source);
@@ -192,7 +264,11 @@ describe('analytics-client against the real tracking API', () => {
     const analytics = new Analytics({ writeKey: source.writeKey, host: proxy.url, ...FAST, gzip: true });
     const text = 'Grüße, 東京 🚀 '.repeat(200);
     const ids = [];
-    for (let index = 0; index < 20; index += 1) ids.push((await analytics.track({ userId: `u${index}`, event: 'Zipped', properties: { text, index } })).messageId);
+    for (let index = 0; index < 20; index += 1)
+      ids.push(
+        (await analytics.track({ userId: `u${index}`, event: 'Zipped', properties: { text, index } }))
+          .messageId,
+      );
     await analytics.close();
     await proxy.close();
     expect(proxy.requests.length).toBeGreaterThanOrEqual(1);
@@ -203,7 +279,9 @@ describe('analytics-client against the real tracking API', () => {
       expect(request.status).toBe(200);
     }
     const stored = await readSourceMessages(t, source);
-    expect(ids.map((id) => stored.get(id)?.payload.properties)).toEqual(ids.map((_, index) => ({ text, index })));
+    expect(ids.map((id) => stored.get(id)?.payload.properties)).toEqual(
+      ids.map((_, index) => ({ text, index })),
+    );
   });
 
   it('syncMode: each call resolves after the server stored its message; a failure rejects the call', async () => {
@@ -213,7 +291,11 @@ describe('analytics-client against the real tracking API', () => {
     expect(result.status).toBe('delivered');
     // No flush, no wait: the 200 came after the log acknowledged the message.
     const stored = await readSourceMessages(t, source);
-    expect(stored.get(result.messageId)?.payload).toMatchObject({ type: 'identify', userId: 'sync-user', traits: { a: 1 } });
+    expect(stored.get(result.messageId)?.payload).toMatchObject({
+      type: 'identify',
+      userId: 'sync-user',
+      traits: { a: 1 },
+    });
     expect(analytics.queueLength).toBe(0);
 
     const wrongKey = new Analytics({ writeKey: 'no-such-key', host: t.baseUrl, ...FAST, syncMode: true });
@@ -222,7 +304,11 @@ describe('analytics-client against the real tracking API', () => {
       (error: unknown) => error,
     );
     expect(failure).toBeInstanceOf(AnalyticsDeliveryError);
-    expect(failure).toMatchObject({ status: 401, attempts: 1, details: { serverCode: 'invalid_write_key', failure: 'http_status' } });
+    expect(failure).toMatchObject({
+      status: 401,
+      attempts: 1,
+      details: { serverCode: 'invalid_write_key', failure: 'http_status' },
+    });
     await analytics.close();
     await wrongKey.close();
   });
@@ -236,7 +322,12 @@ describe('analytics-client against the real tracking API', () => {
     await proxy.close();
     expect(proxy.requests.map((request) => request.status)).toEqual([401]);
     expect(reports).toHaveLength(1);
-    expect(reports[0].error).toMatchObject({ code: 'delivery_failed', status: 401, attempts: 1, details: { serverCode: 'invalid_write_key' } });
+    expect(reports[0].error).toMatchObject({
+      code: 'delivery_failed',
+      status: 401,
+      attempts: 1,
+      details: { serverCode: 'invalid_write_key' },
+    });
     expect(reports[0].batch.map((message) => message.event)).toEqual(['lost']);
   });
 
@@ -256,20 +347,36 @@ describe('analytics-client against the real tracking API', () => {
     const storedB = await readSourceMessages(t, second);
     expect([...storedA.keys()].sort()).toEqual([...sentA].sort());
     expect([...storedB.keys()].sort()).toEqual([...sentB].sort());
-    expect([...storedA.values()].every((message) => message.payload.userId === 'a' && message.workspaceId === first.workspaceId)).toBe(true);
-    expect([...storedB.values()].every((message) => message.payload.userId === 'b' && message.workspaceId === second.workspaceId)).toBe(true);
+    expect(
+      [...storedA.values()].every(
+        (message) => message.payload.userId === 'a' && message.workspaceId === first.workspaceId,
+      ),
+    ).toBe(true);
+    expect(
+      [...storedB.values()].every(
+        (message) => message.payload.userId === 'b' && message.workspaceId === second.workspaceId,
+      ),
+    ).toBe(true);
   });
 
   it('a message over 32 KB is refused at the call, before anything is sent', async () => {
     const source = await createWorkspaceAndSource(t);
     const proxy = await startRecordingProxy(t.baseUrl);
     const analytics = new Analytics({ writeKey: source.writeKey, host: proxy.url, ...FAST });
-    expect(() => analytics.track({ userId: 'u', event: 'huge', properties: { blob: 'é'.repeat(16_400) } })).toThrow(
-      expect.objectContaining({ name: 'AnalyticsValidationError', code: 'message_too_large', message: expect.stringMatching(/track: the message is 3\d{4} bytes/) }),
+    expect(() =>
+      analytics.track({ userId: 'u', event: 'huge', properties: { blob: 'é'.repeat(16_400) } }),
+    ).toThrow(
+      expect.objectContaining({
+        name: 'AnalyticsValidationError',
+        code: 'message_too_large',
+        message: expect.stringMatching(/track: the message is 3\d{4} bytes/),
+      }),
     );
     await analytics.track({ userId: 'u', event: 'small' });
     await analytics.close();
     await proxy.close();
-    expect(proxy.bodies().flatMap((body) => body.batch.map((message: any) => message.event))).toEqual(['small']);
+    expect(proxy.bodies().flatMap((body) => body.batch.map((message: any) => message.event))).toEqual([
+      'small',
+    ]);
   });
 });

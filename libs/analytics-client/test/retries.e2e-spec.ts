@@ -3,12 +3,20 @@
 // read back from the event log.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWorkspaceAndSource, readSourceMessages } from '../../../apps/tracking-api/test/tracking-e2e.kit';
+import {
+  createWorkspaceAndSource,
+  readSourceMessages,
+} from '../../../apps/tracking-api/test/tracking-e2e.kit';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { Analytics, AnalyticsDeliveryError, AnalyticsRejectedError } from '../src';
 import { errorRecorder, FAST, startRecordingProxy } from './client-e2e.kit';
 
-const UNAVAILABLE = JSON.stringify({ success: false, code: 'unavailable', message: 'try later', error: 'try later' });
+const UNAVAILABLE = JSON.stringify({
+  success: false,
+  code: 'unavailable',
+  message: 'try later',
+  error: 'try later',
+});
 
 async function freePortWithNothingListening(): Promise<number> {
   const server = createServer();
@@ -31,11 +39,14 @@ describe('analytics-client retries', () => {
 
   it('retries 503 twice, then the server recovers: the batch is stored once, onError is not called', async () => {
     const source = await createWorkspaceAndSource(t);
-    const proxy = await startRecordingProxy(t.baseUrl, (index) => (index < 2 ? { status: 503, body: UNAVAILABLE } : { forward: true }));
+    const proxy = await startRecordingProxy(t.baseUrl, (index) =>
+      index < 2 ? { status: 503, body: UNAVAILABLE } : { forward: true },
+    );
     const { reports, onError } = errorRecorder();
     const analytics = new Analytics({ writeKey: source.writeKey, host: proxy.url, ...FAST, onError });
     const ids: string[] = [];
-    for (let index = 0; index < 5; index += 1) ids.push((await analytics.track({ userId: 'u', event: 'retry me', properties: { index } })).messageId);
+    for (let index = 0; index < 5; index += 1)
+      ids.push((await analytics.track({ userId: 'u', event: 'retry me', properties: { index } })).messageId);
     await analytics.close();
     await proxy.close();
     expect(proxy.requests.map((request) => request.status)).toEqual([503, 503, 200]);
@@ -53,7 +64,16 @@ describe('analytics-client retries', () => {
     const source = await createWorkspaceAndSource(t);
     const proxy = await startRecordingProxy(t.baseUrl, (index) =>
       index === 0
-        ? { status: 429, headers: { 'retry-after': '1', 'x-ratelimit-reset': '1' }, body: JSON.stringify({ success: false, code: 'rate_limited', message: 'slow down', error: 'slow down' }) }
+        ? {
+            status: 429,
+            headers: { 'retry-after': '1', 'x-ratelimit-reset': '1' },
+            body: JSON.stringify({
+              success: false,
+              code: 'rate_limited',
+              message: 'slow down',
+              error: 'slow down',
+            }),
+          }
         : { forward: true },
     );
     const analytics = new Analytics({ writeKey: source.writeKey, host: proxy.url, ...FAST });
@@ -68,27 +88,41 @@ describe('analytics-client retries', () => {
     expect((await readSourceMessages(t, source)).has(messageId)).toBe(true);
   });
 
-  it.each([400, 403, 413])('does not retry %i: one request, and the batch goes to onError', async (status) => {
-    const proxy = await startRecordingProxy(undefined, () => ({
-      status,
-      body: JSON.stringify({ success: false, code: 'invalid_request', message: 'bad body', error: 'bad body' }),
-    }));
-    const { reports, onError } = errorRecorder();
-    const analytics = new Analytics({ writeKey: 'wk', host: proxy.url, ...FAST, onError });
-    const events = ['a', 'b', 'c'];
-    const ids = [];
-    for (const event of events) ids.push((await analytics.track({ userId: 'u', event })).messageId);
-    await analytics.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await proxy.close();
-    expect(proxy.requests).toHaveLength(1);
-    expect(reports).toHaveLength(1);
-    const [{ error, batch }] = reports;
-    expect(error).toBeInstanceOf(AnalyticsDeliveryError);
-    expect(error).toMatchObject({ status, attempts: 1, details: { failure: 'http_status', serverCode: 'invalid_request' } });
-    expect(error.message).toContain(`answered ${status}: invalid_request (bad body)`);
-    expect(batch.map((message) => [message.messageId, message.event])).toEqual(ids.map((id, index) => [id, events[index]]));
-  });
+  it.each([400, 403, 413])(
+    'does not retry %i: one request, and the batch goes to onError',
+    async (status) => {
+      const proxy = await startRecordingProxy(undefined, () => ({
+        status,
+        body: JSON.stringify({
+          success: false,
+          code: 'invalid_request',
+          message: 'bad body',
+          error: 'bad body',
+        }),
+      }));
+      const { reports, onError } = errorRecorder();
+      const analytics = new Analytics({ writeKey: 'wk', host: proxy.url, ...FAST, onError });
+      const events = ['a', 'b', 'c'];
+      const ids = [];
+      for (const event of events) ids.push((await analytics.track({ userId: 'u', event })).messageId);
+      await analytics.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await proxy.close();
+      expect(proxy.requests).toHaveLength(1);
+      expect(reports).toHaveLength(1);
+      const [{ error, batch }] = reports;
+      expect(error).toBeInstanceOf(AnalyticsDeliveryError);
+      expect(error).toMatchObject({
+        status,
+        attempts: 1,
+        details: { failure: 'http_status', serverCode: 'invalid_request' },
+      });
+      expect(error.message).toContain(`answered ${status}: invalid_request (bad body)`);
+      expect(batch.map((message) => [message.messageId, message.event])).toEqual(
+        ids.map((id, index) => [id, events[index]]),
+      );
+    },
+  );
 
   it('gives up after maxRetries, with growing delays, and calls onError once with the whole batch', async () => {
     const proxy = await startRecordingProxy(undefined, () => ({ status: 503, body: UNAVAILABLE }));
@@ -101,24 +135,42 @@ describe('analytics-client retries', () => {
       retryBackoff: { initialDelayMs: 40, maxDelayMs: 1000 },
       onError,
     });
-    const results = await Promise.all([analytics.identify({ userId: 'u' }), analytics.group({ userId: 'u', groupId: 'g' })]);
+    const results = await Promise.all([
+      analytics.identify({ userId: 'u' }),
+      analytics.group({ userId: 'u', groupId: 'g' }),
+    ]);
     await analytics.close();
     await proxy.close();
     expect(proxy.requests.map((request) => request.status)).toEqual([503, 503, 503, 503]);
-    const gaps = proxy.requests.slice(1).map((request, index) => request.startedAt - proxy.requests[index].finishedAt!);
+    const gaps = proxy.requests
+      .slice(1)
+      .map((request, index) => request.startedAt - proxy.requests[index].finishedAt!);
     // Delay n lies between half and all of 40 ms × 2^n.
     gaps.forEach((gap, retry) => expect(gap).toBeGreaterThanOrEqual(20 * 2 ** retry - 2));
     expect(reports).toHaveLength(1);
-    expect(reports[0].error).toMatchObject({ code: 'delivery_failed', status: 503, attempts: 4, details: { serverCode: 'unavailable' } });
+    expect(reports[0].error).toMatchObject({
+      code: 'delivery_failed',
+      status: 503,
+      attempts: 4,
+      details: { serverCode: 'unavailable' },
+    });
     expect(reports[0].error.message).toMatch(/^gave up after 4 attempt\(s\): the tracking API answered 503/);
-    expect(reports[0].batch.map((message) => message.messageId)).toEqual(results.map((result) => result.messageId));
+    expect(reports[0].batch.map((message) => message.messageId)).toEqual(
+      results.map((result) => result.messageId),
+    );
     expect(reports[0].batch.map((message) => message.type)).toEqual(['identify', 'group']);
   });
 
   it('retries network errors and reports them as such when they persist', async () => {
     const port = await freePortWithNothingListening();
     const { reports, onError } = errorRecorder();
-    const analytics = new Analytics({ writeKey: 'wk', host: `http://127.0.0.1:${port}`, ...FAST, maxRetries: 2, onError });
+    const analytics = new Analytics({
+      writeKey: 'wk',
+      host: `http://127.0.0.1:${port}`,
+      ...FAST,
+      maxRetries: 2,
+      onError,
+    });
     await analytics.track({ userId: 'u', event: 'nowhere' });
     await analytics.close();
     expect(reports).toHaveLength(1);
@@ -128,9 +180,17 @@ describe('analytics-client retries', () => {
 
   it('ends a request that gets no answer after `timeout` ms, and retries it', async () => {
     const source = await createWorkspaceAndSource(t);
-    const proxy = await startRecordingProxy(t.baseUrl, (index) => (index === 0 ? { hang: true } : { forward: true }));
+    const proxy = await startRecordingProxy(t.baseUrl, (index) =>
+      index === 0 ? { hang: true } : { forward: true },
+    );
     const { reports, onError } = errorRecorder();
-    const analytics = new Analytics({ writeKey: source.writeKey, host: proxy.url, ...FAST, timeout: 200, onError });
+    const analytics = new Analytics({
+      writeKey: source.writeKey,
+      host: proxy.url,
+      ...FAST,
+      timeout: 200,
+      onError,
+    });
     const { messageId } = await analytics.track({ userId: 'u', event: 'slow start' });
     const started = Date.now();
     await analytics.close();
@@ -142,26 +202,47 @@ describe('analytics-client retries', () => {
     expect((await readSourceMessages(t, source)).has(messageId)).toBe(true);
 
     const hanging = await startRecordingProxy(undefined, () => ({ hang: true }));
-    const stuck = new Analytics({ writeKey: 'wk', host: hanging.url, ...FAST, timeout: 100, maxRetries: 1, onError });
+    const stuck = new Analytics({
+      writeKey: 'wk',
+      host: hanging.url,
+      ...FAST,
+      timeout: 100,
+      maxRetries: 1,
+      onError,
+    });
     await stuck.track({ userId: 'u', event: 'never' });
     await stuck.close();
     await hanging.close();
-    expect(reports.map((report) => report.error)).toEqual([expect.objectContaining({ details: { failure: 'timeout', attempts: 2 } })]);
+    expect(reports.map((report) => report.error)).toEqual([
+      expect.objectContaining({ details: { failure: 'timeout', attempts: 2 } }),
+    ]);
   });
 
   it('syncMode retries too: the call resolves once a retry succeeds', async () => {
     const source = await createWorkspaceAndSource(t);
-    const proxy = await startRecordingProxy(t.baseUrl, (index) => (index === 0 ? { status: 502, body: 'Bad Gateway' } : { forward: true }));
+    const proxy = await startRecordingProxy(t.baseUrl, (index) =>
+      index === 0 ? { status: 502, body: 'Bad Gateway' } : { forward: true },
+    );
     const analytics = new Analytics({ writeKey: source.writeKey, host: proxy.url, ...FAST, syncMode: true });
     const result = await analytics.alias({ userId: 'new', previousId: 'old' });
     expect(result.status).toBe('delivered');
     expect(proxy.requests.map((request) => request.status)).toEqual([502, 200]);
-    expect((await readSourceMessages(t, source)).get(result.messageId)?.payload).toMatchObject({ type: 'alias', userId: 'new', previousId: 'old' });
+    expect((await readSourceMessages(t, source)).get(result.messageId)?.payload).toMatchObject({
+      type: 'alias',
+      userId: 'new',
+      previousId: 'old',
+    });
     await analytics.close();
     await proxy.close();
 
     const failing = await startRecordingProxy(undefined, () => ({ status: 503, body: 'down' }));
-    const unlucky = new Analytics({ writeKey: 'wk', host: failing.url, ...FAST, syncMode: true, maxRetries: 1 });
+    const unlucky = new Analytics({
+      writeKey: 'wk',
+      host: failing.url,
+      ...FAST,
+      syncMode: true,
+      maxRetries: 1,
+    });
     await expect(unlucky.track({ userId: 'u', event: 'e' })).rejects.toMatchObject({
       name: 'AnalyticsDeliveryError',
       status: 503,
@@ -178,7 +259,14 @@ describe('analytics-client retries', () => {
         status: 200,
         body: JSON.stringify({
           success: true,
-          rejected: [{ index: 1, messageId: batch[1].messageId, code: 'no_user_anon_id', message: 'A message needs a non-empty "userId" or "anonymousId"' }],
+          rejected: [
+            {
+              index: 1,
+              messageId: batch[1].messageId,
+              code: 'no_user_anon_id',
+              message: 'A message needs a non-empty "userId" or "anonymousId"',
+            },
+          ],
         }),
       };
     });
@@ -190,7 +278,9 @@ describe('analytics-client retries', () => {
     expect(proxy.requests).toHaveLength(1);
     expect(reports).toHaveLength(1);
     expect(reports[0].error).toBeInstanceOf(AnalyticsRejectedError);
-    expect((reports[0].error as AnalyticsRejectedError).rejections).toEqual([expect.objectContaining({ index: 1, code: 'no_user_anon_id' })]);
+    expect((reports[0].error as AnalyticsRejectedError).rejections).toEqual([
+      expect.objectContaining({ index: 1, code: 'no_user_anon_id' }),
+    ]);
     expect(reports[0].batch.map((message) => message.event)).toEqual(['refused']);
   });
 });
