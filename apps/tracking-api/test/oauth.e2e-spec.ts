@@ -407,3 +407,26 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
     });
   });
 });
+
+describe('OAuth behind a TLS-terminating proxy: OAUTH_AUDIENCES', () => {
+  let t: TributaryTestInstance;
+
+  beforeAll(async () => {
+    t = await startTributary({ environment: { OAUTH_AUDIENCES: 'https://oauth.tributary.example/, https://eu.tributary.example' } });
+  });
+
+  afterAll(async () => {
+    await t?.stop({ removeData: true });
+  });
+
+  it('accepts the configured public URLs as aud, with or without a trailing slash, and still the direct address', async () => {
+    const workspace = await createWorkspace(t);
+    const application = await createOAuthApplication(t, workspace.slug);
+    for (const aud of ['https://oauth.tributary.example', 'https://oauth.tributary.example/', 'https://eu.tributary.example/', t.baseUrl]) {
+      const assertion = await signAssertion({ clientId: application.clientId, key: application.key, aud });
+      expect({ aud, status: (await postToken(t, tokenForm(assertion))).status }).toEqual({ aud, status: 200 });
+    }
+    const elsewhere = await signAssertion({ clientId: application.clientId, key: application.key, aud: 'https://oauth2.segment.io' });
+    expectOAuthError(await postToken(t, tokenForm(elsewhere)), 401, 'invalid_client');
+  });
+});
