@@ -13,6 +13,7 @@ import { CreateOAuthApplicationRequestSchema, UpdateOAuthApplicationRequestSchem
 import type { EventMetadata } from '@tributary/event-store';
 import { importSPKI } from 'jose';
 import { createZodDto } from 'nestjs-zod';
+import type { KeyObject } from 'node:crypto';
 import { ConfigApiController } from '../shared/config-api-controller.decorator';
 import { ConfigApiError } from '../shared/config-api.error';
 import { paginate, PageRequest } from '../shared/pagination';
@@ -25,6 +26,8 @@ class CreateOAuthApplicationDto extends createZodDto(CreateOAuthApplicationReque
 class UpdateOAuthApplicationDto extends createZodDto(UpdateOAuthApplicationRequestSchema) {}
 
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 3600;
+/** jose refuses shorter RSA keys for RS256. */
+const MIN_RSA_MODULUS_BITS = 2048;
 const OAUTH_APPLICATION_ZERO_VALUES = { display_name: '', public_keys: [], token_lifetime_seconds: 0 };
 
 interface PublicKeyInput {
@@ -169,10 +172,15 @@ async function resolvePublicKeys(requested: readonly PublicKeyInput[], known: re
       throw ConfigApiError.invalidArgument(`oauth_application.public_keys[${index}]: key "${key.key_id}" needs a pem`);
     }
     try {
-      await importSPKI(pem.trim(), 'RS256');
+      // jose parses any SPKI key here, an EC one too; /token's RS256 check would then refuse every
+      // assertion, so check the key type and the 2048-bit minimum jose enforces for RS256 now.
+      const key = (await importSPKI(pem.trim(), 'RS256')) as KeyObject;
+      if (key.asymmetricKeyType !== 'rsa' || (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_MODULUS_BITS) {
+        throw new Error('not an RSA key of at least 2048 bits');
+      }
     } catch {
       throw ConfigApiError.invalidArgument(
-        `oauth_application.public_keys[${index}].pem is not an RSA public key in SPKI PEM form`,
+        `oauth_application.public_keys[${index}].pem is not an RSA public key of at least ${MIN_RSA_MODULUS_BITS} bits in SPKI PEM form`,
       );
     }
     keys.push({ keyId: key.key_id, pem: pem.trim() });
