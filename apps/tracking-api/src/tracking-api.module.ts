@@ -3,7 +3,11 @@ import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
 import { IngestMessagesController } from './ingest-messages/ingest-messages.controller';
 import { IngestMessagesHandler, TRACKING_RATE_LIMITER } from './ingest-messages/ingest-messages.handler';
 import { OAuthTokenController } from './oauth-token/oauth-token.controller';
-import { OAuthTokenHandler, TOKEN_RATE_LIMITER } from './oauth-token/oauth-token.handler';
+import {
+  OAuthTokenHandler,
+  TOKEN_ADDRESS_RATE_LIMITER,
+  TOKEN_RATE_LIMITER,
+} from './oauth-token/oauth-token.handler';
 import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
 import { TrackingCounters } from './shared/tracking-counters';
 
@@ -28,8 +32,8 @@ export class TrackingApiModule {
         TrackingApiErrorFilter,
         IngestMessagesHandler,
         OAuthTokenHandler,
-        // Token requests per second per OAuth client.
         { provide: TOKEN_RATE_LIMITER, useFactory: () => new RateLimiter(20, 1_000) },
+        { provide: TOKEN_ADDRESS_RATE_LIMITER, useFactory: () => new RateLimiter(200, 1_000) },
       ],
       exports: [TrackingCounters, TrackingApiErrorFilter],
     };

@@ -41,6 +41,7 @@ export class OAuthTokenController {
       contentType: request.headers['content-type'],
       body: request.body,
       endpointBaseUrl: `${request.protocol}://${request.headers.host ?? request.hostname}`,
+      callerAddress: request.ip,
     });
   }
 }

@@ -12,7 +12,10 @@ import {
 import { ConfigReadModel } from '@tributary/config-projections';
 import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
 
+/** Token requests per second per OAuth client, counted once its assertion is verified. */
 export const TOKEN_RATE_LIMITER = Symbol('TokenRateLimiter');
+/** Token requests per second per caller address, counted before anything is verified. */
+export const TOKEN_ADDRESS_RATE_LIMITER = Symbol('TokenAddressRateLimiter');
 
 const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
@@ -21,6 +24,7 @@ export interface TokenRequest {
   body: unknown;
   /** The token endpoint's base URL as the client reached it: the expected `aud`. */
   endpointBaseUrl: string;
+  callerAddress: string;
 }
 
 export interface TokenResponse {
@@ -42,7 +46,8 @@ export class OAuthTokenHandler {
 
   constructor(
     private readonly readModel: ConfigReadModel,
-    @Inject(TOKEN_RATE_LIMITER) private readonly rateLimiter: RateLimiter,
+    @Inject(TOKEN_RATE_LIMITER) private readonly clientRateLimiter: RateLimiter,
+    @Inject(TOKEN_ADDRESS_RATE_LIMITER) private readonly addressRateLimiter: RateLimiter,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     secretBox: SecretBox,
   ) {
@@ -69,15 +74,12 @@ export class OAuthTokenHandler {
       throw new OAuthRequestError(400, 'invalid_scope', `the only scope is ${TRACKING_WRITE_SCOPE}`);
     }
 
+    // Before any signature is checked, only the caller's address is known: a flood of junk
+    // assertions is throttled there, and cannot throttle a real client whose id it names.
+    this.throttle(this.addressRateLimiter, `address:${request.callerAddress}`);
     const { subject } = peekClientAssertion(assertion);
     const application = subject ? this.readModel.oauthApplicationByClientId(subject) : undefined;
     if (!application) throw new OAuthRequestError(401, 'invalid_client', 'unknown client: sub must be a client id');
-    const limit = this.rateLimiter.take(application.clientId);
-    if (!limit.allowed) {
-      throw Object.assign(new OAuthRequestError(429, 'slow_down', 'too many token requests'), {
-        retryAfterSeconds: limit.retryAfterSeconds,
-      });
-    }
     const configuredAudiences = (this.environment.OAUTH_AUDIENCES ?? '').split(',').map((url) => url.trim());
     const verified = await verifyClientAssertion(assertion, application, [
       request.endpointBaseUrl,
@@ -86,6 +88,7 @@ export class OAuthTokenHandler {
     if (!this.replayGuard.claim(verified.clientId, verified.jti, verified.expiresAt)) {
       throw new OAuthRequestError(401, 'invalid_client', 'client_assertion jti was already used');
     }
+    this.throttle(this.clientRateLimiter, `client:${application.clientId}`);
     const accessToken = await issueAccessToken(
       {
         workspaceSlug: application.workspaceSlug,
@@ -97,5 +100,14 @@ export class OAuthTokenHandler {
       this.signingKey,
     );
     return { access_token: accessToken, token_type: 'Bearer', expires_in: application.tokenLifetimeSeconds, scope };
+  }
+
+  private throttle(limiter: RateLimiter, key: string): void {
+    const limit = limiter.take(key);
+    if (!limit.allowed) {
+      throw Object.assign(new OAuthRequestError(429, 'slow_down', 'too many token requests'), {
+        retryAfterSeconds: limit.retryAfterSeconds,
+      });
+    }
   }
 }
