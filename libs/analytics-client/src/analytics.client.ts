@@ -15,6 +15,7 @@ import {
 } from './errors';
 import { HttpTransport, StubTransport, type BatchTransport, type TransportResult } from './http-transport';
 import { LeveledLogger } from './leveled-logger';
+import { OAuthTokenError } from './oauth-authorization';
 import {
   buildMessage,
   serializeMessage,
@@ -70,7 +71,7 @@ export class Analytics {
     this.log = new LeveledLogger(this.options.logger, this.options.logLevel);
     this.overheadBytes = envelopeOverheadBytes(this.options.writeKey);
     this.transport = this.options.send
-      ? new HttpTransport(this.options, authorizationFor(this.options))
+      ? new HttpTransport(this.options, authorizationFor(this.options, this.log))
       : new StubTransport();
   }
 
@@ -269,6 +270,10 @@ export class Analytics {
         error = httpError(result.status, result.body, attempts);
         if (verdict === 'give_up') return { ok: false, error };
         retryAfterMs = parseRetryAfterMs(result.retryAfter, retryBackoff.maxRetryAfterMs);
+      } else if (result.kind === 'unauthorized') {
+        // The token endpoint already retried what could be retried: nothing more to try for this batch.
+        // `attempts` counts the tracking requests made, and this one was never made.
+        return { ok: false, error: authorizationError(result.error, attempt) };
       } else if (result.kind === 'timeout') {
         error = new AnalyticsDeliveryError(
           `no answer from ${this.options.url} within ${this.options.timeout} ms`,
@@ -359,6 +364,26 @@ function httpError(status: number, body: string, attempts: number): AnalyticsDel
     status,
     serverCode,
     responseBody: body.slice(0, MAX_REPORTED_BODY_CHARACTERS),
+  });
+}
+
+function authorizationError(cause: unknown, attempts: number): AnalyticsDeliveryError {
+  if (cause instanceof OAuthTokenError) {
+    const { status, oauthError, oauthErrorDescription, responseBody } = cause.details;
+    return new AnalyticsDeliveryError(`no OAuth access token: ${cause.message}`, {
+      failure: 'oauth',
+      attempts,
+      status,
+      oauthError,
+      oauthErrorDescription,
+      responseBody,
+      cause: cause.details.cause ?? cause,
+    });
+  }
+  return new AnalyticsDeliveryError(`no credentials for the request: ${describeCause(cause)}`, {
+    failure: 'oauth',
+    attempts,
+    cause,
   });
 }
 

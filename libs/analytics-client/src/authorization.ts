@@ -1,14 +1,24 @@
 /**
- * The seam for request authorization. Today every request carries `Authorization: Basic base64(writeKey:)`
- * (and the write key in the body, spec §4). OAuth (spec §11) will add a provider that fetches and caches a
- * Bearer token and drops it when the server answers 400/401/403; the transport only asks for a header
- * and reports those statuses, so nothing else changes then.
+ * The seam for request authorization. With a write key alone, every request carries
+ * `Authorization: Basic base64(writeKey:)` (and the write key in the body, spec §4). With OAuth (spec §11),
+ * a provider fetches and caches a Bearer token and drops it when the server answers 400/401/403; the
+ * transport only asks for a header and reports those statuses.
  */
+import type { LeveledLogger } from './leveled-logger';
+import { OAuthAuthorization, type OAuthClock } from './oauth-authorization';
+import type { ResolvedOptions } from './options';
+
 export interface RequestAuthorization {
-  /** The `Authorization` header for the next request, or undefined for none. */
+  /**
+   * The `Authorization` header for the next request, or undefined for none. May reject (with an
+   * `OAuthTokenError`) when no token can be had; the batch is then given up.
+   */
   authorizationHeader(): Promise<string | undefined>;
-  /** The server refused a request with this status; a token-based provider clears its cached token. */
-  requestRefused(status: number): void;
+  /**
+   * The server refused a request that carried `sentHeader` with this status; a token-based provider
+   * clears that token, if it still caches it.
+   */
+  requestRefused(status: number, sentHeader: string | undefined): void;
 }
 
 export class WriteKeyAuthorization implements RequestAuthorization {
@@ -27,10 +37,12 @@ export class WriteKeyAuthorization implements RequestAuthorization {
   }
 }
 
-/**
- * The one place that picks how requests are authorized. OAuth (a later change) adds its options to
- * `AnalyticsOptions` and returns its token provider from here when they are set.
- */
-export function authorizationFor(options: { writeKey: string }): RequestAuthorization {
+/** The one place that picks how requests are authorized: OAuth when its options are set. */
+export function authorizationFor(
+  options: Pick<ResolvedOptions, 'writeKey' | 'oauth' | 'timeout' | 'maxRetries' | 'retryBackoff'>,
+  log?: LeveledLogger,
+  clock?: OAuthClock,
+): RequestAuthorization {
+  if (options.oauth !== undefined) return new OAuthAuthorization(options.oauth, options, log, clock);
   return new WriteKeyAuthorization(options.writeKey);
 }

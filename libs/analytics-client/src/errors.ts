@@ -58,11 +58,14 @@ export type AnalyticsDeliveryFailure =
   /** No answer: connection refused or reset, DNS failure and the like. */
   | 'network'
   /** No answer within `timeout` ms. */
-  | 'timeout';
+  | 'timeout'
+  /** No OAuth access token could be had from the token endpoint; the batch was never sent (spec §11.5). */
+  | 'oauth';
 
 /**
- * A batch could not be delivered: the server refused it for good (a 4xx other than 429), or every attempt
- * failed (`maxRetries` retries of 429, 5xx, network errors and timeouts).
+ * A batch could not be delivered: the server refused it for good (a 4xx other than 429), every attempt
+ * failed (`maxRetries` retries of 429, 5xx, network errors and timeouts), or no OAuth access token could
+ * be had for it (`failure: 'oauth'`; `status` is then the token endpoint's).
  */
 export class AnalyticsDeliveryError extends AnalyticsError {
   override readonly name = 'AnalyticsDeliveryError';
@@ -81,6 +84,10 @@ export class AnalyticsDeliveryError extends AnalyticsError {
       responseBody?: string;
       /** The underlying error, for network failures. */
       cause?: unknown;
+      /** For `oauth` failures: the token endpoint's RFC 6749 `error` (e.g. `invalid_client`), when it sent one. */
+      oauthError?: string;
+      /** For `oauth` failures: its `error_description`. */
+      oauthErrorDescription?: string;
     },
   ) {
     super(message);

@@ -12,7 +12,9 @@ const gzip = promisify(gzipCallback);
 export type TransportResult =
   | { kind: 'response'; status: number; retryAfter: string | null; body: string }
   | { kind: 'network'; error: unknown }
-  | { kind: 'timeout' };
+  | { kind: 'timeout' }
+  /** No credentials could be had (an OAuth token request failed for good); nothing was sent. */
+  | { kind: 'unauthorized'; error: unknown };
 
 export interface BatchTransport {
   post(body: string, attempt: number): Promise<TransportResult>;
@@ -29,7 +31,12 @@ export class HttpTransport implements BatchTransport {
       'content-type': 'application/json',
       'user-agent': `tributary-analytics-client/${VERSION}`,
     };
-    const authorization = await this.authorization.authorizationHeader();
+    let authorization: string | undefined;
+    try {
+      authorization = await this.authorization.authorizationHeader();
+    } catch (error) {
+      return { kind: 'unauthorized', error };
+    }
     if (authorization !== undefined) headers.authorization = authorization;
     // Logged by the tracking API (spec §9.1); newer Segment clients send the same header.
     if (attempt > 0) headers['x-retry-count'] = String(attempt);
@@ -44,7 +51,7 @@ export class HttpTransport implements BatchTransport {
       // The body is read to the end, also on success: the socket goes back to the keep-alive pool, and a
       // 200 may list rejected messages (spec §6.5).
       const text = await response.text();
-      if ([400, 401, 403].includes(response.status)) this.authorization.requestRefused(response.status);
+      if ([400, 401, 403].includes(response.status)) this.authorization.requestRefused(response.status, authorization);
       return {
         kind: 'response',
         status: response.status,

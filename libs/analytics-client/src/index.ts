@@ -30,6 +30,7 @@ export {
   MAX_BATCH_SIZE,
   REGION_HOSTS,
   type AnalyticsLogger,
+  type OAuthOptions,
   type AnalyticsOptions,
   type ErrorHandler,
   type LogLevel,

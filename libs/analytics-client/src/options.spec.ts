@@ -1,3 +1,5 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { Analytics } from './analytics.client';
 import { AnalyticsValidationError } from './errors';
 import { REGION_HOSTS, resolveOptions, resolveUrl } from './options';
 
@@ -65,5 +67,88 @@ describe('resolveOptions', () => {
       expect((error as AnalyticsValidationError).code).toBe('invalid_options');
       expect((error as AnalyticsValidationError).field).toBe(field);
     }
+  });
+});
+
+describe('resolveOptions: oauth', () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pkcs8 = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const base = { clientId: 'client-1', clientKey: pkcs8, keyId: 'key-1' };
+
+  function refusal(oauth: unknown, host?: string): AnalyticsValidationError {
+    try {
+      resolveOptions({ writeKey: 'wk', host, oauth: oauth as never });
+    } catch (error) {
+      return error as AnalyticsValidationError;
+    }
+    throw new Error('expected the options to be refused');
+  }
+
+  it('defaults the auth server to the tracking host (its base, without the path) and the scope', () => {
+    const { oauth } = resolveOptions({ writeKey: 'wk', host: 'http://127.0.0.1:8080/tracking/', oauth: base });
+    expect(oauth).toMatchObject({
+      clientId: 'client-1',
+      keyId: 'key-1',
+      authServer: 'http://127.0.0.1:8080/tracking',
+      tokenUrl: 'http://127.0.0.1:8080/tracking/token',
+      scope: 'tracking_api:write',
+    });
+    expect(oauth?.privateKey.asymmetricKeyType).toBe('rsa');
+    expect(resolveOptions({ writeKey: 'wk' }).oauth).toBeUndefined();
+  });
+
+  it('takes an auth server (one trailing slash dropped), a scope, and a PKCS #1 key too', () => {
+    const pkcs1 = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const { oauth } = resolveOptions({
+      writeKey: 'wk',
+      oauth: { ...base, clientKey: pkcs1, authServer: 'https://auth.example/', scope: 'tracking_api:write' },
+    });
+    expect(oauth).toMatchObject({ authServer: 'https://auth.example', tokenUrl: 'https://auth.example/token' });
+  });
+
+  it.each([
+    ['not an object', 'oauth', 'oauth'],
+    ['no clientId', { ...base, clientId: undefined }, 'oauth.clientId'],
+    ['an empty keyId', { ...base, keyId: ' ' }, 'oauth.keyId'],
+    ['no clientKey', { ...base, clientKey: undefined }, 'oauth.clientKey'],
+    ['a clientKey that is not PEM', { ...base, clientKey: 'secret' }, 'oauth.clientKey'],
+    [
+      'a truncated PEM',
+      { ...base, clientKey: pkcs8.slice(0, 200) + '\n-----END PRIVATE KEY-----\n' },
+      'oauth.clientKey',
+    ],
+    [
+      'a public key',
+      {
+        ...base,
+        clientKey: generateKeyPairSync('rsa', { modulusLength: 2048 })
+          .publicKey.export({ type: 'spki', format: 'pem' })
+          .toString(),
+      },
+      'oauth.clientKey',
+    ],
+    [
+      'an EC key (RS256 needs RSA)',
+      {
+        ...base,
+        clientKey: generateKeyPairSync('ec', { namedCurve: 'P-256' })
+          .privateKey.export({ type: 'pkcs8', format: 'pem' })
+          .toString(),
+      },
+      'oauth.clientKey',
+    ],
+    ['an authServer that is not a URL', { ...base, authServer: 'auth server' }, 'oauth.authServer'],
+    ['an ftp authServer', { ...base, authServer: 'ftp://auth.example' }, 'oauth.authServer'],
+    ['an empty scope', { ...base, scope: '' }, 'oauth.scope'],
+  ])('refuses %s with invalid_options', (_case, oauth, field) => {
+    const error = refusal(oauth);
+    expect(error).toBeInstanceOf(AnalyticsValidationError);
+    expect({ code: error.code, field: error.field }).toEqual({ code: 'invalid_options', field });
+  });
+
+  it('refuses it at construction, before anything is sent', () => {
+    expect(() => new Analytics({ writeKey: 'wk', oauth: { ...base, clientKey: 'nope' } })).toThrow(
+      AnalyticsValidationError,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { AnalyticsValidationError, type AnalyticsError } from './errors';
 import type { AnalyticsMessage } from './message-builder';
 
@@ -33,6 +34,23 @@ export interface RetryBackoffOptions {
   maxRetryAfterMs?: number;
 }
 
+/**
+ * OAuth 2.0 `client_credentials` with a signed JWT client assertion (spec §11). Every request then carries
+ * `Authorization: Bearer <access token>` as well as the write key in the body.
+ */
+export interface OAuthOptions {
+  /** The OAuth application's client id (`client_id` from the Config API). */
+  clientId: string;
+  /** The application's RSA private key as PEM (PKCS #8 `BEGIN PRIVATE KEY`; PKCS #1 is accepted too). */
+  clientKey: string;
+  /** The `key_id` under which the matching public key was registered with the application. */
+  keyId: string;
+  /** The base URL of the token endpoint (`<authServer>/token`). Default: the tracking `host`. */
+  authServer?: string;
+  /** Default `tracking_api:write`. */
+  scope?: string;
+}
+
 export interface AnalyticsOptions {
   /** The source's write key. Required. */
   writeKey: string;
@@ -65,6 +83,19 @@ export interface AnalyticsOptions {
   logger?: AnalyticsLogger;
   /** Told about every message that is given up; see the README. Without it, the error is logged. */
   onError?: ErrorHandler;
+  /** Authorize with OAuth access tokens; see the README. Without it, requests use the write key alone. */
+  oauth?: OAuthOptions;
+}
+
+export interface ResolvedOAuthOptions {
+  clientId: string;
+  keyId: string;
+  privateKey: KeyObject;
+  /** The configured auth server without trailing slashes: the assertion's `aud`. */
+  authServer: string;
+  /** `<authServer>/token`. */
+  tokenUrl: string;
+  scope: string;
 }
 
 export interface ResolvedOptions {
@@ -82,6 +113,7 @@ export interface ResolvedOptions {
   logLevel: LogLevel;
   logger: AnalyticsLogger;
   onError?: ErrorHandler;
+  oauth?: ResolvedOAuthOptions;
 }
 
 /** The tracking API keeps only the first 2,500 messages of a batch (spec §8.3). */
@@ -120,22 +152,73 @@ function booleanOption(options: object, field: string, fallback: boolean): boole
  * under `/tracking` works with `host: 'https://example.com/tracking'` (spec §3).
  */
 export function resolveUrl(host: string | undefined, path: string | undefined): string {
-  const base =
-    host === undefined ? REGION_HOSTS.us : ((REGION_HOSTS as Record<string, string>)[host] ?? host);
-  let parsed: URL;
-  try {
-    parsed = new URL(base);
-  } catch {
-    invalid('host', `must be 'us', 'eu' or an http(s) URL, got ${JSON.stringify(host)}`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    invalid('host', `must be an http or https URL, got ${JSON.stringify(host)}`);
-  }
+  const base = resolveHost(host);
   if (path !== undefined && (typeof path !== 'string' || path.trim() === '')) {
     invalid('path', `must be a non-empty string, got ${JSON.stringify(path)}`);
   }
   const suffix = (path ?? '/v1/batch').replace(/^\/+/, '');
-  return `${base.replace(/\/+$/, '')}/${suffix}`;
+  return `${base}/${suffix}`;
+}
+
+/** The tracking base URL named by `host` (a region or a URL), without trailing slashes. */
+function resolveHost(host: string | undefined): string {
+  const base =
+    host === undefined ? REGION_HOSTS.us : ((REGION_HOSTS as Record<string, string>)[host] ?? host);
+  if (!isHttpUrl(base)) invalid('host', `must be 'us', 'eu' or an http(s) URL, got ${JSON.stringify(host)}`);
+  return base.replace(/\/+$/, '');
+}
+
+function isHttpUrl(text: unknown): text is string {
+  if (typeof text !== 'string') return false;
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function requiredText(options: object, field: string): string {
+  const value = (options as Record<string, unknown>)[field];
+  if (typeof value !== 'string' || value.trim() === '') invalid(`oauth.${field}`, 'is required and must be a non-empty string');
+  return value;
+}
+
+/**
+ * Checks the OAuth options up front, the key above all: a key that cannot sign would otherwise surface
+ * only at the first send, in the background.
+ */
+export function resolveOAuthOptions(oauth: unknown, trackingBase: string): ResolvedOAuthOptions {
+  if (oauth === null || typeof oauth !== 'object') invalid('oauth', 'must be an object with clientId, clientKey and keyId');
+  const clientId = requiredText(oauth, 'clientId');
+  const keyId = requiredText(oauth, 'keyId');
+  const clientKey = requiredText(oauth, 'clientKey');
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey({ key: clientKey, format: 'pem' });
+  } catch {
+    invalid('oauth.clientKey', 'must be an RSA private key in PEM form (PKCS #8 "BEGIN PRIVATE KEY")');
+  }
+  if (privateKey.asymmetricKeyType !== 'rsa') {
+    invalid('oauth.clientKey', `must be an RSA key (RS256), got a ${String(privateKey.asymmetricKeyType)} key`);
+  }
+  const { authServer: configuredServer, scope } = oauth as OAuthOptions;
+  if (configuredServer !== undefined && !isHttpUrl(configuredServer)) {
+    invalid('oauth.authServer', `must be an http or https URL, got ${JSON.stringify(configuredServer)}`);
+  }
+  if (scope !== undefined && (typeof scope !== 'string' || scope.trim() === '')) {
+    invalid('oauth.scope', 'must be a non-empty string');
+  }
+  // Python strips the trailing slash and Node keeps it (spec §11.1); one slash before /token is the tidy form.
+  const authServer = (configuredServer ?? trackingBase).replace(/\/+$/, '');
+  return {
+    clientId,
+    keyId,
+    privateKey,
+    authServer,
+    tokenUrl: `${authServer}/token`,
+    scope: scope ?? 'tracking_api:write',
+  };
 }
 
 export function resolveOptions(options: AnalyticsOptions): ResolvedOptions {
@@ -174,5 +257,6 @@ export function resolveOptions(options: AnalyticsOptions): ResolvedOptions {
     logLevel,
     logger: options.logger ?? console,
     onError: options.onError,
+    oauth: options.oauth === undefined ? undefined : resolveOAuthOptions(options.oauth, resolveHost(options.host)),
   };
 }
