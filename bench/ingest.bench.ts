@@ -1,16 +1,29 @@
 /**
- * `npm run bench`: how close `/v1/batch` comes to publishing straight to JetStream.
+ * `npm run bench`: how close `/v1/batch` comes to publishing straight to JetStream, and how fast the
+ * router then delivers and replays what was ingested.
  *
- * One run, one nats-server, two phases with the same messages, batch size, concurrency and duration:
+ * One run, one nats-server, one Tributary server (its real entry point, in a child process), four phases:
  * 1. ceiling: the stored JSON of every message published straight to JetStream with `Nats-Msg-Id` by
  *    the same client library Tributary uses (@nats-io/jetstream), all publishes of a batch in flight;
- * 2. tributary: the same messages as analytics-node sends them, POSTed to `/v1/batch` of a Tributary
- *    server (its real entry point, in a child process) over keep-alive HTTP connections.
- * It prints messages/s, latency and peak RSS of both and the ratio, and writes `.bench/ingest.json`.
+ * 2. tributary: the same messages as analytics-node sends them, POSTed to `/v1/batch` over keep-alive
+ *    HTTP connections, with the same batch size, concurrency and duration;
+ * 3. delivery: a second source with one enabled webhooks destination pointing at a receiver in this
+ *    process (127.0.0.1, answers 200 at once, checks `X-Signature` on a sample). After one probe
+ *    message has arrived, the same load loop drives `/v1/batch` for BENCH_DELIVERY_SECONDS, then the
+ *    bench waits until every accepted message has arrived: delivered messages/s (first to last
+ *    arrival), end-to-end latency (arrival minus the send time in the analytics-node messageId),
+ *    backlog drain time after the load, and the ratio to phase 2's ingest rate;
+ * 4. replay: a second, disabled webhooks destination on that source (`webhooks-replay`) at a second
+ *    receiver, and a replay from before phase 3 until the Config API shows it COMPLETED: replayed
+ *    messages/s (replay request to last arrival) and the ratio to phase 2's ingest rate.
+ * It prints two tables and writes `.bench/ingest.json` (after phase 2 and again after each later phase).
+ * It exits non-zero when a message is not delivered or replayed in time or carries a wrong signature.
  *
  * Settings (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONCURRENCY (4),
- * BENCH_BATCH_SIZE (100), BENCH_CPU_PROFILE=1 writes a CPU profile of the server to `.bench/`
- * (summarize it with `node bench/summarize-cpu-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS.
+ * BENCH_BATCH_SIZE (100), BENCH_DELIVERY_SECONDS (5), BENCH_DRAIN_TIMEOUT_SECONDS (30),
+ * BENCH_REPLAY_TIMEOUT_SECONDS (30), BENCH_CPU_PROFILE=1 writes a CPU profile of the server per
+ * phase (ingest, delivery, replay) to `.bench/` (summarize one with
+ * `node bench/summarize-cpu-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node flags of the server).
  */
 import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
@@ -18,13 +31,17 @@ import { connect } from '@nats-io/transport-node';
 import { generateAccessTokenSecret } from '@tributary/auth';
 import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS, NatsServerProcess } from '@tributary/event-log';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BatchPoster } from './batch-poster';
 import { createBenchMessages, type BenchMessages } from './bench-messages';
+import { BenchConfigApi } from './config-api.client';
+import { measureDelivery, measureReplay, printDeliveryTable, type ReplayResult } from './delivery-phases';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
 import { TributaryServerProcess } from './tributary-server.process';
+import { BenchWebhookReceiver } from './webhook-receiver';
 
 const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
@@ -45,6 +62,12 @@ const settings = {
   warmupSeconds: numberSetting('BENCH_WARMUP_SECONDS', 2),
   concurrency: Math.round(numberSetting('BENCH_CONCURRENCY', 4)),
   batchSize: Math.round(numberSetting('BENCH_BATCH_SIZE', 100)),
+  /** How long phase 3 drives `/v1/batch` (its messages must then all be delivered, and replayed in phase 4). */
+  deliverySeconds: numberSetting('BENCH_DELIVERY_SECONDS', 5),
+  /** How long phase 3 waits, after the load, for the last messages to arrive. */
+  drainTimeoutSeconds: numberSetting('BENCH_DRAIN_TIMEOUT_SECONDS', 30),
+  /** How long phase 4 waits for the replay to complete. */
+  replayTimeoutSeconds: numberSetting('BENCH_REPLAY_TIMEOUT_SECONDS', 30),
   cpuProfile: process.env.BENCH_CPU_PROFILE === '1',
   /** Node flags for the server only, to try runtime tuning: `--max-semi-space-size=32`. */
   serverNodeOptions: (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
@@ -52,6 +75,7 @@ const settings = {
 
 const repositoryRoot = join(__dirname, '..');
 const resultsDirectory = join(repositoryRoot, '.bench');
+const WORKSPACE = 'bench';
 
 /** Everything to undo, run in reverse order on success, failure and Ctrl-C alike. */
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -84,6 +108,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       // The bench measures throughput, not the limiter.
       TRACKING_RATE_LIMIT: '',
+      // Phase 4 polls its replay every 100 ms, beyond the default per-token limit meant for clients.
+      CONFIG_API_RATE_LIMIT: '100000',
       ...(settings.cpuProfile && { BENCH_CPU_PROFILE_DIR: resultsDirectory }),
     },
     nodeOptions: [
@@ -95,7 +121,9 @@ async function main(): Promise<void> {
   cleanups.push(() => server.stop());
   process.once('exit', () => server.killNow());
 
-  const writeKey = await createSource(server.baseUrl, adminToken);
+  const api = new BenchConfigApi(server.baseUrl, adminToken);
+  await api.createWorkspace(WORKSPACE, 'Ingest bench');
+  const writeKey = await api.createSource(WORKSPACE, 'backend');
   const messages = createBenchMessages(writeKey);
 
   console.log(
@@ -105,18 +133,18 @@ async function main(): Promise<void> {
       `${messages.storedBytes.min}-${messages.storedBytes.max} B as stored (average ${messages.storedBytes.average} B)`,
   );
 
-  console.log('phase 1/2: JetStream ceiling ...');
+  console.log('phase 1/4: JetStream ceiling ...');
   const ceiling = await measureCeiling(nats.url, messages);
-  console.log('phase 2/2: tributary /v1/batch ...');
+  console.log('phase 2/4: tributary /v1/batch ...');
   if (settings.cpuProfile) server.startCpuProfile();
   const tributary = await measureTributary(server, writeKey, messages);
-  if (settings.cpuProfile) console.log(`server CPU profile: ${await server.stopCpuProfile()}`);
+  if (settings.cpuProfile) console.log(`server CPU profile (ingest): ${await server.stopCpuProfile('ingest')}`);
 
   const ratio = round(tributary.messagesPerSecond / ceiling.messagesPerSecond, 3);
   const goalMet = ratio >= GOAL_RATIO && tributary.latencyMs.p99 < GOAL_P99_MS;
   printTable(tributary, ceiling, ratio, goalMet);
 
-  const results = {
+  const results: Record<string, unknown> = {
     finishedAt: new Date().toISOString(),
     settings,
     machine: {
@@ -135,28 +163,84 @@ async function main(): Promise<void> {
     ratio,
     goal: { ratioAtLeast: GOAL_RATIO, p99BelowMs: GOAL_P99_MS, met: goalMet },
   };
-  mkdirSync(resultsDirectory, { recursive: true });
-  writeFileSync(join(resultsDirectory, 'ingest.json'), `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`results written to .bench/ingest.json`);
-}
-
-/** A workspace and a Node source through the Config API, as an operator would; returns its write key. */
-async function createSource(baseUrl: string, adminToken: string): Promise<string> {
-  const call = async (path: string, body: unknown) => {
-    const response = await fetch(`${baseUrl}/v1beta/${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`POST /v1beta/${path}: ${response.status} ${text}`);
-    return JSON.parse(text);
+  const writeResults = () => {
+    mkdirSync(resultsDirectory, { recursive: true });
+    results.finishedAt = new Date().toISOString();
+    writeFileSync(join(resultsDirectory, 'ingest.json'), `${JSON.stringify(results, null, 2)}\n`);
   };
-  await call('workspaces', { workspace: { name: 'workspaces/bench', display_name: 'Ingest bench' } });
-  const source = await call('workspaces/bench/sources', {
-    source: { name: 'backend', catalog_name: 'node' },
+  // Written now too, so the ingest numbers survive a failure of the later phases.
+  writeResults();
+
+  // Phases 3 and 4 on a source of their own, so the router's consumers see only their messages.
+  const deliverySource = 'delivery';
+  const deliveryWriteKey = await api.createSource(WORKSPACE, deliverySource);
+  const deliveryMessages = createBenchMessages(deliveryWriteKey);
+  const poster = new BatchPoster(server.baseUrl, deliveryWriteKey, settings.concurrency);
+  cleanups.push(() => poster.close());
+  const sharedSecret = randomBytes(16).toString('hex');
+  const liveReceiver = await BenchWebhookReceiver.start('live', sharedSecret);
+  cleanups.push(() => liveReceiver.close());
+
+  console.log(`phase 3/4: webhook delivery (${settings.deliverySeconds} s of /v1/batch, then the drain) ...`);
+  // Anything before the probe message: the replay sends everything phase 3 sent.
+  const replayFrom = new Date(Date.now() - 1000);
+  if (settings.cpuProfile) server.startCpuProfile();
+  const delivery = await measureDelivery({
+    api,
+    workspace: WORKSPACE,
+    source: deliverySource,
+    poster,
+    messages: deliveryMessages,
+    receiver: liveReceiver,
+    sharedSecret,
+    settings: { ...settings, seconds: settings.deliverySeconds },
+    ingestMessagesPerSecond: tributary.messagesPerSecond,
   });
-  return source.write_keys[0];
+  if (settings.cpuProfile) console.log(`server CPU profile (delivery): ${await server.stopCpuProfile('delivery')}`);
+  results.delivery = delivery;
+  writeResults();
+
+  let replay: ReplayResult | null = null;
+  if (!delivery.complete) {
+    console.log('phase 4/4: skipped, phase 3 did not deliver every message in time');
+  } else {
+    console.log('phase 4/4: replay to a second webhook ...');
+    const replayReceiver = await BenchWebhookReceiver.start('replay', sharedSecret);
+    cleanups.push(() => replayReceiver.close());
+    if (settings.cpuProfile) server.startCpuProfile();
+    replay = await measureReplay({
+      api,
+      workspace: WORKSPACE,
+      source: deliverySource,
+      receiver: replayReceiver,
+      sharedSecret,
+      startTime: replayFrom,
+      // The probe message, then phase 3's.
+      expectedMessages: 1 + delivery.acceptedMessages,
+      timeoutSeconds: settings.replayTimeoutSeconds,
+      ingestMessagesPerSecond: tributary.messagesPerSecond,
+    });
+    if (settings.cpuProfile) console.log(`server CPU profile (replay): ${await server.stopCpuProfile('replay')}`);
+    results.replay = replay;
+    writeResults();
+  }
+
+  printDeliveryTable(delivery, replay);
+  console.log(`results written to .bench/ingest.json`);
+  const failures = [
+    ...(delivery.complete
+      ? []
+      : [`${delivery.acceptedMessages - delivery.deliveredMessages} messages were not delivered within ${settings.drainTimeoutSeconds} s`]),
+    ...(delivery.signatures.mismatches > 0 ? ['webhook deliveries carried a wrong X-Signature'] : []),
+    ...(replay && replay.state !== 'COMPLETED'
+      ? [`the replay ended ${replay.state} (timeout ${settings.replayTimeoutSeconds} s)`]
+      : []),
+    ...(replay && replay.replayedMessages < replay.expectedMessages
+      ? [`the replay sent ${replay.replayedMessages} of ${replay.expectedMessages} messages`]
+      : []),
+    ...(replay && replay.signatures.mismatches > 0 ? ['replayed messages carried a wrong X-Signature'] : []),
+  ];
+  if (failures.length > 0) throw new Error(failures.join('; '));
 }
 
 type TributaryResult = PhaseResult & {
@@ -231,37 +315,7 @@ async function measureTributary(
   writeKey: string,
   messages: BenchMessages,
 ): Promise<TributaryResult> {
-  const url = new URL('/v1/batch', server.baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: settings.concurrency });
-  // analytics-node sends the write key both as Basic auth and in the body.
-  const authorization = `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`;
-
-  const post = (body: string) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const outgoing = request(
-        url,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-            authorization,
-            'user-agent': 'tributary-ingest-bench',
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-          );
-          response.on('error', reject);
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(body);
-    });
+  const poster = new BatchPoster(server.baseUrl, writeKey, settings.concurrency);
 
   let peakRss = 0;
   const sample = () => (peakRss = Math.max(peakRss, server.memory()?.rssBytes ?? 0));
@@ -270,13 +324,7 @@ async function measureTributary(
   try {
     const result = await runClosedLoop({
       ...settings,
-      send: async () => {
-        const { status, text } = await post(messages.batchBody(settings.batchSize));
-        if (status !== 200) throw new HttpFailure(status, text);
-        // A 200 may still list rejected messages (spec §6.5); those were not stored.
-        const rejected = text.includes('"rejected"') ? (JSON.parse(text).rejected?.length ?? 0) : 0;
-        return settings.batchSize - rejected;
-      },
+      send: () => poster.send(messages.batchBody(settings.batchSize), settings.batchSize),
     });
     const cpuAfter = server.cpuTimeMs();
     const memory = server.memory();
@@ -293,14 +341,7 @@ async function measureTributary(
     };
   } finally {
     clearInterval(sampler);
-    agent.destroy();
-  }
-}
-
-class HttpFailure extends Error {
-  constructor(status: number, body: string) {
-    super(`HTTP ${status} ${body.slice(0, 120)}`);
-    this.name = 'HttpFailure';
+    poster.close();
   }
 }
 

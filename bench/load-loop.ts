@@ -69,7 +69,7 @@ export async function runClosedLoop(options: {
     failedRequests,
     failures,
     messagesPerSecond: Math.round(acceptedMessages / seconds),
-    latencyMs: summarize(latencies),
+    latencyMs: summarizeLatencies(latencies),
   };
 }
 
@@ -78,7 +78,8 @@ function describeFailure(error: unknown): string {
   return String(error).slice(0, 200);
 }
 
-function summarize(latencies: number[]): PhaseResult['latencyMs'] {
+/** Nearest-rank percentiles, maximum and mean of some latencies in ms, rounded to 0.01 ms. */
+export function summarizeLatencies(latencies: readonly number[]): PhaseResult['latencyMs'] {
   if (latencies.length === 0) return { p50: NaN, p90: NaN, p99: NaN, max: NaN, mean: NaN };
   const sorted = Float64Array.from(latencies).sort();
   // Nearest rank: the smallest value with at least q of the samples at or below it.

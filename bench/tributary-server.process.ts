@@ -117,8 +117,11 @@ export class TributaryServerProcess {
     this.child.send('start-cpu-profile');
   }
 
-  /** Stops the profile started by `startCpuProfile`, and resolves to the file the server wrote. */
-  async stopCpuProfile(): Promise<string> {
+  /**
+   * Stops the profile started by `startCpuProfile`, and resolves to the file the server wrote:
+   * `tributary-server-<pid>-<label>.cpuprofile`, so the profiles of several phases do not overwrite each other.
+   */
+  async stopCpuProfile(label: string): Promise<string> {
     const report = new Promise<string>((resolve, reject) => {
       const timer = setTimeout(
         () => finish(new Error('the server wrote no CPU profile within 30 s')),
@@ -136,7 +139,7 @@ export class TributaryServerProcess {
       };
       this.child.on('message', listen);
     });
-    this.child.send('stop-cpu-profile');
+    this.child.send({ command: 'stop-cpu-profile', label });
     return report;
   }
 

@@ -9,6 +9,8 @@ interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /** The client's port: requests over one kept-alive connection share it. */
+  clientPort: number | undefined;
 }
 
 /** A real HTTP receiver on loopback; the path picks how it answers. */
@@ -29,6 +31,7 @@ class WebhookReceiver {
           path,
           headers: request.headers,
           body: Buffer.concat(chunks),
+          clientPort: request.socket.remotePort,
         });
         this.answer(path, response);
       });
@@ -292,6 +295,19 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
       (request) => JSON.parse(request.body.toString('utf8')).messageId,
     );
     expect(receivedIds.sort()).toEqual(messages.map((message) => message.messageId).sort());
+  });
+
+  it('keeps the connection alive between requests, after failures with short bodies too', async () => {
+    const oneAtATime = new WebhooksDeliveryAdapter({ timeoutMs: 2_000, maxConcurrentRequests: 1 });
+    try {
+      for (const path of ['/ok', '/fail', '/unauthorized', '/ok']) {
+        await oneAtATime.deliver({ settings: { url: `${receiver.baseUrl}${path}` }, messages: [trackMessage('m-alive')] });
+      }
+    } finally {
+      await oneAtATime.close();
+    }
+    expect(receiver.requests.map((request) => request.path)).toEqual(['/ok', '/fail', '/unauthorized', '/ok']);
+    expect(new Set(receiver.requests.map((request) => request.clientPort)).size).toBe(1);
   });
 
   it('answers an empty request with no results and no request', async () => {

@@ -3,9 +3,21 @@
  * request carries `X-Signature`, the hex HMAC-SHA1 of the exact body bytes, keyed with the secret, so
  * the receiver can check the request came from us (Segment's receivers already verify it this way).
  *
- * Uses Node's global fetch (undici), whose default dispatcher keeps connections alive between requests.
+ * Requests go through `node:http`/`node:https` with keep-alive agents of the adapter's own, not fetch:
+ * per message, fetch's Request/Headers/AbortSignal and web streams cost about as much CPU as the rest
+ * of the delivery together (`BENCH_CPU_PROFILE=1 npm run bench`, phases 3 and 4). Redirects are not
+ * followed by `node:http` either.
  */
 import { createHmac } from 'node:crypto';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  validateHeaderName,
+  validateHeaderValue,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { NormalizedMessage } from '@tributary/contracts';
 import {
   discard,
@@ -56,7 +68,8 @@ export interface WebhooksAdapterOptions {
 /** The webhook settings, checked: a destination that cannot be called gets a reason, not a crash. */
 export interface WebhookTarget {
   url: URL;
-  headers: Headers;
+  /** Lower-case names; `authorization` from credentials in the URL, then the `headers` setting. */
+  headers: Readonly<Record<string, string>>;
   sharedSecret?: string;
 }
 
@@ -65,6 +78,9 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   private readonly timeoutMs: number;
   private readonly maxConcurrentRequests: number;
   private readonly batchSize: number | undefined;
+  /** Connections kept open between requests (Node honours the receiver's `Keep-Alive: timeout`). */
+  private readonly httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo' });
 
   constructor(options: WebhooksAdapterOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
@@ -113,32 +129,56 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   }
 
   async close(): Promise<void> {
-    // Nothing to release: the global dispatcher's idle keep-alive sockets time out on their own.
+    // Idle keep-alive connections; later requests open new ones.
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
   }
 
-  private async post(target: WebhookTarget, body: Buffer, signedBytes: Buffer): Promise<DeliveryOutcome> {
-    const headers = new Headers(target.headers);
-    headers.set('content-type', 'application/json');
+  /** Never rejects; the timeout covers the whole exchange, response body included. */
+  private post(target: WebhookTarget, body: Buffer, signedBytes: Buffer): Promise<DeliveryOutcome> {
+    const headers: OutgoingHttpHeaders = {
+      ...target.headers,
+      'content-type': 'application/json',
+      'content-length': body.length,
+    };
     if (target.sharedSecret !== undefined) {
-      headers.set('x-signature', createHmac('sha1', target.sharedSecret).update(signedBytes).digest('hex'));
+      headers['x-signature'] = createHmac('sha1', target.sharedSecret).update(signedBytes).digest('hex');
     }
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    try {
-      const response = await fetch(target.url, { method: 'POST', headers, body, signal, redirect: 'manual' });
-      const succeeded = response.status >= 200 && response.status < 300;
-      // A success's body is drained so the connection can be reused; a failure's keeps an excerpt.
-      const excerpt = succeeded ? (await drain(response), '') : await readExcerpt(response);
-      return classifyHttpStatus(response.status, response.headers.get('retry-after'), excerpt);
-    } catch (error) {
-      return this.outcomeOfRequestError(error, signal);
-    }
-  }
-
-  private outcomeOfRequestError(error: unknown, signal: AbortSignal): DeliveryOutcome {
-    if (signal.aborted || (error as { name?: unknown } | null)?.name === 'TimeoutError') {
-      return retry(`timeout after ${this.timeoutMs} ms`);
-    }
-    return retry(`connection error: ${describeFetchError(error)}`);
+    const https = target.url.protocol === 'https:';
+    return new Promise<DeliveryOutcome>((resolve) => {
+      let settled = false;
+      const settle = (outcome: DeliveryOutcome) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(outcome);
+      };
+      const request = (https ? httpsRequest : httpRequest)(
+        target.url,
+        { method: 'POST', headers, agent: https ? this.httpsAgent : this.httpAgent },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          const outcomeWith = (excerpt: string) =>
+            classifyHttpStatus(status, headerText(response.headers['retry-after']), excerpt);
+          if (status >= 200 && status < 300) {
+            // A success's body is read to its end so the connection can be reused; a body cut short
+            // does not change the outcome the status decided.
+            response.on('end', () => settle(outcomeWith('')));
+            response.on('close', () => settle(outcomeWith('')));
+            response.on('error', () => settle(outcomeWith('')));
+            response.resume();
+          } else {
+            readExcerpt(response, (excerpt) => settle(outcomeWith(excerpt)));
+          }
+        },
+      );
+      const timer = setTimeout(() => {
+        settle(retry(`timeout after ${this.timeoutMs} ms`));
+        request.destroy();
+      }, this.timeoutMs);
+      request.on('error', (error) => settle(retry(`connection error: ${describeRequestError(error)}`)));
+      request.end(body);
+    });
   }
 }
 
@@ -154,11 +194,11 @@ export function readWebhookTarget(settings: Readonly<Record<string, unknown>>): 
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'setting "url" must be an http(s) URL';
 
-  const headers = new Headers();
-  // fetch refuses URLs with credentials; a `https://user:pass@host/` URL means Basic authentication.
+  const headers: Record<string, string> = {};
+  // A `https://user:pass@host/` URL means Basic authentication; the URL itself is sent without them.
   if (url.username !== '' || url.password !== '') {
     const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    headers.set('authorization', `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`);
+    headers['authorization'] = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
     url.username = '';
     url.password = '';
   }
@@ -169,12 +209,17 @@ export function readWebhookTarget(settings: Readonly<Record<string, unknown>>): 
     }
     for (const [name, value] of Object.entries(configuredHeaders)) {
       if (typeof value !== 'string') return `header ${JSON.stringify(name)} must be a string`;
-      if (HEADERS_OWNED_BY_THE_ADAPTER.has(name.trim().toLowerCase())) continue;
+      const headerName = name.trim().toLowerCase();
+      if (HEADERS_OWNED_BY_THE_ADAPTER.has(headerName)) continue;
+      // Leading and trailing whitespace is not part of a header value (RFC 9110 §5.5).
+      const headerValue = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
       try {
-        headers.set(name, value);
+        validateHeaderName(headerName);
+        validateHeaderValue(headerName, headerValue);
       } catch {
         return `header ${JSON.stringify(name)} is not a valid HTTP header name and value`;
       }
+      headers[headerName] = headerValue;
     }
   }
 
@@ -185,48 +230,41 @@ export function readWebhookTarget(settings: Readonly<Record<string, unknown>>): 
   return { url, headers, ...(typeof secret === 'string' && secret !== '' ? { sharedSecret: secret } : {}) };
 }
 
-async function drain(response: Response): Promise<void> {
-  try {
-    await response.arrayBuffer();
-  } catch {
-    // The status already decided the outcome; a body cut short does not change it.
-  }
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** The first characters of the body, whitespace collapsed, without reading a huge body to the end. */
-async function readExcerpt(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
+function readExcerpt(response: IncomingMessage, done: (excerpt: string) => void): void {
+  const chunks: Buffer[] = [];
   let bytes = 0;
-  try {
-    while (bytes < BODY_EXCERPT_CHARS * 4) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      bytes += value.byteLength;
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
+    done(text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text);
+  };
+  response.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    bytes += chunk.length;
+    if (bytes >= BODY_EXCERPT_CHARS * 4) {
+      finish();
+      // The rest is not wanted; the connection goes with it.
+      response.destroy();
     }
-  } catch {
-    // Keep what arrived.
-  } finally {
-    void reader.cancel().catch(() => undefined);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
-  return text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text;
+  });
+  // Keep what arrived when the body is cut short.
+  response.on('end', finish);
+  response.on('close', finish);
+  response.on('error', finish);
 }
 
-/**
- * undici reports network failures as `TypeError: fetch failed` with the system error as its cause. Read
- * by shape, not `instanceof`: the errors may come from another realm (jest's sandbox, for one).
- */
-function describeFetchError(error: unknown): string {
-  const { message, cause } = (error ?? {}) as { message?: unknown; cause?: unknown };
-  if (cause !== null && typeof cause === 'object') {
-    const { code, message: causeMessage } = cause as { code?: unknown; message?: unknown };
-    const text = typeof causeMessage === 'string' ? causeMessage : String(cause);
-    return typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text;
-  }
-  return typeof message === 'string' ? message : String(error);
+/** `ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)` and the like: the system error's code and message. */
+function describeRequestError(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text;
 }
 
 function chunk<T>(items: readonly T[], size: number): T[][] {
