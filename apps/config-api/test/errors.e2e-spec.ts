@@ -92,6 +92,11 @@ describe('Config API errors (spec §4)', () => {
       expectConfigApiError(response, 400, 3);
     });
 
+    it('answers a URL the router cannot read: bad percent-encoding, an over-long segment', async () => {
+      expectConfigApiError(await writer.get('workspaces/%E0%A4%A'), 400, 3);
+      expectConfigApiError(await writer.get(`workspaces/${ws}/sources/${'s'.repeat(300)}`), 400, 3);
+    });
+
     it('answers an unknown catalog source', async () => {
       const response = await writer.post(`workspaces/${ws}/sources`, {
         source: { name: `workspaces/${ws}/sources/fresh`, catalog_name: 'catalog/sources/no-such-library' },
