@@ -228,6 +228,39 @@ describe('concurrent writes and read-your-writes', () => {
     expect(created[0].data.writeKey).toBe(winner.write_keys[0]);
   });
 
+  it.each([
+    ['as they come', false],
+    ['all deciding on the same revision', true],
+  ])('connects one source to at most one of two plans raced for it (%s)', async (_label, forceRace) => {
+    const slug = forceRace ? 'contested-forced' : 'contested-natural';
+    const sourceName = `workspaces/${ws}/sources/${slug}`;
+    await writer.ok('POST', `workspaces/${ws}/sources`, { source: { name: sourceName, catalog_name: 'javascript' } });
+    const plans = await Promise.all(
+      ['one', 'two'].map((name) =>
+        writer.ok('POST', `workspaces/${ws}/tracking-plans`, { tracking_plan: { display_name: `${slug} ${name}` } }),
+      ),
+    );
+    const planStreams = new Set(plans.map((plan) => `tracking-plan-${ws}/${plan.name.split('/').pop()}`));
+    // Two plans are two streams: the store alone cannot see the conflict, so both reads are held
+    // to make each side decide before the other has written.
+    const restore = forceRace ? holdStreamReads(eventStoreOf(instance), (name) => planStreams.has(name), 2) : () => undefined;
+    let responses: ApiResponse[];
+    try {
+      responses = await Promise.all(
+        plans.map((plan) => writer.request('POST', `${plan.name}/source-connections`, { json: { source_name: sourceName } })),
+      );
+    } finally {
+      restore();
+    }
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 409]);
+    const connected = [];
+    for (const plan of plans) {
+      const { connections } = (await writer.get(`${plan.name}/source-connections`)).body;
+      if (connections.length > 0) connected.push(plan.name);
+    }
+    expect(connected).toHaveLength(1);
+  });
+
   it('lets every read see the write just before it', async () => {
     const reader = writer;
     for (let round = 0; round < 25; round++) {
