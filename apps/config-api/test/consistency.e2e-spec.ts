@@ -22,9 +22,15 @@ import {
 /**
  * Holds every read of one stream until `size` reads are waiting, then lets them all go: every
  * writer then decides on the same revision, so the race the event store must settle is certain
- * rather than left to scheduling. Gives up waiting after a second so a test cannot hang.
+ * rather than left to scheduling. Gives up waiting after `giveUpAfterMs` so a test cannot hang
+ * when the server serializes the writers itself.
  */
-function holdStreamReads(store: EventStore, streamName: (name: string) => boolean, size: number): () => void {
+function holdStreamReads(
+  store: EventStore,
+  streamName: (name: string) => boolean,
+  size: number,
+  giveUpAfterMs = 1000,
+): () => void {
   const original = store.readStream.bind(store);
   let waiting: (() => void)[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -39,7 +45,7 @@ function holdStreamReads(store: EventStore, streamName: (name: string) => boolea
       await new Promise<void>((resolve) => {
         waiting.push(resolve);
         if (waiting.length >= size) releaseAll();
-        else if (waiting.length === 1) timer = setTimeout(releaseAll, 1000);
+        else if (waiting.length === 1) timer = setTimeout(releaseAll, giveUpAfterMs);
       });
     }
     return original(name);
@@ -242,8 +248,11 @@ describe('concurrent writes and read-your-writes', () => {
     );
     const planStreams = new Set(plans.map((plan) => `tracking-plan-${ws}/${plan.name.split('/').pop()}`));
     // Two plans are two streams: the store alone cannot see the conflict, so both reads are held
-    // to make each side decide before the other has written.
-    const restore = forceRace ? holdStreamReads(eventStoreOf(instance), (name) => planStreams.has(name), 2) : () => undefined;
+    // to make each side decide before the other has written. A server that decides connections
+    // one at a time never has both reads waiting; the hold then gives up quickly.
+    const restore = forceRace
+      ? holdStreamReads(eventStoreOf(instance), (name) => planStreams.has(name), 2, 150)
+      : () => undefined;
     let responses: ApiResponse[];
     try {
       responses = await Promise.all(
