@@ -445,10 +445,18 @@ describe('Config API resources', () => {
       expect(writerToken).toMatch(ACCESS_TOKEN);
       const requestId = `e2e-${Date.now()}-create-source`;
       const before = Date.now();
-      await writer.request('POST', 'workspaces/audited/sources', {
+      const sourceCreate = await writer.request('POST', 'workspaces/audited/sources', {
         json: { source: { name: 'workspaces/audited/sources/js', catalog_name: 'catalog/sources/javascript' } },
         headers: { 'x-request-id': requestId },
       });
+      expectJsonSuccess(sourceCreate);
+      expect(sourceCreate.headers.get('x-request-id')).toBe(requestId);
+      // Without the header, the server names the request itself and says which id it gave.
+      const unnamed = await writer.request('PATCH', 'workspaces/audited/sources/js/schema-config', {
+        json: { schema_config: { forwarding_violations_to: 'js' } },
+      });
+      const generatedId = unnamed.headers.get('x-request-id');
+      expect(generatedId).toMatch(/^[0-9a-f-]{36}$/);
       await writer.ok('POST', 'workspaces/audited/sources/js/destinations', {
         destination: {
           name: 'workspaces/audited/sources/js/destinations/mixpanel',
@@ -469,6 +477,7 @@ describe('Config API resources', () => {
       expect(types).toEqual([
         'SchemaConfigUpdated',
         'DestinationCreated',
+        'SchemaConfigUpdated',
         'SourceCreated',
         'AccessTokenCreated',
         'AccessTokenCreated',
@@ -497,11 +506,13 @@ describe('Config API resources', () => {
       expect(narrowed.audit_events.map((entry: any) => entry.resource_name)).toEqual([
         'workspaces/audited/sources/js/schema-config',
         'workspaces/audited/sources/js/destinations/mixpanel',
+        'workspaces/audited/sources/js/schema-config',
         'workspaces/audited/sources/js',
       ]);
+      expect(narrowed.audit_events[2].request_id).toBe(generatedId);
 
       const pages = await allPages(writer, 'workspaces/audited/audit-events', 'audit_events', 4);
-      expect(pages.map((page) => page.length)).toEqual([4, 2]);
+      expect(pages.map((page) => page.length)).toEqual([4, 3]);
       expect(pages.flat()).toEqual(trail.audit_events);
 
       // The trail of one workspace shows nothing of another.
