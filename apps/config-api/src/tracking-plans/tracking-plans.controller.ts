@@ -12,6 +12,7 @@ import {
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
+import { KeyedLock } from '../shared/keyed-lock';
 import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';
 import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
@@ -41,6 +42,9 @@ const TRACKING_PLAN_ZERO_VALUES = {
 @ApiTags('tracking plans')
 @ConfigApiController('v1beta/workspaces/:workspace/tracking-plans')
 export class TrackingPlansController {
+  /** Connections of one workspace are decided one at a time: see `KeyedLock`. */
+  private readonly connectionLock = new KeyedLock();
+
   constructor(
     private readonly readModel: ConfigReadModel,
     private readonly commands: CommandRunner,
@@ -201,31 +205,35 @@ export class TrackingPlansController {
     return {};
   }
 
-  private async connect(
+  private connect(
     workspaceSlug: string,
     planId: string,
     sourceNames: readonly string[],
     metadata: EventMetadata,
   ): Promise<string[]> {
-    this.lookup.trackingPlan(workspaceSlug, planId);
-    const sourceSlugs = [
-      ...new Set(sourceNames.map((name) => slugUnder(workspaceName(workspaceSlug), 'sources', name, 'source_name'))),
-    ];
-    const sources = Object.fromEntries(
-      sourceSlugs.map((sourceSlug) => [
-        sourceSlug,
-        {
-          exists: Boolean(this.readModel.source(workspaceSlug, sourceSlug)),
-          connectedPlanId: this.readModel.trackingPlanIdOfSource(workspaceSlug, sourceSlug),
-        },
-      ]),
-    );
-    await this.commands.execute(
-      streamNames.trackingPlan(workspaceSlug, planId),
-      trackingPlanDecider,
-      { type: 'ConnectSources', sourceSlugs, sources },
-      metadata,
-    );
-    return sourceSlugs;
+    // Whether a source is already connected elsewhere is read from the read model, across plans'
+    // streams; the lock keeps that answer true until this connection is written and folded in.
+    return this.connectionLock.run(workspaceSlug, async () => {
+      this.lookup.trackingPlan(workspaceSlug, planId);
+      const sourceSlugs = [
+        ...new Set(sourceNames.map((name) => slugUnder(workspaceName(workspaceSlug), 'sources', name, 'source_name'))),
+      ];
+      const sources = Object.fromEntries(
+        sourceSlugs.map((sourceSlug) => [
+          sourceSlug,
+          {
+            exists: Boolean(this.readModel.source(workspaceSlug, sourceSlug)),
+            connectedPlanId: this.readModel.trackingPlanIdOfSource(workspaceSlug, sourceSlug),
+          },
+        ]),
+      );
+      await this.commands.execute(
+        streamNames.trackingPlan(workspaceSlug, planId),
+        trackingPlanDecider,
+        { type: 'ConnectSources', sourceSlugs, sources },
+        metadata,
+      );
+      return sourceSlugs;
+    });
   }
 }

@@ -2,7 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Environment } from '../environment';
 import { normalizeRequestUrl } from './request-url';
 
@@ -30,6 +30,7 @@ export async function createHttpApplication(
     genReqId: () => randomUUID(),
     bodyLimit: MAX_REQUEST_BYTES,
     logger: false,
+    frameworkErrors: answerUnroutableUrl,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     bodyParser: false,
@@ -45,6 +46,22 @@ export async function createHttpApplication(
     reply.header('x-request-id', request.id);
   });
   return app;
+}
+
+/**
+ * Fastify rejects some URLs before any route or Nest filter sees them (bad percent-encoding, a
+ * path segment over `maxParamLength`) and would answer with its own body, whose `code` is a string.
+ * The Config API promises `{error, code: <number>}` on every failure (spec §4), so these are
+ * answered as the invalid argument they are (code 3 of gRPC); other surfaces keep Fastify's body.
+ */
+function answerUnroutableUrl(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const message = error.message;
+  if (request.url.startsWith('/v1beta')) {
+    reply.code(400).header('content-type', 'application/json; charset=utf-8').send({ error: message, code: 3, message });
+    return;
+  }
+  const statusCode = error.statusCode ?? 400;
+  reply.code(statusCode).send({ error: 'Bad Request', code: error.code, message, statusCode });
 }
 
 function parseLenientJson(request: RequestWithBodyError, body: Buffer): unknown {

@@ -1,0 +1,482 @@
+// Every error row of spec §4 over real HTTP, and the lenient inputs of spec §5 that must NOT be errors.
+import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
+import {
+  ApiResponse,
+  basicAuthorization,
+  ConfigApiClient,
+  createWorkspaceWithTokens,
+  eventStoreOf,
+  expectConfigApiError,
+  expectJsonSuccess,
+  requestWithAnyBody,
+  RFC3339_MILLIS,
+} from './support/config-api-client';
+
+describe('Config API errors (spec §4)', () => {
+  let instance: TributaryTestInstance;
+  let admin: ConfigApiClient;
+  let writer: ConfigApiClient;
+  let reader: ConfigApiClient;
+  const ws = 'errors';
+
+  beforeAll(async () => {
+    instance = await startTributary();
+    admin = new ConfigApiClient(instance);
+    ({ writer, reader } = await createWorkspaceWithTokens(admin, ws));
+    await createWorkspaceWithTokens(admin, 'elsewhere');
+    await writer.ok('POST', `workspaces/${ws}/sources`, {
+      source: { name: `workspaces/${ws}/sources/js`, catalog_name: 'catalog/sources/javascript' },
+    });
+    await writer.ok('POST', `workspaces/${ws}/sources/js/destinations`, {
+      destination: { name: `workspaces/${ws}/sources/js/destinations/google-analytics` },
+    });
+  });
+
+  afterAll(async () => {
+    await instance?.stop({ removeData: true });
+  });
+
+  describe('400, code 3: invalid argument', () => {
+    it('answers invalid JSON', async () => {
+      const response = await writer.request('POST', `workspaces/${ws}/sources`, {
+        rawBody: '{"source": {"name": ',
+        headers: { 'content-type': 'application/json' },
+      });
+      expectConfigApiError(response, 400, 3);
+      expect(response.body.error).toMatch(/JSON/);
+    });
+
+    it('answers a field of the wrong type', async () => {
+      const response = await writer.post(`workspaces/${ws}/sources`, {
+        source: { name: 42, catalog_name: 'catalog/sources/javascript' },
+      });
+      expectConfigApiError(response, 400, 3);
+      expect(response.body.error).toMatch(/source\.name/);
+    });
+
+    it('answers a body without the resource object', async () => {
+      expectConfigApiError(await writer.post(`workspaces/${ws}/sources`, { name: 'x' }), 400, 3);
+    });
+
+    it.each(['abc', '-1', '1.5', '100000'])('answers page_size=%s', async (pageSize) => {
+      const response = await writer.get(`workspaces/${ws}/sources?page_size=${pageSize}`);
+      expectConfigApiError(response, 400, 3);
+      expect(response.body.error).toMatch(/page_size/);
+    });
+
+    it('answers a page_token this API never returned', async () => {
+      expectConfigApiError(await writer.get(`workspaces/${ws}/sources?page_token=bogus`), 400, 3);
+    });
+
+    it('answers an update_mask path that is no updatable field', async () => {
+      const response = await writer.patch(`workspaces/${ws}/sources/js/destinations/google-analytics`, {
+        destination: { enabled: false },
+        update_mask: { paths: ['destination.create_time'] },
+      });
+      expectConfigApiError(response, 400, 3);
+      expect(response.body.error).toMatch(/destination\.create_time/);
+    });
+
+    it('answers an invalid slug', async () => {
+      const response = await writer.post(`workspaces/${ws}/sources`, {
+        source: { name: `workspaces/${ws}/sources/not a slug!`, catalog_name: 'catalog/sources/javascript' },
+      });
+      expectConfigApiError(response, 400, 3);
+      expect(response.body.error).toMatch(/slug/);
+    });
+
+    it('answers a source name under another workspace', async () => {
+      const response = await writer.post(`workspaces/${ws}/sources`, {
+        source: { name: 'workspaces/elsewhere/sources/js', catalog_name: 'catalog/sources/javascript' },
+      });
+      expectConfigApiError(response, 400, 3);
+    });
+
+    it('answers a URL the router cannot read: bad percent-encoding, an over-long segment', async () => {
+      expectConfigApiError(await writer.get('workspaces/%E0%A4%A'), 400, 3);
+      expectConfigApiError(await writer.get(`workspaces/${ws}/sources/${'s'.repeat(300)}`), 400, 3);
+    });
+
+    it('answers an unknown catalog source', async () => {
+      const response = await writer.post(`workspaces/${ws}/sources`, {
+        source: { name: `workspaces/${ws}/sources/fresh`, catalog_name: 'catalog/sources/no-such-library' },
+      });
+      expectConfigApiError(response, 400, 3);
+      expect((await writer.get(`workspaces/${ws}/sources/fresh`)).status).toBe(404);
+    });
+
+    it('answers an unknown catalog destination', async () => {
+      const response = await writer.post(`workspaces/${ws}/sources/js/destinations`, {
+        destination: { name: `workspaces/${ws}/sources/js/destinations/no-such-destination` },
+      });
+      expectConfigApiError(response, 400, 3);
+    });
+
+    it('answers a config value of the wrong type and an unknown setting', async () => {
+      const path = `workspaces/${ws}/sources/js/destinations/google-analytics`;
+      expectConfigApiError(
+        await writer.patch(path, { destination: { config: [{ name: 'siteSpeedSampleRate', value: 'fast' }] } }),
+        400,
+        3,
+      );
+      expectConfigApiError(
+        await writer.patch(path, { destination: { config: [{ name: 'noSuchSetting', value: 'x' }] } }),
+        400,
+        3,
+      );
+    });
+
+    it('answers a filter whose FQL condition or actions do not compile, and stores none', async () => {
+      const filters = `workspaces/${ws}/sources/js/destinations/google-analytics/filters`;
+      expectConfigApiError(
+        await writer.post(filters, { filter: { if: "event = = 'x'", actions: [{ type: 'drop_event' }], enabled: true } }),
+        400,
+        3,
+      );
+      expectConfigApiError(
+        await writer.post(filters, { filter: { if: 'all', actions: [{ type: 'sample_event', percent: 2 }], enabled: true } }),
+        400,
+        3,
+      );
+      expect(expectJsonSuccess(await writer.get(filters)).filters).toEqual([]);
+    });
+  });
+
+  describe('401, code 16: unauthenticated', () => {
+    it('answers a request without a token', async () => {
+      expectConfigApiError(await admin.get('workspaces', { token: null }), 401, 16);
+    });
+
+    it('answers an unknown token', async () => {
+      const forged = `${'a'.repeat(43)}.${'b'.repeat(43)}`;
+      expectConfigApiError(await admin.get('workspaces', { token: forged }), 401, 16);
+      expectConfigApiError(await admin.get('workspaces', { headers: { authorization: 'Bearer' } }), 401, 16);
+      expectConfigApiError(await admin.get('workspaces', { headers: { authorization: 'Token abc' } }), 401, 16);
+    });
+
+    it('answers a deleted token', async () => {
+      const created = await admin.ok('POST', 'access-tokens', {
+        access_token: { description: 'short-lived', scopes: 'workspace', workspace_names: [`workspaces/${ws}`] },
+      });
+      const shortLived = admin.as(created.token);
+      expectJsonSuccess(await shortLived.get(`workspaces/${ws}`));
+      expect(await admin.ok('DELETE', created.name)).toEqual({});
+      expectConfigApiError(await shortLived.get(`workspaces/${ws}`), 401, 16);
+    });
+
+    it('answers Basic credentials on a route that takes only Bearer tokens', async () => {
+      const response = await admin.get('workspaces', {
+        headers: { authorization: basicAuthorization('admin@example.com', 'whatever') },
+      });
+      expectConfigApiError(response, 401, 16);
+    });
+
+    it('answers wrong Basic credentials on token management', async () => {
+      const response = await admin.get('access-tokens', {
+        headers: { authorization: basicAuthorization('nobody@example.com', 'wrong') },
+      });
+      expectConfigApiError(response, 401, 16);
+    });
+  });
+
+  describe('403, code 7: insufficient scope', () => {
+    it('answers a write with a workspace:read token, and the write does not happen', async () => {
+      const response = await reader.post(`workspaces/${ws}/sources`, {
+        source: { name: `workspaces/${ws}/sources/by-reader`, catalog_name: 'catalog/sources/javascript' },
+      });
+      expectConfigApiError(response, 403, 7);
+      expect(response.body.error).toBe('insufficient scope');
+      expect((await reader.get(`workspaces/${ws}/sources/by-reader`)).status).toBe(404);
+      // Reads are what the scope allows.
+      expectJsonSuccess(await reader.get(`workspaces/${ws}/sources/js`));
+    });
+
+    it('answers PATCH and DELETE with a workspace:read token', async () => {
+      const path = `workspaces/${ws}/sources/js/destinations/google-analytics`;
+      const patch = await reader.patch(path, { destination: { connection_mode: 'DEVICE' } });
+      expectConfigApiError(patch, 403, 7);
+      expect(patch.body.error).toBe('insufficient scope');
+      expectConfigApiError(await reader.delete(path), 403, 7);
+      expect((await reader.get(path)).body.connection_mode).toBe('CLOUD');
+    });
+
+    it('answers a workspace token that tries to create a workspace', async () => {
+      const response = await writer.post('workspaces', { workspace: { name: 'workspaces/not-mine' } });
+      expectConfigApiError(response, 403, 7);
+      expect(response.body.error).toMatch(/^insufficient scope/);
+      expectConfigApiError(await admin.get('workspaces/not-mine'), 404, 5);
+    });
+
+    it('answers a workspace token that tries to mint a token', async () => {
+      const response = await writer.post('access-tokens', {
+        access_token: { scopes: 'workspace', workspace_names: [`workspaces/${ws}`] },
+      });
+      expectConfigApiError(response, 403, 7);
+      expect(response.body.error).toMatch(/^insufficient scope/);
+    });
+  });
+
+  describe('404, code 5: not found', () => {
+    it('answers an unknown path', async () => {
+      expectConfigApiError(await writer.get('no-such-collection'), 404, 5);
+      expectConfigApiError(await writer.get(`workspaces/${ws}/sources/js/no-such-thing`), 404, 5);
+    });
+
+    it('answers a method the path does not have', async () => {
+      expectConfigApiError(await admin.delete('workspaces'), 404, 5);
+      expectConfigApiError(await admin.request('PATCH', 'catalog/sources'), 404, 5);
+      expectConfigApiError(await writer.post(`workspaces/${ws}/sources/js`, {}), 404, 5);
+    });
+
+    it('answers a resource that does not exist', async () => {
+      expectConfigApiError(await writer.get(`workspaces/${ws}/sources/ghost`), 404, 5);
+      expectConfigApiError(await writer.get(`workspaces/${ws}/sources/js/destinations/mixpanel`), 404, 5);
+      expectConfigApiError(await writer.get(`workspaces/${ws}/tracking-plans/rs_${'0'.repeat(27)}`), 404, 5);
+      expectConfigApiError(
+        await writer.get(`workspaces/${ws}/sources/js/destinations/google-analytics/filters/df_${'0'.repeat(27)}`),
+        404,
+        5,
+      );
+      expectConfigApiError(await admin.get('catalog/destinations/no-such-destination'), 404, 5);
+      expectConfigApiError(await admin.get('workspaces/ghost'), 404, 5);
+      expectConfigApiError(await writer.delete(`workspaces/${ws}/sources/ghost`), 404, 5);
+      expectConfigApiError(await admin.delete('access-tokens/999999'), 404, 5);
+    });
+
+    it('answers a workspace out of the token\'s reach as if it did not exist', async () => {
+      expectConfigApiError(await writer.get('workspaces/elsewhere'), 404, 5);
+      expectConfigApiError(await writer.get('workspaces/elsewhere/sources'), 404, 5);
+      const write = await writer.post('workspaces/elsewhere/sources', {
+        source: { name: 'workspaces/elsewhere/sources/js', catalog_name: 'catalog/sources/javascript' },
+      });
+      expectConfigApiError(write, 404, 5);
+      expectConfigApiError(await admin.get('workspaces/elsewhere/sources/js'), 404, 5);
+    });
+  });
+
+  describe('409, code 6: already exists', () => {
+    it('answers a duplicate source', async () => {
+      const response = await writer.post(`workspaces/${ws}/sources`, {
+        source: { name: `workspaces/${ws}/sources/js`, catalog_name: 'catalog/sources/node' },
+      });
+      expectConfigApiError(response, 409, 6);
+      expect((await writer.get(`workspaces/${ws}/sources/js`)).body.catalog_name).toBe('catalog/sources/javascript');
+    });
+
+    it('answers a duplicate destination', async () => {
+      const response = await writer.post(`workspaces/${ws}/sources/js/destinations`, {
+        destination: { name: `workspaces/${ws}/sources/js/destinations/google-analytics` },
+      });
+      expectConfigApiError(response, 409, 6);
+    });
+
+    it('answers a duplicate workspace', async () => {
+      expectConfigApiError(await admin.post('workspaces', { workspace: { name: `workspaces/${ws}` } }), 409, 6);
+    });
+  });
+
+  describe('501, code 12: surfaces Tributary does not implement (spec §2.8, §2.9)', () => {
+    it.each<[string, string, unknown]>([
+      ['GET', `workspaces/${ws}/functions`, undefined],
+      ['POST', `workspaces/${ws}/functions?type=SOURCE`, { function: { display_name: 'f' } }],
+      ['POST', `workspaces/${ws}/regulations`, { regulation_type: 'SUPPRESS_ONLY' }],
+      ['POST', `workspaces/${ws}/regulation`, { regulation_type: 'SUPPRESS_ONLY' }],
+      ['GET', `workspaces/${ws}/suppressed-users`, undefined],
+      ['GET', `workspaces/${ws}/roles`, undefined],
+      ['POST', 'filters/preview', { filter: { if: 'all' }, input: '{}' }],
+      // The metrics summary itself is served by the router (apps/router); its time series are not.
+      ['GET', `workspaces/${ws}/sources/js/destinations/google-analytics/metrics:batchGet`, undefined],
+      ['GET', `workspaces/${ws}/event-delivery-metrics:batchGetSummary`, undefined],
+    ])('%s %s', async (method, path, json) => {
+      expectConfigApiError(await writer.request(method as 'GET', path, { json }), 501, 12);
+    });
+
+    it('still asks for a token first', async () => {
+      expectConfigApiError(await admin.get(`workspaces/${ws}/functions`, { token: null }), 401, 16);
+    });
+  });
+
+  describe('lenient inputs that are not errors (spec §5)', () => {
+    it('strips trailing slashes and collapses //', async () => {
+      expect(expectJsonSuccess(await writer.get(`workspaces/${ws}/sources/`)).sources.length).toBeGreaterThan(0);
+      expect(expectJsonSuccess(await writer.get('/catalog/sources/')).sources.length).toBeGreaterThan(0);
+      expect(expectJsonSuccess(await writer.get(`workspaces//${ws}//sources/js/`)).name).toBe(
+        `workspaces/${ws}/sources/js`,
+      );
+    });
+
+    it('reads ?&page_size=1', async () => {
+      const body = expectJsonSuccess(await admin.get('catalog/sources?&page_size=1'));
+      expect(body.sources).toHaveLength(1);
+      expect(body.next_page_token).not.toBe('');
+    });
+
+    it('takes an empty body with Content-Type: application/json on GET and DELETE', async () => {
+      const json = { 'content-type': 'application/json' };
+      expectJsonSuccess(await requestWithAnyBody(writer, 'GET', `workspaces/${ws}/sources/js`, '', json));
+      await writer.ok('POST', `workspaces/${ws}/sources`, {
+        source: { name: `workspaces/${ws}/sources/to-delete`, catalog_name: 'catalog/sources/javascript' },
+      });
+      const deleted = await requestWithAnyBody(writer, 'DELETE', `workspaces/${ws}/sources/to-delete`, '', json);
+      expect(expectJsonSuccess(deleted)).toEqual({});
+    });
+
+    it('ignores a "{}" body on GET and DELETE', async () => {
+      const json = { 'content-type': 'application/json' };
+      expectJsonSuccess(await requestWithAnyBody(writer, 'GET', `workspaces/${ws}/sources`, '{}', json));
+      await writer.ok('POST', `workspaces/${ws}/sources`, {
+        source: { name: `workspaces/${ws}/sources/to-delete-too`, catalog_name: 'catalog/sources/javascript' },
+      });
+      const deleted = await requestWithAnyBody(writer, 'DELETE', `workspaces/${ws}/sources/to-delete-too`, '{}', json);
+      expect(expectJsonSuccess(deleted)).toEqual({});
+    });
+
+    it('reads a JSON body sent without a Content-Type or with a form Content-Type', async () => {
+      const bare = await writer.request('POST', `workspaces/${ws}/sources`, {
+        rawBody: new TextEncoder().encode(
+          JSON.stringify({ source: { name: `workspaces/${ws}/sources/curl-bare`, catalog_name: 'catalog/sources/node' } }),
+        ),
+      });
+      expect(expectJsonSuccess(bare).name).toBe(`workspaces/${ws}/sources/curl-bare`);
+      const form = await writer.request('POST', `workspaces/${ws}/sources`, {
+        rawBody: JSON.stringify({
+          source: { name: `workspaces/${ws}/sources/curl-form`, catalog_name: 'catalog/sources/node' },
+        }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(expectJsonSuccess(form).name).toBe(`workspaces/${ws}/sources/curl-form`);
+    });
+
+    it('ignores echoed read-only fields such as create_time "0001-01-01T00:00:00Z"', async () => {
+      const before = Date.now();
+      const body = expectJsonSuccess(
+        await writer.post(`workspaces/${ws}/sources`, {
+          source: {
+            name: `workspaces/${ws}/sources/echoed`,
+            catalog_name: 'catalog/sources/javascript',
+            create_time: '0001-01-01T00:00:00Z',
+            update_time: '0001-01-01T00:00:00Z',
+            library_config: {},
+            write_keys: ['chosen-by-client'],
+            id: 'client-id',
+          },
+        }),
+      );
+      expect(body.create_time).toMatch(RFC3339_MILLIS);
+      expect(Date.parse(body.create_time)).toBeGreaterThanOrEqual(before - 1000);
+      expect(body.write_keys).not.toContain('chosen-by-client');
+    });
+
+    it('takes lower-case connection_mode, a bare config key and a config entry without type', async () => {
+      const destination = expectJsonSuccess(
+        await writer.post(`workspaces/${ws}/sources/curl-bare/destinations`, {
+          destination: {
+            name: `workspaces/${ws}/sources/curl-bare/destinations/google-analytics`,
+            connection_mode: 'cloud',
+            create_time: '0001-01-01T00:00:00Z',
+            config: [
+              { name: 'trackingId', value: 'UA-970334309-1' },
+              {
+                name: `workspaces/${ws}/sources/curl-bare/destinations/google-analytics/config/anonymizeIp`,
+                value: true,
+                type: 'boolean',
+              },
+            ],
+          },
+        }),
+      );
+      expect(destination.connection_mode).toBe('CLOUD');
+      const config = Object.fromEntries(destination.config.map((entry: any) => [entry.name.split('/').pop(), entry]));
+      expect(config.trackingId).toMatchObject({ value: 'UA-970334309-1', type: 'string' });
+      expect(config.anonymizeIp).toMatchObject({ value: true, type: 'boolean' });
+    });
+
+    it('takes a full resource name where a slug is expected in DELETE', async () => {
+      await writer.ok('POST', `workspaces/${ws}/sources`, {
+        source: { name: `workspaces/${ws}/sources/full-name`, catalog_name: 'catalog/sources/javascript' },
+      });
+      const deleted = await writer.delete(`workspaces/${ws}/sources/workspaces/${ws}/sources/full-name`);
+      expect(expectJsonSuccess(deleted)).toEqual({});
+      expect((await writer.get(`workspaces/${ws}/sources/full-name`)).status).toBe(404);
+
+      const plan = await writer.ok('POST', `workspaces/${ws}/tracking-plans`, {
+        tracking_plan: { display_name: 'Lenient', rules: { events: [] } },
+      });
+      await writer.ok('POST', `${plan.name}/source-connections`, { source_name: `workspaces/${ws}/sources/js` });
+      const disconnected = await writer.delete(`${plan.name}/source-connections/workspaces/${ws}/sources/js`);
+      expect(disconnected.text).toBe('{}');
+      expect(expectJsonSuccess(await writer.get(`${plan.name}/source-connections`)).connections).toEqual([]);
+    });
+
+    it('answers every delete with exactly {} and status 200', async () => {
+      const responses: ApiResponse[] = [];
+      const destination = `workspaces/${ws}/sources/curl-form/destinations/google-analytics`;
+      await writer.ok('POST', `workspaces/${ws}/sources/curl-form/destinations`, { destination: { name: destination } });
+      const filter = await writer.ok('POST', `${destination}/filters`, {
+        filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] },
+      });
+      const plan = await writer.ok('POST', `workspaces/${ws}/tracking-plans`, { tracking_plan: { display_name: 'Gone' } });
+      const token = await admin.ok('POST', 'access-tokens', {
+        access_token: { scopes: 'workspace:read', workspace_names: [`workspaces/${ws}`] },
+      });
+      responses.push(await writer.delete(filter.name));
+      responses.push(await writer.delete(destination));
+      responses.push(await writer.delete(plan.name));
+      responses.push(await writer.delete(`workspaces/${ws}/sources/curl-form`));
+      responses.push(await admin.delete(token.name));
+      for (const response of responses) {
+        expect(response.status).toBe(200);
+        expect(response.text).toBe('{}');
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      }
+    });
+  });
+});
+
+describe('Config API rate limit: 429, code 8', () => {
+  let instance: TributaryTestInstance;
+
+  beforeAll(async () => {
+    instance = await startTributary({ environment: { CONFIG_API_RATE_LIMIT: '5' } });
+  });
+
+  afterAll(async () => {
+    await instance?.stop({ removeData: true });
+  });
+
+  it('answers the sixth request of a minute with 429, code 8 and Retry-After, per token', async () => {
+    const admin = new ConfigApiClient(instance);
+    for (let request = 1; request <= 5; request++) expectJsonSuccess(await admin.get('catalog/sources'));
+    const limited = await admin.get('catalog/sources');
+    expectConfigApiError(limited, 429, 8);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // Writes are limited the same way, before they do anything.
+    expectConfigApiError(await admin.post('workspaces', { workspace: { name: 'workspaces/limited' } }), 429, 8);
+  });
+});
+
+describe('Config API with its event store down: 503, code 14', () => {
+  let instance: TributaryTestInstance;
+
+  beforeAll(async () => {
+    instance = await startTributary();
+  });
+
+  afterAll(async () => {
+    await instance?.stop({ removeData: true });
+  });
+
+  it('answers a write with 503 and code 14 while reads still come from the read model', async () => {
+    const admin = new ConfigApiClient(instance);
+    await admin.ok('POST', 'workspaces', { workspace: { name: 'workspaces/down' } });
+    await eventStoreOf(instance).close();
+    const write = await admin.post('workspaces/down/sources', {
+      source: { name: 'workspaces/down/sources/js', catalog_name: 'catalog/sources/javascript' },
+    });
+    expectConfigApiError(write, 503, 14);
+    expect(expectJsonSuccess(await admin.get('workspaces/down')).name).toBe('workspaces/down');
+  });
+});
