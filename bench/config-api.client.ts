@@ -18,7 +18,9 @@ export class BenchConfigApi {
   ) {}
 
   async createWorkspace(slug: string, displayName: string): Promise<void> {
-    await this.call('POST', 'workspaces', { workspace: { name: `workspaces/${slug}`, display_name: displayName } });
+    await this.call('POST', 'workspaces', {
+      workspace: { name: `workspaces/${slug}`, display_name: displayName },
+    });
   }
 
   /** A Node source; returns its write key. */
@@ -54,7 +56,12 @@ export class BenchConfigApi {
   }
 
   /** Starts a replay; returns its id. */
-  async requestReplay(workspace: string, source: string, destination: string, startTime: Date): Promise<string> {
+  async requestReplay(
+    workspace: string,
+    source: string,
+    destination: string,
+    startTime: Date,
+  ): Promise<string> {
     const replay: ReplayState = await this.call(
       'POST',
       `workspaces/${workspace}/sources/${source}/destinations/${destination}/replays`,
@@ -64,7 +71,10 @@ export class BenchConfigApi {
   }
 
   replay(workspace: string, source: string, destination: string, replayId: string): Promise<ReplayState> {
-    return this.call('GET', `workspaces/${workspace}/sources/${source}/destinations/${destination}/replays/${replayId}`);
+    return this.call(
+      'GET',
+      `workspaces/${workspace}/sources/${source}/destinations/${destination}/replays/${replayId}`,
+    );
   }
 
   private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {

@@ -62,7 +62,9 @@ export async function measureDelivery(options: {
   await poster.send(messages.batchBody(1), 1);
   const probe = await waitForReceiver(receiver, 1, PROBE_TIMEOUT_MS);
   if (probe.distinctMessages < 1) {
-    throw new Error(`the probe message did not reach the webhook receiver within ${PROBE_TIMEOUT_MS / 1000} s`);
+    throw new Error(
+      `the probe message did not reach the webhook receiver within ${PROBE_TIMEOUT_MS / 1000} s`,
+    );
   }
   if (probe.signatureMismatches > 0) throw new Error('the probe message arrived with a wrong X-Signature');
   receiver.reset();
@@ -77,7 +79,11 @@ export async function measureDelivery(options: {
   const loadStoppedAt = Date.now();
   const deliveredDuringLoad = receiver.snapshot().distinctMessages;
 
-  const counts = await waitForReceiver(receiver, ingest.acceptedMessages, settings.drainTimeoutSeconds * 1000);
+  const counts = await waitForReceiver(
+    receiver,
+    ingest.acceptedMessages,
+    settings.drainTimeoutSeconds * 1000,
+  );
   const complete = counts.distinctMessages >= ingest.acceptedMessages;
   const spanSeconds = spanOf(counts);
   const messagesPerSecond = spanSeconds > 0 ? Math.round(counts.distinctMessages / spanSeconds) : 0;
@@ -223,7 +229,11 @@ export function printDeliveryTable(delivery: DeliveryResult, replay: ReplayResul
   );
 }
 
-async function waitForReceiver(receiver: BenchWebhookReceiver, messages: number, timeoutMs: number): Promise<ReceiverCounts> {
+async function waitForReceiver(
+  receiver: BenchWebhookReceiver,
+  messages: number,
+  timeoutMs: number,
+): Promise<ReceiverCounts> {
   const deadline = Date.now() + timeoutMs;
   let counts = receiver.snapshot();
   while (counts.distinctMessages < messages && Date.now() < deadline) {

@@ -138,7 +138,8 @@ async function main(): Promise<void> {
   console.log('phase 2/4: tributary /v1/batch ...');
   if (settings.cpuProfile) server.startCpuProfile();
   const tributary = await measureTributary(server, writeKey, messages);
-  if (settings.cpuProfile) console.log(`server CPU profile (ingest): ${await server.stopCpuProfile('ingest')}`);
+  if (settings.cpuProfile)
+    console.log(`server CPU profile (ingest): ${await server.stopCpuProfile('ingest')}`);
 
   const ratio = round(tributary.messagesPerSecond / ceiling.messagesPerSecond, 3);
   const goalMet = ratio >= GOAL_RATIO && tributary.latencyMs.p99 < GOAL_P99_MS;
@@ -196,7 +197,8 @@ async function main(): Promise<void> {
     settings: { ...settings, seconds: settings.deliverySeconds },
     ingestMessagesPerSecond: tributary.messagesPerSecond,
   });
-  if (settings.cpuProfile) console.log(`server CPU profile (delivery): ${await server.stopCpuProfile('delivery')}`);
+  if (settings.cpuProfile)
+    console.log(`server CPU profile (delivery): ${await server.stopCpuProfile('delivery')}`);
   results.delivery = delivery;
   writeResults();
 
@@ -220,7 +222,8 @@ async function main(): Promise<void> {
       timeoutSeconds: settings.replayTimeoutSeconds,
       ingestMessagesPerSecond: tributary.messagesPerSecond,
     });
-    if (settings.cpuProfile) console.log(`server CPU profile (replay): ${await server.stopCpuProfile('replay')}`);
+    if (settings.cpuProfile)
+      console.log(`server CPU profile (replay): ${await server.stopCpuProfile('replay')}`);
     results.replay = replay;
     writeResults();
   }
@@ -230,7 +233,9 @@ async function main(): Promise<void> {
   const failures = [
     ...(delivery.complete
       ? []
-      : [`${delivery.acceptedMessages - delivery.deliveredMessages} messages were not delivered within ${settings.drainTimeoutSeconds} s`]),
+      : [
+          `${delivery.acceptedMessages - delivery.deliveredMessages} messages were not delivered within ${settings.drainTimeoutSeconds} s`,
+        ]),
     ...(delivery.signatures.mismatches > 0 ? ['webhook deliveries carried a wrong X-Signature'] : []),
     ...(replay && replay.state !== 'COMPLETED'
       ? [`the replay ended ${replay.state} (timeout ${settings.replayTimeoutSeconds} s)`]

@@ -49,7 +49,9 @@ export class BenchWebhookReceiver {
     });
     const { port } = server.address() as AddressInfo;
     const receiver = new BenchWebhookReceiver(server, `http://127.0.0.1:${port}/${name}`, sharedSecret);
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => receiver.handle(request, response));
+    server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+      receiver.handle(request, response),
+    );
     return receiver;
   }
 
@@ -107,7 +109,9 @@ export class BenchWebhookReceiver {
     if (this.messageIds.has(messageId)) return;
     this.messageIds.add(messageId);
     if (messageId.startsWith(SENT_AT_PREFIX)) {
-      const sentAt = Number(messageId.slice(SENT_AT_PREFIX.length, messageId.indexOf('-', SENT_AT_PREFIX.length)));
+      const sentAt = Number(
+        messageId.slice(SENT_AT_PREFIX.length, messageId.indexOf('-', SENT_AT_PREFIX.length)),
+      );
       if (Number.isFinite(sentAt)) this.latencies.push(arrivedAt - sentAt);
     }
   }

@@ -43,7 +43,10 @@ export class ConfigApiModule {
       ],
       providers: [
         { provide: ENVIRONMENT, useValue: environment },
-        { provide: CONFIG_API_RATE_LIMITER, useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT) },
+        {
+          provide: CONFIG_API_RATE_LIMITER,
+          useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT),
+        },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         ResourceLookup,
         DestinationConfigMapper,

@@ -13,7 +13,10 @@ async function main(): Promise<void> {
   const environment = loadEnvironment();
   @Module({
     imports: [
-      ConfigProjectionsModule.register({ eventStoreUrl: environment.EVENTSTORE_URL, dataDir: environment.DATA_DIR }),
+      ConfigProjectionsModule.register({
+        eventStoreUrl: environment.EVENTSTORE_URL,
+        dataDir: environment.DATA_DIR,
+      }),
       SecretBoxModule.register({
         secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
         keyFile: join(environment.DATA_DIR, 'deployment.key'),

@@ -9,7 +9,9 @@ import { cleanupOpenApiDoc } from 'nestjs-zod';
 export function serveConfigApiOpenApiDocument(app: INestApplication): void {
   const config = new DocumentBuilder()
     .setTitle('Tributary Config API')
-    .setDescription('Segment-compatible Config API (v1beta): workspaces, sources, destinations, tracking plans, tokens.')
+    .setDescription(
+      'Segment-compatible Config API (v1beta): workspaces, sources, destinations, tracking plans, tokens.',
+    )
     .setVersion('v1beta')
     .addBearerAuth()
     .build();
@@ -22,8 +24,11 @@ export function serveConfigApiOpenApiDocument(app: INestApplication): void {
   const body = JSON.stringify(document);
   app
     .getHttpAdapter()
-    .get('/v1beta/openapi.json', (_request: unknown, reply: { header(n: string, v: string): any; send(b: string): void }) => {
-      reply.header('content-type', 'application/json; charset=utf-8');
-      reply.send(body);
-    });
+    .get(
+      '/v1beta/openapi.json',
+      (_request: unknown, reply: { header(n: string, v: string): any; send(b: string): void }) => {
+        reply.header('content-type', 'application/json; charset=utf-8');
+        reply.send(body);
+      },
+    );
 }

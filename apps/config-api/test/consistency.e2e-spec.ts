@@ -99,18 +99,26 @@ describe('concurrent writes and read-your-writes', () => {
       ['metrics', { score: 'metric1' }],
       ['classic', true],
     ];
-    const writes: { requestId: string; send: () => Promise<ApiResponse>; visibleIn: (state: any) => boolean }[] = [];
+    const writes: {
+      requestId: string;
+      send: () => Promise<ApiResponse>;
+      visibleIn: (state: any) => boolean;
+    }[] = [];
     configChanges.forEach(([key, value]) =>
       writes.push({
         requestId: `${round}-config-${key}`,
         send: () =>
           writer.request('PATCH', destination, {
-            json: { destination: { config: [{ name: key, value }] }, update_mask: { paths: ['destination.config'] } },
+            json: {
+              destination: { config: [{ name: key, value }] },
+              update_mask: { paths: ['destination.config'] },
+            },
             headers: { 'x-request-id': `${round}-config-${key}` },
           }),
         visibleIn: (state) =>
-          JSON.stringify(state.destination.config.find((entry: any) => entry.name.endsWith(`/config/${key}`)).value) ===
-          JSON.stringify(value),
+          JSON.stringify(
+            state.destination.config.find((entry: any) => entry.name.endsWith(`/config/${key}`)).value,
+          ) === JSON.stringify(value),
       }),
     );
     writes.push({
@@ -126,7 +134,10 @@ describe('concurrent writes and read-your-writes', () => {
       requestId: `${round}-mode`,
       send: () =>
         writer.request('PATCH', destination, {
-          json: { destination: { connection_mode: 'DEVICE' }, update_mask: { paths: ['destination.connection_mode'] } },
+          json: {
+            destination: { connection_mode: 'DEVICE' },
+            update_mask: { paths: ['destination.connection_mode'] },
+          },
           headers: { 'x-request-id': `${round}-mode` },
         }),
       visibleIn: (state) => state.destination.connection_mode === 'DEVICE',
@@ -149,54 +160,58 @@ describe('concurrent writes and read-your-writes', () => {
   it.each([
     ['as they come', false],
     ['all deciding on the same revision', true],
-  ])('20 concurrent writes to one destination (%s): 200 or 409 code 10, and nothing lost', async (_label, forceRace) => {
-    const round = forceRace ? 'forced' : 'natural';
-    // A fresh destination each round, created with the required setting so it can be enabled.
-    await writer.request('DELETE', destination);
-    await writer.ok('POST', `${source}/destinations`, {
-      destination: { name: destination, config: [{ name: 'trackingId', value: 'UA-1-1' }] },
-    });
-    const writes = twentyWrites(round);
-    const restore = forceRace
-      ? holdStreamReads(eventStoreOf(instance), (name) => name.includes('google-analytics'), writes.length)
-      : () => undefined;
-    let responses: ApiResponse[];
-    try {
-      responses = await Promise.all(writes.map((write) => write.send()));
-    } finally {
-      restore();
-    }
-
-    for (const response of responses) {
-      if (response.status !== 200) expectConfigApiError(response, 409, 10);
-    }
-    const succeeded = writes.filter((_, index) => responses[index].status === 200);
-    if (forceRace) expect(statusesOf(responses)).toEqual({ '200': 1, '409/10': 19 });
-    expect(succeeded.length).toBeGreaterThanOrEqual(1);
-
-    const state = {
-      destination: (await writer.get(destination)).body,
-      filters: (await writer.get(`${destination}/filters`)).body.filters,
-    };
-    for (const write of succeeded) expect({ write: write.requestId, visible: write.visibleIn(state) }).toEqual({
-      write: write.requestId,
-      visible: true,
-    });
-    // Failed writes left nothing behind.
-    const failedFilters = writes.filter(
-      (write, index) => responses[index].status !== 200 && write.requestId.includes('-filter-'),
-    );
-    for (const write of failedFilters) expect(write.visibleIn(state)).toBe(false);
-
-    const trail = (await writer.get(`workspaces/${ws}/audit-events?page_size=1000`)).body.audit_events;
-    writes.forEach((write, index) => {
-      const entries = trail.filter((entry: any) => entry.request_id === write.requestId);
-      expect({ write: write.requestId, entries: entries.length }).toEqual({
-        write: write.requestId,
-        entries: responses[index].status === 200 ? 1 : 0,
+  ])(
+    '20 concurrent writes to one destination (%s): 200 or 409 code 10, and nothing lost',
+    async (_label, forceRace) => {
+      const round = forceRace ? 'forced' : 'natural';
+      // A fresh destination each round, created with the required setting so it can be enabled.
+      await writer.request('DELETE', destination);
+      await writer.ok('POST', `${source}/destinations`, {
+        destination: { name: destination, config: [{ name: 'trackingId', value: 'UA-1-1' }] },
       });
-    });
-  });
+      const writes = twentyWrites(round);
+      const restore = forceRace
+        ? holdStreamReads(eventStoreOf(instance), (name) => name.includes('google-analytics'), writes.length)
+        : () => undefined;
+      let responses: ApiResponse[];
+      try {
+        responses = await Promise.all(writes.map((write) => write.send()));
+      } finally {
+        restore();
+      }
+
+      for (const response of responses) {
+        if (response.status !== 200) expectConfigApiError(response, 409, 10);
+      }
+      const succeeded = writes.filter((_, index) => responses[index].status === 200);
+      if (forceRace) expect(statusesOf(responses)).toEqual({ '200': 1, '409/10': 19 });
+      expect(succeeded.length).toBeGreaterThanOrEqual(1);
+
+      const state = {
+        destination: (await writer.get(destination)).body,
+        filters: (await writer.get(`${destination}/filters`)).body.filters,
+      };
+      for (const write of succeeded)
+        expect({ write: write.requestId, visible: write.visibleIn(state) }).toEqual({
+          write: write.requestId,
+          visible: true,
+        });
+      // Failed writes left nothing behind.
+      const failedFilters = writes.filter(
+        (write, index) => responses[index].status !== 200 && write.requestId.includes('-filter-'),
+      );
+      for (const write of failedFilters) expect(write.visibleIn(state)).toBe(false);
+
+      const trail = (await writer.get(`workspaces/${ws}/audit-events?page_size=1000`)).body.audit_events;
+      writes.forEach((write, index) => {
+        const entries = trail.filter((entry: any) => entry.request_id === write.requestId);
+        expect({ write: write.requestId, entries: entries.length }).toEqual({
+          write: write.requestId,
+          entries: responses[index].status === 200 ? 1 : 0,
+        });
+      });
+    },
+  );
 
   it.each([
     ['as they come', false],
@@ -211,7 +226,12 @@ describe('concurrent writes and read-your-writes', () => {
       responses = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
           writer.request('POST', `workspaces/${ws}/sources`, {
-            json: { source: { name: `workspaces/${ws}/sources/${slug}`, catalog_name: 'catalog/sources/javascript' } },
+            json: {
+              source: {
+                name: `workspaces/${ws}/sources/${slug}`,
+                catalog_name: 'catalog/sources/javascript',
+              },
+            },
             headers: { 'x-request-id': `${slug}-${index}` },
           }),
         ),
@@ -240,10 +260,14 @@ describe('concurrent writes and read-your-writes', () => {
   ])('connects one source to at most one of two plans raced for it (%s)', async (_label, forceRace) => {
     const slug = forceRace ? 'contested-forced' : 'contested-natural';
     const sourceName = `workspaces/${ws}/sources/${slug}`;
-    await writer.ok('POST', `workspaces/${ws}/sources`, { source: { name: sourceName, catalog_name: 'javascript' } });
+    await writer.ok('POST', `workspaces/${ws}/sources`, {
+      source: { name: sourceName, catalog_name: 'javascript' },
+    });
     const plans = await Promise.all(
       ['one', 'two'].map((name) =>
-        writer.ok('POST', `workspaces/${ws}/tracking-plans`, { tracking_plan: { display_name: `${slug} ${name}` } }),
+        writer.ok('POST', `workspaces/${ws}/tracking-plans`, {
+          tracking_plan: { display_name: `${slug} ${name}` },
+        }),
       ),
     );
     const planStreams = new Set(plans.map((plan) => `tracking-plan-${ws}/${plan.name.split('/').pop()}`));
@@ -256,7 +280,9 @@ describe('concurrent writes and read-your-writes', () => {
     let responses: ApiResponse[];
     try {
       responses = await Promise.all(
-        plans.map((plan) => writer.request('POST', `${plan.name}/source-connections`, { json: { source_name: sourceName } })),
+        plans.map((plan) =>
+          writer.request('POST', `${plan.name}/source-connections`, { json: { source_name: sourceName } }),
+        ),
       );
     } finally {
       restore();
@@ -308,7 +334,9 @@ describe('restart on the same data directory', () => {
     const { writer, writerToken } = await createWorkspaceWithTokens(admin, 'durable');
     const source = 'workspaces/durable/sources/web';
     const destination = `${source}/destinations/mixpanel`;
-    await writer.ok('POST', 'workspaces/durable/sources', { source: { name: source, catalog_name: 'javascript' } });
+    await writer.ok('POST', 'workspaces/durable/sources', {
+      source: { name: source, catalog_name: 'javascript' },
+    });
     await writer.ok('POST', `${source}/destinations`, {
       destination: {
         name: destination,
@@ -320,10 +348,18 @@ describe('restart on the same data directory', () => {
       },
     });
     const filter = await writer.ok('POST', `${destination}/filters`, {
-      filter: { title: 'Drop tests', if: "properties.test = true", enabled: true, actions: [{ type: 'drop_event' }] },
+      filter: {
+        title: 'Drop tests',
+        if: 'properties.test = true',
+        enabled: true,
+        actions: [{ type: 'drop_event' }],
+      },
     });
     const plan = await writer.ok('POST', 'workspaces/durable/tracking-plans', {
-      tracking_plan: { display_name: 'Durable', rules: { events: [{ name: 'Signed Up', rules: { type: 'object' } }] } },
+      tracking_plan: {
+        display_name: 'Durable',
+        rules: { events: [{ name: 'Signed Up', rules: { type: 'object' } }] },
+      },
     });
     await writer.ok('POST', `${plan.name}/source-connections`, { source_name: source });
     await writer.ok('PATCH', `${source}/schema-config`, {
@@ -366,7 +402,12 @@ describe('restart on the same data directory', () => {
 
     // The secret still decrypts with the key kept beside the data, and sending the mask keeps it.
     const patched = await writerAfter.ok('PATCH', destination, {
-      destination: { config: [{ name: 'apiSecret', value: MASKED_SECRET }, { name: 'people', value: true }] },
+      destination: {
+        config: [
+          { name: 'apiSecret', value: MASKED_SECRET },
+          { name: 'people', value: true },
+        ],
+      },
       update_mask: { paths: ['destination.config'] },
     });
     expect(patched.config.find((entry: any) => entry.name.endsWith('/people')).value).toBe(true);
@@ -378,7 +419,9 @@ describe('restart on the same data directory', () => {
     const laterChanges = (await readAllEvents(eventStoreOf(second))).filter(
       (event) => event.type === 'DestinationUpdated' && event.data.destinationSlug === 'mixpanel',
     );
-    expect(laterChanges.some((event) => 'apiSecret' in ((event.data.changes as any).config ?? {}))).toBe(false);
+    expect(laterChanges.some((event) => 'apiSecret' in ((event.data.changes as any).config ?? {}))).toBe(
+      false,
+    );
   });
 });
 
@@ -396,7 +439,9 @@ describe('instance bootstrap', () => {
         instance = await startTributary({ dataDir, adminToken });
         expect(adminTokens(instance)).toHaveLength(1);
         expect((await new ConfigApiClient(instance).get('workspaces')).status).toBe(200);
-        const created = (await readAllEvents(eventStoreOf(instance))).filter((event) => event.type === 'AccessTokenCreated');
+        const created = (await readAllEvents(eventStoreOf(instance))).filter(
+          (event) => event.type === 'AccessTokenCreated',
+        );
         expect(created).toHaveLength(1);
         await instance.stop();
       }
@@ -435,7 +480,9 @@ describe('instance bootstrap', () => {
       const restarted = await printedTokens(() => startTributary({ dataDir, environment: withoutBootstrap }));
       try {
         expect(restarted.tokens).toEqual([]);
-        expect((await new ConfigApiClient(restarted.instance, generated).get('workspaces/first')).status).toBe(200);
+        expect(
+          (await new ConfigApiClient(restarted.instance, generated).get('workspaces/first')).status,
+        ).toBe(200);
         const created = (await readAllEvents(eventStoreOf(restarted.instance))).filter(
           (event) => event.type === 'AccessTokenCreated',
         );

@@ -115,7 +115,9 @@ describe('Config API errors (spec §4)', () => {
     it('answers a config value of the wrong type and an unknown setting', async () => {
       const path = `workspaces/${ws}/sources/js/destinations/google-analytics`;
       expectConfigApiError(
-        await writer.patch(path, { destination: { config: [{ name: 'siteSpeedSampleRate', value: 'fast' }] } }),
+        await writer.patch(path, {
+          destination: { config: [{ name: 'siteSpeedSampleRate', value: 'fast' }] },
+        }),
         400,
         3,
       );
@@ -129,12 +131,16 @@ describe('Config API errors (spec §4)', () => {
     it('answers a filter whose FQL condition or actions do not compile, and stores none', async () => {
       const filters = `workspaces/${ws}/sources/js/destinations/google-analytics/filters`;
       expectConfigApiError(
-        await writer.post(filters, { filter: { if: "event = = 'x'", actions: [{ type: 'drop_event' }], enabled: true } }),
+        await writer.post(filters, {
+          filter: { if: "event = = 'x'", actions: [{ type: 'drop_event' }], enabled: true },
+        }),
         400,
         3,
       );
       expectConfigApiError(
-        await writer.post(filters, { filter: { if: 'all', actions: [{ type: 'sample_event', percent: 2 }], enabled: true } }),
+        await writer.post(filters, {
+          filter: { if: 'all', actions: [{ type: 'sample_event', percent: 2 }], enabled: true },
+        }),
         400,
         3,
       );
@@ -151,12 +157,20 @@ describe('Config API errors (spec §4)', () => {
       const forged = `${'a'.repeat(43)}.${'b'.repeat(43)}`;
       expectConfigApiError(await admin.get('workspaces', { token: forged }), 401, 16);
       expectConfigApiError(await admin.get('workspaces', { headers: { authorization: 'Bearer' } }), 401, 16);
-      expectConfigApiError(await admin.get('workspaces', { headers: { authorization: 'Token abc' } }), 401, 16);
+      expectConfigApiError(
+        await admin.get('workspaces', { headers: { authorization: 'Token abc' } }),
+        401,
+        16,
+      );
     });
 
     it('answers a deleted token', async () => {
       const created = await admin.ok('POST', 'access-tokens', {
-        access_token: { description: 'short-lived', scopes: 'workspace', workspace_names: [`workspaces/${ws}`] },
+        access_token: {
+          description: 'short-lived',
+          scopes: 'workspace',
+          workspace_names: [`workspaces/${ws}`],
+        },
       });
       const shortLived = admin.as(created.token);
       expectJsonSuccess(await shortLived.get(`workspaces/${ws}`));
@@ -233,7 +247,9 @@ describe('Config API errors (spec §4)', () => {
       expectConfigApiError(await writer.get(`workspaces/${ws}/sources/js/destinations/mixpanel`), 404, 5);
       expectConfigApiError(await writer.get(`workspaces/${ws}/tracking-plans/rs_${'0'.repeat(27)}`), 404, 5);
       expectConfigApiError(
-        await writer.get(`workspaces/${ws}/sources/js/destinations/google-analytics/filters/df_${'0'.repeat(27)}`),
+        await writer.get(
+          `workspaces/${ws}/sources/js/destinations/google-analytics/filters/df_${'0'.repeat(27)}`,
+        ),
         404,
         5,
       );
@@ -243,7 +259,7 @@ describe('Config API errors (spec §4)', () => {
       expectConfigApiError(await admin.delete('access-tokens/999999'), 404, 5);
     });
 
-    it('answers a workspace out of the token\'s reach as if it did not exist', async () => {
+    it("answers a workspace out of the token's reach as if it did not exist", async () => {
       expectConfigApiError(await writer.get('workspaces/elsewhere'), 404, 5);
       expectConfigApiError(await writer.get('workspaces/elsewhere/sources'), 404, 5);
       const write = await writer.post('workspaces/elsewhere/sources', {
@@ -260,7 +276,9 @@ describe('Config API errors (spec §4)', () => {
         source: { name: `workspaces/${ws}/sources/js`, catalog_name: 'catalog/sources/node' },
       });
       expectConfigApiError(response, 409, 6);
-      expect((await writer.get(`workspaces/${ws}/sources/js`)).body.catalog_name).toBe('catalog/sources/javascript');
+      expect((await writer.get(`workspaces/${ws}/sources/js`)).body.catalog_name).toBe(
+        'catalog/sources/javascript',
+      );
     });
 
     it('answers a duplicate destination', async () => {
@@ -271,7 +289,11 @@ describe('Config API errors (spec §4)', () => {
     });
 
     it('answers a duplicate workspace', async () => {
-      expectConfigApiError(await admin.post('workspaces', { workspace: { name: `workspaces/${ws}` } }), 409, 6);
+      expectConfigApiError(
+        await admin.post('workspaces', { workspace: { name: `workspaces/${ws}` } }),
+        409,
+        6,
+      );
     });
   });
 
@@ -298,7 +320,9 @@ describe('Config API errors (spec §4)', () => {
 
   describe('lenient inputs that are not errors (spec §5)', () => {
     it('strips trailing slashes and collapses //', async () => {
-      expect(expectJsonSuccess(await writer.get(`workspaces/${ws}/sources/`)).sources.length).toBeGreaterThan(0);
+      expect(expectJsonSuccess(await writer.get(`workspaces/${ws}/sources/`)).sources.length).toBeGreaterThan(
+        0,
+      );
       expect(expectJsonSuccess(await writer.get('/catalog/sources/')).sources.length).toBeGreaterThan(0);
       expect(expectJsonSuccess(await writer.get(`workspaces//${ws}//sources/js/`)).name).toBe(
         `workspaces/${ws}/sources/js`,
@@ -317,7 +341,13 @@ describe('Config API errors (spec §4)', () => {
       await writer.ok('POST', `workspaces/${ws}/sources`, {
         source: { name: `workspaces/${ws}/sources/to-delete`, catalog_name: 'catalog/sources/javascript' },
       });
-      const deleted = await requestWithAnyBody(writer, 'DELETE', `workspaces/${ws}/sources/to-delete`, '', json);
+      const deleted = await requestWithAnyBody(
+        writer,
+        'DELETE',
+        `workspaces/${ws}/sources/to-delete`,
+        '',
+        json,
+      );
       expect(expectJsonSuccess(deleted)).toEqual({});
     });
 
@@ -325,16 +355,27 @@ describe('Config API errors (spec §4)', () => {
       const json = { 'content-type': 'application/json' };
       expectJsonSuccess(await requestWithAnyBody(writer, 'GET', `workspaces/${ws}/sources`, '{}', json));
       await writer.ok('POST', `workspaces/${ws}/sources`, {
-        source: { name: `workspaces/${ws}/sources/to-delete-too`, catalog_name: 'catalog/sources/javascript' },
+        source: {
+          name: `workspaces/${ws}/sources/to-delete-too`,
+          catalog_name: 'catalog/sources/javascript',
+        },
       });
-      const deleted = await requestWithAnyBody(writer, 'DELETE', `workspaces/${ws}/sources/to-delete-too`, '{}', json);
+      const deleted = await requestWithAnyBody(
+        writer,
+        'DELETE',
+        `workspaces/${ws}/sources/to-delete-too`,
+        '{}',
+        json,
+      );
       expect(expectJsonSuccess(deleted)).toEqual({});
     });
 
     it('reads a JSON body sent without a Content-Type or with a form Content-Type', async () => {
       const bare = await writer.request('POST', `workspaces/${ws}/sources`, {
         rawBody: new TextEncoder().encode(
-          JSON.stringify({ source: { name: `workspaces/${ws}/sources/curl-bare`, catalog_name: 'catalog/sources/node' } }),
+          JSON.stringify({
+            source: { name: `workspaces/${ws}/sources/curl-bare`, catalog_name: 'catalog/sources/node' },
+          }),
         ),
       });
       expect(expectJsonSuccess(bare).name).toBe(`workspaces/${ws}/sources/curl-bare`);
@@ -386,7 +427,9 @@ describe('Config API errors (spec §4)', () => {
         }),
       );
       expect(destination.connection_mode).toBe('CLOUD');
-      const config = Object.fromEntries(destination.config.map((entry: any) => [entry.name.split('/').pop(), entry]));
+      const config = Object.fromEntries(
+        destination.config.map((entry: any) => [entry.name.split('/').pop(), entry]),
+      );
       expect(config.trackingId).toMatchObject({ value: 'UA-970334309-1', type: 'string' });
       expect(config.anonymizeIp).toMatchObject({ value: true, type: 'boolean' });
     });
@@ -402,7 +445,9 @@ describe('Config API errors (spec §4)', () => {
       const plan = await writer.ok('POST', `workspaces/${ws}/tracking-plans`, {
         tracking_plan: { display_name: 'Lenient', rules: { events: [] } },
       });
-      await writer.ok('POST', `${plan.name}/source-connections`, { source_name: `workspaces/${ws}/sources/js` });
+      await writer.ok('POST', `${plan.name}/source-connections`, {
+        source_name: `workspaces/${ws}/sources/js`,
+      });
       const disconnected = await writer.delete(`${plan.name}/source-connections/workspaces/${ws}/sources/js`);
       expect(disconnected.text).toBe('{}');
       expect(expectJsonSuccess(await writer.get(`${plan.name}/source-connections`)).connections).toEqual([]);
@@ -411,11 +456,15 @@ describe('Config API errors (spec §4)', () => {
     it('answers every delete with exactly {} and status 200', async () => {
       const responses: ApiResponse[] = [];
       const destination = `workspaces/${ws}/sources/curl-form/destinations/google-analytics`;
-      await writer.ok('POST', `workspaces/${ws}/sources/curl-form/destinations`, { destination: { name: destination } });
+      await writer.ok('POST', `workspaces/${ws}/sources/curl-form/destinations`, {
+        destination: { name: destination },
+      });
       const filter = await writer.ok('POST', `${destination}/filters`, {
         filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] },
       });
-      const plan = await writer.ok('POST', `workspaces/${ws}/tracking-plans`, { tracking_plan: { display_name: 'Gone' } });
+      const plan = await writer.ok('POST', `workspaces/${ws}/tracking-plans`, {
+        tracking_plan: { display_name: 'Gone' },
+      });
       const token = await admin.ok('POST', 'access-tokens', {
         access_token: { scopes: 'workspace:read', workspace_names: [`workspaces/${ws}`] },
       });
@@ -454,7 +503,11 @@ describe('Config API rate limit: 429, code 8', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     // Writes are limited the same way, before they do anything.
-    expectConfigApiError(await admin.post('workspaces', { workspace: { name: 'workspaces/limited' } }), 429, 8);
+    expectConfigApiError(
+      await admin.post('workspaces', { workspace: { name: 'workspaces/limited' } }),
+      429,
+      8,
+    );
   });
 });
 

@@ -2,7 +2,11 @@
 // HTTP: create, list, get, update keys with a mask, delete, permissions and the audit trail. Key
 // changes are checked where they matter too: at the tracking API's POST /token.
 import { generateKeyPairSync } from 'node:crypto';
-import { configApiRequest, createWorkspaceWithTokens, type WorkspaceAccess } from '../../../test/compat/config-api-http';
+import {
+  configApiRequest,
+  createWorkspaceWithTokens,
+  type WorkspaceAccess,
+} from '../../../test/compat/config-api-http';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { postToken, rsaKeyPair, signAssertion, tokenForm } from '../../tracking-api/test/oauth-e2e.kit';
 
@@ -15,8 +19,12 @@ describe('Config API: OAuth applications', () => {
   const firstKey = rsaKeyPair('first');
   const secondKey = rsaKeyPair('second');
 
-  const api = (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown, token = access.token) =>
-    configApiRequest(t, method, path, token, body);
+  const api = (
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+    path: string,
+    body?: unknown,
+    token = access.token,
+  ) => configApiRequest(t, method, path, token, body);
   const applicationsPath = () => `workspaces/${access.slug}/oauth-applications`;
 
   async function create(overrides: Record<string, unknown> = {}) {
@@ -49,7 +57,9 @@ describe('Config API: OAuth applications', () => {
     const response = await create();
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      name: expect.stringMatching(new RegExp(`^workspaces/${access.slug}/oauth-applications/oa_[A-Za-z0-9]+$`)),
+      name: expect.stringMatching(
+        new RegExp(`^workspaces/${access.slug}/oauth-applications/oa_[A-Za-z0-9]+$`),
+      ),
       client_id: expect.any(String),
       display_name: 'Backend jobs',
       public_keys: [{ key_id: 'first' }],
@@ -82,15 +92,27 @@ describe('Config API: OAuth applications', () => {
     const listed = await api('GET', applicationsPath());
     expect(listed.status).toBe(200);
     expect(listed.body.oauth_applications).toContainEqual(created);
-    const createTimes = listed.body.oauth_applications.map((application: { create_time: string }) => application.create_time);
+    const createTimes = listed.body.oauth_applications.map(
+      (application: { create_time: string }) => application.create_time,
+    );
     expect(createTimes).toEqual([...createTimes].sort());
 
     const other = await createWorkspaceWithTokens(t, `oauth-apps-other-${process.pid}-${++slugCounter}`);
-    const otherList = await configApiRequest(t, 'GET', `workspaces/${other.slug}/oauth-applications`, other.token);
+    const otherList = await configApiRequest(
+      t,
+      'GET',
+      `workspaces/${other.slug}/oauth-applications`,
+      other.token,
+    );
     expect(otherList.status).toBe(200);
     expect(otherList.body.oauth_applications).toEqual([]);
     // Nor can it be read through the other workspace's path.
-    const crossed = await configApiRequest(t, 'GET', `workspaces/${other.slug}/oauth-applications/${applicationId}`, other.token);
+    const crossed = await configApiRequest(
+      t,
+      'GET',
+      `workspaces/${other.slug}/oauth-applications/${applicationId}`,
+      other.token,
+    );
     expect({ status: crossed.status, code: crossed.body.code }).toEqual({ status: 404, code: 5 });
   });
 
@@ -100,7 +122,9 @@ describe('Config API: OAuth applications', () => {
     expect(await tokenStatus(created.client_id, secondKey)).toBe(401);
 
     const updated = await api('PATCH', `${applicationsPath()}/${applicationId}`, {
-      oauth_application: { public_keys: [{ key_id: 'first' }, { key_id: 'second', pem: secondKey.publicPem }] },
+      oauth_application: {
+        public_keys: [{ key_id: 'first' }, { key_id: 'second', pem: secondKey.publicPem }],
+      },
       update_mask: { paths: ['oauth_application.public_keys'] },
     });
     expect(updated.status).toBe(200);
@@ -163,17 +187,26 @@ describe('Config API: OAuth applications', () => {
   });
 
   it.each<[string, () => unknown]>([
-    ['garbage inside the PEM armour', () => '-----BEGIN PUBLIC KEY-----\nbm90IGEga2V5\n-----END PUBLIC KEY-----\n'],
+    [
+      'garbage inside the PEM armour',
+      () => '-----BEGIN PUBLIC KEY-----\nbm90IGEga2V5\n-----END PUBLIC KEY-----\n',
+    ],
     ['no PEM at all', () => 'ssh-rsa AAAAB3NzaC1yc2E'],
     ['a private key', () => firstKey.privatePem],
     ['a certificate-less empty string', () => ''],
     [
       'an EC public key, useless for RS256',
-      () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      () =>
+        generateKeyPairSync('ec', { namedCurve: 'P-256' })
+          .publicKey.export({ type: 'spki', format: 'pem' })
+          .toString(),
     ],
     [
       'an RSA key of 1024 bits, shorter than RS256 verification accepts',
-      () => generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      () =>
+        generateKeyPairSync('rsa', { modulusLength: 1024 })
+          .publicKey.export({ type: 'spki', format: 'pem' })
+          .toString(),
     ],
   ])('refuses %s as a PEM: 400 code 3, nothing created', async (_label, pem) => {
     const before = (await api('GET', applicationsPath())).body.oauth_applications.length;
@@ -186,7 +219,12 @@ describe('Config API: OAuth applications', () => {
   it('refuses a bad PEM in an update: 400 code 3', async () => {
     const created = (await create()).body;
     const response = await api('PATCH', `${applicationsPath()}/${created.name.split('/').pop()}`, {
-      oauth_application: { public_keys: [{ key_id: 'first' }, { key_id: 'bad', pem: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' }] },
+      oauth_application: {
+        public_keys: [
+          { key_id: 'first' },
+          { key_id: 'bad', pem: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' },
+        ],
+      },
       update_mask: { paths: ['oauth_application.public_keys'] },
     });
     expect({ status: response.status, code: response.body.code }).toEqual({ status: 400, code: 3 });
@@ -198,7 +236,15 @@ describe('Config API: OAuth applications', () => {
     ['no public keys', { public_keys: [] }],
     ['a key without key_id', { public_keys: [{ pem: firstKey.publicPem }] }],
     ['a new key without pem', { public_keys: [{ key_id: 'first' }] }],
-    ['the same key_id twice', { public_keys: [{ key_id: 'k', pem: firstKey.publicPem }, { key_id: 'k', pem: secondKey.publicPem }] }],
+    [
+      'the same key_id twice',
+      {
+        public_keys: [
+          { key_id: 'k', pem: firstKey.publicPem },
+          { key_id: 'k', pem: secondKey.publicPem },
+        ],
+      },
+    ],
     ['a token lifetime under a minute', { token_lifetime_seconds: 30 }],
     ['a token lifetime over 30 days', { token_lifetime_seconds: 30 * 86_400 + 1 }],
     ['a fractional token lifetime', { token_lifetime_seconds: 3600.5 }],
@@ -218,18 +264,33 @@ describe('Config API: OAuth applications', () => {
     expect((await api('GET', applicationsPath())).body.oauth_applications).not.toContainEqual(created);
     const again = await api('DELETE', path);
     expect({ status: again.status, code: again.body.code }).toEqual({ status: 404, code: 5 });
-    const patched = await api('PATCH', path, { oauth_application: { display_name: 'x' }, update_mask: { paths: ['oauth_application.display_name'] } });
+    const patched = await api('PATCH', path, {
+      oauth_application: { display_name: 'x' },
+      update_mask: { paths: ['oauth_application.display_name'] },
+    });
     expect({ status: patched.status, code: patched.body.code }).toEqual({ status: 404, code: 5 });
     expect(await tokenStatus(created.client_id, firstKey)).toBe(401);
   });
 
   it('answers 404 code 5 for an unknown application or workspace', async () => {
     const unknownApplication = await api('GET', `${applicationsPath()}/oa_unknown`);
-    expect({ status: unknownApplication.status, code: unknownApplication.body.code }).toEqual({ status: 404, code: 5 });
-    const unknownWorkspace = await configApiRequest(t, 'POST', 'workspaces/no-such-workspace/oauth-applications', t.adminToken, {
-      oauth_application: { display_name: 'x', public_keys: [{ key_id: 'first', pem: firstKey.publicPem }] },
+    expect({ status: unknownApplication.status, code: unknownApplication.body.code }).toEqual({
+      status: 404,
+      code: 5,
     });
-    expect({ status: unknownWorkspace.status, code: unknownWorkspace.body.code }).toEqual({ status: 404, code: 5 });
+    const unknownWorkspace = await configApiRequest(
+      t,
+      'POST',
+      'workspaces/no-such-workspace/oauth-applications',
+      t.adminToken,
+      {
+        oauth_application: { display_name: 'x', public_keys: [{ key_id: 'first', pem: firstKey.publicPem }] },
+      },
+    );
+    expect({ status: unknownWorkspace.status, code: unknownWorkspace.body.code }).toEqual({
+      status: 404,
+      code: 5,
+    });
   });
 
   it('lets a read-only token list and get, but not create, update or delete: 403 code 7', async () => {
@@ -245,13 +306,21 @@ describe('Config API: OAuth applications', () => {
       await api(
         'POST',
         applicationsPath(),
-        { oauth_application: { display_name: 'Sneaky', public_keys: [{ key_id: 'k', pem: firstKey.publicPem }] } },
+        {
+          oauth_application: {
+            display_name: 'Sneaky',
+            public_keys: [{ key_id: 'k', pem: firstKey.publicPem }],
+          },
+        },
         readOnly,
       ),
       await api(
         'PATCH',
         path,
-        { oauth_application: { public_keys: [{ key_id: 'k', pem: secondKey.publicPem }] }, update_mask: { paths: ['oauth_application.public_keys'] } },
+        {
+          oauth_application: { public_keys: [{ key_id: 'k', pem: secondKey.publicPem }] },
+          update_mask: { paths: ['oauth_application.public_keys'] },
+        },
         readOnly,
       ),
       await api('DELETE', path, undefined, readOnly),
@@ -262,7 +331,8 @@ describe('Config API: OAuth applications', () => {
         readOnly,
       ),
     ];
-    for (const attempt of attempts) expect({ status: attempt.status, code: attempt.body.code }).toEqual({ status: 403, code: 7 });
+    for (const attempt of attempts)
+      expect({ status: attempt.status, code: attempt.body.code }).toEqual({ status: 403, code: 7 });
     expect((await api('GET', applicationsPath())).body.oauth_applications.length).toBe(before);
     expect((await api('GET', path)).body).toEqual(created);
     expect((await api('GET', `workspaces/${access.slug}`)).body.oauth_required).toBe(false);
@@ -270,9 +340,15 @@ describe('Config API: OAuth applications', () => {
 
   it("hides another workspace's applications from a token of this one: 404 code 5", async () => {
     const other = await createWorkspaceWithTokens(t, `oauth-apps-hidden-${process.pid}-${++slugCounter}`);
-    const response = await configApiRequest(t, 'POST', `workspaces/${other.slug}/oauth-applications`, access.token, {
-      oauth_application: { display_name: 'x', public_keys: [{ key_id: 'first', pem: firstKey.publicPem }] },
-    });
+    const response = await configApiRequest(
+      t,
+      'POST',
+      `workspaces/${other.slug}/oauth-applications`,
+      access.token,
+      {
+        oauth_application: { display_name: 'x', public_keys: [{ key_id: 'first', pem: firstKey.publicPem }] },
+      },
+    );
     expect({ status: response.status, code: response.body.code }).toEqual({ status: 404, code: 5 });
   });
 
@@ -302,7 +378,9 @@ describe('Config API: OAuth applications', () => {
     const applicationId = created.name.split('/').pop();
     const applicationPath = `${applicationsPath()}/${applicationId}`;
     await api('PATCH', applicationPath, {
-      oauth_application: { public_keys: [{ key_id: 'first' }, { key_id: 'second', pem: secondKey.publicPem }] },
+      oauth_application: {
+        public_keys: [{ key_id: 'first' }, { key_id: 'second', pem: secondKey.publicPem }],
+      },
       update_mask: { paths: ['oauth_application.public_keys'] },
     });
     await api('DELETE', applicationPath);
@@ -315,7 +393,10 @@ describe('Config API: OAuth applications', () => {
       update_mask: { paths: ['workspace.oauth_required'] },
     });
 
-    const forApplication = await api('GET', `workspaces/${access.slug}/audit-events?resource_name_prefix=${encodeURIComponent(created.name)}`);
+    const forApplication = await api(
+      'GET',
+      `workspaces/${access.slug}/audit-events?resource_name_prefix=${encodeURIComponent(created.name)}`,
+    );
     expect(forApplication.status).toBe(200);
     const entries = forApplication.body.audit_events;
     expect(entries.map((entry: { type: string }) => entry.type)).toEqual([
@@ -329,17 +410,24 @@ describe('Config API: OAuth applications', () => {
       expect(entry.request_id).toEqual(expect.any(String));
     }
     expect(entries[2].data).toMatchObject({ clientId: created.client_id, displayName: 'Audited' });
-    expect(entries[1].data.changes.publicKeys.map((key: { keyId: string }) => key.keyId)).toEqual(['first', 'second']);
+    expect(entries[1].data.changes.publicKeys.map((key: { keyId: string }) => key.keyId)).toEqual([
+      'first',
+      'second',
+    ]);
 
-    const forWorkspace = await api('GET', `workspaces/${access.slug}/audit-events?resource_name_prefix=${encodeURIComponent(`workspaces/${access.slug}`)}`);
+    const forWorkspace = await api(
+      'GET',
+      `workspaces/${access.slug}/audit-events?resource_name_prefix=${encodeURIComponent(`workspaces/${access.slug}`)}`,
+    );
     const switches = forWorkspace.body.audit_events.filter(
       (entry: { type: string; data: { changes?: { oauthRequired?: boolean } } }) =>
         entry.type === 'WorkspaceUpdated' && entry.data.changes?.oauthRequired !== undefined,
     );
-    expect(switches.slice(0, 2).map((entry: { data: { changes: { oauthRequired: boolean } } }) => entry.data.changes.oauthRequired)).toEqual([
-      false,
-      true,
-    ]);
+    expect(
+      switches
+        .slice(0, 2)
+        .map((entry: { data: { changes: { oauthRequired: boolean } } }) => entry.data.changes.oauthRequired),
+    ).toEqual([false, true]);
     expect(switches[0].resource_name).toBe(`workspaces/${access.slug}`);
   });
 });

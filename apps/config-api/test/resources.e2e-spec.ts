@@ -45,7 +45,9 @@ describe('Config API resources', () => {
     });
     admin = new ConfigApiClient(instance);
     for (const slug of ['alpha', 'beta']) {
-      await admin.ok('POST', 'workspaces', { workspace: { name: `workspaces/${slug}`, display_name: slug.toUpperCase() } });
+      await admin.ok('POST', 'workspaces', {
+        workspace: { name: `workspaces/${slug}`, display_name: slug.toUpperCase() },
+      });
     }
   });
 
@@ -60,7 +62,9 @@ describe('Config API resources', () => {
         await admin.request('POST', 'access-tokens', {
           token: null,
           headers: basic,
-          json: { access_token: { description: 'ci', scopes: 'workspace', workspace_names: ['workspaces/alpha'] } },
+          json: {
+            access_token: { description: 'ci', scopes: 'workspace', workspace_names: ['workspaces/alpha'] },
+          },
         }),
       );
       expect(created).toEqual({
@@ -73,7 +77,9 @@ describe('Config API resources', () => {
       });
       expect(Date.parse(created.create_time)).toBeGreaterThanOrEqual(before);
 
-      const listed = expectJsonSuccess(await admin.request('GET', 'access-tokens', { token: null, headers: basic }));
+      const listed = expectJsonSuccess(
+        await admin.request('GET', 'access-tokens', { token: null, headers: basic }),
+      );
       expect(listed.next_page_token).toBe('');
       const entry = listed.access_tokens.find((token: any) => token.name === created.name);
       expect(entry).toEqual({ ...created, token: undefined });
@@ -87,12 +93,20 @@ describe('Config API resources', () => {
       const lowerCase = { authorization: basicAuthorization(ADMIN_EMAIL.toLowerCase(), ADMIN_PASSWORD) };
       expectJsonSuccess(await admin.request('GET', 'access-tokens', { token: null, headers: lowerCase }));
       const wrongPassword = { authorization: basicAuthorization(ADMIN_EMAIL, `${ADMIN_PASSWORD}!`) };
-      expectConfigApiError(await admin.request('GET', 'access-tokens', { token: null, headers: wrongPassword }), 401, 16);
+      expectConfigApiError(
+        await admin.request('GET', 'access-tokens', { token: null, headers: wrongPassword }),
+        401,
+        16,
+      );
     });
 
     it('creates a token with the admin bearer token, limited to the listed workspaces', async () => {
       const created = await admin.ok('POST', 'access-tokens', {
-        access_token: { description: 'beta only', scopes: 'workspace:read', workspace_names: ['workspaces/beta'] },
+        access_token: {
+          description: 'beta only',
+          scopes: 'workspace:read',
+          workspace_names: ['workspaces/beta'],
+        },
       });
       expect(created).toMatchObject({ scopes: 'workspace:read', workspace_names: ['workspaces/beta'] });
       expect(created.token).toMatch(ACCESS_TOKEN);
@@ -121,12 +135,16 @@ describe('Config API resources', () => {
 
     it('answers a token for an unknown workspace with 404 and a bad scope with 400', async () => {
       expectConfigApiError(
-        await admin.post('access-tokens', { access_token: { scopes: 'workspace', workspace_names: ['workspaces/nope'] } }),
+        await admin.post('access-tokens', {
+          access_token: { scopes: 'workspace', workspace_names: ['workspaces/nope'] },
+        }),
         404,
         5,
       );
       expectConfigApiError(
-        await admin.post('access-tokens', { access_token: { scopes: 'admin', workspace_names: ['workspaces/alpha'] } }),
+        await admin.post('access-tokens', {
+          access_token: { scopes: 'admin', workspace_names: ['workspaces/alpha'] },
+        }),
         400,
         3,
       );
@@ -136,7 +154,12 @@ describe('Config API resources', () => {
   describe('workspaces (spec §2.2)', () => {
     it('creates, gets and lists workspaces', async () => {
       const created = await admin.ok('POST', 'workspaces', {
-        workspace: { name: 'workspaces/gamma', display_name: 'Gamma Space', id: 'ignored', create_time: '0001-01-01T00:00:00Z' },
+        workspace: {
+          name: 'workspaces/gamma',
+          display_name: 'Gamma Space',
+          id: 'ignored',
+          create_time: '0001-01-01T00:00:00Z',
+        },
       });
       expect(created).toEqual({
         name: 'workspaces/gamma',
@@ -158,7 +181,11 @@ describe('Config API resources', () => {
 
     it('lets only an instance administrator create one', async () => {
       const { writer } = await createWorkspaceWithTokens(admin, 'delta');
-      expectConfigApiError(await writer.post('workspaces', { workspace: { name: 'workspaces/epsilon' } }), 403, 7);
+      expectConfigApiError(
+        await writer.post('workspaces', { workspace: { name: 'workspaces/epsilon' } }),
+        403,
+        7,
+      );
       const own = expectJsonSuccess(await writer.get('workspaces'));
       expect(own.workspaces.map((workspace: any) => workspace.name)).toEqual(['workspaces/delta']);
       expect(expectJsonSuccess(await writer.get('workspaces/delta')).display_name).toBe('E2E delta');
@@ -191,7 +218,11 @@ describe('Config API resources', () => {
         status: expect.stringMatching(/^(PUBLIC|PRIVATE)$/),
         logos: { logo: expect.any(String), mark: expect.any(String) },
         components: [{ type: 'CLOUD' }],
-        categories: { primary: expect.any(String), secondary: expect.any(String), additional: expect.any(Array) },
+        categories: {
+          primary: expect.any(String),
+          secondary: expect.any(String),
+          additional: expect.any(Array),
+        },
       });
       expect(analytics.settings.find((setting: any) => setting.name === 'trackingId')).toMatchObject({
         display_name: 'Website Tracking ID',
@@ -217,13 +248,23 @@ describe('Config API resources', () => {
         parent: 'workspaces/alpha',
         catalog_name: 'catalog/sources/javascript',
         write_keys: [expect.stringMatching(WRITE_KEY)],
-        library_config: { metrics_enabled: false, retry_queue: false, cross_domain_id_enabled: false, api_host: '' },
+        library_config: {
+          metrics_enabled: false,
+          retry_queue: false,
+          cross_domain_id_enabled: false,
+          api_host: '',
+        },
         create_time: expect.stringMatching(RFC3339_MILLIS),
       });
       expect(await admin.ok('GET', source)).toEqual(created);
       // A bare slug for the name and a bare catalog slug are accepted too.
-      const bare = await admin.ok('POST', 'workspaces/alpha/sources', { source: { name: 'server', catalog_name: 'node' } });
-      expect(bare).toMatchObject({ name: 'workspaces/alpha/sources/server', catalog_name: 'catalog/sources/node' });
+      const bare = await admin.ok('POST', 'workspaces/alpha/sources', {
+        source: { name: 'server', catalog_name: 'node' },
+      });
+      expect(bare).toMatchObject({
+        name: 'workspaces/alpha/sources/server',
+        catalog_name: 'catalog/sources/node',
+      });
       expect(bare.write_keys[0]).not.toBe(created.write_keys[0]);
     });
 
@@ -234,7 +275,11 @@ describe('Config API resources', () => {
           name: destination,
           connection_mode: 'CLOUD',
           config: [
-            { name: `${destination}/config/incomingWebhookUrl`, value: 'https://hooks.example.com/T1', type: 'string' },
+            {
+              name: `${destination}/config/incomingWebhookUrl`,
+              value: 'https://hooks.example.com/T1',
+              type: 'string',
+            },
           ],
         },
       });
@@ -393,8 +438,14 @@ describe('Config API resources', () => {
       expect(deleted.text).toBe('{}');
       expect(expectJsonSuccess(await admin.get(connections)).connections).toHaveLength(2);
 
-      expectConfigApiError(await admin.post(connections, { source_name: 'workspaces/beta/sources/ghost' }), 404, 5);
-      const other = await admin.ok('POST', 'workspaces/beta/tracking-plans', { tracking_plan: { display_name: 'Other' } });
+      expectConfigApiError(
+        await admin.post(connections, { source_name: 'workspaces/beta/sources/ghost' }),
+        404,
+        5,
+      );
+      const other = await admin.ok('POST', 'workspaces/beta/tracking-plans', {
+        tracking_plan: { display_name: 'Other' },
+      });
       expectConfigApiError(
         await admin.post(`${other.name}/source-connections`, { source_name: 'workspaces/beta/sources/ios' }),
         409,
@@ -430,7 +481,10 @@ describe('Config API resources', () => {
 
     it('answers an empty collection with an empty list and ""', async () => {
       const { writer } = await createWorkspaceWithTokens(admin, 'empty');
-      expect(expectJsonSuccess(await writer.get('workspaces/empty/sources'))).toEqual({ sources: [], next_page_token: '' });
+      expect(expectJsonSuccess(await writer.get('workspaces/empty/sources'))).toEqual({
+        sources: [],
+        next_page_token: '',
+      });
       expect(expectJsonSuccess(await writer.get('workspaces/empty/tracking-plans'))).toEqual({
         tracking_plans: [],
         next_page_token: '',
@@ -448,7 +502,9 @@ describe('Config API resources', () => {
       const requestId = `e2e-${Date.now()}-create-source`;
       const before = Date.now();
       const sourceCreate = await writer.request('POST', 'workspaces/audited/sources', {
-        json: { source: { name: 'workspaces/audited/sources/js', catalog_name: 'catalog/sources/javascript' } },
+        json: {
+          source: { name: 'workspaces/audited/sources/js', catalog_name: 'catalog/sources/javascript' },
+        },
         headers: { 'x-request-id': requestId },
       });
       expectJsonSuccess(sourceCreate);
@@ -494,7 +550,9 @@ describe('Config API resources', () => {
         time: expect.stringMatching(RFC3339_MILLIS),
       });
       expect(Date.parse(sourceCreated.time)).toBeGreaterThanOrEqual(before - 1000);
-      expect(trail.audit_events.find((entry: any) => entry.type === 'WorkspaceCreated').actor).toMatch(/^access-tokens\/\d+$/);
+      expect(trail.audit_events.find((entry: any) => entry.type === 'WorkspaceCreated').actor).toMatch(
+        /^access-tokens\/\d+$/,
+      );
 
       const text = JSON.stringify(trail);
       expect(text).not.toContain('mixpanel-api-secret-value');
@@ -503,7 +561,9 @@ describe('Config API resources', () => {
       expect(destinationCreated.data.config.apiSecret).toBe('********');
 
       const narrowed = expectJsonSuccess(
-        await writer.get('workspaces/audited/audit-events?resource_name_prefix=workspaces/audited/sources/js'),
+        await writer.get(
+          'workspaces/audited/audit-events?resource_name_prefix=workspaces/audited/sources/js',
+        ),
       );
       expect(narrowed.audit_events.map((entry: any) => entry.resource_name)).toEqual([
         'workspaces/audited/sources/js/schema-config',
@@ -519,7 +579,9 @@ describe('Config API resources', () => {
 
       // The trail of one workspace shows nothing of another.
       const alpha = expectJsonSuccess(await admin.get('workspaces/alpha/audit-events'));
-      expect(alpha.audit_events.every((entry: any) => !entry.resource_name.startsWith('workspaces/audited'))).toBe(true);
+      expect(
+        alpha.audit_events.every((entry: any) => !entry.resource_name.startsWith('workspaces/audited')),
+      ).toBe(true);
     });
   });
 

@@ -70,7 +70,9 @@ describe('update masks (spec §1.6)', () => {
 
     it('merges config by entry name: settings not named keep their values', async () => {
       const patched = await writer.ok('PATCH', destination, {
-        destination: { config: [{ name: `${destination}/config/anonymizeIp`, value: true, type: 'boolean' }] },
+        destination: {
+          config: [{ name: `${destination}/config/anonymizeIp`, value: true, type: 'boolean' }],
+        },
         update_mask: { paths: ['destination.config'] },
       });
       const config = configByKey(patched);
@@ -292,7 +294,11 @@ describe('update masks (spec §1.6)', () => {
       },
     });
     const identifyTrait = { key: 'email', type: 'string' };
-    const globalSchema = { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: {} };
+    const globalSchema = {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      type: 'object',
+      properties: {},
+    };
 
     beforeEach(async () => {
       const created = await writer.ok('POST', `workspaces/${ws}/tracking-plans`, {
@@ -304,20 +310,27 @@ describe('update masks (spec §1.6)', () => {
       planName = created.name;
     });
 
-    it.each(['PUT', 'PATCH'] as const)('%s replaces the rules wholesale under tracking_plan.rules', async (method) => {
-      const updated = expectJsonSuccess(
-        await writer.request(method, planName, {
-          json: {
-            tracking_plan: { display_name: 'Renamed', rules: { events: [event('Logged In')] } },
-            update_mask: { paths: ['tracking_plan.display_name', 'tracking_plan.rules'] },
-          },
-        }),
-      );
-      expect(updated.display_name).toBe('Renamed');
-      expect(updated.rules).toEqual({ events: [event('Logged In')], identify_traits: [], group_traits: [] });
-      expect(updated.update_time).toMatch(RFC3339_SECONDS);
-      expect((await writer.get(planName)).body).toEqual(updated);
-    });
+    it.each(['PUT', 'PATCH'] as const)(
+      '%s replaces the rules wholesale under tracking_plan.rules',
+      async (method) => {
+        const updated = expectJsonSuccess(
+          await writer.request(method, planName, {
+            json: {
+              tracking_plan: { display_name: 'Renamed', rules: { events: [event('Logged In')] } },
+              update_mask: { paths: ['tracking_plan.display_name', 'tracking_plan.rules'] },
+            },
+          }),
+        );
+        expect(updated.display_name).toBe('Renamed');
+        expect(updated.rules).toEqual({
+          events: [event('Logged In')],
+          identify_traits: [],
+          group_traits: [],
+        });
+        expect(updated.update_time).toMatch(RFC3339_SECONDS);
+        expect((await writer.get(planName)).body).toEqual(updated);
+      },
+    );
 
     it('replaces one part under tracking_plan.rules.events and keeps the others', async () => {
       const updated = await writer.ok('PUT', planName, {
@@ -380,7 +393,10 @@ describe('update masks (spec §1.6)', () => {
 
     it('masks the secret in responses, keeps it when the mask is sent back, and never stores it in plaintext', async () => {
       const created = await writer.ok('POST', `${source}/destinations`, {
-        destination: { name: destination, config: [{ name: 'writeKey', value: plaintext, type: 'password' }] },
+        destination: {
+          name: destination,
+          config: [{ name: 'writeKey', value: plaintext, type: 'password' }],
+        },
       });
       expect(configByKey(created).writeKey).toMatchObject({ value: MASKED_SECRET, type: 'password' });
       expect(JSON.stringify(created)).not.toContain(plaintext);
@@ -417,7 +433,10 @@ describe('update masks (spec §1.6)', () => {
       );
       expect(everything).not.toContain(plaintext);
 
-      const audit = await writer.ok('GET', `workspaces/${ws}/audit-events?resource_name_prefix=${destination}`);
+      const audit = await writer.ok(
+        'GET',
+        `workspaces/${ws}/audit-events?resource_name_prefix=${destination}`,
+      );
       expect(audit.audit_events.length).toBeGreaterThanOrEqual(2);
       expect(JSON.stringify(audit)).not.toContain(plaintext);
       expect(JSON.stringify(audit)).not.toContain('enc:v1:');

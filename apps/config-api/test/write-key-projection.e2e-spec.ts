@@ -29,7 +29,7 @@ describe('write keys in the config read model', () => {
     await instance?.stop({ removeData: true });
   });
 
-  it('resolves a new source\'s write key to its workspace and source right after the create returns', async () => {
+  it("resolves a new source's write key to its workspace and source right after the create returns", async () => {
     const created = await writer.ok('POST', `workspaces/${ws}/sources`, {
       source: { name: `workspaces/${ws}/sources/web`, catalog_name: 'catalog/sources/javascript' },
     });
@@ -43,7 +43,10 @@ describe('write keys in the config read model', () => {
 
   it('tells listeners about destinations of the source', async () => {
     await writer.ok('POST', `workspaces/${ws}/sources/web/destinations`, {
-      destination: { name: `workspaces/${ws}/sources/web/destinations/mixpanel`, config: [{ name: 'token', value: 't' }] },
+      destination: {
+        name: `workspaces/${ws}/sources/web/destinations/mixpanel`,
+        config: [{ name: 'token', value: 't' }],
+      },
     });
     await writer.ok('PATCH', `workspaces/${ws}/sources/web/destinations/mixpanel`, {
       destination: { enabled: true },
@@ -51,7 +54,11 @@ describe('write keys in the config read model', () => {
     });
     expect(changes.map((change) => change.kind)).toEqual(['destination-upserted', 'destination-upserted']);
     const last = changes[1] as Extract<ConfigChange, { kind: 'destination-upserted' }>;
-    expect(last.view.destination).toMatchObject({ sourceSlug: 'web', destinationSlug: 'mixpanel', enabled: true });
+    expect(last.view.destination).toMatchObject({
+      sourceSlug: 'web',
+      destinationSlug: 'mixpanel',
+      enabled: true,
+    });
   });
 
   it('keeps write keys of different sources apart', async () => {

@@ -2,7 +2,12 @@
 // then reads what it sent back out of the event log (spec §4.2, §6.2, §7).
 import { Analytics } from '@segment/analytics-node';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { createWorkspaceAndSource, RFC3339_UTC_MILLIS, readSourceMessages, type TestSource } from './tracking-e2e.kit';
+import {
+  createWorkspaceAndSource,
+  RFC3339_UTC_MILLIS,
+  readSourceMessages,
+  type TestSource,
+} from './tracking-e2e.kit';
 
 const NODE_LIBRARY = { name: '@segment/analytics-node', version: '3.1.0' };
 
@@ -40,7 +45,11 @@ describe('@segment/analytics-node 3.1 against the tracking API', () => {
     analytics.on('error', (error) => errors.push(error));
 
     const pastTimestamp = new Date('2026-01-02T03:04:05.678Z');
-    analytics.identify({ userId: 'user-1', traits: { email: 'ada@example.com', plan: null }, messageId: 'node-identify-1' });
+    analytics.identify({
+      userId: 'user-1',
+      traits: { email: 'ada@example.com', plan: null },
+      messageId: 'node-identify-1',
+    });
     analytics.track({
       anonymousId: 'anon-1',
       event: 'Order Completed',
@@ -50,9 +59,25 @@ describe('@segment/analytics-node 3.1 against the tracking API', () => {
       timestamp: pastTimestamp,
       messageId: 'node-track-1',
     });
-    analytics.page({ userId: 'user-1', category: 'Docs', name: 'Getting Started', properties: { path: '/docs' }, messageId: 'node-page-1' });
-    analytics.screen({ userId: 'user-1', name: 'Home', properties: { variant: 'b' }, messageId: 'node-screen-1' });
-    analytics.group({ userId: 'user-1', groupId: 'group-1', traits: { name: 'Acme' }, messageId: 'node-group-1' });
+    analytics.page({
+      userId: 'user-1',
+      category: 'Docs',
+      name: 'Getting Started',
+      properties: { path: '/docs' },
+      messageId: 'node-page-1',
+    });
+    analytics.screen({
+      userId: 'user-1',
+      name: 'Home',
+      properties: { variant: 'b' },
+      messageId: 'node-screen-1',
+    });
+    analytics.group({
+      userId: 'user-1',
+      groupId: 'group-1',
+      traits: { name: 'Acme' },
+      messageId: 'node-group-1',
+    });
     analytics.alias({ userId: 'user-1', previousId: 'anon-1' });
     const before = Date.now();
     await analytics.closeAndFlush({ timeout: 15_000 });
@@ -63,12 +88,15 @@ describe('@segment/analytics-node 3.1 against the tracking API', () => {
     expect(statuses).toEqual(requests.map(() => 200));
     for (const request of requests) {
       expect(request.url).toBe(`${t.baseUrl}/v1/batch`);
-      expect(request.headers.Authorization).toBe(`Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`);
+      expect(request.headers.Authorization).toBe(
+        `Basic ${Buffer.from(`${source.writeKey}:`).toString('base64')}`,
+      );
       expect(request.body.writeKey).toBe(source.writeKey);
     }
     const sent = new Map<string, { event: any; sentAt: string }>();
     for (const request of requests) {
-      for (const event of request.body.batch) sent.set(event.messageId, { event, sentAt: request.body.sentAt });
+      for (const event of request.body.batch)
+        sent.set(event.messageId, { event, sentAt: request.body.sentAt });
     }
     expect(sent.size).toBe(6);
     const aliasSent = [...sent.values()].find(({ event }) => event.type === 'alias')!;
@@ -102,8 +130,13 @@ describe('@segment/analytics-node 3.1 against the tracking API', () => {
       );
     }
 
-    const byType = (type: string) => [...stored.values()].find((message) => message.payload.type === type)!.payload;
-    expect(byType('identify')).toMatchObject({ userId: 'user-1', traits: { email: 'ada@example.com', plan: null }, integrations: {} });
+    const byType = (type: string) =>
+      [...stored.values()].find((message) => message.payload.type === type)!.payload;
+    expect(byType('identify')).toMatchObject({
+      userId: 'user-1',
+      traits: { email: 'ada@example.com', plan: null },
+      integrations: {},
+    });
     expect(byType('identify')).not.toHaveProperty('anonymousId');
 
     const track = byType('track');

@@ -20,7 +20,10 @@ function pythonJsonDumps(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'boolean' || typeof value === 'number') return JSON.stringify(value);
   if (typeof value === 'string') {
-    return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    return JSON.stringify(value).replace(
+      /[\u007f-\uffff]/g,
+      (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
   }
   if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(', ')}]`;
   return `{${Object.entries(value as Record<string, unknown>)
@@ -82,7 +85,14 @@ describe('wire shapes of analytics-python 2.3.4 and analytics-ruby 2.5.0', () =>
     const trackMs = clientSentAtMs - 1500;
     const otherMs = clientSentAtMs - 250;
     const library = { name: 'analytics-python', version: '2.3.4' };
-    const ids = { identify: randomUUID(), track: randomUUID(), page: randomUUID(), screen: randomUUID(), group: randomUUID(), alias: randomUUID() };
+    const ids = {
+      identify: randomUUID(),
+      track: randomUUID(),
+      page: randomUUID(),
+      screen: randomUUID(),
+      group: randomUUID(),
+      alias: randomUUID(),
+    };
     const common = (type: string, timestampMs: number) => ({
       integrations: {},
       timestamp: pythonMilliseconds(timestampMs),
@@ -92,10 +102,35 @@ describe('wire shapes of analytics-python 2.3.4 and analytics-ruby 2.5.0', () =>
     });
     // Key order and the nulls as the client's `client.py` builds each message.
     const batch = [
-      { ...common('identify', otherMs), anonymousId: null, userId: 'py-user', traits: { name: 'Zoë', emoji: '😀', age: 36 } },
-      { ...common('track', trackMs), anonymousId: null, properties: { title: 'Café', nested: { n: null } }, userId: 'py-user', event: 'Article Read' },
-      { ...common('page', otherMs), anonymousId: 'py-anon', name: null, category: null, properties: {}, userId: null },
-      { ...common('screen', otherMs), anonymousId: null, name: 'Settings', category: null, properties: { tab: 2 }, userId: 'py-user' },
+      {
+        ...common('identify', otherMs),
+        anonymousId: null,
+        userId: 'py-user',
+        traits: { name: 'Zoë', emoji: '😀', age: 36 },
+      },
+      {
+        ...common('track', trackMs),
+        anonymousId: null,
+        properties: { title: 'Café', nested: { n: null } },
+        userId: 'py-user',
+        event: 'Article Read',
+      },
+      {
+        ...common('page', otherMs),
+        anonymousId: 'py-anon',
+        name: null,
+        category: null,
+        properties: {},
+        userId: null,
+      },
+      {
+        ...common('screen', otherMs),
+        anonymousId: null,
+        name: 'Settings',
+        category: null,
+        properties: { tab: 2 },
+        userId: 'py-user',
+      },
       { ...common('group', otherMs), anonymousId: null, groupId: 'py-group', traits: {}, userId: 'py-user' },
       // Python's alias carries no anonymousId at all.
       { ...common('alias', otherMs), previousId: 'py-anon', userId: 'py-user' },
@@ -137,7 +172,8 @@ describe('wire shapes of analytics-python 2.3.4 and analytics-ruby 2.5.0', () =>
 
     it('treats null as absent: no anonymousId, userId, name or category keys holding null', () => {
       for (const message of stored.values()) {
-        for (const [key, value] of Object.entries(message.payload)) expect({ key, value }).not.toEqual({ key, value: null });
+        for (const [key, value] of Object.entries(message.payload))
+          expect({ key, value }).not.toEqual({ key, value: null });
       }
       expect(stored.get(ids.identify)!.payload).not.toHaveProperty('anonymousId');
       const page = stored.get(ids.page)!.payload;
@@ -157,20 +193,35 @@ describe('wire shapes of analytics-python 2.3.4 and analytics-ruby 2.5.0', () =>
     });
 
     it('decodes the \\uXXXX escapes and keeps nulls inside properties as data', () => {
-      expect(stored.get(ids.identify)!.payload).toMatchObject({ userId: 'py-user', traits: { name: 'Zoë', emoji: '😀', age: 36 } });
+      expect(stored.get(ids.identify)!.payload).toMatchObject({
+        userId: 'py-user',
+        traits: { name: 'Zoë', emoji: '😀', age: 36 },
+      });
       expect(stored.get(ids.track)!.payload).toMatchObject({
         userId: 'py-user',
         event: 'Article Read',
         properties: { title: 'Café', nested: { n: null } },
       });
-      expect(stored.get(ids.screen)!.payload).toMatchObject({ userId: 'py-user', name: 'Settings', properties: { tab: 2 } });
-      expect(stored.get(ids.group)!.payload).toMatchObject({ userId: 'py-user', groupId: 'py-group', traits: {} });
+      expect(stored.get(ids.screen)!.payload).toMatchObject({
+        userId: 'py-user',
+        name: 'Settings',
+        properties: { tab: 2 },
+      });
+      expect(stored.get(ids.group)!.payload).toMatchObject({
+        userId: 'py-user',
+        groupId: 'py-group',
+        traits: {},
+      });
       expect(stored.get(ids.alias)!.payload).toMatchObject({ userId: 'py-user', previousId: 'py-anon' });
     });
 
     it('normalizes +00:00 and microsecond times to UTC milliseconds and corrects the client clock skew', () => {
       for (const [type, id] of Object.entries(ids)) {
-        expectTimestamps(stored.get(id)!.payload, { originalMs: type === 'track' ? trackMs : otherMs, sentAtMs: clientSentAtMs }, { before, after });
+        expectTimestamps(
+          stored.get(id)!.payload,
+          { originalMs: type === 'track' ? trackMs : otherMs, sentAtMs: clientSentAtMs },
+          { before, after },
+        );
       }
       // The event happened 1.5 s before the request by the client's own clock, whatever that clock says.
       const track = stored.get(ids.track)!.payload;
@@ -188,8 +239,21 @@ describe('wire shapes of analytics-python 2.3.4 and analytics-ruby 2.5.0', () =>
         '/v1/batch',
         JSON.stringify({
           batch: [
-            { type: 'track', userId: 'u', event: 'A', messageId: first, context: { library: { name: 'analytics-node' } }, _metadata: { nodeVersion: '8.0.0' } },
-            { type: 'identify', userId: 'u', messageId: second, context: { ip: '192.0.2.1' }, integrations: { Mixpanel: false } },
+            {
+              type: 'track',
+              userId: 'u',
+              event: 'A',
+              messageId: first,
+              context: { library: { name: 'analytics-node' } },
+              _metadata: { nodeVersion: '8.0.0' },
+            },
+            {
+              type: 'identify',
+              userId: 'u',
+              messageId: second,
+              context: { ip: '192.0.2.1' },
+              integrations: { Mixpanel: false },
+            },
           ],
           timestamp: '2026-11-25T21:15:05.320Z',
           sentAt: '2026-11-25T21:15:05.320Z',
@@ -227,7 +291,14 @@ describe('wire shapes of analytics-python 2.3.4 and analytics-ruby 2.5.0', () =>
     const clientSentAtMs = Date.now() + 90_000;
     const eventMs = clientSentAtMs - 2_345;
     const library = { name: 'analytics-ruby', version: '2.5.0' };
-    const ids = { identify: randomUUID(), track: randomUUID(), page: randomUUID(), screen: randomUUID(), group: randomUUID(), alias: randomUUID() };
+    const ids = {
+      identify: randomUUID(),
+      track: randomUUID(),
+      page: randomUUID(),
+      screen: randomUUID(),
+      group: randomUUID(),
+      alias: randomUUID(),
+    };
     const common = (type: keyof typeof ids) => ({
       context: { library },
       messageId: ids[type],
@@ -237,10 +308,22 @@ describe('wire shapes of analytics-python 2.3.4 and analytics-ruby 2.5.0', () =>
     // field_parser.rb: unset fields omitted, properties default {}, page name default "", options kept.
     const batch = [
       { ...common('identify'), traits: { plan: 'pro', city: 'Kraków' }, type: 'identify' },
-      { ...common('track'), options: { ip: '198.51.100.4' }, event: 'Signed Up', properties: {}, type: 'track' },
+      {
+        ...common('track'),
+        options: { ip: '198.51.100.4' },
+        event: 'Signed Up',
+        properties: {},
+        type: 'track',
+      },
       { ...common('page'), name: '', properties: { url: 'https://example.com/' }, type: 'page' },
       { ...common('screen'), name: 'Dashboard', properties: {}, type: 'screen' },
-      { ...common('group'), integrations: { All: true, Salesforce: false }, groupId: 'rb-group', traits: { employees: 12 }, type: 'group' },
+      {
+        ...common('group'),
+        integrations: { All: true, Salesforce: false },
+        groupId: 'rb-group',
+        traits: { employees: 12 },
+        type: 'group',
+      },
       { ...common('alias'), previousId: 'rb-old', type: 'alias' },
     ];
 
@@ -275,23 +358,48 @@ describe('wire shapes of analytics-python 2.3.4 and analytics-ruby 2.5.0', () =>
         expect(message.payload).not.toHaveProperty('anonymousId');
         expect(message.payload.context).toEqual({ library });
       }
-      expect(stored.get(ids.identify)!.payload).toMatchObject({ type: 'identify', traits: { plan: 'pro', city: 'Kraków' }, integrations: {} });
-      expect(stored.get(ids.track)!.payload).toMatchObject({ type: 'track', event: 'Signed Up', properties: {}, options: { ip: '198.51.100.4' } });
-      expect(stored.get(ids.page)!.payload).toMatchObject({ type: 'page', name: '', properties: { url: 'https://example.com/' } });
+      expect(stored.get(ids.identify)!.payload).toMatchObject({
+        type: 'identify',
+        traits: { plan: 'pro', city: 'Kraków' },
+        integrations: {},
+      });
+      expect(stored.get(ids.track)!.payload).toMatchObject({
+        type: 'track',
+        event: 'Signed Up',
+        properties: {},
+        options: { ip: '198.51.100.4' },
+      });
+      expect(stored.get(ids.page)!.payload).toMatchObject({
+        type: 'page',
+        name: '',
+        properties: { url: 'https://example.com/' },
+      });
       expect(stored.get(ids.page)!.payload).not.toHaveProperty('category');
-      expect(stored.get(ids.screen)!.payload).toMatchObject({ type: 'screen', name: 'Dashboard', properties: {} });
+      expect(stored.get(ids.screen)!.payload).toMatchObject({
+        type: 'screen',
+        name: 'Dashboard',
+        properties: {},
+      });
       expect(stored.get(ids.group)!.payload).toMatchObject({
         type: 'group',
         groupId: 'rb-group',
         traits: { employees: 12 },
         integrations: { All: true, Salesforce: false },
       });
-      expect(stored.get(ids.alias)!.payload).toMatchObject({ type: 'alias', previousId: 'rb-old', integrations: {} });
+      expect(stored.get(ids.alias)!.payload).toMatchObject({
+        type: 'alias',
+        previousId: 'rb-old',
+        integrations: {},
+      });
     });
 
     it('normalizes -05:00 offsets to UTC and sets timestamp = receivedAt − (sentAt − originalTimestamp)', () => {
       for (const message of stored.values()) {
-        expectTimestamps(message.payload, { originalMs: eventMs, sentAtMs: clientSentAtMs }, { before, after });
+        expectTimestamps(
+          message.payload,
+          { originalMs: eventMs, sentAtMs: clientSentAtMs },
+          { before, after },
+        );
         // A clock 90 s fast does not put the event in the future.
         expect(Date.parse(message.payload.timestamp)).toBeLessThanOrEqual(after);
       }

@@ -38,7 +38,12 @@ describe('deduplication on messageId', () => {
     const duplicatesBefore = counters.duplicates;
     const acceptedBefore = counters.accepted;
 
-    const response = await postJson(t, '/v1/batch', { batch: [track(messageId, 'First'), track(messageId, 'Second')] }, source.writeKey);
+    const response = await postJson(
+      t,
+      '/v1/batch',
+      { batch: [track(messageId, 'First'), track(messageId, 'Second')] },
+      source.writeKey,
+    );
 
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ success: true });
@@ -53,7 +58,10 @@ describe('deduplication on messageId', () => {
     const messageId = randomUUID();
     const duplicatesBefore = counters.duplicates;
 
-    const first = await postJson(t, '/v1/track', { ...track(messageId, 'Original'), writeKey: source.writeKey });
+    const first = await postJson(t, '/v1/track', {
+      ...track(messageId, 'Original'),
+      writeKey: source.writeKey,
+    });
     const retry = await postJson(t, '/v1/batch', { batch: [track(messageId, 'Retried')] }, source.writeKey);
 
     expect([first.status, retry.status]).toEqual([200, 200]);
@@ -83,7 +91,10 @@ describe('deduplication on messageId', () => {
     const duplicatesBefore = counters.duplicates;
 
     const batch = { batch: [track(), track(null), track('')] };
-    const responses = [await postJson(t, '/v1/batch', batch, source.writeKey), await postJson(t, '/v1/batch', batch, source.writeKey)];
+    const responses = [
+      await postJson(t, '/v1/batch', batch, source.writeKey),
+      await postJson(t, '/v1/batch', batch, source.writeKey),
+    ];
     const single = await postJson(t, '/v1/track', { userId: 'u-1', event: 'Clicked' }, source.writeKey);
 
     expect(responses.map((response) => response.status)).toEqual([200, 200]);
@@ -105,22 +116,32 @@ describe('deduplication on messageId', () => {
       ['NUL', 'nul\u0000id'],
       ['TAB', 'tab\tid'],
       ['DEL', 'del\u007fid'],
-    ])('refuses one with %s: 400 invalid_message_id on a single route, nothing stored', async (_, messageId) => {
-      const source = await createWorkspaceAndSource(t);
-      const response = await postJson(t, '/v1/track', track(messageId), source.writeKey);
-      expectErrorBody(response, 400, 'invalid_message_id');
-      expect((await readSourceMessages(t, source)).size).toBe(0);
-    });
+    ])(
+      'refuses one with %s: 400 invalid_message_id on a single route, nothing stored',
+      async (_, messageId) => {
+        const source = await createWorkspaceAndSource(t);
+        const response = await postJson(t, '/v1/track', track(messageId), source.writeKey);
+        expectErrorBody(response, 400, 'invalid_message_id');
+        expect((await readSourceMessages(t, source)).size).toBe(0);
+      },
+    );
 
     it('lists one in a batch as rejected and stores the valid messages beside it', async () => {
       const source = await createWorkspaceAndSource(t);
       const valid = randomUUID();
-      const response = await postJson(t, '/v1/batch', { batch: [track('bad\r\nid'), track(valid)] }, source.writeKey);
+      const response = await postJson(
+        t,
+        '/v1/batch',
+        { batch: [track('bad\r\nid'), track(valid)] },
+        source.writeKey,
+      );
 
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         success: true,
-        rejected: [{ index: 0, messageId: 'bad\r\nid', code: 'invalid_message_id', message: expect.any(String) }],
+        rejected: [
+          { index: 0, messageId: 'bad\r\nid', code: 'invalid_message_id', message: expect.any(String) },
+        ],
       });
       expect([...(await readSourceMessages(t, source)).keys()]).toEqual([valid]);
     });

@@ -43,7 +43,12 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
     await nats?.dispose();
   }, 30_000);
 
-  const track = (messageId: string, event = 'On JetStream') => ({ type: 'track', userId: 'u-js', event, messageId });
+  const track = (messageId: string, event = 'On JetStream') => ({
+    type: 'track',
+    userId: 'u-js',
+    event,
+    messageId,
+  });
 
   it('stores accepted messages in stream TRACKING under tracking.<workspace>.<source> with Nats-Msg-Id = messageId', async () => {
     const ids = [randomUUID(), randomUUID()];
@@ -53,7 +58,11 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
     // Read through the app's own EVENT_LOG (the JetStream adapter) ...
     const stored = await readSourceMessages(t, source);
     expect([...stored.keys()].sort()).toEqual([...ids].sort());
-    expect(stored.get(ids[0])!.payload).toMatchObject({ type: 'track', event: 'On JetStream', userId: 'u-js' });
+    expect(stored.get(ids[0])!.payload).toMatchObject({
+      type: 'track',
+      event: 'On JetStream',
+      userId: 'u-js',
+    });
     // ... and straight from the server with a connection of our own.
     const connection = await connect({ servers: nats.url });
     try {
@@ -74,7 +83,12 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
     const counters = t.app.get(TrackingCounters);
     const duplicatesBefore = counters.duplicates;
     const messageId = randomUUID();
-    const first = await postJson(t, '/v1/track', { userId: 'u-js', event: 'First', messageId }, source.writeKey);
+    const first = await postJson(
+      t,
+      '/v1/track',
+      { userId: 'u-js', event: 'First', messageId },
+      source.writeKey,
+    );
     const retry = await postJson(t, '/v1/batch', { batch: [track(messageId, 'Retry')] }, source.writeKey);
 
     expect([first.status, retry.status]).toEqual([200, 200]);
@@ -84,11 +98,21 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
   });
 
   it('answers 400 invalid_message_id, not 503, for a messageId with CR LF, and stores non-ASCII ids as they are', async () => {
-    const response = await postJson(t, '/v1/track', { userId: 'u', event: 'E', messageId: 'evil\r\nNats-Expected-Stream: X' }, source.writeKey);
+    const response = await postJson(
+      t,
+      '/v1/track',
+      { userId: 'u', event: 'E', messageId: 'evil\r\nNats-Expected-Stream: X' },
+      source.writeKey,
+    );
     expectErrorBody(response, 400, 'invalid_message_id');
 
     const unicodeId = `ünïcødé-😀-${randomUUID()}`;
-    const batch = await postJson(t, '/v1/batch', { batch: [track('bad\nid'), track(unicodeId)] }, source.writeKey);
+    const batch = await postJson(
+      t,
+      '/v1/batch',
+      { batch: [track('bad\nid'), track(unicodeId)] },
+      source.writeKey,
+    );
     expect(batch.status).toBe(200);
     expect(batch.body.rejected).toEqual([expect.objectContaining({ index: 0, code: 'invalid_message_id' })]);
     expect((await readSourceMessages(t, source)).get(unicodeId)?.payload.messageId).toBe(unicodeId);
@@ -98,7 +122,9 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
     const counters = t.app.get(TrackingCounters);
     const unavailableBefore = counters.unavailable;
     const beforeOutage = randomUUID();
-    expect((await postJson(t, '/v1/batch', { batch: [track(beforeOutage)] }, source.writeKey)).status).toBe(200);
+    expect((await postJson(t, '/v1/batch', { batch: [track(beforeOutage)] }, source.writeKey)).status).toBe(
+      200,
+    );
 
     await nats.stop();
     const duringOutage: Array<{ messageId: string; response: TrackingResponse; elapsedMs: number }> = [];
@@ -106,7 +132,12 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
       for (let attempt = 0; attempt < 4; attempt += 1) {
         const messageId = randomUUID();
         const started = Date.now();
-        const response = await postJson(t, '/v1/batch', { batch: [track(messageId, 'During outage')] }, source.writeKey);
+        const response = await postJson(
+          t,
+          '/v1/batch',
+          { batch: [track(messageId, 'During outage')] },
+          source.writeKey,
+        );
         duringOutage.push({ messageId, response, elapsedMs: Date.now() - started });
         await sleep(100);
       }
@@ -129,7 +160,12 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
       'the tracking API accepts messages again after nats-server restarted',
       20_000,
       async () => {
-        const response = await postJson(t, '/v1/batch', { batch: [track(recoveredId, 'After outage')] }, source.writeKey);
+        const response = await postJson(
+          t,
+          '/v1/batch',
+          { batch: [track(recoveredId, 'After outage')] },
+          source.writeKey,
+        );
         if (response.status === 200) return response;
         // While reconnecting, only the documented 503 is acceptable, never another status.
         expectErrorBody(response, 503, 'unavailable');
@@ -140,7 +176,12 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
     expect(recovery.value.body).toEqual({ success: true });
 
     // The clients retry what got 503; dedupe makes that safe whether or not a copy got through.
-    const retried = await postJson(t, '/v1/batch', { batch: duringOutage.map(({ messageId }) => track(messageId, 'Retried')) }, source.writeKey);
+    const retried = await postJson(
+      t,
+      '/v1/batch',
+      { batch: duringOutage.map(({ messageId }) => track(messageId, 'Retried')) },
+      source.writeKey,
+    );
     expect(retried.status).toBe(200);
 
     const stored = await readSourceMessages(t, source);

@@ -26,11 +26,19 @@ function jsonOfExactSize(bytes: number, build: (pad: string) => unknown): string
 
 /** A batch body of exactly `bytes`, its padding spread over `count` messages so each stays under 32 KiB. */
 function batchOfExactSize(bytes: number, count: number, messageIds: string[]): string {
-  const item = (index: number, pad: string) => ({ type: 'track', userId: 'u', event: 'Padded', messageId: messageIds[index], properties: { pad } });
+  const item = (index: number, pad: string) => ({
+    type: 'track',
+    userId: 'u',
+    event: 'Padded',
+    messageId: messageIds[index],
+    properties: { pad },
+  });
   const base = Buffer.byteLength(JSON.stringify({ batch: messageIds.map((_, index) => item(index, '')) }));
   const spare = bytes - base;
   const share = Math.floor(spare / count);
-  const pads = messageIds.map((_, index) => 'x'.repeat(index === count - 1 ? spare - share * (count - 1) : share));
+  const pads = messageIds.map((_, index) =>
+    'x'.repeat(index === count - 1 ? spare - share * (count - 1) : share),
+  );
   const json = JSON.stringify({ batch: messageIds.map((_, index) => item(index, pads[index])) });
   expect(Buffer.byteLength(json)).toBe(bytes);
   return json;
@@ -57,7 +65,12 @@ describe('tracking API limits and validation', () => {
     it('takes a single-event body of exactly 32,768 bytes and refuses one of 32,769 with 400 payload_too_large', async () => {
       const atLimitId = randomUUID();
       const overId = randomUUID();
-      const body = (messageId: string) => (pad: string) => ({ userId: 'u', event: 'Big', messageId, properties: { pad } });
+      const body = (messageId: string) => (pad: string) => ({
+        userId: 'u',
+        event: 'Big',
+        messageId,
+        properties: { pad },
+      });
       const headers = { authorization: basicAuth(source.writeKey) };
 
       const atLimit = await postTracking(t, '/v1/track', jsonOfExactSize(32 * KIB, body(atLimitId)), headers);
@@ -70,7 +83,13 @@ describe('tracking API limits and validation', () => {
 
     it('takes a batch message of exactly 32,768 bytes and refuses the whole request for one of 32,769', async () => {
       const atLimitId = randomUUID();
-      const item = (messageId: string) => (pad: string) => ({ type: 'track', userId: 'u', event: 'Big', messageId, properties: { pad } });
+      const item = (messageId: string) => (pad: string) => ({
+        type: 'track',
+        userId: 'u',
+        event: 'Big',
+        messageId,
+        properties: { pad },
+      });
       const atLimitItem = JSON.parse(jsonOfExactSize(32 * KIB, item(atLimitId)));
       const overItem = JSON.parse(jsonOfExactSize(32 * KIB + 1, item(randomUUID())));
       const smallId = randomUUID();
@@ -92,11 +111,25 @@ describe('tracking API limits and validation', () => {
       const headers = { authorization: basicAuth(source.writeKey) };
 
       const plain = await postTracking(t, '/v1/batch', batchOfExactSize(512 * KIB, 20, plainIds), headers);
-      const gzipped = await postTracking(t, '/v1/import', gzipSync(batchOfExactSize(512 * KIB, 20, gzipIds)), {
-        ...headers,
-        'content-encoding': 'gzip',
-      });
-      const overPlain = await postTracking(t, '/v1/batch', batchOfExactSize(512 * KIB + 1, 20, plainIds.map(() => randomUUID())), headers);
+      const gzipped = await postTracking(
+        t,
+        '/v1/import',
+        gzipSync(batchOfExactSize(512 * KIB, 20, gzipIds)),
+        {
+          ...headers,
+          'content-encoding': 'gzip',
+        },
+      );
+      const overPlain = await postTracking(
+        t,
+        '/v1/batch',
+        batchOfExactSize(
+          512 * KIB + 1,
+          20,
+          plainIds.map(() => randomUUID()),
+        ),
+        headers,
+      );
 
       expect(plain.status).toBe(200);
       expect(gzipped.status).toBe(200);
@@ -105,7 +138,11 @@ describe('tracking API limits and validation', () => {
     });
 
     it('measures the batch limit on inflated bytes: a small gzip body inflating past 512 KiB is refused with 400', async () => {
-      const inflated = batchOfExactSize(512 * KIB + 1, 20, Array.from({ length: 20 }, () => randomUUID()));
+      const inflated = batchOfExactSize(
+        512 * KIB + 1,
+        20,
+        Array.from({ length: 20 }, () => randomUUID()),
+      );
       const compressed = gzipSync(inflated);
       expect(compressed.byteLength).toBeLessThan(10 * KIB);
 
@@ -120,7 +157,10 @@ describe('tracking API limits and validation', () => {
 
     it('stops a gzip bomb (64 MiB of zeros in a few KiB) with 400, never 413', async () => {
       const bomb = gzipSync(Buffer.alloc(64 * 1024 * KIB));
-      const response = await postTracking(t, '/v1/batch', bomb, { authorization: basicAuth(source.writeKey), 'content-encoding': 'gzip' });
+      const response = await postTracking(t, '/v1/batch', bomb, {
+        authorization: basicAuth(source.writeKey),
+        'content-encoding': 'gzip',
+      });
       expectErrorBody(response, 400, 'payload_too_large');
     });
 
@@ -170,11 +210,14 @@ describe('tracking API limits and validation', () => {
       ['missing_event', '/v1/track', { userId: 'u', event: 42 }],
       ['invalid_message_id', '/v1/page', { userId: 'u', messageId: 'x'.repeat(101) }],
       ['invalid_message_id', '/v1/group', { userId: 'u', groupId: 'g', messageId: { id: 1 } }],
-    ])('on a single route, answers 400 %s with the JSON error body and stores nothing (%s)', async (code, path, body) => {
-      const response = await postJson(t, path, body, source.writeKey);
-      expectErrorBody(response, 400, code);
-      expect((await readSourceMessages(t, source)).size).toBe(0);
-    });
+    ])(
+      'on a single route, answers 400 %s with the JSON error body and stores nothing (%s)',
+      async (code, path, body) => {
+        const response = await postJson(t, path, body, source.writeKey);
+        expectErrorBody(response, 400, code);
+        expect((await readSourceMessages(t, source)).size).toBe(0);
+      },
+    );
 
     it('on a single route, takes a messageId of exactly 100 characters', async () => {
       const messageId = 'y'.repeat(100);
@@ -185,7 +228,12 @@ describe('tracking API limits and validation', () => {
 
     it('on a single route, never answers invalid_type: the path names the type, whatever the body says', async () => {
       const messageId = randomUUID();
-      const response = await postJson(t, '/v1/identify', { type: 'purchase', userId: 'u', messageId }, source.writeKey);
+      const response = await postJson(
+        t,
+        '/v1/identify',
+        { type: 'purchase', userId: 'u', messageId },
+        source.writeKey,
+      );
       expect(response.status).toBe(200);
       expect((await readSourceMessages(t, source)).get(messageId)?.payload.type).toBe('identify');
     });
@@ -257,9 +305,24 @@ describe('tracking API limits and validation', () => {
       ['a JSON array', '/v1/batch', '[]', 'invalid_request'],
       ['a JSON string', '/v1/track', '"track"', 'invalid_request'],
       ['JSON null', '/v1/identify', 'null', 'invalid_request'],
-      ['a batch body without "batch"', '/v1/batch', JSON.stringify({ sentAt: '2026-01-01T00:00:00Z' }), 'invalid_request'],
-      ['a "batch" that is an object', '/v1/import', JSON.stringify({ batch: { 0: message } }), 'invalid_request'],
-      ['a batch "context" that is an array', '/v1/batch', JSON.stringify({ batch: [message], context: [] }), 'invalid_request'],
+      [
+        'a batch body without "batch"',
+        '/v1/batch',
+        JSON.stringify({ sentAt: '2026-01-01T00:00:00Z' }),
+        'invalid_request',
+      ],
+      [
+        'a "batch" that is an object',
+        '/v1/import',
+        JSON.stringify({ batch: { 0: message } }),
+        'invalid_request',
+      ],
+      [
+        'a batch "context" that is an array',
+        '/v1/batch',
+        JSON.stringify({ batch: [message], context: [] }),
+        'invalid_request',
+      ],
     ])('answers 400 for %s', async (_, path, body, code) => {
       const response = await postTracking(t, path, body, { authorization: basicAuth(source.writeKey) });
       expectErrorBody(response, 400, code);
@@ -270,38 +333,61 @@ describe('tracking API limits and validation', () => {
       ['truncated gzip', 'gzip', gzipSync(JSON.stringify({ batch: [message] })).subarray(0, 20)],
       ['an unsupported encoding', 'br', Buffer.from(JSON.stringify({ batch: [message] }))],
     ])('answers 400 invalid_request for %s', async (_, encoding, body) => {
-      const response = await postTracking(t, '/v1/batch', body, { authorization: basicAuth(source.writeKey), 'content-encoding': encoding });
+      const response = await postTracking(t, '/v1/batch', body, {
+        authorization: basicAuth(source.writeKey),
+        'content-encoding': encoding,
+      });
       expectErrorBody(response, 400, 'invalid_request');
     });
 
     it.each([
-      ['an unknown key in Basic auth', () => ({ headers: { authorization: basicAuth('no-such-key') }, body: {} })],
+      [
+        'an unknown key in Basic auth',
+        () => ({ headers: { authorization: basicAuth('no-such-key') }, body: {} }),
+      ],
       ['an unknown key in the body', () => ({ headers: {}, body: { writeKey: 'no-such-key' } })],
       ['no key at all', () => ({ headers: {}, body: {} })],
       [
         'an unknown Basic key beside a valid body key (Basic wins)',
-        (validKey: string) => ({ headers: { authorization: basicAuth('no-such-key') }, body: { writeKey: validKey } }),
+        (validKey: string) => ({
+          headers: { authorization: basicAuth('no-such-key') },
+          body: { writeKey: validKey },
+        }),
       ],
     ])('answers 401 invalid_write_key for %s', async (_, credentials) => {
       const { headers, body } = credentials(source.writeKey);
-      const response = await postTracking(t, '/v1/batch', JSON.stringify({ batch: [message], ...body }), headers);
+      const response = await postTracking(
+        t,
+        '/v1/batch',
+        JSON.stringify({ batch: [message], ...body }),
+        headers,
+      );
       expectErrorBody(response, 401, 'invalid_write_key');
     });
 
     it('answers 401 unauthorized for a Bearer token: no OAuth application issued it', async () => {
-      const response = await postTracking(t, '/v1/batch', JSON.stringify({ batch: [message], writeKey: source.writeKey }), {
-        authorization: 'Bearer some.made-up.token',
-      });
+      const response = await postTracking(
+        t,
+        '/v1/batch',
+        JSON.stringify({ batch: [message], writeKey: source.writeKey }),
+        {
+          authorization: 'Bearer some.made-up.token',
+        },
+      );
       expectErrorBody(response, 401, 'unauthorized');
     });
 
     it('answers 401 invalid_write_key for a Bearer token without a writeKey in the body', async () => {
-      const response = await postTracking(t, '/v1/track', JSON.stringify(message), { authorization: 'Bearer some.made-up.token' });
+      const response = await postTracking(t, '/v1/track', JSON.stringify(message), {
+        authorization: 'Bearer some.made-up.token',
+      });
       expectErrorBody(response, 401, 'invalid_write_key');
     });
 
     it('answers 404 with the JSON error shape for an unknown /v1 route', async () => {
-      const response = await postTracking(t, '/v1/purchase', JSON.stringify(message), { authorization: basicAuth(source.writeKey) });
+      const response = await postTracking(t, '/v1/purchase', JSON.stringify(message), {
+        authorization: basicAuth(source.writeKey),
+      });
       expect(response.status).toBe(404);
       expect(response.body).toMatchObject({ success: false, code: expect.any(String) });
     });

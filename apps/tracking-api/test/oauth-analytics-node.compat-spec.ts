@@ -2,11 +2,23 @@
 // it asks POST /token for an access token with a signed client assertion, then sends its batches
 // with Authorization: Bearer (spec §4.2, §11). The workspace requires OAuth, so a stored message
 // proves the bearer path; a recording HTTP client is the request log of what the library sent.
-import { Analytics, FetchHTTPClient, type HTTPClient, type HTTPClientRequest, type HTTPResponse } from '@segment/analytics-node';
+import {
+  Analytics,
+  FetchHTTPClient,
+  type HTTPClient,
+  type HTTPClientRequest,
+  type HTTPResponse,
+} from '@segment/analytics-node';
 import { randomUUID } from 'node:crypto';
 import { configApiRequest } from '../../../test/compat/config-api-http';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { createOAuthApplication, rsaKeyPair, setOAuthRequired, TestOAuthApplication, TRACKING_SCOPE } from './oauth-e2e.kit';
+import {
+  createOAuthApplication,
+  rsaKeyPair,
+  setOAuthRequired,
+  TestOAuthApplication,
+  TRACKING_SCOPE,
+} from './oauth-e2e.kit';
 import { createSource, createWorkspace, readSourceMessages, type TestSource } from './tracking-e2e.kit';
 
 interface LoggedExchange {
@@ -25,9 +37,20 @@ class RecordingHttpClient implements HTTPClient {
   async makeRequest(options: HTTPClientRequest): Promise<HTTPResponse> {
     const response = await this.inner.makeRequest(options);
     const responseBody = response.text ? await response.text() : '';
-    this.log.push({ url: options.url, headers: options.headers, body: options.body, status: response.status, responseBody });
+    this.log.push({
+      url: options.url,
+      headers: options.headers,
+      body: options.body,
+      status: response.status,
+      responseBody,
+    });
     // The body was consumed for the log: hand the library an equivalent response.
-    return { headers: response.headers, status: response.status, statusText: response.statusText, text: async () => responseBody };
+    return {
+      headers: response.headers,
+      status: response.status,
+      statusText: response.statusText,
+      text: async () => responseBody,
+    };
   }
 }
 
@@ -42,7 +65,8 @@ describe('@segment/analytics-node 3.1 with OAuth against Tributary', () => {
     source = await createSource(t, workspace, 'node');
     application = await createOAuthApplication(t, workspace.slug, [rsaKeyPair('node-key')]);
     const required = await setOAuthRequired(t, workspace.slug, true);
-    if (required.status !== 200) throw new Error(`oauth_required: ${required.status} ${JSON.stringify(required.body)}`);
+    if (required.status !== 200)
+      throw new Error(`oauth_required: ${required.status} ${JSON.stringify(required.body)}`);
   });
 
   afterAll(async () => {
@@ -57,7 +81,12 @@ describe('@segment/analytics-node 3.1 with OAuth against Tributary', () => {
       flushInterval: 200,
       maxRetries: 1,
       httpClient,
-      oauthSettings: { clientId: app.clientId, clientKey: app.key.privatePem, keyId: app.key.keyId, authServer },
+      oauthSettings: {
+        clientId: app.clientId,
+        clientKey: app.key.privatePem,
+        keyId: app.key.keyId,
+        authServer,
+      },
     });
   }
 
@@ -69,7 +98,12 @@ describe('@segment/analytics-node 3.1 with OAuth against Tributary', () => {
 
     const runId = randomUUID();
     const sent = [`node-oauth-track-${runId}`, `node-oauth-identify-${runId}`, `node-oauth-page-${runId}`];
-    analytics.track({ userId: 'oauth-user', event: 'OAuth Order', properties: { revenue: 9.5 }, messageId: sent[0] });
+    analytics.track({
+      userId: 'oauth-user',
+      event: 'OAuth Order',
+      properties: { revenue: 9.5 },
+      messageId: sent[0],
+    });
     analytics.identify({ userId: 'oauth-user', traits: { plan: 'pro' }, messageId: sent[1] });
     analytics.page({ userId: 'oauth-user', name: 'Pricing', messageId: sent[2] });
     await analytics.closeAndFlush({ timeout: 15_000 });
@@ -89,7 +123,12 @@ describe('@segment/analytics-node 3.1 with OAuth against Tributary', () => {
     expect(form.get('scope')).toBe(TRACKING_SCOPE);
     expect(tokenExchange.status).toBe(200);
     const token = JSON.parse(tokenExchange.responseBody);
-    expect(token).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: TRACKING_SCOPE });
+    expect(token).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      scope: TRACKING_SCOPE,
+    });
 
     // Every batch carried that token and the write key, and was accepted.
     for (const request of trackingRequests) {
@@ -99,9 +138,22 @@ describe('@segment/analytics-node 3.1 with OAuth against Tributary', () => {
     }
 
     const stored = await readSourceMessages(t, source);
-    expect(stored.get(sent[0])?.payload).toMatchObject({ type: 'track', event: 'OAuth Order', userId: 'oauth-user', properties: { revenue: 9.5 } });
-    expect(stored.get(sent[1])?.payload).toMatchObject({ type: 'identify', userId: 'oauth-user', traits: { plan: 'pro' } });
-    expect(stored.get(sent[2])?.payload).toMatchObject({ type: 'page', userId: 'oauth-user', name: 'Pricing' });
+    expect(stored.get(sent[0])?.payload).toMatchObject({
+      type: 'track',
+      event: 'OAuth Order',
+      userId: 'oauth-user',
+      properties: { revenue: 9.5 },
+    });
+    expect(stored.get(sent[1])?.payload).toMatchObject({
+      type: 'identify',
+      userId: 'oauth-user',
+      traits: { plan: 'pro' },
+    });
+    expect(stored.get(sent[2])?.payload).toMatchObject({
+      type: 'page',
+      userId: 'oauth-user',
+      name: 'Pricing',
+    });
   });
 
   it('works with an auth server URL ending in a slash: the library asks //token and signs aud with the slash', async () => {
@@ -146,7 +198,10 @@ describe('@segment/analytics-node 3.1 with OAuth against Tributary', () => {
     expect(tokenRequests.length).toBeGreaterThanOrEqual(1);
     for (const exchange of tokenRequests) {
       expect(exchange.status).toBe(401);
-      expect(JSON.parse(exchange.responseBody)).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+      expect(JSON.parse(exchange.responseBody)).toEqual({
+        error: 'invalid_client',
+        error_description: expect.any(String),
+      });
     }
     // Without a token the library may fall back to Basic; the workspace requires OAuth, so that fails too.
     for (const request of http.log.filter((exchange) => exchange.url === `${t.baseUrl}/v1/batch`)) {

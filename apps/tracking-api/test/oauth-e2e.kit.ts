@@ -41,14 +41,21 @@ export async function createOAuthApplication(
   keys: RsaKeyPair[] = [rsaKeyPair()],
   tokenLifetimeSeconds = 3600,
 ): Promise<TestOAuthApplication> {
-  const response = await configApiRequest(t, 'POST', `workspaces/${workspaceSlug}/oauth-applications`, t.adminToken, {
-    oauth_application: {
-      display_name: `OAuth app of ${workspaceSlug}`,
-      public_keys: keys.map((key) => ({ key_id: key.keyId, pem: key.publicPem })),
-      token_lifetime_seconds: tokenLifetimeSeconds,
+  const response = await configApiRequest(
+    t,
+    'POST',
+    `workspaces/${workspaceSlug}/oauth-applications`,
+    t.adminToken,
+    {
+      oauth_application: {
+        display_name: `OAuth app of ${workspaceSlug}`,
+        public_keys: keys.map((key) => ({ key_id: key.keyId, pem: key.publicPem })),
+        token_lifetime_seconds: tokenLifetimeSeconds,
+      },
     },
-  });
-  if (response.status !== 200) throw new Error(`creating an OAuth application: ${response.status} ${JSON.stringify(response.body)}`);
+  );
+  if (response.status !== 200)
+    throw new Error(`creating an OAuth application: ${response.status} ${JSON.stringify(response.body)}`);
   return {
     workspaceSlug,
     applicationId: response.body.name.split('/').pop(),
@@ -57,7 +64,11 @@ export async function createOAuthApplication(
   };
 }
 
-export function setOAuthRequired(t: TributaryTestInstance, workspaceSlug: string, required: boolean): Promise<ConfigApiResponse> {
+export function setOAuthRequired(
+  t: TributaryTestInstance,
+  workspaceSlug: string,
+  required: boolean,
+): Promise<ConfigApiResponse> {
   return configApiRequest(t, 'PATCH', `workspaces/${workspaceSlug}`, t.adminToken, {
     workspace: { oauth_required: required },
     update_mask: { paths: ['workspace.oauth_required'] },
@@ -117,7 +128,8 @@ export async function postToken(
   form: string,
   options: { path?: string; contentType?: string | null } = {},
 ): Promise<TokenResponse> {
-  const contentType = options.contentType === undefined ? 'application/x-www-form-urlencoded' : options.contentType;
+  const contentType =
+    options.contentType === undefined ? 'application/x-www-form-urlencoded' : options.contentType;
   const response = await fetch(`${t.baseUrl}${options.path ?? '/token'}`, {
     method: 'POST',
     headers: contentType === null ? {} : { 'content-type': contentType },
@@ -134,8 +146,15 @@ export async function postToken(
 }
 
 /** A fresh access token for the application, or a thrown error saying why not. */
-export async function accessTokenFor(t: TributaryTestInstance, application: TestOAuthApplication): Promise<string> {
-  const assertion = await signAssertion({ clientId: application.clientId, key: application.key, aud: t.baseUrl });
+export async function accessTokenFor(
+  t: TributaryTestInstance,
+  application: TestOAuthApplication,
+): Promise<string> {
+  const assertion = await signAssertion({
+    clientId: application.clientId,
+    key: application.key,
+    aud: t.baseUrl,
+  });
   const response = await postToken(t, tokenForm(assertion));
   if (response.status !== 200) throw new Error(`token request: ${response.status} ${response.text}`);
   return response.body.access_token;

@@ -27,9 +27,15 @@ import {
 } from './tracking-e2e.kit';
 
 /** RFC 7231 IMF-fixdate, the only form clients may parse to learn their clock skew. */
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const IMF_FIXDATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
-function expectOAuthError(response: TokenResponse, status: number, error: string, description?: string | RegExp): void {
+function expectOAuthError(
+  response: TokenResponse,
+  status: number,
+  error: string,
+  description?: string | RegExp,
+): void {
   expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
   // Both keys, both strings: a JSON body without either leaves Python's poller spinning (spec §11.5).
@@ -97,19 +103,29 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
 
     it.each<[string, (application: TestOAuthApplication, baseUrl: string) => Record<string, unknown>]>([
       ['fractional iat and exp', () => ({ iat: Date.now() / 1000 - 5.25, exp: Date.now() / 1000 + 54.75 })],
-      ['aud with a trailing slash (Node keeps the configured one)', (_app, baseUrl) => ({ aud: `${baseUrl}/` })],
+      [
+        'aud with a trailing slash (Node keeps the configured one)',
+        (_app, baseUrl) => ({ aud: `${baseUrl}/` }),
+      ],
       ['iss = the auth-server URL', (_app, baseUrl) => ({ iss: baseUrl })],
       ['no iss', () => ({ iss: undefined })],
     ])('accepts an assertion with %s', async (_label, claims) => {
       const application = await freshApplication();
-      const response = await postToken(t, tokenForm(await assertionFor(application, claims(application, t.baseUrl))));
+      const response = await postToken(
+        t,
+        tokenForm(await assertionFor(application, claims(application, t.baseUrl))),
+      );
       expect(response.status).toBe(200);
       expect(response.body.token_type).toBe('Bearer');
     });
 
     it('answers on //token, where Node asks when its auth server ends with a slash', async () => {
       const application = await freshApplication();
-      const assertion = await signAssertion({ clientId: application.clientId, key: application.key, aud: `${t.baseUrl}/` });
+      const assertion = await signAssertion({
+        clientId: application.clientId,
+        key: application.key,
+        aud: `${t.baseUrl}/`,
+      });
       const response = await postToken(t, tokenForm(assertion), { path: '//token' });
       expect(response.status).toBe(200);
       expect(response.body.token_type).toBe('Bearer');
@@ -124,7 +140,11 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
 
     it('verifies with any of the registered keys, named by kid', async () => {
       const application = await freshApplication([signingKey, otherKey]);
-      const assertion = await signAssertion({ clientId: application.clientId, key: otherKey, aud: t.baseUrl });
+      const assertion = await signAssertion({
+        clientId: application.clientId,
+        key: otherKey,
+        aud: t.baseUrl,
+      });
       expect((await postToken(t, tokenForm(assertion))).status).toBe(200);
     });
 
@@ -139,7 +159,12 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
       const application = await freshApplication();
       const nowSeconds = Math.floor(Date.now() / 1000);
       const assertion = await assertionFor(application, { iat: nowSeconds + 60, exp: nowSeconds + 120 });
-      expectOAuthError(await postToken(t, tokenForm(assertion)), 400, 'invalid_request', 'Token used before issued');
+      expectOAuthError(
+        await postToken(t, tokenForm(assertion)),
+        400,
+        'invalid_request',
+        'Token used before issued',
+      );
     });
 
     it('refuses an unknown key id: 401 invalid_client', async () => {
@@ -197,16 +222,22 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
       expectOAuthError(await postToken(t, form), 400, 'unsupported_grant_type');
     });
 
-    it.each(['tracking_api:read', 'tracking_api:write admin', 'workspace'])('refuses the scope %j: 400 invalid_scope', async (scope) => {
-      const application = await freshApplication();
-      const form = tokenForm(await assertionFor(application), { scope: encodeURIComponent(scope) });
-      expectOAuthError(await postToken(t, form), 400, 'invalid_scope');
-    });
+    it.each(['tracking_api:read', 'tracking_api:write admin', 'workspace'])(
+      'refuses the scope %j: 400 invalid_scope',
+      async (scope) => {
+        const application = await freshApplication();
+        const form = tokenForm(await assertionFor(application), { scope: encodeURIComponent(scope) });
+        expectOAuthError(await postToken(t, form), 400, 'invalid_scope');
+      },
+    );
 
     it.each<[string, Record<string, string | undefined>]>([
       ['no grant_type', { grant_type: undefined }],
       ['no client_assertion_type', { client_assertion_type: undefined }],
-      ['a wrong client_assertion_type', { client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:saml2-bearer' }],
+      [
+        'a wrong client_assertion_type',
+        { client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:saml2-bearer' },
+      ],
       ['no client_assertion', { client_assertion: undefined }],
       ['an empty client_assertion', { client_assertion: '' }],
       ['a client_assertion that is not a JWT', { client_assertion: 'not-a-jwt' }],
@@ -227,13 +258,18 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
     ])('refuses Content-Type %s: 415 with an OAuth error body', async (_label, contentType) => {
       const application = await freshApplication();
       const form = tokenForm(await assertionFor(application));
-      const body = contentType === 'application/json' ? JSON.stringify(Object.fromEntries(new URLSearchParams(form))) : form;
+      const body =
+        contentType === 'application/json'
+          ? JSON.stringify(Object.fromEntries(new URLSearchParams(form)))
+          : form;
       expectOAuthError(await postToken(t, body, { contentType }), 415, 'invalid_request');
     });
 
     it('throttles a burst over 20 requests per second per client: 429 with Retry-After and X-RateLimit-Reset in seconds', async () => {
       const application = await freshApplication();
-      const forms = await Promise.all(Array.from({ length: 40 }, async () => tokenForm(await assertionFor(application))));
+      const forms = await Promise.all(
+        Array.from({ length: 40 }, async () => tokenForm(await assertionFor(application))),
+      );
       const responses = await Promise.all(forms.map((form) => postToken(t, form)));
 
       const statuses = responses.map((response) => response.status);
@@ -269,7 +305,12 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
         '/v1/batch',
         {
           ...(writeKey !== undefined && { writeKey }),
-          batch: messageIds.map((messageId) => ({ type: 'track', event: 'OAuth Tested', userId: 'user-oauth', messageId })),
+          batch: messageIds.map((messageId) => ({
+            type: 'track',
+            event: 'OAuth Tested',
+            userId: 'user-oauth',
+            messageId,
+          })),
         },
         undefined,
         { authorization: `Bearer ${token}` },
@@ -285,7 +326,12 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
       const single = await postJson(
         t,
         '/v1/track',
-        { writeKey: source.writeKey, event: 'OAuth Single', userId: 'user-oauth', messageId: `oauth-single-${randomUUID()}` },
+        {
+          writeKey: source.writeKey,
+          event: 'OAuth Single',
+          userId: 'user-oauth',
+          messageId: `oauth-single-${randomUUID()}`,
+        },
         undefined,
         { authorization: `Bearer ${token}` },
       );
@@ -293,7 +339,11 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
 
       const stored = await readSourceMessages(t, source);
       for (const messageId of messageIds) {
-        expect(stored.get(messageId)?.payload).toMatchObject({ type: 'track', event: 'OAuth Tested', userId: 'user-oauth' });
+        expect(stored.get(messageId)?.payload).toMatchObject({
+          type: 'track',
+          event: 'OAuth Tested',
+          userId: 'user-oauth',
+        });
         expect(stored.get(messageId)?.workspaceId).toBe(workspace.id);
       }
       expect([...stored.values()].some((message) => message.payload.event === 'OAuth Single')).toBe(true);
@@ -301,7 +351,11 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
 
     it('refuses a Bearer token without a writeKey in the body: 401 invalid_write_key', async () => {
       const token = await accessTokenFor(t, await freshApplication());
-      expectErrorBody(await bearerBatch(token, undefined, [`oauth-${randomUUID()}`]), 401, 'invalid_write_key');
+      expectErrorBody(
+        await bearerBatch(token, undefined, [`oauth-${randomUUID()}`]),
+        401,
+        'invalid_write_key',
+      );
     });
 
     it("refuses a token of another workspace's application: 401 unauthorized, nothing stored", async () => {
@@ -334,13 +388,21 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
       };
       const issuedTwoHoursAgo = new Date(Date.now() - 2 * 3600_000);
       const expired = await issueAccessToken(claims, 3600, signing, issuedTwoHoursAgo);
-      expectErrorBody(await bearerBatch(expired, source.writeKey, [`expired-${randomUUID()}`]), 401, 'unauthorized');
+      expectErrorBody(
+        await bearerBatch(expired, source.writeKey, [`expired-${randomUUID()}`]),
+        401,
+        'unauthorized',
+      );
       // The same claims, unexpired, pass: the refusal is about expiry alone.
       const live = await issueAccessToken(claims, 3600, signing);
       expect((await bearerBatch(live, source.writeKey, [`live-${randomUUID()}`])).status).toBe(200);
       // And a token lacking the tracking scope is refused.
       const unscoped = await issueAccessToken({ ...claims, scope: 'profiles:read' }, 3600, signing);
-      expectErrorBody(await bearerBatch(unscoped, source.writeKey, [`unscoped-${randomUUID()}`]), 401, 'unauthorized');
+      expectErrorBody(
+        await bearerBatch(unscoped, source.writeKey, [`unscoped-${randomUUID()}`]),
+        401,
+        'unauthorized',
+      );
     });
 
     it('refuses a token whose application was deleted: 401 unauthorized', async () => {
@@ -354,43 +416,74 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
         t.adminToken,
       );
       expect(deleted.status).toBe(200);
-      expectErrorBody(await bearerBatch(token, source.writeKey, [`after-delete-${randomUUID()}`]), 401, 'unauthorized');
+      expectErrorBody(
+        await bearerBatch(token, source.writeKey, [`after-delete-${randomUUID()}`]),
+        401,
+        'unauthorized',
+      );
       // And the deleted application can no longer get tokens.
       const response = await postToken(t, tokenForm(await assertionFor(application)));
-      expect({ status: response.status, error: response.body?.error }).toEqual({ status: 401, error: 'invalid_client' });
+      expect({ status: response.status, error: response.body?.error }).toEqual({
+        status: 401,
+        error: 'invalid_client',
+      });
     });
 
     it('with oauth_required, refuses a bare write key (Basic or body) and accepts a bearer token; switched off, accepts it again', async () => {
       const guardedWorkspace = await createWorkspace(t);
       const guardedSource = await createSource(t, guardedWorkspace);
       const application = await createOAuthApplication(t, guardedWorkspace.slug, [signingKey]);
-      const message = (messageId: string) => ({ type: 'track', event: 'Guarded', userId: 'user-guarded', messageId });
+      const message = (messageId: string) => ({
+        type: 'track',
+        event: 'Guarded',
+        userId: 'user-guarded',
+        messageId,
+      });
 
       const switchedOn = await setOAuthRequired(t, guardedWorkspace.slug, true);
       expect(switchedOn.status).toBe(200);
       expect(switchedOn.body.oauth_required).toBe(true);
 
       const refusedIds = [`basic-${randomUUID()}`, `body-${randomUUID()}`];
-      const basic = await postJson(t, '/v1/batch', { batch: [message(refusedIds[0])] }, guardedSource.writeKey);
+      const basic = await postJson(
+        t,
+        '/v1/batch',
+        { batch: [message(refusedIds[0])] },
+        guardedSource.writeKey,
+      );
       expectErrorBody(basic, 401, 'unauthorized');
       expect(basic.body.message).toMatch(/requires OAuth/);
       expect(basic.body.message).toMatch(/Bearer/);
-      const body = await postJson(t, '/v1/batch', { writeKey: guardedSource.writeKey, batch: [message(refusedIds[1])] });
+      const body = await postJson(t, '/v1/batch', {
+        writeKey: guardedSource.writeKey,
+        batch: [message(refusedIds[1])],
+      });
       expectErrorBody(body, 401, 'unauthorized');
       expect(body.body.message).toMatch(/requires OAuth/);
 
       const token = await accessTokenFor(t, application);
       const acceptedId = `bearer-${randomUUID()}`;
-      const bearer = await postJson(t, '/v1/batch', { writeKey: guardedSource.writeKey, batch: [message(acceptedId)] }, undefined, {
-        authorization: `Bearer ${token}`,
-      });
+      const bearer = await postJson(
+        t,
+        '/v1/batch',
+        { writeKey: guardedSource.writeKey, batch: [message(acceptedId)] },
+        undefined,
+        {
+          authorization: `Bearer ${token}`,
+        },
+      );
       expect(bearer.status).toBe(200);
 
       const switchedOff = await setOAuthRequired(t, guardedWorkspace.slug, false);
       expect(switchedOff.status).toBe(200);
       expect(switchedOff.body.oauth_required).toBe(false);
       const againId = `basic-again-${randomUUID()}`;
-      const basicAgain = await postJson(t, '/v1/batch', { batch: [message(againId)] }, guardedSource.writeKey);
+      const basicAgain = await postJson(
+        t,
+        '/v1/batch',
+        { batch: [message(againId)] },
+        guardedSource.writeKey,
+      );
       expect(basicAgain.status).toBe(200);
 
       const stored = await readSourceMessages(t, guardedSource);
@@ -400,9 +493,15 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
 
     it('refuses a valid token next to an unknown write key in the body: 401 invalid_write_key', async () => {
       const token = await accessTokenFor(t, await freshApplication());
-      const response = await postJson(t, '/v1/batch', { writeKey: 'no-such-key', batch: [{ type: 'track', event: 'x', userId: 'u' }] }, undefined, {
-        authorization: `Bearer ${token}`,
-      });
+      const response = await postJson(
+        t,
+        '/v1/batch',
+        { writeKey: 'no-such-key', batch: [{ type: 'track', event: 'x', userId: 'u' }] },
+        undefined,
+        {
+          authorization: `Bearer ${token}`,
+        },
+      );
       expectErrorBody(response, 401, 'invalid_write_key');
     });
   });
@@ -412,7 +511,9 @@ describe('OAuth behind a TLS-terminating proxy: OAUTH_AUDIENCES', () => {
   let t: TributaryTestInstance;
 
   beforeAll(async () => {
-    t = await startTributary({ environment: { OAUTH_AUDIENCES: 'https://oauth.tributary.example/, https://eu.tributary.example' } });
+    t = await startTributary({
+      environment: { OAUTH_AUDIENCES: 'https://oauth.tributary.example/, https://eu.tributary.example' },
+    });
   });
 
   afterAll(async () => {
@@ -422,11 +523,23 @@ describe('OAuth behind a TLS-terminating proxy: OAUTH_AUDIENCES', () => {
   it('accepts the configured public URLs as aud, with or without a trailing slash, and still the direct address', async () => {
     const workspace = await createWorkspace(t);
     const application = await createOAuthApplication(t, workspace.slug);
-    for (const aud of ['https://oauth.tributary.example', 'https://oauth.tributary.example/', 'https://eu.tributary.example/', t.baseUrl]) {
+    for (const aud of [
+      'https://oauth.tributary.example',
+      'https://oauth.tributary.example/',
+      'https://eu.tributary.example/',
+      t.baseUrl,
+    ]) {
       const assertion = await signAssertion({ clientId: application.clientId, key: application.key, aud });
-      expect({ aud, status: (await postToken(t, tokenForm(assertion))).status }).toEqual({ aud, status: 200 });
+      expect({ aud, status: (await postToken(t, tokenForm(assertion))).status }).toEqual({
+        aud,
+        status: 200,
+      });
     }
-    const elsewhere = await signAssertion({ clientId: application.clientId, key: application.key, aud: 'https://oauth2.segment.io' });
+    const elsewhere = await signAssertion({
+      clientId: application.clientId,
+      key: application.key,
+      aud: 'https://oauth2.segment.io',
+    });
     expectOAuthError(await postToken(t, tokenForm(elsewhere)), 401, 'invalid_client');
   });
 });

@@ -23,13 +23,19 @@ describe('tracking rate limit (TRACKING_RATE_LIMIT=2)', () => {
   });
 
   const send = (writeKey: string, messageId = randomUUID()) =>
-    postJson(t, '/v1/batch', { batch: [{ type: 'track', userId: 'u', event: 'Limited', messageId }] }, writeKey);
+    postJson(
+      t,
+      '/v1/batch',
+      { batch: [{ type: 'track', userId: 'u', event: 'Limited', messageId }] },
+      writeKey,
+    );
 
   it('answers 429 rate_limited with Retry-After and X-RateLimit-Reset in seconds, stores nothing for it, and lets the retry in', async () => {
     const source = await createWorkspaceAndSource(t);
     const responses: TrackingResponse[] = [];
     const refusedId = randomUUID();
-    for (let index = 0; index < 5; index += 1) responses.push(await send(source.writeKey, index === 4 ? refusedId : undefined));
+    for (let index = 0; index < 5; index += 1)
+      responses.push(await send(source.writeKey, index === 4 ? refusedId : undefined));
 
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(2);

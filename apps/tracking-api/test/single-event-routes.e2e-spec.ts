@@ -28,46 +28,67 @@ describe('single-event routes', () => {
   const routes = [
     { route: 'track', bodyType: 'identify', fields: { event: 'Played', properties: { song: 'x' } } },
     { route: 'identify', bodyType: 'track', fields: { traits: { email: 'a@example.com' } } },
-    { route: 'page', bodyType: 'screen', fields: { name: 'Home', category: 'Landing', properties: { path: '/' } } },
+    {
+      route: 'page',
+      bodyType: 'screen',
+      fields: { name: 'Home', category: 'Landing', properties: { path: '/' } },
+    },
     { route: 'screen', bodyType: 'page', fields: { name: 'Main', properties: { n: 1 } } },
     { route: 'group', bodyType: 'alias', fields: { groupId: 'g-1', traits: { size: 3 } } },
     { route: 'alias', bodyType: 'group', fields: { previousId: 'old-id' } },
   ] as const;
 
-  it.each(routes)('POST /v1/$route takes its type from the path (body says $bodyType) and stores the message', async ({ route, bodyType, fields }) => {
-    const messageId = randomUUID();
-    const response = await postTracking(
-      t,
-      `/v1/${route}`,
-      JSON.stringify({ type: bodyType, userId: 'u-1', messageId, ...fields }),
-      { authorization: basicAuth(source.writeKey) },
-    );
+  it.each(routes)(
+    'POST /v1/$route takes its type from the path (body says $bodyType) and stores the message',
+    async ({ route, bodyType, fields }) => {
+      const messageId = randomUUID();
+      const response = await postTracking(
+        t,
+        `/v1/${route}`,
+        JSON.stringify({ type: bodyType, userId: 'u-1', messageId, ...fields }),
+        { authorization: basicAuth(source.writeKey) },
+      );
 
-    expect(response.status).toBe(200);
-    expect(response.body).toEqual({ success: true });
-    const stored = (await readSourceMessages(t, source)).get(messageId);
-    expect(stored?.payload).toEqual({
-      type: route,
-      messageId,
-      userId: 'u-1',
-      ...fields,
-      context: {},
-      integrations: {},
-      timestamp: expect.stringMatching(RFC3339_UTC_MILLIS),
-      receivedAt: expect.stringMatching(RFC3339_UTC_MILLIS),
-    });
-    // No timestamp nor sentAt sent: the event time is the server's (spec §7.2).
-    expect(stored!.payload.timestamp).toBe(stored!.payload.receivedAt);
-  });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ success: true });
+      const stored = (await readSourceMessages(t, source)).get(messageId);
+      expect(stored?.payload).toEqual({
+        type: route,
+        messageId,
+        userId: 'u-1',
+        ...fields,
+        context: {},
+        integrations: {},
+        timestamp: expect.stringMatching(RFC3339_UTC_MILLIS),
+        receivedAt: expect.stringMatching(RFC3339_UTC_MILLIS),
+      });
+      // No timestamp nor sentAt sent: the event time is the server's (spec §7.2).
+      expect(stored!.payload.timestamp).toBe(stored!.payload.receivedAt);
+    },
+  );
 
   it.each([
-    ['Basic base64("WK:")', (writeKey: string) => ({ headers: { authorization: basicAuth(writeKey, true) }, body: {} })],
-    ['Basic base64("WK") without the colon', (writeKey: string) => ({ headers: { authorization: basicAuth(writeKey, false) }, body: {} })],
-    ['writeKey in the body, no Authorization header', (writeKey: string) => ({ headers: {}, body: { writeKey } })],
+    [
+      'Basic base64("WK:")',
+      (writeKey: string) => ({ headers: { authorization: basicAuth(writeKey, true) }, body: {} }),
+    ],
+    [
+      'Basic base64("WK") without the colon',
+      (writeKey: string) => ({ headers: { authorization: basicAuth(writeKey, false) }, body: {} }),
+    ],
+    [
+      'writeKey in the body, no Authorization header',
+      (writeKey: string) => ({ headers: {}, body: { writeKey } }),
+    ],
   ])('authenticates with %s', async (_, auth) => {
     const messageId = randomUUID();
     const { headers, body } = auth(source.writeKey);
-    const response = await postTracking(t, '/v1/identify', JSON.stringify({ userId: 'u-2', messageId, ...body }), headers);
+    const response = await postTracking(
+      t,
+      '/v1/identify',
+      JSON.stringify({ userId: 'u-2', messageId, ...body }),
+      headers,
+    );
 
     expect(response.status).toBe(200);
     const stored = (await readSourceMessages(t, source)).get(messageId);
@@ -80,13 +101,25 @@ describe('single-event routes', () => {
     const response = await postTracking(
       t,
       '/v1/track',
-      Buffer.from(JSON.stringify({ anonymousId: 'a-1', event: 'Ordered 🍕', properties: { city: 'Zürich' }, messageId }), 'utf8'),
+      Buffer.from(
+        JSON.stringify({
+          anonymousId: 'a-1',
+          event: 'Ordered 🍕',
+          properties: { city: 'Zürich' },
+          messageId,
+        }),
+        'utf8',
+      ),
       { 'content-type': 'application/json;charset=utf-8', authorization: basicAuth(source.writeKey) },
     );
 
     expect(response.status).toBe(200);
     const stored = (await readSourceMessages(t, source)).get(messageId);
-    expect(stored?.payload).toMatchObject({ anonymousId: 'a-1', event: 'Ordered 🍕', properties: { city: 'Zürich' } });
+    expect(stored?.payload).toMatchObject({
+      anonymousId: 'a-1',
+      event: 'Ordered 🍕',
+      properties: { city: 'Zürich' },
+    });
   });
 
   it('corrects the clock skew with a sentAt in the single-event body', async () => {
@@ -114,9 +147,14 @@ describe('single-event routes', () => {
   it('answers 200 only once the message is durable: each one is in the log right after its 200', async () => {
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const messageId = randomUUID();
-      const response = await postTracking(t, '/v1/track', JSON.stringify({ userId: 'u-4', event: 'Durable', messageId }), {
-        authorization: basicAuth(source.writeKey),
-      });
+      const response = await postTracking(
+        t,
+        '/v1/track',
+        JSON.stringify({ userId: 'u-4', event: 'Durable', messageId }),
+        {
+          authorization: basicAuth(source.writeKey),
+        },
+      );
       expect(response.status).toBe(200);
       // Read by a brand-new consumer from the start of the log, with no waiting for the message to show up.
       const stored = await readSourceMessages(t, source);
@@ -129,7 +167,9 @@ describe('single-event routes', () => {
     const response = await postTracking(
       t,
       '/v1/batch',
-      JSON.stringify({ batch: ids.map((messageId) => ({ type: 'track', userId: 'u-5', event: 'Bulk', messageId })) }),
+      JSON.stringify({
+        batch: ids.map((messageId) => ({ type: 'track', userId: 'u-5', event: 'Bulk', messageId })),
+      }),
       { authorization: basicAuth(source.writeKey) },
     );
     expect(response.status).toBe(200);

@@ -51,8 +51,16 @@ describe('sources created and deleted through the Config API', () => {
 
     // Refused on every route and with the body key too; nothing of the refused requests reaches the log.
     const storedBefore = (await readSourceMessages(t, source)).size;
-    expectErrorBody(await postJson(t, '/v1/identify', { userId: 'u', writeKey: source.writeKey }), 401, 'invalid_write_key');
-    expectErrorBody(await postJson(t, '/v1/import', { batch: [track()] }, source.writeKey), 401, 'invalid_write_key');
+    expectErrorBody(
+      await postJson(t, '/v1/identify', { userId: 'u', writeKey: source.writeKey }),
+      401,
+      'invalid_write_key',
+    );
+    expectErrorBody(
+      await postJson(t, '/v1/import', { batch: [track()] }, source.writeKey),
+      401,
+      'invalid_write_key',
+    );
     expect((await readSourceMessages(t, source)).size).toBe(storedBefore);
   });
 
@@ -110,8 +118,12 @@ describe('regions', () => {
     it('accepts messages of an eu workspace and of one that defaulted to the deployment region', async () => {
       const explicit = await createWorkspaceAndSource(t, { region: 'eu' });
       const defaulted = await createWorkspaceAndSource(t);
-      expect((await postJson(t, '/v1/track', { userId: 'u', event: 'E' }, explicit.writeKey)).status).toBe(200);
-      expect((await postJson(t, '/v1/track', { userId: 'u', event: 'E' }, defaulted.writeKey)).status).toBe(200);
+      expect((await postJson(t, '/v1/track', { userId: 'u', event: 'E' }, explicit.writeKey)).status).toBe(
+        200,
+      );
+      expect((await postJson(t, '/v1/track', { userId: 'u', event: 'E' }, defaulted.writeKey)).status).toBe(
+        200,
+      );
       expect((await readSourceMessages(t, explicit)).size).toBe(1);
     });
 

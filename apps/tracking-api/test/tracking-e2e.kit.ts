@@ -49,9 +49,14 @@ export async function createWorkspace(
 ): Promise<{ slug: string; id: string; response: { status: number; body: any } }> {
   const slug = uniqueSlug('ws');
   const response = await configApi(t, 'POST', 'workspaces', {
-    workspace: { name: `workspaces/${slug}`, display_name: `E2E ${slug}`, ...(options.region && { region: options.region }) },
+    workspace: {
+      name: `workspaces/${slug}`,
+      display_name: `E2E ${slug}`,
+      ...(options.region && { region: options.region }),
+    },
   });
-  if (response.status !== 200) throw new Error(`creating workspace: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`creating workspace: ${response.status} ${JSON.stringify(response.body)}`);
   return { slug, id: response.body.id, response };
 }
 
@@ -63,9 +68,13 @@ export async function createSource(
 ): Promise<TestSource> {
   const sourceSlug = uniqueSlug('src');
   const response = await configApi(t, 'POST', `workspaces/${workspace.slug}/sources`, {
-    source: { name: `workspaces/${workspace.slug}/sources/${sourceSlug}`, catalog_name: `catalog/sources/${catalog}` },
+    source: {
+      name: `workspaces/${workspace.slug}/sources/${sourceSlug}`,
+      catalog_name: `catalog/sources/${catalog}`,
+    },
   });
-  if (response.status !== 200) throw new Error(`creating source: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`creating source: ${response.status} ${JSON.stringify(response.body)}`);
   return {
     workspaceSlug: workspace.slug,
     workspaceId: workspace.id,
@@ -83,8 +92,13 @@ export async function createWorkspaceAndSource(
 }
 
 export async function deleteSource(t: ApiEndpoint, source: TestSource): Promise<void> {
-  const response = await configApi(t, 'DELETE', `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}`);
-  if (response.status !== 200) throw new Error(`deleting source: ${response.status} ${JSON.stringify(response.body)}`);
+  const response = await configApi(
+    t,
+    'DELETE',
+    `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}`,
+  );
+  if (response.status !== 200)
+    throw new Error(`deleting source: ${response.status} ${JSON.stringify(response.body)}`);
 }
 
 export function basicAuth(writeKey: string, withColon = true): string {
@@ -139,7 +153,12 @@ export function postJson(
 export function expectErrorBody(response: TrackingResponse, status: number, code: string): void {
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(response.body).toEqual({ success: false, code, message: expect.any(String), error: expect.any(String) });
+  expect(response.body).toEqual({
+    success: false,
+    code,
+    message: expect.any(String),
+    error: expect.any(String),
+  });
   expect(response.body.message.length).toBeGreaterThan(0);
 }
 
@@ -187,7 +206,9 @@ export async function readLog(
       const lag = await eventLog.consumerLag(consumerName);
       if (lag.undelivered === 0 && lag.unacknowledged === 0) break;
       if (Date.now() > deadline) {
-        throw new Error(`reading the log timed out with ${JSON.stringify(lag)} after ${stored.size} messages`);
+        throw new Error(
+          `reading the log timed out with ${JSON.stringify(lag)} after ${stored.size} messages`,
+        );
       }
       await sleep(25);
     }
@@ -233,7 +254,9 @@ export async function pollUntil<T>(
       last = error;
     }
     if (Date.now() - started > timeoutMs) {
-      throw new Error(`${what}: not reached within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
+      throw new Error(
+        `${what}: not reached within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`,
+      );
     }
     await sleep(intervalMs);
   }

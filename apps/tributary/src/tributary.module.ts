@@ -19,7 +19,10 @@ export class TributaryModule {
     return {
       module: TributaryModule,
       imports: [
-        ConfigProjectionsModule.register({ eventStoreUrl: environment.EVENTSTORE_URL, dataDir: environment.DATA_DIR }),
+        ConfigProjectionsModule.register({
+          eventStoreUrl: environment.EVENTSTORE_URL,
+          dataDir: environment.DATA_DIR,
+        }),
         SecretBoxModule.register({
           secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
           keyFile: join(environment.DATA_DIR, 'deployment.key'),

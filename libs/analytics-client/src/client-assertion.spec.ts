@@ -1,6 +1,10 @@
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import { createVerify, generateKeyPairSync } from 'node:crypto';
-import { ASSERTION_BACKDATE_SECONDS, ASSERTION_LIFETIME_SECONDS, signClientAssertion } from './client-assertion';
+import {
+  ASSERTION_BACKDATE_SECONDS,
+  ASSERTION_LIFETIME_SECONDS,
+  signClientAssertion,
+} from './client-assertion';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
@@ -59,7 +63,9 @@ describe('signClientAssertion', () => {
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
     const [header, claims, signature] = assertion.split('.');
     expect(
-      createVerify('RSA-SHA256').update(`${header}.${claims}`).verify(other, Buffer.from(signature, 'base64url')),
+      createVerify('RSA-SHA256')
+        .update(`${header}.${claims}`)
+        .verify(other, Buffer.from(signature, 'base64url')),
     ).toBe(false);
   });
 });

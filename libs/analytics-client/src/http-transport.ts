@@ -51,7 +51,8 @@ export class HttpTransport implements BatchTransport {
       // The body is read to the end, also on success: the socket goes back to the keep-alive pool, and a
       // 200 may list rejected messages (spec §6.5).
       const text = await response.text();
-      if ([400, 401, 403].includes(response.status)) this.authorization.requestRefused(response.status, authorization);
+      if ([400, 401, 403].includes(response.status))
+        this.authorization.requestRefused(response.status, authorization);
       return {
         kind: 'response',
         status: response.status,

@@ -136,8 +136,7 @@ export class OAuthAuthorization implements RequestAuthorization {
           attempt.failure.details,
         );
       }
-      const delay =
-        attempt.kind === 'throttled' ? attempt.waitMs : backoffDelayMs(retries, retryBackoff);
+      const delay = attempt.kind === 'throttled' ? attempt.waitMs : backoffDelayMs(retries, retryBackoff);
       retries += 1;
       this.log?.info(`OAuth: ${attempt.failure.message}; asking again in ${delay} ms`);
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -201,7 +200,11 @@ export class OAuthAuthorization implements RequestAuthorization {
       return { kind: 'throttled', failure, waitMs };
     }
     if (status >= 500) return { kind: 'transient', failure };
-    if (status === 400 && oauthError === 'invalid_request' && CLOCK_SKEW_DESCRIPTIONS.has(description ?? '')) {
+    if (
+      status === 400 &&
+      oauthError === 'invalid_request' &&
+      CLOCK_SKEW_DESCRIPTIONS.has(description ?? '')
+    ) {
       return { kind: 'skew', failure };
     }
     return { kind: 'refused', failure };

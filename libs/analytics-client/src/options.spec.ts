@@ -85,7 +85,11 @@ describe('resolveOptions: oauth', () => {
   }
 
   it('defaults the auth server to the tracking host (its base, without the path) and the scope', () => {
-    const { oauth } = resolveOptions({ writeKey: 'wk', host: 'http://127.0.0.1:8080/tracking/', oauth: base });
+    const { oauth } = resolveOptions({
+      writeKey: 'wk',
+      host: 'http://127.0.0.1:8080/tracking/',
+      oauth: base,
+    });
     expect(oauth).toMatchObject({
       clientId: 'client-1',
       keyId: 'key-1',
@@ -103,7 +107,10 @@ describe('resolveOptions: oauth', () => {
       writeKey: 'wk',
       oauth: { ...base, clientKey: pkcs1, authServer: 'https://auth.example/', scope: 'tracking_api:write' },
     });
-    expect(oauth).toMatchObject({ authServer: 'https://auth.example', tokenUrl: 'https://auth.example/token' });
+    expect(oauth).toMatchObject({
+      authServer: 'https://auth.example',
+      tokenUrl: 'https://auth.example/token',
+    });
   });
 
   it.each([

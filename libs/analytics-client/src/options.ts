@@ -180,7 +180,8 @@ function isHttpUrl(text: unknown): text is string {
 
 function requiredText(options: object, field: string): string {
   const value = (options as Record<string, unknown>)[field];
-  if (typeof value !== 'string' || value.trim() === '') invalid(`oauth.${field}`, 'is required and must be a non-empty string');
+  if (typeof value !== 'string' || value.trim() === '')
+    invalid(`oauth.${field}`, 'is required and must be a non-empty string');
   return value;
 }
 
@@ -189,7 +190,8 @@ function requiredText(options: object, field: string): string {
  * only at the first send, in the background.
  */
 export function resolveOAuthOptions(oauth: unknown, trackingBase: string): ResolvedOAuthOptions {
-  if (oauth === null || typeof oauth !== 'object') invalid('oauth', 'must be an object with clientId, clientKey and keyId');
+  if (oauth === null || typeof oauth !== 'object')
+    invalid('oauth', 'must be an object with clientId, clientKey and keyId');
   const clientId = requiredText(oauth, 'clientId');
   const keyId = requiredText(oauth, 'keyId');
   const clientKey = requiredText(oauth, 'clientKey');
@@ -200,7 +202,10 @@ export function resolveOAuthOptions(oauth: unknown, trackingBase: string): Resol
     invalid('oauth.clientKey', 'must be an RSA private key in PEM form (PKCS #8 "BEGIN PRIVATE KEY")');
   }
   if (privateKey.asymmetricKeyType !== 'rsa') {
-    invalid('oauth.clientKey', `must be an RSA key (RS256), got a ${String(privateKey.asymmetricKeyType)} key`);
+    invalid(
+      'oauth.clientKey',
+      `must be an RSA key (RS256), got a ${String(privateKey.asymmetricKeyType)} key`,
+    );
   }
   const { authServer: configuredServer, scope } = oauth as OAuthOptions;
   if (configuredServer !== undefined && !isHttpUrl(configuredServer)) {
@@ -257,6 +262,7 @@ export function resolveOptions(options: AnalyticsOptions): ResolvedOptions {
     logLevel,
     logger: options.logger ?? console,
     onError: options.onError,
-    oauth: options.oauth === undefined ? undefined : resolveOAuthOptions(options.oauth, resolveHost(options.host)),
+    oauth:
+      options.oauth === undefined ? undefined : resolveOAuthOptions(options.oauth, resolveHost(options.host)),
   };
 }

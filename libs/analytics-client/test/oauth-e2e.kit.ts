@@ -58,7 +58,9 @@ export async function createOAuthWorkspace(
     oauth_application: {
       display_name: 'client e2e',
       public_keys: [{ key_id: keyId, pem: key.publicPem }],
-      ...(options.tokenLifetimeSeconds !== undefined && { token_lifetime_seconds: options.tokenLifetimeSeconds }),
+      ...(options.tokenLifetimeSeconds !== undefined && {
+        token_lifetime_seconds: options.tokenLifetimeSeconds,
+      }),
     },
   });
   if (created.status !== 200) {
@@ -166,10 +168,20 @@ export async function startFakeTokenEndpoint(
 export function tokenGranted(accessToken: string, expiresIn = 3600): FakeTokenAnswer {
   return {
     status: 200,
-    body: { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope: 'tracking_api:write' },
+    body: {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: expiresIn,
+      scope: 'tracking_api:write',
+    },
   };
 }
 
-export function tokenError(status: number, error: string, description: string, headers?: Record<string, string>) {
+export function tokenError(
+  status: number,
+  error: string,
+  description: string,
+  headers?: Record<string, string>,
+) {
   return { status, body: { error, error_description: description }, headers };
 }

@@ -90,7 +90,9 @@ describe('analytics-client OAuth: token endpoint edge cases (a fake token endpoi
     async (_case, skewMs, description) => {
       const { reports, requests } = await run(
         (request) =>
-          validAtServer(request) ? tokenGranted('tok-after-skew') : tokenError(400, 'invalid_request', description),
+          validAtServer(request)
+            ? tokenGranted('tok-after-skew')
+            : tokenError(400, 'invalid_request', description),
         { skewMs, events: 2 },
       );
       expect(reports).toEqual([]);
@@ -107,7 +109,9 @@ describe('analytics-client OAuth: token endpoint edge cases (a fake token endpoi
   );
 
   it('asks again only once: a second "Token is expired" gives the batch up with the OAuth error', async () => {
-    const { reports, requests, ids } = await run(() => tokenError(400, 'invalid_request', 'Token is expired'));
+    const { reports, requests, ids } = await run(() =>
+      tokenError(400, 'invalid_request', 'Token is expired'),
+    );
     expect(requests).toHaveLength(2);
     expect(tracking.requests).toEqual([]);
     expect(reports).toHaveLength(1);
@@ -124,7 +128,10 @@ describe('analytics-client OAuth: token endpoint edge cases (a fake token endpoi
   it('a 400 of another kind is final at once (invalid_scope)', async () => {
     const { reports, requests } = await run(() => tokenError(400, 'invalid_scope', 'no such scope'));
     expect(requests).toHaveLength(1);
-    expect((reports[0].error as AnalyticsDeliveryError).details).toMatchObject({ failure: 'oauth', oauthError: 'invalid_scope' });
+    expect((reports[0].error as AnalyticsDeliveryError).details).toMatchObject({
+      failure: 'oauth',
+      oauthError: 'invalid_scope',
+    });
   });
 
   it('5xx is retried with backoff until the endpoint recovers', async () => {
@@ -139,7 +146,9 @@ describe('analytics-client OAuth: token endpoint edge cases (a fake token endpoi
   });
 
   it('5xx for good: maxRetries retries, then the batch goes to onError', async () => {
-    const { reports, requests } = await run(() => tokenError(500, 'server_error', 'broken'), { maxRetries: 2 });
+    const { reports, requests } = await run(() => tokenError(500, 'server_error', 'broken'), {
+      maxRetries: 2,
+    });
     expect(requests).toHaveLength(3);
     expect(tracking.requests).toEqual([]);
     const error = reports[0].error as AnalyticsDeliveryError;
@@ -167,7 +176,9 @@ describe('analytics-client OAuth: token endpoint edge cases (a fake token endpoi
     expect(error.details.failure).toBe('oauth');
     expect(error.details.status).toBeUndefined();
     expect(String(error.details.cause)).toMatch(/fetch failed/);
-    expect(error.message).toMatch(new RegExp(`gave up after 3 attempt\\(s\\): OAuth token request to ${closed.url}/token failed`));
+    expect(error.message).toMatch(
+      new RegExp(`gave up after 3 attempt\\(s\\): OAuth token request to ${closed.url}/token failed`),
+    );
   });
 
   it('429 waits Retry-After seconds before asking again', async () => {
@@ -187,29 +198,39 @@ describe('analytics-client OAuth: token endpoint edge cases (a fake token endpoi
     ['no access_token', { token_type: 'Bearer', expires_in: 3600 }, /access_token/],
     ['a token type other than Bearer', { access_token: 'x', token_type: 'MAC', expires_in: 3600 }, /Bearer/],
     ['a body that is not JSON', '<html>ok</html>', /access_token/],
-  ])('a 200 with %s is unusable: the batch goes to onError, nothing is sent', async (_case, body, message) => {
-    const { reports, requests } = await run(() => ({ status: 200, body }));
-    expect(requests).toHaveLength(1);
-    expect(tracking.requests).toEqual([]);
-    const error = reports[0].error as AnalyticsDeliveryError;
-    expect(error.details).toMatchObject({ failure: 'oauth', status: 200 });
-    expect(error.message).toMatch(message);
-  });
+  ])(
+    'a 200 with %s is unusable: the batch goes to onError, nothing is sent',
+    async (_case, body, message) => {
+      const { reports, requests } = await run(() => ({ status: 200, body }));
+      expect(requests).toHaveLength(1);
+      expect(tracking.requests).toEqual([]);
+      const error = reports[0].error as AnalyticsDeliveryError;
+      expect(error.details).toMatchObject({ failure: 'oauth', status: 200 });
+      expect(error.message).toMatch(message);
+    },
+  );
 
-  it.each([400, 401, 403])('a %i from the tracking API drops the token; the next batch fetches a new one', async (status) => {
-    await tracking.close();
-    tracking = await startRecordingProxy(undefined, (index) =>
-      index === 0 ? { status, body: '{"success":false,"code":"x","message":"x","error":"x"}' } : { status: 200, body: '{"success":true}' },
-    );
-    const { reports, requests } = await run((request) => tokenGranted(`tok-${request.index}`), { events: 3 });
-    expect(requests).toHaveLength(2);
-    expect(tracking.requests.map((sent) => [sent.headers.authorization, sent.status])).toEqual([
-      ['Bearer tok-0', status],
-      ['Bearer tok-1', 200],
-      ['Bearer tok-1', 200],
-    ]);
-    expect(reports).toHaveLength(1);
-  });
+  it.each([400, 401, 403])(
+    'a %i from the tracking API drops the token; the next batch fetches a new one',
+    async (status) => {
+      await tracking.close();
+      tracking = await startRecordingProxy(undefined, (index) =>
+        index === 0
+          ? { status, body: '{"success":false,"code":"x","message":"x","error":"x"}' }
+          : { status: 200, body: '{"success":true}' },
+      );
+      const { reports, requests } = await run((request) => tokenGranted(`tok-${request.index}`), {
+        events: 3,
+      });
+      expect(requests).toHaveLength(2);
+      expect(tracking.requests.map((sent) => [sent.headers.authorization, sent.status])).toEqual([
+        ['Bearer tok-0', status],
+        ['Bearer tok-1', 200],
+        ['Bearer tok-1', 200],
+      ]);
+      expect(reports).toHaveLength(1);
+    },
+  );
 
   it('a 503 from the tracking API keeps the token (only 400/401/403 drop it)', async () => {
     await tracking.close();
@@ -219,6 +240,9 @@ describe('analytics-client OAuth: token endpoint edge cases (a fake token endpoi
     const { reports, requests } = await run(() => tokenGranted('tok-kept'));
     expect(reports).toEqual([]);
     expect(requests).toHaveLength(1);
-    expect(tracking.requests.map((sent) => sent.headers.authorization)).toEqual(['Bearer tok-kept', 'Bearer tok-kept']);
+    expect(tracking.requests.map((sent) => sent.headers.authorization)).toEqual([
+      'Bearer tok-kept',
+      'Bearer tok-kept',
+    ]);
   });
 });

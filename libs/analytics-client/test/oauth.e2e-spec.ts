@@ -2,11 +2,7 @@
 // `/token` endpoint can get messages stored, and they are read back from the instance's event log. A
 // recording proxy sits in front of the tracking API where a test needs to see the headers or to inject
 // the one answer the real server will not give on demand (a 401 for a token that is still valid).
-import {
-  configApi,
-  postJson,
-  readSourceMessages,
-} from '../../../apps/tracking-api/test/tracking-e2e.kit';
+import { configApi, postJson, readSourceMessages } from '../../../apps/tracking-api/test/tracking-e2e.kit';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { Analytics, AnalyticsDeliveryError, type AnalyticsOptions } from '../src';
 import { LeveledLogger } from '../src/leveled-logger';
@@ -48,7 +44,12 @@ describe('analytics-client OAuth against the real server', () => {
     const setup = await createOAuthWorkspace(t);
 
     const plain = errorRecorder();
-    const withoutOAuth = new Analytics({ writeKey: setup.source.writeKey, host: t.baseUrl, ...FAST, onError: plain.onError });
+    const withoutOAuth = new Analytics({
+      writeKey: setup.source.writeKey,
+      host: t.baseUrl,
+      ...FAST,
+      onError: plain.onError,
+    });
     const refusedId = await sendOne(withoutOAuth, 'no token');
     await withoutOAuth.close();
     expect(plain.reports).toHaveLength(1);
@@ -94,7 +95,11 @@ describe('analytics-client OAuth against the real server', () => {
       onError,
       oauth: oauthOf(setup, { authServer: `${t.baseUrl}/` }),
     });
-    const ids = [await sendOne(analytics, 'one'), await sendOne(analytics, 'two'), await sendOne(analytics, 'three')];
+    const ids = [
+      await sendOne(analytics, 'one'),
+      await sendOne(analytics, 'two'),
+      await sendOne(analytics, 'three'),
+    ];
     await analytics.close();
     await proxy.close();
 
@@ -135,8 +140,13 @@ describe('analytics-client OAuth against the real server', () => {
     expect(t2again).toBe(t2);
     expect(reports).toHaveLength(1);
     expect(reports[0].batch.map((message) => message.messageId)).toEqual([refused]);
-    expect((reports[0].error as AnalyticsDeliveryError).details).toMatchObject({ failure: 'http_status', status: 401 });
-    expect([...(await readSourceMessages(t, setup.source)).keys()].sort()).toEqual([first, after, later].sort());
+    expect((reports[0].error as AnalyticsDeliveryError).details).toMatchObject({
+      failure: 'http_status',
+      status: 401,
+    });
+    expect([...(await readSourceMessages(t, setup.source)).keys()].sort()).toEqual(
+      [first, after, later].sort(),
+    );
   });
 
   it('after its application is deleted, the token is refused (401) and dropped, and the token endpoint refuses a new one: onError names invalid_client', async () => {
@@ -169,48 +179,61 @@ describe('analytics-client OAuth against the real server', () => {
   });
 
   it.each([
-    ['an unknown key id', (setup: OAuthTestSetup) => oauthOf(setup, { keyId: 'no-such-key' }), /unknown key id/],
+    [
+      'an unknown key id',
+      (setup: OAuthTestSetup) => oauthOf(setup, { keyId: 'no-such-key' }),
+      /unknown key id/,
+    ],
     [
       'a key the application does not know',
       (setup: OAuthTestSetup) => oauthOf(setup, { clientKey: generateClientKey().privatePem }),
       /rejected/,
     ],
-  ])('%s: the token endpoint refuses it, the batch goes to onError with the OAuth error and is never sent', async (_case, oauth, description) => {
-    const setup = await createOAuthWorkspace(t);
-    const proxy = await startRecordingProxy(t.baseUrl);
-    const { reports, onError } = errorRecorder();
-    const analytics = new Analytics({
-      writeKey: setup.source.writeKey,
-      host: proxy.url,
-      ...FAST,
-      onError,
-      oauth: { ...oauth(setup), authServer: t.baseUrl },
-    });
-    const ids = [
-      (await analytics.track({ userId: 'u', event: 'a' })).messageId,
-      (await analytics.track({ userId: 'u', event: 'b' })).messageId,
-    ];
-    const started = Date.now();
-    await analytics.close();
-    await proxy.close();
+  ])(
+    '%s: the token endpoint refuses it, the batch goes to onError with the OAuth error and is never sent',
+    async (_case, oauth, description) => {
+      const setup = await createOAuthWorkspace(t);
+      const proxy = await startRecordingProxy(t.baseUrl);
+      const { reports, onError } = errorRecorder();
+      const analytics = new Analytics({
+        writeKey: setup.source.writeKey,
+        host: proxy.url,
+        ...FAST,
+        onError,
+        oauth: { ...oauth(setup), authServer: t.baseUrl },
+      });
+      const ids = [
+        (await analytics.track({ userId: 'u', event: 'a' })).messageId,
+        (await analytics.track({ userId: 'u', event: 'b' })).messageId,
+      ];
+      const started = Date.now();
+      await analytics.close();
+      await proxy.close();
 
-    // Not retried: a 401 from the token endpoint is final (FAST's backoff would still show as waits).
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(proxy.requests).toEqual([]);
-    expect(reports).toHaveLength(1);
-    const error = reports[0].error as AnalyticsDeliveryError;
-    expect(error).toBeInstanceOf(AnalyticsDeliveryError);
-    expect(error.code).toBe('delivery_failed');
-    expect(error.details).toMatchObject({ failure: 'oauth', status: 401, oauthError: 'invalid_client' });
-    expect(error.details.oauthErrorDescription).toMatch(description);
-    expect(error.message).toContain(`${t.baseUrl}/token`);
-    expect(reports[0].batch.map((message) => message.messageId)).toEqual(ids);
-    expect((await readSourceMessages(t, setup.source)).size).toBe(0);
-  });
+      // Not retried: a 401 from the token endpoint is final (FAST's backoff would still show as waits).
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(proxy.requests).toEqual([]);
+      expect(reports).toHaveLength(1);
+      const error = reports[0].error as AnalyticsDeliveryError;
+      expect(error).toBeInstanceOf(AnalyticsDeliveryError);
+      expect(error.code).toBe('delivery_failed');
+      expect(error.details).toMatchObject({ failure: 'oauth', status: 401, oauthError: 'invalid_client' });
+      expect(error.details.oauthErrorDescription).toMatch(description);
+      expect(error.message).toContain(`${t.baseUrl}/token`);
+      expect(reports[0].batch.map((message) => message.messageId)).toEqual(ids);
+      expect((await readSourceMessages(t, setup.source)).size).toBe(0);
+    },
+  );
 
   it('syncMode: a call resolves delivered with a token, and rejects with the OAuth error without one', async () => {
     const setup = await createOAuthWorkspace(t);
-    const good = new Analytics({ writeKey: setup.source.writeKey, host: t.baseUrl, ...FAST, syncMode: true, oauth: oauthOf(setup) });
+    const good = new Analytics({
+      writeKey: setup.source.writeKey,
+      host: t.baseUrl,
+      ...FAST,
+      syncMode: true,
+      oauth: oauthOf(setup),
+    });
     const results = await Promise.all([
       good.track({ userId: 'u', event: 'sync 1' }),
       good.track({ userId: 'u', event: 'sync 2' }),
@@ -238,7 +261,12 @@ describe('analytics-client OAuth against the real server', () => {
       const setup = await createOAuthWorkspace(t, { tokenLifetimeSeconds: 60 });
       let movedMs = 0;
       const clock = { wallMs: SYSTEM_CLOCK.wallMs, elapsedMs: () => SYSTEM_CLOCK.elapsedMs() + movedMs };
-      const options = resolveOptions({ writeKey: setup.source.writeKey, host: t.baseUrl, ...FAST, oauth: oauthOf(setup) });
+      const options = resolveOptions({
+        writeKey: setup.source.writeKey,
+        host: t.baseUrl,
+        ...FAST,
+        oauth: oauthOf(setup),
+      });
       const authorization = new OAuthAuthorization(
         options.oauth!,
         options,
@@ -262,7 +290,12 @@ describe('analytics-client OAuth against the real server', () => {
         const response = await postJson(
           t,
           '/v1/track',
-          { userId: 'u', event: `token ${index}`, messageId: `refresh-${index}-${setup.clientId}`, writeKey: setup.source.writeKey },
+          {
+            userId: 'u',
+            event: `token ${index}`,
+            messageId: `refresh-${index}-${setup.clientId}`,
+            writeKey: setup.source.writeKey,
+          },
           undefined,
           { authorization: header },
         );

@@ -57,7 +57,11 @@ async function assertion(options: AssertionOptions = {}): Promise<string> {
   };
   for (const name of options.omit ?? []) delete claims[name];
   return new SignJWT(claims)
-    .setProtectedHeader({ alg: options.alg ?? 'RS256', typ: 'JWT', ...(options.keyId !== '' && { kid: options.keyId ?? 'primary' }) })
+    .setProtectedHeader({
+      alg: options.alg ?? 'RS256',
+      typ: 'JWT',
+      ...(options.keyId !== '' && { kid: options.keyId ?? 'primary' }),
+    })
     .sign(options.signWith ?? primary.privateKey);
 }
 
@@ -66,7 +70,8 @@ async function refusal(promise: Promise<unknown>): Promise<OAuthRequestError> {
     () => undefined,
     (caught: unknown) => caught,
   );
-  if (!(error instanceof OAuthRequestError)) throw new Error(`expected an OAuthRequestError, got ${String(error)}`);
+  if (!(error instanceof OAuthRequestError))
+    throw new Error(`expected an OAuthRequestError, got ${String(error)}`);
   return error;
 }
 
@@ -88,12 +93,16 @@ describe('verifyClientAssertion (spec §11.3)', () => {
   });
 
   it('accepts fractional iat and exp, as Node derives its skew with sub-second precision', async () => {
-    const verified = await verify(await assertion({ claims: { iat: NOW_SECONDS - 5.373, exp: NOW_SECONDS + 54.627 } }));
+    const verified = await verify(
+      await assertion({ claims: { iat: NOW_SECONDS - 5.373, exp: NOW_SECONDS + 54.627 } }),
+    );
     expect(verified.expiresAt).toBeCloseTo(NOW_SECONDS + 54.627, 6);
   });
 
   it('accepts a 60 s lifetime, which the docs call "under a minute" but the clients send', async () => {
-    await expect(verify(await assertion({ claims: { iat: NOW_SECONDS, exp: NOW_SECONDS + 60 } }))).resolves.toBeDefined();
+    await expect(
+      verify(await assertion({ claims: { iat: NOW_SECONDS, exp: NOW_SECONDS + 60 } })),
+    ).resolves.toBeDefined();
   });
 
   it.each([
@@ -122,7 +131,9 @@ describe('verifyClientAssertion (spec §11.3)', () => {
   });
 
   it('refuses an expired assertion with 400 invalid_request "Token is expired", the text Python retries on', async () => {
-    const error = await refusal(verify(await assertion({ claims: { iat: NOW_SECONDS - 120, exp: NOW_SECONDS - 60 } })));
+    const error = await refusal(
+      verify(await assertion({ claims: { iat: NOW_SECONDS - 120, exp: NOW_SECONDS - 60 } })),
+    );
     expect({ status: error.status, error: error.error, description: error.description }).toEqual({
       status: 400,
       error: 'invalid_request',
@@ -131,11 +142,15 @@ describe('verifyClientAssertion (spec §11.3)', () => {
   });
 
   it('tolerates an exp a few seconds past, within the clock leeway', async () => {
-    await expect(verify(await assertion({ claims: { iat: NOW_SECONDS - 62, exp: NOW_SECONDS - 2 } }))).resolves.toBeDefined();
+    await expect(
+      verify(await assertion({ claims: { iat: NOW_SECONDS - 62, exp: NOW_SECONDS - 2 } })),
+    ).resolves.toBeDefined();
   });
 
   it('refuses an iat in the future with 400 invalid_request "Token used before issued"', async () => {
-    const error = await refusal(verify(await assertion({ claims: { iat: NOW_SECONDS + 30, exp: NOW_SECONDS + 90 } })));
+    const error = await refusal(
+      verify(await assertion({ claims: { iat: NOW_SECONDS + 30, exp: NOW_SECONDS + 90 } })),
+    );
     expect({ status: error.status, error: error.error, description: error.description }).toEqual({
       status: 400,
       error: 'invalid_request',
@@ -151,12 +166,18 @@ describe('verifyClientAssertion (spec §11.3)', () => {
     ['an unknown kid', () => assertion({ keyId: 'retired' })],
     ['no kid at all', () => assertion({ keyId: '' })],
     ['a signature by a key that is not registered', () => assertion({ signWith: stranger.privateKey })],
-    ['a signature by the other registered key than the kid names', () => assertion({ keyId: 'primary', signWith: secondary.privateKey })],
+    [
+      'a signature by the other registered key than the kid names',
+      () => assertion({ keyId: 'primary', signWith: secondary.privateKey }),
+    ],
     ['a sub other than the client id', () => assertion({ claims: { sub: 'someone-else' } })],
     ['no sub', () => assertion({ omit: ['sub'] })],
     ['an aud of another server', () => assertion({ claims: { aud: 'https://oauth2.segment.io' } })],
     ['no aud', () => assertion({ omit: ['aud'] })],
-    ['HS256 signed with a public key as the secret', () => assertion({ alg: 'HS256', signWith: Buffer.from(primary.publicPem) })],
+    [
+      'HS256 signed with a public key as the secret',
+      () => assertion({ alg: 'HS256', signWith: Buffer.from(primary.publicPem) }),
+    ],
     ['RS512 instead of RS256', () => assertion({ alg: 'RS512' })],
   ])('refuses %s with 401 invalid_client', async (_label, build) => {
     const error = await refusal(verify(await build()));
@@ -166,7 +187,13 @@ describe('verifyClientAssertion (spec §11.3)', () => {
 
   it('refuses a tampered payload with 401 invalid_client', async () => {
     const [header, , signature] = (await assertion()).split('.');
-    const forgedClaims = { sub: CLIENT_ID, aud: AUTH_SERVER, iat: NOW_SECONDS, exp: NOW_SECONDS + 3600, jti: randomUUID() };
+    const forgedClaims = {
+      sub: CLIENT_ID,
+      aud: AUTH_SERVER,
+      iat: NOW_SECONDS,
+      exp: NOW_SECONDS + 3600,
+      jti: randomUUID(),
+    };
     const forged = `${header}.${Buffer.from(JSON.stringify(forgedClaims)).toString('base64url')}.${signature}`;
     const error = await refusal(verify(forged));
     expect({ status: error.status, error: error.error }).toEqual({ status: 401, error: 'invalid_client' });
@@ -192,7 +219,9 @@ describe('verifyClientAssertion (spec §11.3)', () => {
 
 describe('peekClientAssertion', () => {
   it('reads kid and sub without checking the signature, to find the client and its key', async () => {
-    expect(peekClientAssertion(await assertion({ keyId: 'secondary', signWith: stranger.privateKey }))).toEqual({
+    expect(
+      peekClientAssertion(await assertion({ keyId: 'secondary', signWith: stranger.privateKey })),
+    ).toEqual({
       keyId: 'secondary',
       subject: CLIENT_ID,
     });
@@ -241,7 +270,8 @@ describe('AssertionReplayGuard', () => {
 
   it('still refuses a live jti after sweeping more than 10 000 remembered ids', () => {
     const guard = new AssertionReplayGuard();
-    for (let index = 0; index <= 10_000; index++) guard.claim(CLIENT_ID, `old-${index}`, NOW_SECONDS - 100, new Date(NOW.getTime() - 200_000));
+    for (let index = 0; index <= 10_000; index++)
+      guard.claim(CLIENT_ID, `old-${index}`, NOW_SECONDS - 100, new Date(NOW.getTime() - 200_000));
     expect(guard.claim(CLIENT_ID, 'live', NOW_SECONDS + 55, NOW)).toBe(true);
     expect(guard.claim(CLIENT_ID, 'live2', NOW_SECONDS + 55, NOW)).toBe(true); // triggers the sweep
     expect(guard.claim(CLIENT_ID, 'live', NOW_SECONDS + 55, NOW)).toBe(false);
@@ -251,13 +281,20 @@ describe('AssertionReplayGuard', () => {
 
 describe('access tokens', () => {
   const signingKey = new Uint8Array(randomBytes(32));
-  const claims = { workspaceSlug: 'acme', applicationId: 'oa_1', clientId: CLIENT_ID, scope: TRACKING_WRITE_SCOPE };
+  const claims = {
+    workspaceSlug: 'acme',
+    applicationId: 'oa_1',
+    clientId: CLIENT_ID,
+    scope: TRACKING_WRITE_SCOPE,
+  };
 
   it('round-trips the claims of a token within its lifetime', async () => {
     const token = await issueAccessToken(claims, 3600, signingKey, NOW);
     expect(token.split('.')).toHaveLength(3);
     await expect(readAccessToken(token, signingKey, NOW)).resolves.toEqual(claims);
-    await expect(readAccessToken(token, signingKey, new Date(NOW.getTime() + 3_599_000))).resolves.toEqual(claims);
+    await expect(readAccessToken(token, signingKey, new Date(NOW.getTime() + 3_599_000))).resolves.toEqual(
+      claims,
+    );
   });
 
   it('gives each token its own jti, so two issued in the same second differ', async () => {
@@ -268,7 +305,9 @@ describe('access tokens', () => {
 
   it('reads nothing from an expired token', async () => {
     const token = await issueAccessToken(claims, 60, signingKey, NOW);
-    await expect(readAccessToken(token, signingKey, new Date(NOW.getTime() + 61_000))).resolves.toBeUndefined();
+    await expect(
+      readAccessToken(token, signingKey, new Date(NOW.getTime() + 61_000)),
+    ).resolves.toBeUndefined();
   });
 
   it('reads nothing from a token signed with another deployment key', async () => {

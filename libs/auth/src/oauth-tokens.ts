@@ -12,7 +12,8 @@ const CLOCK_LEEWAY_SECONDS = 5;
 export class OAuthRequestError extends Error {
   constructor(
     readonly status: 400 | 401 | 415 | 429,
-    readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'slow_down',
+    readonly error:
+      'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'slow_down',
     readonly description: string,
   ) {
     super(description);
@@ -56,11 +57,14 @@ export async function verifyClientAssertion(
 ): Promise<VerifiedAssertion> {
   const { keyId } = peekClientAssertion(assertion);
   const key = client.publicKeys.find((candidate) => candidate.keyId === keyId);
-  if (!key) throw new OAuthRequestError(401, 'invalid_client', `unknown key id ${JSON.stringify(keyId ?? null)}`);
+  if (!key)
+    throw new OAuthRequestError(401, 'invalid_client', `unknown key id ${JSON.stringify(keyId ?? null)}`);
   const claims = decodeJwt(assertion);
   const nowSeconds = now.getTime() / 1000;
-  if (typeof claims.exp !== 'number') throw new OAuthRequestError(400, 'invalid_request', 'client_assertion has no exp');
-  if (claims.exp <= nowSeconds - CLOCK_LEEWAY_SECONDS) throw new OAuthRequestError(400, 'invalid_request', 'Token is expired');
+  if (typeof claims.exp !== 'number')
+    throw new OAuthRequestError(400, 'invalid_request', 'client_assertion has no exp');
+  if (claims.exp <= nowSeconds - CLOCK_LEEWAY_SECONDS)
+    throw new OAuthRequestError(400, 'invalid_request', 'Token is expired');
   if (typeof claims.iat === 'number' && claims.iat > nowSeconds + CLOCK_LEEWAY_SECONDS) {
     throw new OAuthRequestError(400, 'invalid_request', 'Token used before issued');
   }
@@ -80,11 +84,20 @@ export async function verifyClientAssertion(
       clockTolerance: CLOCK_LEEWAY_SECONDS,
     });
   } catch (error) {
-    if (error instanceof joseErrors.JWTExpired) throw new OAuthRequestError(400, 'invalid_request', 'Token is expired');
+    if (error instanceof joseErrors.JWTExpired)
+      throw new OAuthRequestError(400, 'invalid_request', 'Token is expired');
     if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') {
-      throw new OAuthRequestError(401, 'invalid_client', `client_assertion aud must be one of ${audiences.join(', ')}`);
+      throw new OAuthRequestError(
+        401,
+        'invalid_client',
+        `client_assertion aud must be one of ${audiences.join(', ')}`,
+      );
     }
-    throw new OAuthRequestError(401, 'invalid_client', `client_assertion rejected: ${(error as Error).message}`);
+    throw new OAuthRequestError(
+      401,
+      'invalid_client',
+      `client_assertion rejected: ${(error as Error).message}`,
+    );
   }
   return { clientId: client.clientId, jti: claims.jti, expiresAt: claims.exp };
 }
@@ -136,14 +149,19 @@ export async function issueAccessToken(
 }
 
 /** The claims of a valid, unexpired access token, or undefined. */
-export async function readAccessToken(token: string, signingKey: Uint8Array, now: Date = new Date()): Promise<AccessTokenClaims | undefined> {
+export async function readAccessToken(
+  token: string,
+  signingKey: Uint8Array,
+  now: Date = new Date(),
+): Promise<AccessTokenClaims | undefined> {
   try {
     const { payload } = await jwtVerify(token, signingKey, {
       algorithms: ['HS256'],
       issuer: ACCESS_TOKEN_ISSUER,
       currentDate: now,
     });
-    if (typeof payload.ws !== 'string' || typeof payload.app !== 'string' || typeof payload.sub !== 'string') return undefined;
+    if (typeof payload.ws !== 'string' || typeof payload.app !== 'string' || typeof payload.sub !== 'string')
+      return undefined;
     return {
       workspaceSlug: payload.ws,
       applicationId: payload.app,

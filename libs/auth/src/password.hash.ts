@@ -6,7 +6,9 @@ const SCRYPT_OPTIONS = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
 function derive(password: string, salt: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, KEY_LENGTH, SCRYPT_OPTIONS, (error, key) => (error ? reject(error) : resolve(key))),
+    scrypt(password, salt, KEY_LENGTH, SCRYPT_OPTIONS, (error, key) =>
+      error ? reject(error) : resolve(key),
+    ),
   );
 }
 

@@ -3,7 +3,6 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname } from 'node:path';
 import { ENCRYPTED_VALUE_PREFIX } from '@tributary/contracts';
 
-
 /**
  * Encrypts destination settings of type `password` before they enter an event (AES-256-GCM with
  * the deployment key), so the event store never holds them in plaintext.
@@ -32,7 +31,10 @@ export class SecretBox {
   /** Setting values with encrypted ones in plaintext: for delivery code only, never for responses. */
   revealAll(values: Record<string, unknown>): Record<string, unknown> {
     return Object.fromEntries(
-      Object.entries(values).map(([key, value]) => [key, SecretBox.isEncrypted(value) ? this.decrypt(value) : value]),
+      Object.entries(values).map(([key, value]) => [
+        key,
+        SecretBox.isEncrypted(value) ? this.decrypt(value) : value,
+      ]),
     );
   }
 

@@ -17,7 +17,9 @@ export interface AuditEntry {
 
 const SECRET_KEYS = new Set(['tokenHash', 'passwordHash']);
 
-export function auditEntryFor(recorded: RecordedEvent): { workspaceSlugs: string[]; entry: AuditEntry } | undefined {
+export function auditEntryFor(
+  recorded: RecordedEvent,
+): { workspaceSlugs: string[]; entry: AuditEntry } | undefined {
   const event = { type: recorded.type, data: recorded.data } as ConfigEvent;
   const target = auditTarget(event);
   if (!target) return undefined;
@@ -43,9 +45,15 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
     case 'UserRegistered':
       return undefined;
     case 'AccessTokenCreated':
-      return { workspaceSlugs: event.data.workspaceSlugs, resourceName: `access-tokens/${event.data.number}` };
+      return {
+        workspaceSlugs: event.data.workspaceSlugs,
+        resourceName: `access-tokens/${event.data.number}`,
+      };
     case 'AccessTokenDeleted':
-      return { workspaceSlugs: event.data.workspaceSlugs, resourceName: `access-tokens/${event.data.number}` };
+      return {
+        workspaceSlugs: event.data.workspaceSlugs,
+        resourceName: `access-tokens/${event.data.number}`,
+      };
   }
   const workspaceSlugs = [event.data.workspaceSlug];
   switch (event.type) {
@@ -59,14 +67,26 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
     case 'DestinationDeleted':
       return { workspaceSlugs, resourceName: destinationName(event.data) };
     case 'DestinationFilterCreated':
-      return { workspaceSlugs, resourceName: `${destinationName(event.data)}/filters/${event.data.filter.filterId}` };
+      return {
+        workspaceSlugs,
+        resourceName: `${destinationName(event.data)}/filters/${event.data.filter.filterId}`,
+      };
     case 'DestinationFilterUpdated':
     case 'DestinationFilterDeleted':
-      return { workspaceSlugs, resourceName: `${destinationName(event.data)}/filters/${event.data.filterId}` };
+      return {
+        workspaceSlugs,
+        resourceName: `${destinationName(event.data)}/filters/${event.data.filterId}`,
+      };
     case 'DestinationReplayRequested':
-      return { workspaceSlugs, resourceName: `${destinationName(event.data)}/replays/${event.data.replay.replayId}` };
+      return {
+        workspaceSlugs,
+        resourceName: `${destinationName(event.data)}/replays/${event.data.replay.replayId}`,
+      };
     case 'DestinationReplayFinished':
-      return { workspaceSlugs, resourceName: `${destinationName(event.data)}/replays/${event.data.replayId}` };
+      return {
+        workspaceSlugs,
+        resourceName: `${destinationName(event.data)}/replays/${event.data.replayId}`,
+      };
     case 'DestinationDeadLettersRedriveRequested':
     case 'DestinationDeadLettersRedriven':
       return { workspaceSlugs, resourceName: `${destinationName(event.data)}/dead-letters` };
@@ -83,7 +103,10 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
       return { workspaceSlugs, resourceName: planName(event.data) };
     case 'TrackingPlanSourceConnected':
     case 'TrackingPlanSourceDisconnected':
-      return { workspaceSlugs, resourceName: `${planName(event.data)}/source-connections/${event.data.sourceSlug}` };
+      return {
+        workspaceSlugs,
+        resourceName: `${planName(event.data)}/source-connections/${event.data.sourceSlug}`,
+      };
   }
 }
 

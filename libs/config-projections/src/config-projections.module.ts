@@ -1,4 +1,11 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import { createEventStore, EVENT_STORE, EventStore } from '@tributary/event-store';
 import { CommandRunner } from './command-runner';
 import { ConfigProjectionRunner } from './config-projection.runner';
@@ -9,7 +16,10 @@ import { ConfigReadModel } from './config-read-model';
 export class ConfigProjectionService implements OnModuleInit, OnApplicationShutdown {
   private readonly runner: ConfigProjectionRunner;
 
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore, readModel: ConfigReadModel) {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    readModel: ConfigReadModel,
+  ) {
     this.runner = new ConfigProjectionRunner(store, readModel);
   }
 

@@ -143,7 +143,9 @@ export class ConfigReadModel {
   }
 
   listOAuthApplications(workspaceSlug: string): OAuthApplicationRecord[] {
-    return [...this.oauthApplications.values()].filter((application) => application.workspaceSlug === workspaceSlug);
+    return [...this.oauthApplications.values()].filter(
+      (application) => application.workspaceSlug === workspaceSlug,
+    );
   }
 
   auditTrail(workspaceSlug: string): AuditEntry[] {
@@ -218,7 +220,12 @@ export class ConfigReadModel {
       case 'SourceDeleted':
         return this.removeSource(event.data.workspaceSlug, event.data.sourceSlug);
       case 'DestinationCreated': {
-        const view = { destination: event.data, filters: [], replays: [], redrivenDeadLetters: new Set<number>() };
+        const view = {
+          destination: event.data,
+          filters: [],
+          replays: [],
+          redrivenDeadLetters: new Set<number>(),
+        };
         this.destinations.set(destinationKey(event.data.sourceId, event.data.destinationSlug), view);
         this.emit({ kind: 'destination-upserted', view });
         return;
@@ -282,13 +289,18 @@ export class ConfigReadModel {
         const view = this.trackingPlans.get(planKey(event.data.workspaceSlug, event.data.planId));
         if (!view) return;
         view.connectedSourceSlugs = [...new Set([...view.connectedSourceSlugs, event.data.sourceSlug])];
-        this.planIdBySource.set(sourceKey(event.data.workspaceSlug, event.data.sourceSlug), event.data.planId);
+        this.planIdBySource.set(
+          sourceKey(event.data.workspaceSlug, event.data.sourceSlug),
+          event.data.planId,
+        );
         return;
       }
       case 'TrackingPlanSourceDisconnected': {
         const view = this.trackingPlans.get(planKey(event.data.workspaceSlug, event.data.planId));
         if (!view) return;
-        view.connectedSourceSlugs = view.connectedSourceSlugs.filter((slug) => slug !== event.data.sourceSlug);
+        view.connectedSourceSlugs = view.connectedSourceSlugs.filter(
+          (slug) => slug !== event.data.sourceSlug,
+        );
         this.planIdBySource.delete(sourceKey(event.data.workspaceSlug, event.data.sourceSlug));
         return;
       }
@@ -354,7 +366,9 @@ export class ConfigReadModel {
     this.sources.delete(key);
     this.sourcesByWriteKey.delete(view.source.writeKey);
     for (const destination of this.listDestinations(view.source.sourceId)) {
-      this.destinations.delete(destinationKey(destination.destination.sourceId, destination.destination.destinationSlug));
+      this.destinations.delete(
+        destinationKey(destination.destination.sourceId, destination.destination.destinationSlug),
+      );
       this.emit({ kind: 'destination-deleted', destination: destination.destination });
     }
     const planId = this.planIdBySource.get(key);

@@ -69,7 +69,10 @@ export interface EventStore {
    * each new one as it is appended. The handler is awaited: events are delivered one at a time.
    * System events of the engine (KurrentDB `$`-types) are never delivered.
    */
-  subscribeToAll(handler: (event: RecordedEvent) => void | Promise<void>, options?: SubscribeToAllOptions): Subscription;
+  subscribeToAll(
+    handler: (event: RecordedEvent) => void | Promise<void>,
+    options?: SubscribeToAllOptions,
+  ): Subscription;
   /** True when the engine answers; used by readiness checks. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

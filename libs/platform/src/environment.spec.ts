@@ -12,9 +12,9 @@ describe('loadEnvironment', () => {
   it('names the variable of a wrong value', () => {
     expect(() => loadEnvironment({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadEnvironment({ TRIBUTARY_SECRET_KEY: 'abc' })).toThrow(/TRIBUTARY_SECRET_KEY/);
-    expect(() => loadEnvironment({ TRIBUTARY_ADMIN_EMAIL: 'not-an-email', TRIBUTARY_ADMIN_PASSWORD: 'x' })).toThrow(
-      /TRIBUTARY_ADMIN_EMAIL/,
-    );
+    expect(() =>
+      loadEnvironment({ TRIBUTARY_ADMIN_EMAIL: 'not-an-email', TRIBUTARY_ADMIN_PASSWORD: 'x' }),
+    ).toThrow(/TRIBUTARY_ADMIN_EMAIL/);
   });
 
   it('needs the admin email and password together', () => {

@@ -9,7 +9,10 @@ const optionalText = z
 export const durationSchema = z.string().transform((text, context) => {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
   if (!match) {
-    context.addIssue({ code: 'custom', message: `"${text}" is not a duration such as 500ms, 90s, 15m, 24h or 7d` });
+    context.addIssue({
+      code: 'custom',
+      message: `"${text}" is not a duration such as 500ms, 90s, 15m, 24h or 7d`,
+    });
     return z.NEVER;
   }
   const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 'ms') as 'ms'];
@@ -75,7 +78,9 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
     }
     return environment;
   }
-  const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`);
+  const problems = result.error.issues.map(
+    (issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`,
+  );
   throw new EnvironmentError(`invalid configuration: ${problems.join('; ')}`);
 }
 

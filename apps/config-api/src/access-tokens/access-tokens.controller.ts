@@ -9,7 +9,13 @@ import { EventMetadata, WrongExpectedRevisionError } from '@tributary/event-stor
 import { createZodDto } from 'nestjs-zod';
 import { ConfigApiError } from '../shared/config-api.error';
 import { paginate, PageRequest } from '../shared/pagination';
-import { AllowBasicAuth, ChangeMetadata, CurrentPrincipal, isInstanceAdmin, Principal } from '../shared/principal';
+import {
+  AllowBasicAuth,
+  ChangeMetadata,
+  CurrentPrincipal,
+  isInstanceAdmin,
+  Principal,
+} from '../shared/principal';
 import { lastSegment } from '../shared/resource-names';
 import { presentAccessToken } from './access-token.presenter';
 
@@ -37,7 +43,8 @@ export class AccessTokensController {
     this.requireTokenManager(principal);
     const workspaceSlugs = [...new Set((body.access_token.workspace_names ?? []).map(lastSegment))];
     const unknown = workspaceSlugs.filter((slug) => !this.readModel.workspace(slug));
-    if (unknown.length > 0) throw ConfigApiError.notFound(`workspaces/${unknown.join(', workspaces/')} not found`);
+    if (unknown.length > 0)
+      throw ConfigApiError.notFound(`workspaces/${unknown.join(', workspaces/')} not found`);
     const plaintext = generateAccessTokenSecret();
     // Two creates may pick the same number; the loser's append fails on its expected revision and
     // it takes the next number instead.
@@ -99,7 +106,7 @@ export class AccessTokensController {
   private requireTokenManager(principal: Principal): void {
     if (!isInstanceAdmin(principal)) {
       throw ConfigApiError.permissionDenied(
-        'insufficient scope: manage tokens with a user\'s Basic credentials or an instance-admin token',
+        "insufficient scope: manage tokens with a user's Basic credentials or an instance-admin token",
       );
     }
   }
@@ -107,6 +114,7 @@ export class AccessTokensController {
 
 function isNumberTaken(error: unknown): boolean {
   return (
-    error instanceof WrongExpectedRevisionError || (error instanceof DomainError && error.kind === 'already_exists')
+    error instanceof WrongExpectedRevisionError ||
+    (error instanceof DomainError && error.kind === 'already_exists')
   );
 }

@@ -30,7 +30,10 @@ export class AuditEventsController {
   ) {}
 
   @Get()
-  list(@Param('workspace') workspaceSlug: string, @Query() query: PageRequest & { resource_name_prefix?: string }) {
+  list(
+    @Param('workspace') workspaceSlug: string,
+    @Query() query: PageRequest & { resource_name_prefix?: string },
+  ) {
     this.lookup.workspace(workspaceSlug);
     const prefix = query.resource_name_prefix ?? '';
     const entries = this.readModel

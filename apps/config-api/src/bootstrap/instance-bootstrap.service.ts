@@ -96,6 +96,7 @@ export class InstanceBootstrapService implements OnApplicationBootstrap {
 
 function isRace(error: unknown): boolean {
   return (
-    error instanceof WrongExpectedRevisionError || (error instanceof DomainError && error.kind === 'already_exists')
+    error instanceof WrongExpectedRevisionError ||
+    (error instanceof DomainError && error.kind === 'already_exists')
   );
 }

@@ -47,13 +47,22 @@ export class DestinationConfigMapper {
           `destination.config.${key}: type "${entry.type}" does not match the catalog type "${setting.type}"`,
         );
       }
-      const value = entry.value === undefined || entry.value === null ? emptyValueOf(setting.type, setting.selectOptions) : entry.value;
-      if (setting.type === 'password' && value === MASKED_SECRET && current && current.config[key] !== undefined) {
+      const value =
+        entry.value === undefined || entry.value === null
+          ? emptyValueOf(setting.type, setting.selectOptions)
+          : entry.value;
+      if (
+        setting.type === 'password' &&
+        value === MASKED_SECRET &&
+        current &&
+        current.config[key] !== undefined
+      ) {
         continue;
       }
       const problem = validateDestinationSettingValue(setting, value);
       if (problem) throw ConfigApiError.invalidArgument(`destination.config.${key}: ${problem}`);
-      values[key] = setting.type === 'password' && value !== '' ? this.secretBox.encrypt(String(value)) : value;
+      values[key] =
+        setting.type === 'password' && value !== '' ? this.secretBox.encrypt(String(value)) : value;
     }
     return values;
   }

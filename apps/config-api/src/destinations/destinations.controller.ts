@@ -36,13 +36,20 @@ export class DestinationsController {
   ) {}
 
   @Get()
-  list(@Param('workspace') workspaceSlug: string, @Param('source') sourceSlug: string, @Query() query: PageRequest) {
+  list(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Query() query: PageRequest,
+  ) {
     const { source } = this.lookup.source(workspaceSlug, sourceSlug);
     const destinations = this.readModel
       .listDestinations(source.sourceId)
       .sort((a, b) => a.destination.destinationSlug.localeCompare(b.destination.destinationSlug));
     const { page, nextPageToken } = paginate(destinations, query);
-    return { destinations: page.map((view) => presentDestination(view.destination)), next_page_token: nextPageToken };
+    return {
+      destinations: page.map((view) => presentDestination(view.destination)),
+      next_page_token: nextPageToken,
+    };
   }
 
   /** The destination's slug is its catalog slug: a source has at most one destination of each kind. */
@@ -62,7 +69,9 @@ export class DestinationsController {
     );
     const requestedCatalogName = body.destination.catalog_name;
     const catalogEntry = this.requireCatalogEntry(
-      requestedCatalogName ? (catalogSlugFromName(requestedCatalogName, 'destinations') ?? requestedCatalogName) : destinationSlug,
+      requestedCatalogName
+        ? (catalogSlugFromName(requestedCatalogName, 'destinations') ?? requestedCatalogName)
+        : destinationSlug,
     );
     const sourceId = source.sourceId;
     await this.commands.execute(
@@ -89,7 +98,9 @@ export class DestinationsController {
       },
       metadata,
     );
-    return presentDestination(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination);
+    return presentDestination(
+      this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination,
+    );
   }
 
   @Get(':destination')
@@ -98,7 +109,9 @@ export class DestinationsController {
     @Param('source') sourceSlug: string,
     @Param('destination') destinationSlug: string,
   ) {
-    return presentDestination(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination);
+    return presentDestination(
+      this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination,
+    );
   }
 
   @Patch(':destination')
@@ -130,12 +143,18 @@ export class DestinationsController {
           config:
             changes.config === undefined
               ? undefined
-              : this.configMapper.toSettingValues(changes.config as ConfigEntryInput[], catalogEntry, destination),
+              : this.configMapper.toSettingValues(
+                  changes.config as ConfigEntryInput[],
+                  catalogEntry,
+                  destination,
+                ),
         },
       },
       metadata,
     );
-    return presentDestination(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination);
+    return presentDestination(
+      this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination,
+    );
   }
 
   @Put(':destination')

@@ -2,9 +2,19 @@ import { ConfigApiController } from '../shared/config-api-controller.decorator';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
-import { destinationDecider, FilterAction, FilterChanges, resolveUpdateMask, streamNames } from '@tributary/config-domain';
+import {
+  destinationDecider,
+  FilterAction,
+  FilterChanges,
+  resolveUpdateMask,
+  streamNames,
+} from '@tributary/config-domain';
 import { FilterRequestSchema } from '@tributary/contracts';
-import { compileFilterActions, compileFilterCondition, InvalidDestinationFilterError } from '@tributary/routing';
+import {
+  compileFilterActions,
+  compileFilterCondition,
+  InvalidDestinationFilterError,
+} from '@tributary/routing';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { CommandRunner } from '@tributary/config-projections';
@@ -37,7 +47,10 @@ export class FiltersController {
   ) {
     const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const { page, nextPageToken } = paginate(view.filters, query);
-    return { filters: page.map((filter) => presentFilter(view.destination, filter)), next_page_token: nextPageToken };
+    return {
+      filters: page.map((filter) => presentFilter(view.destination, filter)),
+      next_page_token: nextPageToken,
+    };
   }
 
   @Post()
@@ -95,7 +108,12 @@ export class FiltersController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
-    const changes = resolveUpdateMask('filter', body.filter, body.update_mask?.paths ?? undefined, FILTER_ZERO_VALUES);
+    const changes = resolveUpdateMask(
+      'filter',
+      body.filter,
+      body.update_mask?.paths ?? undefined,
+      FILTER_ZERO_VALUES,
+    );
     validateFilterSemantics(changes.if as string | undefined, changes.actions as FilterAction[] | undefined);
     await this.commands.execute(
       streamNames.destination(view.destination.sourceId, destinationSlug),
@@ -142,7 +160,10 @@ export class FiltersController {
  * actions are compiled here and refused with 400 when they do not compile. Empty values are left
  * to the domain's own checks.
  */
-function validateFilterSemantics(condition: string | null | undefined, actions: readonly FilterAction[] | null | undefined): void {
+function validateFilterSemantics(
+  condition: string | null | undefined,
+  actions: readonly FilterAction[] | null | undefined,
+): void {
   try {
     if (condition) compileFilterCondition(condition);
     if (actions && actions.length > 0) compileFilterActions(actions);

@@ -9,7 +9,10 @@ import {
   streamNames,
 } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { CreateOAuthApplicationRequestSchema, UpdateOAuthApplicationRequestSchema } from '@tributary/contracts';
+import {
+  CreateOAuthApplicationRequestSchema,
+  UpdateOAuthApplicationRequestSchema,
+} from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { importSPKI } from 'jose';
 import { createZodDto } from 'nestjs-zod';
@@ -157,7 +160,9 @@ export class OAuthApplicationsController {
     this.lookup.workspace(workspaceSlug);
     const application = this.readModel.oauthApplication(workspaceSlug, applicationId);
     if (!application) {
-      throw ConfigApiError.notFound(`workspaces/${workspaceSlug}/oauth-applications/${applicationId} not found`);
+      throw ConfigApiError.notFound(
+        `workspaces/${workspaceSlug}/oauth-applications/${applicationId} not found`,
+      );
     }
     return application;
   }
@@ -169,13 +174,18 @@ async function resolvePublicKeys(requested: readonly PublicKeyInput[], known: re
   for (const [index, key] of requested.entries()) {
     const pem = key.pem ?? known.find((candidate) => candidate.keyId === key.key_id)?.pem;
     if (!pem) {
-      throw ConfigApiError.invalidArgument(`oauth_application.public_keys[${index}]: key "${key.key_id}" needs a pem`);
+      throw ConfigApiError.invalidArgument(
+        `oauth_application.public_keys[${index}]: key "${key.key_id}" needs a pem`,
+      );
     }
     try {
       // jose parses any SPKI key here, an EC one too; /token's RS256 check would then refuse every
       // assertion, so check the key type and the 2048-bit minimum jose enforces for RS256 now.
       const key = (await importSPKI(pem.trim(), 'RS256')) as KeyObject;
-      if (key.asymmetricKeyType !== 'rsa' || (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_MODULUS_BITS) {
+      if (
+        key.asymmetricKeyType !== 'rsa' ||
+        (key.asymmetricKeyDetails?.modulusLength ?? 0) < MIN_RSA_MODULUS_BITS
+      ) {
         throw new Error('not an RSA key of at least 2048 bits');
       }
     } catch {

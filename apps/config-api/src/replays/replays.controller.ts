@@ -64,7 +64,10 @@ export class ReplaysController {
     const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const newestFirst = [...view.replays].reverse();
     const { page, nextPageToken } = paginate(newestFirst, query);
-    return { replays: page.map((replay) => presentReplay(view.destination, replay)), next_page_token: nextPageToken };
+    return {
+      replays: page.map((replay) => presentReplay(view.destination, replay)),
+      next_page_token: nextPageToken,
+    };
   }
 
   @Get(':replay')

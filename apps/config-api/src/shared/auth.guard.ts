@@ -33,7 +33,8 @@ export class ConfigApiAuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const flag = (key: string) => this.reflector.getAllAndOverride<boolean>(key, [context.getHandler(), context.getClass()]);
+    const flag = (key: string) =>
+      this.reflector.getAllAndOverride<boolean>(key, [context.getHandler(), context.getClass()]);
     if (flag(PUBLIC_ROUTE)) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest & RequestWithBodyError>();
     const principal = await this.authenticate(request.headers.authorization, flag(ALLOW_BASIC_AUTH));
@@ -42,9 +43,14 @@ export class ConfigApiAuthGuard implements CanActivate {
 
     const limit = this.rateLimiter.take(principal.actor);
     if (!limit.allowed) {
-      throw new ConfigApiError(429, GrpcCode.RESOURCE_EXHAUSTED, 'rate limit exceeded; retry after the Retry-After delay', {
-        'retry-after': String(limit.retryAfterSeconds),
-      });
+      throw new ConfigApiError(
+        429,
+        GrpcCode.RESOURCE_EXHAUSTED,
+        'rate limit exceeded; retry after the Retry-After delay',
+        {
+          'retry-after': String(limit.retryAfterSeconds),
+        },
+      );
     }
 
     if (flag(INSTANCE_ADMIN_ONLY) && !isInstanceAdmin(principal)) {
@@ -54,7 +60,11 @@ export class ConfigApiAuthGuard implements CanActivate {
     if (workspaceSlug !== undefined && !canReachWorkspace(principal, workspaceSlug)) {
       throw ConfigApiError.notFound(`workspaces/${workspaceSlug} not found`);
     }
-    if (!READ_METHODS.has(request.method) && principal.kind === 'token' && principal.token.scope !== 'workspace') {
+    if (
+      !READ_METHODS.has(request.method) &&
+      principal.kind === 'token' &&
+      principal.token.scope !== 'workspace'
+    ) {
       throw ConfigApiError.permissionDenied('insufficient scope');
     }
     return true;
@@ -80,7 +90,9 @@ export class ConfigApiAuthGuard implements CanActivate {
       return { kind: 'user', user, actor: `users/${user.email}` };
     }
     throw ConfigApiError.unauthenticated(
-      allowBasic ? 'send Authorization: Basic email:password or Bearer <access token>' : 'send Authorization: Bearer <access token>',
+      allowBasic
+        ? 'send Authorization: Basic email:password or Bearer <access token>'
+        : 'send Authorization: Bearer <access token>',
     );
   }
 }

@@ -12,7 +12,8 @@ function RespondOkOnSuccess(): ClassDecorator {
   return (target) => {
     for (const key of Object.getOwnPropertyNames(target.prototype)) {
       const handler = target.prototype[key];
-      if (key !== 'constructor' && typeof handler === 'function') Reflect.defineMetadata(HTTP_CODE_METADATA, 200, handler);
+      if (key !== 'constructor' && typeof handler === 'function')
+        Reflect.defineMetadata(HTTP_CODE_METADATA, 200, handler);
     }
   };
 }

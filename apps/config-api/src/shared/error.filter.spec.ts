@@ -24,7 +24,10 @@ function fakeReply() {
   return { reply, sent };
 }
 
-function hostFor(reply: unknown, request = { method: 'POST', url: '/v1beta/workspaces/ws/sources?page_size=1' }) {
+function hostFor(
+  reply: unknown,
+  request = { method: 'POST', url: '/v1beta/workspaces/ws/sources?page_size=1' },
+) {
   return {
     switchToHttp: () => ({ getResponse: () => reply, getRequest: () => request, getNext: () => undefined }),
   } as unknown as ArgumentsHost;
@@ -79,7 +82,10 @@ describe('ConfigApiErrorFilter', () => {
 
   it('sets the headers an error carries, such as Retry-After', () => {
     const { reply, sent } = fakeReply();
-    new ConfigApiErrorFilter().catch(new ConfigApiError(429, 8, 'slow down', { 'retry-after': '17' }), hostFor(reply));
+    new ConfigApiErrorFilter().catch(
+      new ConfigApiError(429, 8, 'slow down', { 'retry-after': '17' }),
+      hostFor(reply),
+    );
     expect(sent.status).toBe(429);
     expect(sent.headers['retry-after']).toBe('17');
   });

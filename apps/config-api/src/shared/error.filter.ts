@@ -42,7 +42,9 @@ export class ConfigApiErrorFilter implements ExceptionFilter {
     }
     if (exception instanceof EventStoreUnavailableError) return ConfigApiError.unavailable(exception.message);
     if (exception instanceof WrongExpectedRevisionError) {
-      return ConfigApiError.aborted('the resource was changed by a concurrent request; read it again and retry');
+      return ConfigApiError.aborted(
+        'the resource was changed by a concurrent request; read it again and retry',
+      );
     }
     if (exception instanceof ZodError || isZodValidationException(exception)) {
       return ConfigApiError.invalidArgument(describeZodIssues(exception));
@@ -69,7 +71,11 @@ export class ConfigApiErrorFilter implements ExceptionFilter {
     if (status === 403) return ConfigApiError.permissionDenied(exception.message);
     if (status === 429) return new ConfigApiError(429, GrpcCode.RESOURCE_EXHAUSTED, exception.message);
     if (status >= 400 && status < 500) return ConfigApiError.invalidArgument(exception.message);
-    return new ConfigApiError(status === 503 ? 503 : 500, status === 503 ? GrpcCode.UNAVAILABLE : GrpcCode.INTERNAL, exception.message);
+    return new ConfigApiError(
+      status === 503 ? 503 : 500,
+      status === 503 ? GrpcCode.UNAVAILABLE : GrpcCode.INTERNAL,
+      exception.message,
+    );
   }
 }
 

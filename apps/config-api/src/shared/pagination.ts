@@ -14,7 +14,8 @@ export function paginate<T>(items: readonly T[], request: PageRequest, defaultPa
   const offset = parsePageToken(request.page_token);
   const page = items.slice(offset, offset + pageSize);
   const nextOffset = offset + page.length;
-  const nextPageToken = nextOffset < items.length ? Buffer.from(`offset:${nextOffset}`).toString('base64url') : '';
+  const nextPageToken =
+    nextOffset < items.length ? Buffer.from(`offset:${nextOffset}`).toString('base64url') : '';
   return { page, nextPageToken };
 }
 

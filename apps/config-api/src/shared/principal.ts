@@ -34,9 +34,14 @@ export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
 /** The metadata every event of this request carries: actor, request id, time. */
 export const ChangeMetadata = createParamDecorator((_: unknown, context: ExecutionContext): EventMetadata => {
   const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-  return { actor: request.principal?.actor ?? 'anonymous', requestId: String(request.id), time: new Date().toISOString() };
+  return {
+    actor: request.principal?.actor ?? 'anonymous',
+    requestId: String(request.id),
+    time: new Date().toISOString(),
+  };
 });
 
 export const CurrentPrincipal = createParamDecorator(
-  (_: unknown, context: ExecutionContext): Principal => context.switchToHttp().getRequest<AuthenticatedRequest>().principal!,
+  (_: unknown, context: ExecutionContext): Principal =>
+    context.switchToHttp().getRequest<AuthenticatedRequest>().principal!,
 );

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigReadModel, DestinationView, SourceView, TrackingPlanView } from '@tributary/config-projections';
+import {
+  ConfigReadModel,
+  DestinationView,
+  SourceView,
+  TrackingPlanView,
+} from '@tributary/config-projections';
 import { WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigApiError } from './config-api.error';
 
@@ -21,7 +26,11 @@ export class ResourceLookup {
     return view;
   }
 
-  destination(workspaceSlug: string, sourceSlug: string, destinationSlug: string): DestinationView & { sourceView: SourceView } {
+  destination(
+    workspaceSlug: string,
+    sourceSlug: string,
+    destinationSlug: string,
+  ): DestinationView & { sourceView: SourceView } {
     const sourceView = this.source(workspaceSlug, sourceSlug);
     const view = this.readModel.destination(sourceView.source.sourceId, destinationSlug);
     if (!view) {
@@ -35,7 +44,8 @@ export class ResourceLookup {
   trackingPlan(workspaceSlug: string, planId: string): TrackingPlanView {
     this.workspace(workspaceSlug);
     const view = this.readModel.trackingPlan(workspaceSlug, planId);
-    if (!view) throw ConfigApiError.notFound(`workspaces/${workspaceSlug}/tracking-plans/${planId} not found`);
+    if (!view)
+      throw ConfigApiError.notFound(`workspaces/${workspaceSlug}/tracking-plans/${planId} not found`);
     return view;
   }
 }

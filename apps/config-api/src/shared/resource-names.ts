@@ -15,7 +15,8 @@ export function lastSegment(nameOrSlug: string): string {
 export function slugUnder(parentName: string, collection: string, name: string, field: string): string {
   const prefix = `${parentName}/${collection}/`;
   const slug = name.startsWith(prefix) ? name.slice(prefix.length) : name.includes('/') ? undefined : name;
-  if (slug === undefined) throw ConfigApiError.invalidArgument(`${field} must be ${prefix}<slug>, got "${name}"`);
+  if (slug === undefined)
+    throw ConfigApiError.invalidArgument(`${field} must be ${prefix}<slug>, got "${name}"`);
   if (!SLUG.test(slug)) {
     throw ConfigApiError.invalidArgument(
       `${field}: "${slug}" is not a valid slug (letters, digits, "-" and "_", at most 100 characters)`,

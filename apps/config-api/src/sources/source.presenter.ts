@@ -10,7 +10,12 @@ export function presentSource(source: SourceRecord) {
     display_name: source.displayName,
     id: source.sourceId,
     write_keys: [source.writeKey],
-    library_config: { metrics_enabled: false, retry_queue: false, cross_domain_id_enabled: false, api_host: '' },
+    library_config: {
+      metrics_enabled: false,
+      retry_queue: false,
+      cross_domain_id_enabled: false,
+      api_host: '',
+    },
     labels: {},
     create_time: withMilliseconds(source.createTime),
   };

@@ -10,7 +10,11 @@ import {
   streamNames,
 } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { catalogSlugFromName, CreateSourceRequestSchema, UpdateSchemaConfigRequestSchema } from '@tributary/contracts';
+import {
+  catalogSlugFromName,
+  CreateSourceRequestSchema,
+  UpdateSchemaConfigRequestSchema,
+} from '@tributary/contracts';
 import { findCatalogSource } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
@@ -134,5 +138,4 @@ export class SourcesController {
   ) {
     return this.updateSchemaConfig(workspaceSlug, sourceSlug, body, metadata);
   }
-
 }

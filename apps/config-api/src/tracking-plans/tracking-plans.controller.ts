@@ -56,9 +56,15 @@ export class TrackingPlansController {
     this.lookup.workspace(workspaceSlug);
     const plans = this.readModel
       .listTrackingPlans(workspaceSlug)
-      .sort((a, b) => a.plan.createTime.localeCompare(b.plan.createTime) || a.plan.planId.localeCompare(b.plan.planId));
+      .sort(
+        (a, b) =>
+          a.plan.createTime.localeCompare(b.plan.createTime) || a.plan.planId.localeCompare(b.plan.planId),
+      );
     const { page, nextPageToken } = paginate(plans, query);
-    return { tracking_plans: page.map((view) => presentTrackingPlan(view.plan)), next_page_token: nextPageToken };
+    return {
+      tracking_plans: page.map((view) => presentTrackingPlan(view.plan)),
+      next_page_token: nextPageToken,
+    };
   }
 
   @Post()
@@ -159,7 +165,9 @@ export class TrackingPlansController {
   listConnections(@Param('workspace') workspaceSlug: string, @Param('plan') planId: string) {
     const view = this.lookup.trackingPlan(workspaceSlug, planId);
     return {
-      connections: view.connectedSourceSlugs.map((sourceSlug) => presentConnection(workspaceSlug, sourceSlug, planId)),
+      connections: view.connectedSourceSlugs.map((sourceSlug) =>
+        presentConnection(workspaceSlug, sourceSlug, planId),
+      ),
       next_page_token: '',
     };
   }
@@ -184,7 +192,9 @@ export class TrackingPlansController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const sourceSlugs = await this.connect(workspaceSlug, planId, body.source_names, metadata);
-    return { connections: sourceSlugs.map((sourceSlug) => presentConnection(workspaceSlug, sourceSlug, planId)) };
+    return {
+      connections: sourceSlugs.map((sourceSlug) => presentConnection(workspaceSlug, sourceSlug, planId)),
+    };
   }
 
   /** Answers exactly `{}`: C1 fails on any other body. `{source}` may be a full source name. */
@@ -216,7 +226,9 @@ export class TrackingPlansController {
     return this.connectionLock.run(workspaceSlug, async () => {
       this.lookup.trackingPlan(workspaceSlug, planId);
       const sourceSlugs = [
-        ...new Set(sourceNames.map((name) => slugUnder(workspaceName(workspaceSlug), 'sources', name, 'source_name'))),
+        ...new Set(
+          sourceNames.map((name) => slugUnder(workspaceName(workspaceSlug), 'sources', name, 'source_name')),
+        ),
       ];
       const sources = Object.fromEntries(
         sourceSlugs.map((sourceSlug) => [

@@ -11,7 +11,13 @@ import { createZodDto } from 'nestjs-zod';
 import { ConfigApiError } from '../shared/config-api.error';
 import { ResourceLookup } from '../shared/resource-lookup.service';
 import { paginate, PageRequest } from '../shared/pagination';
-import { canReachWorkspace, ChangeMetadata, CurrentPrincipal, InstanceAdminOnly, Principal } from '../shared/principal';
+import {
+  canReachWorkspace,
+  ChangeMetadata,
+  CurrentPrincipal,
+  InstanceAdminOnly,
+  Principal,
+} from '../shared/principal';
 import { lastSegment } from '../shared/resource-names';
 import { presentWorkspace } from './workspace.presenter';
 
@@ -86,7 +92,8 @@ export class WorkspacesController {
       display_name: '',
       oauth_required: false,
     });
-    if (changes.display_name === '') throw ConfigApiError.invalidArgument('workspace.display_name must not be empty');
+    if (changes.display_name === '')
+      throw ConfigApiError.invalidArgument('workspace.display_name must not be empty');
     await this.commands.execute(
       streamNames.workspace(workspaceSlug),
       workspaceDecider,

@@ -67,9 +67,12 @@ export class ConfigApiClient {
 
   get = (path: string, options?: RequestOptions) => this.request('GET', path, options);
   delete = (path: string, options?: RequestOptions) => this.request('DELETE', path, options);
-  post = (path: string, json?: unknown, options?: RequestOptions) => this.request('POST', path, { ...options, json });
-  patch = (path: string, json?: unknown, options?: RequestOptions) => this.request('PATCH', path, { ...options, json });
-  put = (path: string, json?: unknown, options?: RequestOptions) => this.request('PUT', path, { ...options, json });
+  post = (path: string, json?: unknown, options?: RequestOptions) =>
+    this.request('POST', path, { ...options, json });
+  patch = (path: string, json?: unknown, options?: RequestOptions) =>
+    this.request('PATCH', path, { ...options, json });
+  put = (path: string, json?: unknown, options?: RequestOptions) =>
+    this.request('PUT', path, { ...options, json });
 
   /** Like `request`, but fails the test with the response when the status is not 200. */
   async ok(method: HttpMethod, path: string, json?: unknown): Promise<any> {
@@ -111,7 +114,8 @@ export function requestWithAnyBody(
           const text = Buffer.concat(chunks).toString('utf8');
           const responseHeaders = new Headers();
           for (const [name, value] of Object.entries(incoming.headers)) {
-            if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+            if (value !== undefined)
+              responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
           let parsed: unknown;
           try {
@@ -171,12 +175,24 @@ export async function readAllEvents(store: EventStore): Promise<RecordedEvent[]>
 export async function createWorkspaceWithTokens(
   admin: ConfigApiClient,
   slug: string,
-): Promise<{ slug: string; writer: ConfigApiClient; reader: ConfigApiClient; writerToken: string; readerToken: string }> {
-  await admin.ok('POST', 'workspaces', { workspace: { name: `workspaces/${slug}`, display_name: `E2E ${slug}` } });
+): Promise<{
+  slug: string;
+  writer: ConfigApiClient;
+  reader: ConfigApiClient;
+  writerToken: string;
+  readerToken: string;
+}> {
+  await admin.ok('POST', 'workspaces', {
+    workspace: { name: `workspaces/${slug}`, display_name: `E2E ${slug}` },
+  });
   const mint = async (scopes: 'workspace' | 'workspace:read') =>
     (
       await admin.ok('POST', 'access-tokens', {
-        access_token: { description: `e2e ${slug} ${scopes}`, scopes, workspace_names: [`workspaces/${slug}`] },
+        access_token: {
+          description: `e2e ${slug} ${scopes}`,
+          scopes,
+          workspace_names: [`workspaces/${slug}`],
+        },
       })
     ).token as string;
   const writerToken = await mint('workspace');

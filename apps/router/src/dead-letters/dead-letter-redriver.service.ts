@@ -69,7 +69,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, OnApplication
 
   private async listAll(consumerName: string): Promise<DeadLetter[]> {
     const letters: DeadLetter[] = [];
-    for (let afterSequence = 0; ; ) {
+    for (let afterSequence = 0; ;) {
       const page = await this.eventLog.listDeadLetters({ consumerName, afterSequence, limit: PAGE_SIZE });
       letters.push(...page);
       if (page.length < PAGE_SIZE) return letters;

@@ -34,7 +34,8 @@ export class DeadLettersController {
   ) {
     const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const pageSize = query.page_size === undefined ? 100 : Number(query.page_size);
-    const afterSequence = query.page_token === undefined || query.page_token === '' ? 0 : Number(query.page_token);
+    const afterSequence =
+      query.page_token === undefined || query.page_token === '' ? 0 : Number(query.page_token);
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) {
       throw ConfigApiError.invalidArgument('page_size must be an integer between 1 and 1000');
     }
@@ -54,11 +55,15 @@ export class DeadLettersController {
           name: `${name}/${letter.deadLetterSequence}`,
           message_id: letter.message.messageId,
           reason: letter.reason,
-          attempts: letter.attempts.map((attempt) => ({ time: attempt.at.toISOString(), outcome: redact(attempt.outcome) })),
+          attempts: letter.attempts.map((attempt) => ({
+            time: attempt.at.toISOString(),
+            outcome: redact(attempt.outcome),
+          })),
           dead_letter_time: letter.deadLetteredAt.toISOString(),
           message: letter.message.payload,
         })),
-      next_page_token: letters.length === pageSize ? String(letters[letters.length - 1].deadLetterSequence) : '',
+      next_page_token:
+        letters.length === pageSize ? String(letters[letters.length - 1].deadLetterSequence) : '',
     };
   }
 

@@ -32,7 +32,10 @@ export class DeliveryMetricsController {
       destination_name: name,
       counts: snapshot.counts,
       latency_ms: Object.fromEntries(
-        Object.entries(snapshot.latency).map(([window, value]) => [window, { p50: value.p50, p95: value.p95, samples: value.samples }]),
+        Object.entries(snapshot.latency).map(([window, value]) => [
+          window,
+          { p50: value.p50, p95: value.p95, samples: value.samples },
+        ]),
       ),
       recent_discards: snapshot.lastDiscardReasons.map((discard) => ({
         message_id: discard.messageId,

@@ -1,9 +1,21 @@
-export type DeliveryOutcomeKind = 'delivered' | 'discarded' | 'retried' | 'filtered' | 'skipped' | 'dead_lettered';
+export type DeliveryOutcomeKind =
+  'delivered' | 'discarded' | 'retried' | 'filtered' | 'skipped' | 'dead_lettered';
 
-const OUTCOMES: DeliveryOutcomeKind[] = ['delivered', 'discarded', 'retried', 'filtered', 'skipped', 'dead_lettered'];
+const OUTCOMES: DeliveryOutcomeKind[] = [
+  'delivered',
+  'discarded',
+  'retried',
+  'filtered',
+  'skipped',
+  'dead_lettered',
+];
 
 /** Recent windows over which latency percentiles are reported. */
-export const LATENCY_WINDOWS_MS = { last_minute: 60_000, last_5_minutes: 300_000, last_hour: 3_600_000 } as const;
+export const LATENCY_WINDOWS_MS = {
+  last_minute: 60_000,
+  last_5_minutes: 300_000,
+  last_hour: 3_600_000,
+} as const;
 
 /** Latency samples older than the longest window are forgotten; at most this many are kept per destination. */
 export const MAX_LATENCY_SAMPLES = 50_000;
@@ -11,7 +23,10 @@ export const MAX_LATENCY_SAMPLES = 50_000;
 export interface DestinationMetricsSnapshot {
   counts: Record<DeliveryOutcomeKind, number>;
   /** End-to-end latency (received by the tracking API -> delivered), milliseconds. */
-  latency: Record<keyof typeof LATENCY_WINDOWS_MS, { p50: number | null; p95: number | null; samples: number }>;
+  latency: Record<
+    keyof typeof LATENCY_WINDOWS_MS,
+    { p50: number | null; p95: number | null; samples: number }
+  >;
   lastDiscardReasons: { messageId: string; reason: string; at: string }[];
 }
 
@@ -23,7 +38,10 @@ export interface DestinationMetricsSnapshot {
 const COMPACT_AFTER_EXPIRED_SAMPLES = 4_096;
 
 class DestinationMetrics {
-  readonly counts = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Record<DeliveryOutcomeKind, number>;
+  readonly counts = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Record<
+    DeliveryOutcomeKind,
+    number
+  >;
   /** Pairs of (delivered at, latency), oldest first; the ones before `firstKept` are expired. */
   private readonly latencies: { at: number; latencyMs: number }[] = [];
   private firstKept = 0;
@@ -32,9 +50,14 @@ class DestinationMetrics {
   recordLatency(at: number, latencyMs: number): void {
     this.latencies.push({ at, latencyMs });
     const horizon = at - LATENCY_WINDOWS_MS.last_hour;
-    while (this.firstKept < this.latencies.length && this.latencies[this.firstKept].at < horizon) this.firstKept++;
-    if (this.latencies.length - this.firstKept > MAX_LATENCY_SAMPLES) this.firstKept = this.latencies.length - MAX_LATENCY_SAMPLES;
-    if (this.firstKept >= COMPACT_AFTER_EXPIRED_SAMPLES || (this.firstKept > 0 && this.firstKept === this.latencies.length)) {
+    while (this.firstKept < this.latencies.length && this.latencies[this.firstKept].at < horizon)
+      this.firstKept++;
+    if (this.latencies.length - this.firstKept > MAX_LATENCY_SAMPLES)
+      this.firstKept = this.latencies.length - MAX_LATENCY_SAMPLES;
+    if (
+      this.firstKept >= COMPACT_AFTER_EXPIRED_SAMPLES ||
+      (this.firstKept > 0 && this.firstKept === this.latencies.length)
+    ) {
       this.latencies.splice(0, this.firstKept);
       this.firstKept = 0;
     }
@@ -47,7 +70,8 @@ class DestinationMetrics {
       if (sample.at >= now - windowMs) values.push(sample.latencyMs);
     }
     values.sort((a, b) => a - b);
-    const percentile = (p: number) => (values.length ? values[Math.min(values.length - 1, Math.ceil(p * values.length) - 1)] : null);
+    const percentile = (p: number) =>
+      values.length ? values[Math.min(values.length - 1, Math.ceil(p * values.length) - 1)] : null;
     return { p50: percentile(0.5), p95: percentile(0.95), samples: values.length };
   }
 }
@@ -61,10 +85,15 @@ export class DeliveryMetrics {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  record(destinationKey: string, outcome: DeliveryOutcomeKind, detail?: { latencyMs?: number; messageId?: string; reason?: string }): void {
+  record(
+    destinationKey: string,
+    outcome: DeliveryOutcomeKind,
+    detail?: { latencyMs?: number; messageId?: string; reason?: string },
+  ): void {
     const metrics = this.metricsOf(destinationKey);
     metrics.counts[outcome] += 1;
-    if (outcome === 'delivered' && detail?.latencyMs !== undefined) metrics.recordLatency(this.now(), detail.latencyMs);
+    if (outcome === 'delivered' && detail?.latencyMs !== undefined)
+      metrics.recordLatency(this.now(), detail.latencyMs);
     if (outcome === 'discarded' && detail?.reason) {
       metrics.lastDiscardReasons.push({
         messageId: detail.messageId ?? '',
@@ -79,7 +108,10 @@ export class DeliveryMetrics {
     const metrics = this.metricsOf(destinationKey);
     const now = this.now();
     const latency = Object.fromEntries(
-      Object.entries(LATENCY_WINDOWS_MS).map(([name, windowMs]) => [name, metrics.latencyOver(windowMs, now)]),
+      Object.entries(LATENCY_WINDOWS_MS).map(([name, windowMs]) => [
+        name,
+        metrics.latencyOver(windowMs, now),
+      ]),
     ) as DestinationMetricsSnapshot['latency'];
     return { counts: { ...metrics.counts }, latency, lastDiscardReasons: [...metrics.lastDiscardReasons] };
   }

@@ -72,13 +72,17 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
             ackWaitMs: ACK_WAIT_MS,
             maxInFlight: this.environment.ROUTER_MAX_IN_FLIGHT,
             onHandlerError: (error, delivery) =>
-              this.logger.error(`delivery of ${delivery.messageId} to ${destinationSlug} failed: ${(error as Error).message}`),
+              this.logger.error(
+                `delivery of ${delivery.messageId} to ${destinationSlug} failed: ${(error as Error).message}`,
+              ),
           },
           (delivery) => this.deliverer.handle(delivery, { consumerName, sourceId, destinationSlug }),
         );
       })
       .catch((error: Error) => {
-        this.logger.error(`could not start the consumer of ${destinationSlug} (${sourceId}): ${error.message}`);
+        this.logger.error(
+          `could not start the consumer of ${destinationSlug} (${sourceId}): ${error.message}`,
+        );
         this.subscriptions.delete(consumerName);
         return undefined;
       });

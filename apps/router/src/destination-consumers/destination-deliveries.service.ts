@@ -20,7 +20,8 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     sourceId?: string,
   ): Promise<DeliveryOutcome> {
     const adapter = this.registry.deliveryAdapterFor(destinationSlug);
-    if (!adapter) return { outcome: 'discard', reason: `Tributary has no delivery adapter for ${destinationSlug} yet` };
+    if (!adapter)
+      return { outcome: 'discard', reason: `Tributary has no delivery adapter for ${destinationSlug} yet` };
     const [result] = await adapter.deliver({ settings, sourceId, messages: [message] });
     if (result.outcome === 'retry' && result.retryAfterMs !== undefined) {
       return { ...result, retryAfterMs: Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS) };

@@ -87,12 +87,17 @@ export class MessageDeliverer {
     );
     const retryKey = `${context.consumerName}:${delivery.sequence}`;
     const history = this.retries.get(retryKey) ?? { firstAttemptAt: Date.now(), attempts: [] };
-    history.attempts.push({ at: new Date(), outcome: result.outcome === 'delivered' ? 'delivered' : result.reason });
+    history.attempts.push({
+      at: new Date(),
+      outcome: result.outcome === 'delivered' ? 'delivered' : result.reason,
+    });
 
     if (result.outcome === 'delivered') {
       this.retries.delete(retryKey);
       const receivedAt = Date.parse(String(payload.receivedAt));
-      this.settle(key, context, 'delivered', { latencyMs: Number.isNaN(receivedAt) ? undefined : Date.now() - receivedAt });
+      this.settle(key, context, 'delivered', {
+        latencyMs: Number.isNaN(receivedAt) ? undefined : Date.now() - receivedAt,
+      });
       await delivery.ack();
       return;
     }
@@ -124,7 +129,12 @@ export class MessageDeliverer {
   }
 
   /** Dead letters of a replay go with the destination's own, where operators look for them. */
-  private async deadLetter(delivery: Delivery, context: DeliveryContext, reason: string, history: AttemptHistory) {
+  private async deadLetter(
+    delivery: Delivery,
+    context: DeliveryContext,
+    reason: string,
+    history: AttemptHistory,
+  ) {
     await this.eventLog.deadLetter({
       consumerName: destinationConsumerName(context.sourceId, context.destinationSlug),
       message: {
@@ -152,8 +162,10 @@ export class MessageDeliverer {
   }
 }
 
-
-function routableDestination(view: DestinationView, catalogEntry: NonNullable<ReturnType<typeof findCatalogDestination>>) {
+function routableDestination(
+  view: DestinationView,
+  catalogEntry: NonNullable<ReturnType<typeof findCatalogDestination>>,
+) {
   return {
     slug: view.destination.destinationSlug,
     displayName: catalogEntry.displayName,

@@ -7,7 +7,11 @@ const MAX_DELAY_MS = 10 * 60_000;
  * `base * 2^(attempt-1)`, so that many messages failing together do not retry together. A
  * destination's `Retry-After` is honoured when it asks for longer.
  */
-export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, random: () => number = Math.random): number {
+export function retryDelayMs(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
   const exponential = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempt - 1));
   const jittered = Math.round(exponential / 2 + random() * (exponential / 2));
   return Math.max(jittered, Math.min(retryAfterMs ?? 0, MAX_DELAY_MS));

@@ -87,13 +87,21 @@ export class ReplayRunner implements OnApplicationBootstrap, OnApplicationShutdo
             },
           }),
       );
-      running.timer = setInterval(() => void this.finishIfDone(view, replay, running, consumerName), COMPLETION_CHECK_MS);
+      running.timer = setInterval(
+        () => void this.finishIfDone(view, replay, running, consumerName),
+        COMPLETION_CHECK_MS,
+      );
     } catch (error) {
       await this.finish(view, replay, running, 'FAILED', (error as Error).message);
     }
   }
 
-  private async finishIfDone(view: DestinationView, replay: ReplayRecord, running: RunningReplay, consumerName: string) {
+  private async finishIfDone(
+    view: DestinationView,
+    replay: ReplayRecord,
+    running: RunningReplay,
+    consumerName: string,
+  ) {
     const lag = await this.eventLog.consumerLag(consumerName).catch(() => undefined);
     if (!lag || lag.undelivered > 0 || lag.unacknowledged > 0 || !this.running.has(replay.replayId)) return;
     clearInterval(running.timer);
@@ -114,7 +122,14 @@ export class ReplayRunner implements OnApplicationBootstrap, OnApplicationShutdo
       await this.commands.execute(
         streamNames.destination(sourceId, destinationSlug),
         destinationDecider,
-        { type: 'FinishReplay', replayId: replay.replayId, state, counts: running.counts, failureReason, now: new Date().toISOString() },
+        {
+          type: 'FinishReplay',
+          replayId: replay.replayId,
+          state,
+          counts: running.counts,
+          failureReason,
+          now: new Date().toISOString(),
+        },
         { actor: 'system:router', requestId: `replay-${randomUUID()}`, time: new Date().toISOString() },
       );
     } catch (error) {

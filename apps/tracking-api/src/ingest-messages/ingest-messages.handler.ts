@@ -79,7 +79,9 @@ export class IngestMessagesHandler {
     }
     this.enforceRateLimit(workspace.id);
 
-    const normalized = orFail(normalizeRequest({ route: request.route, body: parsed, receivedAt, generateId: randomUUID }));
+    const normalized = orFail(
+      normalizeRequest({ route: request.route, body: parsed, receivedAt, generateId: randomUUID }),
+    );
     if (normalized.accepted.length > 0) {
       try {
         const outcomes = await this.eventLog.publishBatch(
@@ -113,13 +115,19 @@ export class IngestMessagesHandler {
     const claims = await readAccessToken(token, this.accessTokenKey);
     const application = claims && this.readModel.oauthApplication(claims.workspaceSlug, claims.applicationId);
     if (!claims || !application) {
-      throw new TrackingApiError('unauthorized', 'the bearer token is invalid or expired, or its OAuth application was deleted');
+      throw new TrackingApiError(
+        'unauthorized',
+        'the bearer token is invalid or expired, or its OAuth application was deleted',
+      );
     }
     if (!claims.scope.split(/\s+/).includes(TRACKING_WRITE_SCOPE)) {
       throw new TrackingApiError('unauthorized', `the bearer token lacks the ${TRACKING_WRITE_SCOPE} scope`);
     }
     if (claims.workspaceSlug !== workspaceSlug) {
-      throw new TrackingApiError('unauthorized', "the bearer token's OAuth application belongs to another workspace than the write key's source");
+      throw new TrackingApiError(
+        'unauthorized',
+        "the bearer token's OAuth application belongs to another workspace than the write key's source",
+      );
     }
   }
 
@@ -127,10 +135,14 @@ export class IngestMessagesHandler {
     const limit = this.rateLimiter?.take(workspaceId);
     if (limit && !limit.allowed) {
       const seconds = String(limit.retryAfterSeconds);
-      throw new TrackingApiError('rate_limited', `rate limit of the workspace exceeded; retry in ${seconds} s`, {
-        'retry-after': seconds,
-        'x-ratelimit-reset': seconds,
-      });
+      throw new TrackingApiError(
+        'rate_limited',
+        `rate limit of the workspace exceeded; retry in ${seconds} s`,
+        {
+          'retry-after': seconds,
+          'x-ratelimit-reset': seconds,
+        },
+      );
     }
   }
 }

@@ -1,4 +1,14 @@
-import { ArgumentsHost, Catch, Controller, ExceptionFilter, HttpCode, Logger, Post, Req, UseFilters } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  Controller,
+  ExceptionFilter,
+  HttpCode,
+  Logger,
+  Post,
+  Req,
+  UseFilters,
+} from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { OAuthRequestError } from '@tributary/auth';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -19,7 +29,9 @@ export class OAuthErrorFilter implements ExceptionFilter {
       if (retryAfter !== undefined) {
         reply.header('retry-after', String(retryAfter)).header('x-ratelimit-reset', String(retryAfter));
       }
-      reply.status(exception.status).send({ error: exception.error, error_description: exception.description });
+      reply
+        .status(exception.status)
+        .send({ error: exception.error, error_description: exception.description });
       return;
     }
     this.logger.error(`token request failed: ${(exception as Error)?.stack ?? String(exception)}`);

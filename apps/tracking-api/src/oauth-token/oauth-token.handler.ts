@@ -56,7 +56,11 @@ export class OAuthTokenHandler {
 
   async issue(request: TokenRequest): Promise<TokenResponse> {
     if (!/^application\/x-www-form-urlencoded\b/i.test(request.contentType ?? '')) {
-      throw new OAuthRequestError(415, 'invalid_request', 'send the request as application/x-www-form-urlencoded');
+      throw new OAuthRequestError(
+        415,
+        'invalid_request',
+        'send the request as application/x-www-form-urlencoded',
+      );
     }
     const form = new URLSearchParams(Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '');
     const grantType = form.get('grant_type');
@@ -65,7 +69,11 @@ export class OAuthTokenHandler {
       throw new OAuthRequestError(400, 'unsupported_grant_type', 'only client_credentials is supported');
     }
     if (form.get('client_assertion_type') !== CLIENT_ASSERTION_TYPE) {
-      throw new OAuthRequestError(400, 'invalid_request', `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`);
+      throw new OAuthRequestError(
+        400,
+        'invalid_request',
+        `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}`,
+      );
     }
     const assertion = form.get('client_assertion');
     if (!assertion) throw new OAuthRequestError(400, 'invalid_request', 'client_assertion is required');
@@ -79,7 +87,8 @@ export class OAuthTokenHandler {
     this.throttle(this.addressRateLimiter, `address:${request.callerAddress}`);
     const { subject } = peekClientAssertion(assertion);
     const application = subject ? this.readModel.oauthApplicationByClientId(subject) : undefined;
-    if (!application) throw new OAuthRequestError(401, 'invalid_client', 'unknown client: sub must be a client id');
+    if (!application)
+      throw new OAuthRequestError(401, 'invalid_client', 'unknown client: sub must be a client id');
     const configuredAudiences = (this.environment.OAUTH_AUDIENCES ?? '').split(',').map((url) => url.trim());
     const verified = await verifyClientAssertion(assertion, application, [
       request.endpointBaseUrl,
@@ -99,7 +108,12 @@ export class OAuthTokenHandler {
       application.tokenLifetimeSeconds,
       this.signingKey,
     );
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: application.tokenLifetimeSeconds, scope };
+    return {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: application.tokenLifetimeSeconds,
+      scope,
+    };
   }
 
   private throttle(limiter: RateLimiter, key: string): void {

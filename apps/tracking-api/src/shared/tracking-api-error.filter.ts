@@ -29,21 +29,38 @@ export class TrackingApiErrorFilter implements ExceptionFilter {
         headers: exception.headers,
       };
     }
-    if (exception instanceof HttpException && (exception.getStatus() === 404 || exception.getStatus() === 405)) {
+    if (
+      exception instanceof HttpException &&
+      (exception.getStatus() === 404 || exception.getStatus() === 405)
+    ) {
       const path = request.url.split('?')[0];
       return {
         status: exception.getStatus(),
-        body: { success: false, code: 'not_found', message: `no route for ${request.method} ${path}`, error: `no route for ${request.method} ${path}` },
+        body: {
+          success: false,
+          code: 'not_found',
+          message: `no route for ${request.method} ${path}`,
+          error: `no route for ${request.method} ${path}`,
+        },
         headers: {},
       };
     }
-    const clientStatus = exception instanceof HttpException ? exception.getStatus() : (exception as { statusCode?: number })?.statusCode;
+    const clientStatus =
+      exception instanceof HttpException
+        ? exception.getStatus()
+        : (exception as { statusCode?: number })?.statusCode;
     if (typeof clientStatus === 'number' && clientStatus >= 400 && clientStatus < 500) {
       // Fastify's own refusals (a body over its hard limit, a bad header): never 413, always 400 (spec §9.1).
       const code = clientStatus === 413 ? 'payload_too_large' : 'invalid_request';
       return { status: 400, body: trackingErrorBody(code, (exception as Error).message), headers: {} };
     }
-    this.logger.error(`unexpected failure on ${request.method} ${request.url}: ${(exception as Error)?.stack ?? String(exception)}`);
-    return { status: 500, body: trackingErrorBody('internal', 'internal error; the request was not stored, retry it'), headers: {} };
+    this.logger.error(
+      `unexpected failure on ${request.method} ${request.url}: ${(exception as Error)?.stack ?? String(exception)}`,
+    );
+    return {
+      status: 500,
+      body: trackingErrorBody('internal', 'internal error; the request was not stored, retry it'),
+      headers: {},
+    };
   }
 }

@@ -18,7 +18,11 @@ import type { FastifyReply } from 'fastify';
 @Catch(HttpException)
 class HealthReportFilter implements ExceptionFilter {
   catch(exception: HttpException, host: ArgumentsHost): void {
-    host.switchToHttp().getResponse<FastifyReply>().status(exception.getStatus()).send(exception.getResponse());
+    host
+      .switchToHttp()
+      .getResponse<FastifyReply>()
+      .status(exception.getStatus())
+      .send(exception.getResponse());
   }
 }
 

@@ -7,8 +7,7 @@ export type AccessTokenState =
   | { status: 'deleted'; token: AccessTokenRecord };
 
 export type AccessTokenCommand =
-  | { type: 'CreateAccessToken'; token: AccessTokenRecord }
-  | { type: 'DeleteAccessToken' };
+  { type: 'CreateAccessToken'; token: AccessTokenRecord } | { type: 'DeleteAccessToken' };
 
 export const accessTokenDecider: Decider<AccessTokenState, AccessTokenCommand, AccessTokenEvent> = {
   initialState: { status: 'absent' },
@@ -17,7 +16,8 @@ export const accessTokenDecider: Decider<AccessTokenState, AccessTokenCommand, A
     switch (command.type) {
       case 'CreateAccessToken': {
         // A token number is never reused, even after its token was deleted.
-        if (state.status !== 'absent') throw alreadyExists(`access-tokens/${command.token.number} already exists`);
+        if (state.status !== 'absent')
+          throw alreadyExists(`access-tokens/${command.token.number} already exists`);
         const { token } = command;
         if (!token.instanceAdmin && token.workspaceSlugs.length === 0) {
           throw invalidArgument('access_token.workspace_names must name at least one workspace');

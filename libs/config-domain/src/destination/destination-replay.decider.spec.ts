@@ -33,7 +33,13 @@ const counts = { delivered: 3, discarded: 0, filtered: 1, skipped: 0, dead_lette
 describe('destination decider: replays and dead-letter redrives', () => {
   it('requests a replay, even of a disabled destination', () => {
     given(destinationDecider, [created])
-      .when({ type: 'RequestReplay', replayId: 'rp_1', startTime: '2026-01-01T00:00:00Z', endTime: null, now })
+      .when({
+        type: 'RequestReplay',
+        replayId: 'rp_1',
+        startTime: '2026-01-01T00:00:00Z',
+        endTime: null,
+        now,
+      })
       .then([requested]);
   });
 
@@ -50,19 +56,34 @@ describe('destination decider: replays and dead-letter redrives', () => {
 
   it('refuses a replay of a destination that does not exist', () => {
     given(destinationDecider)
-      .when({ type: 'RequestReplay', replayId: 'rp_1', startTime: '2026-01-01T00:00:00Z', endTime: null, now })
+      .when({
+        type: 'RequestReplay',
+        replayId: 'rp_1',
+        startTime: '2026-01-01T00:00:00Z',
+        endTime: null,
+        now,
+      })
       .thenThrows('not_found', 'destination not found');
   });
 
   it('finishes a running replay with its counts, once', () => {
     const finished: DestinationEvent = {
       type: 'DestinationReplayFinished',
-      data: { ...identity, replayId: 'rp_1', state: 'COMPLETED', counts, finishTime: now, failureReason: null },
+      data: {
+        ...identity,
+        replayId: 'rp_1',
+        state: 'COMPLETED',
+        counts,
+        finishTime: now,
+        failureReason: null,
+      },
     };
     const { state } = given(destinationDecider, [created, requested])
       .when({ type: 'FinishReplay', replayId: 'rp_1', state: 'COMPLETED', counts, failureReason: null, now })
       .then([finished]);
-    expect(state).toMatchObject({ replays: [{ replayId: 'rp_1', state: 'COMPLETED', counts, finishTime: now }] });
+    expect(state).toMatchObject({
+      replays: [{ replayId: 'rp_1', state: 'COMPLETED', counts, finishTime: now }],
+    });
     given(destinationDecider, [created, requested, finished])
       .when({ type: 'FinishReplay', replayId: 'rp_1', state: 'COMPLETED', counts, failureReason: null, now })
       .then([]);
@@ -77,6 +98,11 @@ describe('destination decider: replays and dead-letter redrives', () => {
   it('records a dead-letter redrive request', () => {
     given(destinationDecider, [created])
       .when({ type: 'RequestDeadLetterRedrive', redriveId: 'rd_1', now })
-      .then([{ type: 'DestinationDeadLettersRedriveRequested', data: { ...identity, redriveId: 'rd_1', requestTime: now } }]);
+      .then([
+        {
+          type: 'DestinationDeadLettersRedriveRequested',
+          data: { ...identity, redriveId: 'rd_1', requestTime: now },
+        },
+      ]);
   });
 });

@@ -61,7 +61,9 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
       case 'CreateDestination': {
         const { destination, settings } = command;
         if (!command.sourceExists) {
-          throw notFound(`workspaces/${destination.workspaceSlug}/sources/${destination.sourceSlug} not found`);
+          throw notFound(
+            `workspaces/${destination.workspaceSlug}/sources/${destination.sourceSlug} not found`,
+          );
         }
         if (state.status === 'active') {
           throw alreadyExists(`${destinationName(destination)} already exists`);
@@ -88,10 +90,14 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
         const { destination, filters } = requireActive(state);
         // Two filters under one id could no longer be told apart: update and delete would hit both.
         if (filters.some((filter) => filter.filterId === command.filter.filterId)) {
-          throw alreadyExists(`${destinationName(destination)}/filters/${command.filter.filterId} already exists`);
+          throw alreadyExists(
+            `${destinationName(destination)}/filters/${command.filter.filterId} already exists`,
+          );
         }
         validateFilter(command.filter);
-        return [{ type: 'DestinationFilterCreated', data: { ...identity(destination), filter: command.filter } }];
+        return [
+          { type: 'DestinationFilterCreated', data: { ...identity(destination), filter: command.filter } },
+        ];
       }
       case 'UpdateFilter': {
         const active = requireActive(state);
@@ -113,7 +119,10 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
         const active = requireActive(state);
         requireFilter(active.filters, command.filterId);
         return [
-          { type: 'DestinationFilterDeleted', data: { ...identity(active.destination), filterId: command.filterId } },
+          {
+            type: 'DestinationFilterDeleted',
+            data: { ...identity(active.destination), filterId: command.filterId },
+          },
         ];
       }
       case 'RequestReplay': {
@@ -121,9 +130,12 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
         const start = Date.parse(command.startTime);
         const end = command.endTime === null ? null : Date.parse(command.endTime);
         if (Number.isNaN(start)) throw invalidArgument('replay.start_time must be an RFC 3339 time');
-        if (end !== null && Number.isNaN(end)) throw invalidArgument('replay.end_time must be an RFC 3339 time');
-        if (start > Date.parse(command.now)) throw invalidArgument('replay.start_time must not be in the future');
-        if (end !== null && end <= start) throw invalidArgument('replay.end_time must be after replay.start_time');
+        if (end !== null && Number.isNaN(end))
+          throw invalidArgument('replay.end_time must be an RFC 3339 time');
+        if (start > Date.parse(command.now))
+          throw invalidArgument('replay.start_time must not be in the future');
+        if (end !== null && end <= start)
+          throw invalidArgument('replay.end_time must be after replay.start_time');
         const replay: ReplayRecord = {
           replayId: command.replayId,
           startTime: new Date(start).toISOString(),
@@ -206,7 +218,10 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
           ),
         };
       case 'DestinationFilterDeleted':
-        return { ...state, filters: state.filters.filter((filter) => filter.filterId !== event.data.filterId) };
+        return {
+          ...state,
+          filters: state.filters.filter((filter) => filter.filterId !== event.data.filterId),
+        };
       case 'DestinationReplayRequested':
         return { ...state, replays: [...state.replays, event.data.replay] };
       case 'DestinationReplayFinished':
@@ -235,7 +250,13 @@ export function applyDestinationChanges(
 
 export function applyReplayFinished(
   replays: ReplayRecord[],
-  finished: { replayId: string; state: ReplayRecord['state']; counts: ReplayCounts; finishTime: string; failureReason: string | null },
+  finished: {
+    replayId: string;
+    state: ReplayRecord['state'];
+    counts: ReplayCounts;
+    finishTime: string;
+    failureReason: string | null;
+  },
 ): ReplayRecord[] {
   return replays.map((replay) =>
     replay.replayId === finished.replayId
@@ -251,7 +272,9 @@ export function applyReplayFinished(
 }
 
 /** Destinations recorded before `catalogSlug` existed were named by their catalog slug. */
-export function catalogSlugOf(destination: Pick<DestinationRecord, 'catalogSlug' | 'destinationSlug'>): string {
+export function catalogSlugOf(
+  destination: Pick<DestinationRecord, 'catalogSlug' | 'destinationSlug'>,
+): string {
   return destination.catalogSlug ?? destination.destinationSlug;
 }
 
@@ -259,7 +282,13 @@ export function destinationName(identity: DestinationIdentity): string {
   return `workspaces/${identity.workspaceSlug}/sources/${identity.sourceSlug}/destinations/${identity.destinationSlug}`;
 }
 
-const FILTER_ACTION_TYPES = ['drop_event', 'sample_event', 'whitelist_fields', 'blacklist_fields', 'blocklist_fields'];
+const FILTER_ACTION_TYPES = [
+  'drop_event',
+  'sample_event',
+  'whitelist_fields',
+  'blacklist_fields',
+  'blocklist_fields',
+];
 
 function validateFilter(filter: Pick<FilterRecord, 'if' | 'actions'>): void {
   if (typeof filter.if !== 'string' || !filter.if.trim()) {
@@ -284,7 +313,9 @@ function validateFilterAction(action: FilterAction, index: number): void {
   if (action.type.endsWith('_fields')) {
     const fields = action.fields;
     if (!fields || typeof fields !== 'object' || Array.isArray(fields)) {
-      throw invalidArgument(`filter.actions[${index}].fields must be an object such as {"properties":{"fields":[…]}}`);
+      throw invalidArgument(
+        `filter.actions[${index}].fields must be an object such as {"properties":{"fields":[…]}}`,
+      );
     }
   }
 }
@@ -306,7 +337,10 @@ function rejectUnknownSettings(config: Record<string, unknown>, settings: Settin
 function rejectMissingRequiredSettings(config: Record<string, unknown>, settings: SettingDefinition[]): void {
   const missing = settings
     .filter((setting) => setting.required)
-    .filter((setting) => config[setting.name] === undefined || config[setting.name] === null || config[setting.name] === '')
+    .filter(
+      (setting) =>
+        config[setting.name] === undefined || config[setting.name] === null || config[setting.name] === '',
+    )
     .map((setting) => setting.name);
   if (missing.length > 0) {
     throw invalidArgument(`an enabled destination needs its required settings: ${missing.join(', ')}`);

@@ -38,7 +38,9 @@ export interface FilterRecord {
   updateTime: string;
 }
 
-export type FilterChanges = Partial<Pick<FilterRecord, 'title' | 'description' | 'if' | 'enabled' | 'actions'>>;
+export type FilterChanges = Partial<
+  Pick<FilterRecord, 'title' | 'description' | 'if' | 'enabled' | 'actions'>
+>;
 
 export type ReplayState = 'RUNNING' | 'COMPLETED' | 'FAILED';
 
@@ -62,11 +64,18 @@ export interface ReplayRecord {
   failureReason: string | null;
 }
 
-export type DestinationChanges = { enabled?: boolean; connectionMode?: ConnectionMode; config?: Record<string, unknown> };
+export type DestinationChanges = {
+  enabled?: boolean;
+  connectionMode?: ConnectionMode;
+  config?: Record<string, unknown>;
+};
 
 export type DestinationEvent =
   | { type: 'DestinationCreated'; data: DestinationRecord }
-  | { type: 'DestinationUpdated'; data: DestinationIdentity & { changes: DestinationChanges; updateTime: string } }
+  | {
+      type: 'DestinationUpdated';
+      data: DestinationIdentity & { changes: DestinationChanges; updateTime: string };
+    }
   | { type: 'DestinationDeleted'; data: DestinationIdentity }
   | { type: 'DestinationFilterCreated'; data: DestinationIdentity & { filter: FilterRecord } }
   | {
@@ -85,7 +94,10 @@ export type DestinationEvent =
         failureReason: string | null;
       };
     }
-  | { type: 'DestinationDeadLettersRedriveRequested'; data: DestinationIdentity & { redriveId: string; requestTime: string } }
+  | {
+      type: 'DestinationDeadLettersRedriveRequested';
+      data: DestinationIdentity & { redriveId: string; requestTime: string };
+    }
   | {
       type: 'DestinationDeadLettersRedriven';
       data: DestinationIdentity & {

@@ -1,10 +1,13 @@
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
-import { OAuthApplicationChanges, OAuthApplicationEvent, OAuthApplicationRecord, OAuthPublicKey } from './oauth-application.events';
+import {
+  OAuthApplicationChanges,
+  OAuthApplicationEvent,
+  OAuthApplicationRecord,
+  OAuthPublicKey,
+} from './oauth-application.events';
 
 export type OAuthApplicationState =
-  | { status: 'absent' }
-  | { status: 'active'; application: OAuthApplicationRecord }
-  | { status: 'deleted' };
+  { status: 'absent' } | { status: 'active'; application: OAuthApplicationRecord } | { status: 'deleted' };
 
 export type OAuthApplicationCommand =
   | { type: 'CreateOAuthApplication'; application: OAuthApplicationRecord; workspaceExists: boolean }
@@ -15,7 +18,11 @@ export type OAuthApplicationCommand =
 export const MIN_TOKEN_LIFETIME_SECONDS = 60;
 export const MAX_TOKEN_LIFETIME_SECONDS = 30 * 86_400;
 
-export const oauthApplicationDecider: Decider<OAuthApplicationState, OAuthApplicationCommand, OAuthApplicationEvent> = {
+export const oauthApplicationDecider: Decider<
+  OAuthApplicationState,
+  OAuthApplicationCommand,
+  OAuthApplicationEvent
+> = {
   initialState: { status: 'absent' },
 
   decide(state, command) {
@@ -23,8 +30,10 @@ export const oauthApplicationDecider: Decider<OAuthApplicationState, OAuthApplic
       case 'CreateOAuthApplication': {
         const { application } = command;
         if (!command.workspaceExists) throw notFound(`workspaces/${application.workspaceSlug} not found`);
-        if (state.status !== 'absent') throw alreadyExists(`OAuth application ${application.applicationId} already exists`);
-        if (!application.displayName.trim()) throw invalidArgument('oauth_application.display_name is required');
+        if (state.status !== 'absent')
+          throw alreadyExists(`OAuth application ${application.applicationId} already exists`);
+        if (!application.displayName.trim())
+          throw invalidArgument('oauth_application.display_name is required');
         validatePublicKeys(application.publicKeys);
         validateLifetime(application.tokenLifetimeSeconds);
         return [{ type: 'OAuthApplicationCreated', data: application }];
@@ -70,17 +79,25 @@ function validatePublicKeys(keys: OAuthPublicKey[]): void {
   if (keys.length === 0) throw invalidArgument('oauth_application.public_keys must hold at least one key');
   const seen = new Set<string>();
   keys.forEach((key, index) => {
-    if (!key.keyId?.trim()) throw invalidArgument(`oauth_application.public_keys[${index}].key_id is required`);
-    if (seen.has(key.keyId)) throw invalidArgument(`oauth_application.public_keys: key_id "${key.keyId}" appears twice`);
+    if (!key.keyId?.trim())
+      throw invalidArgument(`oauth_application.public_keys[${index}].key_id is required`);
+    if (seen.has(key.keyId))
+      throw invalidArgument(`oauth_application.public_keys: key_id "${key.keyId}" appears twice`);
     seen.add(key.keyId);
     if (!/-----BEGIN PUBLIC KEY-----/.test(key.pem ?? '')) {
-      throw invalidArgument(`oauth_application.public_keys[${index}].pem must be a PEM "-----BEGIN PUBLIC KEY-----" block`);
+      throw invalidArgument(
+        `oauth_application.public_keys[${index}].pem must be a PEM "-----BEGIN PUBLIC KEY-----" block`,
+      );
     }
   });
 }
 
 function validateLifetime(seconds: number): void {
-  if (!Number.isInteger(seconds) || seconds < MIN_TOKEN_LIFETIME_SECONDS || seconds > MAX_TOKEN_LIFETIME_SECONDS) {
+  if (
+    !Number.isInteger(seconds) ||
+    seconds < MIN_TOKEN_LIFETIME_SECONDS ||
+    seconds > MAX_TOKEN_LIFETIME_SECONDS
+  ) {
     throw invalidArgument(
       `oauth_application.token_lifetime_seconds must be an integer from ${MIN_TOKEN_LIFETIME_SECONDS} to ${MAX_TOKEN_LIFETIME_SECONDS}`,
     );

@@ -15,7 +15,9 @@ export interface OAuthApplicationRecord {
   createTime: string;
 }
 
-export type OAuthApplicationChanges = Partial<Pick<OAuthApplicationRecord, 'displayName' | 'publicKeys' | 'tokenLifetimeSeconds'>>;
+export type OAuthApplicationChanges = Partial<
+  Pick<OAuthApplicationRecord, 'displayName' | 'publicKeys' | 'tokenLifetimeSeconds'>
+>;
 
 type ApplicationIdentity = { workspaceSlug: string; applicationId: string };
 

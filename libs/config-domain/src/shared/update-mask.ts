@@ -37,7 +37,10 @@ function stripResourcePrefix(resourceKey: string, path: string): string {
   return path.startsWith(`${resourceKey}.`) ? path.slice(resourceKey.length + 1) : path;
 }
 
-function presentFieldPaths(body: Record<string, unknown>, zeroValues: Readonly<Record<string, unknown>>): string[] {
+function presentFieldPaths(
+  body: Record<string, unknown>,
+  zeroValues: Readonly<Record<string, unknown>>,
+): string[] {
   // Only top-level fields: a body without a mask replaces whole fields, never parts of one.
   return Object.keys(zeroValues).filter((path) => !path.includes('.') && body[path] !== undefined);
 }

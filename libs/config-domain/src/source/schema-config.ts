@@ -60,8 +60,10 @@ const TRAIT_ACTIONS = ['ALLOW', 'OMIT_TRAITS', 'BLOCK'];
 export function schemaConfigValueProblem(field: keyof SchemaConfig, value: unknown): string | undefined {
   // Checked first: the rules below go by name prefix, which would let any `allow_*` name through.
   if (!Object.hasOwn(DEFAULT_SCHEMA_CONFIG, field)) return `${field} is not a schema config field`;
-  if (field.startsWith('allow_')) return typeof value === 'boolean' ? undefined : `${field} must be a boolean`;
-  if (field.startsWith('forwarding_')) return typeof value === 'string' ? undefined : `${field} must be a string`;
+  if (field.startsWith('allow_'))
+    return typeof value === 'boolean' ? undefined : `${field} must be a boolean`;
+  if (field.startsWith('forwarding_'))
+    return typeof value === 'string' ? undefined : `${field} must be a string`;
   const allowed = field === 'common_track_event_on_violations' ? TRACK_ACTIONS : TRAIT_ACTIONS;
   return allowed.includes(value as string) ? undefined : `${field} must be one of ${allowed.join(', ')}`;
 }

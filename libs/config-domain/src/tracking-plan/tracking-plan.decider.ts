@@ -1,5 +1,10 @@
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
-import { TrackingPlanChanges, TrackingPlanEvent, TrackingPlanRecord, TrackingPlanRules } from './tracking-plan.events';
+import {
+  TrackingPlanChanges,
+  TrackingPlanEvent,
+  TrackingPlanRecord,
+  TrackingPlanRules,
+} from './tracking-plan.events';
 
 export type TrackingPlanState =
   | { status: 'absent' }
@@ -7,8 +12,16 @@ export type TrackingPlanState =
   | { status: 'deleted' };
 
 export type TrackingPlanCommand =
-  | { type: 'CreateTrackingPlan'; plan: Omit<TrackingPlanRecord, 'rules'> & { rules: unknown }; workspaceExists: boolean }
-  | { type: 'UpdateTrackingPlan'; changes: { displayName?: string; rules?: unknown; ruleParts?: Record<string, unknown> }; now: string }
+  | {
+      type: 'CreateTrackingPlan';
+      plan: Omit<TrackingPlanRecord, 'rules'> & { rules: unknown };
+      workspaceExists: boolean;
+    }
+  | {
+      type: 'UpdateTrackingPlan';
+      changes: { displayName?: string; rules?: unknown; ruleParts?: Record<string, unknown> };
+      now: string;
+    }
   | { type: 'DeleteTrackingPlan' }
   | {
       type: 'ConnectSources';
@@ -27,8 +40,10 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
     switch (command.type) {
       case 'CreateTrackingPlan': {
         if (!command.workspaceExists) throw notFound(`workspaces/${command.plan.workspaceSlug} not found`);
-        if (state.status !== 'absent') throw alreadyExists(`tracking plan ${command.plan.planId} already exists`);
-        if (!command.plan.displayName?.trim()) throw invalidArgument('tracking_plan.display_name is required');
+        if (state.status !== 'absent')
+          throw alreadyExists(`tracking plan ${command.plan.planId} already exists`);
+        if (!command.plan.displayName?.trim())
+          throw invalidArgument('tracking_plan.display_name is required');
         const rules = normalizeRules(command.plan.rules ?? {});
         return [{ type: 'TrackingPlanCreated', data: { ...command.plan, rules } }];
       }
@@ -52,18 +67,26 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
         return [
           {
             type: 'TrackingPlanUpdated',
-            data: { workspaceSlug: plan.workspaceSlug, planId: plan.planId, changes, updateTime: command.now },
+            data: {
+              workspaceSlug: plan.workspaceSlug,
+              planId: plan.planId,
+              changes,
+              updateTime: command.now,
+            },
           },
         ];
       }
       case 'DeleteTrackingPlan': {
         const { plan } = requireActive(state);
-        return [{ type: 'TrackingPlanDeleted', data: { workspaceSlug: plan.workspaceSlug, planId: plan.planId } }];
+        return [
+          { type: 'TrackingPlanDeleted', data: { workspaceSlug: plan.workspaceSlug, planId: plan.planId } },
+        ];
       }
       case 'ConnectSources': {
         const active = requireActive(state);
         const { workspaceSlug, planId } = active.plan;
-        if (command.sourceSlugs.length === 0) throw invalidArgument('source_names must name at least one source');
+        if (command.sourceSlugs.length === 0)
+          throw invalidArgument('source_names must name at least one source');
         const events: TrackingPlanEvent[] = [];
         const connected = new Set(active.connectedSourceSlugs);
         for (const sourceSlug of new Set(command.sourceSlugs)) {
@@ -85,10 +108,17 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
       case 'DisconnectSource': {
         const active = requireActive(state);
         if (!active.connectedSourceSlugs.includes(command.sourceSlug)) {
-          throw notFound(`source ${command.sourceSlug} is not connected to tracking plan ${active.plan.planId}`);
+          throw notFound(
+            `source ${command.sourceSlug} is not connected to tracking plan ${active.plan.planId}`,
+          );
         }
         const { workspaceSlug, planId } = active.plan;
-        return [{ type: 'TrackingPlanSourceDisconnected', data: { workspaceSlug, planId, sourceSlug: command.sourceSlug } }];
+        return [
+          {
+            type: 'TrackingPlanSourceDisconnected',
+            data: { workspaceSlug, planId, sourceSlug: command.sourceSlug },
+          },
+        ];
       }
     }
   },
@@ -131,7 +161,12 @@ export function applyTrackingPlanChanges(
       else rules[part] = value;
     }
   }
-  return { ...plan, displayName: changes.displayName ?? plan.displayName, rules, updateTime: update.updateTime };
+  return {
+    ...plan,
+    displayName: changes.displayName ?? plan.displayName,
+    rules,
+    updateTime: update.updateTime,
+  };
 }
 
 /**
@@ -142,7 +177,12 @@ export function normalizeRules(input: unknown): TrackingPlanRules {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw invalidArgument('tracking_plan.rules must be an object');
   }
-  const rules: TrackingPlanRules = { ...(input as Record<string, unknown>), events: [], identify_traits: [], group_traits: [] };
+  const rules: TrackingPlanRules = {
+    ...(input as Record<string, unknown>),
+    events: [],
+    identify_traits: [],
+    group_traits: [],
+  };
   for (const part of RULE_PARTS) {
     const value = normalizeRulePart(part, (input as Record<string, unknown>)[part]);
     if (value === undefined) delete rules[part];
@@ -161,7 +201,9 @@ function normalizeRulePart(part: string, value: unknown): any {
     if (part === 'events') {
       value.forEach(validateEventRule);
       // Clients may leave `version` out (C7); the stored plan always carries one, as Segment's did.
-      return value.map((rule) => ((rule as { version?: unknown }).version === undefined ? { ...rule, version: 1 } : rule));
+      return value.map((rule) =>
+        (rule as { version?: unknown }).version === undefined ? { ...rule, version: 1 } : rule,
+      );
     }
     return value;
   }

@@ -13,8 +13,10 @@ export const workspaceDecider: Decider<WorkspaceState, WorkspaceCommand, Workspa
   decide(state, command) {
     switch (command.type) {
       case 'CreateWorkspace':
-        if (state.status === 'active') throw alreadyExists(`workspaces/${command.workspace.slug} already exists`);
-        if (!command.workspace.displayName.trim()) throw invalidArgument('workspace.display_name is required');
+        if (state.status === 'active')
+          throw alreadyExists(`workspaces/${command.workspace.slug} already exists`);
+        if (!command.workspace.displayName.trim())
+          throw invalidArgument('workspace.display_name is required');
         return [{ type: 'WorkspaceCreated', data: command.workspace }];
       case 'UpdateWorkspace':
         if (state.status !== 'active') throw notFound('workspace not found');

@@ -10,4 +10,7 @@ export interface WorkspaceRecord {
 
 export type WorkspaceEvent =
   | { type: 'WorkspaceCreated'; data: WorkspaceRecord }
-  | { type: 'WorkspaceUpdated'; data: { slug: string; changes: { displayName?: string; oauthRequired?: boolean } } };
+  | {
+      type: 'WorkspaceUpdated';
+      data: { slug: string; changes: { displayName?: string; oauthRequired?: boolean } };
+    };

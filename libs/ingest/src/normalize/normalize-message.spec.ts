@@ -262,14 +262,17 @@ describe('normalizeMessage', () => {
       ['NUL', 'm\u00001'],
       ['TAB', 'm\t1'],
       ['DEL', 'm\u007f1'],
-    ])('when it contains %s, then invalid_message_id: it would break the Nats-Msg-Id header', (_, messageId) => {
-      expect(normalizeMessage({ type: 'identify', userId: 'u', messageId }, inBatch())).toEqual({
-        ok: false,
-        code: 'invalid_message_id',
-        message: expect.stringContaining('control characters'),
-        messageId,
-      });
-    });
+    ])(
+      'when it contains %s, then invalid_message_id: it would break the Nats-Msg-Id header',
+      (_, messageId) => {
+        expect(normalizeMessage({ type: 'identify', userId: 'u', messageId }, inBatch())).toEqual({
+          ok: false,
+          code: 'invalid_message_id',
+          message: expect.stringContaining('control characters'),
+          messageId,
+        });
+      },
+    );
 
     it('when it contains spaces, punctuation or non-ASCII letters, then it is kept', () => {
       for (const id of ['with space', 'a:b/c?d=e&f#g', 'ünïcødé-😀', 'x\u0085y']) {

@@ -199,7 +199,10 @@ function checkMessageId(value: unknown): MessageIdCheck {
   // bad id into a 503 that every client retries forever. No real client puts control characters in an id,
   // so all of C0 and DEL are refused, on every adapter alike [decision].
   if (CONTROL_CHARACTER.test(value)) {
-    return { ok: false, problem: '"messageId" must not contain control characters (U+0000 to U+001F, U+007F)' };
+    return {
+      ok: false,
+      problem: '"messageId" must not contain control characters (U+0000 to U+001F, U+007F)',
+    };
   }
   // Rejected rather than truncated: truncation could merge distinct ids into one dedupe key (spec §6.3).
   const length = [...value].length;

@@ -57,7 +57,10 @@ export async function createHttpApplication(
 function answerUnroutableUrl(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message = error.message;
   if (request.url.startsWith('/v1beta')) {
-    reply.code(400).header('content-type', 'application/json; charset=utf-8').send({ error: message, code: 3, message });
+    reply
+      .code(400)
+      .header('content-type', 'application/json; charset=utf-8')
+      .send({ error: message, code: 3, message });
     return;
   }
   const statusCode = error.statusCode ?? 400;

@@ -178,7 +178,11 @@ export class JetStreamEventLog implements EventLog {
       messages.map(async (message): Promise<PublishOutcome> => {
         const subject = `${TRACKING_SUBJECT_PREFIX}.${message.workspaceId}.${message.sourceId}`;
         try {
-          const ack = await this.publisher.publish(subject, JSON.stringify(message.payload), message.messageId);
+          const ack = await this.publisher.publish(
+            subject,
+            JSON.stringify(message.payload),
+            message.messageId,
+          );
           return { messageId: message.messageId, duplicate: ack.duplicate, sequence: ack.sequence };
         } catch (error) {
           throw this.translate(error, `publish of ${message.messageId}`);
@@ -342,8 +346,7 @@ export class JetStreamEventLog implements EventLog {
       if (status.type === 'disconnect') {
         this.connected = false;
         this.publisher.failPending('the NATS connection dropped before JetStream acknowledged the publish');
-      }
-      else if (status.type === 'reconnect') this.connected = true;
+      } else if (status.type === 'reconnect') this.connected = true;
     }
   }
 

@@ -33,14 +33,21 @@ export class PipelinedJetStreamPublisher {
     this.sweeper.unref();
   }
 
-  publish(subject: string, payload: string, messageId: string): Promise<{ sequence: number; duplicate: boolean }> {
+  publish(
+    subject: string,
+    payload: string,
+    messageId: string,
+  ): Promise<{ sequence: number; duplicate: boolean }> {
     const replyId = this.nextReplyId++;
     const messageHeaders = headers();
     messageHeaders.set('Nats-Msg-Id', messageId);
     return new Promise((resolve, reject) => {
       this.pending.set(replyId, { resolve, reject, deadline: Date.now() + this.timeoutMs });
       try {
-        this.connection.publish(subject, payload, { reply: `${this.inbox}.${replyId}`, headers: messageHeaders });
+        this.connection.publish(subject, payload, {
+          reply: `${this.inbox}.${replyId}`,
+          headers: messageHeaders,
+        });
       } catch (error) {
         this.pending.delete(replyId);
         reject(new EventLogUnavailableError('publish failed: NATS connection unusable', { cause: error }));
@@ -70,16 +77,28 @@ export class PipelinedJetStreamPublisher {
     // A status message instead of a PubAck: 503 means no stream listens on the subject.
     const status = message.headers?.code ?? 0;
     if (status >= 400) {
-      return pending.reject(new EventLogUnavailableError(`JetStream answered ${status} ${message.headers?.description ?? ''}`));
+      return pending.reject(
+        new EventLogUnavailableError(`JetStream answered ${status} ${message.headers?.description ?? ''}`),
+      );
     }
     try {
-      const ack = JSON.parse(message.string()) as { seq?: number; duplicate?: boolean; error?: { description?: string } };
+      const ack = JSON.parse(message.string()) as {
+        seq?: number;
+        duplicate?: boolean;
+        error?: { description?: string };
+      };
       if (ack.error || typeof ack.seq !== 'number') {
-        return pending.reject(new EventLogUnavailableError(`JetStream refused the message: ${ack.error?.description ?? 'no sequence'}`));
+        return pending.reject(
+          new EventLogUnavailableError(
+            `JetStream refused the message: ${ack.error?.description ?? 'no sequence'}`,
+          ),
+        );
       }
       pending.resolve({ sequence: ack.seq, duplicate: ack.duplicate === true });
     } catch (parseError) {
-      pending.reject(new EventLogUnavailableError('unreadable JetStream acknowledgement', { cause: parseError }));
+      pending.reject(
+        new EventLogUnavailableError('unreadable JetStream acknowledgement', { cause: parseError }),
+      );
     }
   }
 
@@ -89,7 +108,9 @@ export class PipelinedJetStreamPublisher {
     for (const [replyId, pending] of this.pending) {
       if (pending.deadline > now) return;
       this.pending.delete(replyId);
-      pending.reject(new EventLogUnavailableError(`no JetStream acknowledgement within ${this.timeoutMs} ms`));
+      pending.reject(
+        new EventLogUnavailableError(`no JetStream acknowledgement within ${this.timeoutMs} ms`),
+      );
     }
   }
 }

@@ -301,12 +301,20 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
     const oneAtATime = new WebhooksDeliveryAdapter({ timeoutMs: 2_000, maxConcurrentRequests: 1 });
     try {
       for (const path of ['/ok', '/fail', '/unauthorized', '/ok']) {
-        await oneAtATime.deliver({ settings: { url: `${receiver.baseUrl}${path}` }, messages: [trackMessage('m-alive')] });
+        await oneAtATime.deliver({
+          settings: { url: `${receiver.baseUrl}${path}` },
+          messages: [trackMessage('m-alive')],
+        });
       }
     } finally {
       await oneAtATime.close();
     }
-    expect(receiver.requests.map((request) => request.path)).toEqual(['/ok', '/fail', '/unauthorized', '/ok']);
+    expect(receiver.requests.map((request) => request.path)).toEqual([
+      '/ok',
+      '/fail',
+      '/unauthorized',
+      '/ok',
+    ]);
     expect(new Set(receiver.requests.map((request) => request.clientPort)).size).toBe(1);
   });
 
