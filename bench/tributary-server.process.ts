@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 /**
  * Tributary's real entry point (`apps/tributary/src/main.ts`) in a child process, compiled on load by
- * `bench/register.js`. A separate process keeps the load generator off the server's event loop, so
+ * `test/support/swc-register.js`. A separate process keeps the load generator off the server's event loop, so
  * latencies are the server's, and lets the bench read the server's own peak RSS and CPU time.
  */
 export class TributaryServerProcess {
@@ -32,7 +32,7 @@ export class TributaryServerProcess {
       [
         ...(options.nodeOptions ?? []),
         '--require',
-        join(repositoryRoot, 'bench/register.js'),
+        join(repositoryRoot, 'test/support/swc-register.js'),
         join(repositoryRoot, 'apps/tributary/src/main.ts'),
       ],
       {

@@ -1,5 +1,5 @@
 // A require hook that lets Node run the TypeScript sources directly, for tests that start Tributary as
-// a child process (`node --require test/support/swc-register.js apps/tributary/src/main.ts`): `.ts`
+// a child process and for `npm run bench` (`node --require test/support/swc-register.js apps/tributary/src/main.ts`): `.ts`
 // files are compiled with @swc/core as jest compiles them (legacy decorators with metadata, CommonJS),
 // and the `@tributary/*` aliases resolve through tsconfig.json's `paths`.
 'use strict';

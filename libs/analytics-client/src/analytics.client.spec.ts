@@ -189,7 +189,7 @@ describe('Analytics without a network (send: false)', () => {
       console.log('queued', analytics.queueLength);
     `;
     const started = Date.now();
-    const child = spawnSync(process.execPath, ['--require', './bench/register.js', '-e', script], {
+    const child = spawnSync(process.execPath, ['--require', './test/support/swc-register.js', '-e', script], {
       cwd: repositoryRoot,
       encoding: 'utf8',
       timeout: 20_000,
