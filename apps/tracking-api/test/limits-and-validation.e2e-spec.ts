@@ -391,5 +391,21 @@ describe('tracking API limits and validation', () => {
       expect(response.status).toBe(404);
       expect(response.body).toMatchObject({ success: false, code: expect.any(String) });
     });
+
+    // Found by the fuzz suite (issue 6): Fastify refuses these URLs before routing, and used to
+    // answer with its own body, which lacks `success` and whose `error` is not ours.
+    it.each([
+      ['bad percent-encoding', '/v1/track%zz'],
+      ['a truncated UTF-8 escape', '/v1/%E0%A4%A'],
+      ['a segment over maxParamLength', `/v1/${'a'.repeat(1_000)}`],
+    ])(
+      'answers a URL the router cannot read (%s) with 400 and the JSON error shape',
+      async (_label, path) => {
+        const response = await postTracking(t, path, JSON.stringify(message), {
+          authorization: basicAuth(source.writeKey),
+        });
+        expectErrorBody(response, 400, 'invalid_request');
+      },
+    );
   });
 });

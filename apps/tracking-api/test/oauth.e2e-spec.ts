@@ -265,6 +265,27 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
       expectOAuthError(await postToken(t, body, { contentType }), 415, 'invalid_request');
     });
 
+    // Found by the fuzz suite (issue 6): Fastify refuses these before the route's filter runs, and
+    // they used to leave in the tracking API's error body, which Python's token poller cannot read.
+    it.each(['not a media type', 'application/', ';charset=utf-8', '\u00b9R'])(
+      'refuses a Content-Type Fastify cannot parse (%j) with an OAuth error body',
+      async (contentType) => {
+        const response = await postToken(t, 'grant_type=client_credentials', { contentType });
+        expect(response.status).toBeGreaterThanOrEqual(400);
+        expect(response.status).toBeLessThan(500);
+        expectOAuthError(response, response.status, 'invalid_request');
+      },
+    );
+
+    it('answers another method on /token with 404 and an OAuth error body', async () => {
+      const response = await fetch(`${t.baseUrl}//token/`, { method: 'GET' });
+      const body = await response.json();
+      expect({ status: response.status, body }).toEqual({
+        status: 404,
+        body: { error: 'invalid_request', error_description: expect.stringMatching(/GET/) },
+      });
+    });
+
     it('throttles a burst over 20 requests per second per client: 429 with Retry-After and X-RateLimit-Reset in seconds', async () => {
       const application = await freshApplication();
       const forms = await Promise.all(

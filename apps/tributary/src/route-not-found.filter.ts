@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ConfigApiErrorFilter } from '../../config-api/src/shared/error.filter';
+import { OAuthErrorFilter } from '../../tracking-api/src/oauth-token/oauth-token.controller';
 import { TrackingApiErrorFilter } from '../../tracking-api/src/shared/tracking-api-error.filter';
 
 /**
@@ -9,6 +10,9 @@ import { TrackingApiErrorFilter } from '../../tracking-api/src/shared/tracking-a
  */
 @Catch()
 export class RouteNotFoundFilter implements ExceptionFilter {
+  /** Failures Fastify raises before the token route's own filter runs (spec §11.5: RFC 6749 bodies). */
+  private readonly oauthErrors = new OAuthErrorFilter();
+
   constructor(
     private readonly configApiErrors: ConfigApiErrorFilter,
     private readonly trackingApiErrors: TrackingApiErrorFilter,
@@ -16,7 +20,9 @@ export class RouteNotFoundFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<FastifyRequest>();
-    const filter = request.url.startsWith('/v1beta') ? this.configApiErrors : this.trackingApiErrors;
+    const path = request.url.split('?')[0];
+    if (path === '/token') return this.oauthErrors.catch(exception, host);
+    const filter = path.startsWith('/v1beta') ? this.configApiErrors : this.trackingApiErrors;
     filter.catch(exception, host);
   }
 }

@@ -4,6 +4,7 @@ import {
   Controller,
   ExceptionFilter,
   HttpCode,
+  HttpException,
   Logger,
   Post,
   Req,
@@ -32,6 +33,19 @@ export class OAuthErrorFilter implements ExceptionFilter {
       reply
         .status(exception.status)
         .send({ error: exception.error, error_description: exception.description });
+      return;
+    }
+    // Refusals from Fastify or Nest before the handler runs (a Content-Type it cannot parse: 415, an
+    // unknown method on /token: 404) keep their 4xx status but take the RFC 6749 shape too.
+    const clientStatus =
+      exception instanceof HttpException
+        ? exception.getStatus()
+        : (exception as { statusCode?: number })?.statusCode;
+    if (typeof clientStatus === 'number' && clientStatus >= 400 && clientStatus < 500) {
+      reply.status(clientStatus === 413 ? 400 : clientStatus).send({
+        error: 'invalid_request',
+        error_description: (exception as Error)?.message || 'invalid token request',
+      });
       return;
     }
     this.logger.error(`token request failed: ${(exception as Error)?.stack ?? String(exception)}`);

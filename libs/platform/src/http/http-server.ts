@@ -50,21 +50,22 @@ export async function createHttpApplication(
 
 /**
  * Fastify rejects some URLs before any route or Nest filter sees them (bad percent-encoding, a
- * path segment over `maxParamLength`) and would answer with its own body, whose `code` is a string.
- * The Config API promises `{error, code: <number>}` on every failure (spec §4), so these are
- * answered as the invalid argument they are (code 3 of gRPC); other surfaces keep Fastify's body.
+ * path segment over `maxParamLength`) and would answer with its own body, whose `code` is a string
+ * and which lacks the keys every client reads. Each surface promises its own error body on every
+ * failure, so these are answered 400 in that shape:
+ * - Config API (`/v1beta`): `{error, code: 3}`, the invalid argument of gRPC (spec §4);
+ * - everything else, the tracking API: `{success: false, code, message, error}` (tracking spec §9.2);
+ *   the token route has no segment to misread.
  */
 function answerUnroutableUrl(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message = error.message;
-  if (request.url.startsWith('/v1beta')) {
-    reply
-      .code(400)
-      .header('content-type', 'application/json; charset=utf-8')
-      .send({ error: message, code: 3, message });
-    return;
+  const path = request.url.split('?')[0];
+  reply.code(400).header('content-type', 'application/json; charset=utf-8');
+  if (path.startsWith('/v1beta')) {
+    reply.send({ error: message, code: 3, message });
+  } else {
+    reply.send({ success: false, code: 'invalid_request', message, error: message });
   }
-  const statusCode = error.statusCode ?? 400;
-  reply.code(statusCode).send({ error: 'Bad Request', code: error.code, message, statusCode });
 }
 
 function parseLenientJson(request: RequestWithBodyError, body: Buffer): unknown {
