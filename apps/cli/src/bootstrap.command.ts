@@ -35,13 +35,13 @@ interface BootstrapOptions {
   displayName?: string;
   source: string;
   catalog: string;
-  token: boolean;
+  accessToken: boolean;
 }
 
 /**
  * `tributary bootstrap`: without `--workspace`, the first steps; with it, and an instance-admin token,
  * the workspace, a workspace-scoped token and a source. Rerunning it reuses the workspace and the
- * source that exist already (and mints another token unless `--no-token`).
+ * source that exist already (and mints another token unless `--no-access-token`).
  */
 export function bootstrapCommand(context: CliContext): Command {
   return new Command('bootstrap')
@@ -50,7 +50,7 @@ export function bootstrapCommand(context: CliContext): Command {
     .option('--display-name <name>', "the workspace's display name")
     .option('--source <slug>', 'the source to create (or reuse) in it', 'default')
     .option('--catalog <slug>', 'catalog entry of the source', 'node')
-    .option('--no-token', 'do not mint a workspace-scoped token')
+    .option('--no-access-token', 'do not mint a workspace-scoped token')
     .action(async (options: BootstrapOptions, command: Command) => {
       const connection = resolveConnection(command, context);
       if (!options.workspace) {
@@ -70,7 +70,7 @@ export function bootstrapCommand(context: CliContext): Command {
         workspaceCreated = false;
         workspace = await client.request('GET', `workspaces/${encodeURIComponent(slug)}`);
       }
-      const token = options.token
+      const token = options.accessToken
         ? await client.request('POST', 'access-tokens', {
             access_token: {
               description: `bootstrap of ${slug}`,
