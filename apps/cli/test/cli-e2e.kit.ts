@@ -159,7 +159,7 @@ export function generateHistory(count: number, prefix: string): GeneratedFile {
     const line = index + 1;
     const timestamp = new Date(start + index * 3_600_123).toISOString();
     if (line % 397 === 0) {
-      lines.push(['{"type":"track",', '[1,2,3]', '42', '{"type":"track","userId":"u","event":"E","properties":{"pad":"' + 'x'.repeat(33_000) + '"}}'][(line / 397) % 4]);
+      lines.push(['{"type":"track",', '[1,2,3]', '42', '{"type":"track","userId":"u","event":"E","properties":{"pad":"' + 'x'.repeat(33_000) + '"}}'][(line / 397 - 1) % 4]);
       badLines.push(line);
     } else if (line % 499 === 0) {
       lines.push('');

@@ -230,7 +230,7 @@ export async function importNdjson(options: ImportOptions): Promise<ImportSummar
         lastLineRead = line.lineNumber;
         summary.linesRead += 1;
         state.linesRead = summary.linesRead;
-        const parsed = parseLine(line.text, line.lineNumber);
+        const parsed = parseLine(line.text, line.lineNumber, options.writeKey);
         if (parsed === 'blank') {
           summary.blankLines += 1;
         } else if ('reason' in parsed) {
@@ -292,7 +292,7 @@ function recordRejection(summary: ImportSummary, batch: readonly PendingMessage[
 }
 
 /** One line as a message to send, a bad line with its reason, or a blank line (skipped silently). */
-export function parseLine(text: string, lineNumber: number): PendingMessage | BadLine | 'blank' {
+export function parseLine(text: string, lineNumber: number, idSeed: string): PendingMessage | BadLine | 'blank' {
   if (text.trim() === '') return 'blank';
   let value: unknown;
   try {
@@ -308,9 +308,11 @@ export function parseLine(text: string, lineNumber: number): PendingMessage | Ba
   // correct it for clock skew against today's clock.
   delete message.sentAt;
   // A stable id for lines without one: a retried or rerun batch is then deduplicated by the server
-  // instead of being stored twice under two generated ids.
+  // instead of being stored twice under two generated ids. The write key is part of it because
+  // deduplication is global: the same line of two files for two sources must stay two messages.
   if (message.messageId === undefined || message.messageId === null || message.messageId === '') {
-    message.messageId = `import-${createHash('sha256').update(`${lineNumber}\n${text}`).digest('hex').slice(0, 40)}`;
+    const seed = `${idSeed}\n${lineNumber}\n${text}`;
+    message.messageId = `import-${createHash('sha256').update(seed).digest('hex').slice(0, 40)}`;
   }
   const bytes = Buffer.byteLength(JSON.stringify(message));
   if (bytes > MAX_MESSAGE_BYTES) {
