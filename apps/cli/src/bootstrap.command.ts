@@ -102,10 +102,17 @@ export function bootstrapCommand(context: CliContext): Command {
       print(context, connection, result, () =>
         [
           renderRecord([
-            ['workspace', `${workspace.name} (${workspaceCreated ? 'created' : 'existed'}, id ${workspace.id})`],
+            [
+              'workspace',
+              `${workspace.name} (${workspaceCreated ? 'created' : 'existed'}, id ${workspace.id})`,
+            ],
             ['source', `${source.name} (${sourceCreated ? 'created' : 'existed'}, id ${source.id})`],
             ['write key', result.write_key],
-            ...(token ? ([['workspace token', `${token.token} (${token.name}, shown only once)`]] as Array<[string, unknown]>) : []),
+            ...(token
+              ? ([['workspace token', `${token.token} (${token.name}, shown only once)`]] as Array<
+                  [string, unknown]
+                >)
+              : []),
           ]),
           '\nNext:\n',
           ...(token ? [`  export TRIBUTARY_TOKEN=${token.token}\n`] : []),

@@ -54,7 +54,9 @@ export async function runCli(args: readonly string[], context: CliContext): Prom
       context.stderr.write(`error: ${error.message}\n`);
       return error.exitCode;
     }
-    context.stderr.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    context.stderr.write(
+      `error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT.failure;
   }
 }

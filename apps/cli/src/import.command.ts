@@ -30,13 +30,20 @@ function renderSummary(summary: ImportSummary): string {
   const entries: Array<[string, unknown]> = [
     ['status', summary.reason ? `${summary.status}: ${summary.reason}` : summary.status],
     ['file', summary.file],
-    ...(summary.resumedAfterLine > 0 ? ([['resumed after line', summary.resumedAfterLine]] as Array<[string, unknown]>) : []),
+    ...(summary.resumedAfterLine > 0
+      ? ([['resumed after line', summary.resumedAfterLine]] as Array<[string, unknown]>)
+      : []),
     ['lines read', summary.linesRead],
     ['bad lines', summary.badLines],
     ['messages sent', summary.sent],
     ['accepted', summary.accepted],
     ['rejected by server', summary.rejected],
-    ['refused batches', summary.refusedBatches.length === 0 ? 0 : `${summary.refusedBatches.length} (${summary.refusedMessages} messages)`],
+    [
+      'refused batches',
+      summary.refusedBatches.length === 0
+        ? 0
+        : `${summary.refusedBatches.length} (${summary.refusedMessages} messages)`,
+    ],
     ['batches', summary.batches],
     ['batches retried', `${summary.retriedBatches} (${summary.retries} retries)`],
     ['duration', `${(summary.durationMs / 1000).toFixed(1)} s`],
@@ -44,7 +51,8 @@ function renderSummary(summary: ImportSummary): string {
   ];
   let text = renderRecord(entries);
   if (summary.resumedAfterLine > 0 && summary.linesRead === 0 && summary.status === 'completed') {
-    text += 'Nothing left to send: the resume point says this file was imported completely (--restart sends it again).\n';
+    text +=
+      'Nothing left to send: the resume point says this file was imported completely (--restart sends it again).\n';
   }
   if (summary.rejected > 0) {
     text += '\nRejected by the server:\n';
@@ -55,12 +63,14 @@ function renderSummary(summary: ImportSummary): string {
   if (summary.badLines > 0) {
     text += '\nBad lines (skipped):\n';
     for (const bad of summary.badLineDetails) text += `  line ${bad.line}: ${bad.reason}\n`;
-    if (summary.badLines > summary.badLineDetails.length) text += `  ... and ${summary.badLines - summary.badLineDetails.length} more\n`;
+    if (summary.badLines > summary.badLineDetails.length)
+      text += `  ... and ${summary.badLines - summary.badLineDetails.length} more\n`;
   }
   for (const refused of summary.refusedBatches) {
     text += `\nRefused batch, lines ${refused.firstLine}-${refused.lastLine} (${refused.messages} messages): HTTP ${refused.status} ${refused.code}: ${refused.message}\n`;
   }
-  if (summary.status !== 'completed') text += '\nRun the same command again to continue after the resume point.\n';
+  if (summary.status !== 'completed')
+    text += '\nRun the same command again to continue after the resume point.\n';
   return text;
 }
 
@@ -80,18 +90,39 @@ export function importCommand(context: CliContext): Command {
     .description('Import a history file (one JSON message per line) through the tracking API')
     .argument('<file>', 'an NDJSON file: one Segment message per line')
     .option('--write-key <key>', "the source's write key (or TRIBUTARY_WRITE_KEY)")
-    .option('--batch-size <n>', `messages per request (at most ${MAX_BATCH_SIZE})`, integer(1, MAX_BATCH_SIZE), 500)
+    .option(
+      '--batch-size <n>',
+      `messages per request (at most ${MAX_BATCH_SIZE})`,
+      integer(1, MAX_BATCH_SIZE),
+      500,
+    )
     .option('--resume-file <path>', 'where the resume point is kept (default: <file>.resume.json)')
     .option('--restart', 'ignore an existing resume point and import from the first line')
-    .option('--max-retries <n>', 'retries per batch on 408, 429, 5xx and network errors', integer(0, 1000), 10)
-    .option('--retry-base-ms <ms>', 'first backoff step (doubles per retry, up to 30 s)', integer(1, 600_000), 500)
+    .option(
+      '--max-retries <n>',
+      'retries per batch on 408, 429, 5xx and network errors',
+      integer(0, 1000),
+      10,
+    )
+    .option(
+      '--retry-base-ms <ms>',
+      'first backoff step (doubles per retry, up to 30 s)',
+      integer(1, 600_000),
+      500,
+    )
     .option('--timeout <ms>', 'per request', integer(100, 600_000), 60_000)
     .option('--no-gzip', 'send the batches uncompressed')
-    .option('--progress-interval <ms>', 'how often a progress line is printed when stderr is not a terminal', integer(0, 3_600_000), 5000)
+    .option(
+      '--progress-interval <ms>',
+      'how often a progress line is printed when stderr is not a terminal',
+      integer(0, 3_600_000),
+      5000,
+    )
     .action(async (file: string, options: ImportCommandOptions, command: Command) => {
       const connection = resolveConnection(command, context);
       const writeKey = options.writeKey ?? context.env.TRIBUTARY_WRITE_KEY;
-      if (!writeKey) throw new CliError('no write key: pass --write-key or set TRIBUTARY_WRITE_KEY', EXIT.usage);
+      if (!writeKey)
+        throw new CliError('no write key: pass --write-key or set TRIBUTARY_WRITE_KEY', EXIT.usage);
       const progress = context.stderr.isTTY
         ? new ProgressBarListener(context.stderr as any)
         : new PlainProgressListener(context.stderr, options.progressInterval);
@@ -110,7 +141,9 @@ export function importCommand(context: CliContext): Command {
         interrupt: context.interrupt,
         progress,
       });
-      context.stdout.write(connection.json ? JSON.stringify(summary, null, 2) + '\n' : renderSummary(summary));
+      context.stdout.write(
+        connection.json ? JSON.stringify(summary, null, 2) + '\n' : renderSummary(summary),
+      );
       context.exitCode = exitCodeOf(summary);
     });
 }

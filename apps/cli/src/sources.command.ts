@@ -54,11 +54,18 @@ export function sourcesCommand(context: CliContext): Command {
     .argument('<slug>', 'the source slug')
     .option('--catalog <slug>', 'the catalog entry: javascript, node, python, http-api, ...', 'node')
     .option('--display-name <name>', 'a human-readable name (default: the slug)')
-    .action(async (workspace: string, slug: string, options: { catalog: string; displayName?: string }, command: Command) => {
-      const connection = resolveConnection(command, context);
-      const source = await createSource(new ConfigApiClient(connection), workspace, slug, options);
-      print(context, connection, source, () => describeSource(source));
-    });
+    .action(
+      async (
+        workspace: string,
+        slug: string,
+        options: { catalog: string; displayName?: string },
+        command: Command,
+      ) => {
+        const connection = resolveConnection(command, context);
+        const source = await createSource(new ConfigApiClient(connection), workspace, slug, options);
+        print(context, connection, source, () => describeSource(source));
+      },
+    );
 
   sources
     .command('list')

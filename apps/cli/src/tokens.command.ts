@@ -18,33 +18,45 @@ function collect(value: string, previous: string[] = []): string[] {
 
 /** `tributary tokens create|list|delete`: access tokens, managed with an instance-admin token. */
 export function tokensCommand(context: CliContext): Command {
-  const tokens = new Command('tokens').alias('token').description('Create, list and delete access tokens (instance-admin token)');
+  const tokens = new Command('tokens')
+    .alias('token')
+    .description('Create, list and delete access tokens (instance-admin token)');
 
   tokens
     .command('create')
     .description('Create a workspace-scoped token; its secret is printed once')
     .requiredOption('-w, --workspace <slug>', 'a workspace the token may reach (repeatable)', collect)
-    .addOption(new Option('--scope <scope>', 'what the token may do').choices(['workspace', 'workspace:read']).default('workspace'))
+    .addOption(
+      new Option('--scope <scope>', 'what the token may do')
+        .choices(['workspace', 'workspace:read'])
+        .default('workspace'),
+    )
     .option('--description <text>', 'what the token is for', '')
-    .action(async (options: { workspace: string[]; scope: string; description: string }, command: Command) => {
-      const connection = resolveConnection(command, context);
-      const token = await new ConfigApiClient(connection).request('POST', 'access-tokens', {
-        access_token: {
-          description: options.description,
-          scopes: options.scope,
-          workspace_names: options.workspace.map((slug) => `workspaces/${slug}`),
-        },
-      });
-      print(context, connection, token, () =>
-        renderRecord([
-          ['name', token.name],
-          ['scope', token.scopes],
-          ['workspaces', (token.workspace_names ?? []).map(slugOf)],
-          ['description', token.description],
-          ['token', token.token],
-        ]) + 'The token is shown only once: store it now.\n',
-      );
-    });
+    .action(
+      async (options: { workspace: string[]; scope: string; description: string }, command: Command) => {
+        const connection = resolveConnection(command, context);
+        const token = await new ConfigApiClient(connection).request('POST', 'access-tokens', {
+          access_token: {
+            description: options.description,
+            scopes: options.scope,
+            workspace_names: options.workspace.map((slug) => `workspaces/${slug}`),
+          },
+        });
+        print(
+          context,
+          connection,
+          token,
+          () =>
+            renderRecord([
+              ['name', token.name],
+              ['scope', token.scopes],
+              ['workspaces', (token.workspace_names ?? []).map(slugOf)],
+              ['description', token.description],
+              ['token', token.token],
+            ]) + 'The token is shown only once: store it now.\n',
+        );
+      },
+    );
 
   tokens
     .command('list')
@@ -64,7 +76,12 @@ export function tokensCommand(context: CliContext): Command {
       const tokenNumber = slugOf(number);
       if (!/^\d+$/.test(tokenNumber)) throw new CliError(`not a token number: ${number}`);
       await new ConfigApiClient(connection).request('DELETE', `access-tokens/${tokenNumber}`);
-      print(context, connection, { deleted: `access-tokens/${tokenNumber}` }, () => `Deleted access-tokens/${tokenNumber}\n`);
+      print(
+        context,
+        connection,
+        { deleted: `access-tokens/${tokenNumber}` },
+        () => `Deleted access-tokens/${tokenNumber}\n`,
+      );
     });
 
   return tokens;

@@ -25,14 +25,21 @@ function describeWorkspace(workspace: any): string {
 
 /** `tributary workspaces create|list|get`: creating one takes an instance-admin token. */
 export function workspacesCommand(context: CliContext): Command {
-  const workspaces = new Command('workspaces').alias('workspace').description('Create, list and show workspaces');
+  const workspaces = new Command('workspaces')
+    .alias('workspace')
+    .description('Create, list and show workspaces');
 
   workspaces
     .command('create')
     .description('Create a workspace (instance-admin token)')
     .argument('<slug>', 'the workspace slug: letters, digits, "-" and "_"')
     .option('--display-name <name>', 'a human-readable name (default: the slug)')
-    .addOption(new Option('--region <region>', "where its tracking data is served (default: the server's)").choices(['us', 'eu']))
+    .addOption(
+      new Option('--region <region>', "where its tracking data is served (default: the server's)").choices([
+        'us',
+        'eu',
+      ]),
+    )
     .action(async (slug: string, options: { displayName?: string; region?: string }, command: Command) => {
       const connection = resolveConnection(command, context);
       const workspace = await new ConfigApiClient(connection).request('POST', 'workspaces', {
@@ -60,7 +67,10 @@ export function workspacesCommand(context: CliContext): Command {
     .argument('<slug>', 'the workspace slug')
     .action(async (slug: string, _options: unknown, command: Command) => {
       const connection = resolveConnection(command, context);
-      const workspace = await new ConfigApiClient(connection).request('GET', `workspaces/${encodeURIComponent(slug)}`);
+      const workspace = await new ConfigApiClient(connection).request(
+        'GET',
+        `workspaces/${encodeURIComponent(slug)}`,
+      );
       print(context, connection, workspace, () => describeWorkspace(workspace));
     });
 

@@ -22,13 +22,13 @@ export interface CliRun {
 /** Runs the CLI in this process with the given environment (nothing is taken from process.env). */
 export async function runCliInProcess(
   args: string[],
-  options: { env?: Record<string, string | undefined>; interrupt?: AbortSignal } = {},
+  options: { env?: Record<string, string | undefined>; interrupt?: AbortSignal; stderrIsTTY?: boolean } = {},
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const context: CliContext = {
     stdout: { write: (text: string) => (stdout += text), isTTY: false },
-    stderr: { write: (text: string) => (stderr += text), isTTY: false },
+    stderr: { write: (text: string) => (stderr += text), isTTY: options.stderrIsTTY ?? false, columns: 120 },
     env: options.env ?? {},
     interrupt: options.interrupt,
   };
@@ -48,7 +48,10 @@ export async function runCliInProcess(
 }
 
 /** Starts `node bin/tributary.js ...` from the TypeScript sources (not a possibly stale dist/). */
-export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess & { output: () => { stdout: string; stderr: string } } {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+): ChildProcess & { output: () => { stdout: string; stderr: string } } {
   const child = spawn(process.execPath, [join(REPOSITORY_ROOT, 'bin', 'tributary.js'), ...args], {
     cwd: REPOSITORY_ROOT,
     env: { PATH: process.env.PATH ?? '', TRIBUTARY_CLI_FROM_SOURCE: '1', ...env },
@@ -88,7 +91,10 @@ export interface FaultyProxy {
 }
 
 /** An HTTP proxy to `targetUrl` whose behaviour per request is chosen by `plan(index)`. */
-export async function startFaultyProxy(targetUrl: string, plan: (index: number) => ProxyAction): Promise<FaultyProxy> {
+export async function startFaultyProxy(
+  targetUrl: string,
+  plan: (index: number) => ProxyAction,
+): Promise<FaultyProxy> {
   const hanging = new Set<IncomingMessage>();
   const proxy: FaultyProxy = { url: '', requests: 0, forwardedOk: 0, close: async () => undefined };
   const server: Server = createServer(async (request, response) => {
@@ -102,18 +108,29 @@ export async function startFaultyProxy(targetUrl: string, plan: (index: number) 
     if (action === 'hang') return void hanging.add(request);
     if (typeof action === 'object') {
       response.writeHead(action.status, { 'content-type': 'application/json', ...action.headers });
-      return response.end(JSON.stringify(action.body ?? { success: false, code: 'injected', message: 'injected', error: 'injected' }));
+      return response.end(
+        JSON.stringify(
+          action.body ?? { success: false, code: 'injected', message: 'injected', error: 'injected' },
+        ),
+      );
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
-      if (typeof value === 'string' && name !== 'host' && name !== 'connection' && name !== 'content-length') headers[name] = value;
+      if (typeof value === 'string' && name !== 'host' && name !== 'connection' && name !== 'content-length')
+        headers[name] = value;
     }
-    const upstream = await fetch(`${targetUrl}${request.url}`, { method: request.method, headers, body: Buffer.concat(chunks) });
+    const upstream = await fetch(`${targetUrl}${request.url}`, {
+      method: request.method,
+      headers,
+      body: Buffer.concat(chunks),
+    });
     const text = await upstream.text();
     if (upstream.status === 200) proxy.forwardedOk += 1;
     if (action === 'forward-then-fail') {
       response.writeHead(500, { 'content-type': 'application/json' });
-      return response.end(JSON.stringify({ success: false, code: 'internal', message: 'injected', error: 'injected' }));
+      return response.end(
+        JSON.stringify({ success: false, code: 'internal', message: 'injected', error: 'injected' }),
+      );
     }
     response.writeHead(upstream.status, {
       'content-type': upstream.headers.get('content-type') ?? 'application/json',
@@ -159,22 +176,35 @@ export function generateHistory(count: number, prefix: string): GeneratedFile {
     const line = index + 1;
     const timestamp = new Date(start + index * 3_600_123).toISOString();
     if (line % 397 === 0) {
-      lines.push(['{"type":"track",', '[1,2,3]', '42', '{"type":"track","userId":"u","event":"E","properties":{"pad":"' + 'x'.repeat(33_000) + '"}}'][(line / 397 - 1) % 4]);
+      lines.push(
+        [
+          '{"type":"track",',
+          '[1,2,3]',
+          '42',
+          '{"type":"track","userId":"u","event":"E","properties":{"pad":"' + 'x'.repeat(33_000) + '"}}',
+        ][(line / 397 - 1) % 4],
+      );
       badLines.push(line);
     } else if (line % 499 === 0) {
       lines.push('');
     } else if (line % 613 === 0) {
-      lines.push(JSON.stringify({ type: 'track', userId: `u${line}`, messageId: `${prefix}-${line}`, timestamp }));
+      lines.push(
+        JSON.stringify({ type: 'track', userId: `u${line}`, messageId: `${prefix}-${line}`, timestamp }),
+      );
       rejected.set(line, 'missing_event');
     } else if (line % 701 === 0) {
-      lines.push(JSON.stringify({ type: 'identify', messageId: `${prefix}-${line}`, timestamp, traits: { a: 1 } }));
+      lines.push(
+        JSON.stringify({ type: 'identify', messageId: `${prefix}-${line}`, timestamp, traits: { a: 1 } }),
+      );
       rejected.set(line, 'no_user_anon_id');
     } else {
       const withoutId = line % 10 === 3;
       const message: Record<string, unknown> = {
         type: line % 2 === 0 ? 'track' : 'identify',
         userId: `user-${line % 50}`,
-        ...(line % 2 === 0 ? { event: 'Order Completed', properties: { line, total: line / 10 } } : { traits: { line } }),
+        ...(line % 2 === 0
+          ? { event: 'Order Completed', properties: { line, total: line / 10 } }
+          : { traits: { line } }),
         timestamp,
         sentAt: '2019-12-31T23:59:59.000Z',
         ...(withoutId ? {} : { messageId: `${prefix}-${line}` }),

@@ -14,7 +14,10 @@ describe('tributary CLI: configuration commands', () => {
   afterAll(() => t.stop({ removeData: true }));
 
   it('creates, lists and shows workspaces, as tables and as JSON', async () => {
-    const created = await runCliInProcess(['workspaces', 'create', 'acme', '--display-name', 'Acme Inc', '--region', 'eu'], { env: admin });
+    const created = await runCliInProcess(
+      ['workspaces', 'create', 'acme', '--display-name', 'Acme Inc', '--region', 'eu'],
+      { env: admin },
+    );
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^name: +workspaces\/acme$/m);
     expect(created.stdout).toMatch(/^region: +eu$/m);
@@ -30,9 +33,12 @@ describe('tributary CLI: configuration commands', () => {
     expect(shown.json()).toMatchObject({ name: 'workspaces/acme', display_name: 'Acme Inc', region: 'eu' });
 
     // Options beat the environment: a wrong TRIBUTARY_URL is overridden by --url.
-    const withOptions = await runCliInProcess(['--url', t.baseUrl, '--token', t.adminToken, '--json', 'workspaces', 'list'], {
-      env: { TRIBUTARY_URL: 'http://127.0.0.1:9', TRIBUTARY_TOKEN: 'wrong' },
-    });
+    const withOptions = await runCliInProcess(
+      ['--url', t.baseUrl, '--token', t.adminToken, '--json', 'workspaces', 'list'],
+      {
+        env: { TRIBUTARY_URL: 'http://127.0.0.1:9', TRIBUTARY_TOKEN: 'wrong' },
+      },
+    );
     expect(withOptions.json().map((workspace: any) => workspace.name)).toContain('workspaces/acme');
   });
 
@@ -51,11 +57,15 @@ describe('tributary CLI: configuration commands', () => {
     expect(noToken.code).toBe(1);
     expect(noToken.stderr).toMatch(/no access token: pass --token or set TRIBUTARY_TOKEN/);
 
-    const badToken = await runCliInProcess(['workspaces', 'list'], { env: { ...admin, TRIBUTARY_TOKEN: 'not-a-token' } });
+    const badToken = await runCliInProcess(['workspaces', 'list'], {
+      env: { ...admin, TRIBUTARY_TOKEN: 'not-a-token' },
+    });
     expect(badToken.code).toBe(1);
     expect(badToken.stderr).toMatch(/HTTP 401, code 16/);
 
-    const unreachable = await runCliInProcess(['workspaces', 'list'], { env: { ...admin, TRIBUTARY_URL: 'http://127.0.0.1:9' } });
+    const unreachable = await runCliInProcess(['workspaces', 'list'], {
+      env: { ...admin, TRIBUTARY_URL: 'http://127.0.0.1:9' },
+    });
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9/);
 
@@ -66,10 +76,18 @@ describe('tributary CLI: configuration commands', () => {
 
   it('creates a workspace token that works, lists it without its secret, and deletes it', async () => {
     await runCliInProcess(['workspaces', 'create', 'tokens-ws'], { env: admin });
-    const created = await runCliInProcess(['--json', 'tokens', 'create', '-w', 'tokens-ws', '--description', 'ci'], { env: admin });
+    const created = await runCliInProcess(
+      ['--json', 'tokens', 'create', '-w', 'tokens-ws', '--description', 'ci'],
+      { env: admin },
+    );
     expect(created.code).toBe(0);
     const token = created.json();
-    expect(token).toMatchObject({ scopes: 'workspace', workspace_names: ['workspaces/tokens-ws'], description: 'ci', token: expect.any(String) });
+    expect(token).toMatchObject({
+      scopes: 'workspace',
+      workspace_names: ['workspaces/tokens-ws'],
+      description: 'ci',
+      token: expect.any(String),
+    });
     const number = token.name.split('/')[1];
 
     const asWorkspace = { TRIBUTARY_URL: t.baseUrl, TRIBUTARY_TOKEN: token.token };
@@ -98,10 +116,16 @@ describe('tributary CLI: configuration commands', () => {
 
   it('creates, lists, shows and deletes sources; the write key accepts messages until the source is deleted', async () => {
     await runCliInProcess(['workspaces', 'create', 'src-ws'], { env: admin });
-    const created = await runCliInProcess(['--json', 'sources', 'create', 'src-ws', 'web', '--catalog', 'javascript'], { env: admin });
+    const created = await runCliInProcess(
+      ['--json', 'sources', 'create', 'src-ws', 'web', '--catalog', 'javascript'],
+      { env: admin },
+    );
     expect(created.code).toBe(0);
     const source = created.json();
-    expect(source).toMatchObject({ name: 'workspaces/src-ws/sources/web', catalog_name: 'catalog/sources/javascript' });
+    expect(source).toMatchObject({
+      name: 'workspaces/src-ws/sources/web',
+      catalog_name: 'catalog/sources/javascript',
+    });
     const writeKey = source.write_keys[0];
 
     const listed = await runCliInProcess(['sources', 'list', 'src-ws'], { env: admin });
@@ -116,7 +140,9 @@ describe('tributary CLI: configuration commands', () => {
     const gone = await runCliInProcess(['sources', 'get', 'src-ws', 'web'], { env: admin });
     expect(gone.code).toBe(1);
 
-    const unknownCatalog = await runCliInProcess(['sources', 'create', 'src-ws', 'x', '--catalog', 'cobol'], { env: admin });
+    const unknownCatalog = await runCliInProcess(['sources', 'create', 'src-ws', 'x', '--catalog', 'cobol'], {
+      env: admin,
+    });
     expect(unknownCatalog.code).toBe(1);
     expect(unknownCatalog.stderr).toMatch(/HTTP 4\d\d/);
   });
@@ -127,7 +153,10 @@ describe('tributary CLI: configuration commands', () => {
     expect(steps.stdout).toContain(`export TRIBUTARY_URL=${t.baseUrl}`);
     expect(steps.stdout).toContain('tributary bootstrap --workspace acme');
 
-    const first = await runCliInProcess(['--json', 'bootstrap', '--workspace', 'boot', '--source', 'backend'], { env: admin });
+    const first = await runCliInProcess(
+      ['--json', 'bootstrap', '--workspace', 'boot', '--source', 'backend'],
+      { env: admin },
+    );
     expect(first.code).toBe(0);
     const result = first.json();
     expect(result).toMatchObject({
@@ -146,7 +175,10 @@ describe('tributary CLI: configuration commands', () => {
     expect(withToken.json().map((source: any) => source.name)).toEqual(['workspaces/boot/sources/backend']);
 
     // A rerun reuses the workspace and the source (same write key), and readable output says so.
-    const again = await runCliInProcess(['bootstrap', '--workspace', 'boot', '--source', 'backend', '--no-access-token'], { env: admin });
+    const again = await runCliInProcess(
+      ['bootstrap', '--workspace', 'boot', '--source', 'backend', '--no-access-token'],
+      { env: admin },
+    );
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^workspace: +workspaces\/boot \(existed, id /m);
     expect(again.stdout).toMatch(/^source: +workspaces\/boot\/sources\/backend \(existed, id /m);
@@ -161,11 +193,17 @@ describe('tributary CLI: configuration commands', () => {
   });
 
   it('runs as a child process through bin/tributary.js', async () => {
-    const run = await runCliChild(['--json', 'workspaces', 'get', 'acme'], { TRIBUTARY_URL: t.baseUrl, TRIBUTARY_TOKEN: t.adminToken });
+    const run = await runCliChild(['--json', 'workspaces', 'get', 'acme'], {
+      TRIBUTARY_URL: t.baseUrl,
+      TRIBUTARY_TOKEN: t.adminToken,
+    });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.json()).toMatchObject({ name: 'workspaces/acme' });
-    const failing = await runCliChild(['workspaces', 'get', 'nope'], { TRIBUTARY_URL: t.baseUrl, TRIBUTARY_TOKEN: t.adminToken });
+    const failing = await runCliChild(['workspaces', 'get', 'nope'], {
+      TRIBUTARY_URL: t.baseUrl,
+      TRIBUTARY_TOKEN: t.adminToken,
+    });
     expect(failing.code).toBe(1);
     expect(failing.stderr).toMatch(/^error: .*HTTP 404/);
   }, 30_000);

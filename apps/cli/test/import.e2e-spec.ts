@@ -45,7 +45,12 @@ describe('tributary import', () => {
     return { ...history, file };
   }
 
-  async function importFile(source: TestSource, file: string, extra: string[] = [], options: { url?: string; interrupt?: AbortSignal } = {}) {
+  async function importFile(
+    source: TestSource,
+    file: string,
+    extra: string[] = [],
+    options: { url?: string; interrupt?: AbortSignal } = {},
+  ) {
     const run = await runCliInProcess(['--json', 'import', file, '--write-key', source.writeKey, ...extra], {
       env: { TRIBUTARY_URL: options.url ?? t.baseUrl },
       interrupt: options.interrupt,
@@ -79,9 +84,9 @@ describe('tributary import', () => {
     expect(summary.badLineDetails[1].reason).toBe('not a JSON object (an array)');
     expect(summary.badLineDetails[2].reason).toBe('not a JSON object (number)');
     expect(summary.badLineDetails[3].reason).toMatch(/larger than the server's 32 KiB limit/);
-    expect(Object.fromEntries(summary.rejectedDetails.map((rejection) => [rejection.line, rejection.code]))).toEqual(
-      Object.fromEntries(history.rejected),
-    );
+    expect(
+      Object.fromEntries(summary.rejectedDetails.map((rejection) => [rejection.line, rejection.code])),
+    ).toEqual(Object.fromEntries(history.rejected));
     expect(summary.rejectedByCode).toEqual({ missing_event: 4, no_user_anon_id: 4 });
     // Bad lines are reported on stderr as they are found, with their line numbers.
     expect(run.stderr).toContain(`line ${history.badLines[0]}: not valid JSON`);
@@ -96,7 +101,11 @@ describe('tributary import', () => {
       else expect(message.messageId).toMatch(/^import-[0-9a-f]{40}$/);
       // Historical: the message's own time, not shifted by its (dropped) sentAt nor set to now.
       const timestamp = history.timestamps.get(String(line));
-      expect({ line, timestamp: message.payload.timestamp, originalTimestamp: message.payload.originalTimestamp }).toEqual({
+      expect({
+        line,
+        timestamp: message.payload.timestamp,
+        originalTimestamp: message.payload.originalTimestamp,
+      }).toEqual({
         line,
         timestamp,
         originalTimestamp: timestamp,
@@ -106,8 +115,15 @@ describe('tributary import', () => {
 
     // The resume point says complete: a rerun sends nothing.
     const point = JSON.parse(readFileSync(`${history.file}.resume.json`, 'utf8'));
-    expect(point).toMatchObject({ version: 1, lastAcceptedLine: 3000, acceptedMessages: validCount, completed: true });
-    const rerun = await runCliInProcess(['import', history.file, '--write-key', source.writeKey], { env: { TRIBUTARY_URL: t.baseUrl } });
+    expect(point).toMatchObject({
+      version: 1,
+      lastAcceptedLine: 3000,
+      acceptedMessages: validCount,
+      completed: true,
+    });
+    const rerun = await runCliInProcess(['import', history.file, '--write-key', source.writeKey], {
+      env: { TRIBUTARY_URL: t.baseUrl },
+    });
     expect(rerun.code).toBe(0);
     expect(rerun.stdout).toMatch(/^lines read: +0$/m);
     expect(rerun.stdout).toMatch(/^messages sent: +0$/m);
@@ -118,8 +134,16 @@ describe('tributary import', () => {
   it('prints a readable summary with reasons, and exits 0 when every line was imported', async () => {
     const source = await createWorkspaceAndSource(t);
     const file = join(directory, 'clean.ndjson');
-    writeFileSync(file, ['{"type":"track","userId":"a","event":"A","timestamp":"2020-05-06T07:08:09.010Z"}', '{"type":"page","anonymousId":"b","name":"Home"}'].join('\r\n'));
-    const run = await runCliInProcess(['import', file, '--write-key', source.writeKey, '--no-gzip'], { env: { TRIBUTARY_URL: t.baseUrl } });
+    writeFileSync(
+      file,
+      [
+        '{"type":"track","userId":"a","event":"A","timestamp":"2020-05-06T07:08:09.010Z"}',
+        '{"type":"page","anonymousId":"b","name":"Home"}',
+      ].join('\r\n'),
+    );
+    const run = await runCliInProcess(['import', file, '--write-key', source.writeKey, '--no-gzip'], {
+      env: { TRIBUTARY_URL: t.baseUrl },
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^status: +completed$/m);
     expect(run.stdout).toMatch(/^lines read: +2$/m);
@@ -131,23 +155,70 @@ describe('tributary import', () => {
 
     const rejecting = join(directory, 'rejecting.ndjson');
     writeFileSync(rejecting, '{"type":"track","userId":"a"}\n');
-    const withRejection = await runCliInProcess(['import', rejecting, '--write-key', source.writeKey], { env: { TRIBUTARY_URL: t.baseUrl } });
+    const withRejection = await runCliInProcess(['import', rejecting, '--write-key', source.writeKey], {
+      env: { TRIBUTARY_URL: t.baseUrl },
+    });
     expect(withRejection.code).toBe(2);
-    expect(withRejection.stdout).toMatch(/Rejected by the server:\n  missing_event: 1\n  line 1 \(import-[0-9a-f]+\): missing_event: /);
+    expect(withRejection.stdout).toMatch(
+      /Rejected by the server:\n  missing_event: 1\n  line 1 \(import-[0-9a-f]+\): missing_event: /,
+    );
+  });
+
+  it('draws a progress bar on a terminal, and plain progress lines elsewhere, on stderr only', async () => {
+    const source = await createWorkspaceAndSource(t);
+    const history = writeHistory('progress', 800);
+    const onTerminal = await runCliInProcess(
+      ['--json', 'import', history.file, '--write-key', source.writeKey, '--batch-size', '100'],
+      {
+        env: { TRIBUTARY_URL: t.baseUrl },
+        stderrIsTTY: true,
+      },
+    );
+    expect(onTerminal.json()).toMatchObject({ status: 'completed', linesRead: 800 }); // stdout: the summary only
+    expect(onTerminal.stderr).toMatch(
+      /import \[[█░]+\] 100% \| 800 lines \| \d+ accepted \| 2 bad \| 0 retried/,
+    );
+    expect(onTerminal.stderr).toContain('line 397: not valid JSON');
+
+    const plain = await runCliInProcess(
+      [
+        'import',
+        history.file,
+        '--write-key',
+        source.writeKey,
+        '--batch-size',
+        '100',
+        '--restart',
+        '--progress-interval',
+        '0',
+      ],
+      { env: { TRIBUTARY_URL: t.baseUrl } },
+    );
+    expect(plain.stderr).toMatch(
+      /^progress: 100% of the file, 800 lines read, \d+ accepted, 2 bad, 0 batches retried$/m,
+    );
+    expect(plain.stderr).not.toContain('\x1b[');
   });
 
   it('stops at a wrong write key without moving the resume point, and refuses a resume point of a changed file', async () => {
     const source = await createWorkspaceAndSource(t);
     const history = writeHistory('guarded', 300);
-    const wrongKey = await runCliInProcess(['--json', 'import', history.file, '--write-key', 'no-such-key'], { env: { TRIBUTARY_URL: t.baseUrl } });
+    const wrongKey = await runCliInProcess(['--json', 'import', history.file, '--write-key', 'no-such-key'], {
+      env: { TRIBUTARY_URL: t.baseUrl },
+    });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.json()).toMatchObject({ status: 'aborted', accepted: 0, sent: 0, lastAcceptedLine: 0 });
     expect(wrongKey.json().reason).toMatch(/refused the write key: HTTP 401 invalid_write_key/);
 
     const half = await importFile(source, history.file, ['--batch-size', '100'], {});
     expect(half.summary.status).toBe('completed');
-    appendFileSync(history.file, JSON.stringify({ type: 'track', userId: 'late', event: 'Late', properties: { line: 301 } }) + '\n');
-    const changed = await runCliInProcess(['import', history.file, '--write-key', source.writeKey], { env: { TRIBUTARY_URL: t.baseUrl } });
+    appendFileSync(
+      history.file,
+      JSON.stringify({ type: 'track', userId: 'late', event: 'Late', properties: { line: 301 } }) + '\n',
+    );
+    const changed = await runCliInProcess(['import', history.file, '--write-key', source.writeKey], {
+      env: { TRIBUTARY_URL: t.baseUrl },
+    });
     expect(changed.code).toBe(1);
     expect(changed.stderr).toMatch(/was written for a different version of the file .*pass --restart/);
     // --restart sends everything again; the server deduplicates what it already has.
@@ -157,10 +228,19 @@ describe('tributary import', () => {
     expect(counters().duplicates - duplicatesBefore).toBe(history.validIds.size);
     expect((await readSourceMessages(t, source)).size).toBe(history.validIds.size + 1);
 
-    const missingFile = await runCliInProcess(['import', join(directory, 'absent.ndjson'), '--write-key', source.writeKey], { env: { TRIBUTARY_URL: t.baseUrl } });
-    expect(missingFile).toMatchObject({ code: 1, stderr: expect.stringMatching(/cannot read .*absent\.ndjson: ENOENT/) });
+    const missingFile = await runCliInProcess(
+      ['import', join(directory, 'absent.ndjson'), '--write-key', source.writeKey],
+      { env: { TRIBUTARY_URL: t.baseUrl } },
+    );
+    expect(missingFile).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/cannot read .*absent\.ndjson: ENOENT/),
+    });
     const noKey = await runCliInProcess(['import', history.file], { env: { TRIBUTARY_URL: t.baseUrl } });
-    expect(noKey).toMatchObject({ code: 64, stderr: 'error: no write key: pass --write-key or set TRIBUTARY_WRITE_KEY\n' });
+    expect(noKey).toMatchObject({
+      code: 64,
+      stderr: 'error: no write key: pass --write-key or set TRIBUTARY_WRITE_KEY\n',
+    });
   });
 
   it('killed midway (SIGKILL in a child process), a rerun sends only the rest and nothing is stored twice', async () => {
@@ -170,13 +250,27 @@ describe('tributary import', () => {
     const proxy = await startFaultyProxy(t.baseUrl, (index) => (index <= 3 ? 'forward' : 'hang'));
     const resumeFile = join(directory, 'killed.resume.json');
     try {
-      const child = spawnCli(['import', history.file, '--write-key', source.writeKey, '--batch-size', '200', '--resume-file', resumeFile], {
-        TRIBUTARY_URL: proxy.url,
-      });
+      const child = spawnCli(
+        [
+          'import',
+          history.file,
+          '--write-key',
+          source.writeKey,
+          '--batch-size',
+          '200',
+          '--resume-file',
+          resumeFile,
+        ],
+        {
+          TRIBUTARY_URL: proxy.url,
+        },
+      );
       await pollUntil('the fourth batch', 20_000, async () => (proxy.requests >= 4 ? true : undefined));
       // The resume point is written right after the third answer; give the child a moment for it.
       await pollUntil('the resume point after three batches', 5_000, async () =>
-        existsSync(resumeFile) && JSON.parse(readFileSync(resumeFile, 'utf8')).acceptedMessages > 0 ? true : undefined,
+        existsSync(resumeFile) && JSON.parse(readFileSync(resumeFile, 'utf8')).acceptedMessages > 0
+          ? true
+          : undefined,
       );
       child.kill('SIGKILL');
       await once(child, 'exit');
@@ -185,14 +279,25 @@ describe('tributary import', () => {
     }
     const point = JSON.parse(readFileSync(resumeFile, 'utf8'));
     expect(point.completed).toBe(false);
-    const acceptedFirst = [...history.validIds.keys()].filter((line) => line <= point.lastAcceptedLine).length;
+    const acceptedFirst = [...history.validIds.keys()].filter(
+      (line) => line <= point.lastAcceptedLine,
+    ).length;
     expect(point.acceptedMessages).toBe(acceptedFirst);
     expect(proxy.forwardedOk).toBe(3);
     expect((await readSourceMessages(t, source)).size).toBe(acceptedFirst);
 
     const duplicatesBefore = counters().duplicates;
-    const rerun = await importFile(source, history.file, ['--batch-size', '200', '--resume-file', resumeFile]);
-    expect(rerun.summary).toMatchObject({ status: 'completed', resumedAfterLine: point.lastAcceptedLine, linesRead: 2000 - point.lastAcceptedLine });
+    const rerun = await importFile(source, history.file, [
+      '--batch-size',
+      '200',
+      '--resume-file',
+      resumeFile,
+    ]);
+    expect(rerun.summary).toMatchObject({
+      status: 'completed',
+      resumedAfterLine: point.lastAcceptedLine,
+      linesRead: 2000 - point.lastAcceptedLine,
+    });
     expect(rerun.summary.accepted).toBe(history.validIds.size - acceptedFirst);
     expect(counters().duplicates).toBe(duplicatesBefore);
     const stored = await readSourceMessages(t, source);
@@ -210,7 +315,10 @@ describe('tributary import', () => {
     };
     let first;
     try {
-      first = await importFile(source, history.file, ['--batch-size', '100'], { url: proxy.url, interrupt: interrupt.signal });
+      first = await importFile(source, history.file, ['--batch-size', '100'], {
+        url: proxy.url,
+        interrupt: interrupt.signal,
+      });
     } finally {
       await proxy.close();
     }
@@ -223,7 +331,10 @@ describe('tributary import', () => {
 
     const duplicatesBefore = counters().duplicates;
     const rerun = await importFile(source, history.file, ['--batch-size', '100']);
-    expect(rerun.summary).toMatchObject({ status: 'completed', resumedAfterLine: first.summary.lastAcceptedLine });
+    expect(rerun.summary).toMatchObject({
+      status: 'completed',
+      resumedAfterLine: first.summary.lastAcceptedLine,
+    });
     expect(first.summary.accepted + rerun.summary.accepted).toBe(history.validIds.size);
     expect(counters().duplicates).toBe(duplicatesBefore);
     expect((await readSourceMessages(t, source)).size).toBe(history.validIds.size);
@@ -233,8 +344,22 @@ describe('tributary import', () => {
     const source = await createWorkspaceAndSource(t);
     const history = writeHistory('retried', 1000);
     const plan = new Map<number, ReturnType<Parameters<typeof startFaultyProxy>[1]>>([
-      [1, { status: 503, headers: { 'retry-after': '0' }, body: { success: false, code: 'unavailable', message: 'log down', error: 'log down' } }],
-      [2, { status: 429, headers: { 'retry-after': '1' }, body: { success: false, code: 'rate_limited', message: 'slow down', error: 'slow down' } }],
+      [
+        1,
+        {
+          status: 503,
+          headers: { 'retry-after': '0' },
+          body: { success: false, code: 'unavailable', message: 'log down', error: 'log down' },
+        },
+      ],
+      [
+        2,
+        {
+          status: 429,
+          headers: { 'retry-after': '1' },
+          body: { success: false, code: 'rate_limited', message: 'slow down', error: 'slow down' },
+        },
+      ],
       [3, 'destroy'],
       [4, 'forward-then-fail'], // the server stored it; the client must retry, the server dedupes
       [7, { status: 502, body: 'bad gateway' }],
@@ -243,13 +368,21 @@ describe('tributary import', () => {
     const started = Date.now();
     let run;
     try {
-      run = await importFile(source, history.file, ['--batch-size', '300', '--retry-base-ms', '10'], { url: proxy.url });
+      run = await importFile(source, history.file, ['--batch-size', '300', '--retry-base-ms', '10'], {
+        url: proxy.url,
+      });
     } finally {
       await proxy.close();
     }
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000); // the 429's Retry-After: 1 was honoured
     expect(run.code).toBe(2); // the generated history holds bad lines
-    expect(run.summary).toMatchObject({ status: 'completed', accepted: history.validIds.size, retriedBatches: 2, retries: 5, batches: 4 });
+    expect(run.summary).toMatchObject({
+      status: 'completed',
+      accepted: history.validIds.size,
+      retriedBatches: 2,
+      retries: 5,
+      batches: 4,
+    });
     expect(run.stderr).toMatch(/lines 1-\d+: HTTP 503 unavailable: log down; retry 1 in 0\.0 s/);
     expect(run.stderr).toMatch(/HTTP 429 rate_limited: slow down; retry 2 in 1\.0 s/);
     expect(run.stderr).toMatch(/network: /);
@@ -261,7 +394,12 @@ describe('tributary import', () => {
     const source = await createWorkspaceAndSource(t);
     const history = writeHistory('refused', 600);
     const proxy = await startFaultyProxy(t.baseUrl, (index) =>
-      index === 2 ? { status: 400, body: { success: false, code: 'payload_too_large', message: 'too big', error: 'too big' } } : 'forward',
+      index === 2
+        ? {
+            status: 400,
+            body: { success: false, code: 'payload_too_large', message: 'too big', error: 'too big' },
+          }
+        : 'forward',
     );
     let run;
     try {
@@ -271,19 +409,41 @@ describe('tributary import', () => {
     }
     expect(run.code).toBe(2);
     expect(run.summary.refusedBatches).toEqual([
-      { firstLine: expect.any(Number), lastLine: expect.any(Number), messages: 200, status: 400, code: 'payload_too_large', message: 'too big' },
+      {
+        firstLine: expect.any(Number),
+        lastLine: expect.any(Number),
+        messages: 200,
+        status: 400,
+        code: 'payload_too_large',
+        message: 'too big',
+      },
     ]);
     expect(run.summary.refusedMessages).toBe(200);
     expect(run.summary.retriedBatches).toBe(0);
     expect(run.summary.lastAcceptedLine).toBe(600);
     const [refused] = run.summary.refusedBatches;
     const stored = await readSourceMessages(t, source);
-    const refusedLines = [...history.validIds.keys()].filter((line) => line >= refused.firstLine && line <= refused.lastLine);
+    const refusedLines = [...history.validIds.keys()].filter(
+      (line) => line >= refused.firstLine && line <= refused.lastLine,
+    );
     expect(stored.size).toBe(history.validIds.size - refusedLines.length);
 
-    const readable = await runCliInProcess(['import', history.file, '--write-key', source.writeKey, '--restart', '--max-retries', '2', '--retry-base-ms', '1'], {
-      env: { TRIBUTARY_URL: 'http://127.0.0.1:9' },
-    });
+    const readable = await runCliInProcess(
+      [
+        'import',
+        history.file,
+        '--write-key',
+        source.writeKey,
+        '--restart',
+        '--max-retries',
+        '2',
+        '--retry-base-ms',
+        '1',
+      ],
+      {
+        env: { TRIBUTARY_URL: 'http://127.0.0.1:9' },
+      },
+    );
     expect(readable.code).toBe(1);
     expect(readable.stdout).toMatch(/^status: +aborted: batch of lines 1-\d+: network: /m);
     expect(readable.stdout).toMatch(/^batches retried: +1 \(2 retries\)$/m);

@@ -39,7 +39,10 @@ const MAX_RETRY_AFTER_MS = 300_000;
  * fix: 408, 429, 5xx, network errors and timeouts. The messages carry their messageIds, so a retry of
  * a request that did reach the log is absorbed by the server's deduplication.
  */
-export async function sendBatch(messages: readonly object[], options: BatchSenderOptions): Promise<BatchOutcome> {
+export async function sendBatch(
+  messages: readonly object[],
+  options: BatchSenderOptions,
+): Promise<BatchOutcome> {
   // No `sentAt`: with one, the server would shift each historical `timestamp` by (now − sentAt).
   const json = JSON.stringify({ batch: messages });
   const body = options.gzip ? gzipSync(json) : Buffer.from(json);
@@ -66,7 +69,8 @@ export async function sendBatch(messages: readonly object[], options: BatchSende
         return { kind: 'accepted', rejected, attempts: attempt };
       }
       const code = typeof parsed?.code === 'string' ? parsed.code : `http_${response.status}`;
-      const message = typeof parsed?.message === 'string' ? parsed.message : text.slice(0, 200) || response.statusText;
+      const message =
+        typeof parsed?.message === 'string' ? parsed.message : text.slice(0, 200) || response.statusText;
       if (response.status < 500 && response.status !== 408 && response.status !== 429) {
         return { kind: 'refused', status: response.status, code, message, attempts: attempt };
       }
@@ -75,12 +79,18 @@ export async function sendBatch(messages: readonly object[], options: BatchSende
     } catch (error) {
       reason = `network: ${describeFetchError(error)}`;
     }
-    if (attempt > options.maxRetries) return { kind: 'gave-up', reason, attempts: attempt, interrupted: false };
+    if (attempt > options.maxRetries)
+      return { kind: 'gave-up', reason, attempts: attempt, interrupted: false };
     const backoffMs = Math.min(options.maxBackoffMs, options.retryBaseMs * 2 ** (attempt - 1));
     const waitMs = retryAfterMs ?? Math.round(backoffMs / 2 + (Math.random() * backoffMs) / 2);
     options.onRetry?.(attempt, reason, waitMs);
     if (!(await sleep(waitMs, options.interrupt))) {
-      return { kind: 'gave-up', reason: `interrupted while waiting to retry (${reason})`, attempts: attempt, interrupted: true };
+      return {
+        kind: 'gave-up',
+        reason: `interrupted while waiting to retry (${reason})`,
+        attempts: attempt,
+        interrupted: true,
+      };
     }
   }
 }
@@ -90,7 +100,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (value === null || value.trim() === '') return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(MAX_RETRY_AFTER_MS, Math.round(Number(trimmed) * 1000));
-  const date = Date.parse(trimmed);
+  // Only an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`); Date.parse would read "-1" as a year.
+  const date = /[A-Za-z]/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   if (Number.isNaN(date)) return undefined;
   return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, date - now));
 }

@@ -1,4 +1,4 @@
-import { SingleBar } from 'cli-progress';
+import { Presets, SingleBar } from 'cli-progress';
 import type { OutputStream } from '../shared/cli-context';
 import type { BadLine, ImportProgressListener, ImportState } from './ndjson-importer';
 
@@ -19,13 +19,17 @@ export class ProgressBarListener implements ImportProgressListener {
   private badLinesPrinted = 0;
 
   constructor(private readonly stream: OutputStream & NodeJS.WritableStream) {
-    this.bar = new SingleBar({
-      stream: stream as NodeJS.WritableStream,
-      format: 'import [{bar}] {percentage}% | {lines} lines | {accepted} accepted | {bad} bad | {retried} retried | eta {eta_formatted}',
-      hideCursor: true,
-      etaBuffer: 50,
-      barsize: 30,
-    });
+    this.bar = new SingleBar(
+      {
+        stream: stream as NodeJS.WritableStream,
+        format:
+          'import [{bar}] {percentage}% | {lines} lines | {accepted} accepted | {bad} bad | {retried} retried | eta {eta_formatted}',
+        hideCursor: true,
+        etaBuffer: 50,
+        barsize: 30,
+      },
+      Presets.shades_classic,
+    );
   }
 
   start(state: ImportState): void {
@@ -40,7 +44,9 @@ export class ProgressBarListener implements ImportProgressListener {
     this.above(`line ${line.line}: ${line.reason}`);
   }
   retry(attempt: number, reason: string, waitMs: number, firstLine: number, lastLine: number): void {
-    this.above(`lines ${firstLine}-${lastLine}: ${reason}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s`);
+    this.above(
+      `lines ${firstLine}-${lastLine}: ${reason}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s`,
+    );
   }
   stop(state: ImportState): void {
     this.bar.update(state.bytesRead, this.payload(state));
@@ -54,7 +60,12 @@ export class ProgressBarListener implements ImportProgressListener {
   }
 
   private payload(state: ImportState) {
-    return { lines: state.linesRead, accepted: state.accepted, bad: state.badLines, retried: state.retriedBatches };
+    return {
+      lines: state.linesRead,
+      accepted: state.accepted,
+      bad: state.badLines,
+      retried: state.retriedBatches,
+    };
   }
 }
 
@@ -84,10 +95,13 @@ export class PlainProgressListener implements ImportProgressListener {
     if (this.badLinesPrinted >= BAD_LINES_PRINTED) return;
     this.badLinesPrinted += 1;
     this.stream.write(`line ${line.line}: ${line.reason}\n`);
-    if (this.badLinesPrinted === BAD_LINES_PRINTED) this.stream.write('(further bad lines are only counted)\n');
+    if (this.badLinesPrinted === BAD_LINES_PRINTED)
+      this.stream.write('(further bad lines are only counted)\n');
   }
   retry(attempt: number, reason: string, waitMs: number, firstLine: number, lastLine: number): void {
-    this.stream.write(`lines ${firstLine}-${lastLine}: ${reason}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s\n`);
+    this.stream.write(
+      `lines ${firstLine}-${lastLine}: ${reason}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s\n`,
+    );
   }
   stop(): void {}
 }

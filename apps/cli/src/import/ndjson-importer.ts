@@ -173,7 +173,8 @@ export async function importNdjson(options: ImportOptions): Promise<ImportSummar
       sending.map((pending) => pending.message),
       {
         ...options,
-        onRetry: (attempt, reason, waitMs) => options.progress?.retry(attempt, reason, waitMs, firstLine, lastLine),
+        onRetry: (attempt, reason, waitMs) =>
+          options.progress?.retry(attempt, reason, waitMs, firstLine, lastLine),
       },
     );
     if (outcome.attempts > 1) {
@@ -278,7 +279,11 @@ export async function importNdjson(options: ImportOptions): Promise<ImportSummar
   return summary;
 }
 
-function recordRejection(summary: ImportSummary, batch: readonly PendingMessage[], rejection: ServerRejection): void {
+function recordRejection(
+  summary: ImportSummary,
+  batch: readonly PendingMessage[],
+  rejection: ServerRejection,
+): void {
   summary.rejected += 1;
   summary.rejectedByCode[rejection.code] = (summary.rejectedByCode[rejection.code] ?? 0) + 1;
   if (summary.rejectedDetails.length < DETAIL_LIMIT) {
@@ -292,7 +297,11 @@ function recordRejection(summary: ImportSummary, batch: readonly PendingMessage[
 }
 
 /** One line as a message to send, a bad line with its reason, or a blank line (skipped silently). */
-export function parseLine(text: string, lineNumber: number, idSeed: string): PendingMessage | BadLine | 'blank' {
+export function parseLine(
+  text: string,
+  lineNumber: number,
+  idSeed: string,
+): PendingMessage | BadLine | 'blank' {
   if (text.trim() === '') return 'blank';
   let value: unknown;
   try {
@@ -301,7 +310,10 @@ export function parseLine(text: string, lineNumber: number, idSeed: string): Pen
     return { line: lineNumber, reason: `not valid JSON: ${(error as Error).message}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { line: lineNumber, reason: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})` };
+    return {
+      line: lineNumber,
+      reason: `not a JSON object (${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value})`,
+    };
   }
   const message = value as Record<string, unknown>;
   // Historical import: each message keeps its own `timestamp`; a `sentAt` would make the server

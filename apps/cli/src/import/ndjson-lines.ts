@@ -25,7 +25,8 @@ export async function* readLines(stream: Readable): AsyncGenerator<NdjsonLine> {
     let start = 0;
     for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
       const piece = chunk.subarray(start, newline);
-      const line = pendingLength === 0 ? piece : Buffer.concat([...pending, piece], pendingLength + piece.length);
+      const line =
+        pendingLength === 0 ? piece : Buffer.concat([...pending, piece], pendingLength + piece.length);
       pending = [];
       pendingLength = 0;
       bytesRead += newline - start + 1;

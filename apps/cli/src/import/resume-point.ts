@@ -43,10 +43,14 @@ export function loadResumePoint(resumeFile: string, identity: FileIdentity): Res
   try {
     point = JSON.parse(readFileSync(resumeFile, 'utf8')) as ResumePoint;
   } catch (error) {
-    throw new CliError(`the resume file ${resumeFile} is not readable JSON (${String(error)}); delete it or pass --restart`);
+    throw new CliError(
+      `the resume file ${resumeFile} is not readable JSON (${String(error)}); delete it or pass --restart`,
+    );
   }
   if (point?.version !== 1 || !Number.isInteger(point.lastAcceptedLine) || point.lastAcceptedLine < 0) {
-    throw new CliError(`the resume file ${resumeFile} is not a Tributary resume point; delete it or pass --restart`);
+    throw new CliError(
+      `the resume file ${resumeFile} is not a Tributary resume point; delete it or pass --restart`,
+    );
   }
   if (point.size !== identity.size || point.mtimeMs !== identity.mtimeMs) {
     throw new CliError(

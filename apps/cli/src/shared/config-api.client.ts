@@ -16,9 +16,15 @@ export class ConfigApiRequestError extends CliError {
 export class ConfigApiClient {
   constructor(private readonly connection: Connection) {}
 
-  async request<T = any>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  async request<T = any>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+  ): Promise<T> {
     if (!this.connection.token) {
-      throw new CliError('no access token: pass --token or set TRIBUTARY_TOKEN (an instance-admin token for tokens and workspaces)');
+      throw new CliError(
+        'no access token: pass --token or set TRIBUTARY_TOKEN (an instance-admin token for tokens and workspaces)',
+      );
     }
     const url = `${this.connection.baseUrl}/v1beta/${path}`;
     let response: Response;
@@ -46,7 +52,11 @@ export class ConfigApiClient {
     if (!response.ok) {
       const message =
         typeof parsed?.error === 'string' ? parsed.error : text.slice(0, 200) || response.statusText;
-      throw new ConfigApiRequestError(response.status, typeof parsed?.code === 'number' ? parsed.code : undefined, message);
+      throw new ConfigApiRequestError(
+        response.status,
+        typeof parsed?.code === 'number' ? parsed.code : undefined,
+        message,
+      );
     }
     if (parsed === undefined) throw new CliError(`${method} ${url}: the answer is not JSON`);
     return parsed as T;
@@ -70,7 +80,8 @@ export class ConfigApiClient {
 export function describeFetchError(error: unknown): string {
   if (error instanceof Error) {
     const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof Error) return `${error.message}: ${(cause as NodeJS.ErrnoException).code ?? cause.message}`;
+    if (cause instanceof Error)
+      return `${error.message}: ${(cause as NodeJS.ErrnoException).code ?? cause.message}`;
     return error.message;
   }
   return String(error);

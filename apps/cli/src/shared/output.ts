@@ -23,7 +23,9 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
 /** `key: value` lines for one resource. */
 export function renderRecord(entries: ReadonlyArray<[string, unknown]>): string {
   const width = Math.max(...entries.map(([key]) => key.length));
-  return entries.map(([key, value]) => `${`${key}:`.padEnd(width + 1)} ${formatCell(value)}`).join('\n') + '\n';
+  return (
+    entries.map(([key, value]) => `${`${key}:`.padEnd(width + 1)} ${formatCell(value)}`).join('\n') + '\n'
+  );
 }
 
 function formatCell(value: unknown): string {
@@ -34,7 +36,12 @@ function formatCell(value: unknown): string {
 }
 
 /** `--json` prints the API's own resource(s); otherwise the readable form. */
-export function print(context: CliContext, connection: Pick<Connection, 'json'>, json: unknown, readable: () => string): void {
+export function print(
+  context: CliContext,
+  connection: Pick<Connection, 'json'>,
+  json: unknown,
+  readable: () => string,
+): void {
   context.stdout.write(connection.json ? JSON.stringify(json, null, 2) + '\n' : readable());
 }
 
