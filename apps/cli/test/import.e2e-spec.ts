@@ -13,7 +13,7 @@ import {
   type StoredMessage,
   type TestSource,
 } from '../../tracking-api/test/tracking-e2e.kit';
-import type { ImportSummary } from '../src/import/ndjson-importer';
+import { importNdjson, type ImportSummary } from '../src/import/ndjson-importer';
 import { generateHistory, runCliInProcess, spawnCli, startFaultyProxy } from './cli-e2e.kit';
 
 /** The line number each stored message came from (every generated message carries it). */
@@ -162,6 +162,47 @@ describe('tributary import', () => {
     expect(withRejection.stdout).toMatch(
       /Rejected by the server:\n  missing_event: 1\n  line 1 \(import-[0-9a-f]+\): missing_event: /,
     );
+  });
+
+  it('closes a batch before it passes the byte limit, and the resume point follows each one', async () => {
+    const source = await createWorkspaceAndSource(t);
+    const file = join(directory, 'bytes.ndjson');
+    const lines = Array.from({ length: 40 }, (_, index) =>
+      JSON.stringify({
+        type: 'track',
+        userId: 'u',
+        event: 'E',
+        messageId: `bytes-${index + 1}`,
+        properties: { line: index + 1, pad: 'x'.repeat(900) },
+      }),
+    );
+    writeFileSync(file, lines.join('\n') + '\n');
+    const resumeFile = join(directory, 'bytes.resume.json');
+    const points: number[] = [];
+    const summary = await importNdjson({
+      file,
+      resumeFile,
+      restart: false,
+      batchSize: 500,
+      maxBatchBytes: 5000, // about five messages of ~960 bytes
+      baseUrl: t.baseUrl,
+      writeKey: source.writeKey,
+      gzip: true,
+      maxRetries: 0,
+      retryBaseMs: 1,
+      maxBackoffMs: 1,
+      requestTimeoutMs: 10_000,
+      progress: {
+        start: () => undefined,
+        update: () => points.push(JSON.parse(readFileSync(resumeFile, 'utf8')).lastAcceptedLine),
+        badLine: () => undefined,
+        retry: () => undefined,
+        stop: () => undefined,
+      },
+    });
+    expect(summary).toMatchObject({ status: 'completed', accepted: 40, batches: 8 });
+    expect(points).toEqual([5, 10, 15, 20, 25, 30, 35, 40]);
+    expect((await readSourceMessages(t, source)).size).toBe(40);
   });
 
   it('draws a progress bar on a terminal, and plain progress lines elsewhere, on stderr only', async () => {

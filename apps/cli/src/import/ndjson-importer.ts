@@ -222,60 +222,64 @@ export async function importNdjson(options: ImportOptions): Promise<ImportSummar
 
   /** Set when a batch could not be sent: the lines read after the resume point stay unsent. */
   let sendFailed = false;
-  if (!earlier?.completed) {
-    const stream = createReadStream(options.file, { highWaterMark: 256 * 1024 });
-    try {
-      for await (const line of readLines(stream)) {
-        state.bytesRead = line.bytesRead;
-        if (line.lineNumber <= resumedAfterLine) continue;
-        lastLineRead = line.lineNumber;
-        summary.linesRead += 1;
-        state.linesRead = summary.linesRead;
-        const parsed = parseLine(line.text, line.lineNumber, options.writeKey);
-        if (parsed === 'blank') {
-          summary.blankLines += 1;
-        } else if ('reason' in parsed) {
-          summary.badLines += 1;
-          state.badLines = summary.badLines;
-          if (summary.badLineDetails.length < DETAIL_LIMIT) summary.badLineDetails.push(parsed);
-          options.progress?.badLine(parsed);
-        } else {
-          if (batch.length > 0 && batchBytes + parsed.bytes + 1 > maxBatchBytes) {
-            // The line just read belongs to the next batch: this one ends on the line before.
-            lastLineRead = line.lineNumber - 1;
-            const carried = parsed;
-            if (!(await flush())) {
-              sendFailed = true;
-              break;
-            }
-            lastLineRead = line.lineNumber;
-            batch.push(carried);
-            batchBytes += carried.bytes + 1;
+  // The bar's redraw timer must stop even when reading fails, or the process would not exit.
+  try {
+    if (!earlier?.completed) {
+      const stream = createReadStream(options.file, { highWaterMark: 256 * 1024 });
+      try {
+        for await (const line of readLines(stream)) {
+          state.bytesRead = line.bytesRead;
+          if (line.lineNumber <= resumedAfterLine) continue;
+          lastLineRead = line.lineNumber;
+          summary.linesRead += 1;
+          state.linesRead = summary.linesRead;
+          const parsed = parseLine(line.text, line.lineNumber, options.writeKey);
+          if (parsed === 'blank') {
+            summary.blankLines += 1;
+          } else if ('reason' in parsed) {
+            summary.badLines += 1;
+            state.badLines = summary.badLines;
+            if (summary.badLineDetails.length < DETAIL_LIMIT) summary.badLineDetails.push(parsed);
+            options.progress?.badLine(parsed);
           } else {
-            batch.push(parsed);
-            batchBytes += parsed.bytes + 1;
-          }
-          if (batch.length >= options.batchSize) {
-            if (!(await flush())) {
-              sendFailed = true;
-              break;
+            if (batch.length > 0 && batchBytes + parsed.bytes + 1 > maxBatchBytes) {
+              // The line just read belongs to the next batch: this one ends on the line before.
+              lastLineRead = line.lineNumber - 1;
+              const carried = parsed;
+              if (!(await flush())) {
+                sendFailed = true;
+                break;
+              }
+              lastLineRead = line.lineNumber;
+              batch.push(carried);
+              batchBytes += carried.bytes + 1;
+            } else {
+              batch.push(parsed);
+              batchBytes += parsed.bytes + 1;
+            }
+            if (batch.length >= options.batchSize) {
+              if (!(await flush())) {
+                sendFailed = true;
+                break;
+              }
             }
           }
+          if (options.interrupt?.aborted) {
+            summary.status = 'interrupted';
+            break;
+          }
         }
-        if (options.interrupt?.aborted) {
-          summary.status = 'interrupted';
-          break;
-        }
+      } finally {
+        stream.destroy();
       }
-    } finally {
-      stream.destroy();
+      // An interrupt still sends what was read (less than one batch), and the resume point then covers it.
+      if (!sendFailed && !(await flush())) sendFailed = true;
+      if (!sendFailed && summary.status === 'completed') persist(true);
     }
-    // An interrupt still sends what was read (less than one batch), and the resume point then covers it.
-    if (!sendFailed && !(await flush())) sendFailed = true;
-    if (!sendFailed && summary.status === 'completed') persist(true);
+  } finally {
+    options.progress?.stop(state);
   }
   summary.durationMs = Date.now() - started;
-  options.progress?.stop(state);
   return summary;
 }
 
