@@ -1,0 +1,62 @@
+import { Command, CommanderError } from 'commander';
+import { bootstrapCommand } from './bootstrap.command';
+import { importCommand } from './import.command';
+import { CliContext, CliError, EXIT } from './shared/cli-context';
+import { sourcesCommand } from './sources.command';
+import { tokensCommand } from './tokens.command';
+import { workspacesCommand } from './workspaces.command';
+
+/** The `tributary` program; every command talks to the server over HTTP only. */
+export function buildProgram(context: CliContext): Command {
+  const program = new Command('tributary')
+    .description('Operate a Tributary server: bootstrap, tokens, workspaces, sources, historical imports')
+    .option('--url <url>', 'the server (or TRIBUTARY_URL; default http://localhost:8080)')
+    .option('--token <token>', 'a Config API access token (or TRIBUTARY_TOKEN)')
+    .option('--json', 'print JSON instead of tables')
+    .showHelpAfterError()
+    .configureOutput({
+      writeOut: (text) => context.stdout.write(text),
+      writeErr: (text) => context.stderr.write(text),
+    });
+  for (const command of [
+    bootstrapCommand(context),
+    tokensCommand(context),
+    workspacesCommand(context),
+    sourcesCommand(context),
+    importCommand(context),
+  ]) {
+    program.addCommand(command);
+  }
+  // Subcommands inherit the output and the exit override, so usage errors come back as a code.
+  const configure = (command: Command) => {
+    command.exitOverride().configureOutput({
+      writeOut: (text) => context.stdout.write(text),
+      writeErr: (text) => context.stderr.write(text),
+    });
+    command.commands.forEach(configure);
+  };
+  configure(program);
+  return program;
+}
+
+/** Runs the CLI with `args` (without `node` and the script) and returns the exit code; never exits. */
+export async function runCli(args: readonly string[], context: CliContext): Promise<number> {
+  const program = buildProgram(context);
+  try {
+    await program.parseAsync([...args], { from: 'user' });
+    return context.exitCode ?? EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are "errors" with exit code 0 in commander's override mode.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof CliError) {
+      context.stderr.write(`error: ${error.message}\n`);
+      return error.exitCode;
+    }
+    context.stderr.write(
+      `error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return EXIT.failure;
+  }
+}
