@@ -28,10 +28,7 @@ function serviceBlock(name: string): string {
 
 /** A command that runs Compose here, or why there is none. */
 function findCompose(): { command: string[] } | { reason: string } {
-  const candidates = [
-    ['docker', 'compose'],
-    ['docker-compose'],
-  ];
+  const candidates = [['docker', 'compose'], ['docker-compose']];
   const failures: string[] = [];
   for (const candidate of candidates) {
     try {
@@ -127,7 +124,10 @@ describe('docker-compose.yml', () => {
 
 describe('Dockerfile', () => {
   it('builds every app on node:20-bookworm-slim and runs on production dependencies only', () => {
-    const stages = [...dockerfileText.matchAll(/^FROM (\S+) AS (\S+)$/gm)].map((match) => [match[1], match[2]]);
+    const stages = [...dockerfileText.matchAll(/^FROM (\S+) AS (\S+)$/gm)].map((match) => [
+      match[1],
+      match[2],
+    ]);
     expect(stages).toEqual([
       ['node:20-bookworm-slim', 'build'],
       ['node:20-bookworm-slim', 'production-dependencies'],

@@ -147,6 +147,8 @@ describe('standalone apps with two router replicas on one JetStream', () => {
     const trackingProcess = processes.find((child) => child.output().includes('tracking-api listening'))!;
     const trackingHealth = await fetch(`${trackingProcess.baseUrl}/health/ready`);
     expect(trackingHealth.status).toBe(200);
-    expect(((await trackingHealth.json()) as { info: unknown }).info).toMatchObject({ event_log: { status: 'up' } });
+    expect(((await trackingHealth.json()) as { info: unknown }).info).toMatchObject({
+      event_log: { status: 'up' },
+    });
   });
 });
