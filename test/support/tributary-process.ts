@@ -8,9 +8,10 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 const REGISTER_HOOK = join(__dirname, 'swc-register.js');
-const MAIN = join(ROOT, 'apps', 'tributary', 'src', 'main.ts');
-/** What `main.ts` prints once the server accepts connections. */
-const LISTENING = /tributary listening on (http:\/\/[^\s]+)/;
+/** The apps with a `main.ts`: the all-in-one and the three standalone processes of `docker-compose.yml`. */
+export type TributaryApp = 'tributary' | 'config-api' | 'tracking-api' | 'router';
+/** What each `main.ts` prints once the server accepts connections: `tributary[ <app>] listening on <url>`. */
+const LISTENING = /tributary(?: [a-z-]+)? listening on (http:\/\/[^\s]+)/;
 
 export interface SpawnOptions {
   /** Reuse a data directory: a restart of an earlier process. Default: a new temporary directory. */
@@ -42,10 +43,24 @@ export interface TributaryProcess {
  * resolves once it prints its "listening" line. The child gets only the environment it needs, so a
  * `NATS_URL` or `EVENTSTORE_URL` of the developer's shell does not leak into it.
  */
-export async function spawnTributary(options: SpawnOptions = {}): Promise<TributaryProcess> {
+export function spawnTributary(options: SpawnOptions = {}): Promise<TributaryProcess> {
+  return spawnTributaryApp('tributary', options);
+}
+
+/**
+ * Starts one app's `main.ts` the same way. The standalone apps of one deployment share config through
+ * the event store: give them the same `dataDir` (the SQLite event store sees other processes' appends
+ * by polling its file) or the same `EVENTSTORE_URL`, the same `NATS_URL` in `environment`, and the
+ * same `TRIBUTARY_SECRET_KEY`. Only `config-api` (and `tributary`) create the bootstrap token.
+ */
+export async function spawnTributaryApp(
+  app: TributaryApp,
+  options: SpawnOptions = {},
+): Promise<TributaryProcess> {
+  const main = join(ROOT, 'apps', app, 'src', 'main.ts');
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tributary-process-'));
   const adminToken = options.adminToken ?? generateAccessTokenSecret();
-  const child = spawn(process.execPath, ['--enable-source-maps', '--require', REGISTER_HOOK, MAIN], {
+  const child = spawn(process.execPath, ['--enable-source-maps', '--require', REGISTER_HOOK, main], {
     cwd: ROOT,
     env: {
       PATH: process.env['PATH'],
@@ -70,7 +85,7 @@ export async function spawnTributary(options: SpawnOptions = {}): Promise<Tribut
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       void kill('SIGKILL');
-      reject(new Error(`tributary did not start within ${options.startTimeoutMs ?? 30_000} ms:\n${output}`));
+      reject(new Error(`${app} did not start within ${options.startTimeoutMs ?? 30_000} ms:\n${output}`));
     }, options.startTimeoutMs ?? 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
@@ -84,7 +99,7 @@ export async function spawnTributary(options: SpawnOptions = {}): Promise<Tribut
     child.stderr!.on('data', onData);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`tributary exited (${signal ?? code}) before listening:\n${output}`));
+      reject(new Error(`${app} exited (${signal ?? code}) before listening:\n${output}`));
     });
   });
 

@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
 import { SecretBoxModule } from '@tributary/auth';
 import { ConfigProjectionsModule } from '@tributary/config-projections';
 import { join } from 'node:path';
 import { createHttpApplication, loadEnvironment } from '@tributary/platform';
+import { HealthController } from '../../tributary/src/health/health.controller';
 import { ConfigApiModule } from './config-api.module';
 import { serveConfigApiOpenApiDocument } from './openapi';
 import { ConfigApiErrorFilter } from './shared/error.filter';
@@ -22,7 +24,10 @@ async function main(): Promise<void> {
         keyFile: join(environment.DATA_DIR, 'deployment.key'),
       }),
       ConfigApiModule.register(environment),
+      TerminusModule,
     ],
+    // `/health/ready` here checks the event store only: this process has no message log.
+    controllers: [HealthController],
     // Requests that match no route never reach a controller's own filter.
     providers: [{ provide: APP_FILTER, useClass: ConfigApiErrorFilter }],
   })

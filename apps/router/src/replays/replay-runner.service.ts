@@ -50,7 +50,24 @@ export class ReplayRunner implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private onConfigChange(change: ConfigChange): void {
-    if (change.kind === 'destination-upserted') this.startPendingReplays(change.view);
+    if (change.kind !== 'destination-upserted') return;
+    this.stopReplaysFinishedElsewhere(change.view);
+    this.startPendingReplays(change.view);
+  }
+
+  /**
+   * With several router replicas, each runs every replay through the same durable replay consumer,
+   * so they share its messages; the first to see it drained records the end (the decider ignores a
+   * second `FinishReplay`) and deletes the consumer. The others learn of it here and stop polling.
+   */
+  private stopReplaysFinishedElsewhere(view: DestinationView): void {
+    for (const replay of view.replays) {
+      const running = this.running.get(replay.replayId);
+      if (replay.state === 'RUNNING' || !running) continue;
+      this.running.delete(replay.replayId);
+      clearInterval(running.timer);
+      void running.subscription?.stop();
+    }
   }
 
   private startPendingReplays(view: DestinationView): void {

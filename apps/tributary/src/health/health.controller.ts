@@ -6,6 +6,7 @@ import {
   Get,
   HttpException,
   Inject,
+  Optional,
   UseFilters,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
@@ -28,7 +29,8 @@ class HealthReportFilter implements ExceptionFilter {
 
 /**
  * `/health/live`: the process runs. `/health/ready`: it can do its work, that is the config event
- * store and the message log both answer; a load balancer sends traffic only then.
+ * store and the message log both answer; a load balancer sends traffic only then. Every app serves
+ * it; the standalone Config API has no message log, so only its event store is checked there.
  */
 @ApiExcludeController()
 @Controller('health')
@@ -38,7 +40,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Optional() @Inject(EVENT_LOG) private readonly eventLog: EventLog | null,
   ) {}
 
   @Get('live')
@@ -49,9 +51,10 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   ready() {
+    const eventLog = this.eventLog;
     return this.health.check([
       () => this.check('event_store', () => this.eventStore.ping()),
-      () => this.check('event_log', () => this.eventLog.ping()),
+      ...(eventLog ? [() => this.check('event_log', () => eventLog.ping())] : []),
     ]);
   }
 

@@ -1,0 +1,51 @@
+# One image for every Tributary process; the command picks the app:
+#   node dist/apps/tributary/src/main.js      all-in-one (the default)
+#   node dist/apps/config-api/src/main.js     Config API (/v1beta)
+#   node dist/apps/tracking-api/src/main.js   tracking API (/v1/*, /token)
+#   node dist/apps/router/src/main.js         router (destination consumers, replays, redrives)
+
+# --- build: every dependency, then `nest build` of each app -----------------------------------------
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 ships prebuilt binaries for this platform; the toolchain is the fallback when none fits.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY nest-cli.json tsconfig.json tsconfig.build.json ./
+COPY apps ./apps
+COPY libs ./libs
+# Each build empties dist/ first (deleteOutDir) and compiles all of apps/ and libs/, so building
+# them in turn checks that each app compiles and leaves every app's output in dist/.
+RUN set -e; \
+    for app in tributary config-api tracking-api router; do npx nest build "$app"; done; \
+    for app in tributary config-api tracking-api router; do test -f "dist/apps/$app/src/main.js"; done
+
+# --- production dependencies only, built on the same base so native modules match ------------------
+FROM node:20-bookworm-slim AS production-dependencies
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# --- runtime ----------------------------------------------------------------------------------------
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    DATA_DIR=/data
+WORKDIR /app
+COPY --from=production-dependencies /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+EXPOSE 8080
+# The image has no curl: Node's fetch checks readiness (`/health/ready`: event store and log answer).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/apps/tributary/src/main.js"]

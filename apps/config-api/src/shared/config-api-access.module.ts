@@ -1,0 +1,31 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { Environment, RateLimiter } from '@tributary/platform';
+import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './auth.guard';
+import { ConfigApiErrorFilter } from './error.filter';
+import { ResourceLookup } from './resource-lookup.service';
+
+/**
+ * What a `@ConfigApiController` outside the Config API needs: its guard (tokens from the shared read
+ * model), its rate budget, its error filter and resource lookup. The standalone router imports this
+ * to serve its dead-letter and metrics routes without the rest of `/v1beta` (and without the
+ * instance bootstrap, which belongs to the Config API process alone). Needs `ConfigProjectionsModule`.
+ */
+@Module({})
+export class ConfigApiAccessModule {
+  static register(environment: Environment): DynamicModule {
+    return {
+      module: ConfigApiAccessModule,
+      global: true,
+      providers: [
+        {
+          provide: CONFIG_API_RATE_LIMITER,
+          useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT),
+        },
+        ConfigApiAuthGuard,
+        ConfigApiErrorFilter,
+        ResourceLookup,
+      ],
+      exports: [ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER, ConfigApiErrorFilter, ResourceLookup],
+    };
+  }
+}

@@ -1,0 +1,54 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { SecretBoxModule } from '@tributary/auth';
+import { ConfigProjectionsModule } from '@tributary/config-projections';
+import { EventLogModule } from '@tributary/event-log';
+import { createHttpApplication, loadEnvironment } from '@tributary/platform';
+import { join } from 'node:path';
+import { HealthController } from '../../tributary/src/health/health.controller';
+import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
+import { TrackingApiModule } from './tracking-api.module';
+
+/**
+ * The tracking API alone (`/v1/*`, `/token`, `/health/*`): stateless apart from its read model of the
+ * config, so any number of replicas can run behind a load balancer. Every replica needs the same
+ * `EVENTSTORE_URL` (or `DATA_DIR` with the SQLite store), `NATS_URL` and `TRIBUTARY_SECRET_KEY`.
+ */
+async function main(): Promise<void> {
+  const environment = loadEnvironment();
+  @Module({
+    imports: [
+      ConfigProjectionsModule.register({
+        eventStoreUrl: environment.EVENTSTORE_URL,
+        dataDir: environment.DATA_DIR,
+      }),
+      SecretBoxModule.register({
+        secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
+        keyFile: join(environment.DATA_DIR, 'deployment.key'),
+      }),
+      EventLogModule.register({
+        natsUrl: environment.NATS_URL,
+        dataDir: environment.DATA_DIR,
+        dedupeWindowMs: environment.DEDUPE_WINDOW,
+        retentionMs: environment.RETENTION,
+      }),
+      TrackingApiModule.register(environment),
+      TerminusModule,
+    ],
+    controllers: [HealthController],
+    // Requests that match no route never reach a controller's own filter.
+    providers: [{ provide: APP_FILTER, useClass: TrackingApiErrorFilter }],
+  })
+  class TrackingApiAppModule {}
+  const app = await createHttpApplication(TrackingApiAppModule, environment.LOG_LEVEL);
+  app.enableShutdownHooks();
+  await app.listen(environment.PORT, environment.HOST);
+  console.log(`tributary tracking-api listening on ${await app.getUrl()}`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

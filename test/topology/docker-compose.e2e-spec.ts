@@ -1,0 +1,146 @@
+// docker-compose.yml and the Dockerfile describe the production topology; nothing else runs them in
+// the test suite, so these checks keep them consistent with the apps. The full check is Compose's
+// own `config` (it resolves anchors and validates the schema); it runs when a usable `docker compose`
+// or `docker-compose` exists and is skipped otherwise, saying why. The structural checks below need
+// no Docker: no YAML parser is installed, so they read the text with anchored patterns.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
+const composeText = readFileSync(COMPOSE_FILE, 'utf8');
+const dockerfileText = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+const nestCli = JSON.parse(readFileSync(join(ROOT, 'nest-cli.json'), 'utf8')) as {
+  projects: Record<string, { type: string; entryFile: string }>;
+};
+const STANDALONE_APPS = ['config-api', 'tracking-api', 'router'];
+
+/** The text of one top-level service: from `  <name>:` to the next line indented two spaces or less. */
+function serviceBlock(name: string): string {
+  const services = composeText.slice(composeText.indexOf('\nservices:\n'));
+  const start = services.search(new RegExp(`^  ${name}:\\s*$`, 'm'));
+  if (start < 0) throw new Error(`service ${name} not found in docker-compose.yml`);
+  const rest = services.slice(start).split('\n');
+  const end = rest.findIndex((line, index) => index > 0 && /^ {0,2}\S/.test(line));
+  return rest.slice(0, end < 0 ? undefined : end).join('\n');
+}
+
+/** A command that runs Compose here, or why there is none. */
+function findCompose(): { command: string[] } | { reason: string } {
+  const candidates = [['docker', 'compose'], ['docker-compose']];
+  const failures: string[] = [];
+  for (const candidate of candidates) {
+    try {
+      execFileSync(candidate[0], [...candidate.slice(1), 'version'], { stdio: 'pipe', timeout: 20_000 });
+      return { command: candidate };
+    } catch (error) {
+      const output = `${(error as { stderr?: Buffer }).stderr ?? ''}`.trim().split('\n')[0];
+      failures.push(`\`${candidate.join(' ')}\`: ${output || (error as Error).message}`);
+    }
+  }
+  return { reason: failures.join('; ') };
+}
+
+describe('docker-compose.yml', () => {
+  const compose = findCompose();
+  const title = 'is a valid Compose file with the services and shared environment (`compose config`)';
+  if ('reason' in compose) {
+    it.skip(`${title}: skipped, no usable Compose command (${compose.reason})`, () => undefined);
+  } else {
+    it(title, () => {
+      const [binary, ...args] = compose.command;
+      const resolved = execFileSync(binary, [...args, '-f', COMPOSE_FILE, 'config', '--format', 'json'], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          TRIBUTARY_BOOTSTRAP_TOKEN: 'compose-config-check-token',
+          TRIBUTARY_SECRET_KEY: '0'.repeat(64),
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const config = JSON.parse(resolved) as {
+        services: Record<string, { environment?: Record<string, string>; command?: string[] }>;
+      };
+      expect(Object.keys(config.services).sort()).toEqual(
+        ['config-api', 'kurrentdb', 'nats', 'postgres', 'router', 'tracking-api'].sort(),
+      );
+      for (const app of STANDALONE_APPS) {
+        expect(config.services[app].environment).toMatchObject({
+          NATS_URL: 'nats://nats:4222',
+          EVENTSTORE_URL: 'kurrentdb://kurrentdb:2113?tls=false',
+          DATA_DIR: '/data',
+          TRIBUTARY_BOOTSTRAP_TOKEN: 'compose-config-check-token',
+          TRIBUTARY_SECRET_KEY: '0'.repeat(64),
+        });
+        expect(config.services[app].command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
+      }
+    });
+  }
+
+  it('runs NATS with JetStream on a persistent volume, and KurrentDB insecure single-node on one', () => {
+    const nats = serviceBlock('nats');
+    expect(nats).toMatch(/command: \[[^\]]*'-js'/);
+    expect(nats).toMatch(/- nats-data:\/data/);
+    expect(nats).toMatch(/'-sd', '\/data'/);
+    const kurrentdb = serviceBlock('kurrentdb');
+    expect(kurrentdb).toMatch(/KURRENTDB_INSECURE: 'true'/);
+    expect(kurrentdb).toMatch(/KURRENTDB_CLUSTER_SIZE: '1'/);
+    expect(kurrentdb).toMatch(/- kurrentdb-data:\/var\/lib\/kurrentdb/);
+    expect(serviceBlock('postgres')).toMatch(/- postgres-data:\/var\/lib\/postgresql\/data/);
+    expect(composeText).toMatch(/^volumes:\n(?: {2}[a-z-]+:\n)*/m);
+    for (const volume of ['nats-data', 'kurrentdb-data', 'postgres-data', 'tributary-data']) {
+      expect(composeText).toMatch(new RegExp(`^  ${volume}:\\s*$`, 'm'));
+    }
+  });
+
+  it('starts each standalone app from the image by a command that nest-cli builds', () => {
+    for (const app of STANDALONE_APPS) {
+      const block = serviceBlock(app);
+      expect(block).toMatch(/<<: \*tributary-app/);
+      expect(block).toContain(`command: ['node', 'dist/apps/${app}/src/main.js']`);
+      // `nest build <app>` writes `dist/<entryFile>.js`: the command runs exactly that file.
+      expect(nestCli.projects[app]).toMatchObject({ type: 'application', entryFile: `apps/${app}/src/main` });
+    }
+    expect(serviceBlock('router')).toMatch(/deploy:\n\s+replicas: 2/);
+  });
+
+  it('gives every app the same engines, data dir, bootstrap token and secret key, and a readiness check', () => {
+    const anchor = composeText.slice(
+      composeText.indexOf('x-tributary-app: &tributary-app'),
+      composeText.indexOf('\nservices:\n'),
+    );
+    expect(anchor).toMatch(/NATS_URL: nats:\/\/nats:4222/);
+    expect(anchor).toMatch(/EVENTSTORE_URL: kurrentdb:\/\/kurrentdb:2113\?tls=false/);
+    expect(anchor).toMatch(/DATA_DIR: \/data/);
+    // Required, not defaulted: without them the apps would not share one admin token and one key.
+    expect(anchor).toMatch(/TRIBUTARY_BOOTSTRAP_TOKEN: \$\{TRIBUTARY_BOOTSTRAP_TOKEN:\?/);
+    expect(anchor).toMatch(/TRIBUTARY_SECRET_KEY: \$\{TRIBUTARY_SECRET_KEY:\?/);
+    expect(anchor).toMatch(/healthcheck:[\s\S]*\/health\/ready/);
+    expect(anchor).toMatch(/condition: service_healthy/);
+  });
+});
+
+describe('Dockerfile', () => {
+  it('builds every app on node:20-bookworm-slim and runs on production dependencies only', () => {
+    const stages = [...dockerfileText.matchAll(/^FROM (\S+) AS (\S+)$/gm)].map((match) => [
+      match[1],
+      match[2],
+    ]);
+    expect(stages).toEqual([
+      ['node:20-bookworm-slim', 'build'],
+      ['node:20-bookworm-slim', 'production-dependencies'],
+      ['node:20-bookworm-slim', 'runtime'],
+    ]);
+    const applications = Object.entries(nestCli.projects)
+      .filter(([, project]) => project.type === 'application')
+      .map(([name]) => name)
+      .sort();
+    const built = /for app in ([a-z -]+); do npx nest build/.exec(dockerfileText)?.[1].trim().split(/\s+/);
+    expect(built?.sort()).toEqual(applications);
+    expect(dockerfileText).toMatch(/npm ci --omit=dev/);
+    expect(dockerfileText).toMatch(/COPY --from=production-dependencies \/app\/node_modules/);
+    expect(dockerfileText).toMatch(/^CMD \["node", "dist\/apps\/tributary\/src\/main.js"\]$/m);
+  });
+});
