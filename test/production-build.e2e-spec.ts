@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -15,3 +16,12 @@ it('the production build type-checks', async () => {
   }).catch((error: { stdout?: string; code?: number }) => ({ stdout: error.stdout ?? '', failed: true }));
   expect('failed' in result ? result.stdout : '').toBe('');
 }, 180_000);
+
+it('npm start runs the file nest build writes for the tributary app', () => {
+  const root = join(__dirname, '..');
+  const nestCli = JSON.parse(readFileSync(join(root, 'nest-cli.json'), 'utf8'));
+  const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const builtEntry = `dist/${nestCli.projects.tributary.entryFile}.js`;
+  expect(scripts.start).toBe(`nest build tributary && node ${builtEntry}`);
+  expect(scripts['start:prod']).toBe(`node ${builtEntry}`);
+});
