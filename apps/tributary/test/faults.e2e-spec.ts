@@ -224,4 +224,59 @@ describeWithNats('nats-server stopped during a tracking load', () => {
         `failures ${JSON.stringify(load.statusCounts())}`,
     );
   }, 90_000);
+
+  it('SIGTERM while nats-server is down and deliveries are waiting: still exits 0 within 10 s, and nothing acknowledged is lost', async () => {
+    const nats = await NatsServerProcess.start();
+    cleanup.closers.push(() => nats.dispose());
+    const environment = { ...POLLING_ENVIRONMENT, NATS_URL: nats.url, ROUTER_MAX_IN_FLIGHT: '8' };
+    const first = await spawnTributary({ environment });
+    cleanup.processes.push(first);
+    const source = await createWorkspaceAndSource(first);
+    const receiver = await WebhookReceiver.start({ secret: 'outage', delayMs: 60 });
+    cleanup.closers.push(() => receiver.close());
+    await createWebhookDestination(first, source, 'webhooks', receiver, 'outage');
+    const load = TrackingLoad.start(first, source, LOAD);
+    cleanup.closers.push(() => load.stop());
+    await load.waitForAcknowledged(200, 20_000);
+    await pollUntil('deliveries are under way', 20_000, async () =>
+      receiver.requests.length >= 10 ? true : undefined,
+    );
+
+    await nats.stop();
+    await sleep(500);
+    const signalledAt = Date.now();
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      first.child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    first.child.kill('SIGTERM');
+    const exit = await exited;
+    const shutdownMs = Date.now() - signalledAt;
+    await load.stop();
+    expect({ exit, shutdownMs: shutdownMs < SHUTDOWN_LIMIT_MS, output: first.output() }).toEqual({
+      exit: { code: 0, signal: null },
+      shutdownMs: true,
+      output: expect.any(String),
+    });
+
+    await nats.restart();
+    const restarted = await spawnTributary({
+      dataDir: first.dataDir,
+      port: first.port,
+      adminToken: first.adminToken,
+      environment,
+    });
+    cleanup.processes.push(restarted);
+    const restartedAt = Date.now();
+    await pollUntil(
+      'every acknowledged message is delivered after the restart',
+      60_000,
+      async () =>
+        missingFrom(new Set(receiver.acceptedIds()), load.acknowledged).length === 0 ? true : undefined,
+      200,
+    );
+    console.log(
+      `SIGTERM with NATS down: exited in ${shutdownMs} ms; ${load.acknowledged.size} acknowledged, ` +
+        `all delivered ${Date.now() - restartedAt} ms after the restart`,
+    );
+  }, 120_000);
 });
