@@ -3,6 +3,8 @@
 // a message answered 200 is in the log afterwards (design.md, invariant 1), and while the log is
 // unreachable the tracking API answers 503 with Retry-After, never 200 and never anything else.
 import { NatsServerProcess, type EventLog } from '@tributary/event-log';
+// What the server's own watchdog allows a graceful stop (10 s, issue 6).
+import { SHUTDOWN_LIMIT_MS } from '@tributary/platform';
 import { rmSync } from 'node:fs';
 import { spawnTributary, type TributaryProcess } from '../../../test/support/tributary-process';
 import {
@@ -19,8 +21,6 @@ import {
 import { messageIdsInLog, missingFrom, openLogOf, TrackingLoad } from './fault-load.kit';
 
 const LOAD = { senders: 4, batchSize: 10, pauseMs: 10 };
-/** Graceful shutdown must end within this (issue 6). */
-const SHUTDOWN_LIMIT_MS = 10_000;
 
 const natsBinary = NatsServerProcess.findBinary();
 type LogKind = 'sqlite' | 'jetstream';
