@@ -5,7 +5,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { SecretBoxModule } from '@tributary/auth';
 import { ConfigProjectionsModule } from '@tributary/config-projections';
 import { join } from 'node:path';
-import { createHttpApplication, loadEnvironment } from '@tributary/platform';
+import { createHttpApplication, loadEnvironment, stopGracefullyOnSignals } from '@tributary/platform';
 import { HealthController } from '../../tributary/src/health/health.controller';
 import { ConfigApiModule } from './config-api.module';
 import { serveConfigApiOpenApiDocument } from './openapi';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   class ConfigApiAppModule {}
   const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL);
   serveConfigApiOpenApiDocument(app);
-  app.enableShutdownHooks();
+  stopGracefullyOnSignals(app, { name: 'tributary config-api' });
   await app.listen(environment.PORT, environment.HOST);
   console.log(`tributary config-api listening on ${await app.getUrl()}`);
 }

@@ -5,7 +5,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { SecretBoxModule } from '@tributary/auth';
 import { ConfigProjectionsModule } from '@tributary/config-projections';
 import { EventLogModule } from '@tributary/event-log';
-import { createHttpApplication, loadEnvironment } from '@tributary/platform';
+import { createHttpApplication, loadEnvironment, stopGracefullyOnSignals } from '@tributary/platform';
 import { join } from 'node:path';
 import { ConfigApiAccessModule } from '../../config-api/src/shared/config-api-access.module';
 import { ConfigApiErrorFilter } from '../../config-api/src/shared/error.filter';
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   })
   class RouterAppModule {}
   const app = await createHttpApplication(RouterAppModule, environment.LOG_LEVEL);
-  app.enableShutdownHooks();
+  stopGracefullyOnSignals(app, { name: 'tributary router' });
   await app.listen(environment.PORT, environment.HOST);
   console.log(`tributary router listening on ${await app.getUrl()}`);
 }

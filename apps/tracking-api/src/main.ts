@@ -5,7 +5,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { SecretBoxModule } from '@tributary/auth';
 import { ConfigProjectionsModule } from '@tributary/config-projections';
 import { EventLogModule } from '@tributary/event-log';
-import { createHttpApplication, loadEnvironment } from '@tributary/platform';
+import { createHttpApplication, loadEnvironment, stopGracefullyOnSignals } from '@tributary/platform';
 import { join } from 'node:path';
 import { HealthController } from '../../tributary/src/health/health.controller';
 import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   })
   class TrackingApiAppModule {}
   const app = await createHttpApplication(TrackingApiAppModule, environment.LOG_LEVEL);
-  app.enableShutdownHooks();
+  stopGracefullyOnSignals(app, { name: 'tributary tracking-api' });
   await app.listen(environment.PORT, environment.HOST);
   console.log(`tributary tracking-api listening on ${await app.getUrl()}`);
 }

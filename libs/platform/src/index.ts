@@ -1,4 +1,5 @@
 export * from './environment';
 export * from './http/request-url';
 export * from './http/http-server';
+export * from './http/graceful-shutdown';
 export * from './rate-limiter';

@@ -12,8 +12,36 @@ const MAX_RETRY_AFTER_MS = 10 * 60_000;
 @Injectable()
 export class DestinationDeliveries implements OnApplicationShutdown {
   private readonly registry = createDeliveryAdapterRegistry();
+  /** Deliveries under way, which closing waits for (see `onApplicationShutdown`). */
+  private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
 
   async deliver(
+    destinationSlug: string,
+    message: NormalizedMessage,
+    settings: Record<string, unknown>,
+    sourceId?: string,
+  ): Promise<DeliveryOutcome> {
+    const delivery = this.deliverNow(destinationSlug, message, settings, sourceId);
+    this.inFlight.add(delivery);
+    try {
+      return await delivery;
+    } finally {
+      this.inFlight.delete(delivery);
+    }
+  }
+
+  /**
+   * Nest calls this at the same time as the consumers' own shutdown hook, which waits for their
+   * handlers; closing the adapters at once would destroy the sockets of deliveries in flight (a
+   * webhook agent's `destroy()` ends busy sockets too), turning each into a retry and a duplicate
+   * after the restart. So it waits for them first; each is bounded by its adapter's timeout.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+    await this.registry.close();
+  }
+
+  private async deliverNow(
     destinationSlug: string,
     message: NormalizedMessage,
     settings: Record<string, unknown>,
@@ -27,9 +55,5 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       return { ...result, retryAfterMs: Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS) };
     }
     return result;
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.registry.close();
   }
 }

@@ -31,6 +31,11 @@ export async function createHttpApplication(
     bodyLimit: MAX_REQUEST_BYTES,
     logger: false,
     frameworkErrors: answerUnroutableUrl,
+    // While the server closes (SIGTERM), a request arriving on a kept-alive connection is served as
+    // usual, with `Connection: close`, instead of Fastify's bare 503 (no Retry-After, not the API's
+    // error body): the event log and the store stay open until the HTTP server has closed, so it can
+    // be stored and answered properly, and each connection takes at most that one more request.
+    return503OnClosing: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
     bodyParser: false,
