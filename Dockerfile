@@ -19,8 +19,8 @@ COPY libs ./libs
 # Each build empties dist/ first (deleteOutDir) and compiles all of apps/ and libs/, so building
 # them in turn checks that each app compiles and leaves every app's output in dist/.
 RUN set -e; \
-    for app in tributary config-api tracking-api router; do npx nest build "$app"; done; \
-    for app in tributary config-api tracking-api router; do test -f "dist/apps/$app/src/main.js"; done
+    for app in tributary config-api tracking-api router cli; do npx nest build "$app"; done; \
+    for app in tributary config-api tracking-api router cli; do test -f "dist/apps/$app/src/main.js"; done
 
 # --- production dependencies only, built on the same base so native modules match ------------------
 FROM node:20-bookworm-slim AS production-dependencies
