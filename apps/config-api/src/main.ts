@@ -2,9 +2,14 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { SecretBoxModule } from '@tributary/auth';
-import { ConfigProjectionsModule } from '@tributary/config-projections';
+import {
+  CONFIG_PROJECTION_METRICS,
+  ConfigProjectionsModule,
+  ConfigReadModel,
+  registerConfigProjectionMetrics,
+} from '@tributary/config-projections';
 import { join } from 'node:path';
-import { createHttpApplication, loadEnvironment } from '@tributary/platform';
+import { createHttpApplication, loadEnvironment, MetricsModule, MetricsRegistry } from '@tributary/platform';
 import { ConfigApiModule } from './config-api.module';
 import { serveConfigApiOpenApiDocument } from './openapi';
 import { ConfigApiErrorFilter } from './shared/error.filter';
@@ -13,6 +18,7 @@ async function main(): Promise<void> {
   const environment = loadEnvironment();
   @Module({
     imports: [
+      MetricsModule,
       ConfigProjectionsModule.register({
         eventStoreUrl: environment.EVENTSTORE_URL,
         dataDir: environment.DATA_DIR,
@@ -24,7 +30,14 @@ async function main(): Promise<void> {
       ConfigApiModule.register(environment),
     ],
     // Requests that match no route never reach a controller's own filter.
-    providers: [{ provide: APP_FILTER, useClass: ConfigApiErrorFilter }],
+    providers: [
+      { provide: APP_FILTER, useClass: ConfigApiErrorFilter },
+      {
+        provide: CONFIG_PROJECTION_METRICS,
+        inject: [MetricsRegistry, ConfigReadModel],
+        useFactory: registerConfigProjectionMetrics,
+      },
+    ],
   })
   class ConfigApiAppModule {}
   const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL);

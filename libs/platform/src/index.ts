@@ -2,3 +2,5 @@ export * from './environment';
 export * from './http/request-url';
 export * from './http/http-server';
 export * from './rate-limiter';
+export * from './logging';
+export * from './metrics';

@@ -1,0 +1,15 @@
+import { Global, Module } from '@nestjs/common';
+import { MetricsController } from './metrics.controller';
+import { MetricsRegistry } from './metrics.registry';
+
+/**
+ * One metrics registry per application (global, so the collectors beside the code they measure can
+ * inject it) and `GET /metrics`. `createHttpApplication` adds the HTTP request metrics when it is imported.
+ */
+@Global()
+@Module({
+  controllers: [MetricsController],
+  providers: [{ provide: MetricsRegistry, useFactory: () => new MetricsRegistry() }],
+  exports: [MetricsRegistry],
+})
+export class MetricsModule {}
