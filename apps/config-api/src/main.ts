@@ -9,7 +9,7 @@ import {
   registerConfigProjectionMetrics,
 } from '@tributary/config-projections';
 import { join } from 'node:path';
-import { createHttpApplication, loadEnvironment, MetricsModule, MetricsRegistry } from '@tributary/platform';
+import { createHttpApplication, loadEnvironment, MetricsRegistry } from '@tributary/platform';
 import { ConfigApiModule } from './config-api.module';
 import { serveConfigApiOpenApiDocument } from './openapi';
 import { ConfigApiErrorFilter } from './shared/error.filter';
@@ -18,7 +18,6 @@ async function main(): Promise<void> {
   const environment = loadEnvironment();
   @Module({
     imports: [
-      MetricsModule,
       ConfigProjectionsModule.register({
         eventStoreUrl: environment.EVENTSTORE_URL,
         dataDir: environment.DATA_DIR,

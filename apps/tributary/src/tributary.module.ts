@@ -10,7 +10,7 @@ import {
 } from '@tributary/config-projections';
 import { join } from 'node:path';
 import { EventLogModule } from '@tributary/event-log';
-import { Environment, MetricsModule, MetricsRegistry } from '@tributary/platform';
+import { Environment, MetricsRegistry } from '@tributary/platform';
 import { ConfigApiModule } from '../../config-api/src/config-api.module';
 import { RouterModule } from '../../router/src/router.module';
 import { TrackingApiModule } from '../../tracking-api/src/tracking-api.module';
@@ -24,7 +24,6 @@ export class TributaryModule {
     return {
       module: TributaryModule,
       imports: [
-        MetricsModule,
         ConfigProjectionsModule.register({
           eventStoreUrl: environment.EVENTSTORE_URL,
           dataDir: environment.DATA_DIR,

@@ -13,6 +13,7 @@ import {
   basicAuth,
   configApi,
   createWorkspaceAndSource,
+  pollUntil,
   postJson,
   postTracking,
 } from '../../tracking-api/test/tracking-e2e.kit';
@@ -67,7 +68,8 @@ describe('GET /metrics', () => {
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
-    t = await startTributary({ environment: POLLING_ENVIRONMENT });
+    // A short retry window, so the failing destination's message is dead-lettered within seconds.
+    t = await startTributary({ environment: { ...POLLING_ENVIRONMENT, RETRY_WINDOW: '1s' } });
     receiver = await WebhookReceiver.start({ secret: 'metrics-test-secret' });
   });
 
@@ -169,22 +171,43 @@ describe('GET /metrics', () => {
     expect(valueOf(samples, 'tributary_config_projection_position')).toBeGreaterThanOrEqual(0);
   });
 
-  it('shows the lag of a destination that stopped accepting, then its dead letter', async () => {
+  it('shows a failing destination: its message unacknowledged while retried, then one dead letter', async () => {
     const source = await createWorkspaceAndSource(t);
     const failing = await WebhookReceiver.start();
     try {
-      failing.answer = () => 400;
+      failing.answer = () => 500;
       await createWebhookDestination(t, source, 'webhooks', failing, 'unused-secret');
-      expect((await postJson(t, '/v1/track', track('Discarded'), source.writeKey)).status).toBe(200);
-      await waitForSettled(t, source, 'webhooks', 1);
-      const { samples } = await scrape(t);
+      expect((await postJson(t, '/v1/track', track('Failing'), source.writeKey)).status).toBe(200);
       const destination = { source_id: source.sourceId, destination: 'webhooks' };
-      expect(valueOf(samples, 'tributary_deliveries_total', { ...destination, outcome: 'discarded' })).toBe(
-        1,
-      );
-      expect(valueOf(samples, 'tributary_deliveries_total', { ...destination, outcome: 'delivered' })).toBe(
-        0,
-      );
+
+      const { value: whileRetried } = await pollUntil('a retry is counted', 5_000, async () => {
+        const { samples } = await scrape(t);
+        const retried = valueOf(samples, 'tributary_deliveries_total', {
+          ...destination,
+          outcome: 'retried',
+        });
+        return retried && retried >= 1 ? samples : undefined;
+      });
+      const lag = (samples: Sample[], state: string) =>
+        valueOf(samples, 'tributary_destination_consumer_lag_messages', { ...destination, state });
+      // Nak-delayed for its retry: given to the consumer, not settled.
+      expect(lag(whileRetried, 'undelivered')).toBe(0);
+      expect(lag(whileRetried, 'unacknowledged')).toBe(1);
+      expect(valueOf(whileRetried, 'tributary_destination_dead_letters', destination)).toBe(0);
+
+      const { value: afterDeadLetter } = await pollUntil('the message is dead-lettered', 10_000, async () => {
+        const { samples } = await scrape(t);
+        return valueOf(samples, 'tributary_destination_dead_letters', destination) === 1
+          ? samples
+          : undefined;
+      });
+      expect(
+        valueOf(afterDeadLetter, 'tributary_deliveries_total', { ...destination, outcome: 'dead_lettered' }),
+      ).toBe(1);
+      expect(
+        valueOf(afterDeadLetter, 'tributary_deliveries_total', { ...destination, outcome: 'delivered' }),
+      ).toBe(0);
+      expect(lag(afterDeadLetter, 'unacknowledged')).toBe(0);
     } finally {
       await failing.close();
     }

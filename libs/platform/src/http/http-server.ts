@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { DynamicModule, INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,7 @@ import type { Environment } from '../environment';
 import { JsonLogger } from '../logging/json-logger';
 import { requestContext } from '../logging/request-context';
 import { HttpMetrics } from '../metrics/http-metrics';
+import { MetricsModule } from '../metrics/metrics.module';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { normalizeRequestUrl } from './request-url';
 
@@ -45,10 +46,14 @@ export async function createHttpApplication(
     logger: false,
     frameworkErrors: answerUnroutableUrl,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
-    bodyParser: false,
-    logger,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    HttpApplicationModule.around(module),
+    adapter,
+    {
+      bodyParser: false,
+      logger,
+    },
+  );
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
@@ -62,12 +67,11 @@ export async function createHttpApplication(
   fastify.addHook('preHandler', (request, _reply, done) => {
     requestContext.run({ requestId: request.id }, done);
   });
-  const registry = registryOf(app);
-  const httpMetrics = registry ? new HttpMetrics(registry) : undefined;
+  const httpMetrics = new HttpMetrics(app.get(MetricsRegistry));
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url;
     const durationMs = reply.elapsedTime;
-    httpMetrics?.record(request.method, route, reply.statusCode, durationMs);
+    httpMetrics.record(request.method, route, reply.statusCode, durationMs);
     if (logger.isEnabled('log') && !UNLOGGED_PATHS.test(request.url)) {
       logger.write('log', 'request completed', ['HTTP'], {
         requestId: request.id,
@@ -82,12 +86,14 @@ export async function createHttpApplication(
   return app;
 }
 
-/** The application's registry when it imports `MetricsModule`; without it there are no HTTP metrics. */
-function registryOf(app: INestApplication): MetricsRegistry | undefined {
-  try {
-    return app.get(MetricsRegistry, { strict: false });
-  } catch {
-    return undefined;
+/**
+ * Every HTTP application gets `MetricsModule` (`GET /metrics` and the registry its collectors inject)
+ * beside its own module.
+ */
+@Module({})
+class HttpApplicationModule {
+  static around(module: unknown): DynamicModule {
+    return { module: HttpApplicationModule, imports: [MetricsModule, module as DynamicModule] };
   }
 }
 

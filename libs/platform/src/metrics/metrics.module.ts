@@ -4,7 +4,8 @@ import { MetricsRegistry } from './metrics.registry';
 
 /**
  * One metrics registry per application (global, so the collectors beside the code they measure can
- * inject it) and `GET /metrics`. `createHttpApplication` adds the HTTP request metrics when it is imported.
+ * inject it) and `GET /metrics`. `createHttpApplication` imports it into every application and
+ * records the HTTP request metrics on it.
  */
 @Global()
 @Module({
