@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateAccessTokenSecret } from '@tributary/auth';
 import { loadEnvironment } from '@tributary/platform';
+import type { DestinationStream } from 'pino';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +23,8 @@ export interface StartOptions {
   dataDir?: string;
   adminToken?: string;
   environment?: Record<string, string>;
+  /** Where the JSON log lines go instead of standard output (a test reading them back). */
+  logDestination?: DestinationStream;
 }
 
 /** Starts the all-in-one server in this process on a free loopback port with its own data directory. */
@@ -36,7 +39,7 @@ export async function startTributary(options: StartOptions = {}): Promise<Tribut
     LOG_LEVEL: 'error',
     ...options.environment,
   });
-  const app = await createTributaryApplication(environment);
+  const app = await createTributaryApplication(environment, { logDestination: options.logDestination });
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as { port: number }).port;
   return {

@@ -3,9 +3,19 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { SecretBoxModule } from '@tributary/auth';
-import { ConfigProjectionsModule } from '@tributary/config-projections';
+import {
+  CONFIG_PROJECTION_METRICS,
+  ConfigProjectionsModule,
+  ConfigReadModel,
+  registerConfigProjectionMetrics,
+} from '@tributary/config-projections';
 import { join } from 'node:path';
-import { createHttpApplication, loadEnvironment, stopGracefullyOnSignals } from '@tributary/platform';
+import {
+  createHttpApplication,
+  loadEnvironment,
+  MetricsRegistry,
+  stopGracefullyOnSignals,
+} from '@tributary/platform';
 import { HealthController } from '../../tributary/src/health/health.controller';
 import { ConfigApiModule } from './config-api.module';
 import { serveConfigApiOpenApiDocument } from './openapi';
@@ -29,7 +39,14 @@ async function main(): Promise<void> {
     // `/health/ready` here checks the event store only: this process has no message log.
     controllers: [HealthController],
     // Requests that match no route never reach a controller's own filter.
-    providers: [{ provide: APP_FILTER, useClass: ConfigApiErrorFilter }],
+    providers: [
+      { provide: APP_FILTER, useClass: ConfigApiErrorFilter },
+      {
+        provide: CONFIG_PROJECTION_METRICS,
+        inject: [MetricsRegistry, ConfigReadModel],
+        useFactory: registerConfigProjectionMetrics,
+      },
+    ],
   })
   class ConfigApiAppModule {}
   const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL);

@@ -4,6 +4,7 @@ import { DeadLetterRedriver } from './dead-letters/dead-letter-redriver.service'
 import { DeadLettersController } from './dead-letters/dead-letters.controller';
 import { DeliveryMetrics } from './delivery-metrics/delivery-metrics';
 import { DeliveryMetricsController } from './delivery-metrics/delivery-metrics.controller';
+import { RouterMetricsCollector } from './delivery-metrics/router-metrics.collector';
 import { DestinationConsumers } from './destination-consumers/destination-consumers.service';
 import { DestinationDeliveries } from './destination-consumers/destination-deliveries.service';
 import { MessageDeliverer } from './destination-consumers/message-deliverer.service';
@@ -11,8 +12,8 @@ import { ReplayRunner } from './replays/replay-runner.service';
 
 /**
  * The router: one consumer per destination, replays and dead-letter redrives; with its Config API
- * routes for dead letters and delivery metrics. Needs `ConfigProjectionsModule`, `EventLogModule`
- * and `SecretBoxModule`; its routes use the Config API's authentication (`ConfigApiModule`).
+ * routes for dead letters and delivery metrics. Needs `ConfigProjectionsModule`, `EventLogModule`,
+ * `SecretBoxModule` and `MetricsModule`; its routes use the Config API's authentication (`ConfigApiModule`).
  */
 @Module({})
 export class RouterModule {
@@ -28,6 +29,7 @@ export class RouterModule {
         DestinationConsumers,
         ReplayRunner,
         DeadLetterRedriver,
+        RouterMetricsCollector,
       ],
       exports: [DeliveryMetrics, DestinationConsumers],
     };

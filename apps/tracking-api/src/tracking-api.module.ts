@@ -10,6 +10,7 @@ import {
 } from './oauth-token/oauth-token.handler';
 import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
 import { TrackingCounters } from './shared/tracking-counters';
+import { TrackingMetrics } from './shared/tracking-metrics';
 
 /**
  * The tracking API: `/v1/*` into the event log, and `/token` for OAuth clients; needs
@@ -29,6 +30,7 @@ export class TrackingApiModule {
             environment.TRACKING_RATE_LIMIT ? new RateLimiter(environment.TRACKING_RATE_LIMIT, 1_000) : null,
         },
         TrackingCounters,
+        TrackingMetrics,
         TrackingApiErrorFilter,
         IngestMessagesHandler,
         OAuthTokenHandler,

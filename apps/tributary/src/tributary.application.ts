@@ -1,11 +1,18 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApplication, Environment } from '@tributary/platform';
+import { createHttpApplication, Environment, HttpApplicationOptions } from '@tributary/platform';
 import { serveConfigApiOpenApiDocument } from '../../config-api/src/openapi';
 import { TributaryModule } from './tributary.module';
 
 /** Builds the all-in-one application; `main.ts` and the tests start it the same way. */
-export async function createTributaryApplication(environment: Environment): Promise<NestFastifyApplication> {
-  const app = await createHttpApplication(TributaryModule.register(environment), environment.LOG_LEVEL);
+export async function createTributaryApplication(
+  environment: Environment,
+  options: HttpApplicationOptions = {},
+): Promise<NestFastifyApplication> {
+  const app = await createHttpApplication(
+    TributaryModule.register(environment),
+    environment.LOG_LEVEL,
+    options,
+  );
   serveConfigApiOpenApiDocument(app);
   return app;
 }

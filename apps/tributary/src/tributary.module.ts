@@ -2,10 +2,15 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { SecretBoxModule } from '@tributary/auth';
-import { ConfigProjectionsModule } from '@tributary/config-projections';
+import {
+  CONFIG_PROJECTION_METRICS,
+  ConfigProjectionsModule,
+  ConfigReadModel,
+  registerConfigProjectionMetrics,
+} from '@tributary/config-projections';
 import { join } from 'node:path';
 import { EventLogModule } from '@tributary/event-log';
-import { Environment } from '@tributary/platform';
+import { Environment, MetricsRegistry } from '@tributary/platform';
 import { ConfigApiModule } from '../../config-api/src/config-api.module';
 import { RouterModule } from '../../router/src/router.module';
 import { TrackingApiModule } from '../../tracking-api/src/tracking-api.module';
@@ -39,7 +44,14 @@ export class TributaryModule {
         TerminusModule,
       ],
       controllers: [HealthController],
-      providers: [{ provide: APP_FILTER, useClass: RouteNotFoundFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: RouteNotFoundFilter },
+        {
+          provide: CONFIG_PROJECTION_METRICS,
+          inject: [MetricsRegistry, ConfigReadModel],
+          useFactory: registerConfigProjectionMetrics,
+        },
+      ],
     };
   }
 }

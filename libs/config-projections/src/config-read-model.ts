@@ -71,6 +71,18 @@ export class ConfigReadModel {
   private highestTokenNumber = 0;
   private positionWaiters: { position: bigint; resolve: () => void }[] = [];
 
+  /** Events folded in since the process started, and when the last one was: the projection's pulse. */
+  private applied = { count: 0, lastAt: 0 };
+
+  get eventsApplied(): number {
+    return this.applied.count;
+  }
+
+  /** Milliseconds since the epoch; 0 before the first event. */
+  get lastAppliedAt(): number {
+    return this.applied.lastAt;
+  }
+
   get currentPosition(): bigint {
     return this.position;
   }
@@ -163,6 +175,8 @@ export class ConfigReadModel {
       this.auditByWorkspace.set(workspaceSlug, trail);
     }
     this.position = recorded.position;
+    this.applied.count += 1;
+    this.applied.lastAt = Date.now();
     this.releaseWaiters();
   }
 

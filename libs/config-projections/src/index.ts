@@ -3,3 +3,4 @@ export * from './audit-trail';
 export * from './config-projection.runner';
 export * from './config-projections.module';
 export * from './command-runner';
+export * from './config-projection.metrics';

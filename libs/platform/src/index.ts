@@ -3,3 +3,5 @@ export * from './http/request-url';
 export * from './http/http-server';
 export * from './http/graceful-shutdown';
 export * from './rate-limiter';
+export * from './logging';
+export * from './metrics';

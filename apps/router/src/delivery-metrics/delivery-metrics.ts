@@ -1,7 +1,7 @@
 export type DeliveryOutcomeKind =
   'delivered' | 'discarded' | 'retried' | 'filtered' | 'skipped' | 'dead_lettered';
 
-const OUTCOMES: DeliveryOutcomeKind[] = [
+export const DELIVERY_OUTCOMES: DeliveryOutcomeKind[] = [
   'delivered',
   'discarded',
   'retried',
@@ -38,7 +38,7 @@ export interface DestinationMetricsSnapshot {
 const COMPACT_AFTER_EXPIRED_SAMPLES = 4_096;
 
 class DestinationMetrics {
-  readonly counts = Object.fromEntries(OUTCOMES.map((outcome) => [outcome, 0])) as Record<
+  readonly counts = Object.fromEntries(DELIVERY_OUTCOMES.map((outcome) => [outcome, 0])) as Record<
     DeliveryOutcomeKind,
     number
   >;
@@ -114,6 +114,11 @@ export class DeliveryMetrics {
       ]),
     ) as DestinationMetricsSnapshot['latency'];
     return { counts: { ...metrics.counts }, latency, lastDiscardReasons: [...metrics.lastDiscardReasons] };
+  }
+
+  /** Outcome counts only: what a Prometheus scrape reads, without the latency percentiles' sort. */
+  countsOf(destinationKey: string): Readonly<Record<DeliveryOutcomeKind, number>> | undefined {
+    return this.byDestination.get(destinationKey)?.counts;
   }
 
   forget(destinationKey: string): void {

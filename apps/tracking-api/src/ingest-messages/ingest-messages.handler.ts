@@ -16,6 +16,7 @@ import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
 import { TrackingApiError } from '../shared/tracking-api.error';
 import { TrackingCounters } from '../shared/tracking-counters';
+import { TrackingMetrics } from '../shared/tracking-metrics';
 
 export const TRACKING_RATE_LIMITER = Symbol('TrackingRateLimiter');
 
@@ -44,6 +45,7 @@ export class IngestMessagesHandler {
     @Inject(TRACKING_RATE_LIMITER) private readonly rateLimiter: RateLimiter | null,
     private readonly readModel: ConfigReadModel,
     private readonly counters: TrackingCounters,
+    private readonly metrics: TrackingMetrics,
     secretBox: SecretBox,
   ) {
     this.accessTokenKey = secretBox.deriveKey(ACCESS_TOKEN_KEY_PURPOSE);
@@ -83,6 +85,7 @@ export class IngestMessagesHandler {
       normalizeRequest({ route: request.route, body: parsed, receivedAt, generateId: randomUUID }),
     );
     if (normalized.accepted.length > 0) {
+      const publishStarted = performance.now();
       try {
         const outcomes = await this.eventLog.publishBatch(
           normalized.accepted.map(({ message }) => ({
@@ -92,6 +95,7 @@ export class IngestMessagesHandler {
             payload: message,
           })),
         );
+        this.metrics.publishDuration.observe((performance.now() - publishStarted) / 1000);
         const duplicates = outcomes.filter((outcome) => outcome.duplicate).length;
         this.counters.duplicates += duplicates;
         this.counters.accepted += outcomes.length - duplicates;

@@ -1,17 +1,29 @@
-import { INestApplication } from '@nestjs/common';
+import { DynamicModule, INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { Environment } from '../environment';
+import { JsonLogger } from '../logging/json-logger';
+import { requestContext } from '../logging/request-context';
+import { HttpMetrics } from '../metrics/http-metrics';
+import { MetricsModule } from '../metrics/metrics.module';
+import { MetricsRegistry } from '../metrics/metrics.registry';
 import { normalizeRequestUrl } from './request-url';
-
-const LOG_LEVELS: Environment['LOG_LEVEL'][] = ['error', 'warn', 'log', 'debug', 'verbose'];
 
 /** Bodies are read whole up to this size; each API applies its own, smaller limits on top. */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 export type RequestWithBodyError = FastifyRequest & { bodyParseError?: string };
+
+/** Probes and scrapes come every few seconds; a log line for each would drown the requests that matter. */
+const UNLOGGED_PATHS = /^\/(health|metrics)(\/|\?|$)/;
+
+export interface HttpApplicationOptions {
+  /** Where the JSON log lines go; standard output when absent (tests read them from a stream). */
+  logDestination?: DestinationStream;
+}
 
 /**
  * One Fastify server for every Tributary HTTP surface. Body parsing is ours, not Fastify's:
@@ -23,7 +35,9 @@ export type RequestWithBodyError = FastifyRequest & { bodyParseError?: string };
 export async function createHttpApplication(
   module: unknown,
   logLevel: Environment['LOG_LEVEL'] = 'log',
+  options: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
+  const logger = new JsonLogger({ level: logLevel, destination: options.logDestination });
   const adapter = new FastifyAdapter({
     rewriteUrl: (request: { url?: string }) => normalizeRequestUrl(request.url),
     requestIdHeader: 'x-request-id',
@@ -37,10 +51,14 @@ export async function createHttpApplication(
     // be stored and answered properly, and each connection takes at most that one more request.
     return503OnClosing: false,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(module as never, adapter, {
-    bodyParser: false,
-    logger: LOG_LEVELS.slice(0, LOG_LEVELS.indexOf(logLevel) + 1),
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    HttpApplicationModule.around(module),
+    adapter,
+    {
+      bodyParser: false,
+      logger,
+    },
+  );
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
@@ -50,7 +68,38 @@ export async function createHttpApplication(
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Entered after the body is read: from here on, every log line of the request carries its id.
+  fastify.addHook('preHandler', (request, _reply, done) => {
+    requestContext.run({ requestId: request.id }, done);
+  });
+  const httpMetrics = new HttpMetrics(app.get(MetricsRegistry));
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url;
+    const durationMs = reply.elapsedTime;
+    httpMetrics.record(request.method, route, reply.statusCode, durationMs);
+    if (logger.isEnabled('log') && !UNLOGGED_PATHS.test(request.url)) {
+      logger.write('log', 'request completed', ['HTTP'], {
+        requestId: request.id,
+        method: request.method,
+        route: route ?? null,
+        status: reply.statusCode,
+        durationMs: Math.round(durationMs * 10) / 10,
+      });
+    }
+    done();
+  });
   return app;
+}
+
+/**
+ * Every HTTP application gets `MetricsModule` (`GET /metrics` and the registry its collectors inject)
+ * beside its own module.
+ */
+@Module({})
+class HttpApplicationModule {
+  static around(module: unknown): DynamicModule {
+    return { module: HttpApplicationModule, imports: [MetricsModule, module as DynamicModule] };
+  }
 }
 
 /**

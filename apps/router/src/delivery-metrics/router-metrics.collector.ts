@@ -1,0 +1,100 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
+import { EVENT_LOG, EventLog } from '@tributary/event-log';
+import { METRIC_PREFIX, MetricsRegistry, readWithin } from '@tributary/platform';
+import { Counter, Gauge } from 'prom-client';
+import { destinationConsumerName, destinationKey } from '../destination-consumers/consumer-names';
+import { DELIVERY_OUTCOMES, DeliveryMetrics } from './delivery-metrics';
+
+/** A scrape waits at most this long for the log's answers; a destination that misses it is left out. */
+const LOG_READ_DEADLINE_MS = 2_000;
+/** Dead letters read per destination per scrape: the depth is exact up to this and reported as this beyond. */
+export const DEAD_LETTER_DEPTH_CAP = 1_000;
+
+const DESTINATION_LABELS = ['source_id', 'destination'] as const;
+type DestinationLabel = (typeof DESTINATION_LABELS)[number];
+
+/**
+ * The router's metrics per destination, all read when Prometheus scrapes, never on the delivery
+ * path: outcome counts from `DeliveryMetrics`, and the consumer lag and dead-letter depth asked of
+ * the event log (in parallel, within a deadline).
+ */
+@Injectable()
+export class RouterMetricsCollector {
+  constructor(
+    registry: MetricsRegistry,
+    deliveryMetrics: DeliveryMetrics,
+    readModel: ConfigReadModel,
+    @Inject(EVENT_LOG) eventLog: EventLog,
+  ) {
+    const labelsOf = (view: DestinationView) => ({
+      source_id: view.destination.sourceId,
+      destination: view.destination.destinationSlug,
+    });
+
+    new Counter({
+      name: `${METRIC_PREFIX}deliveries_total`,
+      help: 'Router outcomes per destination since the process started: delivered, discarded, retried, filtered, skipped, dead_lettered.',
+      labelNames: [...DESTINATION_LABELS, 'outcome'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const view of readModel.listAllDestinations()) {
+          const counts = deliveryMetrics.countsOf(
+            destinationKey(view.destination.sourceId, view.destination.destinationSlug),
+          );
+          if (!counts) continue;
+          for (const outcome of DELIVERY_OUTCOMES) this.inc({ ...labelsOf(view), outcome }, counts[outcome]);
+        }
+      },
+    });
+
+    const consumerLag = new Gauge<DestinationLabel | 'state'>({
+      name: `${METRIC_PREFIX}destination_consumer_lag_messages`,
+      help: "Messages of a destination's durable consumer not yet delivered (state=undelivered) or delivered but not yet settled (state=unacknowledged).",
+      labelNames: [...DESTINATION_LABELS, 'state'],
+      registers: [registry],
+      collect: () => readOnce(),
+    });
+    const deadLetterDepth = new Gauge<DestinationLabel>({
+      name: `${METRIC_PREFIX}destination_dead_letters`,
+      help: `Dead letters of a destination not redriven, within retention (read up to ${DEAD_LETTER_DEPTH_CAP} per destination).`,
+      labelNames: [...DESTINATION_LABELS],
+      registers: [registry],
+      collect: () => readOnce(),
+    });
+
+    // prom-client collects every metric of a scrape at once: both gauges join one read of the log.
+    let pendingRead: Promise<void> | undefined;
+    const readFromLog = async () => {
+      consumerLag.reset();
+      deadLetterDepth.reset();
+      await Promise.all(
+        readModel.listAllDestinations().map(async (view) => {
+          const labels = labelsOf(view);
+          const consumerName = destinationConsumerName(labels.source_id, labels.destination);
+          const [lag, letters] = await Promise.all([
+            readWithin(LOG_READ_DEADLINE_MS, () => eventLog.consumerLag(consumerName)),
+            readWithin(LOG_READ_DEADLINE_MS, () =>
+              eventLog.listDeadLetters({ consumerName, limit: DEAD_LETTER_DEPTH_CAP }),
+            ),
+          ]);
+          if (lag) {
+            consumerLag.set({ ...labels, state: 'undelivered' }, lag.undelivered);
+            consumerLag.set({ ...labels, state: 'unacknowledged' }, lag.unacknowledged);
+          }
+          if (letters) {
+            const waiting = letters.filter(
+              (letter) => !view.redrivenDeadLetters.has(letter.deadLetterSequence),
+            ).length;
+            deadLetterDepth.set(labels, waiting);
+          }
+        }),
+      );
+    };
+    const readOnce = () => {
+      pendingRead ??= readFromLog().finally(() => (pendingRead = undefined));
+      return pendingRead;
+    };
+  }
+}

@@ -1,0 +1,38 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+import { ConfigReadModel } from './config-read-model';
+
+/**
+ * The read model's progress, read on scrape. The event store's port has no cheap "latest position"
+ * to subtract from, so the lag shows as events applied and the time of the last one: a projection
+ * that stopped while commands still succeed stands out as a flat count and an old timestamp.
+ */
+export function registerConfigProjectionMetrics(registry: Registry, model: ConfigReadModel): void {
+  new Counter({
+    name: 'tributary_config_projection_events_applied_total',
+    help: 'Config events folded into the read model since the process started.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(model.eventsApplied);
+    },
+  });
+  new Gauge({
+    name: 'tributary_config_projection_last_applied_timestamp_seconds',
+    help: 'When the read model last folded a config event (Unix time; 0 before the first).',
+    registers: [registry],
+    collect() {
+      this.set(model.lastAppliedAt / 1000);
+    },
+  });
+  new Gauge({
+    name: 'tributary_config_projection_position',
+    help: 'Position in the config event store of the last event the read model folded (-1 before the first).',
+    registers: [registry],
+    collect() {
+      this.set(Number(model.currentPosition));
+    },
+  });
+}
+
+/** Nest provider token of the registration, for app modules that import `MetricsModule`. */
+export const CONFIG_PROJECTION_METRICS = Symbol('ConfigProjectionMetrics');

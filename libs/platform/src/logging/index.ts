@@ -1,0 +1,3 @@
+export * from './json-logger';
+export * from './request-context';
+export * from './secret-redaction';
