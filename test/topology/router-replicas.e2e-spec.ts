@@ -15,7 +15,7 @@ import {
   sleep,
   type ApiEndpoint,
   type TestSource,
-} from '../../apps/tracking-api/test/tracking-e2e.kit';
+} from '../support/tracking-e2e.kit';
 import {
   createWebhookDestination,
   deliveryMetrics,

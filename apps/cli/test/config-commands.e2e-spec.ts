@@ -1,6 +1,6 @@
 // Workspaces, tokens, sources and bootstrap through the CLI against a real server on loopback.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { postJson } from '../../tracking-api/test/tracking-e2e.kit';
+import { postJson } from '../../../test/support/tracking-e2e.kit';
 import { runCliChild, runCliInProcess } from './cli-e2e.kit';
 
 describe('tributary CLI: configuration commands', () => {

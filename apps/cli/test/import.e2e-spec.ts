@@ -12,7 +12,7 @@ import {
   readSourceMessages,
   type StoredMessage,
   type TestSource,
-} from '../../tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 import { importNdjson, type ImportSummary } from '../src/import/ndjson-importer';
 import { generateHistory, runCliInProcess, spawnCli, startFaultyProxy } from './cli-e2e.kit';
 

@@ -2,7 +2,7 @@
 // router → two webhooks (one named apart from its catalog entry) and PostgreSQL, all over loopback.
 import { Analytics } from '@segment/analytics-node';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { createWorkspaceAndSource, type TestSource } from '../../tracking-api/test/tracking-e2e.kit';
+import { createWorkspaceAndSource, type TestSource } from '../../../test/support/tracking-e2e.kit';
 import {
   createDestination,
   createWebhookDestination,

@@ -9,7 +9,7 @@ import {
   postJson,
   sleep,
   type TestSource,
-} from '../../tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 import {
   createWebhookDestination,
   POLLING_ENVIRONMENT,

@@ -7,7 +7,7 @@ import {
   pollUntil,
   sleep,
   type TestSource,
-} from '../../tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 import { createServer, type AddressInfo } from 'node:net';
 import {
   auditEvents,

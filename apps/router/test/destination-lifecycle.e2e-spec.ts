@@ -6,7 +6,7 @@ import {
   pollUntil,
   sleep,
   type TestSource,
-} from '../../tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 import {
   createWebhookDestination,
   deleteDestination,

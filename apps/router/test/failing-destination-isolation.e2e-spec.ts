@@ -2,7 +2,7 @@
 // still reaches it (retries with backoff), and the healthy webhook's end-to-end latency meanwhile
 // stays what it was without the outage.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { createWorkspaceAndSource, sleep, type TestSource } from '../../tracking-api/test/tracking-e2e.kit';
+import { createWorkspaceAndSource, sleep, type TestSource } from '../../../test/support/tracking-e2e.kit';
 import {
   createWebhookDestination,
   median,

@@ -11,7 +11,7 @@ import {
   postJson,
   type ApiEndpoint,
   type TestSource,
-} from '../../tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 export interface WebhookRequest {
   /** The parsed body; `messageId` read from it. */

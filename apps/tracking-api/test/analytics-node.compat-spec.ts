@@ -7,7 +7,7 @@ import {
   RFC3339_UTC_MILLIS,
   readSourceMessages,
   type TestSource,
-} from './tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 const NODE_LIBRARY = { name: '@segment/analytics-node', version: '3.1.0' };
 

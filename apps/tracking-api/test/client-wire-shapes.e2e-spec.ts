@@ -10,7 +10,7 @@ import {
   readSourceMessages,
   type StoredMessage,
   type TestSource,
-} from './tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 /**
  * `json.dumps(value)` as Python writes it: `", "` and `": "` separators, and ensure_ascii, so DEL and every

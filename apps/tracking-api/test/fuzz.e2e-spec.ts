@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { describeResponse, RawRequest, RawResponse, rawRequest } from '../../../test/support/raw-http';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { basicAuth, createWorkspaceAndSource, TestSource } from './tracking-e2e.kit';
+import { basicAuth, createWorkspaceAndSource, TestSource } from '../../../test/support/tracking-e2e.kit';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_601);
 const runs = (numRuns: number): fc.Parameters<unknown> => ({ seed: SEED, numRuns, endOnFailure: true });

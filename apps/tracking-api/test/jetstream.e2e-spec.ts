@@ -18,7 +18,7 @@ import {
   sleep,
   type TestSource,
   type TrackingResponse,
-} from './tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 const natsServerBinary = NatsServerProcess.findBinary();
 // Conditional, never unconditional: without a nats-server binary the JetStream mode cannot be run here.

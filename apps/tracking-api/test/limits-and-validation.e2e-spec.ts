@@ -11,7 +11,7 @@ import {
   postTracking,
   readSourceMessages,
   type TestSource,
-} from './tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 const KIB = 1024;
 

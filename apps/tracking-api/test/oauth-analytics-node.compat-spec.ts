@@ -19,7 +19,12 @@ import {
   TestOAuthApplication,
   TRACKING_SCOPE,
 } from './oauth-e2e.kit';
-import { createSource, createWorkspace, readSourceMessages, type TestSource } from './tracking-e2e.kit';
+import {
+  createSource,
+  createWorkspace,
+  readSourceMessages,
+  type TestSource,
+} from '../../../test/support/tracking-e2e.kit';
 
 interface LoggedExchange {
   url: string;

@@ -24,7 +24,7 @@ import {
   readSourceMessages,
   sleep,
   type TestSource,
-} from './tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 /** RFC 7231 IMF-fixdate, the only form clients may parse to learn their clock skew. */
 const IMF_FIXDATE =

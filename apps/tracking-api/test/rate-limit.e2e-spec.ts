@@ -9,7 +9,7 @@ import {
   readSourceMessages,
   sleep,
   type TrackingResponse,
-} from './tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 describe('tracking rate limit (TRACKING_RATE_LIMIT=2)', () => {
   let t: TributaryTestInstance;

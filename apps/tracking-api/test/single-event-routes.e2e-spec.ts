@@ -9,7 +9,7 @@ import {
   readSourceMessages,
   RFC3339_UTC_MILLIS,
   type TestSource,
-} from './tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 describe('single-event routes', () => {
   let t: TributaryTestInstance;

@@ -13,7 +13,7 @@ import {
   postJson,
   readSourceMessages,
   type TestSource,
-} from './tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 const track = () => ({ type: 'track', userId: 'u', event: 'Probe', messageId: randomUUID() });
 

@@ -10,7 +10,7 @@ import {
   sleep,
   type ApiEndpoint,
   type TestSource,
-} from '../../tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 export interface TrackingLoadOptions {
   senders: number;

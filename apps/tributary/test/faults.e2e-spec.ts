@@ -12,7 +12,7 @@ import {
   pollUntil,
   sleep,
   type ApiEndpoint,
-} from '../../tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 import {
   createWebhookDestination,
   POLLING_ENVIRONMENT,

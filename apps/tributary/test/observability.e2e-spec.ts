@@ -16,7 +16,7 @@ import {
   pollUntil,
   postJson,
   postTracking,
-} from '../../tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 interface Sample {
   name: string;

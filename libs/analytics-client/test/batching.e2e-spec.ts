@@ -1,9 +1,6 @@
 // How the client cuts its queue into requests, measured on the wire by a forwarding proxy in front of the
 // real tracking API, and checked again in the event log.
-import {
-  createWorkspaceAndSource,
-  readSourceMessages,
-} from '../../../apps/tracking-api/test/tracking-e2e.kit';
+import { createWorkspaceAndSource, readSourceMessages } from '../../../test/support/tracking-e2e.kit';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { Analytics, MAX_BATCH_BYTES } from '../src';
 import { errorRecorder, FAST, startRecordingProxy } from './client-e2e.kit';

@@ -7,7 +7,7 @@ import {
   readSourceMessages,
   RFC3339_UTC_MILLIS,
   type TestSource,
-} from '../../../apps/tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { Analytics, AnalyticsDeliveryError, LIBRARY_NAME, VERSION } from '../src';
 import { errorRecorder, FAST, startRecordingProxy, UUID_V4 } from './client-e2e.kit';

@@ -10,7 +10,7 @@ import {
   createWorkspace,
   type ApiEndpoint,
   type TestSource,
-} from '../../../apps/tracking-api/test/tracking-e2e.kit';
+} from '../../../test/support/tracking-e2e.kit';
 
 export interface ClientKeyPair {
   /** PKCS #8 PEM: what the client is given. */

@@ -3,10 +3,7 @@
 // read back from the event log.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createWorkspaceAndSource,
-  readSourceMessages,
-} from '../../../apps/tracking-api/test/tracking-e2e.kit';
+import { createWorkspaceAndSource, readSourceMessages } from '../../../test/support/tracking-e2e.kit';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { Analytics, AnalyticsDeliveryError, AnalyticsRejectedError } from '../src';
 import { errorRecorder, FAST, startRecordingProxy } from './client-e2e.kit';

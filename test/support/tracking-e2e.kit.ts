@@ -2,7 +2,7 @@
 // HTTP calls on loopback, and a reader that takes messages back out of the instance's own event log.
 import { EVENT_LOG, type Delivery, type EventLog } from '@tributary/event-log';
 import { randomUUID } from 'node:crypto';
-import type { TributaryTestInstance } from '../../../test/support/tributary-test-instance';
+import type { TributaryTestInstance } from './tributary-test-instance';
 
 /** RFC 3339 in UTC with exactly three fraction digits and `Z` (spec §7.2, output format). */
 export const RFC3339_UTC_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
