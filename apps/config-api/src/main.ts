@@ -2,15 +2,13 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { SecretBoxModule } from '@tributary/auth';
 import {
   CONFIG_PROJECTION_METRICS,
-  ConfigProjectionsModule,
   ConfigReadModel,
   registerConfigProjectionMetrics,
 } from '@tributary/config-projections';
-import { join } from 'node:path';
 import {
+  configStoreModules,
   createHttpApplication,
   loadEnvironment,
   MetricsRegistry,
@@ -24,18 +22,7 @@ import { ConfigApiErrorFilter } from './shared/error.filter';
 async function main(): Promise<void> {
   const environment = loadEnvironment();
   @Module({
-    imports: [
-      ConfigProjectionsModule.register({
-        eventStoreUrl: environment.EVENTSTORE_URL,
-        dataDir: environment.DATA_DIR,
-      }),
-      SecretBoxModule.register({
-        secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
-        keyFile: join(environment.DATA_DIR, 'deployment.key'),
-      }),
-      ConfigApiModule.register(environment),
-      TerminusModule,
-    ],
+    imports: [...configStoreModules(environment), ConfigApiModule.register(environment), TerminusModule],
     // `/health/ready` here checks the event store only: this process has no message log.
     controllers: [HealthController],
     // Requests that match no route never reach a controller's own filter.

@@ -2,11 +2,13 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { SecretBoxModule } from '@tributary/auth';
-import { ConfigProjectionsModule } from '@tributary/config-projections';
-import { EventLogModule } from '@tributary/event-log';
-import { createHttpApplication, loadEnvironment, stopGracefullyOnSignals } from '@tributary/platform';
-import { join } from 'node:path';
+import {
+  configStoreModules,
+  createHttpApplication,
+  eventLogModule,
+  loadEnvironment,
+  stopGracefullyOnSignals,
+} from '@tributary/platform';
 import { HealthController } from '../../tributary/src/health/health.controller';
 import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
 import { TrackingApiModule } from './tracking-api.module';
@@ -20,20 +22,8 @@ async function main(): Promise<void> {
   const environment = loadEnvironment();
   @Module({
     imports: [
-      ConfigProjectionsModule.register({
-        eventStoreUrl: environment.EVENTSTORE_URL,
-        dataDir: environment.DATA_DIR,
-      }),
-      SecretBoxModule.register({
-        secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
-        keyFile: join(environment.DATA_DIR, 'deployment.key'),
-      }),
-      EventLogModule.register({
-        natsUrl: environment.NATS_URL,
-        dataDir: environment.DATA_DIR,
-        dedupeWindowMs: environment.DEDUPE_WINDOW,
-        retentionMs: environment.RETENTION,
-      }),
+      ...configStoreModules(environment),
+      eventLogModule(environment),
       TrackingApiModule.register(environment),
       TerminusModule,
     ],

@@ -1,16 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { SecretBoxModule } from '@tributary/auth';
 import {
   CONFIG_PROJECTION_METRICS,
-  ConfigProjectionsModule,
   ConfigReadModel,
   registerConfigProjectionMetrics,
 } from '@tributary/config-projections';
-import { join } from 'node:path';
-import { EventLogModule } from '@tributary/event-log';
-import { Environment, MetricsRegistry } from '@tributary/platform';
+import { configStoreModules, Environment, eventLogModule, MetricsRegistry } from '@tributary/platform';
 import { ConfigApiModule } from '../../config-api/src/config-api.module';
 import { RouterModule } from '../../router/src/router.module';
 import { TrackingApiModule } from '../../tracking-api/src/tracking-api.module';
@@ -24,20 +20,8 @@ export class TributaryModule {
     return {
       module: TributaryModule,
       imports: [
-        ConfigProjectionsModule.register({
-          eventStoreUrl: environment.EVENTSTORE_URL,
-          dataDir: environment.DATA_DIR,
-        }),
-        SecretBoxModule.register({
-          secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
-          keyFile: join(environment.DATA_DIR, 'deployment.key'),
-        }),
-        EventLogModule.register({
-          natsUrl: environment.NATS_URL,
-          dataDir: environment.DATA_DIR,
-          dedupeWindowMs: environment.DEDUPE_WINDOW,
-          retentionMs: environment.RETENTION,
-        }),
+        ...configStoreModules(environment),
+        eventLogModule(environment),
         ConfigApiModule.register(environment),
         TrackingApiModule.register(environment),
         RouterModule.register(environment),

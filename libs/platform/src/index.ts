@@ -5,3 +5,4 @@ export * from './http/graceful-shutdown';
 export * from './rate-limiter';
 export * from './logging';
 export * from './metrics';
+export * from './infrastructure.modules';

@@ -1,0 +1,32 @@
+import { SecretBoxModule } from '@tributary/auth';
+import { ConfigProjectionsModule } from '@tributary/config-projections';
+import { EventLogModule } from '@tributary/event-log';
+import { join } from 'node:path';
+import type { Environment } from './environment';
+
+/**
+ * The shared parts every Tributary process wires the same way from its environment: the config
+ * event store with its read model, the deployment's secret box, and (where the process needs it)
+ * the tracking message log. One place, so the all-in-one server and each app cannot drift apart.
+ */
+export function configStoreModules(environment: Environment) {
+  return [
+    ConfigProjectionsModule.register({
+      eventStoreUrl: environment.EVENTSTORE_URL,
+      dataDir: environment.DATA_DIR,
+    }),
+    SecretBoxModule.register({
+      secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
+      keyFile: join(environment.DATA_DIR, 'deployment.key'),
+    }),
+  ];
+}
+
+export function eventLogModule(environment: Environment) {
+  return EventLogModule.register({
+    natsUrl: environment.NATS_URL,
+    dataDir: environment.DATA_DIR,
+    dedupeWindowMs: environment.DEDUPE_WINDOW,
+    retentionMs: environment.RETENTION,
+  });
+}
