@@ -5,6 +5,7 @@ import { ConsumerSubscription, EVENT_LOG, EventLog } from '@tributary/event-log'
 import { randomUUID } from 'node:crypto';
 import { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
 import { replayConsumerName } from '../destination-consumers/consumer-names';
+import { DELIVERY_ACK_WAIT_MS } from '../destination-consumers/destination-consumers.service';
 import { MessageDeliverer } from '../destination-consumers/message-deliverer.service';
 
 /** How often a running replay checks whether it has sent everything. */
@@ -91,7 +92,12 @@ export class ReplayRunner implements OnApplicationBootstrap, OnApplicationShutdo
     try {
       running.subscription = await this.eventLog.consume(
         consumerName,
-        { sourceId, deliverFrom: new Date(replay.startTime), ackWaitMs: 30_000, maxInFlight: 64 },
+        {
+          sourceId,
+          deliverFrom: new Date(replay.startTime),
+          ackWaitMs: DELIVERY_ACK_WAIT_MS,
+          maxInFlight: 64,
+        },
         (delivery) =>
           this.deliverer.handle(delivery, {
             consumerName,
