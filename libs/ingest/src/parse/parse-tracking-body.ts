@@ -12,6 +12,7 @@ import {
 } from '@tributary/contracts';
 import { DEFAULT_INGEST_LIMITS, maxBodyBytesFor, type IngestLimits } from '../ingest-limits';
 import { failure, success, type IngestResult } from '../ingest-result';
+import { scanJsonLayout, type BatchItemsLayout } from './scan-json-layout';
 
 export interface ParsedBatchBody {
   kind: 'batch';
@@ -67,9 +68,12 @@ export function parseTrackingBody(
   }
 
   let text: string;
+  let bytes: Uint8Array;
   if (typeof rawBody === 'string') {
     text = rawBody.charCodeAt(0) === 0xfeff ? rawBody.slice(1) : rawBody;
+    bytes = Buffer.from(text, 'utf8');
   } else {
+    bytes = rawBody;
     try {
       text = UTF8.decode(rawBody);
     } catch {
@@ -83,7 +87,8 @@ export function parseTrackingBody(
   } catch (error) {
     return failure('invalid_json', `Request body is not valid JSON: ${(error as Error).message}`);
   }
-  if (nestingDepthExceeds(parsed, MAX_JSON_NESTING_DEPTH)) {
+  const layout = scanJsonLayout(bytes, MAX_JSON_NESTING_DEPTH);
+  if (layout.maxDepth > MAX_JSON_NESTING_DEPTH) {
     return failure('invalid_request', `Request body nests deeper than ${MAX_JSON_NESTING_DEPTH} levels`);
   }
   if (!isJsonObject(parsed)) {
@@ -93,13 +98,14 @@ export function parseTrackingBody(
   if (!isBatchRoute(route)) {
     return success({ kind: 'single', route, body: parsed, message: parsed });
   }
-  return parseBatchEnvelope(route, parsed, limits);
+  return parseBatchEnvelope(route, parsed, limits, layout.batchItems);
 }
 
 function parseBatchEnvelope(
   route: BatchRoute,
   body: JsonObject,
   limits: IngestLimits,
+  itemsAsSent: BatchItemsLayout | null,
 ): IngestResult<ParsedTrackingBody> {
   const items = body.batch;
   if (!Array.isArray(items)) {
@@ -122,8 +128,18 @@ function parseBatchEnvelope(
 
   // Measured on the compact re-serialisation, which the spec allows: it is never larger than what the
   // client measured (Python adds spaces and \u escapes), so a message the client accepted is never refused.
-  for (const [index, item] of items.entries()) {
-    const itemBytes = Buffer.byteLength(JSON.stringify(item), 'utf8');
+  // Re-serialising every item is costly, and only needed for some: without a number written with an
+  // exponent, the compact form is never longer than the item as sent, so an item that fits as sent fits.
+  const measuredAsSent = itemsAsSent?.byteLengths.length === items.length ? itemsAsSent : null;
+  for (let index = 0; index < items.length; index += 1) {
+    if (
+      measuredAsSent !== null &&
+      !measuredAsSent.hasExponent[index] &&
+      measuredAsSent.byteLengths[index] <= limits.maxMessageBytes
+    ) {
+      continue;
+    }
+    const itemBytes = Buffer.byteLength(JSON.stringify(items[index]), 'utf8');
     if (itemBytes > limits.maxMessageBytes) {
       return failure(
         'payload_too_large',
@@ -153,18 +169,4 @@ export function describeJsonType(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;
-}
-
-/** Iterative, so hostile input cannot overflow the stack while being measured. */
-function nestingDepthExceeds(root: unknown, maxDepth: number): boolean {
-  const pending: Array<[unknown, number]> = [[root, 1]];
-  while (pending.length > 0) {
-    const [value, depth] = pending.pop()!;
-    if (typeof value !== 'object' || value === null) continue;
-    if (depth > maxDepth) return true;
-    for (const child of Object.values(value)) {
-      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
-    }
-  }
-  return false;
 }
