@@ -1,5 +1,6 @@
-import { normalizedMessageSchema } from '@tributary/contracts';
-import { normalizeMessage, type MessageNormalizationContext } from './normalize-message';
+import { incomingMessageSchema, normalizedMessageSchema } from '@tributary/contracts';
+import fc from 'fast-check';
+import { findMistypedField, normalizeMessage, type MessageNormalizationContext } from './normalize-message';
 
 const receivedAt = new Date('2026-11-25T21:15:06.000Z');
 
@@ -487,5 +488,32 @@ describe('normalizeMessage', () => {
       const { message } = accepted({ type: 'identify', userId: 'u', timestamp: 1764105305320 });
       expect(message.timestamp).toBe('2026-11-25T21:15:06.000Z');
     });
+  });
+});
+
+describe('findMistypedField, the hand-written check of incomingMessageSchema', () => {
+  const knownFields = [
+    ...['type', 'messageId', 'userId', 'anonymousId', 'groupId', 'previousId', 'timestamp', 'sentAt'],
+    ...['context', 'integrations', 'properties', 'traits', 'name', 'category', 'event', 'other'],
+  ];
+  const anyValue = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.constantFrom(Infinity, -Infinity, NaN, null, '', 0, [], {}),
+  );
+
+  it('for any message, names the same field as the zod contract, or none when the contract passes', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom(...knownFields), anyValue), (message) => {
+        // The contract sees the message as normalizeMessage reads it: nulls are absent (spec §6.4).
+        const withoutNulls = Object.fromEntries(
+          Object.entries(message).filter(([, value]) => value !== null),
+        );
+        const contract = incomingMessageSchema.safeParse(withoutNulls);
+        const mistyped = findMistypedField(message);
+        if (contract.success) expect(mistyped).toBeUndefined();
+        else expect(mistyped?.field).toBe(String(contract.error.issues[0].path[0]));
+      }),
+      { seed: 20261126, numRuns: 2000 },
+    );
   });
 });
