@@ -238,7 +238,8 @@ function checkMessageId(value: unknown): MessageIdCheck {
     };
   }
   // Rejected rather than truncated: truncation could merge distinct ids into one dedupe key (spec §6.3).
-  const length = [...value].length;
+  // Code points, not UTF-16 units; an id no longer than the limit in units is within it in code points.
+  const length = value.length <= MAX_MESSAGE_ID_LENGTH ? value.length : [...value].length;
   if (length > MAX_MESSAGE_ID_LENGTH) {
     return {
       ok: false,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { formatUtcMilliseconds, parseLenientTimestamp } from './lenient-timestamp';
 
 const iso = (value: unknown) => {
@@ -102,4 +103,48 @@ describe('formatUtcMilliseconds', () => {
       expect(() => formatUtcMilliseconds(epochMs)).toThrow(RangeError);
     },
   );
+});
+
+describe('the fast paths agree with Date', () => {
+  const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+  const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+  it('for any writable instant, formatUtcMilliseconds writes what toISOString writes, and parsing it gives it back', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: EARLIEST, max: LATEST }), (epochMs) => {
+        const written = formatUtcMilliseconds(epochMs);
+        expect(written).toBe(new Date(epochMs).toISOString());
+        expect(parseLenientTimestamp(written)).toBe(epochMs);
+      }),
+      { seed: 20261126, numRuns: 5000 },
+    );
+  });
+
+  it('for any string of the canonical shape, valid fields parse exactly and invalid ones (Feb 30, 24:00) are absent', () => {
+    const digits = (count: number) => fc.stringMatching(new RegExp(`^[0-9]{${count}}$`));
+    const canonicalShape = fc
+      .tuple(digits(4), digits(2), digits(2), digits(2), digits(2), digits(2), digits(3))
+      .map(([y, mo, d, h, mi, s, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`);
+    fc.assert(
+      fc.property(canonicalShape, (text) => {
+        // Date.parse rolls Feb 30 over to March and reads 24:00 as the next day; a round trip rules both out.
+        const byDate = Date.parse(text);
+        const expected =
+          !Number.isNaN(byDate) && new Date(byDate).toISOString() === text ? byDate : undefined;
+        expect(parseLenientTimestamp(text)).toBe(expected);
+      }),
+      { seed: 20261126, numRuns: 5000 },
+    );
+    expect(parseLenientTimestamp('2024-02-29T12:00:00.000Z')).toBe(Date.parse('2024-02-29T12:00:00.000Z'));
+    expect(parseLenientTimestamp('2026-02-29T12:00:00.000Z')).toBeUndefined();
+    expect(parseLenientTimestamp('2026-01-01T24:00:00.000Z')).toBeUndefined();
+  });
+
+  it('when consecutive instants fall on different days, each gets its own date', () => {
+    expect(formatUtcMilliseconds(Date.parse('2026-11-25T23:59:59.999Z') + 1)).toBe(
+      '2026-11-26T00:00:00.000Z',
+    );
+    expect(formatUtcMilliseconds(Date.parse('1969-12-31T23:59:59.999Z'))).toBe('1969-12-31T23:59:59.999Z');
+    expect(formatUtcMilliseconds(Date.parse('2026-11-25T00:00:00.000Z'))).toBe('2026-11-25T00:00:00.000Z');
+  });
 });

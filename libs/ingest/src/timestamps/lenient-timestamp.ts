@@ -26,6 +26,11 @@ const LATEST_WRITABLE_MS = new Date('9999-12-31T23:59:59.999Z').getTime();
  */
 export function parseLenientTimestamp(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
+  // Most clients send exactly what Date#toISOString writes; read that without the regex (faster, same result).
+  if (value.length === CANONICAL_LENGTH) {
+    const canonical = parseCanonicalUtcMilliseconds(value);
+    if (canonical !== undefined) return canonical;
+  }
   const text = value.trim();
   if (text.length === 0 || text.length > MAX_TIMESTAMP_LENGTH) return undefined;
   const match = ISO_8601_LENIENT.exec(text);
@@ -61,7 +66,89 @@ export function formatUtcMilliseconds(epochMs: number): string {
   if (!isWritableAsRfc3339(epochMs)) {
     throw new RangeError(`${epochMs} ms is outside the years RFC 3339 can represent`);
   }
-  return new Date(epochMs).toISOString();
+  if (!Number.isInteger(epochMs)) return new Date(epochMs).toISOString();
+  // Date#toISOString was ~5 % of the tracking API's CPU (two per message). The timestamps of one batch
+  // nearly always fall on one day, so its `YYYY-MM-DDT` is remembered and the time written by hand.
+  const dayStartMs = Math.floor(epochMs / MS_PER_DAY) * MS_PER_DAY;
+  if (dayStartMs !== lastDayStartMs) {
+    lastDayPrefix = new Date(dayStartMs).toISOString().slice(0, 11);
+    lastDayStartMs = dayStartMs;
+  }
+  let rest = epochMs - dayStartMs;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const milliseconds = rest - seconds * 1000;
+  return `${lastDayPrefix}${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[milliseconds]}Z`;
+}
+
+const MS_PER_DAY = 86_400_000;
+const TWO_DIGITS = Array.from({ length: 100 }, (_, value) => String(value).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, value) => String(value).padStart(3, '0'));
+let lastDayStartMs = Number.NaN;
+let lastDayPrefix = '';
+
+/** `YYYY-MM-DDTHH:mm:ss.sssZ`, as Date#toISOString writes years 0000 to 9999. */
+const CANONICAL_LENGTH = 24;
+const CANONICAL_SEPARATORS: ReadonlyArray<readonly [index: number, character: number]> = [
+  [4, 0x2d], // -
+  [7, 0x2d], // -
+  [10, 0x54], // T
+  [13, 0x3a], // :
+  [16, 0x3a], // :
+  [19, 0x2e], // .
+  [23, 0x5a], // Z
+];
+
+/**
+ * The canonical form only, with every field range-checked as the lenient parser does; `undefined` for
+ * anything else (the caller then tries the lenient parser, which gives the same answer for it).
+ */
+function parseCanonicalUtcMilliseconds(text: string): number | undefined {
+  for (const [index, character] of CANONICAL_SEPARATORS) {
+    if (text.charCodeAt(index) !== character) return undefined;
+  }
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  const hour = digitsAt(text, 11, 2);
+  const minute = digitsAt(text, 14, 2);
+  const second = digitsAt(text, 17, 2);
+  const millisecond = digitsAt(text, 20, 3);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || millisecond < 0) {
+    return undefined;
+  }
+  return (
+    daysFromCivil(year, month, day) * MS_PER_DAY +
+    hour * 3_600_000 +
+    minute * 60_000 +
+    second * 1000 +
+    millisecond
+  );
+}
+
+/** The decimal number written by `count` ASCII digits at `start`, or -1 when one is not a digit. */
+function digitsAt(text: string, start: number, count: number): number {
+  let value = 0;
+  for (let index = start; index < start + count; index += 1) {
+    const digit = text.charCodeAt(index) - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const shiftedYear = month <= 2 ? year - 1 : year;
+  const era = Math.floor(shiftedYear / 400);
+  const yearOfEra = shiftedYear - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 export function isWritableAsRfc3339(epochMs: number): boolean {
