@@ -77,12 +77,7 @@ export function scanJsonLayout(bytes: Uint8Array, depthCap: number): JsonLayout 
     }
     if (byte === QUOTE) {
       const start = index;
-      index += 1;
-      while (index < length) {
-        const inner = bytes[index];
-        if (inner === QUOTE) break;
-        index += inner === BACKSLASH ? 2 : 1;
-      }
+      index = closingQuote(bytes, index + 1);
       if (depth === 1 && expectingTopLevelKey) {
         lastTopLevelKeyIsBatch = isBatchKey(bytes, start + 1, index);
         expectingTopLevelKey = false;
@@ -135,6 +130,21 @@ export function scanJsonLayout(bytes: Uint8Array, depthCap: number): JsonLayout 
     }
   }
   return { maxDepth, batchItems };
+}
+
+/**
+ * The index of the quote that ends a string whose content starts at `from`. A native search finds each
+ * candidate (strings are most of a body's bytes); a quote preceded by an odd run of backslashes is escaped.
+ */
+function closingQuote(bytes: Uint8Array, from: number): number {
+  let candidate = bytes.indexOf(QUOTE, from);
+  while (candidate > 0) {
+    let backslashes = 0;
+    while (bytes[candidate - 1 - backslashes] === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return candidate;
+    candidate = bytes.indexOf(QUOTE, candidate + 1);
+  }
+  return bytes.length;
 }
 
 function isWhitespace(byte: number): boolean {
