@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: how close `/v1/batch` comes to publishing straight to JetStream, and how fast the
- * router then delivers and replays what was ingested.
+ * `npm run bench`: how close `/v1/batch` comes to publishing straight to JetStream, how fast the
+ * router then delivers and replays what was ingested, and how long Config API writes and reads take.
  *
- * One run, one nats-server, one Tributary server (its real entry point, in a child process), four phases:
+ * One run, one nats-server, one Tributary server (its real entry point, in a child process), five phases:
  * 1. ceiling: the stored JSON of every message published straight to JetStream with `Nats-Msg-Id` by
  *    the same client library Tributary uses (@nats-io/jetstream), all publishes of a batch in flight;
  * 2. tributary: the same messages as analytics-node sends them, POSTed to `/v1/batch` over keep-alive
@@ -15,15 +15,22 @@
  *    backlog drain time after the load, and the ratio to phase 2's ingest rate;
  * 4. replay: a second, disabled webhooks destination on that source (`webhooks-replay`) at a second
  *    receiver, and a replay from before phase 3 until the Config API shows it COMPLETED: replayed
- *    messages/s (replay request to last arrival) and the ratio to phase 2's ingest rate.
- * It prints two tables and writes `.bench/ingest.json` (after phase 2 and again after each later phase).
- * It exits non-zero when a message is not delivered or replayed in time or carries a wrong signature.
+ *    messages/s (replay request to last arrival) and the ratio to phase 2's ingest rate;
+ * 5. Config API latency (`config-api-latency.phase.ts`): BENCH_CONFIG_OPERATIONS of each write (create,
+ *    update and delete of sources and destinations) and each read, one at a time over one keep-alive
+ *    connection: p50/p95/p99/max per kind; reads as a ratio to `GET /health/live` of the same server,
+ *    writes to that plus a raw append of the same events through the SQLite `EventStore` port.
+ * It prints three tables and writes `.bench/results.json` (after each phase, so earlier figures survive
+ * a later failure). It exits non-zero when a message is not delivered or replayed in time or carries a
+ * wrong signature, or when a Config API request does not answer as it should.
  *
  * Settings (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONCURRENCY (4),
  * BENCH_BATCH_SIZE (100), BENCH_DELIVERY_SECONDS (5), BENCH_DRAIN_TIMEOUT_SECONDS (30),
  * BENCH_REPLAY_TIMEOUT_SECONDS (30), BENCH_CPU_PROFILE=1 writes a CPU profile of the server per
  * phase (ingest, delivery, replay) to `.bench/` (summarize one with
- * `node bench/summarize-cpu-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node flags of the server).
+ * `node bench/summarize-cpu-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node flags of the server),
+ * BENCH_CONFIG_OPERATIONS (200), BENCH_PHASES (all; or a comma-separated list of `ingest` = phases 1-2,
+ * `delivery` = phases 3-4, which needs `ingest`, and `config` = phase 5).
  */
 import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
@@ -38,6 +45,7 @@ import { join } from 'node:path';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages, type BenchMessages } from './bench-messages';
 import { BenchConfigApi } from './config-api.client';
+import { measureConfigApiLatency, printConfigApiTable } from './config-api-latency.phase';
 import { measureDelivery, measureReplay, printDeliveryTable, type ReplayResult } from './delivery-phases';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
 import { TributaryServerProcess } from './tributary-server.process';
@@ -47,6 +55,24 @@ const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
 /** Same as the JetStream adapter's default publish timeout. */
 const PUBLISH_TIMEOUT_MS = 2000;
+
+const PHASE_GROUPS = ['ingest', 'delivery', 'config'] as const;
+type PhaseGroup = (typeof PHASE_GROUPS)[number];
+
+/** BENCH_PHASES: every phase unless a list says which, for a quick run of one part while developing. */
+function phasesSetting(): PhaseGroup[] {
+  const text = (process.env.BENCH_PHASES ?? '').trim();
+  if (text === '' || text === 'all') return [...PHASE_GROUPS];
+  const names = text.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!(PHASE_GROUPS as readonly string[]).includes(name))
+      throw new Error(`BENCH_PHASES: "${name}" is not one of all, ${PHASE_GROUPS.join(', ')}`);
+  }
+  // Delivery and replay are reported as ratios to the ingest rate of phase 2.
+  if (names.includes('delivery') && !names.includes('ingest'))
+    throw new Error('BENCH_PHASES: delivery needs ingest (its figures are ratios to the ingest rate)');
+  return PHASE_GROUPS.filter((name) => names.includes(name));
+}
 
 function numberSetting(name: string, fallback: number): number {
   const text = process.env[name];
@@ -71,10 +97,14 @@ const settings = {
   cpuProfile: process.env.BENCH_CPU_PROFILE === '1',
   /** Node flags for the server only, to try runtime tuning: `--max-semi-space-size=32`. */
   serverNodeOptions: (process.env.BENCH_SERVER_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean),
+  /** Phase 5: requests of each Config API write and read kind. */
+  configOperations: Math.round(numberSetting('BENCH_CONFIG_OPERATIONS', 200)),
+  phases: phasesSetting(),
 };
 
 const repositoryRoot = join(__dirname, '..');
 const resultsDirectory = join(repositoryRoot, '.bench');
+const RESULTS_FILE = 'results.json';
 const WORKSPACE = 'bench';
 
 /** Everything to undo, run in reverse order on success, failure and Ctrl-C alike. */
@@ -108,8 +138,9 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       // The bench measures throughput, not the limiter.
       TRACKING_RATE_LIMIT: '',
-      // Phase 4 polls its replay every 100 ms, beyond the default per-token limit meant for clients.
-      CONFIG_API_RATE_LIMIT: '100000',
+      // Phase 4 polls its replay every 100 ms and phase 5 sends about ten requests per operation, all
+      // beyond the default per-token limit meant for clients.
+      CONFIG_API_RATE_LIMIT: String(Math.max(100_000, settings.configOperations * 20)),
       ...(settings.cpuProfile && { BENCH_CPU_PROFILE_DIR: resultsDirectory }),
     },
     nodeOptions: [
@@ -122,28 +153,7 @@ async function main(): Promise<void> {
   process.once('exit', () => server.killNow());
 
   const api = new BenchConfigApi(server.baseUrl, adminToken);
-  await api.createWorkspace(WORKSPACE, 'Ingest bench');
-  const writeKey = await api.createSource(WORKSPACE, 'backend');
-  const messages = createBenchMessages(writeKey);
-
-  console.log(
-    `ingest bench: ${settings.seconds} s per phase after ${settings.warmupSeconds} s warm-up, ` +
-      `${settings.concurrency} concurrent clients, ${settings.batchSize}-message batches, ` +
-      `messages ${messages.sentBytes.min}-${messages.sentBytes.max} B as sent (average ${messages.sentBytes.average} B), ` +
-      `${messages.storedBytes.min}-${messages.storedBytes.max} B as stored (average ${messages.storedBytes.average} B)`,
-  );
-
-  console.log('phase 1/4: JetStream ceiling ...');
-  const ceiling = await measureCeiling(nats.url, messages);
-  console.log('phase 2/4: tributary /v1/batch ...');
-  if (settings.cpuProfile) server.startCpuProfile();
-  const tributary = await measureTributary(server, writeKey, messages);
-  if (settings.cpuProfile)
-    console.log(`server CPU profile (ingest): ${await server.stopCpuProfile('ingest')}`);
-
-  const ratio = round(tributary.messagesPerSecond / ceiling.messagesPerSecond, 3);
-  const goalMet = ratio >= GOAL_RATIO && tributary.latencyMs.p99 < GOAL_P99_MS;
-  printTable(tributary, ceiling, ratio, goalMet);
+  await api.createWorkspace(WORKSPACE, 'Bench');
 
   const results: Record<string, unknown> = {
     finishedAt: new Date().toISOString(),
@@ -154,25 +164,93 @@ async function main(): Promise<void> {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model,
     },
-    messages: {
-      templates: messages.templateCount,
-      sentBytes: messages.sentBytes,
-      storedBytes: messages.storedBytes,
-    },
-    tributary,
-    ceiling,
-    ratio,
-    goal: { ratioAtLeast: GOAL_RATIO, p99BelowMs: GOAL_P99_MS, met: goalMet },
   };
   const writeResults = () => {
     mkdirSync(resultsDirectory, { recursive: true });
     results.finishedAt = new Date().toISOString();
-    writeFileSync(join(resultsDirectory, 'ingest.json'), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(join(resultsDirectory, RESULTS_FILE), `${JSON.stringify(results, null, 2)}\n`);
   };
-  // Written now too, so the ingest numbers survive a failure of the later phases.
-  writeResults();
+  const failures: string[] = [];
+  const runs = (phase: PhaseGroup) => settings.phases.includes(phase);
 
-  // Phases 3 and 4 on a source of their own, so the router's consumers see only their messages.
+  let tributary: TributaryResult | null = null;
+  if (!runs('ingest')) {
+    console.log('phases 1-2/5 (ingest): not in BENCH_PHASES');
+  } else {
+    const writeKey = await api.createSource(WORKSPACE, 'backend');
+    const messages = createBenchMessages(writeKey);
+    console.log(
+      `ingest bench: ${settings.seconds} s per phase after ${settings.warmupSeconds} s warm-up, ` +
+        `${settings.concurrency} concurrent clients, ${settings.batchSize}-message batches, ` +
+        `messages ${messages.sentBytes.min}-${messages.sentBytes.max} B as sent (average ${messages.sentBytes.average} B), ` +
+        `${messages.storedBytes.min}-${messages.storedBytes.max} B as stored (average ${messages.storedBytes.average} B)`,
+    );
+
+    console.log('phase 1/5: JetStream ceiling ...');
+    const ceiling = await measureCeiling(nats.url, messages);
+    console.log('phase 2/5: tributary /v1/batch ...');
+    if (settings.cpuProfile) server.startCpuProfile();
+    tributary = await measureTributary(server, writeKey, messages);
+    if (settings.cpuProfile)
+      console.log(`server CPU profile (ingest): ${await server.stopCpuProfile('ingest')}`);
+
+    const ratio = round(tributary.messagesPerSecond / ceiling.messagesPerSecond, 3);
+    const goalMet = ratio >= GOAL_RATIO && tributary.latencyMs.p99 < GOAL_P99_MS;
+    printTable(tributary, ceiling, ratio, goalMet);
+    Object.assign(results, {
+      messages: {
+        templates: messages.templateCount,
+        sentBytes: messages.sentBytes,
+        storedBytes: messages.storedBytes,
+      },
+      tributary,
+      ceiling,
+      ratio,
+      goal: { ratioAtLeast: GOAL_RATIO, p99BelowMs: GOAL_P99_MS, met: goalMet },
+    });
+    writeResults();
+  }
+
+  if (!runs('delivery') || tributary === null) {
+    console.log('phases 3-4/5 (delivery, replay): not in BENCH_PHASES');
+  } else {
+    failures.push(...(await deliveryAndReplay(server, api, tributary.messagesPerSecond, results)));
+    writeResults();
+  }
+
+  if (!runs('config')) {
+    console.log('phase 5/5 (Config API latency): not in BENCH_PHASES');
+  } else {
+    console.log(
+      `phase 5/5: Config API latency (${settings.configOperations} of each write and read, one at a time) ...`,
+    );
+    if (settings.cpuProfile) server.startCpuProfile();
+    const configApi = await measureConfigApiLatency({
+      baseUrl: server.baseUrl,
+      adminToken,
+      workspace: WORKSPACE,
+      serverDataDirectory: dataDirectory,
+      operations: settings.configOperations,
+    });
+    if (settings.cpuProfile)
+      console.log(`server CPU profile (config): ${await server.stopCpuProfile('config')}`);
+    printConfigApiTable(configApi);
+    results.configApi = configApi;
+    writeResults();
+  }
+
+  console.log(`results written to .bench/${RESULTS_FILE}`);
+  if (failures.length > 0) throw new Error(failures.join('; '));
+}
+
+/** Phases 3 and 4; returns what went wrong (messages lost, late or wrongly signed). */
+async function deliveryAndReplay(
+  server: TributaryServerProcess,
+  api: BenchConfigApi,
+  ingestMessagesPerSecond: number,
+  results: Record<string, unknown>,
+): Promise<string[]> {
+  // A source of their own, so the router's consumers see only their messages.
   const deliverySource = 'delivery';
   const deliveryWriteKey = await api.createSource(WORKSPACE, deliverySource);
   const deliveryMessages = createBenchMessages(deliveryWriteKey);
@@ -182,7 +260,7 @@ async function main(): Promise<void> {
   const liveReceiver = await BenchWebhookReceiver.start('live', sharedSecret);
   cleanups.push(() => liveReceiver.close());
 
-  console.log(`phase 3/4: webhook delivery (${settings.deliverySeconds} s of /v1/batch, then the drain) ...`);
+  console.log(`phase 3/5: webhook delivery (${settings.deliverySeconds} s of /v1/batch, then the drain) ...`);
   // Anything before the probe message: the replay sends everything phase 3 sent.
   const replayFrom = new Date(Date.now() - 1000);
   if (settings.cpuProfile) server.startCpuProfile();
@@ -195,18 +273,17 @@ async function main(): Promise<void> {
     receiver: liveReceiver,
     sharedSecret,
     settings: { ...settings, seconds: settings.deliverySeconds },
-    ingestMessagesPerSecond: tributary.messagesPerSecond,
+    ingestMessagesPerSecond,
   });
   if (settings.cpuProfile)
     console.log(`server CPU profile (delivery): ${await server.stopCpuProfile('delivery')}`);
   results.delivery = delivery;
-  writeResults();
 
   let replay: ReplayResult | null = null;
   if (!delivery.complete) {
-    console.log('phase 4/4: skipped, phase 3 did not deliver every message in time');
+    console.log('phase 4/5: skipped, phase 3 did not deliver every message in time');
   } else {
-    console.log('phase 4/4: replay to a second webhook ...');
+    console.log('phase 4/5: replay to a second webhook ...');
     const replayReceiver = await BenchWebhookReceiver.start('replay', sharedSecret);
     cleanups.push(() => replayReceiver.close());
     if (settings.cpuProfile) server.startCpuProfile();
@@ -220,17 +297,15 @@ async function main(): Promise<void> {
       // The probe message, then phase 3's.
       expectedMessages: 1 + delivery.acceptedMessages,
       timeoutSeconds: settings.replayTimeoutSeconds,
-      ingestMessagesPerSecond: tributary.messagesPerSecond,
+      ingestMessagesPerSecond,
     });
     if (settings.cpuProfile)
       console.log(`server CPU profile (replay): ${await server.stopCpuProfile('replay')}`);
     results.replay = replay;
-    writeResults();
   }
 
   printDeliveryTable(delivery, replay);
-  console.log(`results written to .bench/ingest.json`);
-  const failures = [
+  return [
     ...(delivery.complete
       ? []
       : [
@@ -245,7 +320,6 @@ async function main(): Promise<void> {
       : []),
     ...(replay && replay.signatures.mismatches > 0 ? ['replayed messages carried a wrong X-Signature'] : []),
   ];
-  if (failures.length > 0) throw new Error(failures.join('; '));
 }
 
 type TributaryResult = PhaseResult & {

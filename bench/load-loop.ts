@@ -13,7 +13,7 @@ export interface PhaseResult {
   /** Failure descriptions (`HTTP 503`, `TimeoutError ...`) with how often each happened. */
   failures: Record<string, number>;
   messagesPerSecond: number;
-  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  latencyMs: { p50: number; p90: number; p95: number; p99: number; max: number; mean: number };
 }
 
 /** One request: resolves to the number of messages accepted, or throws to count a failure. */
@@ -80,7 +80,7 @@ function describeFailure(error: unknown): string {
 
 /** Nearest-rank percentiles, maximum and mean of some latencies in ms, rounded to 0.01 ms. */
 export function summarizeLatencies(latencies: readonly number[]): PhaseResult['latencyMs'] {
-  if (latencies.length === 0) return { p50: NaN, p90: NaN, p99: NaN, max: NaN, mean: NaN };
+  if (latencies.length === 0) return { p50: NaN, p90: NaN, p95: NaN, p99: NaN, max: NaN, mean: NaN };
   const sorted = Float64Array.from(latencies).sort();
   // Nearest rank: the smallest value with at least q of the samples at or below it.
   const quantile = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
@@ -88,6 +88,7 @@ export function summarizeLatencies(latencies: readonly number[]): PhaseResult['l
   return {
     p50: round(quantile(0.5), 2),
     p90: round(quantile(0.9), 2),
+    p95: round(quantile(0.95), 2),
     p99: round(quantile(0.99), 2),
     max: round(sorted[sorted.length - 1], 2),
     mean: round(mean, 2),
