@@ -173,22 +173,27 @@ export class JetStreamEventLog implements EventLog {
   async publishBatch(messages: MessageToPublish[]): Promise<PublishOutcome[]> {
     messages.forEach(assertValidMessage);
     this.assertUsable();
-    // Every publish is in flight at once; each resolves on its own PubAck (the durable store ack).
-    return Promise.all(
-      messages.map(async (message): Promise<PublishOutcome> => {
-        const subject = `${TRACKING_SUBJECT_PREFIX}.${message.workspaceId}.${message.sourceId}`;
-        try {
-          const ack = await this.publisher.publish(
-            subject,
-            JSON.stringify(message.payload),
-            message.messageId,
-          );
-          return { messageId: message.messageId, duplicate: ack.duplicate, sequence: ack.sequence };
-        } catch (error) {
-          throw this.translate(error, `publish of ${message.messageId}`);
-        }
-      }),
-    );
+    // Every publish is in flight at once; the batch resolves when each has its PubAck (the durable store ack).
+    let subject = '';
+    let subjectOf: MessageToPublish | undefined;
+    const publishes = messages.map((message) => {
+      // A request's messages share one source, so its subject is built once.
+      if (subjectOf?.workspaceId !== message.workspaceId || subjectOf.sourceId !== message.sourceId) {
+        subject = `${TRACKING_SUBJECT_PREFIX}.${message.workspaceId}.${message.sourceId}`;
+        subjectOf = message;
+      }
+      return { subject, payload: JSON.stringify(message.payload), messageId: message.messageId };
+    });
+    try {
+      const acks = await this.publisher.publishAll(publishes);
+      return acks.map((ack, index) => ({
+        messageId: messages[index].messageId,
+        duplicate: ack.duplicate,
+        sequence: ack.sequence,
+      }));
+    } catch (error) {
+      throw this.translate(error, `publish of ${messages.length} messages`);
+    }
   }
 
   async consume(
