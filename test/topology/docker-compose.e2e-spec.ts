@@ -1,11 +1,13 @@
 // docker-compose.yml and the Dockerfile describe the production topology; nothing else runs them in
 // the test suite, so these checks keep them consistent with the apps. The full check is Compose's
 // own `config` (it resolves anchors and validates the schema); it runs when a usable `docker compose`
-// or `docker-compose` exists and is skipped otherwise, saying why. The structural checks below need
-// no Docker: no YAML parser is installed, so they read the text with anchored patterns.
+// (v2) or `docker-compose` (v1, Debian's package, which `.ci/run` installs) exists and is skipped
+// otherwise, saying why. v1 has no `config --format json`, so both print YAML and the test parses it.
+// The structural checks below need no Docker and read the text with anchored patterns.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { load as parseYaml } from 'js-yaml';
 
 const ROOT = join(__dirname, '..', '..');
 const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
@@ -46,13 +48,13 @@ describe('docker-compose.yml', () => {
   const compose = findCompose();
   const title = 'is a valid Compose file with the services and shared environment (`compose config`)';
   if ('reason' in compose) {
-    // Reported as skipped, with the reason, wherever no Compose command works (CI machines have none).
+    // Reported as skipped, with the reason, wherever no Compose command works (`.ci/run` installs one).
     const itWithoutCompose = it.skip;
     itWithoutCompose(`${title}: skipped, no usable Compose command (${compose.reason})`, () => undefined);
   } else {
     it(title, () => {
       const [binary, ...args] = compose.command;
-      const resolved = execFileSync(binary, [...args, '-f', COMPOSE_FILE, 'config', '--format', 'json'], {
+      const resolved = execFileSync(binary, [...args, '-f', COMPOSE_FILE, 'config'], {
         cwd: ROOT,
         env: {
           ...process.env,
@@ -62,8 +64,12 @@ describe('docker-compose.yml', () => {
         encoding: 'utf8',
         timeout: 60_000,
       });
-      const config = JSON.parse(resolved) as {
-        services: Record<string, { environment?: Record<string, string>; command?: string[] }>;
+      const config = parseYaml(resolved) as {
+        services: Record<
+          string,
+          { image?: string; environment?: Record<string, string>; command?: string[] }
+        >;
+        volumes: Record<string, { name?: string } | null>;
       };
       expect(Object.keys(config.services).sort()).toEqual(
         ['config-api', 'kurrentdb', 'nats', 'postgres', 'router', 'tracking-api'].sort(),
@@ -77,6 +83,12 @@ describe('docker-compose.yml', () => {
           TRIBUTARY_SECRET_KEY: '0'.repeat(64),
         });
         expect(config.services[app].command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
+      }
+      // A release line, not `latest`, which would move to the next major on any pull.
+      expect(config.services.kurrentdb.image).toMatch(/^kurrentplatform\/kurrentdb:\d+\.\d+(\.\d+)?$/);
+      // Fixed volume names: the data stays with the deployment whatever the project name is.
+      for (const volume of ['nats-data', 'kurrentdb-data', 'postgres-data', 'tributary-data']) {
+        expect(config.volumes[volume]?.name).toBe(`tributary_${volume}`);
       }
     });
   }

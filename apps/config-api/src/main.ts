@@ -36,7 +36,7 @@ async function main(): Promise<void> {
     ],
   })
   class ConfigApiAppModule {}
-  const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL);
+  const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL, { apis: 'config' });
   serveConfigApiOpenApiDocument(app);
   stopGracefullyOnSignals(app, { name: 'tributary config-api' });
   await app.listen(environment.PORT, environment.HOST);

@@ -3,7 +3,14 @@
 // success 200 with a JSON object and every failure `{"error": string, "code": number}` (spec §4, §5).
 // Runs are seeded: FUZZ_SEED=<n> replays a failure that fast-check reports with its seed and path.
 import fc from 'fast-check';
-import { describeResponse, RawRequest, RawResponse, rawRequest } from '../../../test/support/raw-http';
+import { METHODS as NODE_METHODS } from 'node:http';
+import {
+  describeResponse,
+  RawRequest,
+  RawResponse,
+  rawRequest,
+  rawSocketRequest,
+} from '../../../test/support/raw-http';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { ConfigApiClient, createWorkspaceWithTokens } from './support/config-api-client';
 
@@ -180,8 +187,29 @@ const SEGMENTS = [
 const pathSegment = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...SEGMENTS) },
   fc.stringMatching(/^[A-Za-z0-9._~:@!$&'()*+,;=%-]{0,20}$/),
-  // Node's HTTP parser refuses a request head over 16 KiB itself (431), so segments stay below that.
   fc.integer({ min: 100, max: 2_000 }).map((n) => 'a'.repeat(n)),
+  // Past Node's 16 KiB head limit: refused 431 before routing, still in the Config API error body.
+  { weight: 1, arbitrary: fc.integer({ min: 16_000, max: 20_000 }).map((n) => 'a'.repeat(n)) },
+);
+
+// ---- the HTTP edge: what Node's parser refuses before any route sees it ----
+
+/** Node's request head limit (`--max-http-header-size`), which the edge answers 431. */
+const MAX_HEAD_BYTES = 16_384;
+
+/** Any method token: the ones Node knows, lower-case ones, and tokens no server knows. */
+const methodToken = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('GET') },
+  { weight: 2, arbitrary: fc.constantFrom(...NODE_METHODS.filter((method) => method !== 'CONNECT')) },
+  fc.constantFrom('FOO', 'get', 'Post', 'BREW', 'M-SEARCH2'),
+  fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/).filter((method) => method !== 'CONNECT'),
+);
+
+/** Bytes of padding in a header or the query: none, any up to 40 KB, or around the 16 KiB limit. */
+const headPadding = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(0) },
+  fc.integer({ min: 1, max: 40_000 }),
+  fc.integer({ min: MAX_HEAD_BYTES - 600, max: MAX_HEAD_BYTES + 600 }),
 );
 
 const queryString = fc.oneof(
@@ -432,5 +460,57 @@ describe('Config API fuzz (issue 6): no 5xx, no crash, the documented error body
       ),
       runs(800),
     );
+  });
+
+  it('answers any method token, head size, HTTP version and Host under /v1beta (the HTTP edge)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        // Collections no method can change without a body, so every GET of them stays 200.
+        fc.constantFrom('workspaces', 'catalog/sources', 'catalog/destinations'),
+        methodToken,
+        headPadding,
+        fc.constantFrom('header', 'query'),
+        fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0'),
+        fc.boolean(),
+        async (path, method, padding, paddingIn, version, withHost) => {
+          const pad = 'p'.repeat(padding);
+          const request = {
+            method,
+            version,
+            path: `/v1beta/${path}${paddingIn === 'query' && padding > 0 ? `?pad=${pad}` : ''}`,
+            headers: {
+              ...(withHost && { host: 'config.test' }),
+              authorization: `Bearer ${tokens.admin}`,
+              ...(paddingIn === 'header' && padding > 0 && { 'x-padding': pad }),
+            },
+          };
+          const response = await rawSocketRequest(instance.port, request);
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          expectDocumentedAnswer(request, response);
+          // Certain outcomes. The parser reads the method first, so an unknown one is 404 (code 5,
+          // spec §4) at any size; then the head limit (near it, either answer); then the Host rule of
+          // HTTP/1.1; then routing.
+          const expected = !NODE_METHODS.includes(method)
+            ? 404
+            : padding > MAX_HEAD_BYTES
+              ? 431
+              : padding > MAX_HEAD_BYTES - 1_000
+                ? undefined
+                : version === 'HTTP/1.1' && !withHost
+                  ? 400
+                  : method === 'GET'
+                    ? 200
+                    : undefined;
+          if (expected !== undefined && response.status !== expected) {
+            fail(request, response, `expected ${expected}`);
+          }
+        },
+      ),
+      runs(400),
+    );
+    expectBothOutcomes();
+    for (const status of [400, 404, 431]) {
+      expect({ status, seen: statuses.has(status) }).toEqual({ status, seen: true });
+    }
   });
 });

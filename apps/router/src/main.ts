@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     providers: [{ provide: APP_FILTER, useClass: ConfigApiErrorFilter }],
   })
   class RouterAppModule {}
-  const app = await createHttpApplication(RouterAppModule, environment.LOG_LEVEL);
+  const app = await createHttpApplication(RouterAppModule, environment.LOG_LEVEL, { apis: 'config' });
   stopGracefullyOnSignals(app, { name: 'tributary router' });
   await app.listen(environment.PORT, environment.HOST);
   console.log(`tributary router listening on ${await app.getUrl()}`);

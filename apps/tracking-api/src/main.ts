@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     providers: [{ provide: APP_FILTER, useClass: TrackingApiErrorFilter }],
   })
   class TrackingApiAppModule {}
-  const app = await createHttpApplication(TrackingApiAppModule, environment.LOG_LEVEL);
+  const app = await createHttpApplication(TrackingApiAppModule, environment.LOG_LEVEL, { apis: 'tracking' });
   stopGracefullyOnSignals(app, { name: 'tributary tracking-api' });
   await app.listen(environment.PORT, environment.HOST);
   console.log(`tributary tracking-api listening on ${await app.getUrl()}`);

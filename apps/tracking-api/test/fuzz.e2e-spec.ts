@@ -4,8 +4,15 @@
 // Runs are seeded: FUZZ_SEED=<n> replays a failure that fast-check reports with its seed and path.
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
+import { METHODS as NODE_METHODS } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { describeResponse, RawRequest, RawResponse, rawRequest } from '../../../test/support/raw-http';
+import {
+  describeResponse,
+  RawRequest,
+  RawResponse,
+  rawRequest,
+  rawSocketRequest,
+} from '../../../test/support/raw-http';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { basicAuth, createWorkspaceAndSource, TestSource } from '../../../test/support/tracking-e2e.kit';
 
@@ -262,8 +269,8 @@ const contentType = fc.oneof(
   headerValue(),
 );
 
-// Only methods Node's HTTP parser knows: it refuses others (and lower-case ones) with its own bare 400
-// before Tributary sees the request.
+// Methods node:http sends as they are; the edge property below sends any method token over a bare
+// socket, lower-case ones and those Node's parser does not know included.
 const METHODS = [
   'GET',
   'POST',
@@ -296,9 +303,29 @@ const pathSegment = fc.oneof(
     '%C0%AF',
   ),
   fc.stringMatching(/^[A-Za-z0-9._~:@!$&'()*+,;=%-]{0,20}$/),
-  // Node's HTTP parser refuses a request head over 16 KiB before Tributary sees it (431), so the
-  // longest segments stay below that with the rest of the head.
   fc.integer({ min: 200, max: 2_000 }).map((n) => 'a'.repeat(n)),
+  // Past Node's 16 KiB head limit: refused 431 before routing, still in the tracking error body.
+  { weight: 1, arbitrary: fc.integer({ min: 16_000, max: 20_000 }).map((n) => 'a'.repeat(n)) },
+);
+
+// ---- the HTTP edge: what Node's parser refuses before any route sees it ----
+
+/** Node's request head limit (`--max-http-header-size`), which the edge answers 431. */
+const MAX_HEAD_BYTES = 16_384;
+
+/** Any method token: the ones Node knows, lower-case ones, and tokens no server knows. */
+const methodToken = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('POST') },
+  { weight: 2, arbitrary: fc.constantFrom(...NODE_METHODS.filter((method) => method !== 'CONNECT')) },
+  fc.constantFrom('FOO', 'post', 'Get', 'BREW', 'M-SEARCH2', 'PRI'),
+  fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16}$/).filter((method) => method !== 'CONNECT'),
+);
+
+/** Bytes of padding in a header or the query: none, any up to 40 KB, or around the 16 KiB limit. */
+const headPadding = fc.oneof(
+  { weight: 2, arbitrary: fc.constant(0) },
+  fc.integer({ min: 1, max: 40_000 }),
+  fc.integer({ min: MAX_HEAD_BYTES - 600, max: MAX_HEAD_BYTES + 600 }),
 );
 
 const queryString = fc.oneof(
@@ -531,6 +558,65 @@ describe('tracking API fuzz (issue 6): no 5xx, no crash, the documented error bo
       ),
       runs(800),
     );
+  });
+
+  it('answers any method token, head size, HTTP version and Host on the ingest routes (the HTTP edge)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...ROUTES),
+        methodToken,
+        headPadding,
+        fc.constantFrom('header', 'query'),
+        fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0'),
+        fc.boolean(),
+        async (route, method, padding, paddingIn, version, withHost) => {
+          const message = { type: 'track', event: 'Edge', userId: 'u-1', messageId: randomUUID() };
+          const pad = 'p'.repeat(padding);
+          const request = {
+            method,
+            version,
+            path: `/v1/${route}${paddingIn === 'query' && padding > 0 ? `?pad=${pad}` : ''}`,
+            headers: {
+              ...(withHost && { host: 'collector.test' }),
+              'content-type': 'application/json',
+              authorization: basicAuth(source.writeKey),
+              ...(paddingIn === 'header' && padding > 0 && { 'x-padding': pad }),
+            },
+            body: JSON.stringify(route === 'batch' || route === 'import' ? { batch: [message] } : message),
+          };
+          const response = await rawSocketRequest(instance.port, request);
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          expectDocumentedAnswer(request, response, 'tracking');
+          // Certain outcomes. The parser reads the method first, so an unknown one is 404 at any size;
+          // then the head limit (near it, either answer); then the Host rule of HTTP/1.1; then routing.
+          // `PRI` is known (HTTP/2's preface): 400 for its version, or 431 when its URL is too long.
+          const nearLimit = padding > MAX_HEAD_BYTES - 1_000;
+          const expected =
+            method === 'PRI'
+              ? nearLimit
+                ? undefined
+                : 400
+              : !NODE_METHODS.includes(method)
+                ? 404
+                : padding > MAX_HEAD_BYTES
+                  ? 431
+                  : nearLimit
+                    ? undefined
+                    : version === 'HTTP/1.1' && !withHost
+                      ? 400
+                      : method === 'POST'
+                        ? 200
+                        : undefined;
+          if (expected !== undefined && response.status !== expected) {
+            fail(request, response, `expected ${expected}`);
+          }
+        },
+      ),
+      runs(400),
+    );
+    expectBothOutcomes();
+    for (const status of [400, 404, 431])
+      expect({ status, seen: statuses.has(status) }).toEqual({ status, seen: true });
   });
 
   it('answers deeply nested JSON (built as text) in any field of a message', async () => {

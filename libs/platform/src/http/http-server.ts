@@ -10,10 +10,18 @@ import { requestContext } from '../logging/request-context';
 import { HttpMetrics } from '../metrics/http-metrics';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MetricsRegistry } from '../metrics/metrics.registry';
+import { edgeErrorResponse, EdgeRefusalRecord, HttpApis, HttpEdge } from './http-edge';
 import { normalizeRequestUrl } from './request-url';
 
 /** Bodies are read whole up to this size; each API applies its own, smaller limits on top. */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How long a client may take to send a whole request (head and body). Fastify's default is none, so
+ * a client that announces more body than it sends would hold its connection forever; 120 s lets the
+ * largest body (4 MiB) through at 35 KB/s.
+ */
+const REQUEST_TIMEOUT_MS = 120_000;
 
 export type RequestWithBodyError = FastifyRequest & { bodyParseError?: string };
 
@@ -23,6 +31,11 @@ const UNLOGGED_PATHS = /^\/(health|metrics)(\/|\?|$)/;
 export interface HttpApplicationOptions {
   /** Where the JSON log lines go; standard output when absent (tests read them from a stream). */
   logDestination?: DestinationStream;
+  /** The APIs the application serves, whose error bodies answer requests refused before routing
+   *  (`all` by default: by path, as the all-in-one app does). */
+  apis?: HttpApis;
+  /** Overrides the request timeout (tests of the 408 answer). */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -38,13 +51,33 @@ export async function createHttpApplication(
   options: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
   const logger = new JsonLogger({ level: logLevel, destination: options.logDestination });
+  const apis = options.apis ?? 'all';
+  const requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // Refusals at the edge never reach Fastify's hooks: they are logged and counted here instead, once
+  // the metrics registry exists.
+  let recordRefusal: (record: EdgeRefusalRecord) => void = () => undefined;
+  const edge = new HttpEdge(apis, { requestTimeoutMs }, (record) => recordRefusal(record));
   const adapter = new FastifyAdapter({
     rewriteUrl: (request: { url?: string }) => normalizeRequestUrl(request.url),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     bodyLimit: MAX_REQUEST_BYTES,
     logger: false,
-    frameworkErrors: answerUnroutableUrl,
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
+      answerUnroutableUrl(apis, error, request, reply),
+    clientErrorHandler: edge.answerClientError,
+    requestTimeout: requestTimeoutMs,
+    http: {
+      // Node answers a Host-less HTTP/1.1 request with a bare 400 itself; the hook below answers it
+      // in the API's error shape instead.
+      requireHostHeader: false,
+      // Node swaps the two timeouts when the head's is the longer, so it is kept at most the whole
+      // request's (Fastify sets `requestTimeout` itself, after creating the server).
+      headersTimeout: Math.min(60_000, requestTimeoutMs),
+      // How often Node looks for requests past their timeout (its default, 30 s, would let a short
+      // test timeout run long).
+      connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeoutMs / 4))),
+    },
     // While the server closes (SIGTERM), a request arriving on a kept-alive connection is served as
     // usual, with `Connection: close`, instead of Fastify's bare 503 (no Retry-After, not the API's
     // error body): the event log and the store stay open until the HTTP server has closed, so it can
@@ -60,6 +93,26 @@ export async function createHttpApplication(
     },
   );
   const fastify = app.getHttpAdapter().getInstance();
+  const server = fastify.server;
+  server.on('connect', edge.answerConnect);
+  // An `Expect` other than `100-continue` would get Node's bare 417; RFC 9110 §10.1.1 lets a server
+  // ignore it, so such a request is served like any other.
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (request.raw.httpVersion !== '1.1' || request.headers.host) return done();
+    const { status, body } = edgeErrorResponse(
+      apis,
+      request.url,
+      'missing_host',
+      'an HTTP/1.1 request needs a Host header',
+    );
+    reply
+      .code(status)
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('connection', 'close');
+    reply.send(body);
+  });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     if (!request.url.startsWith('/v1beta')) return done(null, body);
@@ -73,6 +126,18 @@ export async function createHttpApplication(
     requestContext.run({ requestId: request.id }, done);
   });
   const httpMetrics = new HttpMetrics(app.get(MetricsRegistry));
+  recordRefusal = ({ requestId, method, status, reason }) => {
+    httpMetrics.record(method, undefined, status, 0);
+    if (logger.isEnabled('log')) {
+      logger.write('log', 'request refused before routing', ['HTTP'], {
+        requestId,
+        method,
+        route: null,
+        status,
+        reason,
+      });
+    }
+  };
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url;
     const durationMs = reply.elapsedTime;
@@ -105,21 +170,18 @@ class HttpApplicationModule {
 /**
  * Fastify rejects some URLs before any route or Nest filter sees them (bad percent-encoding, a
  * path segment over `maxParamLength`) and would answer with its own body, whose `code` is a string
- * and which lacks the keys every client reads. Each surface promises its own error body on every
- * failure, so these are answered 400 in that shape:
- * - Config API (`/v1beta`): `{error, code: 3}`, the invalid argument of gRPC (spec §4);
- * - everything else, the tracking API: `{success: false, code, message, error}` (tracking spec §9.2);
- *   the token route has no segment to misread.
+ * and which lacks the keys every client reads. Each API promises its own error body on every
+ * failure, so these are answered 400 in that shape (`HttpApis`): `{error, code: 3}` for the Config
+ * API, `{success: false, code: 'invalid_request', message, error}` for the tracking API.
  */
-function answerUnroutableUrl(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const message = error.message;
-  const path = request.url.split('?')[0];
-  reply.code(400).header('content-type', 'application/json; charset=utf-8');
-  if (path.startsWith('/v1beta')) {
-    reply.send({ error: message, code: 3, message });
-  } else {
-    reply.send({ success: false, code: 'invalid_request', message, error: message });
-  }
+function answerUnroutableUrl(
+  apis: HttpApis,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const { status, body } = edgeErrorResponse(apis, request.url, 'malformed', error.message);
+  reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
 }
 
 function parseLenientJson(request: RequestWithBodyError, body: Buffer): unknown {

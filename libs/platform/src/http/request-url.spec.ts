@@ -21,5 +21,9 @@ describe('normalizeRequestUrl', () => {
     ['//token', '/token'],
     ['/v1/batch/', '/v1/batch'],
     ['/', '/'],
+    ['http://collector.example/v1/batch', '/v1/batch'],
+    ['https://collector.example:8443//v1beta/workspaces/?page_size=1', '/v1beta/workspaces?page_size=1'],
+    ['http://collector.example', '/'],
+    ['http://collector.example?x=1', '/?x=1'],
   ])('%s -> %s', (input, expected) => expect(normalizeRequestUrl(input)).toBe(expected));
 });
