@@ -1,9 +1,10 @@
-import { createInbox, headers, Msg, NatsConnection, Subscription } from '@nats-io/nats-core';
+import { createInbox, Msg, MsgHdrsImpl, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { EventLogUnavailableError } from '../../event-log.port';
 
 export interface PipelinedPublish {
   subject: string;
-  payload: string;
+  /** UTF-8 bytes: the client would encode a string with TextEncoder, see `Utf8Headers`. */
+  payload: Uint8Array;
   messageId: string;
 }
 
@@ -65,7 +66,7 @@ export class PipelinedJetStreamPublisher {
       try {
         for (let index = 0; index < messages.length; index += 1) {
           const { subject, payload, messageId } = messages[index];
-          const messageHeaders = headers();
+          const messageHeaders = new Utf8Headers();
           messageHeaders.set('Nats-Msg-Id', messageId);
           this.connection.publish(subject, payload, { reply: replyPrefix + index, headers: messageHeaders });
         }
@@ -123,6 +124,17 @@ export class PipelinedJetStreamPublisher {
         ),
       );
     }
+  }
+}
+
+/**
+ * Headers encoded with `Buffer.from` instead of the client's `TextEncoder#encode`, which on Node 20
+ * allocates a fresh ArrayBuffer per call (~1 µs even for 60 bytes, measured) and ran once per message.
+ * Same bytes: both write UTF-8.
+ */
+class Utf8Headers extends MsgHdrsImpl {
+  override encode(): Uint8Array {
+    return Buffer.from(this.toString(), 'utf8');
   }
 }
 
