@@ -1,7 +1,12 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describeEventLogContract, sleep, waitUntil } from '../../event-log.contract';
-import { EventLogUnavailableError, type Delivery, type EventLogSettings } from '../../event-log.port';
+import {
+  EventLogUnavailableError,
+  type ConsumerSubscription,
+  type Delivery,
+  type EventLogSettings,
+} from '../../event-log.port';
 import { NatsServerProcess } from '../../testing/nats-server.process';
 import {
   DEAD_LETTER_STREAM,
@@ -215,16 +220,30 @@ describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
         );
         expect(afterLoss.sequence).toBeGreaterThan(stored.sequence);
         const received: string[] = [];
-        const subscription = await replicated.consume(
-          'r3-reader',
-          { sourceId: 'src-r', deliverFrom: new Date(0), ackWaitMs: 5_000, maxInFlight: 10 },
-          async (delivery) => {
-            received.push(delivery.messageId);
-            await delivery.ack();
+        let subscription: ConsumerSubscription | undefined;
+        // The consumer's own leader is elected too after the loss (slower on a busy machine).
+        await waitUntil(
+          'a consumer can be created with one server down',
+          async () => {
+            try {
+              subscription = await replicated.consume(
+                'r3-reader',
+                { sourceId: 'src-r', deliverFrom: new Date(0), ackWaitMs: 5_000, maxInFlight: 10 },
+                async (delivery) => {
+                  received.push(delivery.messageId);
+                  await delivery.ack();
+                },
+              );
+              return true;
+            } catch (error) {
+              if (!(error instanceof EventLogUnavailableError)) throw error;
+              return false;
+            }
           },
+          30_000,
         );
         await waitUntil('both messages are read back', () => received.length >= 2, 15_000);
-        await subscription.stop();
+        await subscription!.stop();
         expect(received).toEqual(['before-r3', 'after-loss']);
         expect((await replicated.readLease('replay_rp_r3'))?.holder).toBe('a');
       } finally {
@@ -233,5 +252,5 @@ describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
     } finally {
       await Promise.all(cluster.map((member) => member.dispose()));
     }
-  }, 90_000);
+  }, 120_000);
 });
