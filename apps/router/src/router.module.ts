@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { DeadLetterRedriver } from './dead-letters/dead-letter-redriver.service';
 import { DeadLettersController } from './dead-letters/dead-letters.controller';
@@ -8,6 +9,7 @@ import { RouterMetricsCollector } from './delivery-metrics/router-metrics.collec
 import { DestinationConsumers } from './destination-consumers/destination-consumers.service';
 import { DestinationDeliveries } from './destination-consumers/destination-deliveries.service';
 import { MessageDeliverer } from './destination-consumers/message-deliverer.service';
+import { JobLeases } from './job-leases/job-leases';
 import { ReplayRunner } from './replays/replay-runner.service';
 
 /**
@@ -27,6 +29,12 @@ export class RouterModule {
         DestinationDeliveries,
         MessageDeliverer,
         DestinationConsumers,
+        // Which replica runs a replay or a redrive: leases kept in the event log (JetStream or sqlite).
+        {
+          provide: JobLeases,
+          useFactory: (eventLog: EventLog) => new JobLeases(eventLog),
+          inject: [EVENT_LOG],
+        },
         ReplayRunner,
         DeadLetterRedriver,
         RouterMetricsCollector,

@@ -54,6 +54,16 @@ export class CommandRunner {
     return { state, events };
   }
 
+  /**
+   * Resolves once the read model holds every event the stream has in the store now. Another process
+   * may have written to it a moment ago (a router replica that just finished a job): a fresh view
+   * before acting on what the stream says.
+   */
+  async catchUp(streamName: string): Promise<void> {
+    const history = await this.unavailableOnFailure(() => this.store.readStream(streamName));
+    if (history.length > 0) await this.readModel.waitFor(history[history.length - 1].position);
+  }
+
   private async unavailableOnFailure<T>(operation: () => Promise<T>): Promise<T> {
     try {
       return await operation();

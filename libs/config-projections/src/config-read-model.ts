@@ -28,6 +28,8 @@ export interface DestinationView {
   replays: ReplayRecord[];
   /** Dead letters (by dead-letter sequence) that a redrive delivered: no longer listed. */
   redrivenDeadLetters: Set<number>;
+  /** Redrives requested and not recorded yet, oldest first: the router's work to do. */
+  pendingRedriveIds: string[];
 }
 
 export interface TrackingPlanView {
@@ -239,6 +241,7 @@ export class ConfigReadModel {
           filters: [],
           replays: [],
           redrivenDeadLetters: new Set<number>(),
+          pendingRedriveIds: [],
         };
         this.destinations.set(destinationKey(event.data.sourceId, event.data.destinationSlug), view);
         this.emit({ kind: 'destination-upserted', view });
@@ -363,10 +366,12 @@ export class ConfigReadModel {
         view.replays = applyReplayFinished(view.replays, event.data);
         break;
       case 'DestinationDeadLettersRedriveRequested':
+        view.pendingRedriveIds = [...view.pendingRedriveIds, event.data.redriveId];
         this.emit({ kind: 'dead-letter-redrive-requested', view, redriveId: event.data.redriveId });
         return;
       case 'DestinationDeadLettersRedriven':
         event.data.delivered.forEach((sequence) => view.redrivenDeadLetters.add(sequence));
+        view.pendingRedriveIds = view.pendingRedriveIds.filter((id) => id !== event.data.redriveId);
         return;
     }
     this.emit({ kind: 'destination-upserted', view });

@@ -12,6 +12,8 @@ export interface CreateEventLogOptions {
   dedupeWindowMs?: number;
   /** `RETENTION`; default 7 days. */
   retentionMs?: number;
+  /** `NATS_STREAM_REPLICAS`: replicas of each JetStream stream; default 1. Ignored by the sqlite log. */
+  streamReplicas?: number;
 }
 
 export const SQLITE_EVENT_LOG_FILE_NAME = 'event-log.sqlite';
@@ -23,7 +25,11 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
     retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
   };
   if (options.natsUrl) {
-    return JetStreamEventLog.connect({ ...settings, servers: options.natsUrl });
+    return JetStreamEventLog.connect({
+      ...settings,
+      servers: options.natsUrl,
+      replicas: options.streamReplicas,
+    });
   }
   return SqliteEventLog.open({ ...settings, file: join(options.dataDir, SQLITE_EVENT_LOG_FILE_NAME) });
 }

@@ -1,4 +1,4 @@
-import type { EventLogSettings, MessageToPublish } from './event-log.port';
+import type { EventLogSettings, LeaseValue, MessageToPublish } from './event-log.port';
 
 /**
  * Checks shared by both adapters, so that a value the embedded log accepts is never refused by
@@ -54,5 +54,21 @@ export function assertValidMessage(message: MessageToPublish): void {
 export function assertPositiveInteger(name: string, value: number): void {
   if (!Number.isInteger(value) || value <= 0) {
     throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+}
+
+export function assertLeaseName(name: string): void {
+  if (typeof name !== 'string' || !CONSUMER_NAME.test(name)) {
+    throw new TypeError(`lease name ${JSON.stringify(name)} must be 1-128 characters of A-Z a-z 0-9 _ -`);
+  }
+}
+
+export function assertLeaseWrite(value: LeaseValue, expectedRevision: number): void {
+  if (typeof value?.holder !== 'string') throw new TypeError('lease holder must be a string');
+  if (value.data === null || typeof value.data !== 'object' || Array.isArray(value.data)) {
+    throw new TypeError('lease data must be a JSON object');
+  }
+  if (!Number.isInteger(expectedRevision) || expectedRevision < 0) {
+    throw new RangeError(`expected lease revision must be an integer >= 0, got ${expectedRevision}`);
   }
 }

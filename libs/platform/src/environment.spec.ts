@@ -42,3 +42,15 @@ describe('tracking settings', () => {
     expect(() => loadEnvironment({ TRACKING_RATE_LIMIT: '-1' })).toThrow(/TRACKING_RATE_LIMIT/);
   });
 });
+
+describe('NATS_STREAM_REPLICAS', () => {
+  it('defaults to one replica and takes 1 to 5', () => {
+    expect(loadEnvironment({}).NATS_STREAM_REPLICAS).toBe(1);
+    expect(loadEnvironment({ NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);
+    expect(loadEnvironment({ NATS_STREAM_REPLICAS: '5' }).NATS_STREAM_REPLICAS).toBe(5);
+  });
+
+  it.each(['0', '6', '2.5', 'three'])('refuses %s, naming the variable', (value) => {
+    expect(() => loadEnvironment({ NATS_STREAM_REPLICAS: value })).toThrow(/NATS_STREAM_REPLICAS/);
+  });
+});

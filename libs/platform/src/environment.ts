@@ -41,6 +41,11 @@ export const environmentSchema = z.object({
   ),
   /** NATS server(s) with JetStream for the tracking message log; absent means the embedded SQLite log. */
   NATS_URL: optionalText,
+  /**
+   * Replicas of each JetStream stream Tributary creates (TRACKING, DEADLETTER, LEASES): 1 on a single
+   * server, 3 (or 5) in a JetStream cluster. Existing streams are moved to it at start.
+   */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   /** How long a messageId is remembered for deduplication (JetStream keeps ~150 bytes per id). */
   DEDUPE_WINDOW: durationSchema.default(24 * 3_600_000),
   /** How long tracking messages stay in the log; bounds how far back a replay can reach. */

@@ -28,5 +28,6 @@ export function eventLogModule(environment: Environment) {
     dataDir: environment.DATA_DIR,
     dedupeWindowMs: environment.DEDUPE_WINDOW,
     retentionMs: environment.RETENTION,
+    streamReplicas: environment.NATS_STREAM_REPLICAS,
   });
 }

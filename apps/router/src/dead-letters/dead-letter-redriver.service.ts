@@ -1,22 +1,50 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { SecretBox } from '@tributary/auth';
-import { catalogSlugOf, destinationDecider, streamNames } from '@tributary/config-domain';
+import { catalogSlugOf, DomainError, destinationDecider, streamNames } from '@tributary/config-domain';
 import { CommandRunner, ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
 import { DeadLetter, EVENT_LOG, EventLog } from '@tributary/event-log';
+import { WrongExpectedRevisionError } from '@tributary/event-store';
 import { randomUUID } from 'node:crypto';
 import { destinationConsumerName } from '../destination-consumers/consumer-names';
 import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
+import { HeldLease, JobLeases, LeaseLostError } from '../job-leases/job-leases';
+import { LeasedJobs } from '../job-leases/leased-jobs';
 
 const PAGE_SIZE = 500;
+/** Recording a redrive may meet a concurrent write to the destination's stream: read and try again. */
+const RECORD_ATTEMPTS = 5;
+
+/** One lease per destination: its redrives run one after the other, each seeing what the last delivered. */
+export const redriveLeaseName = (sourceId: string, destinationSlug: string) =>
+  `redrive_${sourceId}_${destinationSlug}`;
+
+/** A redrive's progress as its lease carries it from one holder to the next. */
+interface RedriveProgress {
+  redriveId: string;
+  delivered: number[];
+  failed: { deadLetterSequence: number; reason: string }[];
+}
 
 /**
  * Redrives a destination's dead letters on request: each is sent once more as it was stored; those
  * delivered leave the list (recorded as an event), the others stay with the reason of this attempt.
+ *
+ * With several router replicas, exactly one runs a destination's redrives: the one holding its lease
+ * (see `LeasedJobs`). It saves its progress in the lease after every letter, so a replica taking over
+ * from a dead one sends only what was not sent yet (at most the letter in flight goes twice), and a
+ * redrive requested while every router was down runs when one starts.
  */
 @Injectable()
-export class DeadLetterRedriver implements OnApplicationBootstrap, OnApplicationShutdown {
+export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('DeadLetters');
+  private readonly jobs: LeasedJobs;
   private stopListening?: () => void;
 
   constructor(
@@ -25,46 +53,125 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, OnApplication
     private readonly commands: CommandRunner,
     private readonly deliveries: DestinationDeliveries,
     private readonly secretBox: SecretBox,
-  ) {}
+    leases: JobLeases,
+  ) {
+    this.jobs = new LeasedJobs(leases, this.logger);
+  }
 
   onApplicationBootstrap(): void {
     this.stopListening = this.readModel.onChange((change: ConfigChange) => {
-      if (change.kind === 'dead-letter-redrive-requested') {
-        void this.redrive(change.view, change.redriveId).catch((error: Error) =>
-          this.logger.error(`redrive ${change.redriveId} failed: ${error.message}`),
-        );
-      }
+      if (change.kind === 'dead-letter-redrive-requested') this.takePart(change.view);
+    });
+    for (const view of this.readModel.listAllDestinations()) {
+      if (view.pendingRedriveIds.length > 0) this.takePart(view);
+    }
+  }
+
+  /** Before the event log closes (on application shutdown): a running redrive hands over its progress. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopListening?.();
+    await this.jobs.stop();
+  }
+
+  private takePart(view: DestinationView): void {
+    const { sourceId, destinationSlug } = view.destination;
+    this.jobs.ensure({
+      leaseName: redriveLeaseName(sourceId, destinationSlug),
+      isPending: () =>
+        (this.readModel.destination(sourceId, destinationSlug)?.pendingRedriveIds.length ?? 0) > 0,
+      run: (lease, stopping) => this.run(sourceId, destinationSlug, lease, stopping),
     });
   }
 
-  onApplicationShutdown(): void {
-    this.stopListening?.();
+  /** Runs the destination's pending redrives, oldest first, then frees the lease. */
+  private async run(
+    sourceId: string,
+    destinationSlug: string,
+    lease: HeldLease,
+    stopping: AbortSignal,
+  ): Promise<void> {
+    const stream = streamNames.destination(sourceId, destinationSlug);
+    let inherited = lease.inherited as Partial<RedriveProgress>;
+    for (;;) {
+      // The previous holder may have recorded a redrive a moment ago: look at the stream as stored now.
+      await this.commands.catchUp(stream);
+      const view = this.readModel.destination(sourceId, destinationSlug);
+      const redriveId = view?.pendingRedriveIds[0];
+      if (!view || !redriveId) {
+        await lease.release();
+        return;
+      }
+      const progress: RedriveProgress =
+        inherited.redriveId === redriveId
+          ? { redriveId, delivered: [...(inherited.delivered ?? [])], failed: [...(inherited.failed ?? [])] }
+          : { redriveId, delivered: [], failed: [] };
+      inherited = {};
+      try {
+        const finished = await this.redrive(view, progress, lease, stopping);
+        if (!finished) {
+          if (stopping.aborted) await lease.release();
+          return;
+        }
+      } catch (error) {
+        if (error instanceof LeaseLostError) return;
+        throw error;
+      }
+      await this.record(stream, progress);
+      await lease.save({});
+    }
   }
 
-  async redrive(view: DestinationView, redriveId: string): Promise<void> {
+  /** Sends every pending letter, saving progress after each; false when stopped or the lease was lost. */
+  private async redrive(
+    view: DestinationView,
+    progress: RedriveProgress,
+    lease: HeldLease,
+    stopping: AbortSignal,
+  ): Promise<boolean> {
     const { sourceId, destinationSlug } = view.destination;
+    const handled = new Set([
+      ...progress.delivered,
+      ...progress.failed.map((failure) => failure.deadLetterSequence),
+    ]);
     const pending = (await this.listAll(destinationConsumerName(sourceId, destinationSlug))).filter(
-      (letter) => !view.redrivenDeadLetters.has(letter.deadLetterSequence),
+      (letter) =>
+        !view.redrivenDeadLetters.has(letter.deadLetterSequence) && !handled.has(letter.deadLetterSequence),
     );
     const settings = this.secretBox.revealAll(view.destination.config);
-    const delivered: number[] = [];
-    const failed: { deadLetterSequence: number; reason: string }[] = [];
     for (const letter of pending) {
+      if (stopping.aborted || lease.lost.aborted) return false;
       const result = await this.deliveries.deliver(
         catalogSlugOf(view.destination),
         letter.message.payload as unknown as NormalizedMessage,
         settings,
         sourceId,
       );
-      if (result.outcome === 'delivered') delivered.push(letter.deadLetterSequence);
-      else failed.push({ deadLetterSequence: letter.deadLetterSequence, reason: result.reason });
+      if (result.outcome === 'delivered') progress.delivered.push(letter.deadLetterSequence);
+      else progress.failed.push({ deadLetterSequence: letter.deadLetterSequence, reason: result.reason });
+      await lease.save({ ...progress });
     }
-    await this.commands.execute(
-      streamNames.destination(sourceId, destinationSlug),
-      destinationDecider,
-      { type: 'RecordDeadLetterRedrive', redriveId, delivered, failed, now: new Date().toISOString() },
-      { actor: 'system:router', requestId: `redrive-${randomUUID()}`, time: new Date().toISOString() },
-    );
+    return true;
+  }
+
+  private async record(stream: string, progress: RedriveProgress): Promise<void> {
+    const { redriveId, delivered, failed } = progress;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.commands.execute(
+          stream,
+          destinationDecider,
+          { type: 'RecordDeadLetterRedrive', redriveId, delivered, failed, now: new Date().toISOString() },
+          { actor: 'system:router', requestId: `redrive-${randomUUID()}`, time: new Date().toISOString() },
+        );
+        return;
+      } catch (error) {
+        if (error instanceof DomainError) {
+          this.logger.warn(`redrive ${redriveId} ended without a record: ${error.message}`);
+          return;
+        }
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= RECORD_ATTEMPTS) throw error;
+      }
+    }
   }
 
   private async listAll(consumerName: string): Promise<DeadLetter[]> {

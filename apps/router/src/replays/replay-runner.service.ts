@@ -1,96 +1,117 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { destinationDecider, ReplayCounts, ReplayRecord, streamNames } from '@tributary/config-domain';
-import { CommandRunner, ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
-import { ConsumerSubscription, EVENT_LOG, EventLog } from '@tributary/event-log';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import {
+  DomainError,
+  destinationDecider,
+  ReplayCounts,
+  ReplayRecord,
+  streamNames,
+} from '@tributary/config-domain';
+import { CommandRunner, ConfigReadModel, DestinationView } from '@tributary/config-projections';
+import { Delivery, EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
+import { WrongExpectedRevisionError } from '@tributary/event-store';
 import { randomUUID } from 'node:crypto';
 import { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
 import { replayConsumerName } from '../destination-consumers/consumer-names';
 import { DELIVERY_ACK_WAIT_MS } from '../destination-consumers/destination-consumers.service';
 import { MessageDeliverer } from '../destination-consumers/message-deliverer.service';
+import { HeldLease, JobLeases } from '../job-leases/job-leases';
+import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
+import { ReplayCheckpoint, ReplayTally } from './replay-tally';
 
 /** How often a running replay checks whether it has sent everything. */
 const COMPLETION_CHECK_MS = 250;
+/** Recording the end may meet a concurrent write to the destination's stream: read and try again. */
+const RECORD_ATTEMPTS = 5;
 
-interface RunningReplay {
-  subscription?: ConsumerSubscription;
-  counts: ReplayCounts;
-  timer?: NodeJS.Timeout;
+export const replayLeaseName = (replayId: string) => `replay_${replayId}`;
+
+interface ReplayJob {
+  sourceId: string;
+  destinationSlug: string;
+  replayId: string;
 }
 
 /**
  * Sends a destination the log's history since a replay's start time, through its own consumer:
- * the destination's live consumer is untouched. When nothing is left to send, the replay's
- * counts are recorded as an event, so its state survives restarts and shows in the audit trail.
+ * the destination's live consumer is untouched. When nothing is left to send, the replay's counts are
+ * recorded as an event, so its state survives restarts and shows in the audit trail.
+ *
+ * With several router replicas, exactly one runs a given replay: the one holding its lease (see
+ * `LeasedJobs`). So its counts are the replay's counts; they are saved in the lease as messages are
+ * settled (`ReplayTally`), and a replica that takes a dead one's replay over resumes from the replay
+ * consumer's position with those counts.
  */
 @Injectable()
-export class ReplayRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Replays');
-  private readonly running = new Map<string, RunningReplay>();
+  private readonly jobs: LeasedJobs;
   private stopListening?: () => void;
-  private stopped = false;
 
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     private readonly readModel: ConfigReadModel,
     private readonly commands: CommandRunner,
     private readonly deliverer: MessageDeliverer,
-  ) {}
+    leases: JobLeases,
+  ) {
+    this.jobs = new LeasedJobs(leases, this.logger);
+  }
 
   onApplicationBootstrap(): void {
-    this.stopListening = this.readModel.onChange((change) => this.onConfigChange(change));
-    for (const view of this.readModel.listAllDestinations()) this.startPendingReplays(view);
+    this.stopListening = this.readModel.onChange((change) => {
+      if (change.kind === 'destination-upserted') this.takePartInRunningReplays(change.view);
+    });
+    for (const view of this.readModel.listAllDestinations()) this.takePartInRunningReplays(view);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
+  /** Before the event log closes (on application shutdown): running replays hand over their progress. */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopListening?.();
-    for (const replay of this.running.values()) {
-      clearInterval(replay.timer);
-      await replay.subscription?.stop();
-    }
+    await this.jobs.stop();
   }
 
-  private onConfigChange(change: ConfigChange): void {
-    if (change.kind !== 'destination-upserted') return;
-    this.stopReplaysFinishedElsewhere(change.view);
-    this.startPendingReplays(change.view);
-  }
-
-  /**
-   * With several router replicas, each runs every replay through the same durable replay consumer,
-   * so they share its messages; the first to see it drained records the end (the decider ignores a
-   * second `FinishReplay`) and deletes the consumer. The others learn of it here and stop polling.
-   */
-  private stopReplaysFinishedElsewhere(view: DestinationView): void {
-    for (const replay of view.replays) {
-      const running = this.running.get(replay.replayId);
-      if (replay.state === 'RUNNING' || !running) continue;
-      this.running.delete(replay.replayId);
-      clearInterval(running.timer);
-      void running.subscription?.stop();
-    }
-  }
-
-  private startPendingReplays(view: DestinationView): void {
-    for (const replay of view.replays) {
-      if (replay.state === 'RUNNING' && !this.running.has(replay.replayId) && !this.stopped) {
-        void this.start(view, replay);
-      }
-    }
-  }
-
-  private async start(view: DestinationView, replay: ReplayRecord): Promise<void> {
+  private takePartInRunningReplays(view: DestinationView): void {
     const { sourceId, destinationSlug } = view.destination;
-    const consumerName = replayConsumerName(replay.replayId);
-    const running: RunningReplay = {
-      counts: { delivered: 0, discarded: 0, filtered: 0, skipped: 0, dead_lettered: 0 },
-    };
-    this.running.set(replay.replayId, running);
-    const countOutcome = (outcome: DeliveryOutcomeKind) => {
-      if (outcome !== 'retried') running.counts[outcome] += 1;
-    };
+    for (const replay of view.replays) {
+      if (replay.state !== 'RUNNING') continue;
+      const job: ReplayJob = { sourceId, destinationSlug, replayId: replay.replayId };
+      this.jobs.ensure({
+        leaseName: replayLeaseName(replay.replayId),
+        isPending: () => this.runningReplay(job) !== undefined,
+        run: (lease, stopping) => this.run(job, lease, stopping),
+      });
+    }
+  }
+
+  private runningReplay(job: ReplayJob): { view: DestinationView; replay: ReplayRecord } | undefined {
+    const view = this.readModel.destination(job.sourceId, job.destinationSlug);
+    const replay = view?.replays.find((candidate) => candidate.replayId === job.replayId);
+    return view && replay?.state === 'RUNNING' ? { view, replay } : undefined;
+  }
+
+  private async run(job: ReplayJob, lease: HeldLease, stopping: AbortSignal): Promise<void> {
+    const { sourceId, destinationSlug, replayId } = job;
+    const consumerName = replayConsumerName(replayId);
+    // The previous holder may have finished it a moment ago: look at the stream as stored now.
+    await this.commands.catchUp(streamNames.destination(sourceId, destinationSlug));
+    const running = this.runningReplay(job);
+    if (!running) {
+      await this.eventLog.deleteConsumer(consumerName).catch(() => false);
+      await lease.finish();
+      return;
+    }
+    const { replay } = running;
+    const tally = new ReplayTally(lease, lease.inherited as Partial<ReplayCheckpoint>);
+    const endTime = replay.endTime === null ? null : Date.parse(replay.endTime);
+    let subscription;
     try {
-      running.subscription = await this.eventLog.consume(
+      subscription = await this.eventLog.consume(
         consumerName,
         {
           sourceId,
@@ -98,67 +119,102 @@ export class ReplayRunner implements OnApplicationBootstrap, OnApplicationShutdo
           ackWaitMs: DELIVERY_ACK_WAIT_MS,
           maxInFlight: 64,
         },
-        (delivery) =>
-          this.deliverer.handle(delivery, {
-            consumerName,
-            sourceId,
-            destinationSlug,
-            replay: {
-              replayId: replay.replayId,
-              endTime: replay.endTime === null ? null : Date.parse(replay.endTime),
-              onOutcome: countOutcome,
+        (delivery) => {
+          if (tally.countedBefore(delivery.sequence)) {
+            return tally.ackCountedBefore(delivery.sequence, () => delivery.ack());
+          }
+          let outcome: DeliveryOutcomeKind | undefined;
+          return this.deliverer.handle(
+            withAckAfter(delivery, () => tally.settle(delivery.sequence, outcome, () => delivery.ack())),
+            {
+              consumerName,
+              sourceId,
+              destinationSlug,
+              replay: { replayId, endTime, onOutcome: (kind) => (outcome = kind) },
             },
-          }),
-      );
-      running.timer = setInterval(
-        () => void this.finishIfDone(view, replay, running, consumerName),
-        COMPLETION_CHECK_MS,
+          );
+        },
       );
     } catch (error) {
-      await this.finish(view, replay, running, 'FAILED', (error as Error).message);
+      if (error instanceof EventLogUnavailableError) throw error;
+      await this.recordEnd(job, 'FAILED', tally.savedCounts, (error as Error).message);
+      await lease.finish();
+      return;
+    }
+
+    const ending = await this.untilDrained(consumerName, lease, stopping);
+    await subscription.stop();
+    if (ending === 'lost') return;
+    if (ending === 'stopping') {
+      await lease.release();
+      return;
+    }
+    await this.recordEnd(job, 'COMPLETED', tally.savedCounts, null);
+    await this.eventLog.deleteConsumer(consumerName).catch(() => false);
+    await lease.finish();
+  }
+
+  /** Drained: every message of the replay was delivered and acked, so every count is saved. */
+  private async untilDrained(
+    consumerName: string,
+    lease: HeldLease,
+    stopping: AbortSignal,
+  ): Promise<'drained' | 'lost' | 'stopping'> {
+    for (;;) {
+      if (lease.lost.aborted) return 'lost';
+      if (stopping.aborted) return 'stopping';
+      const lag = await this.eventLog.consumerLag(consumerName).catch(() => undefined);
+      if (lag && lag.undelivered === 0 && lag.unacknowledged === 0) return 'drained';
+      await abortableSleep(COMPLETION_CHECK_MS, lease.lost, stopping);
     }
   }
 
-  private async finishIfDone(
-    view: DestinationView,
-    replay: ReplayRecord,
-    running: RunningReplay,
-    consumerName: string,
-  ) {
-    const lag = await this.eventLog.consumerLag(consumerName).catch(() => undefined);
-    if (!lag || lag.undelivered > 0 || lag.unacknowledged > 0 || !this.running.has(replay.replayId)) return;
-    clearInterval(running.timer);
-    await running.subscription?.stop();
-    await this.eventLog.deleteConsumer(consumerName).catch(() => false);
-    await this.finish(view, replay, running, 'COMPLETED', null);
-  }
-
-  private async finish(
-    view: DestinationView,
-    replay: ReplayRecord,
-    running: RunningReplay,
+  private async recordEnd(
+    job: ReplayJob,
     state: 'COMPLETED' | 'FAILED',
+    counts: ReplayCounts,
     failureReason: string | null,
   ): Promise<void> {
-    const { sourceId, destinationSlug } = view.destination;
-    try {
-      await this.commands.execute(
-        streamNames.destination(sourceId, destinationSlug),
-        destinationDecider,
-        {
-          type: 'FinishReplay',
-          replayId: replay.replayId,
-          state,
-          counts: running.counts,
-          failureReason,
-          now: new Date().toISOString(),
-        },
-        { actor: 'system:router', requestId: `replay-${randomUUID()}`, time: new Date().toISOString() },
-      );
-    } catch (error) {
-      this.logger.error(`could not record the end of replay ${replay.replayId}: ${(error as Error).message}`);
-    } finally {
-      this.running.delete(replay.replayId);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await this.commands.execute(
+          streamNames.destination(job.sourceId, job.destinationSlug),
+          destinationDecider,
+          {
+            type: 'FinishReplay',
+            replayId: job.replayId,
+            state,
+            counts,
+            failureReason,
+            now: new Date().toISOString(),
+          },
+          { actor: 'system:router', requestId: `replay-${randomUUID()}`, time: new Date().toISOString() },
+        );
+        return;
+      } catch (error) {
+        // The destination is gone: there is nothing left to record the replay on.
+        if (error instanceof DomainError) {
+          this.logger.warn(`replay ${job.replayId} ended without a record: ${error.message}`);
+          return;
+        }
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= RECORD_ATTEMPTS) throw error;
+      }
     }
   }
+}
+
+/** The same delivery, whose ack is replaced: the replay saves its count first. */
+function withAckAfter(delivery: Delivery, ack: () => Promise<void>): Delivery {
+  return {
+    workspaceId: delivery.workspaceId,
+    sourceId: delivery.sourceId,
+    messageId: delivery.messageId,
+    payload: delivery.payload,
+    sequence: delivery.sequence,
+    publishedAt: delivery.publishedAt,
+    deliveryCount: delivery.deliveryCount,
+    ack,
+    nak: (delayMs) => delivery.nak(delayMs),
+    term: (reason) => delivery.term(reason),
+  };
 }

@@ -105,4 +105,30 @@ describe('destination decider: replays and dead-letter redrives', () => {
         },
       ]);
   });
+
+  it('records a redrive once, and keeps the requested ones not recorded yet as pending, oldest first', () => {
+    const requestedRedrive = (redriveId: string): DestinationEvent => ({
+      type: 'DestinationDeadLettersRedriveRequested',
+      data: { ...identity, redriveId, requestTime: now },
+    });
+    const redriven: DestinationEvent = {
+      type: 'DestinationDeadLettersRedriven',
+      data: { ...identity, redriveId: 'rd_1', delivered: [4], failed: [], finishTime: now },
+    };
+    const record = {
+      type: 'RecordDeadLetterRedrive' as const,
+      redriveId: 'rd_1',
+      delivered: [4],
+      failed: [],
+      now,
+    };
+    const { state } = given(destinationDecider, [created, requestedRedrive('rd_1'), requestedRedrive('rd_2')])
+      .when(record)
+      .then([redriven]);
+    expect(state).toMatchObject({ pendingRedriveIds: ['rd_2'] });
+    // A second replica that finished the same redrive records nothing.
+    given(destinationDecider, [created, requestedRedrive('rd_1'), redriven])
+      .when(record)
+      .then([]);
+  });
 });

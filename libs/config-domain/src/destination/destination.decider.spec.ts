@@ -81,6 +81,7 @@ describe('destination decider', () => {
         destination: { ...requested, config: fullConfig },
         filters: [],
         replays: [],
+        pendingRedriveIds: [],
       });
     });
 

@@ -20,7 +20,14 @@ export interface SettingDefinition {
 
 export type DestinationState =
   | { status: 'absent' }
-  | { status: 'active'; destination: DestinationRecord; filters: FilterRecord[]; replays: ReplayRecord[] }
+  | {
+      status: 'active';
+      destination: DestinationRecord;
+      filters: FilterRecord[];
+      replays: ReplayRecord[];
+      /** Redrives requested and not recorded yet, oldest first. */
+      pendingRedriveIds: string[];
+    }
   | { status: 'deleted' };
 
 export type DestinationCommand =
@@ -178,7 +185,9 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
         ];
       }
       case 'RecordDeadLetterRedrive': {
-        const { destination } = requireActive(state);
+        const { destination, pendingRedriveIds } = requireActive(state);
+        // Recorded already (a router replica that lost its claim mid-way finished it too): nothing new.
+        if (!pendingRedriveIds.includes(command.redriveId)) return [];
         return [
           {
             type: 'DestinationDeadLettersRedriven',
@@ -198,7 +207,7 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
   evolve(state, event) {
     switch (event.type) {
       case 'DestinationCreated':
-        return { status: 'active', destination: event.data, filters: [], replays: [] };
+        return { status: 'active', destination: event.data, filters: [], replays: [], pendingRedriveIds: [] };
       case 'DestinationDeleted':
         return { status: 'deleted' };
     }
@@ -227,8 +236,12 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
       case 'DestinationReplayFinished':
         return { ...state, replays: applyReplayFinished(state.replays, event.data) };
       case 'DestinationDeadLettersRedriveRequested':
+        return { ...state, pendingRedriveIds: [...state.pendingRedriveIds, event.data.redriveId] };
       case 'DestinationDeadLettersRedriven':
-        return state;
+        return {
+          ...state,
+          pendingRedriveIds: state.pendingRedriveIds.filter((id) => id !== event.data.redriveId),
+        };
     }
   },
 };

@@ -19,6 +19,7 @@ export class NatsServerProcess {
     readonly port: number,
     readonly storeDirectory: string,
     private readonly ownsStoreDirectory: boolean,
+    private readonly extraArguments: string[] = [],
   ) {}
 
   get url(): string {
@@ -51,7 +52,9 @@ export class NatsServerProcess {
     return null;
   }
 
-  static async start(options: { port?: number; storeDirectory?: string } = {}): Promise<NatsServerProcess> {
+  static async start(
+    options: { port?: number; storeDirectory?: string; extraArguments?: string[] } = {},
+  ): Promise<NatsServerProcess> {
     const binary = NatsServerProcess.findBinary();
     if (!binary) {
       throw new Error('nats-server not found: install it, put it on PATH, or set NATS_SERVER_BIN');
@@ -62,9 +65,51 @@ export class NatsServerProcess {
       options.port ?? (await freePort()),
       storeDirectory,
       !options.storeDirectory,
+      options.extraArguments,
     );
     await server.launch();
     return server;
+  }
+
+  /**
+   * `size` servers routed into one JetStream cluster on loopback (each with its own store), for tests
+   * of replicated streams. The cluster elects its JetStream leader a moment after the servers are up:
+   * the first management calls may answer "temporarily unavailable" until then.
+   */
+  static async startCluster(size = 3): Promise<NatsServerProcess[]> {
+    const clientPorts: number[] = [];
+    const routePorts: number[] = [];
+    // One at a time, so that no two probes are handed the same free port.
+    for (let index = 0; index < size; index++) {
+      clientPorts.push(await freePort());
+      routePorts.push(await freePort());
+    }
+    const routes = routePorts.map((port) => `nats://127.0.0.1:${port}`).join(',');
+    const servers: NatsServerProcess[] = [];
+    try {
+      for (let index = 0; index < size; index++) {
+        servers.push(
+          await NatsServerProcess.start({
+            port: clientPorts[index],
+            extraArguments: [
+              '--server_name',
+              `tributary-test-${index}`,
+              '--cluster_name',
+              'tributary-test',
+              '--cluster',
+              `nats://127.0.0.1:${routePorts[index]}`,
+              // A server ignores the route to itself.
+              '--routes',
+              routes,
+            ],
+          }),
+        );
+      }
+    } catch (error) {
+      await Promise.all(servers.map((server) => server.dispose()));
+      throw error;
+    }
+    return servers;
   }
 
   /** Stops the server (SIGTERM, then SIGKILL after 5 s); its data stays in the store directory. */
@@ -94,7 +139,16 @@ export class NatsServerProcess {
   private async launch(): Promise<void> {
     if (this.child) throw new Error('nats-server is already running');
     this.log = '';
-    const args = ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDirectory];
+    const args = [
+      '-js',
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(this.port),
+      '-sd',
+      this.storeDirectory,
+      ...this.extraArguments,
+    ];
     const child = spawn(this.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const output = (chunk: Buffer) => {

@@ -41,6 +41,8 @@ import {
   type DeliveryHandler,
   type EventLog,
   type EventLogSettings,
+  type LeaseRecord,
+  type LeaseValue,
   type ListDeadLettersOptions,
   type MessageToPublish,
   type NewDeadLetter,
@@ -48,6 +50,8 @@ import {
 } from '../../event-log.port';
 import {
   assertConsumerName,
+  assertLeaseName,
+  assertLeaseWrite,
   assertPositiveInteger,
   assertSubjectToken,
   assertValidMessage,
@@ -57,8 +61,10 @@ import { RunningHandlers } from '../../running-handlers';
 
 export const TRACKING_STREAM = 'TRACKING';
 export const DEAD_LETTER_STREAM = 'DEADLETTER';
+export const LEASE_STREAM = 'LEASES';
 const TRACKING_SUBJECT_PREFIX = 'tracking';
 const DEAD_LETTER_SUBJECT_PREFIX = 'deadletter';
+const LEASE_SUBJECT_PREFIX = 'lease';
 
 export interface JetStreamEventLogOptions extends EventLogSettings {
   /** NATS server URL, or several (comma-separated, as in `NATS_URL`). */
@@ -69,7 +75,11 @@ export interface JetStreamEventLogOptions extends EventLogSettings {
   requestTimeoutMs?: number;
   /** Wait between reconnect attempts (NATS adds jitter). Default 500. */
   reconnectWaitMs?: number;
-  /** Stream replicas in a NATS cluster. Default 1. */
+  /**
+   * Replicas of every stream Tributary creates (`num_replicas`, `NATS_STREAM_REPLICAS`): 1 on a single
+   * server, 3 or 5 in a JetStream cluster to survive the loss of a server. Existing streams are moved to
+   * this number at start. Default 1.
+   */
   replicas?: number;
   /** Shown by the server in its connection list. */
   connectionName?: string;
@@ -103,6 +113,9 @@ interface DeadLetterBody {
  * - One durable pull consumer per name, explicit ack, unlimited `max_deliver` (the router decides
  *   when to give up and dead-letters), `max_ack_pending` = maxInFlight.
  * - Stream `DEADLETTER`, subjects `deadletter.<consumerName>`, `Nats-Msg-Id` = `<consumer>:<sequence>`.
+ * - Stream `LEASES`, subjects `lease.<name>`, one message kept per subject: a lease is its subject's
+ *   last message, its revision that message's sequence, and a write is a publish expecting the
+ *   subject's last sequence (JetStream's compare-and-set, as its KV buckets do it).
  *
  * The connection reconnects forever by itself. While it is down, publishes fail at once with
  * `EventLogUnavailableError` instead of being buffered, so the HTTP layer can answer 503 quickly.
@@ -130,6 +143,7 @@ export class JetStreamEventLog implements EventLog {
   /** Connects, then creates or updates both streams. Throws `EventLogUnavailableError` if NATS is down. */
   static async connect(options: JetStreamEventLogOptions): Promise<JetStreamEventLog> {
     assertValidSettings(options);
+    if (options.replicas !== undefined) assertPositiveInteger('replicas', options.replicas);
     const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     let connection: NatsConnection;
     try {
@@ -325,6 +339,38 @@ export class JetStreamEventLog implements EventLog {
     }
   }
 
+  async readLease(name: string): Promise<LeaseRecord | null> {
+    assertLeaseName(name);
+    this.assertUsable();
+    try {
+      const stored = await this.manager.streams.getMessage(LEASE_STREAM, {
+        last_by_subj: `${LEASE_SUBJECT_PREFIX}.${name}`,
+      });
+      if (!stored) return null;
+      const value = stored.json<LeaseValue>();
+      return { holder: value.holder, data: value.data, revision: stored.seq };
+    } catch (error) {
+      throw this.translate(error, `read of lease ${name}`);
+    }
+  }
+
+  async writeLease(name: string, value: LeaseValue, expectedRevision: number): Promise<number | null> {
+    assertLeaseName(name);
+    assertLeaseWrite(value, expectedRevision);
+    this.assertUsable();
+    try {
+      const ack = await this.client.publish(
+        `${LEASE_SUBJECT_PREFIX}.${name}`,
+        JSON.stringify({ holder: value.holder, data: value.data }),
+        { expect: { lastSubjectSequence: expectedRevision }, timeout: this.publishTimeoutMs },
+      );
+      return ack.seq;
+    } catch (error) {
+      if (isApiError(error, JetStreamApiCodes.StreamWrongLastSequence)) return null;
+      throw this.translate(error, `write of lease ${name}`);
+    }
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed || !this.connected) return false;
     let timer: NodeJS.Timeout | undefined;
@@ -382,11 +428,20 @@ export class JetStreamEventLog implements EventLog {
 
   private async ensureStreams(): Promise<void> {
     const { dedupeWindowMs, retentionMs } = this.options;
+    const replicas = this.options.replicas ?? 1;
+    // A single server refuses to create a replicated stream but accepts raising an existing one, and
+    // then keeps one copy anyway: refuse here, so the setting never gives a false sense of safety.
+    if (replicas > 1 && !this.connection.info?.cluster) {
+      throw new Error(
+        `NATS_STREAM_REPLICAS is ${replicas}, but the NATS server at ${this.connection.getServer()} is not ` +
+          'part of a JetStream cluster: a single server keeps one replica (use 1, or run a cluster)',
+      );
+    }
     const common: Partial<StreamConfig> = {
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       discard: DiscardPolicy.Old,
-      num_replicas: this.options.replicas ?? 1,
+      num_replicas: replicas,
       max_age: nanos(retentionMs),
       duplicate_window: nanos(dedupeWindowMs),
     };
@@ -396,25 +451,50 @@ export class JetStreamEventLog implements EventLog {
       name: DEAD_LETTER_STREAM,
       subjects: [`${DEAD_LETTER_SUBJECT_PREFIX}.>`],
     });
+    // Only a lease's last value matters; one not written for the retention is an abandoned job's.
+    await this.ensureStream({
+      ...common,
+      name: LEASE_STREAM,
+      subjects: [`${LEASE_SUBJECT_PREFIX}.>`],
+      max_msgs_per_subject: 1,
+    });
   }
 
-  /** Creates the stream, or updates its retention and dedupe window when the settings changed. */
+  /** Creates the stream, or updates its retention, dedupe window and replicas when the settings changed. */
   private async ensureStream(config: Partial<StreamConfig> & { name: string }): Promise<void> {
     try {
       const info = await this.manager.streams.info(config.name);
       if (
         info.config.max_age !== config.max_age ||
-        info.config.duplicate_window !== config.duplicate_window
+        info.config.duplicate_window !== config.duplicate_window ||
+        info.config.num_replicas !== config.num_replicas
       ) {
         await this.manager.streams.update(config.name, {
           ...info.config,
           max_age: config.max_age,
           duplicate_window: config.duplicate_window,
+          num_replicas: config.num_replicas,
         });
       }
     } catch (error) {
       if (!isApiError(error, JetStreamApiCodes.StreamNotFound)) throw error;
       await this.manager.streams.add(config);
+    }
+    await this.untilStreamHasLeader(config);
+  }
+
+  /**
+   * A replicated stream just created or resized elects a leader first (a few hundred ms); until then
+   * every publish fails. Waiting here keeps that out of the first requests. Not fatal when it takes
+   * longer: callers already treat a leaderless moment as the log being unavailable.
+   */
+  private async untilStreamHasLeader(config: Partial<StreamConfig> & { name: string }): Promise<void> {
+    if ((config.num_replicas ?? 1) <= 1) return;
+    const deadline = Date.now() + this.requestTimeoutMs;
+    while (Date.now() < deadline) {
+      const info = await this.manager.streams.info(config.name).catch(() => undefined);
+      if (info?.cluster?.leader) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 

@@ -1,9 +1,19 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describeEventLogContract, sleep, waitUntil } from '../../event-log.contract';
-import { EventLogUnavailableError, type Delivery, type EventLogSettings } from '../../event-log.port';
+import {
+  EventLogUnavailableError,
+  type ConsumerSubscription,
+  type Delivery,
+  type EventLogSettings,
+} from '../../event-log.port';
 import { NatsServerProcess } from '../../testing/nats-server.process';
-import { DEAD_LETTER_STREAM, JetStreamEventLog, TRACKING_STREAM } from './jetstream-event-log.adapter';
+import {
+  DEAD_LETTER_STREAM,
+  JetStreamEventLog,
+  LEASE_STREAM,
+  TRACKING_STREAM,
+} from './jetstream-event-log.adapter';
 
 let server: NatsServerProcess;
 
@@ -15,12 +25,12 @@ afterAll(async () => {
   await server?.dispose();
 });
 
-/** Drops both streams (and so every consumer): each contract test starts from an empty log. */
+/** Drops every stream (and so every consumer): each contract test starts from an empty log. */
 async function deleteStreams(): Promise<void> {
   const connection = await connect({ servers: server.url });
   try {
     const manager = await jetstreamManager(connection);
-    for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM]) {
+    for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM]) {
       await manager.streams.delete(stream).catch(() => false);
     }
   } finally {
@@ -115,4 +125,132 @@ describe('JetStreamEventLog when the server goes away', () => {
     });
     await expect(unreachable).rejects.toThrow(EventLogUnavailableError);
   });
+});
+
+describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
+  const settings: EventLogSettings = { dedupeWindowMs: 60_000, retentionMs: 3_600_000 };
+  const STREAMS = [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM];
+
+  async function replicasOfStreams(servers: string): Promise<Record<string, number>> {
+    const connection = await connect({ servers: servers.split(',') });
+    try {
+      const manager = await jetstreamManager(connection);
+      const replicas: Record<string, number> = {};
+      for (const stream of STREAMS)
+        replicas[stream] = (await manager.streams.info(stream)).config.num_replicas;
+      return replicas;
+    } finally {
+      await connection.close();
+    }
+  }
+
+  const all = (replicas: number) => Object.fromEntries(STREAMS.map((stream) => [stream, replicas]));
+
+  it('creates its streams with one replica by default, and refuses more than one server can hold', async () => {
+    await deleteStreams();
+    await (await connectLog(settings)).close();
+    expect(await replicasOfStreams(server.url)).toEqual(all(1));
+    // Three replicas on a single server fail at start, saying why, and leave the streams as they were
+    // (the server itself would accept raising an existing stream, yet keep one copy).
+    const onSingleServer = { ...settings, servers: server.url, replicas: 3 };
+    await expect(JetStreamEventLog.connect(onSingleServer)).rejects.toThrow(
+      /NATS_STREAM_REPLICAS is 3.*not part of a JetStream cluster/,
+    );
+    expect(await replicasOfStreams(server.url)).toEqual(all(1));
+    await deleteStreams();
+    await expect(JetStreamEventLog.connect(onSingleServer)).rejects.toThrow(/NATS_STREAM_REPLICAS is 3/);
+    await expect(JetStreamEventLog.connect({ ...onSingleServer, replicas: 0 })).rejects.toThrow(RangeError);
+  });
+
+  it('on a three-server cluster, replicates the streams, moves existing ones, and survives the loss of a server', async () => {
+    const cluster = await NatsServerProcess.startCluster(3);
+    const servers = cluster.map((member) => member.url).join(',');
+    // The cluster elects its JetStream leader a moment after the servers are up.
+    async function connectWhenReady(replicas: number): Promise<JetStreamEventLog> {
+      let log: JetStreamEventLog | undefined;
+      await waitUntil(
+        `JetStream answers on the cluster (R${replicas})`,
+        async () => {
+          try {
+            log = await JetStreamEventLog.connect({ ...settings, servers, replicas, reconnectWaitMs: 250 });
+            return true;
+          } catch (error) {
+            if (!(error instanceof EventLogUnavailableError)) throw error;
+            return false;
+          }
+        },
+        30_000,
+      );
+      return log!;
+    }
+    try {
+      // Started with one replica, as a deployment made before NATS_STREAM_REPLICAS was raised...
+      const single = await connectWhenReady(1);
+      const [stored] = await single.publishBatch([
+        { workspaceId: 'ws1', sourceId: 'src-r', messageId: 'before-r3', payload: { n: 1 } },
+      ]);
+      await single.close();
+      expect(await replicasOfStreams(servers)).toEqual(all(1));
+
+      // ...then restarted with 3: the streams move to three replicas and keep their messages.
+      const replicated = await connectWhenReady(3);
+      try {
+        expect(await replicasOfStreams(servers)).toEqual(all(3));
+        expect(await replicated.writeLease('replay_rp_r3', { holder: 'a', data: {} }, 0)).toEqual(
+          expect.any(Number),
+        );
+
+        // One server of three goes away: the log keeps working and has lost nothing.
+        await cluster[2].stop();
+        let afterLoss = stored;
+        await waitUntil(
+          'a publish succeeds with one server down',
+          async () => {
+            try {
+              [afterLoss] = await replicated.publishBatch([
+                { workspaceId: 'ws1', sourceId: 'src-r', messageId: 'after-loss', payload: { n: 2 } },
+              ]);
+              return true;
+            } catch (error) {
+              if (!(error instanceof EventLogUnavailableError)) throw error;
+              return false;
+            }
+          },
+          30_000,
+        );
+        expect(afterLoss.sequence).toBeGreaterThan(stored.sequence);
+        const received: string[] = [];
+        let subscription: ConsumerSubscription | undefined;
+        // The consumer's own leader is elected too after the loss (slower on a busy machine).
+        await waitUntil(
+          'a consumer can be created with one server down',
+          async () => {
+            try {
+              subscription = await replicated.consume(
+                'r3-reader',
+                { sourceId: 'src-r', deliverFrom: new Date(0), ackWaitMs: 5_000, maxInFlight: 10 },
+                async (delivery) => {
+                  received.push(delivery.messageId);
+                  await delivery.ack();
+                },
+              );
+              return true;
+            } catch (error) {
+              if (!(error instanceof EventLogUnavailableError)) throw error;
+              return false;
+            }
+          },
+          30_000,
+        );
+        await waitUntil('both messages are read back', () => received.length >= 2, 15_000);
+        await subscription!.stop();
+        expect(received).toEqual(['before-r3', 'after-loss']);
+        expect((await replicated.readLease('replay_rp_r3'))?.holder).toBe('a');
+      } finally {
+        await replicated.close();
+      }
+    } finally {
+      await Promise.all(cluster.map((member) => member.dispose()));
+    }
+  }, 120_000);
 });

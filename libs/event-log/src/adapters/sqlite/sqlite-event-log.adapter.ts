@@ -13,6 +13,8 @@ import {
   type DeliveryHandler,
   type EventLog,
   type EventLogSettings,
+  type LeaseRecord,
+  type LeaseValue,
   type ListDeadLettersOptions,
   type MessageToPublish,
   type NewDeadLetter,
@@ -20,6 +22,8 @@ import {
 } from '../../event-log.port';
 import {
   assertConsumerName,
+  assertLeaseName,
+  assertLeaseWrite,
   assertPositiveInteger,
   assertSubjectToken,
   assertValidMessage,
@@ -31,6 +35,7 @@ import {
   type ConsumerRow,
   type DeadLetterRow,
   type DeliverableRow,
+  type LeaseRow,
 } from './sqlite-event-log.schema';
 import { SqliteWriteBatcher } from './sqlite-write.batcher';
 
@@ -220,6 +225,28 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     this.assertOpen();
     const row = this.statements.selectDeadLetter.get(deadLetterSequence) as DeadLetterRow | undefined;
     return row ? toDeadLetter(row) : null;
+  }
+
+  async readLease(name: string): Promise<LeaseRecord | null> {
+    assertLeaseName(name);
+    this.assertOpen();
+    const row = this.statements.selectLease.get(name) as LeaseRow | undefined;
+    return row
+      ? { holder: row.holder, data: JSON.parse(row.data) as Record<string, unknown>, revision: row.revision }
+      : null;
+  }
+
+  async writeLease(name: string, value: LeaseValue, expectedRevision: number): Promise<number | null> {
+    assertLeaseName(name);
+    assertLeaseWrite(value, expectedRevision);
+    const data = JSON.stringify(value.data);
+    return this.writes.enqueue(() => {
+      const written =
+        expectedRevision === 0
+          ? this.statements.insertLease.run(name, value.holder, data)
+          : this.statements.updateLease.run(value.holder, data, name, expectedRevision);
+      return written.changes === 1 ? expectedRevision + 1 : null;
+    });
   }
 
   async ping(): Promise<boolean> {
@@ -432,5 +459,12 @@ function prepareStatements(database: Database) {
     ),
     selectDeadLetter: prepare('SELECT * FROM dead_letters WHERE dead_letter_sequence = ?'),
     deleteDeadLettersBefore: prepare('DELETE FROM dead_letters WHERE dead_lettered_at < ?'),
+    selectLease: prepare('SELECT * FROM leases WHERE name = ?'),
+    insertLease: prepare(
+      'INSERT INTO leases (name, holder, data, revision) VALUES (?, ?, ?, 1) ON CONFLICT (name) DO NOTHING',
+    ),
+    updateLease: prepare(
+      'UPDATE leases SET holder = ?, data = ?, revision = revision + 1 WHERE name = ? AND revision = ?',
+    ),
   };
 }

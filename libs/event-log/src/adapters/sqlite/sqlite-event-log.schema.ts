@@ -56,7 +56,22 @@ CREATE TABLE IF NOT EXISTS dead_letters (
   UNIQUE (consumer_name, sequence)
 );
 CREATE INDEX IF NOT EXISTS dead_letters_by_consumer ON dead_letters (consumer_name, dead_letter_sequence);
+
+-- A lease is one row; revision grows by one on every write and is the compare-and-set token.
+CREATE TABLE IF NOT EXISTS leases (
+  name      TEXT    PRIMARY KEY,
+  holder    TEXT    NOT NULL,
+  data      TEXT    NOT NULL,
+  revision  INTEGER NOT NULL
+) WITHOUT ROWID;
 `;
+
+export interface LeaseRow {
+  name: string;
+  holder: string;
+  data: string;
+  revision: number;
+}
 
 export interface MessageRow {
   sequence: number;
