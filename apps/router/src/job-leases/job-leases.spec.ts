@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { HeldLease, JobLeases, LeaseLostError } from './job-leases';
 import { abortableSleep, LeasedJob, LeasedJobs } from './leased-jobs';
 
-const TTL_MS = 300;
+// Long enough that a busy machine (the full suite on two cores) never stalls a renewal past it.
+const TTL_MS = 1_000;
 const settings = { dedupeWindowMs: 60_000, retentionMs: 3_600_000 };
 
 async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
