@@ -40,14 +40,24 @@ export function assertConsumerName(consumerName: string): void {
   }
 }
 
-export function assertValidMessage(message: MessageToPublish): void {
-  assertSubjectToken('workspaceId', message.workspaceId);
-  assertSubjectToken('sourceId', message.sourceId);
-  if (typeof message.messageId !== 'string' || message.messageId.length === 0) {
-    throw new TypeError('messageId must be a non-empty string');
-  }
-  if (message.payload === null || typeof message.payload !== 'object' || Array.isArray(message.payload)) {
-    throw new TypeError(`payload of message ${message.messageId} must be a JSON object`);
+/**
+ * Every message of a batch is checked; the subject tokens only where they change, since a request's
+ * messages nearly always share one source (two regex tests per message showed in `npm run bench`).
+ */
+export function assertValidMessages(messages: readonly MessageToPublish[]): void {
+  let checked: MessageToPublish | undefined;
+  for (const message of messages) {
+    if (checked?.workspaceId !== message.workspaceId || checked.sourceId !== message.sourceId) {
+      assertSubjectToken('workspaceId', message.workspaceId);
+      assertSubjectToken('sourceId', message.sourceId);
+      checked = message;
+    }
+    if (typeof message.messageId !== 'string' || message.messageId.length === 0) {
+      throw new TypeError('messageId must be a non-empty string');
+    }
+    if (message.payload === null || typeof message.payload !== 'object' || Array.isArray(message.payload)) {
+      throw new TypeError(`payload of message ${message.messageId} must be a JSON object`);
+    }
   }
 }
 

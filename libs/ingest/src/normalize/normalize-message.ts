@@ -193,11 +193,11 @@ export function normalizeMessage(raw: unknown, context: MessageNormalizationCont
   }
   // Merged by top-level key, the message's own keys winning (spec §5.2). Spread copies own keys as data
   // properties, so "__proto__" inside these objects stays harmless too.
-  normalized.context = { ...context.batchContext, ...(field('context') as JsonObject | undefined) };
-  normalized.integrations = {
-    ...context.batchIntegrations,
-    ...(field('integrations') as JsonObject | undefined),
-  };
+  normalized.context = mergeUnder(context.batchContext, field('context') as JsonObject | undefined);
+  normalized.integrations = mergeUnder(
+    context.batchIntegrations,
+    field('integrations') as JsonObject | undefined,
+  );
   Object.assign(normalized, timestamps);
 
   return {
@@ -205,6 +205,15 @@ export function normalizeMessage(raw: unknown, context: MessageNormalizationCont
     message: normalized as NormalizedMessage,
     messageIdGenerated: messageIdCheck.messageId === undefined,
   };
+}
+
+/**
+ * The batch's object with the message's own keys over it. With nothing to merge the message's own object
+ * is used as it is (it was parsed for this request alone), saving a copy per message.
+ */
+function mergeUnder(batchLevel: JsonObject | undefined, own: JsonObject | undefined): JsonObject {
+  if (batchLevel === undefined) return own ?? {};
+  return { ...batchLevel, ...own };
 }
 
 function generateMessageId(generateId: () => string): string {

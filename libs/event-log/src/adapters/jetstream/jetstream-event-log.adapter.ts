@@ -54,7 +54,7 @@ import {
   assertLeaseWrite,
   assertPositiveInteger,
   assertSubjectToken,
-  assertValidMessage,
+  assertValidMessages,
   assertValidSettings,
 } from '../../event-log.validation';
 import { RunningHandlers } from '../../running-handlers';
@@ -185,7 +185,7 @@ export class JetStreamEventLog implements EventLog {
   }
 
   async publishBatch(messages: MessageToPublish[]): Promise<PublishOutcome[]> {
-    messages.forEach(assertValidMessage);
+    assertValidMessages(messages);
     this.assertUsable();
     // Every publish is in flight at once; the batch resolves when each has its PubAck (the durable store ack).
     let subject = '';

@@ -26,7 +26,7 @@ import {
   assertLeaseWrite,
   assertPositiveInteger,
   assertSubjectToken,
-  assertValidMessage,
+  assertValidMessages,
   assertValidSettings,
 } from '../../event-log.validation';
 import { SqliteConsumerRunner, type SqliteConsumerStore } from './sqlite-consumer.runner';
@@ -103,7 +103,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   }
 
   async publishBatch(messages: MessageToPublish[]): Promise<PublishOutcome[]> {
-    messages.forEach(assertValidMessage);
+    assertValidMessages(messages);
     const { dedupeWindowMs } = this.options;
     const { selectDedupe, insertMessage, upsertDedupe } = this.statements;
     return Promise.all(
