@@ -165,6 +165,19 @@ export function describeEventLogContract(
         expect(consumer.received[0].delivery.sourceId).toBe('src-a');
       });
 
+      it('stores non-ASCII payloads and messageIds byte for byte', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'unicode', { deliverFrom: new Date(0) });
+        const sent = {
+          ...message('src-a', 'événement-☃-𝄞'),
+          payload: { city: 'São Paulo', note: '東京 🚀' },
+        };
+        await log.publishBatch([sent, message('src-a')]);
+        await waitUntil('both messages are delivered', () => consumer.received.length >= 2);
+        expect(consumer.messageIds()[0]).toBe('événement-☃-𝄞');
+        expect(consumer.received[0].delivery.payload).toEqual(sent.payload);
+      });
+
       it('keeps many publishes in flight at once and gives each message its own sequence', async () => {
         const log = await openFresh();
         const batches = Array.from({ length: 20 }, () => Array.from({ length: 25 }, () => message('src-a')));
@@ -203,6 +216,11 @@ export function describeEventLogContract(
           TypeError,
         );
         await expect(log.publishBatch([{ ...message('src-a'), messageId: '' }])).rejects.toThrow(TypeError);
+        for (const messageId of ['line\nbreak', 'carriage\rreturn']) {
+          await expect(log.publishBatch([valid, { ...message('src-a'), messageId }])).rejects.toThrow(
+            TypeError,
+          );
+        }
         await expect(
           log.publishBatch([{ ...message('src-a'), payload: [] as unknown as Record<string, unknown> }]),
         ).rejects.toThrow(TypeError);

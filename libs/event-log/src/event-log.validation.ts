@@ -40,6 +40,8 @@ export function assertConsumerName(consumerName: string): void {
   }
 }
 
+const LINE_BREAK = /[\r\n]/;
+
 /**
  * Every message of a batch is checked; the subject tokens only where they change, since a request's
  * messages nearly always share one source (two regex tests per message showed in `npm run bench`).
@@ -54,6 +56,10 @@ export function assertValidMessages(messages: readonly MessageToPublish[]): void
     }
     if (typeof message.messageId !== 'string' || message.messageId.length === 0) {
       throw new TypeError('messageId must be a non-empty string');
+    }
+    // It travels as the Nats-Msg-Id header, where a line break would end the header early.
+    if (LINE_BREAK.test(message.messageId)) {
+      throw new TypeError(`messageId ${JSON.stringify(message.messageId)} must not contain CR or LF`);
     }
     if (message.payload === null || typeof message.payload !== 'object' || Array.isArray(message.payload)) {
       throw new TypeError(`payload of message ${message.messageId} must be a JSON object`);

@@ -196,12 +196,7 @@ export class JetStreamEventLog implements EventLog {
         subject = `${TRACKING_SUBJECT_PREFIX}.${message.workspaceId}.${message.sourceId}`;
         subjectOf = message;
       }
-      // Buffer.from, not the client's TextEncoder: 3-4 times cheaper per message on Node 20 (see Utf8Headers).
-      return {
-        subject,
-        payload: Buffer.from(JSON.stringify(message.payload), 'utf8'),
-        messageId: message.messageId,
-      };
+      return { subject, payload: JSON.stringify(message.payload), messageId: message.messageId };
     });
     try {
       const acks = await this.publisher.publishAll(publishes);

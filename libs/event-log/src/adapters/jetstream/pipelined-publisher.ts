@@ -1,10 +1,11 @@
 import { createInbox, Msg, MsgHdrsImpl, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { EventLogUnavailableError } from '../../event-log.port';
+import { encodePublishFrames, rawFrameWriter, type RawFrameWriter } from './hpub-frames';
 
 export interface PipelinedPublish {
   subject: string;
-  /** UTF-8 bytes: the client would encode a string with TextEncoder, see `Utf8Headers`. */
-  payload: Uint8Array;
+  /** The JSON text of the message. */
+  payload: string;
   messageId: string;
 }
 
@@ -36,6 +37,8 @@ export class PipelinedJetStreamPublisher {
   private readonly pending = new Map<number, PendingBatch>();
   private readonly subscription: Subscription;
   private readonly sweeper: NodeJS.Timeout;
+  /** One write per batch where the client allows it (see hpub-frames.ts); null: message by message. */
+  private readonly writeFrames: RawFrameWriter | null;
   private nextBatchId = 1;
 
   constructor(
@@ -47,6 +50,7 @@ export class PipelinedJetStreamPublisher {
     });
     this.sweeper = setInterval(() => this.expireOverdue(), Math.max(10, Math.min(250, timeoutMs / 4)));
     this.sweeper.unref();
+    this.writeFrames = rawFrameWriter(connection);
   }
 
   /** Resolves with one PubAck per message, in order, once JetStream has stored (or deduplicated) them all. */
@@ -64,18 +68,40 @@ export class PipelinedJetStreamPublisher {
       this.pending.set(batchId, batch);
       const replyPrefix = `${this.inbox}.${batchId}.`;
       try {
-        for (let index = 0; index < messages.length; index += 1) {
-          const { subject, payload, messageId } = messages[index];
-          const messageHeaders = new Utf8Headers();
-          messageHeaders.set('Nats-Msg-Id', messageId);
-          this.connection.publish(subject, payload, { reply: replyPrefix + index, headers: messageHeaders });
-        }
+        if (this.writeFrames) this.writeFrames(this.framesOf(messages, replyPrefix));
+        else this.publishOneByOne(messages, replyPrefix);
       } catch (error) {
         // Those already written may still be stored; the caller must treat the batch as not acknowledged.
         this.pending.delete(batchId);
-        reject(new EventLogUnavailableError('publish failed: NATS connection unusable', { cause: error }));
+        reject(
+          error instanceof TypeError || error instanceof RangeError
+            ? error
+            : new EventLogUnavailableError('publish failed: NATS connection unusable', { cause: error }),
+        );
       }
     });
+  }
+
+  private framesOf(messages: readonly PipelinedPublish[], replyPrefix: string): Buffer {
+    // The server's limit, as `publish` checks it; 1 MiB is nats-server's default before it has told us.
+    const maxPayloadBytes = this.connection.info?.max_payload ?? 1024 * 1024;
+    return encodePublishFrames(
+      messages.map((message, index) => ({ ...message, reply: replyPrefix + index })),
+      maxPayloadBytes,
+    );
+  }
+
+  private publishOneByOne(messages: readonly PipelinedPublish[], replyPrefix: string): void {
+    for (let index = 0; index < messages.length; index += 1) {
+      const { subject, payload, messageId } = messages[index];
+      const messageHeaders = new Utf8Headers();
+      messageHeaders.set('Nats-Msg-Id', messageId);
+      // Buffer.from, not the client's TextEncoder (see Utf8Headers).
+      this.connection.publish(subject, Buffer.from(payload, 'utf8'), {
+        reply: replyPrefix + index,
+        headers: messageHeaders,
+      });
+    }
   }
 
   /** Fails every batch still waiting for acknowledgements (the connection dropped: they may or may not be stored). */
