@@ -416,4 +416,20 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     expectAllDelivered(await deliver([second]), [second]);
     expect(await rowsOf('screens')).toEqual([expect.objectContaining({ id: second.messageId, tab: 'two' })]);
   });
+
+  it('delivers concurrent messages that each add new columns to one table without a retry', async () => {
+    // As the router's consumer does: many deliveries in flight at once, each bringing its own properties.
+    const messages = Array.from({ length: 24 }, (_, index) =>
+      message({
+        type: 'track',
+        event: 'Concurrent Columns',
+        properties: { [`first_${index}`]: index, [`second_${index % 5}`]: `value ${index}` },
+      }),
+    );
+    const results = (await Promise.all(messages.map((each) => deliver([each])))).flat();
+    expectAllDelivered(results, messages);
+    const columns = await columnsOf('concurrent_columns');
+    for (let index = 0; index < 24; index += 1) expect(columns).toHaveProperty(`first_${index}`);
+    expect(await rowsOf('concurrent_columns')).toHaveLength(24);
+  });
 });

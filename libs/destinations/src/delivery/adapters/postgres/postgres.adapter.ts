@@ -62,6 +62,8 @@ interface Warehouse {
   schemas: Set<string>;
   /** `"schema"."table"` → column name → how it stores values. */
   tables: Map<string, Map<string, ColumnKind>>;
+  /** `"schema"."table"` → the DDL on it in progress in this process (see `underTableLock`). */
+  tableLocks: Map<string, Promise<void>>;
 }
 
 class PermanentRowError extends Error {}
@@ -144,7 +146,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     });
     // An idle connection dropped by the server emits here; unhandled, it would crash the process.
     pool.on('error', () => undefined);
-    const warehouse: Warehouse = { pool, schemas: new Set(), tables: new Map() };
+    const warehouse: Warehouse = { pool, schemas: new Set(), tables: new Map(), tableLocks: new Map() };
     this.warehouses.set(connectionString, warehouse);
     return warehouse;
   }
@@ -196,17 +198,15 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     warehouse.schemas.add(schema);
   }
 
-  /**
-   * Creates the table and any missing column, then fits every value to its column's type. Runs outside
-   * the message's transaction so that no ALTER TABLE lock is held while rows are written.
-   */
-  private async prepareRow(
+  /** The table and every column `row` needs, created where missing; answers the table's columns. */
+  private async createTableOrColumns(
     client: PoolClient,
     warehouse: Warehouse,
     schema: string,
     row: WarehouseRow,
-  ): Promise<Map<string, WarehouseValue>> {
+  ): Promise<Map<string, ColumnKind>> {
     const tableKey = `${quoteIdentifier(schema)}.${quoteIdentifier(row.table)}`;
+    // Read again under the lock: the delivery that held it may just have added what this row needs.
     let columns = warehouse.tables.get(tableKey);
     if (!columns) {
       // The columns every message has are created up front, so queries on them work from the start.
@@ -235,6 +235,27 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
       columns = await readColumns(client, schema, row.table);
       warehouse.tables.set(tableKey, columns);
     }
+    return columns;
+  }
+
+  /**
+   * Creates the table and any missing column, then fits every value to its column's type. Runs outside
+   * the message's transaction so that no ALTER TABLE lock is held while rows are written.
+   */
+  private async prepareRow(
+    client: PoolClient,
+    warehouse: Warehouse,
+    schema: string,
+    row: WarehouseRow,
+  ): Promise<Map<string, WarehouseValue>> {
+    const tableKey = `${quoteIdentifier(schema)}.${quoteIdentifier(row.table)}`;
+    const known = warehouse.tables.get(tableKey);
+    const columns =
+      known && [...row.values.keys()].every((column) => known.has(column))
+        ? known
+        : await underTableLock(warehouse, tableKey, () =>
+            this.createTableOrColumns(client, warehouse, schema, row),
+          );
 
     const fitted = new Map<string, WarehouseValue>();
     for (const [column, value] of row.values) {
@@ -262,6 +283,27 @@ async function readColumns(
     [schema, table],
   );
   return new Map(result.rows.map((column) => [column.column_name, columnKindOf(column.data_type)]));
+}
+
+/**
+ * DDL on one table runs one statement at a time in this process. Messages in flight together often bring
+ * the same new columns, and concurrent ALTER TABLEs on one table conflict in PostgreSQL often enough that
+ * `runDdl`'s one retry was not always enough: the message then went through a delivery retry with backoff
+ * (seen in the suite under load). Other processes (router replicas) still meet the conflict handling.
+ */
+async function underTableLock<T>(warehouse: Warehouse, tableKey: string, work: () => Promise<T>): Promise<T> {
+  const previous = warehouse.tableLocks.get(tableKey) ?? Promise.resolve();
+  const running = previous.then(work);
+  const settled = running.then(
+    () => undefined,
+    () => undefined,
+  );
+  warehouse.tableLocks.set(tableKey, settled);
+  try {
+    return await running;
+  } finally {
+    if (warehouse.tableLocks.get(tableKey) === settled) warehouse.tableLocks.delete(tableKey);
+  }
 }
 
 async function runDdl(client: PoolClient, sql: string): Promise<void> {
