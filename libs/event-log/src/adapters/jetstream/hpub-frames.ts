@@ -35,7 +35,6 @@ export function rawFrameWriter(connection: NatsConnection): RawFrameWriter | nul
 
 export interface FramedPublish {
   subject: string;
-  reply: string;
   messageId: string;
   /** The JSON text; it goes on the wire as UTF-8. */
   payload: string;
@@ -45,13 +44,18 @@ export interface FramedPublish {
 const LINE_BREAK = /[\r\n]/;
 
 /**
- * The frames of all `messages`, as one UTF-8 buffer. Throws (writing nothing) when a message cannot be
- * framed: a line break in its id, or a size over the server's `max_payload`.
+ * The frames of all `messages`, as one UTF-8 buffer, the reply subject of each being `replyPrefix` and
+ * its index. Throws (writing nothing) when a message cannot be framed: a line break in its id, or a size
+ * over the server's `max_payload`.
  */
-export function encodePublishFrames(messages: readonly FramedPublish[], maxPayloadBytes: number): Buffer {
+export function encodePublishFrames(
+  messages: readonly FramedPublish[],
+  replyPrefix: string,
+  maxPayloadBytes: number,
+): Buffer {
   const frames = new Array<string>(messages.length);
   for (let index = 0; index < messages.length; index += 1) {
-    const { subject, reply, messageId, payload } = messages[index];
+    const { subject, messageId, payload } = messages[index];
     if (LINE_BREAK.test(messageId)) throw new TypeError('a messageId cannot contain CR or LF');
     const headerBlock = `NATS/1.0\r\nNats-Msg-Id: ${messageId}\r\n\r\n`;
     const headerBytes = Buffer.byteLength(headerBlock, 'utf8');
@@ -61,7 +65,8 @@ export function encodePublishFrames(messages: readonly FramedPublish[], maxPaylo
         `message ${messageId} is ${totalBytes} bytes with its headers; the server takes at most ${maxPayloadBytes}`,
       );
     }
-    frames[index] = `HPUB ${subject} ${reply} ${headerBytes} ${totalBytes}\r\n${headerBlock}${payload}\r\n`;
+    frames[index] =
+      `HPUB ${subject} ${replyPrefix}${index} ${headerBytes} ${totalBytes}\r\n${headerBlock}${payload}\r\n`;
   }
   return Buffer.from(frames.join(''), 'utf8');
 }

@@ -1,13 +1,9 @@
 import { createInbox, Msg, MsgHdrsImpl, NatsConnection, Subscription } from '@nats-io/nats-core';
 import { EventLogUnavailableError } from '../../event-log.port';
-import { encodePublishFrames, rawFrameWriter, type RawFrameWriter } from './hpub-frames';
+import { encodePublishFrames, rawFrameWriter, type FramedPublish, type RawFrameWriter } from './hpub-frames';
 
-export interface PipelinedPublish {
-  subject: string;
-  /** The JSON text of the message. */
-  payload: string;
-  messageId: string;
-}
+/** One message to publish: its subject, its id (`Nats-Msg-Id`) and its JSON text. */
+export type PipelinedPublish = FramedPublish;
 
 export interface PubAck {
   sequence: number;
@@ -68,8 +64,13 @@ export class PipelinedJetStreamPublisher {
       this.pending.set(batchId, batch);
       const replyPrefix = `${this.inbox}.${batchId}.`;
       try {
-        if (this.writeFrames) this.writeFrames(this.framesOf(messages, replyPrefix));
-        else this.publishOneByOne(messages, replyPrefix);
+        if (this.writeFrames) {
+          // The server's limit, as `publish` checks it; 1 MiB is nats-server's default before it has told us.
+          const maxPayloadBytes = this.connection.info?.max_payload ?? 1024 * 1024;
+          this.writeFrames(encodePublishFrames(messages, replyPrefix, maxPayloadBytes));
+        } else {
+          this.publishOneByOne(messages, replyPrefix);
+        }
       } catch (error) {
         // Those already written may still be stored; the caller must treat the batch as not acknowledged.
         this.pending.delete(batchId);
@@ -80,15 +81,6 @@ export class PipelinedJetStreamPublisher {
         );
       }
     });
-  }
-
-  private framesOf(messages: readonly PipelinedPublish[], replyPrefix: string): Buffer {
-    // The server's limit, as `publish` checks it; 1 MiB is nats-server's default before it has told us.
-    const maxPayloadBytes = this.connection.info?.max_payload ?? 1024 * 1024;
-    return encodePublishFrames(
-      messages.map((message, index) => ({ ...message, reply: replyPrefix + index })),
-      maxPayloadBytes,
-    );
   }
 
   private publishOneByOne(messages: readonly PipelinedPublish[], replyPrefix: string): void {
