@@ -12,7 +12,8 @@ import {
   createHttpApplication,
   loadEnvironment,
   MetricsRegistry,
-  stopGracefullyOnSignals,
+  runEntryPoint,
+  serveUntilSignalled,
 } from '@tributary/platform';
 import { HealthController } from '../../tributary/src/health/health.controller';
 import { ConfigApiModule } from './config-api.module';
@@ -38,12 +39,7 @@ async function main(): Promise<void> {
   class ConfigApiAppModule {}
   const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL, { apis: 'config' });
   serveConfigApiOpenApiDocument(app);
-  stopGracefullyOnSignals(app, { name: 'tributary config-api' });
-  await app.listen(environment.PORT, environment.HOST);
-  console.log(`tributary config-api listening on ${await app.getUrl()}`);
+  await serveUntilSignalled(app, environment, 'tributary config-api');
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runEntryPoint(main);

@@ -7,7 +7,8 @@ import {
   createHttpApplication,
   eventLogModule,
   loadEnvironment,
-  stopGracefullyOnSignals,
+  runEntryPoint,
+  serveUntilSignalled,
 } from '@tributary/platform';
 import { ConfigApiAccessModule } from '../../config-api/src/shared/config-api-access.module';
 import { ConfigApiErrorFilter } from '../../config-api/src/shared/error.filter';
@@ -40,12 +41,7 @@ async function main(): Promise<void> {
   })
   class RouterAppModule {}
   const app = await createHttpApplication(RouterAppModule, environment.LOG_LEVEL, { apis: 'config' });
-  stopGracefullyOnSignals(app, { name: 'tributary router' });
-  await app.listen(environment.PORT, environment.HOST);
-  console.log(`tributary router listening on ${await app.getUrl()}`);
+  await serveUntilSignalled(app, environment, 'tributary router');
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runEntryPoint(main);

@@ -7,7 +7,8 @@ import {
   createHttpApplication,
   eventLogModule,
   loadEnvironment,
-  stopGracefullyOnSignals,
+  runEntryPoint,
+  serveUntilSignalled,
 } from '@tributary/platform';
 import { HealthController } from '../../tributary/src/health/health.controller';
 import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
@@ -33,12 +34,7 @@ async function main(): Promise<void> {
   })
   class TrackingApiAppModule {}
   const app = await createHttpApplication(TrackingApiAppModule, environment.LOG_LEVEL, { apis: 'tracking' });
-  stopGracefullyOnSignals(app, { name: 'tributary tracking-api' });
-  await app.listen(environment.PORT, environment.HOST);
-  console.log(`tributary tracking-api listening on ${await app.getUrl()}`);
+  await serveUntilSignalled(app, environment, 'tributary tracking-api');
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runEntryPoint(main);

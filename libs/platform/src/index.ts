@@ -3,6 +3,7 @@ export * from './http/request-url';
 export * from './http/http-edge';
 export * from './http/http-server';
 export * from './http/graceful-shutdown';
+export * from './http/serve-entry-point';
 export * from './rate-limiter';
 export * from './logging';
 export * from './metrics';
