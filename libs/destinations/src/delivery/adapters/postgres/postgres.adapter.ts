@@ -57,8 +57,6 @@ export { quoteIdentifier } from './postgres-identifiers';
 export const DEFAULT_MAX_EVENT_TABLES = 200;
 /** Columns per table, when not configured; PostgreSQL's own limit is 1,600, dropped columns included. */
 export const DEFAULT_MAX_COLUMNS_PER_TABLE = 500;
-/** The fewest columns a table may be capped at: the columns every table is created with fit. */
-export const MIN_MAX_COLUMNS_PER_TABLE = 16;
 
 /**
  * SQLSTATE classes that mean "this row can never be stored": 22 data exception (a NUL byte, a value out
