@@ -64,7 +64,7 @@ export const DEFAULT_MAX_COLUMNS_PER_TABLE = 500;
  * may pass (a restart, a lock, a permission being granted), so it is retried.
  */
 const PERMANENT_SQLSTATE_CLASSES = new Set(['22', '23', '54']);
-// 42P10: `users` has no key (id, source_id), i.e. it predates that key; see docs/destinations.md.
+// 42P10: `users` has no key (id, source_id): it predates that key (README, "Upgrading from a version without the registry").
 const PERMANENT_SQLSTATES = new Set(['42804', '42846', '42P10']);
 /** The cached table layout is stale (someone dropped a table or column): forget it and retry. */
 const STALE_LAYOUT_SQLSTATES = new Set(['42P01', '42703']);

@@ -92,7 +92,8 @@ export async function createRegisteredTable(client: PoolClient, table: TableToCr
         'foreign_table',
         `table "${table.schema}"."${table.table}" exists but Tributary did not create it (it is not in ` +
           `"${table.schema}"."${TABLE_REGISTRY}"); Tributary writes only to tables it created: ` +
-          'choose another schema for this destination',
+          'choose another schema for this destination (if an earlier Tributary version created the table, ' +
+          'register it as the README says under "Upgrading from a version without the registry")',
       );
     }
     if (!registered.has(table.table) && table.kind === 'event') {
