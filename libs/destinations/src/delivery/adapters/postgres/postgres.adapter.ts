@@ -327,7 +327,9 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
           cause: 'column_limit',
           table: row.table,
           column,
-          reason: `table "${row.table}" has ${columns.size} columns, the most this destination may create; column "${column}" is not created`,
+          reason:
+            `table "${row.table}" has ${columns.size} columns, the most this destination may create ` +
+            `(POSTGRES_DESTINATION_MAX_COLUMNS); column "${column}" is not created and its value not stored`,
         });
         continue;
       }
