@@ -54,3 +54,25 @@ describe('NATS_STREAM_REPLICAS', () => {
     expect(() => loadEnvironment({ NATS_STREAM_REPLICAS: value })).toThrow(/NATS_STREAM_REPLICAS/);
   });
 });
+
+describe('POSTGRES_DESTINATION_MAX_TABLES and POSTGRES_DESTINATION_MAX_COLUMNS', () => {
+  it('default to 200 event tables and 500 columns, and take other values', () => {
+    expect(loadEnvironment({})).toMatchObject({
+      POSTGRES_DESTINATION_MAX_TABLES: 200,
+      POSTGRES_DESTINATION_MAX_COLUMNS: 500,
+    });
+    expect(
+      loadEnvironment({ POSTGRES_DESTINATION_MAX_TABLES: '20', POSTGRES_DESTINATION_MAX_COLUMNS: '1600' }),
+    ).toMatchObject({ POSTGRES_DESTINATION_MAX_TABLES: 20, POSTGRES_DESTINATION_MAX_COLUMNS: 1600 });
+  });
+
+  it.each([
+    ['POSTGRES_DESTINATION_MAX_TABLES', '0'],
+    ['POSTGRES_DESTINATION_MAX_TABLES', 'many'],
+    // Fewer than the columns a table starts with, or more than PostgreSQL allows.
+    ['POSTGRES_DESTINATION_MAX_COLUMNS', '15'],
+    ['POSTGRES_DESTINATION_MAX_COLUMNS', '1601'],
+  ])('refuses %s=%s, naming the variable', (name, value) => {
+    expect(() => loadEnvironment({ [name]: value })).toThrow(new RegExp(name));
+  });
+});

@@ -63,6 +63,16 @@ export const environmentSchema = z.object({
   RETRY_WINDOW: durationSchema.default(4 * 3_600_000),
   /** Messages in delivery at once per destination. */
   ROUTER_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(64),
+  /**
+   * Event tables (one per track event name) the PostgreSQL destination creates per schema; a message
+   * that needs one more is discarded. The seven standard tables are not counted.
+   */
+  POSTGRES_DESTINATION_MAX_TABLES: z.coerce.number().int().positive().default(200),
+  /**
+   * Columns per table the PostgreSQL destination creates, standard ones included; values for more are
+   * left out and counted. At least 16 (the columns a table starts with); PostgreSQL's own limit is 1,600.
+   */
+  POSTGRES_DESTINATION_MAX_COLUMNS: z.coerce.number().int().min(16).max(1_600).default(500),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),

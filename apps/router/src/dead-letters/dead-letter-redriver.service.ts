@@ -144,7 +144,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
         catalogSlugOf(view.destination),
         letter.message.payload as unknown as NormalizedMessage,
         settings,
-        sourceId,
+        { sourceId, sourceSlug: view.destination.sourceSlug },
       );
       if (result.outcome === 'delivered') progress.delivered.push(letter.deadLetterSequence);
       else progress.failed.push({ deadLetterSequence: letter.deadLetterSequence, reason: result.reason });

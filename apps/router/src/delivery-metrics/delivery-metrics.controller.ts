@@ -42,6 +42,18 @@ export class DeliveryMetricsController {
         reason: discard.reason,
         time: discard.at,
       })),
+      discards_by_cause: snapshot.discardsByCause,
+      // A warehouse's values that were not stored as sent: a type conflict (stored as null) or a
+      // column past the destination's column limit (left out). The rows themselves were delivered.
+      values_not_stored: snapshot.valuesNotStored,
+      recent_values_not_stored: snapshot.lastValuesNotStored.map((value) => ({
+        message_id: value.messageId,
+        cause: value.cause,
+        table: value.table,
+        column: value.column,
+        reason: value.reason,
+        time: value.at,
+      })),
     };
   }
 

@@ -52,4 +52,44 @@ describe('DeliveryMetrics', () => {
     expect(metrics.snapshot(key).counts.discarded).toBe(0);
     expect(metrics.snapshot(key).lastDiscardReasons).toEqual([]);
   });
+
+  it('counts values not stored and discards by cause, keeping the recent ones with their reasons', () => {
+    const metrics = new DeliveryMetrics(() => 0);
+    metrics.record(key, 'delivered', {
+      messageId: 'm-1',
+      valuesNotStored: [
+        { cause: 'type_conflict', table: 'typed', column: 'amount', reason: 'column "amount" holds numbers' },
+        { cause: 'column_limit', table: 'typed', column: 'extra', reason: 'table "typed" has 500 columns' },
+      ],
+    });
+    metrics.record(key, 'delivered', {
+      messageId: 'm-2',
+      valuesNotStored: [{ cause: 'type_conflict', table: 'typed', column: 'amount', reason: 'again' }],
+    });
+    metrics.record(key, 'discarded', {
+      messageId: 'm-3',
+      reason: 'not created',
+      discardCause: 'foreign_table',
+    });
+    metrics.record(key, 'discarded', { messageId: 'm-4', reason: 'HTTP 404' });
+
+    const snapshot = metrics.snapshot(key);
+    expect(snapshot.counts).toMatchObject({ delivered: 2, discarded: 2 });
+    expect(snapshot.valuesNotStored).toEqual({ type_conflict: 2, column_limit: 1 });
+    expect(snapshot.discardsByCause).toEqual({ system_schema: 0, foreign_table: 1, table_limit: 0 });
+    expect(snapshot.lastValuesNotStored.map((value) => [value.messageId, value.column])).toEqual([
+      ['m-1', 'amount'],
+      ['m-1', 'extra'],
+      ['m-2', 'amount'],
+    ]);
+    for (let index = 0; index < 30; index++)
+      metrics.record(key, 'delivered', {
+        messageId: `bulk-${index}`,
+        valuesNotStored: [{ cause: 'column_limit', table: 't', column: 'c', reason: 'r' }],
+      });
+    const later = metrics.snapshot(key);
+    expect(later.valuesNotStored.column_limit).toBe(31);
+    expect(later.lastValuesNotStored).toHaveLength(20);
+    expect(later.lastValuesNotStored.at(-1)?.messageId).toBe('bulk-29');
+  });
 });

@@ -1,3 +1,5 @@
+import type { DiscardCause, ValueNotStored, ValueNotStoredCause } from '@tributary/destinations';
+
 export type DeliveryOutcomeKind =
   'delivered' | 'discarded' | 'retried' | 'filtered' | 'skipped' | 'dead_lettered';
 
@@ -9,6 +11,34 @@ export const DELIVERY_OUTCOMES: DeliveryOutcomeKind[] = [
   'skipped',
   'dead_lettered',
 ];
+
+/** Why a delivered message's value was not stored as sent (a warehouse's type conflict or column limit). */
+export const VALUE_NOT_STORED_CAUSES: readonly ValueNotStoredCause[] = ['type_conflict', 'column_limit'];
+
+/** Discards by the destination guard that refused them (a warehouse's system schema, foreign table, table limit). */
+export const DISCARD_CAUSES: readonly DiscardCause[] = ['system_schema', 'foreign_table', 'table_limit'];
+
+/** Recent discards and values not stored kept per destination, for an operator to see why. */
+const RECENT_KEPT = 20;
+
+export interface OutcomeDetail {
+  latencyMs?: number;
+  messageId?: string;
+  reason?: string;
+  /** Of a delivered message: the values the destination left out or stored as null. */
+  valuesNotStored?: readonly ValueNotStored[];
+  /** Of a discarded message: the guard that refused it, when one did. */
+  discardCause?: DiscardCause;
+}
+
+export interface RecentValueNotStored {
+  messageId: string;
+  cause: ValueNotStoredCause;
+  table: string;
+  column: string;
+  reason: string;
+  at: string;
+}
 
 /** Recent windows over which latency percentiles are reported. */
 export const LATENCY_WINDOWS_MS = {
@@ -28,7 +58,15 @@ export interface DestinationMetricsSnapshot {
     { p50: number | null; p95: number | null; samples: number }
   >;
   lastDiscardReasons: { messageId: string; reason: string; at: string }[];
+  /** Values of delivered messages not stored as sent, by cause (each value counts once). */
+  valuesNotStored: Record<ValueNotStoredCause, number>;
+  lastValuesNotStored: RecentValueNotStored[];
+  /** Discards (also counted in `counts.discarded`) by the guard that refused them. */
+  discardsByCause: Record<DiscardCause, number>;
 }
+
+const zeroCounts = <Key extends string>(keys: readonly Key[]) =>
+  Object.fromEntries(keys.map((key) => [key, 0])) as Record<Key, number>;
 
 /**
  * Expired samples are dropped by moving a start index and compacted in bulk: removing them one by
@@ -46,6 +84,9 @@ class DestinationMetrics {
   private readonly latencies: { at: number; latencyMs: number }[] = [];
   private firstKept = 0;
   readonly lastDiscardReasons: { messageId: string; reason: string; at: string }[] = [];
+  readonly valuesNotStored = zeroCounts(VALUE_NOT_STORED_CAUSES);
+  readonly lastValuesNotStored: RecentValueNotStored[] = [];
+  readonly discardsByCause = zeroCounts(DISCARD_CAUSES);
 
   recordLatency(at: number, latencyMs: number): void {
     this.latencies.push({ at, latencyMs });
@@ -85,22 +126,28 @@ export class DeliveryMetrics {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  record(
-    destinationKey: string,
-    outcome: DeliveryOutcomeKind,
-    detail?: { latencyMs?: number; messageId?: string; reason?: string },
-  ): void {
+  record(destinationKey: string, outcome: DeliveryOutcomeKind, detail?: OutcomeDetail): void {
     const metrics = this.metricsOf(destinationKey);
     metrics.counts[outcome] += 1;
     if (outcome === 'delivered' && detail?.latencyMs !== undefined)
       metrics.recordLatency(this.now(), detail.latencyMs);
+    if (outcome === 'delivered' && detail?.valuesNotStored?.length) {
+      const at = new Date(this.now()).toISOString();
+      for (const value of detail.valuesNotStored) {
+        metrics.valuesNotStored[value.cause] += 1;
+        metrics.lastValuesNotStored.push({ messageId: detail.messageId ?? '', ...value, at });
+      }
+      metrics.lastValuesNotStored.splice(0, metrics.lastValuesNotStored.length - RECENT_KEPT);
+    }
+    if (outcome === 'discarded' && detail?.discardCause !== undefined)
+      metrics.discardsByCause[detail.discardCause] += 1;
     if (outcome === 'discarded' && detail?.reason) {
       metrics.lastDiscardReasons.push({
         messageId: detail.messageId ?? '',
         reason: detail.reason,
         at: new Date(this.now()).toISOString(),
       });
-      if (metrics.lastDiscardReasons.length > 20) metrics.lastDiscardReasons.shift();
+      if (metrics.lastDiscardReasons.length > RECENT_KEPT) metrics.lastDiscardReasons.shift();
     }
   }
 
@@ -113,12 +160,29 @@ export class DeliveryMetrics {
         metrics.latencyOver(windowMs, now),
       ]),
     ) as DestinationMetricsSnapshot['latency'];
-    return { counts: { ...metrics.counts }, latency, lastDiscardReasons: [...metrics.lastDiscardReasons] };
+    return {
+      counts: { ...metrics.counts },
+      latency,
+      lastDiscardReasons: [...metrics.lastDiscardReasons],
+      valuesNotStored: { ...metrics.valuesNotStored },
+      lastValuesNotStored: [...metrics.lastValuesNotStored],
+      discardsByCause: { ...metrics.discardsByCause },
+    };
   }
 
   /** Outcome counts only: what a Prometheus scrape reads, without the latency percentiles' sort. */
   countsOf(destinationKey: string): Readonly<Record<DeliveryOutcomeKind, number>> | undefined {
     return this.byDestination.get(destinationKey)?.counts;
+  }
+
+  /** Values not stored and discards by cause, for a Prometheus scrape. */
+  causesOf(destinationKey: string):
+    | {
+        readonly valuesNotStored: Readonly<Record<ValueNotStoredCause, number>>;
+        readonly discardsByCause: Readonly<Record<DiscardCause, number>>;
+      }
+    | undefined {
+    return this.byDestination.get(destinationKey);
   }
 
   forget(destinationKey: string): void {

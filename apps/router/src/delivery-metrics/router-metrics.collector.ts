@@ -4,7 +4,12 @@ import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import { METRIC_PREFIX, MetricsRegistry, readWithin } from '@tributary/platform';
 import { Counter, Gauge } from 'prom-client';
 import { destinationConsumerName, destinationKey } from '../destination-consumers/consumer-names';
-import { DELIVERY_OUTCOMES, DeliveryMetrics } from './delivery-metrics';
+import {
+  DELIVERY_OUTCOMES,
+  DeliveryMetrics,
+  DISCARD_CAUSES,
+  VALUE_NOT_STORED_CAUSES,
+} from './delivery-metrics';
 
 /** A scrape waits at most this long for the log's answers; a destination that misses it is left out. */
 const LOG_READ_DEADLINE_MS = 2_000;
@@ -45,6 +50,42 @@ export class RouterMetricsCollector {
           );
           if (!counts) continue;
           for (const outcome of DELIVERY_OUTCOMES) this.inc({ ...labelsOf(view), outcome }, counts[outcome]);
+        }
+      },
+    });
+
+    new Counter({
+      name: `${METRIC_PREFIX}destination_values_not_stored_total`,
+      help: 'Values of delivered messages a destination did not store as sent, since the process started: cause=type_conflict (stored as null), cause=column_limit (column not created).',
+      labelNames: [...DESTINATION_LABELS, 'cause'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const view of readModel.listAllDestinations()) {
+          const causes = deliveryMetrics.causesOf(
+            destinationKey(view.destination.sourceId, view.destination.destinationSlug),
+          );
+          if (!causes) continue;
+          for (const cause of VALUE_NOT_STORED_CAUSES)
+            this.inc({ ...labelsOf(view), cause }, causes.valuesNotStored[cause]);
+        }
+      },
+    });
+
+    new Counter({
+      name: `${METRIC_PREFIX}destination_refusals_total`,
+      help: "Messages discarded because a destination's guard refused them, since the process started: cause=system_schema, foreign_table (a table Tributary did not create), table_limit.",
+      labelNames: [...DESTINATION_LABELS, 'cause'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const view of readModel.listAllDestinations()) {
+          const causes = deliveryMetrics.causesOf(
+            destinationKey(view.destination.sourceId, view.destination.destinationSlug),
+          );
+          if (!causes) continue;
+          for (const cause of DISCARD_CAUSES)
+            this.inc({ ...labelsOf(view), cause }, causes.discardsByCause[cause]);
         }
       },
     });

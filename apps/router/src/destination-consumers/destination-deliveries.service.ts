@@ -1,6 +1,11 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { NormalizedMessage } from '@tributary/contracts';
-import { createDeliveryAdapterRegistry, DeliveryOutcome } from '@tributary/destinations';
+import {
+  createDeliveryAdapterRegistry,
+  DeliveryAdapterRegistry,
+  DeliveryOutcome,
+} from '@tributary/destinations';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
 
 /** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
@@ -11,17 +16,26 @@ const MAX_RETRY_AFTER_MS = 10 * 60_000;
  */
 @Injectable()
 export class DestinationDeliveries implements OnApplicationShutdown {
-  private readonly registry = createDeliveryAdapterRegistry();
+  private readonly registry: DeliveryAdapterRegistry;
   /** Deliveries under way, which closing waits for (see `onApplicationShutdown`). */
   private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
+
+  constructor(@Inject(ENVIRONMENT) environment: Environment) {
+    this.registry = createDeliveryAdapterRegistry({
+      postgres: {
+        maxEventTables: environment.POSTGRES_DESTINATION_MAX_TABLES,
+        maxColumnsPerTable: environment.POSTGRES_DESTINATION_MAX_COLUMNS,
+      },
+    });
+  }
 
   async deliver(
     destinationSlug: string,
     message: NormalizedMessage,
     settings: Record<string, unknown>,
-    sourceId?: string,
+    source: { sourceId: string; sourceSlug: string },
   ): Promise<DeliveryOutcome> {
-    const delivery = this.deliverNow(destinationSlug, message, settings, sourceId);
+    const delivery = this.deliverNow(destinationSlug, message, settings, source);
     this.inFlight.add(delivery);
     try {
       return await delivery;
@@ -45,12 +59,12 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     destinationSlug: string,
     message: NormalizedMessage,
     settings: Record<string, unknown>,
-    sourceId?: string,
+    source: { sourceId: string; sourceSlug: string },
   ): Promise<DeliveryOutcome> {
     const adapter = this.registry.deliveryAdapterFor(destinationSlug);
     if (!adapter)
       return { outcome: 'discard', reason: `Tributary has no delivery adapter for ${destinationSlug} yet` };
-    const [result] = await adapter.deliver({ settings, sourceId, messages: [message] });
+    const [result] = await adapter.deliver({ settings, ...source, messages: [message] });
     if (result.outcome === 'retry' && result.retryAfterMs !== undefined) {
       return { ...result, retryAfterMs: Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS) };
     }

@@ -7,7 +7,7 @@ import { findCatalogDestination } from '@tributary/destinations';
 import { Delivery, EVENT_LOG, EventLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { decideDelivery, prepareReplayMessage } from '@tributary/routing';
-import { DeliveryMetrics, DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
+import { DeliveryMetrics, DeliveryOutcomeKind, OutcomeDetail } from '../delivery-metrics/delivery-metrics';
 import { destinationConsumerName, destinationKey } from './consumer-names';
 import { DestinationDeliveries } from './destination-deliveries.service';
 import { retryDelayMs, retryWindowExhausted } from './retry-schedule';
@@ -83,7 +83,7 @@ export class MessageDeliverer {
       catalogEntry.slug,
       decision.message,
       this.revealedSettingsOf(view.destination.config),
-      context.sourceId,
+      { sourceId: context.sourceId, sourceSlug: view.destination.sourceSlug },
     );
     const retryKey = `${context.consumerName}:${delivery.sequence}`;
     const history = this.retries.get(retryKey) ?? { firstAttemptAt: Date.now(), attempts: [] };
@@ -97,13 +97,19 @@ export class MessageDeliverer {
       const receivedAt = Date.parse(String(payload.receivedAt));
       this.settle(key, context, 'delivered', {
         latencyMs: Number.isNaN(receivedAt) ? undefined : Date.now() - receivedAt,
+        messageId: payload.messageId,
+        valuesNotStored: result.valuesNotStored,
       });
       await delivery.ack();
       return;
     }
     if (result.outcome === 'discard') {
       this.retries.delete(retryKey);
-      this.settle(key, context, 'discarded', { messageId: payload.messageId, reason: result.reason });
+      this.settle(key, context, 'discarded', {
+        messageId: payload.messageId,
+        reason: result.reason,
+        discardCause: result.cause,
+      });
       await delivery.ack();
       return;
     }
@@ -155,7 +161,7 @@ export class MessageDeliverer {
     key: string,
     context: DeliveryContext,
     outcome: DeliveryOutcomeKind,
-    detail?: { latencyMs?: number; messageId?: string; reason?: string },
+    detail?: OutcomeDetail,
   ): void {
     this.metrics.record(key, outcome, detail);
     context.replay?.onOutcome(outcome);

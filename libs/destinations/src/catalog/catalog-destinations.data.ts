@@ -5,6 +5,7 @@
  * would promise device-mode bundles that Tributary does not ship. Logos are empty strings: Tributary
  * serves no vendor artwork, and clients treat an empty logo as "none".
  */
+import { SCHEMA_NAME_PATTERN, refusedSchemaReason } from '../delivery/adapters/postgres/postgres-schema';
 import type { CatalogDestinationDefinition } from './catalog-entry.types';
 import { defineSetting } from './destination-setting.builder';
 
@@ -51,7 +52,8 @@ export const CATALOG_DESTINATIONS: readonly CatalogDestinationDefinition[] = [
     displayName: 'PostgreSQL',
     description:
       'Insert every message as a row into PostgreSQL tables (one table per message type, plus one per ' +
-      'track event), for SQL analysis of the raw data.',
+      "track event) in the source's own schema, for SQL analysis of the raw data. Tributary writes only " +
+      'to tables it created there.',
     website: 'https://www.postgresql.org/',
     status: 'PUBLIC',
     logos: noLogos,
@@ -62,13 +64,14 @@ export const CATALOG_DESTINATIONS: readonly CatalogDestinationDefinition[] = [
         required: true,
         description: 'A libpq connection URI, e.g. postgres://user:pass@host:5432/db. Stored encrypted.',
       }),
-      // A fixed default rather than the source slug: the catalog holds no per-source data, every
-      // database has `public`, and writing there needs no CREATE SCHEMA privilege. Tables carry the
-      // source on each row, so several sources can share one schema.
+      // Empty by default: the adapter then writes to the source's own schema, named after its slug, as
+      // Segment's warehouses do, rather than to `public`, which other applications of the database use.
       defineSetting('schema', 'Schema', 'string', {
-        defaultValue: 'public',
-        pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
-        description: 'The schema that holds the tables; an empty value means public.',
+        pattern: SCHEMA_NAME_PATTERN,
+        refusedValueReason: refusedSchemaReason,
+        description:
+          "The schema that holds the tables; empty means the source's own schema, named after its slug " +
+          '(web-app → web_app). System schemas (pg_*, information_schema) are refused.',
       }),
     ],
     // A warehouse: rows are inserted whatever their age, in batches, and Segment does not run

@@ -34,6 +34,11 @@ export interface DestinationSettingDefinition {
   readonly defaultValue: JsonValue;
   /** Sent as `string_validators.regexp`; applied to non-empty string values. */
   readonly pattern?: string;
+  /**
+   * A further check of non-empty string values that match the pattern, for what a regular expression
+   * says badly (a PostgreSQL system schema): why the value is refused, or `null`. Not on the wire.
+   */
+  readonly refusedValueReason?: (value: string) => string | null;
   /** The allowed values of a `select` setting; sent as `map_validators.select_options`. */
   readonly selectOptions?: readonly string[];
   /** Why the setting exists, for documentation; not on the wire. */

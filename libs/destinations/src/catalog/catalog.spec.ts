@@ -208,14 +208,14 @@ describe('catalog destinations: entries', () => {
     expect(webhooks.capabilities.destinationFiltersApply).toBe(true);
   });
 
-  it('postgres: connection_string required password, schema defaults to public, no destination filters', () => {
+  it("postgres: connection_string required password, schema empty by default (the source's own), no destination filters", () => {
     const postgres = destination('postgres');
     expect(postgres.displayName).toBe('PostgreSQL');
     expect(setting('postgres', 'connection_string')).toMatchObject({ type: 'password', required: true });
     expect(setting('postgres', 'schema')).toMatchObject({
       type: 'string',
       required: false,
-      defaultValue: 'public',
+      defaultValue: '',
     });
     expect(postgres.capabilities).toEqual({
       acceptsHistoricalTimestampsUpToMs: null,
@@ -230,6 +230,16 @@ describe('catalog destinations: entries', () => {
     expect(validateDestinationSettingValue(schema, 'analytics_2024')).toBeNull();
     expect(validateDestinationSettingValue(schema, 'public"; DROP TABLE x; --')).toMatch(/pattern/);
     expect(validateDestinationSettingValue(schema, '2fast')).toMatch(/pattern/);
+  });
+
+  it('postgres: a system schema is refused, public and other names are not', () => {
+    const schema = setting('postgres', 'schema');
+    for (const systemSchema of ['pg_catalog', 'information_schema', 'pg_toast', 'pg_temp_3', 'PG_Catalog'])
+      expect(validateDestinationSettingValue(schema, systemSchema)).toMatch(
+        /^setting "schema": schema ".*" is a PostgreSQL system schema/,
+      );
+    for (const allowed of ['public', 'analytics', 'pgx', 'information_schema_copy', ''])
+      expect(validateDestinationSettingValue(schema, allowed)).toBeNull();
   });
 
   it('google-analytics: trackingId as in the Config API tutorial', () => {
@@ -360,7 +370,7 @@ describe('defaultConfigFor', () => {
     expect(defaults.find((entry) => entry.key === 'siteSpeedSampleRate')?.value).toBe(1);
     expect(defaultConfigFor('postgres')).toEqual([
       { key: 'connection_string', displayName: 'Connection String', type: 'password', value: '' },
-      { key: 'schema', displayName: 'Schema', type: 'string', value: 'public' },
+      { key: 'schema', displayName: 'Schema', type: 'string', value: '' },
     ]);
     expect(defaultConfigFor('mixpanel')!.find((entry) => entry.key === 'apiHost')?.value).toBe(
       'api.mixpanel.com',

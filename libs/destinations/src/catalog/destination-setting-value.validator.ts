@@ -6,7 +6,7 @@ import type { DestinationSettingDefinition } from './catalog-entry.types';
 
 export type ValidatedSetting = Pick<
   DestinationSettingDefinition,
-  'key' | 'type' | 'pattern' | 'selectOptions'
+  'key' | 'type' | 'pattern' | 'selectOptions' | 'refusedValueReason'
 >;
 
 /**
@@ -57,10 +57,12 @@ export function validateDestinationSettingValue(setting: ValidatedSetting, value
 }
 
 function checkPattern(setting: ValidatedSetting, value: string): string | null {
-  if (setting.pattern === undefined || value === '') return null;
-  if (new RegExp(setting.pattern).test(value)) return null;
+  if (value === '') return null;
   // The value itself is left out of the message: it may be a password.
-  return `setting "${setting.key}" does not match the pattern ${setting.pattern}`;
+  if (setting.pattern !== undefined && !new RegExp(setting.pattern).test(value))
+    return `setting "${setting.key}" does not match the pattern ${setting.pattern}`;
+  const refused = setting.refusedValueReason?.(value) ?? null;
+  return refused === null ? null : `setting "${setting.key}": ${refused}`;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -9,6 +9,7 @@ export interface DestinationSettingOptions {
   deprecated?: boolean;
   defaultValue?: JsonValue;
   pattern?: string;
+  refusedValueReason?: (value: string) => string | null;
   selectOptions?: readonly string[];
   description?: string;
 }
@@ -52,6 +53,7 @@ export function defineSetting(
     deprecated: options.deprecated ?? false,
     defaultValue: options.defaultValue ?? emptyValueOf(type, options.selectOptions),
     ...(options.pattern !== undefined && { pattern: options.pattern }),
+    ...(options.refusedValueReason !== undefined && { refusedValueReason: options.refusedValueReason }),
     ...(options.selectOptions !== undefined && { selectOptions: options.selectOptions }),
     ...(options.description !== undefined && { description: options.description }),
   };

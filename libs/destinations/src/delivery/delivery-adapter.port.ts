@@ -15,9 +15,28 @@
  */
 import type { NormalizedMessage } from '@tributary/contracts';
 
+/**
+ * Why a value of a delivered message was not stored as sent: it did not fit its column's type (the row
+ * holds null there), or its column would pass the destination's column limit (the column is not created).
+ */
+export type ValueNotStoredCause = 'type_conflict' | 'column_limit';
+
+export interface ValueNotStored {
+  readonly cause: ValueNotStoredCause;
+  readonly table: string;
+  readonly column: string;
+  /** For the operator: `column "amount" holds numbers, but the message has string "lots"`. */
+  readonly reason: string;
+}
+
 export interface DeliveredOutcome {
   readonly outcome: 'delivered';
+  /** Values the destination left out of what it stored; the router counts them in the metrics. */
+  readonly valuesNotStored?: readonly ValueNotStored[];
 }
+
+/** Discards the router counts by cause, besides their reason: a guard of the destination refused them. */
+export type DiscardCause = 'system_schema' | 'foreign_table' | 'table_limit';
 
 export interface DiscardOutcome {
   readonly outcome: 'discard';
@@ -25,6 +44,7 @@ export interface DiscardOutcome {
   readonly reason: string;
   /** The vendor's HTTP status, when there was one. */
   readonly status?: number;
+  readonly cause?: DiscardCause;
 }
 
 export interface RetryOutcome {
@@ -48,6 +68,8 @@ export interface DeliveryRequest {
   readonly settings: Readonly<Record<string, unknown>>;
   /** The source the messages came from; the warehouse stores it on each row (`source_id`). */
   readonly sourceId?: string;
+  /** The source's slug; the warehouse names the source's default schema after it. */
+  readonly sourceSlug?: string;
   /** Normalized messages as stored in the event log; results come back in this order. */
   readonly messages: readonly NormalizedMessage[];
 }
@@ -74,10 +96,15 @@ export interface DeliveryAdapterRegistry {
 /** DI token for the `DeliveryAdapterRegistry` (the router injects it). */
 export const DELIVERY_ADAPTER_REGISTRY = Symbol('DeliveryAdapterRegistry');
 
-export const delivered = (): DeliveredOutcome => ({ outcome: 'delivered' });
+export const delivered = (valuesNotStored: readonly ValueNotStored[] = []): DeliveredOutcome =>
+  valuesNotStored.length === 0 ? { outcome: 'delivered' } : { outcome: 'delivered', valuesNotStored };
 
-export const discard = (reason: string, status?: number): DiscardOutcome =>
-  status === undefined ? { outcome: 'discard', reason } : { outcome: 'discard', reason, status };
+export const discard = (reason: string, status?: number, cause?: DiscardCause): DiscardOutcome => ({
+  outcome: 'discard',
+  reason,
+  ...(status !== undefined ? { status } : {}),
+  ...(cause !== undefined ? { cause } : {}),
+});
 
 export function retry(
   reason: string,

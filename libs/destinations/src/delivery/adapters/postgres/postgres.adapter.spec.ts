@@ -293,7 +293,7 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     ]);
   });
 
-  it('fits later values of another type where nothing is lost, and discards a message whose value cannot be stored', async () => {
+  it('fits later values of another type where nothing is lost, stores null for a value that does not fit and reports it', async () => {
     const first = message({
       type: 'track',
       event: 'Typed',
@@ -311,14 +311,36 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     const afterwards = message({ type: 'track', event: 'Typed', properties: { amount: 3 } });
     const results = await deliver([widened, unfit, nulByte, afterwards]);
 
-    expect(results.map((result) => result.outcome)).toEqual(['delivered', 'discard', 'discard', 'delivered']);
-    expect((results[1] as { reason: string }).reason).toContain('column "amount" holds numbers');
+    expect(results.map((result) => result.outcome)).toEqual([
+      'delivered',
+      'delivered',
+      'discard',
+      'delivered',
+    ]);
+    expect(results[0]).toEqual({ messageId: widened.messageId, outcome: 'delivered' });
+    // The type conflict: the row lands, with null for the value, and the adapter says so.
+    expect(results[1]).toEqual({
+      messageId: unfit.messageId,
+      outcome: 'delivered',
+      valuesNotStored: [
+        {
+          cause: 'type_conflict',
+          table: 'typed',
+          column: 'amount',
+          reason: expect.stringContaining('column "amount" holds numbers, but the message has string "lots"'),
+        },
+      ],
+    });
+    expect(await rowsOf('typed', 'id = $1', [unfit.messageId])).toEqual([
+      expect.objectContaining({ id: unfit.messageId, amount: null }),
+    ]);
+    expect(await rowsOf('tracks', 'id = $1', [unfit.messageId])).toHaveLength(1);
+    // A NUL byte cannot be stored in any text column: discarded with the reason, no row anywhere.
     expect((results[2] as { reason: string }).reason).toMatch(/PostgreSQL error 22/);
     const rows = await rowsOf('typed', 'id = $1', [widened.messageId]);
     expect(rows[0]).toMatchObject({ amount: 12.25, label: '7', active: false });
     expect((rows[0]!['at'] as Date).toISOString()).toBe('2026-03-01T10:00:00.000Z');
-    // A discarded message leaves no row anywhere, not even in tracks.
-    expect(await rowsOf('tracks', 'id = ANY($1)', [[unfit.messageId, nulByte.messageId]])).toHaveLength(0);
+    expect(await rowsOf('tracks', 'id = ANY($1)', [[nulByte.messageId]])).toHaveLength(0);
     expect(await rowsOf('typed', 'id = $1', [afterwards.messageId])).toHaveLength(1);
   });
 
@@ -405,6 +427,28 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     expect(badSchema[0]).toMatchObject({ outcome: 'discard', reason: expect.stringContaining('schema') });
   });
 
+  it('refuses the system schemas, creating nothing there', async () => {
+    for (const systemSchema of ['pg_catalog', 'information_schema', 'pg_toast', 'PG_Anything']) {
+      const messages = [message({ type: 'track', event: 'Into The Catalog' })];
+      const [result] = await adapter.deliver({
+        settings: { connection_string: databaseUrl, schema: systemSchema },
+        sourceId: 'source-system',
+        sourceSlug: 'system',
+        messages,
+      });
+      expect(result).toEqual({
+        messageId: messages[0]!.messageId,
+        outcome: 'discard',
+        cause: 'system_schema',
+        reason: expect.stringContaining('system schema'),
+      });
+    }
+    const created = await inspector.query(
+      "SELECT table_schema, table_name FROM information_schema.tables WHERE table_name IN ('tracks', 'into_the_catalog', '_tributary_tables') AND (table_schema ILIKE 'pg\\_%' OR table_schema = 'information_schema')",
+    );
+    expect(created.rows).toEqual([]);
+  });
+
   it('reuses the tables after the layout cache goes stale (a table dropped behind its back)', async () => {
     const first = message({ type: 'screen', name: 'A', properties: { tab: 'one' } });
     expectAllDelivered(await deliver([first]), [first]);
@@ -431,5 +475,313 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     const columns = await columnsOf('concurrent_columns');
     for (let index = 0; index < 24; index += 1) expect(columns).toHaveProperty(`first_${index}`);
     expect(await rowsOf('concurrent_columns')).toHaveLength(24);
+  });
+
+  it('keeps the users of two sources apart in one schema', async () => {
+    const fromA = message({
+      type: 'identify',
+      userId: 'user-shared',
+      traits: { plan: 'a-plan', email: 'a@example.com' },
+      receivedAt: '2026-04-01T00:00:00.000Z',
+    });
+    const fromB = message({
+      type: 'identify',
+      userId: 'user-shared',
+      traits: { plan: 'b-plan' },
+      // Later than A's: with one row per user id, it would win over A's traits.
+      receivedAt: '2026-04-02T00:00:00.000Z',
+    });
+    expectAllDelivered(await deliver([fromA], 'source-a'), [fromA]);
+    expectAllDelivered(await deliver([fromB], 'source-b'), [fromB]);
+
+    const users = await rowsOf('users', 'id = $1 ORDER BY source_id', ['user-shared']);
+    expect(users).toEqual([
+      expect.objectContaining({
+        id: 'user-shared',
+        source_id: 'source-a',
+        plan: 'a-plan',
+        email: 'a@example.com',
+      }),
+      expect.objectContaining({ id: 'user-shared', source_id: 'source-b', plan: 'b-plan', email: null }),
+    ]);
+  });
+
+  it('changes nothing and reports nothing when a message with a type conflict is delivered again', async () => {
+    const first = message({ type: 'track', event: 'Scored', properties: { score: 5 } });
+    expectAllDelivered(await deliver([first]), [first]);
+    const conflicting = message({
+      type: 'track',
+      event: 'Scored',
+      properties: { score: 'high', note: 'one' },
+    });
+    const [landed] = await deliver([conflicting]);
+    expect(landed).toMatchObject({
+      outcome: 'delivered',
+      valuesNotStored: [{ cause: 'type_conflict', column: 'score' }],
+    });
+
+    const redelivered = { ...conflicting, properties: { score: 'higher', note: 'two' } } as NormalizedMessage;
+    const again = await deliver([conflicting, redelivered]);
+    // Nothing stored, nothing to report: the conflict was counted on the first delivery only.
+    expect(again).toEqual([
+      { messageId: conflicting.messageId, outcome: 'delivered' },
+      { messageId: conflicting.messageId, outcome: 'delivered' },
+    ]);
+    expect(await rowsOf('scored', 'id = $1', [conflicting.messageId])).toEqual([
+      expect.objectContaining({ score: null, note: 'one' }),
+    ]);
+    expect(await rowsOf('tracks', 'id = $1', [conflicting.messageId])).toHaveLength(1);
+  });
+});
+
+describe('PostgresDeliveryAdapter: where a tenant may write', () => {
+  const suffix = `${process.pid}_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
+  const inspector = new Client({ connectionString: databaseUrl });
+  const schemasToDrop: string[] = [];
+  const adapter = new PostgresDeliveryAdapter({
+    connectionTimeoutMs: 2_000,
+    maxEventTables: 2,
+    maxColumnsPerTable: 20,
+  });
+
+  beforeAll(async () => {
+    await inspector.connect();
+  });
+
+  afterAll(async () => {
+    await adapter.close();
+    for (const name of schemasToDrop)
+      await inspector.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => undefined);
+    await inspector.end().catch(() => undefined);
+  });
+
+  async function newSchema(label: string): Promise<string> {
+    const name = `tributary_test_${label}_${suffix}`;
+    schemasToDrop.push(name);
+    await inspector.query(`CREATE SCHEMA "${name}"`);
+    return name;
+  }
+
+  async function tablesOf(schemaName: string): Promise<string[]> {
+    const result = await inspector.query<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1',
+      [schemaName],
+    );
+    return result.rows.map((row) => row.table_name);
+  }
+
+  it("writes to the source's own schema, named after its slug, when no schema is set", async () => {
+    const sourceSlug = `Web-App_${suffix}`;
+    const expectedSchema = `web_app_${suffix}`;
+    schemasToDrop.push(expectedSchema);
+    const track = message({ type: 'track', event: 'Default Schema', properties: { n: 1 } });
+    const publicTracksBefore = await inspector.query(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'default_schema'",
+    );
+
+    for (const schemaSetting of [undefined, '']) {
+      const results = await adapter.deliver({
+        settings: {
+          connection_string: databaseUrl,
+          ...(schemaSetting === undefined ? {} : { schema: schemaSetting }),
+        },
+        sourceId: 'source-default',
+        sourceSlug,
+        messages: [track],
+      });
+      expect(results).toEqual([{ messageId: track.messageId, outcome: 'delivered' }]);
+    }
+
+    const rows = await inspector.query(`SELECT id, source_id, n FROM "${expectedSchema}".default_schema`);
+    expect(rows.rows).toEqual([{ id: track.messageId, source_id: 'source-default', n: 1 }]);
+    expect(await tablesOf(expectedSchema)).toEqual(['_tributary_tables', 'default_schema', 'tracks']);
+    const publicTracksAfter = await inspector.query(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'default_schema'",
+    );
+    expect(publicTracksAfter.rows).toEqual(publicTracksBefore.rows);
+  });
+
+  it('gives two sources two schemas by default, each with its own users', async () => {
+    const identify = (userId: string, plan: string) =>
+      message({ type: 'identify', userId, traits: { plan } });
+    const first = identify('same-user', 'first');
+    const second = identify('same-user', 'second');
+    for (const [slug, each] of [
+      [`first_${suffix}`, first],
+      [`second_${suffix}`, second],
+    ] as const) {
+      schemasToDrop.push(slug);
+      const results = await adapter.deliver({
+        settings: { connection_string: databaseUrl },
+        sourceId: `id-${slug}`,
+        sourceSlug: slug,
+        messages: [each],
+      });
+      expect(results).toEqual([{ messageId: each.messageId, outcome: 'delivered' }]);
+    }
+    const firstUsers = await inspector.query(`SELECT id, plan FROM "first_${suffix}".users`);
+    const secondUsers = await inspector.query(`SELECT id, plan FROM "second_${suffix}".users`);
+    expect(firstUsers.rows).toEqual([{ id: 'same-user', plan: 'first' }]);
+    expect(secondUsers.rows).toEqual([{ id: 'same-user', plan: 'second' }]);
+  });
+
+  it('leaves tables it did not create untouched, and says why', async () => {
+    const schemaName = await newSchema('foreign');
+    // Another application's tables in the same schema, with the names Tributary would use.
+    await inspector.query(
+      `CREATE TABLE "${schemaName}".users (id text PRIMARY KEY, email text NOT NULL, is_admin boolean NOT NULL)`,
+    );
+    await inspector.query(`INSERT INTO "${schemaName}".users VALUES ('user-1', 'owner@example.com', true)`);
+    await inspector.query(
+      `CREATE TABLE "${schemaName}".order_completed (id text PRIMARY KEY, total numeric)`,
+    );
+    await inspector.query(`CREATE VIEW "${schemaName}".pages AS SELECT 'x'::text AS id`);
+    const columnsBefore = await inspector.query(
+      'SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 ORDER BY 1, 2',
+      [schemaName],
+    );
+
+    const identify = message({
+      type: 'identify',
+      userId: 'user-1',
+      traits: { email: 'attacker@example.com', isAdmin: false },
+    });
+    const order = message({ type: 'track', event: 'Order Completed', properties: { total: 1, extra: 'x' } });
+    const page = message({ type: 'page', name: 'Home' });
+    const settings = { connection_string: databaseUrl, schema: schemaName };
+    const results = await adapter.deliver({
+      settings,
+      sourceId: 'source-f',
+      messages: [identify, order, page],
+    });
+    for (const [result, table] of [
+      [results[0], 'users'],
+      [results[1], 'order_completed'],
+      [results[2], 'pages'],
+    ] as const) {
+      expect(result).toMatchObject({
+        outcome: 'discard',
+        cause: 'foreign_table',
+        reason: expect.stringContaining(
+          `table "${schemaName}"."${table}" exists but Tributary did not create it`,
+        ),
+      });
+    }
+    // Refused again on a later delivery: a discard, not a retry loop.
+    const [again] = await adapter.deliver({ settings, sourceId: 'source-f', messages: [identify] });
+    expect(again).toMatchObject({ outcome: 'discard', cause: 'foreign_table' });
+
+    const users = await inspector.query(`SELECT * FROM "${schemaName}".users`);
+    expect(users.rows).toEqual([{ id: 'user-1', email: 'owner@example.com', is_admin: true }]);
+    expect((await inspector.query(`SELECT * FROM "${schemaName}".order_completed`)).rows).toEqual([]);
+    const columnsAfter = await inspector.query(
+      `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name IN ('users', 'order_completed', 'pages') ORDER BY 1, 2`,
+      [schemaName],
+    );
+    expect(columnsAfter.rows).toEqual(
+      columnsBefore.rows.filter((row) => ['users', 'order_completed', 'pages'].includes(row.table_name)),
+    );
+    // The message's rows that belong in Tributary's own tables were not written either: all or nothing.
+    expect(
+      (
+        await inspector
+          .query(`SELECT count(*)::int AS n FROM "${schemaName}".identifies`)
+          .catch(() => ({ rows: [{ n: 0 }] }))
+      ).rows,
+    ).toEqual([{ n: 0 }]);
+    expect(
+      (
+        await inspector
+          .query(`SELECT count(*)::int AS n FROM "${schemaName}".tracks`)
+          .catch(() => ({ rows: [{ n: 0 }] }))
+      ).rows,
+    ).toEqual([{ n: 0 }]);
+  });
+
+  it('creates at most the configured number of event tables and refuses the next with a discard', async () => {
+    const schemaName = await newSchema('tables');
+    const settings = { connection_string: databaseUrl, schema: schemaName };
+    const events = ['First Event', 'Second Event', 'Third Event'].map((event) =>
+      message({ type: 'track', event, properties: { n: 1 } }),
+    );
+    const identify = message({ type: 'identify', traits: { plan: 'pro' } });
+    const results = await adapter.deliver({
+      settings,
+      sourceId: 'source-t',
+      messages: [...events, identify],
+    });
+
+    expect(results.map((result) => result.outcome)).toEqual([
+      'delivered',
+      'delivered',
+      'discard',
+      'delivered',
+    ]);
+    expect(results[2]).toMatchObject({
+      cause: 'table_limit',
+      reason: expect.stringContaining('already has 2 event tables'),
+    });
+    // Standard tables are not counted against the cap.
+    expect(await tablesOf(schemaName)).toEqual([
+      '_tributary_tables',
+      'first_event',
+      'identifies',
+      'second_event',
+      'tracks',
+      'users',
+    ]);
+    // The refused message left no row in tracks either.
+    const tracked = await inspector.query(`SELECT id FROM "${schemaName}".tracks ORDER BY id`);
+    expect(tracked.rows.map((row) => row.id).sort()).toEqual(
+      [events[0]!.messageId, events[1]!.messageId].sort(),
+    );
+    // Existing event tables still take new rows.
+    const more = message({ type: 'track', event: 'First Event', properties: { n: 2 } });
+    expect(await adapter.deliver({ settings, sourceId: 'source-t', messages: [more] })).toEqual([
+      { messageId: more.messageId, outcome: 'delivered' },
+    ]);
+  });
+
+  it('adds no column past the cap: the row lands without those values, which are reported', async () => {
+    const schemaName = await newSchema('columns');
+    const settings = { connection_string: databaseUrl, schema: schemaName };
+    const properties = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`p${String(index).padStart(2, '0')}`, index]),
+    );
+    const wide = message({ type: 'track', event: 'Wide', properties, context: {} });
+    const [result] = await adapter.deliver({ settings, sourceId: 'source-c', messages: [wide] });
+
+    expect(result).toMatchObject({ outcome: 'delivered' });
+    const notStored =
+      (result as { valuesNotStored?: { cause: string; column: string }[] }).valuesNotStored ?? [];
+    const columns = await inspector.query<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'wide'",
+      [schemaName],
+    );
+    expect(columns.rows).toHaveLength(20);
+    const stored = new Set(columns.rows.map((row) => row.column_name));
+    const missing = Object.keys(properties).filter((key) => !stored.has(key));
+    expect(missing.length).toBeGreaterThan(0);
+    expect(notStored).toEqual(
+      missing.map((column) => expect.objectContaining({ cause: 'column_limit', table: 'wide', column })),
+    );
+    const [row] = (await inspector.query(`SELECT * FROM "${schemaName}".wide`)).rows;
+    expect(row).toMatchObject({ id: wide.messageId, p00: 0 });
+
+    // Later messages still land, their known columns filled and new ones still left out.
+    const later = message({
+      type: 'track',
+      event: 'Wide',
+      properties: { p00: 7, brandNew: 'x' },
+      context: {},
+    });
+    const [laterResult] = await adapter.deliver({ settings, sourceId: 'source-c', messages: [later] });
+    expect(laterResult).toMatchObject({
+      outcome: 'delivered',
+      valuesNotStored: [expect.objectContaining({ cause: 'column_limit', column: 'brand_new' })],
+    });
+    expect(
+      (await inspector.query(`SELECT p00 FROM "${schemaName}".wide WHERE id = $1`, [later.messageId])).rows,
+    ).toEqual([{ p00: 7 }]);
   });
 });

@@ -1,12 +1,21 @@
 /**
  * PostgreSQL as a warehouse: every message becomes rows in Segment-style tables (see
- * `warehouse-row.planner.ts`), in the schema of the destination's `schema` setting. Tables and columns
- * are created as messages need them; a redelivered message (same messageId) changes nothing, because
- * `id` is every table's primary key and dependent rows are written only with a new primary row.
+ * `warehouse-row.planner.ts`), in the source's own schema (named after its slug) or the one of the
+ * destination's `schema` setting (see `postgres-schema.ts`). Tables and columns are created as messages
+ * need them; a redelivered message (same messageId) changes nothing, because `id` is every event
+ * table's primary key and dependent rows are written only with a new primary row.
  *
- * Outcomes: a connection or server failure is `retry` (nothing was committed for that message); a value
- * the database cannot store (a type that does not fit its column, a NUL in a string, too many columns)
- * is `discard` with the reason. One pg Pool per connection string, reused across calls.
+ * What a tenant's messages may do to the database is bounded:
+ * - Tributary writes only to tables it created (`table-registry.ts`): a table of the same name that
+ *   someone else made is refused, never altered or written.
+ * - Event tables per schema and columns per table are capped (`maxEventTables`, `maxColumnsPerTable`).
+ *   A new event table past the cap is refused (the message is discarded with the reason); a new column
+ *   past the cap is not created and the message lands without that value, which is reported.
+ * - A value that does not fit its column's type lands as null, reported too; the row is never lost.
+ *
+ * Outcomes: a connection or server failure is `retry` (nothing was committed for that message); a
+ * message the database can never store (a NUL in a string) or a refused table is `discard` with the
+ * reason. One pg Pool per connection string, reused across calls.
  */
 import { Pool, type PoolClient } from 'pg';
 import type { NormalizedMessage } from '@tributary/contracts';
@@ -19,9 +28,20 @@ import {
   type DeliveryOutcome,
   type DeliveryRequest,
   type DeliveryResult,
+  type ValueNotStored,
 } from '../../delivery-adapter.port';
+import { PermanentRowError, quoteIdentifier } from './postgres-identifiers';
+import { resolveWarehouseSchema } from './postgres-schema';
+import {
+  TableRefusedError,
+  createRegisteredTable,
+  ensureTableRegistry,
+  readTableRegistry,
+  type RegisteredTableKind,
+} from './table-registry';
 import {
   STANDARD_COLUMN_TYPES,
+  STANDARD_TABLES,
   columnKindOf,
   fitValueToColumn,
   inferColumnType,
@@ -31,8 +51,12 @@ import {
   type WarehouseValue,
 } from './warehouse-row.planner';
 
-/** The catalog's pattern for the `schema` setting, checked again here because the value reaches SQL. */
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export { quoteIdentifier } from './postgres-identifiers';
+
+/** Event tables (one per track event name) per schema, when not configured. */
+export const DEFAULT_MAX_EVENT_TABLES = 200;
+/** Columns per table, when not configured; PostgreSQL's own limit is 1,600, dropped columns included. */
+export const DEFAULT_MAX_COLUMNS_PER_TABLE = 500;
 
 /**
  * SQLSTATE classes that mean "this row can never be stored": 22 data exception (a NUL byte, a value out
@@ -40,7 +64,8 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * may pass (a restart, a lock, a permission being granted), so it is retried.
  */
 const PERMANENT_SQLSTATE_CLASSES = new Set(['22', '23', '54']);
-const PERMANENT_SQLSTATES = new Set(['42804', '42846']);
+// 42P10: `users` has no key (id, source_id): it predates that key (README, "Upgrading from a version without the registry").
+const PERMANENT_SQLSTATES = new Set(['42804', '42846', '42P10']);
 /** The cached table layout is stale (someone dropped a table or column): forget it and retry. */
 const STALE_LAYOUT_SQLSTATES = new Set(['42P01', '42703']);
 /** Raised by concurrent `CREATE ... IF NOT EXISTS` of the same object; running it again is a no-op. */
@@ -53,20 +78,28 @@ export interface PostgresAdapterOptions {
   connectionTimeoutMs?: number;
   /** Per statement, so a locked table cannot hold the consumer forever. Default 30 s. */
   statementTimeoutMs?: number;
+  /** Event tables Tributary creates per schema; the seven standard tables are not counted. Default 200. */
+  maxEventTables?: number;
+  /** Columns per table, the ones every table is created with included. Default 500. */
+  maxColumnsPerTable?: number;
+}
+
+/** A row fitted to its table: the values to write, and the ones left out or set to null. */
+interface PreparedRow {
+  values: Map<string, WarehouseValue | null>;
+  notStored: ValueNotStored[];
 }
 
 /** A database reached through one connection string, with what we know of its tables. */
 interface Warehouse {
   pool: Pool;
-  /** Schemas known to exist. */
-  schemas: Set<string>;
+  /** Schemas known to exist, each with the tables its registry lists (see `table-registry.ts`). */
+  schemas: Map<string, Map<string, RegisteredTableKind>>;
   /** `"schema"."table"` → column name → how it stores values. */
   tables: Map<string, Map<string, ColumnKind>>;
   /** `"schema"."table"` → the DDL on it in progress in this process (see `underTableLock`). */
   tableLocks: Map<string, Promise<void>>;
 }
-
-class PermanentRowError extends Error {}
 
 export class PostgresDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'postgres';
@@ -83,14 +116,18 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
         discard('destination misconfigured: setting "connection_string" is not set'),
       );
     }
-    const rawSchema = request.settings['schema'];
-    const schema = rawSchema === undefined || rawSchema === null || rawSchema === '' ? 'public' : rawSchema;
-    if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    const resolved = resolveWarehouseSchema(request.settings['schema'], request.sourceSlug);
+    if ('problem' in resolved) {
       return sameOutcomeForAll(
         request.messages,
-        discard('destination misconfigured: setting "schema" must match ^[A-Za-z_][A-Za-z0-9_]*$'),
+        discard(
+          `destination misconfigured: ${resolved.problem}`,
+          undefined,
+          resolved.systemSchema ? 'system_schema' : undefined,
+        ),
       );
     }
+    const { schema } = resolved;
 
     let warehouse: Warehouse;
     let client: PoolClient;
@@ -146,7 +183,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     });
     // An idle connection dropped by the server emits here; unhandled, it would crash the process.
     pool.on('error', () => undefined);
-    const warehouse: Warehouse = { pool, schemas: new Set(), tables: new Map(), tableLocks: new Map() };
+    const warehouse: Warehouse = { pool, schemas: new Map(), tables: new Map(), tableLocks: new Map() };
     this.warehouses.set(connectionString, warehouse);
     return warehouse;
   }
@@ -163,18 +200,25 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     try {
       const plan = planWarehouseRows(message, sourceId);
       const rows = [plan.primary, plan.eventRow, plan.userRow].filter((row) => row !== undefined);
-      const fitted = new Map<WarehouseRow, Map<string, WarehouseValue>>();
-      for (const row of rows) fitted.set(row, await this.prepareRow(client, warehouse, schema, row));
+      const prepared = new Map<WarehouseRow, PreparedRow>();
+      for (const row of rows) prepared.set(row, await this.prepareRow(client, warehouse, schema, row));
 
       await client.query('BEGIN');
       inTransaction = true;
-      const inserted = await insertRow(client, schema, plan.primary.table, fitted.get(plan.primary)!);
+      const inserted = await insertRow(
+        client,
+        schema,
+        plan.primary.table,
+        prepared.get(plan.primary)!.values,
+      );
       if (inserted) {
-        if (plan.eventRow) await insertRow(client, schema, plan.eventRow.table, fitted.get(plan.eventRow)!);
-        if (plan.userRow) await upsertUser(client, schema, fitted.get(plan.userRow)!);
+        if (plan.eventRow)
+          await insertRow(client, schema, plan.eventRow.table, prepared.get(plan.eventRow)!.values);
+        if (plan.userRow) await upsertUser(client, schema, prepared.get(plan.userRow)!.values);
       }
       await client.query('COMMIT');
-      return { result: delivered() };
+      // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
+      return { result: delivered(inserted ? [...prepared.values()].flatMap((row) => row.notStored) : []) };
     } catch (error) {
       if (inTransaction) {
         try {
@@ -184,21 +228,30 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
         }
       }
       const result = outcomeOfError(error, warehouse);
-      return isSqlError(error) || error instanceof PermanentRowError
+      return isSqlError(error) || error instanceof PermanentRowError || error instanceof TableRefusedError
         ? { result }
         : { result, connectionLost: error };
     }
   }
 
+  /** The schema and its table registry, created where missing; the registry's tables are remembered. */
   private async ensureSchema(client: PoolClient, warehouse: Warehouse, schema: string): Promise<void> {
     if (warehouse.schemas.has(schema)) return;
     // Checked first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists.
     const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (found.rowCount === 0) await runDdl(client, `CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
-    warehouse.schemas.add(schema);
+    await ensureTableRegistry(client, schema, runDdl);
+    warehouse.schemas.set(schema, await readTableRegistry(client, schema));
   }
 
-  /** The table and every column `row` needs, created where missing; answers the table's columns. */
+  private get maxColumnsPerTable(): number {
+    return this.options.maxColumnsPerTable ?? DEFAULT_MAX_COLUMNS_PER_TABLE;
+  }
+
+  /**
+   * The table and the columns `row` needs, created where missing and within the caps; answers the
+   * table's columns. Refuses (`TableRefusedError`) a table Tributary did not create or one past the cap.
+   */
   private async createTableOrColumns(
     client: PoolClient,
     warehouse: Warehouse,
@@ -209,22 +262,27 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     // Read again under the lock: the delivery that held it may just have added what this row needs.
     let columns = warehouse.tables.get(tableKey);
     if (!columns) {
-      // The columns every message has are created up front, so queries on them work from the start.
-      const commonColumns =
-        row.table === 'users'
-          ? 'received_at timestamptz, "timestamp" timestamptz'
-          : 'received_at timestamptz, sent_at timestamptz, original_timestamp timestamptz, "timestamp" timestamptz, ' +
-            'user_id text, anonymous_id text';
-      await runDdl(
-        client,
-        `CREATE TABLE IF NOT EXISTS ${tableKey} (` +
-          `id text PRIMARY KEY, ${commonColumns}, uuid_ts timestamptz NOT NULL DEFAULT now())`,
-      );
-      columns = await readColumns(client, schema, row.table);
+      const registered = warehouse.schemas.get(schema) ?? (await readTableRegistry(client, schema));
+      columns = registered.has(row.table) ? await readColumns(client, schema, row.table) : new Map();
+      // Not registered, or registered but dropped behind Tributary's back: create (or refuse) it.
+      if (columns.size === 0) {
+        const kind: RegisteredTableKind = STANDARD_TABLES.has(row.table) ? 'standard' : 'event';
+        await createRegisteredTable(client, {
+          schema,
+          table: row.table,
+          kind,
+          columnsSql: columnsOfNewTable(row.table),
+          maxEventTables: this.options.maxEventTables ?? DEFAULT_MAX_EVENT_TABLES,
+        });
+        registered.set(row.table, kind);
+        warehouse.schemas.set(schema, registered);
+        columns = await readColumns(client, schema, row.table);
+      }
       warehouse.tables.set(tableKey, columns);
     }
 
-    const missing = [...row.values.entries()].filter(([column]) => !columns!.has(column));
+    const room = Math.max(0, this.maxColumnsPerTable - columns.size);
+    const missing = [...row.values.entries()].filter(([column]) => !columns!.has(column)).slice(0, room);
     if (missing.length > 0) {
       const additions = missing.map(
         ([column, value]) =>
@@ -239,38 +297,73 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   }
 
   /**
-   * Creates the table and any missing column, then fits every value to its column's type. Runs outside
-   * the message's transaction so that no ALTER TABLE lock is held while rows are written.
+   * Creates the table and any missing column the cap allows, then fits every value to its column's
+   * type: a value that does not fit is written as null, one without a column is left out, and both are
+   * reported. Runs outside the message's transaction so that no ALTER TABLE lock is held while rows
+   * are written.
    */
   private async prepareRow(
     client: PoolClient,
     warehouse: Warehouse,
     schema: string,
     row: WarehouseRow,
-  ): Promise<Map<string, WarehouseValue>> {
+  ): Promise<PreparedRow> {
     const tableKey = `${quoteIdentifier(schema)}.${quoteIdentifier(row.table)}`;
     const known = warehouse.tables.get(tableKey);
+    // A table at its column cap gets no new columns: no DDL to attempt, so no lock to take.
     const columns =
-      known && [...row.values.keys()].every((column) => known.has(column))
+      known &&
+      (known.size >= this.maxColumnsPerTable || [...row.values.keys()].every((column) => known.has(column)))
         ? known
         : await underTableLock(warehouse, tableKey, () =>
             this.createTableOrColumns(client, warehouse, schema, row),
           );
 
-    const fitted = new Map<string, WarehouseValue>();
+    const prepared: PreparedRow = { values: new Map(), notStored: [] };
     for (const [column, value] of row.values) {
-      const fit = fitValueToColumn(column, columns.get(column) ?? 'other', value);
-      if (!fit.fits) throw new PermanentRowError(`table "${row.table}": ${fit.reason}`);
-      fitted.set(column, fit.value);
+      const kind = columns.get(column);
+      if (kind === undefined) {
+        prepared.notStored.push({
+          cause: 'column_limit',
+          table: row.table,
+          column,
+          reason:
+            `table "${row.table}" has ${columns.size} columns, the most this destination may create ` +
+            `(POSTGRES_DESTINATION_MAX_COLUMNS); column "${column}" is not created and its value not stored`,
+        });
+        continue;
+      }
+      const fit = fitValueToColumn(column, kind, value);
+      if (fit.fits) {
+        prepared.values.set(column, fit.value);
+      } else {
+        prepared.values.set(column, null);
+        prepared.notStored.push({
+          cause: 'type_conflict',
+          table: row.table,
+          column,
+          reason: `table "${row.table}": ${fit.reason}; stored null`,
+        });
+      }
     }
-    return fitted;
+    return prepared;
   }
 }
 
-/** `"name"` with embedded quotes doubled: safe for any string without a NUL byte (the planner strips those). */
-export function quoteIdentifier(name: string): string {
-  if (name.includes('\u0000')) throw new PermanentRowError('identifier contains a NUL byte');
-  return `"${name.replace(/"/g, '""')}"`;
+/** The columns a new table starts with: every message has them, so queries on them work from the start. */
+function columnsOfNewTable(table: string): string {
+  const tracking = 'uuid_ts timestamptz NOT NULL DEFAULT now()';
+  if (table === 'users') {
+    // Keyed by user and source: sources sharing a schema each keep their own users.
+    return (
+      'id text NOT NULL, source_id text NOT NULL, received_at timestamptz, "timestamp" timestamptz, ' +
+      `${tracking}, PRIMARY KEY (id, source_id)`
+    );
+  }
+  return (
+    'id text PRIMARY KEY, received_at timestamptz, sent_at timestamptz, original_timestamp timestamptz, ' +
+    `"timestamp" timestamptz, user_id text, anonymous_id text, ${tracking}`
+  );
 }
 
 async function readColumns(
@@ -320,7 +413,7 @@ async function insertRow(
   client: PoolClient,
   schema: string,
   table: string,
-  values: ReadonlyMap<string, WarehouseValue>,
+  values: ReadonlyMap<string, WarehouseValue | null>,
 ): Promise<boolean> {
   const columns = [...values.keys()];
   const result = await client.query(
@@ -332,22 +425,22 @@ async function insertRow(
 }
 
 /**
- * The user's latest traits: the given columns replace the stored ones, unless the stored row comes from a
- * later identify (messages can arrive out of order, and a replay brings old ones back).
+ * The user's latest traits in this source: the given columns replace the stored ones, unless the stored
+ * row comes from a later identify (messages can arrive out of order, and a replay brings old ones back).
  */
 async function upsertUser(
   client: PoolClient,
   schema: string,
-  values: ReadonlyMap<string, WarehouseValue>,
+  values: ReadonlyMap<string, WarehouseValue | null>,
 ): Promise<void> {
   const columns = [...values.keys()];
   const updates = columns
-    .filter((column) => column !== 'id')
+    .filter((column) => column !== 'id' && column !== 'source_id')
     .map((column) => `${quoteIdentifier(column)} = EXCLUDED.${quoteIdentifier(column)}`);
   await client.query(
     `INSERT INTO ${quoteIdentifier(schema)}.users AS existing (${columns.map(quoteIdentifier).join(', ')}) ` +
       `VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')}) ` +
-      `ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')}, uuid_ts = now() ` +
+      `ON CONFLICT (id, source_id) DO UPDATE SET ${updates.join(', ')}, uuid_ts = now() ` +
       `WHERE existing.received_at IS NULL OR existing.received_at <= EXCLUDED.received_at`,
     [...values.values()],
   );
@@ -366,6 +459,7 @@ function isSqlError(error: unknown): boolean {
 function outcomeOfError(error: unknown, warehouse: Warehouse): DeliveryOutcome {
   if (error === undefined) return retry('not attempted');
   if (error instanceof PermanentRowError) return discard(`cannot store the message: ${error.message}`);
+  if (error instanceof TableRefusedError) return discard(error.message, undefined, error.refusal);
   const state = sqlState(error);
   if (state === undefined) return retry(`PostgreSQL connection error: ${describeError(error)}`);
   const described = `PostgreSQL error ${state}: ${describeError(error)}`;

@@ -90,13 +90,21 @@ describe('planWarehouseRows', () => {
     expect(plan.userRow).toBeUndefined();
   });
 
-  it('upserts users from an identify with a user id only', () => {
-    const identified = planWarehouseRows(
-      normalizedMessageSchema.parse({ ...common, type: 'identify', traits: { plan: 'pro' } }),
-    );
+  it('upserts users from an identify with a user id only, keyed by user and source', () => {
+    const identifyMessage = normalizedMessageSchema.parse({
+      ...common,
+      type: 'identify',
+      traits: { plan: 'pro' },
+    });
+    expect(Object.fromEntries(planWarehouseRows(identifyMessage, 'source-1').userRow!.values)).toMatchObject({
+      id: 'u-1',
+      source_id: 'source-1',
+    });
+    const identified = planWarehouseRows(identifyMessage);
     expect(identified.primary.table).toBe('identifies');
     expect(Object.fromEntries(identified.userRow!.values)).toEqual({
       id: 'u-1',
+      source_id: '',
       received_at: common.receivedAt,
       timestamp: common.timestamp,
       plan: 'pro',

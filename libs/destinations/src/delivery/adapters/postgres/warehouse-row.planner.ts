@@ -2,7 +2,8 @@
  * Pure: which warehouse rows a message becomes, laid out like Segment's warehouses
  * (segment-docs `connections/storage/warehouses/schema.md`):
  *
- * - identify → `identifies`, plus an upsert of the latest traits into `users` (keyed by user id)
+ * - identify → `identifies`, plus an upsert of the latest traits into `users` (keyed by user id and
+ *   source, so that two sources writing to one schema keep their users apart)
  * - track    → `tracks` (common columns only) and the event's own table (plus its properties)
  * - page → `pages`, screen → `screens`, group → `groups`, alias → `aliases`
  *
@@ -30,7 +31,7 @@ export interface WarehousePlan {
   readonly primary: WarehouseRow;
   /** The track event's own table; inserted only with a new primary row. */
   readonly eventRow?: WarehouseRow;
-  /** The `users` row (id = user id); upserted only with a new primary row. */
+  /** The `users` row (id = user id, with `source_id`); upserted only with a new primary row. */
   readonly userRow?: WarehouseRow;
 }
 
@@ -132,8 +133,10 @@ export function planWarehouseRows(message: NormalizedMessage, sourceId?: string)
       const values = withData(withContext(common, message.context), message.traits);
       const plan: WarehousePlan = { primary: { table: 'identifies', values } };
       if (message.userId === undefined) return plan;
+      // The source is part of the users key: without one (a caller outside the router) it is ''.
       const userColumns = new Map<string, WarehouseValue>([
         ['id', message.userId],
+        ['source_id', sourceId ?? ''],
         ['received_at', message.receivedAt],
         ['timestamp', message.timestamp],
       ]);
