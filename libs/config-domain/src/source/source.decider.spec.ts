@@ -212,7 +212,11 @@ describe('source decider', () => {
         .then([
           {
             type: 'SourceCreated',
-            data: { ...jsSource, allowedOrigins: ['https://shop.example.com'], schemaConfig: DEFAULT_SCHEMA_CONFIG },
+            data: {
+              ...jsSource,
+              allowedOrigins: ['https://shop.example.com'],
+              schemaConfig: DEFAULT_SCHEMA_CONFIG,
+            },
           },
         ]);
       expect(state).toMatchObject({ source: { allowedOrigins: ['https://shop.example.com'] } });
@@ -221,12 +225,20 @@ describe('source decider', () => {
     it('replaces the list, and an empty list means any origin again', () => {
       const restricted: SourceEvent = {
         type: 'SourceUpdated',
-        data: { ...identity, changes: { allowedOrigins: ['https://*.example.com', 'http://localhost:8080'] } },
+        data: {
+          ...identity,
+          changes: { allowedOrigins: ['https://*.example.com', 'http://localhost:8080'] },
+        },
       };
       const { state } = given(sourceDecider, [sourceCreated])
-        .when({ type: 'UpdateSource', changes: { allowedOrigins: ['https://*.Example.com', 'http://localhost:8080'] } })
+        .when({
+          type: 'UpdateSource',
+          changes: { allowedOrigins: ['https://*.Example.com', 'http://localhost:8080'] },
+        })
         .then([restricted]);
-      expect(state).toMatchObject({ source: { allowedOrigins: ['https://*.example.com', 'http://localhost:8080'] } });
+      expect(state).toMatchObject({
+        source: { allowedOrigins: ['https://*.example.com', 'http://localhost:8080'] },
+      });
       const { state: reopened } = given(sourceDecider, [sourceCreated, restricted])
         .when({ type: 'UpdateSource', changes: { allowedOrigins: [] } })
         .then([{ type: 'SourceUpdated', data: { ...identity, changes: { allowedOrigins: [] } } }]);
@@ -235,7 +247,10 @@ describe('source decider', () => {
 
     it('refuses a bad entry, naming it, and changes nothing', () => {
       given(sourceDecider, [sourceCreated])
-        .when({ type: 'UpdateSource', changes: { allowedOrigins: ['https://ok.test', 'https://x.test/path'] } })
+        .when({
+          type: 'UpdateSource',
+          changes: { allowedOrigins: ['https://ok.test', 'https://x.test/path'] },
+        })
         .thenThrows('invalid_argument', 'source.allowed_origins[1]');
       given(sourceDecider)
         .when({ ...createJs, source: { ...jsSource, allowedOrigins: ['example.com'] } })
