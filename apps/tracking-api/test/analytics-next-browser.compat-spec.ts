@@ -21,7 +21,7 @@ import {
   recordTraffic,
   snippetPage,
   startPageServer,
-} from './browser.kit';
+} from '../../../test/support/browser.kit';
 
 if (!chromiumAvailable)
   console.warn('analytics-next-browser.compat-spec skipped: no Chromium at /usr/bin/chromium');
@@ -99,7 +99,7 @@ describeWithChromium('analytics.js (@segment/analytics-next) in Chromium', () =>
 
       const anonymousId = await anonymousIdCookie(context);
       expect(anonymousId).toMatch(/^[0-9a-f-]{36}$/);
-      const userAgent = await page.evaluate(() => navigator.userAgent);
+      const userAgent = await page.evaluate<string>('navigator.userAgent');
       for (const [key, message] of stored) {
         const { payload } = message;
         expect({ key, messageId: payload.messageId }).toEqual({
@@ -195,9 +195,7 @@ describeWithChromium('analytics.js (@segment/analytics-next) in Chromium', () =>
         });
       }
       expect(stored.get('page')!.payload.name).toBe('Docs');
-      expect(
-        await page.evaluate(() => (window as unknown as { analyticsReady?: boolean }).analyticsReady),
-      ).toBe(true);
+      expect(await page.evaluate<boolean>('window.analyticsReady === true')).toBe(true);
       const paths = traffic.requests.map((request) => new URL(request.url()).pathname);
       expect(paths).toContain(`/v1/projects/${source.writeKey}/settings`);
     } catch (error) {

@@ -16,7 +16,7 @@ import {
   recordTraffic,
   snippetPage,
   startPageServer,
-} from './browser.kit';
+} from '../../../test/support/browser.kit';
 
 const natsServerBinary = NatsServerProcess.findBinary();
 const runnable = chromiumAvailable && natsServerBinary !== undefined;
@@ -65,11 +65,7 @@ describeRunnable('analytics.js in Chromium during an event log outage', () => {
       await nats.stop();
       let restarted = false;
       try {
-        await page.evaluate(() => {
-          (window as unknown as { analytics: { track(event: string): void } }).analytics.track(
-            'During Outage',
-          );
-        });
+        await page.evaluate("analytics.track('During Outage')");
         await pollUntil('a 503 answer to the track post', 30_000, async () =>
           trackResponses.some((response) => response.status() === 503) ? true : undefined,
         );

@@ -2,7 +2,8 @@
 // (browser-mobile spec §5): the analytics.js files, the settings document, the short routes, CORS on
 // every answer (refusals and the HTTP edge's own included), 405 on a wrong method, a source's
 // allowed origins, and `context.ip` for client-side requests.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { rawExchange, rawRequest } from '../../../test/support/raw-http';
@@ -66,15 +67,12 @@ describe('browser and mobile routes', () => {
       expect(gzipped.headers['content-encoding']).toBe('gzip');
       expect(gzipped.headers['vary']).toMatch(/Accept-Encoding/);
       const raw = await new Promise<Buffer>((resolve, reject) => {
-        // rawRequest decodes text; read the bytes again through fetch-free node:http for exactness.
-        const http = require('node:http') as typeof import('node:http');
-        http
-          .get({ host: '127.0.0.1', port: t.port, path, headers: { 'accept-encoding': 'gzip' } }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => resolve(Buffer.concat(chunks)));
-          })
-          .on('error', reject);
+        // rawRequest decodes the body as text; the exact bytes come from node:http itself.
+        httpGet({ host: '127.0.0.1', port: t.port, path, headers: { 'accept-encoding': 'gzip' } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve(Buffer.concat(chunks)));
+        }).on('error', reject);
       });
       expect(raw.equals(readFileSync(join(UMD_DIRECTORY, 'standalone.js.gz')))).toBe(true);
       expect(gunzipSync(raw).equals(standalone)).toBe(true);
@@ -103,7 +101,6 @@ describe('browser and mobile routes', () => {
     });
 
     it('serves every chunk of the package from /analytics-next/bundles/, immutable', async () => {
-      const { readdirSync } = require('node:fs') as typeof import('node:fs');
       const chunks = readdirSync(UMD_DIRECTORY).filter((name) => /\.bundle\.[0-9a-f]{20}\.js$/.test(name));
       expect(chunks.length).toBeGreaterThanOrEqual(8);
       for (const chunk of chunks) {
@@ -143,7 +140,7 @@ describe('browser and mobile routes', () => {
       expectCors(response.headers);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       expect(response.headers.get('cache-control')).toBe('public, max-age=60');
-      const body = await response.json();
+      const body = (await response.json()) as Record<string, unknown>;
       expect(body).toEqual({
         integrations: {
           'Segment.io': {
