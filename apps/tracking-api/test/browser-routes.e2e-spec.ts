@@ -504,4 +504,41 @@ describe('browser and mobile routes', () => {
       expect(created.body.allowed_origins).toEqual(['https://www.example.com']);
     });
   });
+
+  describe('under a rate limit', () => {
+    let limited: TributaryTestInstance;
+    let limitedSource: TestSource;
+
+    beforeAll(async () => {
+      limited = await startTributary({ environment: { TRACKING_RATE_LIMIT: '1' } });
+      limitedSource = await createWorkspaceAndSource(limited, { catalog: 'javascript' });
+    });
+
+    afterAll(async () => {
+      await limited?.stop({ removeData: true });
+    });
+
+    it('answers 429 with Retry-After exposed to the page, and preflights 204 all the same', async () => {
+      const post = () =>
+        postTracking(limited, '/v1/t', JSON.stringify({ event: 'E', anonymousId: 'a' }), {
+          'content-type': 'text/plain',
+          authorization: basicAuth(limitedSource.writeKey),
+          origin: PAGE_ORIGIN,
+        });
+      const answers = [await post(), await post(), await post()];
+      const refused = answers.find((response) => response.status === 429);
+      expect(refused).toBeDefined();
+      expectErrorBody(refused!, 429, 'rate_limited');
+      expectCors(refused!.headers);
+      expect(refused!.headers.get('retry-after')).toMatch(/^\d+$/);
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const preflight = await rawRequest(limited.port, {
+          method: 'OPTIONS',
+          path: '/v1/t',
+          headers: { origin: PAGE_ORIGIN, 'access-control-request-method': 'POST' },
+        });
+        expect(preflight.status).toBe(204);
+      }
+    });
+  });
 });

@@ -105,14 +105,16 @@ export async function createHttpApplication(
       const origin = request.headers.origin;
       const preflight = request.method === 'OPTIONS';
       if ((origin === undefined && !preflight) || !isBrowserCorsPath(request.url)) return done();
-      if (preflight) {
+      // A preflight without Host is still a malformed HTTP/1.1 request: the hook below refuses it.
+      const missingHost = request.raw.httpVersion === '1.1' && !request.headers.host;
+      if (preflight && !missingHost) {
         reply
           .code(204)
           .headers(browserPreflightHeaders(origin, request.headers['access-control-request-headers']))
           .send();
         return;
       }
-      reply.headers(browserCorsHeaders(origin));
+      if (origin !== undefined) reply.headers(browserCorsHeaders(origin));
       done();
     });
   }
