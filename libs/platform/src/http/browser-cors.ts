@@ -3,8 +3,9 @@
  * §5): analytics.js fetches its settings and posts events cross-origin, with `Authorization` (so a
  * preflight) from 1.84 on. Every answer, refusals and errors included, must carry
  * `Access-Control-Allow-Origin`, or the page cannot read the status and retries a refused event as a
- * network failure. Nothing here reads cookies, so no credentials are allowed and the origin is
- * echoed only so that a source's `allowed_origins` refusal reads as what it is.
+ * network failure. Nothing here reads cookies, so credentials are never allowed. The origin is
+ * echoed rather than `*` because a source may restrict its origins (`allowed_origins`): the answer
+ * then differs by origin, which `Vary: Origin` tells caches.
  *
  * Only requests that carry `Origin` (browsers) get the headers: server and mobile clients send none,
  * and their requests cost a single header lookup.
@@ -50,7 +51,7 @@ export function browserPreflightHeaders(
 ): Record<string, string> {
   const requested = requestedHeaders?.trim();
   return {
-    ...browserCorsHeaders(origin ?? undefined),
+    ...browserCorsHeaders(origin),
     'access-control-allow-methods': ALLOWED_METHODS,
     'access-control-allow-headers':
       requested && HEADER_NAME_LIST.test(requested) ? requested : DEFAULT_ALLOWED_HEADERS,
