@@ -172,6 +172,16 @@ describe('browser and mobile routes', () => {
       expectErrorBody(response, 404, 'not_found');
     });
 
+    it('answers HEAD with the headers only', async () => {
+      const head = await rawRequest(t.port, {
+        method: 'HEAD',
+        path: `/v1/projects/${source.writeKey}/settings`,
+      });
+      expect(head.status).toBe(200);
+      expect(head.headers['content-type']).toMatch(/^application\/json/);
+      expect(head.text).toBe('');
+    });
+
     it('answers 404 once the source is deleted', async () => {
       const doomed = await createWorkspaceAndSource(t);
       expect((await postlessGet(`/v1/projects/${doomed.writeKey}/settings`)).status).toBe(200);
