@@ -35,7 +35,7 @@ const UMD_DIRECTORY = join(dirname(require.resolve('@segment/analytics-next/pack
  * methods queue their calls (each event call with the page context of its moment, as the snippet
  * does), and `load` inserting the loader script from `<cdn>/analytics.js/v1/<key>/analytics.min.js`.
  * `_cdn` is set because analytics.js derives its CDN from the script URL only for https pages
- * (browser-mobile spec §1a(ii)); a plain-http test page must name it.
+ * (docs/browser-mobile.md §1a(ii)); a plain-http test page must name it.
  */
 export function snippetPage(tributaryUrl: string, writeKey: string, calls: string): string {
   return `<!doctype html>

@@ -1,4 +1,4 @@
-// Segment's browser library, unchanged, in real Chromium against Tributary (browser-mobile spec §1, §5):
+// Segment's browser library, unchanged, in real Chromium against Tributary (docs/browser-mobile.md §1, §5):
 // a page on one loopback origin pastes the standard snippet pointing at Tributary on another origin,
 // so the loader, its lazy chunks, the settings fetch, the preflights and every event post cross
 // origins as on a real site. The same page built on the npm package's `AnalyticsBrowser.load` with

@@ -1,5 +1,5 @@
 // What Segment's browser and mobile libraries need of the tracking API besides the server routes
-// (browser-mobile spec §5): the analytics.js files, the settings document, the short routes, CORS on
+// (docs/browser-mobile.md §5): the analytics.js files, the settings document, the short routes, CORS on
 // every answer (refusals and the HTTP edge's own included), 405 on a wrong method, a source's
 // allowed origins, and `context.ip` for client-side requests.
 import { readdirSync, readFileSync } from 'node:fs';

@@ -355,7 +355,7 @@ function expectDocumentedAnswer(
 ): void {
   if (response.status >= 500) fail(request, response, 'a 5xx');
   if (request.method === 'HEAD') return;
-  // OPTIONS under /v1/ is a CORS preflight (browser-mobile spec §5): 204 with the CORS headers, no body.
+  // OPTIONS under /v1/ is a CORS preflight (docs/browser-mobile.md §5): 204 with the CORS headers, no body.
   if (request.method === 'OPTIONS' && response.status === 204) {
     if (
       !request.path.startsWith('/v1/') ||

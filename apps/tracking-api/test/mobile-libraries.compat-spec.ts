@@ -1,4 +1,4 @@
-// Segment's mobile libraries, as they speak on the wire (browser-mobile spec §2): each test sends the
+// Segment's mobile libraries, as they speak on the wire (docs/browser-mobile.md §2): each test sends the
 // settings request and the event post one library sends, with its exact path, headers, envelope order
 // and encoding, and checks what it needs back. The libraries themselves need Xcode or Android tooling,
 // so the requests are rebuilt from their sources as the spec records them.

@@ -59,7 +59,10 @@ export const environmentSchema = z.object({
    */
   PUBLIC_BASE_URL: optionalText.pipe(
     z
-      .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL such as https://t.example.com' })
+      .url({
+        protocol: /^https?$/,
+        error: 'must be an http:// or https:// URL such as https://t.example.com',
+      })
       .optional(),
   ),
   /** Tracking API requests per second per workspace; absent means unlimited. */

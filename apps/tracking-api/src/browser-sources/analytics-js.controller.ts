@@ -10,7 +10,7 @@ const LOADER_CACHE_CONTROL = 'public, max-age=300';
 const BUNDLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 /**
- * What the snippet loads from Segment's CDN, served from this deployment instead (browser-mobile spec
+ * What the snippet loads from Segment's CDN, served from this deployment instead (docs/browser-mobile.md
  * §5, CDN side): a site switches by changing the snippet's host. Script tags load these without CORS.
  */
 @ApiExcludeController()

@@ -24,7 +24,7 @@ const BUNDLE_FILE = /^[A-Za-z0-9_-][A-Za-z0-9._-]*\.bundle\.[0-9a-f]{20}\.js(\.m
 const LOADER_FILE = /^analytics(\.min)?\.js$/;
 
 /**
- * The browser library's files, served unmodified from the pinned npm package (browser-mobile spec
+ * The browser library's files, served unmodified from the pinned npm package (docs/browser-mobile.md
  * §1c): `dist/umd/standalone.js` is what Segment's CDN serves as `analytics.min.js`, and the chunk
  * files are what it serves under `analytics-next/bundles/`. Each file is read once, on first request,
  * and kept in memory (the whole directory is a few megabytes); an upgrade of the package is a

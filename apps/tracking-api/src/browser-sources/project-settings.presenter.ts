@@ -1,5 +1,5 @@
 /**
- * The settings document Segment's libraries fetch before sending anything (browser-mobile spec §1b,
+ * The settings document Segment's libraries fetch before sending anything (docs/browser-mobile.md §1b,
  * §2, §5). What matters:
  * - `integrations["Segment.io"]` with `apiKey` (analytics.js puts it in every event as `writeKey`)
  *   and `apiHost`/`protocol` pointing back here: analytics-next, analytics-swift and analytics-kotlin

@@ -16,7 +16,7 @@ import { TrackingApiError } from '../shared/tracking-api.error';
 import { TrackingApiErrorFilter } from '../shared/tracking-api-error.filter';
 
 /**
- * A tracking route asked with another method than POST is 405 with `Allow` (spec §3), so a developer
+ * A tracking route asked with another method than POST is 405 with `Allow` (docs/tracking-api.md §3), so a developer
  * trying `curl https://host/v1/track` learns the route exists; a path that is no route stays 404.
  * (HEAD follows GET; OPTIONS is a CORS preflight, answered before routing.)
  */

@@ -43,7 +43,7 @@ export function isTrackingRoute(value: unknown): value is TrackingRoute {
 }
 
 /**
- * The one-letter paths Segment's browser and mobile libraries post to (browser-mobile spec §4.1):
+ * The one-letter paths Segment's browser and mobile libraries post to (docs/browser-mobile.md §4, item 1):
  * analytics.js posts each event to `/v1/<first letter of its type>`, and the mobile libraries and
  * analytics.js in batching mode post batches to `/v1/b`. Each is an alias of a route above.
  */

@@ -1,5 +1,5 @@
 /**
- * CORS for the tracking API's `/v1/*` paths, which web pages on any origin call (browser-mobile spec
+ * CORS for the tracking API's `/v1/*` paths, which web pages on any origin call (docs/browser-mobile.md
  * §5): analytics.js fetches its settings and posts events cross-origin, with `Authorization` (so a
  * preflight) from 1.84 on. Every answer, refusals and errors included, must carry
  * `Access-Control-Allow-Origin`, or the page cannot read the status and retries a refused event as a
