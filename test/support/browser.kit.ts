@@ -37,7 +37,12 @@ const UMD_DIRECTORY = join(dirname(require.resolve('@segment/analytics-next/pack
  * `_cdn` is set because analytics.js derives its CDN from the script URL only for https pages
  * (docs/browser-mobile.md §1a(ii)); a plain-http test page must name it.
  */
-export function snippetPage(tributaryUrl: string, writeKey: string, calls: string): string {
+export function snippetPage(
+  tributaryUrl: string,
+  writeKey: string,
+  calls: string,
+  loadOptions?: Record<string, unknown>,
+): string {
   return `<!doctype html>
 <html><head><title>Tributary snippet test</title>
 <script>
@@ -80,7 +85,7 @@ export function snippetPage(tributaryUrl: string, writeKey: string, calls: strin
   analytics._writeKey = ${JSON.stringify(writeKey)};
   analytics._cdn = ${JSON.stringify(tributaryUrl)};
   analytics.SNIPPET_VERSION = '5.2.0';
-  analytics.load(${JSON.stringify(writeKey)});
+  analytics.load(${JSON.stringify(writeKey)}${loadOptions ? `, ${JSON.stringify(loadOptions)}` : ''});
   ${calls}
 }();
 </script></head><body><h1>Snippet</h1></body></html>`;

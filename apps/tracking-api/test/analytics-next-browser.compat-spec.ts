@@ -204,4 +204,44 @@ describeWithChromium('analytics.js (@segment/analytics-next) in Chromium', () =>
       await context.close();
     }
   }, 120_000);
+
+  it("sends batches to /v1/b in the library's batching mode", async () => {
+    const source = await createWorkspaceAndSource(t, { catalog: 'javascript' });
+    pages.set(
+      '/batching',
+      snippetPage(
+        t.baseUrl,
+        source.writeKey,
+        `analytics.track('Batched 1'); analytics.track('Batched 2'); analytics.track('Batched 3');`,
+        {
+          integrations: {
+            'Segment.io': { deliveryStrategy: { strategy: 'batching', config: { size: 3, timeout: 500 } } },
+          },
+        },
+      ),
+    );
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const traffic = recordTraffic(page, t.baseUrl);
+    try {
+      await page.goto(`${pageServer.origin}/batching`);
+      const stored = await storedEvents(source, ['track:Batched 1', 'track:Batched 2', 'track:Batched 3']);
+      for (const { payload } of stored.values()) {
+        expect(payload.messageId).toMatch(AJS_MESSAGE_ID);
+        expect(payload.context).toMatchObject({ library: { name: 'analytics.js' }, ip: '127.0.0.1' });
+      }
+      const posts = traffic.requests.filter((request) => request.method() === 'POST');
+      expect(posts.map((request) => new URL(request.url()).pathname)).toContain('/v1/b');
+      const batchPost = posts.find((request) => request.url().endsWith('/v1/b'))!;
+      expect(JSON.parse(batchPost.postData() ?? '{}')).toMatchObject({
+        writeKey: source.writeKey,
+        batch: expect.arrayContaining([expect.objectContaining({ event: 'Batched 1' })]),
+      });
+      expect((await batchPost.response())?.status()).toBe(200);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n--- what the page did:\n${describeTraffic(traffic)}`);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

@@ -244,6 +244,32 @@ describe('browser and mobile routes', () => {
       },
     );
 
+    it('takes classic analytics.js posts: text/plain, no Authorization, writeKey and sentAt in the body', async () => {
+      const messageId = `ajs-${'0123456789abcdef'.repeat(2)}`;
+      const response = await postTracking(
+        t,
+        '/v1/p',
+        JSON.stringify({
+          name: 'Pricing',
+          properties: { path: '/pricing' },
+          anonymousId: 'classic-anon',
+          messageId,
+          context: { library: { name: 'analytics.js', version: '4.1.0' } },
+          writeKey: source.writeKey,
+          sentAt: new Date().toISOString(),
+        }),
+        { 'content-type': 'text/plain', origin: PAGE_ORIGIN },
+      );
+      expect(response.status).toBe(200);
+      expectCors(response.headers);
+      expect((await readSourceMessages(t, source)).get(messageId)?.payload).toMatchObject({
+        type: 'page',
+        name: 'Pricing',
+        anonymousId: 'classic-anon',
+        context: { ip: '127.0.0.1' },
+      });
+    });
+
     it('POST /v1/b stores a batch with the write key in the body only, and keeps a context.ip sent', async () => {
       const ids = [crypto.randomUUID(), crypto.randomUUID()];
       const response = await postTracking(
