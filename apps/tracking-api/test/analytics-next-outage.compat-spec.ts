@@ -78,7 +78,7 @@ describeRunnable('analytics.js in Chromium during an event log outage', () => {
 
       const { value: stored } = await pollUntil(
         'the retried event stored',
-        60_000,
+        90_000,
         async () => {
           const messages = [...(await readSourceMessages(t, source)).values()];
           const matching = messages.filter(({ payload }) => payload.event === 'During Outage');
@@ -109,5 +109,5 @@ describeRunnable('analytics.js in Chromium during an event log outage', () => {
     } finally {
       await context.close();
     }
-  }, 150_000);
+  }, 200_000);
 });
