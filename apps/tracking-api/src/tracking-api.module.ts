@@ -1,6 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
+import { AnalyticsJsController } from './browser-sources/analytics-js.controller';
+import { AnalyticsNextAssets } from './browser-sources/analytics-next-assets';
+import { ClientMetricsController } from './browser-sources/client-metrics.controller';
+import { ProjectSettingsController } from './browser-sources/project-settings.controller';
 import { IngestMessagesController } from './ingest-messages/ingest-messages.controller';
+import { WrongMethodController } from './ingest-messages/wrong-method.controller';
 import { IngestMessagesHandler, TRACKING_RATE_LIMITER } from './ingest-messages/ingest-messages.handler';
 import { OAuthTokenController } from './oauth-token/oauth-token.controller';
 import {
@@ -13,7 +18,8 @@ import { TrackingCounters } from './shared/tracking-counters';
 import { TrackingMetrics } from './shared/tracking-metrics';
 
 /**
- * The tracking API: `/v1/*` into the event log, and `/token` for OAuth clients; needs
+ * The tracking API: `/v1/*` into the event log, `/token` for OAuth clients, and what Segment's
+ * browser and mobile libraries fetch (the analytics.js loader and chunks, the settings); needs
  * `ConfigProjectionsModule`, `EventLogModule` and `SecretBoxModule`.
  */
 @Module({})
@@ -21,7 +27,14 @@ export class TrackingApiModule {
   static register(environment: Environment): DynamicModule {
     return {
       module: TrackingApiModule,
-      controllers: [IngestMessagesController, OAuthTokenController],
+      controllers: [
+        ClientMetricsController,
+        ProjectSettingsController,
+        AnalyticsJsController,
+        IngestMessagesController,
+        WrongMethodController,
+        OAuthTokenController,
+      ],
       providers: [
         { provide: ENVIRONMENT, useValue: environment },
         {
@@ -32,6 +45,7 @@ export class TrackingApiModule {
         TrackingCounters,
         TrackingMetrics,
         TrackingApiErrorFilter,
+        AnalyticsNextAssets,
         IngestMessagesHandler,
         OAuthTokenHandler,
         { provide: TOKEN_RATE_LIMITER, useFactory: () => new RateLimiter(20, 1_000) },

@@ -355,6 +355,17 @@ function expectDocumentedAnswer(
 ): void {
   if (response.status >= 500) fail(request, response, 'a 5xx');
   if (request.method === 'HEAD') return;
+  // OPTIONS under /v1/ is a CORS preflight (docs/browser-mobile.md §5): 204 with the CORS headers, no body.
+  if (request.method === 'OPTIONS' && response.status === 204) {
+    if (
+      !request.path.startsWith('/v1/') ||
+      !response.headers['access-control-allow-methods'] ||
+      response.text !== ''
+    ) {
+      fail(request, response, 'a 204 that is not a CORS preflight answer under /v1/');
+    }
+    return;
+  }
   const contentType = String(response.headers['content-type'] ?? '');
   if (!/^application\/json/.test(contentType)) fail(request, response, `Content-Type ${contentType}`);
   if (!isPlainObject(response.body)) fail(request, response, 'the body is not a JSON object');
@@ -606,7 +617,9 @@ describe('tracking API fuzz (issue 6): no 5xx, no crash, the documented error bo
                       ? 400
                       : method === 'POST'
                         ? 200
-                        : undefined;
+                        : method === 'OPTIONS'
+                          ? 204
+                          : undefined;
           if (expected !== undefined && response.status !== expected) {
             fail(request, response, `expected ${expected}`);
           }

@@ -7,6 +7,7 @@ export * from './user/user.decider';
 export * from './access-token/access-token.events';
 export * from './access-token/access-token.decider';
 export * from './source/schema-config';
+export * from './source/allowed-origins';
 export * from './source/source.events';
 export * from './source/source.decider';
 export * from './destination/destination.events';

@@ -58,6 +58,7 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
   const workspaceSlugs = [event.data.workspaceSlug];
   switch (event.type) {
     case 'SourceCreated':
+    case 'SourceUpdated':
     case 'SourceDeleted':
       return { workspaceSlugs, resourceName: sourceName(event.data) };
     case 'SchemaConfigUpdated':

@@ -228,6 +228,16 @@ export class ConfigReadModel {
         this.emit({ kind: 'source-upserted', source });
         return;
       }
+      case 'SourceUpdated': {
+        const view = this.sources.get(sourceKey(event.data.workspaceSlug, event.data.sourceSlug));
+        if (!view) return;
+        // A new record, not an edit in place: readers holding the old one see a consistent source.
+        const source = { ...view.source, ...event.data.changes };
+        view.source = source;
+        this.sourcesByWriteKey.set(source.writeKey, source);
+        this.emit({ kind: 'source-upserted', source });
+        return;
+      }
       case 'SchemaConfigUpdated': {
         const view = this.sources.get(sourceKey(event.data.workspaceSlug, event.data.sourceSlug));
         if (view) view.schemaConfig = { ...view.schemaConfig, ...event.data.changes };

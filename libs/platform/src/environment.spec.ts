@@ -44,6 +44,15 @@ describe('tracking settings', () => {
 });
 
 describe('NATS_STREAM_REPLICAS', () => {
+  it('takes PUBLIC_BASE_URL as an http(s) URL, unset by default', () => {
+    expect(loadEnvironment({}).PUBLIC_BASE_URL).toBeUndefined();
+    expect(loadEnvironment({ PUBLIC_BASE_URL: ' https://t.example.com/seg ' }).PUBLIC_BASE_URL).toBe(
+      'https://t.example.com/seg',
+    );
+    expect(() => loadEnvironment({ PUBLIC_BASE_URL: 't.example.com' })).toThrow(/PUBLIC_BASE_URL/);
+    expect(() => loadEnvironment({ PUBLIC_BASE_URL: 'ftp://t.example.com' })).toThrow(/PUBLIC_BASE_URL/);
+  });
+
   it('defaults to one replica and takes 1 to 5', () => {
     expect(loadEnvironment({}).NATS_STREAM_REPLICAS).toBe(1);
     expect(loadEnvironment({ NATS_STREAM_REPLICAS: '3' }).NATS_STREAM_REPLICAS).toBe(3);

@@ -52,6 +52,19 @@ export const environmentSchema = z.object({
   RETENTION: durationSchema.default(7 * 86_400_000),
   /** The region this deployment serves; workspaces of another region are refused by the tracking API. */
   TRIBUTARY_REGION: z.enum(['us', 'eu']).default('us'),
+  /**
+   * The address browsers and apps reach this deployment at (`https://t.example.com`, optionally with
+   * a path prefix): the settings served to Segment's libraries point their events there. Absent: the
+   * scheme and host each settings request arrived with.
+   */
+  PUBLIC_BASE_URL: optionalText.pipe(
+    z
+      .url({
+        protocol: /^https?$/,
+        error: 'must be an http:// or https:// URL such as https://t.example.com',
+      })
+      .optional(),
+  ),
   /** Tracking API requests per second per workspace; absent means unlimited. */
   TRACKING_RATE_LIMIT: optionalText.pipe(z.coerce.number<string | undefined>().int().positive().optional()),
   /**

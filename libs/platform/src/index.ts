@@ -1,5 +1,6 @@
 export * from './environment';
 export * from './http/request-url';
+export * from './http/browser-cors';
 export * from './http/http-edge';
 export * from './http/http-server';
 export * from './http/graceful-shutdown';

@@ -17,6 +17,7 @@ export function presentSource(source: SourceRecord) {
       api_host: '',
     },
     labels: {},
+    allowed_origins: source.allowedOrigins ?? [],
     create_time: withMilliseconds(source.createTime),
   };
 }

@@ -14,6 +14,7 @@ import {
   catalogSlugFromName,
   CreateSourceRequestSchema,
   UpdateSchemaConfigRequestSchema,
+  UpdateSourceRequestSchema,
 } from '@tributary/contracts';
 import { findCatalogSource } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
@@ -26,8 +27,12 @@ import { presentSchemaConfig, presentSource } from './source.presenter';
 
 class CreateSourceDto extends createZodDto(CreateSourceRequestSchema) {}
 class UpdateSchemaConfigDto extends createZodDto(UpdateSchemaConfigRequestSchema) {}
+class UpdateSourceDto extends createZodDto(UpdateSourceRequestSchema) {}
 
-/** Sources are created, read and deleted; no client updates one (spec §2.4). */
+/**
+ * Sources are created, read and deleted; no Segment client updates one (spec §2.4). Tributary's one
+ * updatable field, `allowed_origins` (browser sources), has PATCH and PUT on the source.
+ */
 @ApiTags('sources')
 @ConfigApiController('v1beta/workspaces/:workspace/sources')
 export class SourcesController {
@@ -70,6 +75,7 @@ export class SourcesController {
           displayName: body.source.display_name ?? sourceSlug,
           writeKey: generateWriteKey(),
           createTime: metadata.time,
+          ...(body.source.allowed_origins && { allowedOrigins: body.source.allowed_origins }),
         },
       },
       metadata,
@@ -80,6 +86,39 @@ export class SourcesController {
   @Get(':source')
   get(@Param('workspace') workspaceSlug: string, @Param('source') sourceSlug: string) {
     return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
+  }
+
+  @Patch(':source')
+  async update(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Body() body: UpdateSourceDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    this.lookup.source(workspaceSlug, sourceSlug);
+    const changes = resolveUpdateMask('source', body.source, body.update_mask?.paths ?? undefined, {
+      allowed_origins: [],
+    }) as { allowed_origins?: string[] };
+    await this.commands.execute(
+      streamNames.source(workspaceSlug, sourceSlug),
+      sourceDecider,
+      {
+        type: 'UpdateSource',
+        changes: changes.allowed_origins === undefined ? {} : { allowedOrigins: changes.allowed_origins },
+      },
+      metadata,
+    );
+    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
+  }
+
+  @Put(':source')
+  replace(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Body() body: UpdateSourceDto,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    return this.update(workspaceSlug, sourceSlug, body, metadata);
   }
 
   @Delete(':source')

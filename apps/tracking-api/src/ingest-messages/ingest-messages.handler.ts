@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ACCESS_TOKEN_KEY_PURPOSE, readAccessToken, SecretBox, TRACKING_WRITE_SCOPE } from '@tributary/auth';
+import { isOriginAllowed } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { TrackingRoute, trackingSuccessBody, TrackingSuccessBody } from '@tributary/contracts';
 import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
@@ -28,6 +29,10 @@ export interface IngestRequest {
   body: unknown;
   contentEncoding?: string;
   authorization?: string;
+  /** The `Origin` header: browsers only; checked against the source's `allowed_origins`. */
+  origin?: string;
+  /** Client-side requests only (browser, mobile): the device's address, for `context.ip`. */
+  clientIp?: string;
 }
 
 /**
@@ -64,6 +69,12 @@ export class IngestMessagesHandler {
       this.counters.refusedWriteKeys += 1;
       throw new TrackingApiError('invalid_write_key', 'the write key is unknown or its source was deleted');
     }
+    if (request.origin !== undefined && !isOriginAllowed(source.allowedOrigins, request.origin)) {
+      throw new TrackingApiError(
+        'origin_not_allowed',
+        `the source does not accept events from pages on ${request.origin}; add it to the source's allowed_origins`,
+      );
+    }
     if (credentials.scheme === 'bearer') {
       await this.requireValidAccessToken(credentials.bearerToken, workspace.slug);
     } else if (workspace.oauthRequired) {
@@ -82,7 +93,13 @@ export class IngestMessagesHandler {
     this.enforceRateLimit(workspace.id);
 
     const normalized = orFail(
-      normalizeRequest({ route: request.route, body: parsed, receivedAt, generateId: randomUUID }),
+      normalizeRequest({
+        route: request.route,
+        body: parsed,
+        receivedAt,
+        generateId: randomUUID,
+        clientIp: request.clientIp,
+      }),
     );
     if (normalized.accepted.length > 0) {
       const publishStarted = performance.now();

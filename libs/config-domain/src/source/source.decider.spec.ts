@@ -201,6 +201,75 @@ describe('source decider', () => {
     });
   });
 
+  describe('allowed origins (UpdateSource)', () => {
+    it('creates a source with its allowed origins normalized and deduplicated', () => {
+      const command: SourceCommand = {
+        ...createJs,
+        source: { ...jsSource, allowedOrigins: ['HTTPS://Shop.Example.com/', 'https://shop.example.com'] },
+      };
+      const { state } = given(sourceDecider)
+        .when(command)
+        .then([
+          {
+            type: 'SourceCreated',
+            data: {
+              ...jsSource,
+              allowedOrigins: ['https://shop.example.com'],
+              schemaConfig: DEFAULT_SCHEMA_CONFIG,
+            },
+          },
+        ]);
+      expect(state).toMatchObject({ source: { allowedOrigins: ['https://shop.example.com'] } });
+    });
+
+    it('replaces the list, and an empty list means any origin again', () => {
+      const restricted: SourceEvent = {
+        type: 'SourceUpdated',
+        data: {
+          ...identity,
+          changes: { allowedOrigins: ['https://*.example.com', 'http://localhost:8080'] },
+        },
+      };
+      const { state } = given(sourceDecider, [sourceCreated])
+        .when({
+          type: 'UpdateSource',
+          changes: { allowedOrigins: ['https://*.Example.com', 'http://localhost:8080'] },
+        })
+        .then([restricted]);
+      expect(state).toMatchObject({
+        source: { allowedOrigins: ['https://*.example.com', 'http://localhost:8080'] },
+      });
+      const { state: reopened } = given(sourceDecider, [sourceCreated, restricted])
+        .when({ type: 'UpdateSource', changes: { allowedOrigins: [] } })
+        .then([{ type: 'SourceUpdated', data: { ...identity, changes: { allowedOrigins: [] } } }]);
+      expect(reopened).toMatchObject({ source: { ...jsSource, allowedOrigins: [] } });
+    });
+
+    it('refuses a bad entry, naming it, and changes nothing', () => {
+      given(sourceDecider, [sourceCreated])
+        .when({
+          type: 'UpdateSource',
+          changes: { allowedOrigins: ['https://ok.test', 'https://x.test/path'] },
+        })
+        .thenThrows('invalid_argument', 'source.allowed_origins[1]');
+      given(sourceDecider)
+        .when({ ...createJs, source: { ...jsSource, allowedOrigins: ['example.com'] } })
+        .thenThrows('invalid_argument', 'source.allowed_origins[0]');
+      given(sourceDecider, [sourceCreated])
+        .when({ type: 'UpdateSource', changes: { allowedOrigins: 'https://x.test' as unknown as string[] } })
+        .thenThrows('invalid_argument', 'must be a list');
+    });
+
+    it('refuses to update a source that does not exist or was deleted', () => {
+      given(sourceDecider)
+        .when({ type: 'UpdateSource', changes: { allowedOrigins: [] } })
+        .thenThrows('not_found', 'source not found');
+      given(sourceDecider, [sourceCreated, sourceDeleted])
+        .when({ type: 'UpdateSource', changes: { allowedOrigins: [] } })
+        .thenThrows('not_found', 'source not found');
+    });
+  });
+
   describe('DeleteSource', () => {
     it('deletes an active source', () => {
       const { state } = given(sourceDecider, [sourceCreated])

@@ -1,6 +1,7 @@
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
 import { DEFAULT_SCHEMA_CONFIG, SchemaConfig, schemaConfigValueProblem } from './schema-config';
-import { SourceEvent, SourceRecord } from './source.events';
+import { MAX_ALLOWED_ORIGINS, parseAllowedOrigin } from './allowed-origins';
+import { SourceChanges, SourceEvent, SourceRecord } from './source.events';
 
 export type SourceState =
   | { status: 'absent' }
@@ -10,6 +11,7 @@ export type SourceState =
 export type SourceCommand =
   | { type: 'CreateSource'; source: SourceRecord; catalogSourceExists: boolean; workspaceExists: boolean }
   | { type: 'UpdateSchemaConfig'; changes: Partial<SchemaConfig> }
+  | { type: 'UpdateSource'; changes: SourceChanges }
   | { type: 'DeleteSource' };
 
 export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
@@ -25,7 +27,25 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
         if (!command.catalogSourceExists) {
           throw invalidArgument(`source.catalog_name "${source.catalogName}" is not in the catalog`);
         }
-        return [{ type: 'SourceCreated', data: { ...source, schemaConfig: DEFAULT_SCHEMA_CONFIG } }];
+        const allowedOrigins = source.allowedOrigins && normalizeAllowedOrigins(source.allowedOrigins);
+        return [
+          {
+            type: 'SourceCreated',
+            data: {
+              ...source,
+              ...(allowedOrigins !== undefined && { allowedOrigins }),
+              schemaConfig: DEFAULT_SCHEMA_CONFIG,
+            },
+          },
+        ];
+      }
+      case 'UpdateSource': {
+        const source = requireActive(state);
+        const changes: SourceChanges = {};
+        if (command.changes.allowedOrigins !== undefined) {
+          changes.allowedOrigins = normalizeAllowedOrigins(command.changes.allowedOrigins);
+        }
+        return [{ type: 'SourceUpdated', data: { ...identity(source), changes } }];
       }
       case 'UpdateSchemaConfig': {
         const source = requireActive(state);
@@ -46,6 +66,9 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
         const { schemaConfig, ...source } = event.data;
         return { status: 'active', source, schemaConfig };
       }
+      case 'SourceUpdated':
+        if (state.status !== 'active') return state;
+        return { ...state, source: { ...state.source, ...event.data.changes } };
       case 'SchemaConfigUpdated':
         if (state.status !== 'active') return state;
         return { ...state, schemaConfig: { ...state.schemaConfig, ...event.data.changes } };
@@ -54,6 +77,21 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
     }
   },
 };
+
+/** Each entry normalized, duplicates dropped; any bad entry refuses the whole command. */
+function normalizeAllowedOrigins(entries: unknown): string[] {
+  if (!Array.isArray(entries)) throw invalidArgument('source.allowed_origins must be a list of origins');
+  if (entries.length > MAX_ALLOWED_ORIGINS) {
+    throw invalidArgument(`source.allowed_origins holds at most ${MAX_ALLOWED_ORIGINS} origins`);
+  }
+  const origins: string[] = [];
+  entries.forEach((entry, index) => {
+    const parsed = parseAllowedOrigin(entry);
+    if ('problem' in parsed) throw invalidArgument(`source.allowed_origins[${index}] ${parsed.problem}`);
+    if (!origins.includes(parsed.origin)) origins.push(parsed.origin);
+  });
+  return origins;
+}
 
 function requireActive(state: SourceState): SourceRecord {
   if (state.status !== 'active') throw notFound('source not found');

@@ -9,6 +9,14 @@ export interface SourceRecord {
   displayName: string;
   writeKey: string;
   createTime: string;
+  /** Web origins whose pages may send events (normalized, see allowed-origins.ts); absent or empty: any.
+   *  Sources created before this setting existed have none. */
+  allowedOrigins?: string[];
+}
+
+/** What a source update may change. */
+export interface SourceChanges {
+  allowedOrigins?: string[];
 }
 
 export type SourceEvent =
@@ -16,5 +24,9 @@ export type SourceEvent =
   | {
       type: 'SchemaConfigUpdated';
       data: { workspaceSlug: string; sourceSlug: string; sourceId: string; changes: Partial<SchemaConfig> };
+    }
+  | {
+      type: 'SourceUpdated';
+      data: { workspaceSlug: string; sourceSlug: string; sourceId: string; changes: SourceChanges };
     }
   | { type: 'SourceDeleted'; data: { workspaceSlug: string; sourceSlug: string; sourceId: string } };

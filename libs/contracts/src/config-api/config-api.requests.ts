@@ -37,7 +37,16 @@ export const CreateSourceRequestSchema = z.looseObject({
     name: z.string().min(1),
     catalog_name: z.string().min(1),
     display_name: z.string().nullish(),
+    /** Tributary's extension: web origins whose pages may send events from a browser; empty: any. */
+    allowed_origins: z.array(z.string()).nullish(),
   }),
+});
+
+/** Tributary's extension: a source's `allowed_origins` is its one updatable field (`update_mask`
+ *  path `source.allowed_origins`); entries are checked by the source's decider. */
+export const UpdateSourceRequestSchema = z.looseObject({
+  source: z.looseObject({ allowed_origins: z.array(z.string()).nullish() }),
+  update_mask: UpdateMaskSchema,
 });
 
 export const UpdateSchemaConfigRequestSchema = z.looseObject({

@@ -66,11 +66,14 @@ describe('tracking error body', () => {
       invalid_type: 400,
       invalid_message_id: 400,
       wrong_region: 400,
+      not_found: 404,
+      origin_not_allowed: 403,
+      method_not_allowed: 405,
       rate_limited: 429,
       internal: 500,
       unavailable: 503,
     });
-    expect(TRACKING_ERROR_CODES).toHaveLength(13);
+    expect(TRACKING_ERROR_CODES).toHaveLength(16);
   });
 
   it.each([

@@ -34,6 +34,12 @@ export const TRACKING_ERROR_STATUS = Object.freeze({
   invalid_type: 400,
   invalid_message_id: 400,
   wrong_region: 400,
+  // Tributary's own: no such route, or no source for the write key a settings request names.
+  not_found: 404,
+  // Tributary's own: a browser request from an origin the source does not list in `allowed_origins`.
+  origin_not_allowed: 403,
+  // Tributary's own: a tracking route asked with another method than POST (spec §3: wrong method 405).
+  method_not_allowed: 405,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,

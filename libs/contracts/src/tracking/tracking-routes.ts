@@ -41,3 +41,29 @@ export function isBatchRoute(route: TrackingRoute): route is BatchRoute {
 export function isTrackingRoute(value: unknown): value is TrackingRoute {
   return typeof value === 'string' && (TRACKING_ROUTES as readonly string[]).includes(value);
 }
+
+/**
+ * The one-letter paths Segment's browser and mobile libraries post to (docs/browser-mobile.md §4, item 1):
+ * analytics.js posts each event to `/v1/<first letter of its type>`, and the mobile libraries and
+ * analytics.js in batching mode post batches to `/v1/b`. Each is an alias of a route above.
+ */
+export const SHORT_ROUTE_ALIASES: Readonly<Record<string, TrackingRoute>> = Object.freeze({
+  t: 'track',
+  i: 'identify',
+  p: 'page',
+  s: 'screen',
+  g: 'group',
+  a: 'alias',
+  b: 'batch',
+});
+
+/** The tracking route a path segment after `/v1/` names, by its full name or its short alias. */
+export function trackingRouteOf(segment: string): TrackingRoute | undefined {
+  if (isTrackingRoute(segment)) return segment;
+  return Object.hasOwn(SHORT_ROUTE_ALIASES, segment) ? SHORT_ROUTE_ALIASES[segment] : undefined;
+}
+
+/** Whether a path segment after `/v1/` is one of the short aliases (client-side libraries only). */
+export function isShortRouteAlias(segment: string): boolean {
+  return Object.hasOwn(SHORT_ROUTE_ALIASES, segment);
+}

@@ -26,6 +26,12 @@ export interface MessageNormalizationContext {
   receivedAt: Date;
   /** Returns a fresh UUIDv4 (the app passes `crypto.randomUUID`). */
   generateId: () => string;
+  /**
+   * The sending device's address, given only for requests from client-side libraries (browser,
+   * mobile): it becomes `context.ip` when the message carries none, as Segment does. A server-side
+   * library's address is its server's, not its user's, so those requests pass nothing.
+   */
+  clientIp?: string;
 }
 
 export type MessageNormalization =
@@ -198,6 +204,7 @@ export function normalizeMessage(raw: unknown, context: MessageNormalizationCont
     context.batchIntegrations,
     field('integrations') as JsonObject | undefined,
   );
+  if (context.clientIp !== undefined) fillClientIp(normalized.context as JsonObject, context.clientIp);
   Object.assign(normalized, timestamps);
 
   return {
@@ -214,6 +221,12 @@ export function normalizeMessage(raw: unknown, context: MessageNormalizationCont
 function mergeUnder(batchLevel: JsonObject | undefined, own: JsonObject | undefined): JsonObject {
   if (batchLevel === undefined) return own ?? {};
   return { ...batchLevel, ...own };
+}
+
+/** `context.ip` as sent wins; an absent, null or empty one is the client's address. */
+function fillClientIp(messageContext: JsonObject, clientIp: string): void {
+  const sent = messageContext.ip;
+  if (sent === undefined || sent === null || sent === '') messageContext.ip = clientIp;
 }
 
 function generateMessageId(generateId: () => string): string {

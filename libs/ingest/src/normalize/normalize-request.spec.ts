@@ -403,3 +403,36 @@ describe('normalizeRequest misuse', () => {
     expect(normalize('batch', parsed.value)).toEqual(normalize('batch', NODE_3_1_BATCH_BODY));
   });
 });
+
+describe('client address (clientIp, client-side requests only)', () => {
+  it('fills context.ip when a message has none, null or an empty one, and keeps one that was sent', () => {
+    const body = JSON.stringify({
+      batch: [
+        { type: 'track', event: 'A', anonymousId: 'a', messageId: 'm1' },
+        { type: 'track', event: 'B', anonymousId: 'a', messageId: 'm2', context: { ip: null } },
+        { type: 'track', event: 'C', anonymousId: 'a', messageId: 'm3', context: { ip: '' } },
+        { type: 'track', event: 'D', anonymousId: 'a', messageId: 'm4', context: { ip: '198.51.100.7' } },
+      ],
+      context: { locale: 'fr-FR' },
+    });
+    const { accepted } = acceptedValue(normalize('batch', body, { clientIp: '203.0.113.9' }));
+    expect(accepted.map(({ message }) => message.context)).toEqual([
+      { locale: 'fr-FR', ip: '203.0.113.9' },
+      { locale: 'fr-FR', ip: '203.0.113.9' },
+      { locale: 'fr-FR', ip: '203.0.113.9' },
+      { locale: 'fr-FR', ip: '198.51.100.7' },
+    ]);
+  });
+
+  it('fills it on a single-event route too', () => {
+    const body = JSON.stringify({ event: 'A', userId: 'u', context: { page: { url: 'https://x.test/' } } });
+    const { accepted } = acceptedValue(normalize('track', body, { clientIp: '2001:db8::1' }));
+    expect(accepted[0].message.context).toEqual({ page: { url: 'https://x.test/' }, ip: '2001:db8::1' });
+  });
+
+  it('leaves context alone without a client address (server-side libraries)', () => {
+    const body = JSON.stringify({ event: 'A', userId: 'u' });
+    const { accepted } = acceptedValue(normalize('track', body));
+    expect(accepted[0].message.context).toEqual({});
+  });
+});

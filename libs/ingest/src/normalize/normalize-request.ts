@@ -17,6 +17,8 @@ export interface NormalizeRequestInput {
   /** Returns a fresh UUIDv4 for messages sent without a messageId (the app passes `crypto.randomUUID`). */
   generateId: () => string;
   limits?: IngestLimits;
+  /** Client-side requests only: the device's address, for messages without `context.ip`. */
+  clientIp?: string;
 }
 
 export interface AcceptedMessage {
@@ -42,7 +44,7 @@ export interface NormalizedRequest {
  * - Single-event routes: an invalid message is an error result (400) with the rule's code.
  */
 export function normalizeRequest(input: NormalizeRequestInput): IngestResult<NormalizedRequest> {
-  const { route, receivedAt, generateId, limits = DEFAULT_INGEST_LIMITS } = input;
+  const { route, receivedAt, generateId, clientIp, limits = DEFAULT_INGEST_LIMITS } = input;
   if (!(receivedAt instanceof Date) || Number.isNaN(receivedAt.getTime())) {
     throw new TypeError('receivedAt must be a valid Date');
   }
@@ -60,7 +62,12 @@ export function normalizeRequest(input: NormalizeRequestInput): IngestResult<Nor
   }
 
   if (parsed.kind === 'single') {
-    const result = normalizeMessage(parsed.message, { routeType: parsed.route, receivedAt, generateId });
+    const result = normalizeMessage(parsed.message, {
+      routeType: parsed.route,
+      receivedAt,
+      generateId,
+      clientIp,
+    });
     if (!result.ok) return failure(result.code, result.message);
     return success({
       route,
@@ -88,6 +95,7 @@ export function normalizeRequest(input: NormalizeRequestInput): IngestResult<Nor
       batchSentAt: parsed.sentAt,
       receivedAt,
       generateId,
+      clientIp,
     });
     if (result.ok) {
       accepted.push({ index, message: result.message, messageIdGenerated: result.messageIdGenerated });

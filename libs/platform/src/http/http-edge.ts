@@ -7,6 +7,7 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { Socket } from 'node:net';
+import { browserCorsHeaders, isBrowserCorsPath } from './browser-cors';
 import { normalizeRequestUrl } from './request-url';
 
 /**
@@ -242,6 +243,7 @@ export class HttpEdge {
       `x-request-id: ${requestId}`,
       `date: ${new Date().toUTCString()}`,
       'connection: close',
+      ...this.corsHeaderLines(target),
     ].join('\r\n');
     // A HEAD answer has no body (its length is still announced).
     socket.end(`${head}\r\n\r\n${method === 'HEAD' ? '' : payload}`);
@@ -254,6 +256,16 @@ export class HttpEdge {
       status,
       reason,
     });
+  }
+
+  /**
+   * A page's request to the tracking API that the parser refused still needs
+   * `Access-Control-Allow-Origin` for the page to see the status; the request's `Origin` is unknown
+   * here (its headers were not read), so any origin is allowed.
+   */
+  private corsHeaderLines(target: string | undefined): string[] {
+    if (this.apis === 'config' || target === undefined || !isBrowserCorsPath(routePathOf(target))) return [];
+    return Object.entries(browserCorsHeaders(undefined)).map(([name, value]) => `${name}: ${value}`);
   }
 
   /** Calls `then` once no response of this connection is in flight; gives up after a while. */

@@ -10,6 +10,7 @@ import { requestContext } from '../logging/request-context';
 import { HttpMetrics } from '../metrics/http-metrics';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MetricsRegistry } from '../metrics/metrics.registry';
+import { browserCorsHeaders, browserPreflightHeaders, isBrowserCorsPath } from './browser-cors';
 import { edgeErrorResponse, EdgeRefusalRecord, HttpApis, HttpEdge } from './http-edge';
 import { normalizeRequestUrl } from './request-url';
 
@@ -98,6 +99,25 @@ export async function createHttpApplication(
   // An `Expect` other than `100-continue` would get Node's bare 417; RFC 9110 §10.1.1 lets a server
   // ignore it, so such a request is served like any other.
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
+  // First, so that every answer below, refusals included, carries the CORS headers.
+  if (apis !== 'config') {
+    fastify.addHook('onRequest', (request, reply, done) => {
+      const origin = request.headers.origin;
+      const preflight = request.method === 'OPTIONS';
+      if ((origin === undefined && !preflight) || !isBrowserCorsPath(request.url)) return done();
+      // A preflight without Host is still a malformed HTTP/1.1 request: the hook below refuses it.
+      const missingHost = request.raw.httpVersion === '1.1' && !request.headers.host;
+      if (preflight && !missingHost) {
+        reply
+          .code(204)
+          .headers(browserPreflightHeaders(origin, request.headers['access-control-request-headers']))
+          .send();
+        return;
+      }
+      if (origin !== undefined) reply.headers(browserCorsHeaders(origin));
+      done();
+    });
+  }
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
   fastify.addHook('onRequest', (request, reply, done) => {
     if (request.raw.httpVersion !== '1.1' || request.headers.host) return done();
@@ -181,6 +201,10 @@ function answerUnroutableUrl(
   reply: FastifyReply,
 ): void {
   const { status, body } = edgeErrorResponse(apis, request.url, 'malformed', error.message);
+  const origin = request.headers.origin;
+  if (apis !== 'config' && origin !== undefined && isBrowserCorsPath(normalizeRequestUrl(request.url))) {
+    reply.headers(browserCorsHeaders(origin));
+  }
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
 }
 
