@@ -65,6 +65,13 @@ export const environmentSchema = z.object({
   ROUTER_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(64),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
+  /**
+   * Where destinations may connect: `open` (loopback and private networks too) or `public` (public
+   * addresses only). Link-local/metadata, 0.0.0.0/8 and multicast are refused in both.
+   */
+  TRIBUTARY_EGRESS: z.enum(['open', 'public']).default('open'),
+  /** Host names, addresses and CIDRs destinations may reach under `public` (comma-separated). */
+  TRIBUTARY_EGRESS_ALLOW: optionalText,
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
 });
 

@@ -1,6 +1,12 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { NormalizedMessage } from '@tributary/contracts';
-import { createDeliveryAdapterRegistry, DeliveryOutcome } from '@tributary/destinations';
+import {
+  createDeliveryAdapterRegistry,
+  DeliveryAdapterRegistry,
+  DeliveryOutcome,
+  parseEgressPolicy,
+} from '@tributary/destinations';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
 
 /** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
@@ -11,9 +17,15 @@ const MAX_RETRY_AFTER_MS = 10 * 60_000;
  */
 @Injectable()
 export class DestinationDeliveries implements OnApplicationShutdown {
-  private readonly registry = createDeliveryAdapterRegistry();
+  private readonly registry: DeliveryAdapterRegistry;
   /** Deliveries under way, which closing waits for (see `onApplicationShutdown`). */
   private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
+
+  constructor(@Inject(ENVIRONMENT) environment: Environment) {
+    this.registry = createDeliveryAdapterRegistry({
+      egressPolicy: parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW),
+    });
+  }
 
   async deliver(
     destinationSlug: string,

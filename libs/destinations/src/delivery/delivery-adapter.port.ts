@@ -79,6 +79,15 @@ export const delivered = (): DeliveredOutcome => ({ outcome: 'delivered' });
 export const discard = (reason: string, status?: number): DiscardOutcome =>
   status === undefined ? { outcome: 'discard', reason } : { outcome: 'discard', reason, status };
 
+/**
+ * The reason of every delivery the egress policy refused, first in the reason so that operators and
+ * metrics can pick these out: `egress_denied: 10.0.0.5 is in private 10.0.0.0/8, ...`.
+ */
+export const EGRESS_DENIED_REASON = 'egress_denied';
+
+/** A target the egress policy refuses: final, since retrying cannot change the policy's answer. */
+export const egressDenied = (detail: string): DiscardOutcome => discard(`${EGRESS_DENIED_REASON}: ${detail}`);
+
 export function retry(
   reason: string,
   details: { status?: number; retryAfterMs?: number } = {},

@@ -13,6 +13,7 @@ import type { NormalizedMessage } from '@tributary/contracts';
 import {
   discard,
   delivered,
+  egressDenied,
   retry,
   sameOutcomeForAll,
   type DeliveryAdapter,
@@ -30,6 +31,8 @@ import {
   type WarehouseRow,
   type WarehouseValue,
 } from './warehouse-row.planner';
+import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
+import { pinnedPostgresConnection } from './postgres-connection';
 
 /** The catalog's pattern for the `schema` setting, checked again here because the value reaches SQL. */
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -53,6 +56,8 @@ export interface PostgresAdapterOptions {
   connectionTimeoutMs?: number;
   /** Per statement, so a locked table cannot hold the consumer forever. Default 30 s. */
   statementTimeoutMs?: number;
+  /** The egress guard connections go through (see `postgres-connection.ts`). Default: the `open` policy. */
+  egressGuard?: EgressGuard;
 }
 
 /** A database reached through one connection string, with what we know of its tables. */
@@ -71,8 +76,11 @@ class PermanentRowError extends Error {}
 export class PostgresDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'postgres';
   private readonly warehouses = new Map<string, Warehouse>();
+  private readonly egressGuard: EgressGuard;
 
-  constructor(private readonly options: PostgresAdapterOptions = {}) {}
+  constructor(private readonly options: PostgresAdapterOptions = {}) {
+    this.egressGuard = options.egressGuard ?? new EgressGuard();
+  }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
     if (request.messages.length === 0) return [];
@@ -95,9 +103,10 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     let warehouse: Warehouse;
     let client: PoolClient;
     try {
-      warehouse = this.warehouseFor(connectionString);
+      warehouse = await this.warehouseFor(connectionString);
       client = await warehouse.pool.connect();
     } catch (error) {
+      if (isEgressDenied(error)) return sameOutcomeForAll(request.messages, egressDenied(error.detail));
       return sameOutcomeForAll(
         request.messages,
         retry(`cannot connect to PostgreSQL: ${describeError(error)}`),
@@ -133,11 +142,15 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     await Promise.allSettled(pools.map((pool) => pool.end()));
   }
 
-  private warehouseFor(connectionString: string): Warehouse {
+  /** The pool connects to the address the guard checked when it was created (no DNS rebinding). */
+  private async warehouseFor(connectionString: string): Promise<Warehouse> {
     const existing = this.warehouses.get(connectionString);
     if (existing) return existing;
+    const connection = await pinnedPostgresConnection(connectionString, this.egressGuard);
+    const createdMeanwhile = this.warehouses.get(connectionString);
+    if (createdMeanwhile) return createdMeanwhile;
     const pool = new Pool({
-      connectionString,
+      ...connection,
       max: this.options.maxConnectionsPerPool ?? 4,
       connectionTimeoutMillis: this.options.connectionTimeoutMs ?? 5_000,
       statement_timeout: this.options.statementTimeoutMs ?? 30_000,
