@@ -51,3 +51,10 @@ export {
   MAX_WEBHOOK_HEADER_VALUE_BYTES,
 } from './adapters/webhooks/webhook-settings.validator';
 export { trimHttpWhitespace } from './adapters/webhooks/http-whitespace';
+export {
+  secrecyOfSetting,
+  problemWithDeliverySetting,
+  urlHasCredentials,
+  maskUrlCredentials,
+  type SettingSecrecy,
+} from './delivery-settings';

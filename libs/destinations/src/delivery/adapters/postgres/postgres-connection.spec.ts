@@ -38,15 +38,13 @@ function withHost(host: string): string {
 }
 
 /** Answers the test database's address for any name, counting the lookups. */
-function resolverToTheTestDatabase(): HostResolver & { calls: number } {
-  const state = { calls: 0 };
-  const resolver = async () => {
-    state.calls++;
+function resolverToTheTestDatabase(): { resolve: HostResolver; calls: () => number } {
+  let calls = 0;
+  const resolve: HostResolver = async () => {
+    calls++;
     return [{ address: databaseUrl.hostname, family: 4 }];
   };
-  return Object.defineProperty(resolver, 'calls', { get: () => state.calls }) as HostResolver & {
-    calls: number;
-  };
+  return { resolve, calls: () => calls };
 }
 
 describe('problemWithConnectionString', () => {
@@ -151,11 +149,13 @@ describe('PostgresDeliveryAdapter behind the egress guard (real PostgreSQL)', ()
 
   it('delivers through a name resolved once by the guard and connects to the checked address', async () => {
     const resolver = resolverToTheTestDatabase();
-    const adapter = adapterWith(new EgressGuard(parseEgressPolicy('public', 'warehouse.example'), resolver));
+    const adapter = adapterWith(
+      new EgressGuard(parseEgressPolicy('public', 'warehouse.example'), resolver.resolve),
+    );
     const first = await deliverTo(adapter, withHost('warehouse.example'));
     const second = await deliverTo(adapter, withHost('warehouse.example'));
     expect([first[0]!.outcome, second[0]!.outcome]).toEqual(['delivered', 'delivered']);
-    expect(resolver.calls).toBe(1);
+    expect(resolver.calls()).toBe(1);
     const rows = await inspector.query(`SELECT count(*)::int AS count FROM "${schema}".tracks`);
     expect(rows.rows[0].count).toBe(2);
   });
