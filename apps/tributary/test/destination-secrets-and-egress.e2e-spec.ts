@@ -10,7 +10,6 @@ import { eventStoreOf, readAllEvents } from '../../config-api/test/support/confi
 import {
   auditEvents,
   createDestination,
-  deliveryMetrics,
   destinationName,
   POLLING_ENVIRONMENT,
   sendBatch,

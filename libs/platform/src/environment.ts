@@ -7,7 +7,7 @@ const optionalText = z
 
 /** Durations such as `24h`, `7d`, `90s`, `500ms`, or a bare number of milliseconds. */
 export const durationSchema = z.string().transform((text, context) => {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(text.trim());
   if (!match) {
     context.addIssue({
       code: 'custom',
