@@ -84,10 +84,11 @@ describe('problemWithConnectionString', () => {
 describe('pinnedPostgresConnection', () => {
   it('sets host to the checked address and keeps the name for TLS verification', async () => {
     const resolver: HostResolver = async () => [{ address: '203.0.113.7', family: 4 }];
-    const config = await pinnedPostgresConnection(
+    const { poolConfig: config, serverMessagesShown } = await pinnedPostgresConnection(
       'postgres://writer:s3cret@warehouse.example:6543/analytics?sslmode=verify-full&application_name=trib',
       new EgressGuard(parseEgressPolicy('public', undefined), resolver),
     );
+    expect(serverMessagesShown).toBe(true);
     expect(config).toMatchObject({
       host: '203.0.113.7',
       port: 6543,
@@ -100,7 +101,7 @@ describe('pinnedPostgresConnection', () => {
   });
 
   it('keeps an empty password empty instead of falling back to PGPASSWORD', async () => {
-    const config = await pinnedPostgresConnection(
+    const { poolConfig: config } = await pinnedPostgresConnection(
       'postgres://writer@203.0.113.7/analytics',
       new EgressGuard(parseEgressPolicy('public', undefined)),
     );
@@ -165,6 +166,35 @@ describe('PostgresDeliveryAdapter behind the egress guard (real PostgreSQL)', ()
     const [result] = await deliverTo(adapter, databaseUrl.href);
     expect(result).toMatchObject({ outcome: 'discard' });
     expect((result as { reason: string }).reason).toMatch(/^egress_denied: .*loopback/);
+  });
+
+  it('keeps what an internal server says about a statement out of reasons unless the allow-list names it', async () => {
+    // A column the adapter created as a number, then a row with text for it: PostgreSQL refuses the
+    // statement, and its message quotes the value.
+    const table = `egress_probe_${randomUUID().replace(/-/g, '').slice(0, 8)}`;
+    const probe = (value: unknown) =>
+      normalizedMessageSchema.parse({ ...trackMessage(), event: table, properties: { amount: value } });
+    const deliverProbe = async (guard: EgressGuard) => {
+      const adapter = adapterWith(guard);
+      await adapter.deliver({
+        settings: { connection_string: databaseUrl.href, schema },
+        messages: [probe(1)],
+      });
+      await inspector
+        .query(`ALTER TABLE "${schema}"."${table}" ADD CONSTRAINT positive CHECK (amount > 0)`)
+        .catch(() => undefined);
+      const [result] = await adapter.deliver({
+        settings: { connection_string: databaseUrl.href, schema },
+        messages: [probe(-5)],
+      });
+      return result as { outcome: string; reason: string };
+    };
+    const hidden = await deliverProbe(new EgressGuard(parseEgressPolicy('open', undefined)));
+    expect(hidden.outcome).toBe('discard');
+    expect(hidden.reason).toMatch(/PostgreSQL error 23514 \(message hidden: internal address\)$/);
+    expect(hidden.reason).not.toContain('positive');
+    const shown = await deliverProbe(new EgressGuard(parseEgressPolicy('open', databaseUrl.hostname)));
+    expect(shown.reason).toContain('positive');
   });
 
   it.each([

@@ -13,6 +13,7 @@
 import { isIP } from 'node:net';
 import type { PoolConfig } from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
+import type { DeliveryResult } from '../../delivery-adapter.port';
 import { EgressDeniedError, type EgressGuard } from '../../egress/egress-guard';
 
 const CERTIFICATE_FILE_PARAMETERS = ['sslcert', 'sslkey', 'sslrootcert'];
@@ -48,6 +49,17 @@ export function problemWithConnectionString(connectionString: string): string | 
   return null;
 }
 
+export interface PinnedPostgresConnection {
+  /** Connection settings with `host` set to the checked address. */
+  readonly poolConfig: PoolConfig;
+  /**
+   * Whether the server's error messages may reach the tenant in delivery reasons: not for a loopback or
+   * private database the allow-list does not name, since they tell which databases, users and tables
+   * the operator's own servers have.
+   */
+  readonly serverMessagesShown: boolean;
+}
+
 /**
  * The pool settings for `connectionString`: its host resolved and checked by the guard, `host` set to
  * the checked address. Rejects with `EgressDeniedError` for a refused target or connection string (both
@@ -56,7 +68,7 @@ export function problemWithConnectionString(connectionString: string): string | 
 export async function pinnedPostgresConnection(
   connectionString: string,
   egressGuard: EgressGuard,
-): Promise<PoolConfig> {
+): Promise<PinnedPostgresConnection> {
   const problem = problemWithConnectionString(connectionString);
   if (problem !== null) throw new EgressDeniedError('the connection string', problem);
   const parsed = parseConnectionString(connectionString.trim());
@@ -68,7 +80,7 @@ export async function pinnedPostgresConnection(
   }
   const [address] = await egressGuard.resolve(hostName);
   const password = parsed.password ?? '';
-  return {
+  const poolConfig: PoolConfig = {
     host: address!.address,
     port,
     ...(parsed.user ? { user: parsed.user } : {}),
@@ -81,6 +93,25 @@ export async function pinnedPostgresConnection(
     password: () => password,
     ssl: withServerName(parsed.ssl, hostName),
   };
+  return { poolConfig, serverMessagesShown: egressGuard.mayShowResponseOf(address!.address, hostName) };
+}
+
+/**
+ * The results with what the server said about a statement left out of their reasons (when
+ * `serverMessagesShown` is false): such messages can quote rows of the operator's own tables (a
+ * constraint violation names the key it met). The SQLSTATE stays, the code PostgreSQL documents.
+ * Connection failures keep their text: it names the failure (refused, unknown database, failed
+ * authentication), not data.
+ */
+export function withoutServerMessages(results: readonly DeliveryResult[]): DeliveryResult[] {
+  const prefix = 'PostgreSQL error ';
+  return results.map((result) => {
+    if (result.outcome === 'delivered') return result;
+    const marker = result.reason.indexOf(prefix);
+    if (marker < 0) return result;
+    const codeEnd = marker + prefix.length + 5;
+    return { ...result, reason: `${result.reason.slice(0, codeEnd)} (message hidden: internal address)` };
+  });
 }
 
 /** TLS settings that verify the certificate against the name, since the socket goes to the address. */

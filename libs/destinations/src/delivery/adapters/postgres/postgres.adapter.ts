@@ -32,7 +32,7 @@ import {
   type WarehouseValue,
 } from './warehouse-row.planner';
 import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
-import { pinnedPostgresConnection } from './postgres-connection';
+import { pinnedPostgresConnection, withoutServerMessages } from './postgres-connection';
 
 /** The catalog's pattern for the `schema` setting, checked again here because the value reaches SQL. */
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -77,12 +77,22 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'postgres';
   private readonly warehouses = new Map<string, Warehouse>();
   private readonly egressGuard: EgressGuard;
+  /** Per connection string: may the server's messages be shown (see `pinnedPostgresConnection`)? */
+  private readonly serverMessagesShown = new Map<string, boolean>();
 
   constructor(private readonly options: PostgresAdapterOptions = {}) {
     this.egressGuard = options.egressGuard ?? new EgressGuard();
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
+    const results = await this.deliverToWarehouse(request);
+    const connectionString = request.settings['connection_string'];
+    const shown =
+      typeof connectionString !== 'string' || this.serverMessagesShown.get(connectionString) !== false;
+    return shown ? results : withoutServerMessages(results);
+  }
+
+  private async deliverToWarehouse(request: DeliveryRequest): Promise<DeliveryResult[]> {
     if (request.messages.length === 0) return [];
     const connectionString = request.settings['connection_string'];
     if (typeof connectionString !== 'string' || connectionString.trim() === '') {
@@ -139,6 +149,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   async close(): Promise<void> {
     const pools = [...this.warehouses.values()].map((warehouse) => warehouse.pool);
     this.warehouses.clear();
+    this.serverMessagesShown.clear();
     await Promise.allSettled(pools.map((pool) => pool.end()));
   }
 
@@ -149,8 +160,9 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     const connection = await pinnedPostgresConnection(connectionString, this.egressGuard);
     const createdMeanwhile = this.warehouses.get(connectionString);
     if (createdMeanwhile) return createdMeanwhile;
+    this.serverMessagesShown.set(connectionString, connection.serverMessagesShown);
     const pool = new Pool({
-      ...connection,
+      ...connection.poolConfig,
       max: this.options.maxConnectionsPerPool ?? 4,
       connectionTimeoutMillis: this.options.connectionTimeoutMs ?? 5_000,
       statement_timeout: this.options.statementTimeoutMs ?? 30_000,
