@@ -10,7 +10,16 @@
  */
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { decideEgress, normalizeHostName, OPEN_EGRESS_POLICY, type EgressPolicy } from './egress-policy';
+import {
+  decideEgress,
+  normalizeHostName,
+  OPEN_EGRESS_POLICY,
+  type EgressDecision,
+  type EgressPolicy,
+} from './egress-policy';
+
+/** Decisions remembered per guard; past this many the memory starts over. */
+const MAX_REMEMBERED_DECISIONS = 4_096;
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -45,6 +54,12 @@ export function isEgressDenied(error: unknown): error is EgressDeniedError {
 }
 
 export class EgressGuard {
+  /**
+   * Decisions by address and host name. A delivery asks twice per request (the target, then whether its
+   * response may be shown) about the same few addresses, and a range check costs microseconds.
+   */
+  private readonly decisions = new Map<string, EgressDecision>();
+
   constructor(
     readonly policy: EgressPolicy = OPEN_EGRESS_POLICY,
     private readonly resolver: HostResolver = systemHostResolver,
@@ -66,7 +81,7 @@ export class EgressGuard {
     const addresses = await this.resolver(hostName);
     if (addresses.length === 0) throw new EgressDeniedError(hostName, 'the name resolves to no address');
     for (const { address } of addresses) {
-      const decision = decideEgress(this.policy, address, hostName);
+      const decision = this.decide(address, hostName);
       if (!decision.allowed) throw new EgressDeniedError(hostName, decision.reason);
     }
     return addresses.map(({ address, family }) => ({ address, family }));
@@ -76,7 +91,7 @@ export class EgressGuard {
   refusalOfLiteral(host: string): EgressDeniedError | undefined {
     const address = normalizeHostName(host);
     if (isIP(address) === 0) return undefined;
-    const decision = decideEgress(this.policy, address);
+    const decision = this.decide(address);
     return decision.allowed ? undefined : new EgressDeniedError(address, decision.reason);
   }
 
@@ -87,8 +102,19 @@ export class EgressGuard {
    */
   mayShowResponseOf(address: string | undefined, hostName?: string): boolean {
     if (address === undefined) return false;
-    const decision = decideEgress(this.policy, address, hostName);
+    const decision = this.decide(address, hostName);
     return decision.allowed && !decision.internal;
+  }
+
+  private decide(address: string, hostName?: string): EgressDecision {
+    const key = hostName === undefined ? address : `${address} ${hostName}`;
+    let decision = this.decisions.get(key);
+    if (decision === undefined) {
+      decision = decideEgress(this.policy, address, hostName);
+      if (this.decisions.size >= MAX_REMEMBERED_DECISIONS) this.decisions.clear();
+      this.decisions.set(key, decision);
+    }
+    return decision;
   }
 
   /**

@@ -73,6 +73,9 @@ const EMBEDDED_IPV4_PREFIXES: readonly { readonly cidr: string }[] = [
 
 const alwaysRefused = rangeLists(ALWAYS_REFUSED);
 const internal = rangeLists(INTERNAL);
+/** Each category in one list, so the common answer (allowed) costs one check per category. */
+const anyAlwaysRefused = combinedList(ALWAYS_REFUSED);
+const anyInternal = combinedList(INTERNAL);
 const embeddedIpv4 = new BlockList();
 for (const { cidr } of EMBEDDED_IPV4_PREFIXES) addCidr(embeddedIpv4, cidr);
 
@@ -114,11 +117,10 @@ export function decideEgress(policy: EgressPolicy, address: string, hostName?: s
   if (family === 0) return { allowed: false, reason: `"${address}" is not an IP address` };
   const effective = effectiveAddress(address, family);
 
-  const refusedRange = rangeOf(alwaysRefused, effective);
-  if (refusedRange) return { allowed: false, reason: `${address} is in ${refusedRange.name}` };
-
-  const internalRange = rangeOf(internal, effective);
-  if (internalRange === undefined) return { allowed: true, internal: false };
+  if (anyAlwaysRefused.check(effective.address, effective.type)) {
+    return { allowed: false, reason: `${address} is in ${rangeOf(alwaysRefused, effective)!.name}` };
+  }
+  if (!anyInternal.check(effective.address, effective.type)) return { allowed: true, internal: false };
   const allowListed =
     (hostName !== undefined && policy.allowedHostNames.has(normalizeHostName(hostName))) ||
     policy.allowedAddresses.check(effective.address, effective.type);
@@ -126,7 +128,7 @@ export function decideEgress(policy: EgressPolicy, address: string, hostName?: s
   if (policy.mode === 'open') return { allowed: true, internal: true };
   return {
     allowed: false,
-    reason: `${address} is in ${internalRange.name}, refused by TRIBUTARY_EGRESS=public`,
+    reason: `${address} is in ${rangeOf(internal, effective)!.name}, refused by TRIBUTARY_EGRESS=public`,
   };
 }
 
@@ -185,6 +187,12 @@ function rangeLists(ranges: readonly NamedRange[]): { range: NamedRange; list: B
     addCidr(list, range.cidr);
     return { range, list };
   });
+}
+
+function combinedList(ranges: readonly NamedRange[]): BlockList {
+  const list = new BlockList();
+  for (const range of ranges) addCidr(list, range.cidr);
+  return list;
 }
 
 function rangeOf(

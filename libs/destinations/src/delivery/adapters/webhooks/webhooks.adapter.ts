@@ -106,6 +106,11 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
    */
   private readonly httpAgent: HttpAgent;
   private readonly httpsAgent: HttpsAgent;
+  /**
+   * The checked target of a settings object. The router hands the same frozen settings object to every
+   * delivery of a destination until its config changes, so the settings are read and checked once.
+   */
+  private readonly targets = new WeakMap<object, WebhookTarget | string>();
 
   constructor(options: WebhooksAdapterOptions = {}) {
     this.egressGuard = options.egressGuard ?? new EgressGuard();
@@ -124,7 +129,7 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
-    const target = readWebhookTarget(request.settings);
+    const target = this.targetOf(request.settings);
     if (typeof target === 'string') {
       return sameOutcomeForAll(request.messages, discard(`destination misconfigured: ${target}`));
     }
@@ -159,6 +164,16 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
       Buffer.from(']'),
     ]);
     return this.post(target, body, elements[0] ?? Buffer.alloc(0));
+  }
+
+  private targetOf(settings: Readonly<Record<string, unknown>>): WebhookTarget | string {
+    let target = this.targets.get(settings);
+    if (target === undefined) {
+      target = readWebhookTarget(settings);
+      // Only settings that cannot change under the cache are kept.
+      if (Object.isFrozen(settings)) this.targets.set(settings, target);
+    }
+    return target;
   }
 
   async close(): Promise<void> {
