@@ -440,6 +440,10 @@ describe('WebhooksDeliveryAdapter behind the egress guard', () => {
       'http://[fd00:ec2::254]/latest/meta-data/',
       'http://metadata.internal/computeMetadata/v1/',
       'http://0.0.0.0:9/',
+      // Other spellings of 169.254.169.254 that URL parsing turns into the dotted form.
+      'http://2852039166/',
+      'http://0xa9.0xfe.0xa9.0xfe/',
+      'http://0251.0376.0251.0376/',
     ]) {
       const [result] = await adapter.deliver({ settings: { url }, messages: [trackMessage('m')] });
       expect(result).toMatchObject({ outcome: 'discard' });
