@@ -1,3 +1,4 @@
+import { parseEgressPolicy } from '@tributary/destinations';
 import { z } from 'zod';
 
 const optionalText = z
@@ -87,6 +88,12 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
       throw new EnvironmentError(
         'TRIBUTARY_ADMIN_EMAIL and TRIBUTARY_ADMIN_PASSWORD must be set together (or neither)',
       );
+    }
+    try {
+      // Read here so that a bad allow-list entry stops every process at start, not the router later.
+      parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW);
+    } catch (error) {
+      throw new EnvironmentError(`invalid configuration: ${(error as Error).message}`);
     }
     return environment;
   }
