@@ -19,4 +19,34 @@ export default tseslint.config(
       'regexp/no-super-linear-move': 'error',
     },
   },
+  {
+    // Delivery adapters reach tenants' targets only through the egress guard (docs/egress.md): no
+    // client of their own that would resolve and connect without it.
+    files: ['libs/destinations/src/delivery/adapters/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: 'Use node:http(s) with the egress guard (docs/egress.md).' },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...['net', 'node:net', 'tls', 'node:tls'].map((name) => ({
+              name,
+              importNames: ['connect', 'createConnection', 'Socket', 'TLSSocket'],
+              message: 'Connect through the egress guard (docs/egress.md).',
+            })),
+            ...['dns', 'node:dns', 'dns/promises', 'node:dns/promises', 'undici', 'axios', 'got'].map(
+              (name) => ({
+                name,
+                message: 'Resolve and connect through the egress guard (docs/egress.md).',
+              }),
+            ),
+          ],
+        },
+      ],
+    },
+  },
 );
