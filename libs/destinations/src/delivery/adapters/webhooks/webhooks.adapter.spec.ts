@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import type { NormalizedMessage } from '@tributary/contracts';
 import { EgressGuard, type HostResolver } from '../../egress/egress-guard';
 import { parseEgressPolicy } from '../../egress/egress-policy';
@@ -461,6 +462,33 @@ describe('WebhooksDeliveryAdapter behind the egress guard', () => {
     });
     expect(result).toEqual({ messageId: 'm', outcome: 'delivered' });
     expect(receiver.requests[0]!.headers['host']).toBe(`hooks.example:${port()}`);
+  });
+
+  it('keeps the name for TLS (SNI and certificate checks) while connecting to the checked address', async () => {
+    // A TLS server on loopback that records the server name the client asks for, then ends the
+    // handshake: it has no certificate to offer, and the name is all this test needs.
+    const serverNames: string[] = [];
+    const tlsServer = createTlsServer({
+      SNICallback: (serverName, callback) => {
+        serverNames.push(serverName);
+        callback(new Error('no certificate here'), undefined);
+      },
+    });
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const tlsPort = (tlsServer.address() as AddressInfo).port;
+      const adapter = adapterWith(
+        new EgressGuard(parseEgressPolicy('public', 'hooks.example'), loopbackResolver),
+      );
+      const [result] = await adapter.deliver({
+        settings: { url: `https://hooks.example:${tlsPort}/in` },
+        messages: [trackMessage('m')],
+      });
+      expect(result).toMatchObject({ outcome: 'retry' });
+      expect(serverNames).toEqual(['hooks.example']);
+    } finally {
+      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+    }
   });
 
   it('checks every new connection: a name that rebinds to a refused address is never connected to', async () => {
