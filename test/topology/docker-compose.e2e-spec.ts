@@ -60,6 +60,7 @@ describe('docker-compose.yml', () => {
           ...process.env,
           TRIBUTARY_BOOTSTRAP_TOKEN: 'compose-config-check-token',
           TRIBUTARY_SECRET_KEY: '0'.repeat(64),
+          POSTGRES_PASSWORD: 'compose-config-check-password',
         },
         encoding: 'utf8',
         timeout: 60_000,
@@ -81,9 +82,12 @@ describe('docker-compose.yml', () => {
           DATA_DIR: '/data',
           TRIBUTARY_BOOTSTRAP_TOKEN: 'compose-config-check-token',
           TRIBUTARY_SECRET_KEY: '0'.repeat(64),
+          TRIBUTARY_EGRESS: 'public',
+          TRIBUTARY_EGRESS_ALLOW: 'postgres',
         });
         expect(config.services[app].command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
       }
+      expect(config.services.postgres.environment?.['POSTGRES_PASSWORD']).toBe('compose-config-check-password');
       // A release line, not `latest`, which would move to the next major on any pull.
       expect(config.services.kurrentdb.image).toMatch(/^kurrentplatform\/kurrentdb:\d+\.\d+(\.\d+)?$/);
       // Fixed volume names: the data stays with the deployment whatever the project name is.
@@ -133,6 +137,19 @@ describe('docker-compose.yml', () => {
     expect(anchor).toMatch(/TRIBUTARY_SECRET_KEY: \$\{TRIBUTARY_SECRET_KEY:\?/);
     expect(anchor).toMatch(/healthcheck:[\s\S]*\/health\/ready/);
     expect(anchor).toMatch(/condition: service_healthy/);
+  });
+
+  it('limits destinations to public addresses plus its own PostgreSQL, and keeps no default password', () => {
+    const anchor = composeText.slice(
+      composeText.indexOf('x-tributary-app: &tributary-app'),
+      composeText.indexOf('\nservices:\n'),
+    );
+    expect(anchor).toMatch(/^ {4}TRIBUTARY_EGRESS: public$/m);
+    expect(anchor).toMatch(/^ {4}TRIBUTARY_EGRESS_ALLOW: \$\{TRIBUTARY_EGRESS_ALLOW:-postgres\}$/m);
+    expect(serviceBlock('postgres')).toMatch(/POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?/);
+    // Every password-like variable is required (`:?`), never defaulted (`:-`).
+    const defaultedSecrets = composeText.match(/\$\{[A-Z_]*(PASSWORD|SECRET|TOKEN)[A-Z_]*:-[^}]*\}/g);
+    expect(defaultedSecrets).toBeNull();
   });
 });
 

@@ -165,7 +165,7 @@ function resolveHost(host: string | undefined): string {
   const base =
     host === undefined ? REGION_HOSTS.us : ((REGION_HOSTS as Record<string, string>)[host] ?? host);
   if (!isHttpUrl(base)) invalid('host', `must be 'us', 'eu' or an http(s) URL, got ${JSON.stringify(host)}`);
-  return base.replace(/\/+$/, '');
+  return base.replace(/(?<!\/)\/+$/, '');
 }
 
 function isHttpUrl(text: unknown): text is string {
@@ -215,7 +215,7 @@ export function resolveOAuthOptions(oauth: unknown, trackingBase: string): Resol
     invalid('oauth.scope', 'must be a non-empty string');
   }
   // Python strips the trailing slash and Node keeps it (spec §11.1); one slash before /token is the tidy form.
-  const authServer = (configuredServer ?? trackingBase).replace(/\/+$/, '');
+  const authServer = (configuredServer ?? trackingBase).replace(/(?<!\/)\/+$/, '');
   return {
     clientId,
     keyId,

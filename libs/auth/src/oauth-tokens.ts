@@ -72,7 +72,7 @@ export async function verifyClientAssertion(
     throw new OAuthRequestError(400, 'invalid_request', 'client_assertion needs a jti');
   }
   const audiences = acceptedAudiences.flatMap((audience) => {
-    const bare = audience.replace(/\/+$/, '');
+    const bare = audience.replace(/(?<!\/)\/+$/, '');
     return [bare, `${bare}/`];
   });
   try {

@@ -28,13 +28,21 @@ export class SecretBox {
     return new Uint8Array(hkdfSync('sha256', this.key, Buffer.alloc(0), `tributary:${purpose}`, 32));
   }
 
-  /** Setting values with encrypted ones in plaintext: for delivery code only, never for responses. */
+  /**
+   * Setting values with encrypted ones in plaintext, including the values of map settings (webhook
+   * headers): for delivery code only, never for responses.
+   */
   revealAll(values: Record<string, unknown>): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, this.revealSetting(value)]));
+  }
+
+  private revealSetting(value: unknown): unknown {
+    if (SecretBox.isEncrypted(value)) return this.decrypt(value);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const entries = Object.entries(value);
+    if (!entries.some(([, inner]) => SecretBox.isEncrypted(inner))) return value;
     return Object.fromEntries(
-      Object.entries(values).map(([key, value]) => [
-        key,
-        SecretBox.isEncrypted(value) ? this.decrypt(value) : value,
-      ]),
+      entries.map(([name, inner]) => [name, SecretBox.isEncrypted(inner) ? this.decrypt(inner) : inner]),
     );
   }
 

@@ -85,3 +85,27 @@ describe('POSTGRES_DESTINATION_MAX_TABLES and POSTGRES_DESTINATION_MAX_COLUMNS',
     expect(() => loadEnvironment({ [name]: value })).toThrow(new RegExp(name));
   });
 });
+
+describe('TRIBUTARY_EGRESS and TRIBUTARY_EGRESS_ALLOW', () => {
+  it('default to open with nothing extra allowed', () => {
+    const environment = loadEnvironment({});
+    expect(environment.TRIBUTARY_EGRESS).toBe('open');
+    expect(environment.TRIBUTARY_EGRESS_ALLOW).toBeUndefined();
+  });
+
+  it('take public and an allow-list of names, addresses and CIDRs', () => {
+    const environment = loadEnvironment({
+      TRIBUTARY_EGRESS: 'public',
+      TRIBUTARY_EGRESS_ALLOW: 'postgres, 10.20.0.0/16,fd00:1::/32',
+    });
+    expect(environment.TRIBUTARY_EGRESS).toBe('public');
+    expect(environment.TRIBUTARY_EGRESS_ALLOW).toBe('postgres, 10.20.0.0/16,fd00:1::/32');
+  });
+
+  it('stop the start with a message naming the variable and the bad entry', () => {
+    expect(() => loadEnvironment({ TRIBUTARY_EGRESS: 'closed' })).toThrow(/TRIBUTARY_EGRESS/);
+    expect(() => loadEnvironment({ TRIBUTARY_EGRESS_ALLOW: 'postgres,10.0.0.0/40' })).toThrow(
+      /invalid configuration: TRIBUTARY_EGRESS_ALLOW: "10\.0\.0\.0\/40" has an invalid prefix length/,
+    );
+  });
+});

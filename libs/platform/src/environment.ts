@@ -1,3 +1,4 @@
+import { parseEgressPolicy } from '@tributary/destinations';
 import { z } from 'zod';
 
 const optionalText = z
@@ -7,7 +8,7 @@ const optionalText = z
 
 /** Durations such as `24h`, `7d`, `90s`, `500ms`, or a bare number of milliseconds. */
 export const durationSchema = z.string().transform((text, context) => {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(text.trim());
   if (!match) {
     context.addIssue({
       code: 'custom',
@@ -88,6 +89,13 @@ export const environmentSchema = z.object({
   POSTGRES_DESTINATION_MAX_COLUMNS: z.coerce.number().int().min(16).max(1_600).default(500),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
+  /**
+   * Where destinations may connect: `open` (loopback and private networks too) or `public` (public
+   * addresses only). Link-local/metadata, 0.0.0.0/8 and multicast are refused in both.
+   */
+  TRIBUTARY_EGRESS: z.enum(['open', 'public']).default('open'),
+  /** Host names, addresses and CIDRs destinations may reach under `public` (comma-separated). */
+  TRIBUTARY_EGRESS_ALLOW: optionalText,
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
 });
 
@@ -103,6 +111,12 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
       throw new EnvironmentError(
         'TRIBUTARY_ADMIN_EMAIL and TRIBUTARY_ADMIN_PASSWORD must be set together (or neither)',
       );
+    }
+    try {
+      // Read here so that a bad allow-list entry stops every process at start, not the router later.
+      parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW);
+    } catch (error) {
+      throw new EnvironmentError(`invalid configuration: ${(error as Error).message}`);
     }
     return environment;
   }

@@ -30,7 +30,7 @@ export function resolveConnection(command: Command, context: CliContext): Connec
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new CliError(`--url / TRIBUTARY_URL must be http(s): ${url}`);
   return {
-    baseUrl: url.replace(/\/+$/, ''),
+    baseUrl: url.replace(/(?<!\/)\/+$/, ''),
     token: options.token ?? (context.env.TRIBUTARY_TOKEN || undefined),
     json: Boolean(options.json),
   };

@@ -5,6 +5,10 @@ import { MASKED_SECRET } from '@tributary/contracts';
 import {
   CatalogDestinationDefinition,
   emptyValueOf,
+  problemWithDeliverySetting,
+  secrecyOfSetting,
+  SettingSecrecy,
+  urlHasCredentials,
   validateDestinationSettingValue,
 } from '@tributary/destinations';
 import { ConfigApiError } from '../shared/config-api.error';
@@ -18,9 +22,10 @@ export interface ConfigEntryInput {
 /**
  * Turns the config entries of a request into setting values the decider can store: names
  * resolved (full `…/config/<key>` or a bare key), types taken from the catalog when the entry has
- * none, values checked against the catalog, and `password` values encrypted so that no secret
- * enters an event. A password sent back as the mask keeps its stored value: clients that read a
- * destination and write it back unchanged must not overwrite the secret with the mask.
+ * none, values checked against the catalog and against what the delivery adapter accepts, and secrets
+ * encrypted so that none enters an event: `password` values, URLs with credentials, webhook header
+ * values (`secrecyOfSetting`). A secret sent back as the mask keeps its stored value: clients that read
+ * a destination and write it back unchanged must not overwrite the secret with the mask.
  */
 @Injectable()
 export class DestinationConfigMapper {
@@ -47,25 +52,90 @@ export class DestinationConfigMapper {
           `destination.config.${key}: type "${entry.type}" does not match the catalog type "${setting.type}"`,
         );
       }
-      const value =
+      const requested =
         entry.value === undefined || entry.value === null
           ? emptyValueOf(setting.type, setting.selectOptions)
           : entry.value;
+      const secrecy = secrecyOfSetting(catalogEntry.slug, setting);
+      const stored = current?.config[key];
       if (
-        setting.type === 'password' &&
-        value === MASKED_SECRET &&
-        current &&
-        current.config[key] !== undefined
+        secrecy !== undefined &&
+        secrecy !== 'map-values' &&
+        requested === MASKED_SECRET &&
+        stored !== undefined
       ) {
         continue;
       }
-      const problem = validateDestinationSettingValue(setting, value);
+      const value =
+        secrecy === undefined ? requested : this.withMaskedPartsRestored(secrecy, requested, stored);
+      const problem =
+        validateDestinationSettingValue(setting, value) ??
+        problemWithDeliverySetting(catalogEntry.slug, key, value);
       if (problem) throw ConfigApiError.invalidArgument(`destination.config.${key}: ${problem}`);
-      values[key] =
-        setting.type === 'password' && value !== '' ? this.secretBox.encrypt(String(value)) : value;
+      values[key] = secrecy === undefined ? value : this.encryptSecretParts(secrecy, value);
     }
     return values;
   }
+
+  /**
+   * The value with masks sent back replaced by the stored secrets, in plaintext: a header whose value is
+   * the mask keeps its stored value, and so do the user name and password of a URL written back as
+   * `https://********:********@host/...`.
+   */
+  private withMaskedPartsRestored(secrecy: SettingSecrecy, value: unknown, stored: unknown): unknown {
+    if (secrecy === 'map-values' && isPlainObject(value)) {
+      const storedMap = isPlainObject(stored) ? stored : {};
+      return Object.fromEntries(
+        Object.entries(value).map(([name, inner]) => [
+          name,
+          inner === MASKED_SECRET && typeof storedMap[name] === 'string'
+            ? this.secretBox.decrypt(storedMap[name] as string)
+            : inner,
+        ]),
+      );
+    }
+    if (secrecy === 'url-credentials' && typeof value === 'string' && typeof stored === 'string') {
+      return restoreMaskedUrlCredentials(value, this.secretBox.decrypt(stored));
+    }
+    return value;
+  }
+
+  private encryptSecretParts(secrecy: SettingSecrecy, value: unknown): unknown {
+    switch (secrecy) {
+      case 'whole':
+        return value === '' ? value : this.secretBox.encrypt(String(value));
+      case 'url-credentials':
+        return typeof value === 'string' && urlHasCredentials(value) ? this.secretBox.encrypt(value) : value;
+      case 'map-values':
+        if (!isPlainObject(value)) return value;
+        return Object.fromEntries(
+          Object.entries(value).map(([name, inner]) => [
+            name,
+            typeof inner === 'string' && inner !== '' ? this.secretBox.encrypt(inner) : inner,
+          ]),
+        );
+    }
+  }
+}
+
+/** `incoming` with a user name or password equal to the mask taken from `storedUrl`. */
+function restoreMaskedUrlCredentials(incoming: string, storedUrl: string): string {
+  let url: URL;
+  let previous: URL;
+  try {
+    url = new URL(incoming.trim());
+    previous = new URL(storedUrl.trim());
+  } catch {
+    return incoming;
+  }
+  if (url.username !== MASKED_SECRET && url.password !== MASKED_SECRET) return incoming;
+  if (url.username === MASKED_SECRET) url.username = previous.username;
+  if (url.password === MASKED_SECRET) url.password = previous.password;
+  return url.href;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function settingDefinitionsOf(catalogEntry: CatalogDestinationDefinition): SettingDefinition[] {

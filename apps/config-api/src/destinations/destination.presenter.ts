@@ -1,6 +1,6 @@
 import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
-import { MASKED_SECRET } from '@tributary/contracts';
-import { findCatalogDestination } from '@tributary/destinations';
+import { ENCRYPTED_VALUE_PREFIX, MASKED_SECRET } from '@tributary/contracts';
+import { findCatalogDestination, maskUrlCredentials, secrecyOfSetting } from '@tributary/destinations';
 import { sourceName } from '../shared/resource-names';
 import { withMilliseconds } from '../shared/timestamps';
 
@@ -25,11 +25,31 @@ export function presentDestination(destination: DestinationRecord) {
       return {
         name: `${name}/config/${setting.key}`,
         display_name: setting.displayName,
-        value: setting.type === 'password' && value !== '' ? MASKED_SECRET : value,
+        value: maskedValue(secrecyOfSetting(catalogSlug, setting), value),
         type: setting.type,
       };
     }),
     create_time: withMilliseconds(destination.createTime),
     update_time: withMilliseconds(destination.updateTime),
   };
+}
+
+/** The value with its secret parts masked (`secrecyOfSetting`); values stored before they were secrets too. */
+function maskedValue(secrecy: ReturnType<typeof secrecyOfSetting>, value: unknown): unknown {
+  switch (secrecy) {
+    case undefined:
+      return value;
+    case 'whole':
+      return value !== '' ? MASKED_SECRET : value;
+    case 'url-credentials':
+      if (typeof value !== 'string') return value;
+      return value.startsWith(ENCRYPTED_VALUE_PREFIX)
+        ? MASKED_SECRET
+        : maskUrlCredentials(value, MASKED_SECRET);
+    case 'map-values':
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+      return Object.fromEntries(
+        Object.entries(value).map(([name, inner]) => [name, inner === '' ? inner : MASKED_SECRET]),
+      );
+  }
 }

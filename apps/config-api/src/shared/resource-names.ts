@@ -4,7 +4,7 @@ const SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
 /** The last segment of a resource name, or the text itself when it is already a bare slug. */
 export function lastSegment(nameOrSlug: string): string {
-  const trimmed = nameOrSlug.replace(/\/+$/, '');
+  const trimmed = nameOrSlug.replace(/(?<!\/)\/+$/, '');
   return trimmed.slice(trimmed.lastIndexOf('/') + 1);
 }
 

@@ -76,7 +76,7 @@ describe('DeliveryMetrics', () => {
     const snapshot = metrics.snapshot(key);
     expect(snapshot.counts).toMatchObject({ delivered: 2, discarded: 2 });
     expect(snapshot.valuesNotStored).toEqual({ type_conflict: 2, column_limit: 1 });
-    expect(snapshot.discardsByCause).toEqual({ system_schema: 0, foreign_table: 1, table_limit: 0 });
+    expect(snapshot.discardsByCause).toEqual({ system_schema: 0, foreign_table: 1, table_limit: 0, egress_denied: 0 });
     expect(snapshot.lastValuesNotStored.map((value) => [value.messageId, value.column])).toEqual([
       ['m-1', 'amount'],
       ['m-1', 'extra'],

@@ -16,7 +16,12 @@ export const DELIVERY_OUTCOMES: DeliveryOutcomeKind[] = [
 export const VALUE_NOT_STORED_CAUSES: readonly ValueNotStoredCause[] = ['type_conflict', 'column_limit'];
 
 /** Discards by the destination guard that refused them (a warehouse's system schema, foreign table, table limit). */
-export const DISCARD_CAUSES: readonly DiscardCause[] = ['system_schema', 'foreign_table', 'table_limit'];
+export const DISCARD_CAUSES: readonly DiscardCause[] = [
+  'system_schema',
+  'foreign_table',
+  'table_limit',
+  'egress_denied',
+];
 
 /** Recent discards and values not stored kept per destination, for an operator to see why. */
 const RECENT_KEPT = 20;

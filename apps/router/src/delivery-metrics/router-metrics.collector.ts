@@ -74,7 +74,7 @@ export class RouterMetricsCollector {
 
     new Counter({
       name: `${METRIC_PREFIX}destination_refusals_total`,
-      help: "Messages discarded because a destination's guard refused them, since the process started: cause=system_schema, foreign_table (a table Tributary did not create), table_limit.",
+      help: "Messages discarded because a destination's guard refused them, since the process started: cause=system_schema, foreign_table (a table Tributary did not create), table_limit, egress_denied (the egress policy refused the target).",
       labelNames: [...DESTINATION_LABELS, 'cause'],
       registers: [registry],
       collect() {

@@ -4,6 +4,7 @@ import {
   createDeliveryAdapterRegistry,
   DeliveryAdapterRegistry,
   DeliveryOutcome,
+  parseEgressPolicy,
 } from '@tributary/destinations';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 
@@ -26,6 +27,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
         maxEventTables: environment.POSTGRES_DESTINATION_MAX_TABLES,
         maxColumnsPerTable: environment.POSTGRES_DESTINATION_MAX_COLUMNS,
       },
+      egressPolicy: parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW),
     });
   }
 

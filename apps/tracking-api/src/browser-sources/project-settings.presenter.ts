@@ -22,7 +22,7 @@ export function trackingApiAddress(
 ): TrackingApiAddress {
   if (publicBaseUrl !== undefined) {
     const url = new URL(publicBaseUrl);
-    const prefix = url.pathname.replace(/\/+$/, '');
+    const prefix = url.pathname.replace(/(?<!\/)\/+$/, '');
     return { apiHost: `${url.host}${prefix}/v1`, protocol: url.protocol === 'http:' ? 'http' : 'https' };
   }
   return { apiHost: `${request.host}/v1`, protocol: request.protocol === 'http' ? 'http' : 'https' };

@@ -39,6 +39,12 @@ export const CATALOG_DESTINATIONS: readonly CatalogDestinationDefinition[] = [
       defineSetting('shared_secret', 'Shared Secret', 'password', {
         description: 'Signs each request body so the receiver can check it came from Tributary.',
       }),
+      // Off by default: receivers written for Segment check the signature of the body alone.
+      defineSetting('signature_timestamp', 'Sign a Timestamp', 'boolean', {
+        description:
+          'With a shared secret: send X-Signature-Timestamp (Unix seconds) and sign "<timestamp>.<body>" ' +
+          'instead of the body alone, so the receiver can refuse replayed requests.',
+      }),
     ],
     // One request per message: a receiver written for Segment's webhooks expects a single message body.
     capabilities: {
@@ -62,7 +68,9 @@ export const CATALOG_DESTINATIONS: readonly CatalogDestinationDefinition[] = [
     settings: [
       defineSetting('connection_string', 'Connection String', 'password', {
         required: true,
-        description: 'A libpq connection URI, e.g. postgres://user:pass@host:5432/db. Stored encrypted.',
+        description:
+          'A libpq connection URI, e.g. postgres://user:pass@host:5432/db. Stored encrypted. Socket paths ' +
+          'and sslcert, sslkey and sslrootcert are not accepted.',
       }),
       // Empty by default: the adapter then writes to the source's own schema, named after its slug, as
       // Segment's warehouses do, rather than to `public`, which other applications of the database use.

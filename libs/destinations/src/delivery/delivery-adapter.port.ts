@@ -36,7 +36,7 @@ export interface DeliveredOutcome {
 }
 
 /** Discards the router counts by cause, besides their reason: a guard of the destination refused them. */
-export type DiscardCause = 'system_schema' | 'foreign_table' | 'table_limit';
+export type DiscardCause = 'system_schema' | 'foreign_table' | 'table_limit' | 'egress_denied';
 
 export interface DiscardOutcome {
   readonly outcome: 'discard';
@@ -105,6 +105,16 @@ export const discard = (reason: string, status?: number, cause?: DiscardCause): 
   ...(status !== undefined ? { status } : {}),
   ...(cause !== undefined ? { cause } : {}),
 });
+
+/**
+ * The reason of every delivery the egress policy refused, first in the reason so that operators and
+ * metrics can pick these out: `egress_denied: 10.0.0.5 is in private 10.0.0.0/8, ...`.
+ */
+export const EGRESS_DENIED_REASON = 'egress_denied';
+
+/** A target the egress policy refuses: final, since retrying cannot change the policy's answer. */
+export const egressDenied = (detail: string): DiscardOutcome =>
+  discard(`${EGRESS_DENIED_REASON}: ${detail}`, undefined, 'egress_denied');
 
 export function retry(
   reason: string,

@@ -1,22 +1,30 @@
 /**
  * The adapters Tributary delivers with, one per catalog entry it can deliver to. Adapters are created on
- * first use and shared, so each keeps its pools and connections across calls.
+ * first use and shared, so each keeps its pools and connections across calls. Every adapter is handed
+ * the registry's one egress guard: a factory has no other way to build an adapter, so an adapter added
+ * later goes through the policy too.
  */
 import { listCatalogDestinations } from '../catalog';
 import type { DeliveryAdapter, DeliveryAdapterRegistry } from './delivery-adapter.port';
 import { PostgresDeliveryAdapter, type PostgresAdapterOptions } from './adapters/postgres/postgres.adapter';
 import { WebhooksDeliveryAdapter, type WebhooksAdapterOptions } from './adapters/webhooks/webhooks.adapter';
+import { EgressGuard } from './egress/egress-guard';
+import { OPEN_EGRESS_POLICY, type EgressPolicy } from './egress/egress-policy';
 
 export interface DeliveryAdapterRegistryOptions {
-  webhooks?: WebhooksAdapterOptions;
-  postgres?: PostgresAdapterOptions;
+  /** Where destinations may connect (`TRIBUTARY_EGRESS`, `TRIBUTARY_EGRESS_ALLOW`). Default: `open`. */
+  egressPolicy?: EgressPolicy;
+  /** Instead of `egressPolicy`: a guard of the caller's (tests inject a resolver this way). */
+  egressGuard?: EgressGuard;
+  webhooks?: Omit<WebhooksAdapterOptions, 'egressGuard'>;
+  postgres?: Omit<PostgresAdapterOptions, 'egressGuard'>;
 }
 
-const adapterFactories: Readonly<
-  Record<string, (options: DeliveryAdapterRegistryOptions) => DeliveryAdapter>
-> = {
-  webhooks: (options) => new WebhooksDeliveryAdapter(options.webhooks),
-  postgres: (options) => new PostgresDeliveryAdapter(options.postgres),
+type AdapterFactory = (options: DeliveryAdapterRegistryOptions, egressGuard: EgressGuard) => DeliveryAdapter;
+
+const adapterFactories: Readonly<Record<string, AdapterFactory>> = {
+  webhooks: (options, egressGuard) => new WebhooksDeliveryAdapter({ ...options.webhooks, egressGuard }),
+  postgres: (options, egressGuard) => new PostgresDeliveryAdapter({ ...options.postgres, egressGuard }),
 };
 
 /** The catalog slugs that have a delivery adapter, in catalog order. */
@@ -30,13 +38,14 @@ export function createDeliveryAdapterRegistry(
   options: DeliveryAdapterRegistryOptions = {},
 ): DeliveryAdapterRegistry {
   const created = new Map<string, DeliveryAdapter>();
+  const egressGuard = options.egressGuard ?? new EgressGuard(options.egressPolicy ?? OPEN_EGRESS_POLICY);
   return {
     deliverableSlugs: DELIVERABLE_DESTINATION_SLUGS,
     deliveryAdapterFor(slug: string): DeliveryAdapter | undefined {
       const existing = created.get(slug);
       if (existing) return existing;
       if (!DELIVERABLE_DESTINATION_SLUGS.includes(slug)) return undefined;
-      const adapter = adapterFactories[slug]!(options);
+      const adapter = adapterFactories[slug]!(options, egressGuard);
       created.set(slug, adapter);
       return adapter;
     },

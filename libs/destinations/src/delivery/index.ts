@@ -23,3 +23,38 @@ export {
   type WarehouseRow,
   type WarehouseValue,
 } from './adapters/postgres/warehouse-row.planner';
+export {
+  EgressGuard,
+  EgressDeniedError,
+  isEgressDenied,
+  systemHostResolver,
+  type HostResolver,
+  type ResolvedAddress,
+} from './egress/egress-guard';
+export {
+  decideEgress,
+  parseEgressPolicy,
+  OPEN_EGRESS_POLICY,
+  EGRESS_MODES,
+  type EgressDecision,
+  type EgressMode,
+  type EgressPolicy,
+} from './egress/egress-policy';
+export {
+  problemWithConnectionString,
+  pinnedPostgresConnection,
+} from './adapters/postgres/postgres-connection';
+export {
+  problemWithWebhookHeaders,
+  MAX_WEBHOOK_HEADERS,
+  MAX_WEBHOOK_HEADER_NAME_BYTES,
+  MAX_WEBHOOK_HEADER_VALUE_BYTES,
+} from './adapters/webhooks/webhook-settings.validator';
+export { trimHttpWhitespace } from './adapters/webhooks/http-whitespace';
+export {
+  secrecyOfSetting,
+  problemWithDeliverySetting,
+  urlHasCredentials,
+  maskUrlCredentials,
+  type SettingSecrecy,
+} from './delivery-settings';

@@ -1,4 +1,5 @@
-import { readBodyWriteKey, resolveWriteKey } from './resolve-write-key';
+import fc from 'fast-check';
+import { parseAuthorization, readBodyWriteKey, resolveWriteKey } from './resolve-write-key';
 
 const basic = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
 
@@ -145,6 +146,62 @@ describe('resolveWriteKey (spec §4.3)', () => {
           value: { scheme: 'body', writeKey: 'WK' },
         });
       },
+    );
+  });
+});
+
+describe('resolveWriteKey on hostile Authorization headers', () => {
+  it.each([
+    ['inner whitespace', `Basic x${' '.repeat(100_000)}x`],
+    ['leading whitespace', `${' '.repeat(100_000)}Bearer x`],
+    ['mixed whitespace before a line break', `Bearer x${' \t'.repeat(50_000)}y\nz`],
+  ])('reads a 100k-character header with %s in linear time', (_, header) => {
+    const startedAt = performance.now();
+    resolveWriteKey(header, { writeKey: 'WK' });
+    // The backtracking expression this replaces took tens of seconds on these.
+    expect(performance.now() - startedAt).toBeLessThan(250);
+  });
+
+  it('gives the verdicts of the regular expression it replaces on short headers', () => {
+    // The expression the hand-written scanner replaced: the reference for its verdicts.
+    // eslint-disable-next-line regexp/no-super-linear-backtracking -- only run on short strings here
+    const reference = /^\s*(\S+)(?:\s+(.*?))?\s*$/;
+    const character = fc.constantFrom(
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\u00a0',
+      '\u2028',
+      '\ufeff',
+      'B',
+      'b',
+      'x',
+      ':',
+      '=',
+    );
+    const header = fc.oneof(
+      fc.array(character, { maxLength: 12 }).map((characters) => characters.join('')),
+      fc
+        .tuple(
+          fc.constantFrom('Basic', 'bearer', 'BEARER', 'Token'),
+          fc.array(character, { maxLength: 6 }).map((characters) => characters.join('')),
+          fc.string({ maxLength: 8 }),
+          fc.array(character, { maxLength: 6 }).map((characters) => characters.join('')),
+        )
+        .map(([scheme, before, token, after]) => `${before}${scheme} ${token}${after}`),
+    );
+    fc.assert(
+      fc.property(header, (text) => {
+        const match = reference.exec(text);
+        const scheme = match?.[1]?.toLowerCase();
+        const expected =
+          match && (scheme === 'basic' || scheme === 'bearer')
+            ? { scheme, token: match[2] ?? '' }
+            : undefined;
+        expect(parseAuthorization(text)).toEqual(expected);
+      }),
+      { numRuns: 2_000 },
     );
   });
 });

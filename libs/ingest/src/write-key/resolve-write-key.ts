@@ -60,15 +60,47 @@ export function readBodyWriteKey(body: unknown): string | undefined {
   return typeof writeKey === 'string' && writeKey.length > 0 ? writeKey : undefined;
 }
 
-function parseAuthorization(
+/**
+ * `<scheme> <token>` with surrounding whitespace ignored. Scanned by hand rather than with a regular
+ * expression: the header is the client's, and `/^\s*(\S+)(?:\s+(.*?))?\s*$/` backtracked quadratically
+ * over a long run of inner whitespace. A line break inside the token makes the header unusable, as the
+ * expression's `.` did.
+ */
+export function parseAuthorization(
   header: string | undefined,
 ): { scheme: 'basic' | 'bearer'; token: string } | undefined {
   if (header === undefined) return undefined;
-  const match = /^\s*(\S+)(?:\s+(.*?))?\s*$/.exec(header);
-  if (match === null) return undefined;
-  const scheme = match[1].toLowerCase();
+  const trimmed = header.trim();
+  if (trimmed === '') return undefined;
+  let schemeEnd = 0;
+  while (schemeEnd < trimmed.length && !isWhitespace(trimmed.charCodeAt(schemeEnd))) schemeEnd++;
+  const scheme = trimmed.slice(0, schemeEnd).toLowerCase();
   if (scheme !== 'basic' && scheme !== 'bearer') return undefined;
-  return { scheme, token: match[2] ?? '' };
+  const token = trimmed.slice(schemeEnd).trimStart();
+  if (hasLineBreak(token)) return undefined;
+  return { scheme, token };
+}
+
+/** What `\s` and `String.prototype.trim` call whitespace: JavaScript's WhiteSpace and LineTerminator. */
+function isWhitespace(code: number): boolean {
+  return (
+    (code >= 0x09 && code <= 0x0d) ||
+    code === 0x20 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/** The characters `.` does not match. */
+function hasLineBreak(text: string): boolean {
+  return text.includes('\n') || text.includes('\r') || text.includes('\u2028') || text.includes('\u2029');
 }
 
 // Standard or URL-safe alphabet, padding optional: decoders in the wild differ, the key does not.

@@ -22,7 +22,7 @@ export function normalizeRequestUrl(rawUrl: string | undefined): string {
   const queryStart = url.indexOf('?');
   const query = queryStart >= 0 ? url.slice(queryStart) : '';
   let path = (queryStart >= 0 ? url.slice(0, queryStart) : url).replace(/\/{2,}/g, '/');
-  if (path.length > 1) path = path.replace(/\/+$/, '');
+  if (path.length > 1) path = path.replace(/(?<!\/)\/+$/, '');
   if (path.startsWith('/v1beta/')) path = rewriteConfigApiPath(path);
   return path + query;
 }

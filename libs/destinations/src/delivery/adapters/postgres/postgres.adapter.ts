@@ -22,6 +22,7 @@ import type { NormalizedMessage } from '@tributary/contracts';
 import {
   discard,
   delivered,
+  egressDenied,
   retry,
   sameOutcomeForAll,
   type DeliveryAdapter,
@@ -50,6 +51,8 @@ import {
   type WarehouseRow,
   type WarehouseValue,
 } from './warehouse-row.planner';
+import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
+import { pinnedPostgresConnection, withoutServerMessages } from './postgres-connection';
 
 export { quoteIdentifier } from './postgres-identifiers';
 
@@ -82,6 +85,8 @@ export interface PostgresAdapterOptions {
   maxEventTables?: number;
   /** Columns per table, the ones every table is created with included. Default 500. */
   maxColumnsPerTable?: number;
+  /** The egress guard connections go through (see `postgres-connection.ts`). Default: the `open` policy. */
+  egressGuard?: EgressGuard;
 }
 
 /** A row fitted to its table: the values to write, and the ones left out or set to null. */
@@ -104,10 +109,23 @@ interface Warehouse {
 export class PostgresDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'postgres';
   private readonly warehouses = new Map<string, Warehouse>();
+  private readonly egressGuard: EgressGuard;
+  /** Per connection string: may the server's messages be shown (see `pinnedPostgresConnection`)? */
+  private readonly serverMessagesShown = new Map<string, boolean>();
 
-  constructor(private readonly options: PostgresAdapterOptions = {}) {}
+  constructor(private readonly options: PostgresAdapterOptions = {}) {
+    this.egressGuard = options.egressGuard ?? new EgressGuard();
+  }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
+    const results = await this.deliverToWarehouse(request);
+    const connectionString = request.settings['connection_string'];
+    const shown =
+      typeof connectionString !== 'string' || this.serverMessagesShown.get(connectionString) !== false;
+    return shown ? results : withoutServerMessages(results);
+  }
+
+  private async deliverToWarehouse(request: DeliveryRequest): Promise<DeliveryResult[]> {
     if (request.messages.length === 0) return [];
     const connectionString = request.settings['connection_string'];
     if (typeof connectionString !== 'string' || connectionString.trim() === '') {
@@ -132,9 +150,10 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     let warehouse: Warehouse;
     let client: PoolClient;
     try {
-      warehouse = this.warehouseFor(connectionString);
+      warehouse = await this.warehouseFor(connectionString);
       client = await warehouse.pool.connect();
     } catch (error) {
+      if (isEgressDenied(error)) return sameOutcomeForAll(request.messages, egressDenied(error.detail));
       return sameOutcomeForAll(
         request.messages,
         retry(`cannot connect to PostgreSQL: ${describeError(error)}`),
@@ -167,14 +186,20 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   async close(): Promise<void> {
     const pools = [...this.warehouses.values()].map((warehouse) => warehouse.pool);
     this.warehouses.clear();
+    this.serverMessagesShown.clear();
     await Promise.allSettled(pools.map((pool) => pool.end()));
   }
 
-  private warehouseFor(connectionString: string): Warehouse {
+  /** The pool connects to the address the guard checked when it was created (no DNS rebinding). */
+  private async warehouseFor(connectionString: string): Promise<Warehouse> {
     const existing = this.warehouses.get(connectionString);
     if (existing) return existing;
+    const connection = await pinnedPostgresConnection(connectionString, this.egressGuard);
+    const createdMeanwhile = this.warehouses.get(connectionString);
+    if (createdMeanwhile) return createdMeanwhile;
+    this.serverMessagesShown.set(connectionString, connection.serverMessagesShown);
     const pool = new Pool({
-      connectionString,
+      ...connection.poolConfig,
       max: this.options.maxConnectionsPerPool ?? 4,
       connectionTimeoutMillis: this.options.connectionTimeoutMs ?? 5_000,
       statement_timeout: this.options.statementTimeoutMs ?? 30_000,

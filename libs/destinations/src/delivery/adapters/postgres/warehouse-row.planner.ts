@@ -76,7 +76,7 @@ export const STANDARD_COLUMN_TYPES: ReadonlyMap<string, WarehouseColumnType> = n
  */
 export function toSnakeCase(name: string): string {
   const snake = name
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1_$2')
+    .replace(/(?<!\p{Lu})(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1_$2')
     .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1_$2')
     .toLowerCase()
     .replace(/[^\p{L}\p{N}_]+/gu, '_')

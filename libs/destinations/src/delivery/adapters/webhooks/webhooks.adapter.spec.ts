@@ -1,8 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import type { NormalizedMessage } from '@tributary/contracts';
-import { WebhooksDeliveryAdapter } from './webhooks.adapter';
+import { EgressGuard, type HostResolver } from '../../egress/egress-guard';
+import { parseEgressPolicy } from '../../egress/egress-policy';
+import { MAX_WEBHOOK_HEADER_VALUE_BYTES, MAX_WEBHOOK_HEADERS } from './webhook-settings.validator';
+import { readWebhookTarget, WebhooksDeliveryAdapter } from './webhooks.adapter';
+
+/**
+ * The receivers here listen on loopback, whose responses the adapter keeps out of reasons unless the
+ * operator allow-lists the address; most tests look at those reasons, so they allow-list it.
+ */
+const vouchedLoopback = () => new EgressGuard(parseEgressPolicy('open', '127.0.0.1'));
 
 interface ReceivedRequest {
   method: string;
@@ -116,7 +126,7 @@ async function freePortWithNothingListening(): Promise<number> {
 
 describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
   const receiver = new WebhookReceiver();
-  const adapter = new WebhooksDeliveryAdapter({ timeoutMs: 300 });
+  const adapter = new WebhooksDeliveryAdapter({ timeoutMs: 300, egressGuard: vouchedLoopback() });
 
   beforeAll(() => receiver.start());
   afterAll(async () => {
@@ -271,7 +281,8 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
       [{}, 'setting "url" is not set'],
       [{ url: 'not a url' }, 'not a valid URL'],
       [{ url: 'ftp://example.com/' }, 'http(s)'],
-      [{ url: `${receiver.baseUrl}/ok`, headers: { 'X-Bad': 'line\r\nbreak' } }, 'not a valid HTTP header'],
+      [{ url: `${receiver.baseUrl}/ok`, headers: { 'X-Bad': 'line\r\nbreak' } }, 'CR, LF or NUL'],
+      [{ url: `${receiver.baseUrl}/ok`, headers: { 'Bad Name': 'x' } }, 'a name holds only'],
       [{ url: `${receiver.baseUrl}/ok`, headers: { 'X-Number': 3 } }, 'must be a string'],
     ];
     for (const [settings, reasonPart] of cases) {
@@ -298,7 +309,11 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
   });
 
   it('keeps the connection alive between requests, after failures with short bodies too', async () => {
-    const oneAtATime = new WebhooksDeliveryAdapter({ timeoutMs: 2_000, maxConcurrentRequests: 1 });
+    const oneAtATime = new WebhooksDeliveryAdapter({
+      timeoutMs: 2_000,
+      maxConcurrentRequests: 1,
+      egressGuard: vouchedLoopback(),
+    });
     try {
       for (const path of ['/ok', '/fail', '/unauthorized', '/ok']) {
         await oneAtATime.deliver({
@@ -324,7 +339,11 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
   });
 
   describe('with batching on', () => {
-    const batchingAdapter = new WebhooksDeliveryAdapter({ timeoutMs: 300, batching: { maxBatchSize: 3 } });
+    const batchingAdapter = new WebhooksDeliveryAdapter({
+      timeoutMs: 300,
+      batching: { maxBatchSize: 3 },
+      egressGuard: vouchedLoopback(),
+    });
     afterAll(() => batchingAdapter.close());
 
     it('posts JSON arrays of at most maxBatchSize messages and signs only body[0]', async () => {
@@ -375,5 +394,238 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
         })),
       );
     });
+  });
+});
+
+describe('WebhooksDeliveryAdapter behind the egress guard', () => {
+  const receiver = new WebhookReceiver();
+  const port = () => new URL(receiver.baseUrl).port;
+  const adapters: WebhooksDeliveryAdapter[] = [];
+  const adapterWith = (guard: EgressGuard) => {
+    const adapter = new WebhooksDeliveryAdapter({ timeoutMs: 2_000, egressGuard: guard });
+    adapters.push(adapter);
+    return adapter;
+  };
+  const loopbackResolver: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];
+
+  beforeAll(() => receiver.start());
+  afterAll(async () => {
+    await Promise.all(adapters.map((adapter) => adapter.close()));
+    await receiver.stop();
+  });
+  beforeEach(() => {
+    receiver.requests.length = 0;
+  });
+
+  it('discards with egress_denied under public, by IP literal and by name, and sends nothing', async () => {
+    const adapter = adapterWith(new EgressGuard(parseEgressPolicy('public', undefined), loopbackResolver));
+    for (const url of [`${receiver.baseUrl}/ok`, `http://hooks.example:${port()}/ok`]) {
+      const results = await adapter.deliver({
+        settings: { url },
+        messages: [trackMessage('a'), trackMessage('b')],
+      });
+      expect(results.map((result) => result.outcome)).toEqual(['discard', 'discard']);
+      for (const result of results) {
+        expect((result as { reason: string }).reason).toMatch(/^egress_denied: 127\.0\.0\.1 is in loopback/);
+      }
+    }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('refuses the cloud metadata address under open, literal or resolved', async () => {
+    const metadataResolver: HostResolver = async () => [{ address: '169.254.169.254', family: 4 }];
+    const adapter = adapterWith(new EgressGuard(parseEgressPolicy('open', undefined), metadataResolver));
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:169.254.169.254]/latest/meta-data/',
+      'http://[fd00:ec2::254]/latest/meta-data/',
+      'http://metadata.internal/computeMetadata/v1/',
+      'http://0.0.0.0:9/',
+      // Other spellings of 169.254.169.254 that URL parsing turns into the dotted form.
+      'http://2852039166/',
+      'http://0xa9.0xfe.0xa9.0xfe/',
+      'http://0251.0376.0251.0376/',
+    ]) {
+      const [result] = await adapter.deliver({ settings: { url }, messages: [trackMessage('m')] });
+      expect(result).toMatchObject({ outcome: 'discard' });
+      expect((result as { reason: string }).reason).toMatch(/^egress_denied: /);
+    }
+  });
+
+  it('delivers to an allow-listed name under public, with the name in the Host header', async () => {
+    const adapter = adapterWith(
+      new EgressGuard(parseEgressPolicy('public', 'hooks.example'), loopbackResolver),
+    );
+    const [result] = await adapter.deliver({
+      settings: { url: `http://hooks.example:${port()}/ok` },
+      messages: [trackMessage('m')],
+    });
+    expect(result).toEqual({ messageId: 'm', outcome: 'delivered' });
+    expect(receiver.requests[0]!.headers['host']).toBe(`hooks.example:${port()}`);
+  });
+
+  it('keeps the name for TLS (SNI and certificate checks) while connecting to the checked address', async () => {
+    // A TLS server on loopback that records the server name the client asks for, then ends the
+    // handshake: it has no certificate to offer, and the name is all this test needs.
+    const serverNames: string[] = [];
+    const tlsServer = createTlsServer({
+      SNICallback: (serverName, callback) => {
+        serverNames.push(serverName);
+        callback(new Error('no certificate here'), undefined);
+      },
+    });
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const tlsPort = (tlsServer.address() as AddressInfo).port;
+      const adapter = adapterWith(
+        new EgressGuard(parseEgressPolicy('public', 'hooks.example'), loopbackResolver),
+      );
+      const [result] = await adapter.deliver({
+        settings: { url: `https://hooks.example:${tlsPort}/in` },
+        messages: [trackMessage('m')],
+      });
+      expect(result).toMatchObject({ outcome: 'retry' });
+      expect(serverNames).toEqual(['hooks.example']);
+    } finally {
+      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+    }
+  });
+
+  it('checks every new connection: a name that rebinds to a refused address is never connected to', async () => {
+    let calls = 0;
+    // First answer allowed (127.0.0.1 is allow-listed); later ones name the metadata service.
+    const rebinding: HostResolver = async () =>
+      calls++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '169.254.169.254', family: 4 }];
+    const adapter = adapterWith(new EgressGuard(parseEgressPolicy('public', '127.0.0.1'), rebinding));
+    // Sent together, so each opens its own connection and resolves on its own.
+    const results = await adapter.deliver({
+      settings: { url: `http://rebind.example:${port()}/ok` },
+      messages: [trackMessage('m-1'), trackMessage('m-2'), trackMessage('m-3')],
+    });
+    const delivered = results.filter((result) => result.outcome === 'delivered');
+    const denied = results.filter(
+      (result) => result.outcome === 'discard' && result.reason.startsWith('egress_denied: 169.254.169.254'),
+    );
+    expect(calls).toBe(3);
+    expect(delivered).toHaveLength(1);
+    expect(denied).toHaveLength(2);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('keeps the response body of a loopback or private target out of the reason under open', async () => {
+    const adapter = adapterWith(new EgressGuard(parseEgressPolicy('open', undefined), loopbackResolver));
+    for (const url of [`${receiver.baseUrl}/fail`, `http://hooks.example:${port()}/fail`]) {
+      expect(await adapter.deliver({ settings: { url }, messages: [trackMessage('m')] })).toEqual([
+        { messageId: 'm', outcome: 'retry', status: 500, reason: 'HTTP 500' },
+      ]);
+    }
+    const [missing] = await adapter.deliver({
+      settings: { url: `${receiver.baseUrl}/missing` },
+      messages: [trackMessage('m')],
+    });
+    expect(missing).toEqual({ messageId: 'm', outcome: 'discard', status: 404, reason: 'HTTP 404' });
+  });
+
+  it('does not follow a redirect towards the metadata address', async () => {
+    const adapter = adapterWith(new EgressGuard(parseEgressPolicy('open', '127.0.0.1')));
+    const [result] = await adapter.deliver({
+      settings: { url: `${receiver.baseUrl}/moved` },
+      messages: [trackMessage('m')],
+    });
+    expect(result).toMatchObject({ outcome: 'discard', status: 301 });
+    expect(receiver.requests.map((request) => request.path)).toEqual(['/moved']);
+  });
+});
+
+describe('WebhooksDeliveryAdapter signature timestamp', () => {
+  const receiver = new WebhookReceiver();
+  const now = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
+  const adapter = new WebhooksDeliveryAdapter({ timeoutMs: 2_000, now: () => now });
+
+  beforeAll(() => receiver.start());
+  afterAll(async () => {
+    await adapter.close();
+    await receiver.stop();
+  });
+  beforeEach(() => {
+    receiver.requests.length = 0;
+  });
+
+  it('is off by default: the signature covers the body alone and no timestamp header is sent', async () => {
+    await adapter.deliver({
+      settings: { url: `${receiver.baseUrl}/ok`, shared_secret: 's3cret' },
+      messages: [trackMessage('m')],
+    });
+    const [request] = receiver.requests;
+    expect(request!.headers['x-signature-timestamp']).toBeUndefined();
+    expect(request!.headers['x-signature']).toBe(
+      createHmac('sha1', 's3cret').update(request!.body).digest('hex'),
+    );
+  });
+
+  it('when on, sends X-Signature-Timestamp and signs "<timestamp>.<body>"', async () => {
+    await adapter.deliver({
+      settings: {
+        url: `${receiver.baseUrl}/ok`,
+        shared_secret: 's3cret',
+        signature_timestamp: true,
+        headers: { 'X-Signature-Timestamp': '1' },
+      },
+      messages: [trackMessage('m')],
+    });
+    const [request] = receiver.requests;
+    const timestamp = String(Math.floor(now / 1000));
+    expect(request!.headers['x-signature-timestamp']).toBe(timestamp);
+    expect(request!.headers['x-signature']).toBe(
+      createHmac('sha1', 's3cret').update(`${timestamp}.`).update(request!.body).digest('hex'),
+    );
+  });
+
+  it('sends no timestamp without a shared secret, and refuses a non-boolean setting', async () => {
+    await adapter.deliver({
+      settings: { url: `${receiver.baseUrl}/ok`, signature_timestamp: true },
+      messages: [trackMessage('m')],
+    });
+    expect(receiver.requests[0]!.headers['x-signature-timestamp']).toBeUndefined();
+    expect(readWebhookTarget({ url: 'https://example.com/', signature_timestamp: 'yes' })).toBe(
+      'setting "signature_timestamp" must be a boolean',
+    );
+  });
+});
+
+describe('readWebhookTarget on hostile headers', () => {
+  it('trims header values in linear time (a long run of inner whitespace)', () => {
+    const value = `a${' '.repeat(MAX_WEBHOOK_HEADER_VALUE_BYTES - 2)}b`;
+    const headers = Object.fromEntries(
+      Array.from({ length: MAX_WEBHOOK_HEADERS }, (_, index) => [`X-Padding-${index}`, value]),
+    );
+    const startedAt = performance.now();
+    const target = readWebhookTarget({ url: 'https://example.com/', headers });
+    // The regular expression this replaced took seconds per header here.
+    expect(performance.now() - startedAt).toBeLessThan(500);
+    expect(typeof target === 'object' && target.headers['x-padding-0']).toBe(value);
+  });
+
+  it('trims leading and trailing HTTP whitespace only', () => {
+    const target = readWebhookTarget({
+      url: 'https://example.com/',
+      headers: { 'X-A': ' \t value with  inner  spaces \t ' },
+    });
+    expect(typeof target === 'object' && target.headers['x-a']).toBe('value with  inner  spaces');
+  });
+
+  it.each([
+    [
+      { headers: Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`X-${index}`, 'v'])) },
+      'at most 50',
+    ],
+    [{ headers: { ['X'.repeat(257)]: 'v' } }, 'at most 256 bytes'],
+    [{ headers: { 'X-Big': 'v'.repeat(8 * 1024 + 1) } }, 'at most 8192 bytes'],
+    [{ headers: { 'X-Nul': 'a\u0000b' } }, 'CR, LF or NUL'],
+    [{ headers: { 'X(bad)': 'v' } }, 'a name holds only'],
+    [{ headers: ['X-A'] }, 'map of strings'],
+  ])('refuses %#: %s', (settings, problem) => {
+    const target = readWebhookTarget({ url: 'https://example.com/', ...settings });
+    expect(target).toEqual(expect.stringContaining(problem));
   });
 });

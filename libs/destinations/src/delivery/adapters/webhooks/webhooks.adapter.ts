@@ -6,7 +6,16 @@
  * Requests go through `node:http`/`node:https` with keep-alive agents of the adapter's own, not fetch:
  * per message, fetch's Request/Headers/AbortSignal and web streams cost about as much CPU as the rest
  * of the delivery together (`BENCH_CPU_PROFILE=1 npm run bench`, phases 3 and 4). Redirects are not
- * followed by `node:http` either.
+ * followed by `node:http` either, so a receiver cannot bounce a request past the egress guard.
+ *
+ * Every connection goes through the egress guard (`../../egress/egress-guard.ts`): the agents resolve
+ * host names with its `lookup`, so a socket connects only to an address the policy allowed, and IP
+ * literals are checked before the request. What a loopback or private target answers stays out of the
+ * reason: the tenant chose the URL, and it may point at one of the operator's own services.
+ *
+ * With `signature_timestamp` on, the request also carries `X-Signature-Timestamp` (Unix seconds) and the
+ * signature covers `<timestamp>.<signed bytes>`, so a receiver can refuse replays of an old request.
+ * Off by default: receivers written for Segment check the signature of the body alone.
  */
 import { createHmac } from 'node:crypto';
 import {
@@ -21,6 +30,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { NormalizedMessage } from '@tributary/contracts';
 import {
   discard,
+  egressDenied,
   retry,
   sameOutcomeForAll,
   type DeliveryAdapter,
@@ -29,6 +39,9 @@ import {
   type DeliveryResult,
 } from '../../delivery-adapter.port';
 import { classifyHttpStatus } from '../../http-response.classifier';
+import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
+import { trimHttpWhitespace } from './http-whitespace';
+import { problemWithWebhookHeaders } from './webhook-settings.validator';
 
 /** Segment's webhook timeout (spec §12.3). */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
@@ -47,6 +60,7 @@ const HEADERS_OWNED_BY_THE_ADAPTER = new Set([
   'transfer-encoding',
   'connection',
   'x-signature',
+  'x-signature-timestamp',
 ]);
 
 /** How much of an error response body is kept in the reason. */
@@ -63,6 +77,10 @@ export interface WebhooksAdapterOptions {
    * In a batch only `body[0]` is signed (spec §12.3), and the response applies to every message in it.
    */
   batching?: { maxBatchSize?: number };
+  /** The egress guard every connection goes through. Default: the `open` policy. */
+  egressGuard?: EgressGuard;
+  /** The clock of `X-Signature-Timestamp`, in milliseconds. */
+  now?: () => number;
 }
 
 /** The webhook settings, checked: a destination that cannot be called gets a reason, not a crash. */
@@ -71,6 +89,8 @@ export interface WebhookTarget {
   /** Lower-case names; `authorization` from credentials in the URL, then the `headers` setting. */
   headers: Readonly<Record<string, string>>;
   sharedSecret?: string;
+  /** Sign `<unix seconds>.<body>` and send the seconds as `X-Signature-Timestamp`. */
+  signatureTimestamp: boolean;
 }
 
 export class WebhooksDeliveryAdapter implements DeliveryAdapter {
@@ -78,11 +98,26 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   private readonly timeoutMs: number;
   private readonly maxConcurrentRequests: number;
   private readonly batchSize: number | undefined;
-  /** Connections kept open between requests (Node honours the receiver's `Keep-Alive: timeout`). */
-  private readonly httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo' });
-  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo' });
+  private readonly egressGuard: EgressGuard;
+  private readonly now: () => number;
+  /**
+   * Connections kept open between requests (Node honours the receiver's `Keep-Alive: timeout`). New
+   * connections resolve through the guard; a kept-alive one stays with the address checked when it opened.
+   */
+  private readonly httpAgent: HttpAgent;
+  private readonly httpsAgent: HttpsAgent;
+  /**
+   * The checked target of a settings object. The router hands the same frozen settings object to every
+   * delivery of a destination until its config changes, so the settings are read and checked once.
+   */
+  private readonly targets = new WeakMap<object, WebhookTarget | string>();
 
   constructor(options: WebhooksAdapterOptions = {}) {
+    this.egressGuard = options.egressGuard ?? new EgressGuard();
+    this.now = options.now ?? Date.now;
+    const lookup = this.egressGuard.lookup;
+    this.httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo', lookup });
+    this.httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo', lookup });
     this.timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     this.maxConcurrentRequests = Math.max(1, options.maxConcurrentRequests ?? 8);
     this.batchSize = options.batching
@@ -94,10 +129,13 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
-    const target = readWebhookTarget(request.settings);
+    const target = this.targetOf(request.settings);
     if (typeof target === 'string') {
       return sameOutcomeForAll(request.messages, discard(`destination misconfigured: ${target}`));
     }
+    // Node's lookup hook is not called for IP literals, so those are checked here.
+    const refusal = this.egressGuard.refusalOfLiteral(target.url.hostname);
+    if (refusal) return sameOutcomeForAll(request.messages, egressDenied(refusal.detail));
     if (this.batchSize !== undefined) {
       const batches = chunk(request.messages, this.batchSize);
       const outcomes = await mapWithConcurrency(batches, this.maxConcurrentRequests, (batch) =>
@@ -128,6 +166,16 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
     return this.post(target, body, elements[0] ?? Buffer.alloc(0));
   }
 
+  private targetOf(settings: Readonly<Record<string, unknown>>): WebhookTarget | string {
+    let target = this.targets.get(settings);
+    if (target === undefined) {
+      target = readWebhookTarget(settings);
+      // Only settings that cannot change under the cache are kept.
+      if (Object.isFrozen(settings)) this.targets.set(settings, target);
+    }
+    return target;
+  }
+
   async close(): Promise<void> {
     // Idle keep-alive connections; later requests open new ones.
     this.httpAgent.destroy();
@@ -142,7 +190,13 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
       'content-length': body.length,
     };
     if (target.sharedSecret !== undefined) {
-      headers['x-signature'] = createHmac('sha1', target.sharedSecret).update(signedBytes).digest('hex');
+      const hmac = createHmac('sha1', target.sharedSecret);
+      if (target.signatureTimestamp) {
+        const timestamp = String(Math.floor(this.now() / 1000));
+        headers['x-signature-timestamp'] = timestamp;
+        hmac.update(`${timestamp}.`);
+      }
+      headers['x-signature'] = hmac.update(signedBytes).digest('hex');
     }
     const https = target.url.protocol === 'https:';
     return new Promise<DeliveryOutcome>((resolve) => {
@@ -158,8 +212,12 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
         { method: 'POST', headers, agent: https ? this.httpsAgent : this.httpAgent },
         (response) => {
           const status = response.statusCode ?? 0;
+          const showsBody = this.egressGuard.mayShowResponseOf(
+            response.socket?.remoteAddress,
+            target.url.hostname,
+          );
           const outcomeWith = (excerpt: string) =>
-            classifyHttpStatus(status, headerText(response.headers['retry-after']), excerpt);
+            classifyHttpStatus(status, headerText(response.headers['retry-after']), showsBody ? excerpt : '');
           if (status >= 200 && status < 300) {
             // A success's body is read to its end so the connection can be reused; a body cut short
             // does not change the outcome the status decided.
@@ -176,7 +234,13 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
         settle(retry(`timeout after ${this.timeoutMs} ms`));
         request.destroy();
       }, this.timeoutMs);
-      request.on('error', (error) => settle(retry(`connection error: ${describeRequestError(error)}`)));
+      request.on('error', (error) =>
+        settle(
+          isEgressDenied(error)
+            ? egressDenied(error.detail)
+            : retry(`connection error: ${describeRequestError(error)}`),
+        ),
+      );
       request.end(body);
     });
   }
@@ -204,15 +268,14 @@ export function readWebhookTarget(settings: Readonly<Record<string, unknown>>): 
   }
   const configuredHeaders = settings['headers'];
   if (configuredHeaders !== undefined && configuredHeaders !== null) {
-    if (typeof configuredHeaders !== 'object' || Array.isArray(configuredHeaders)) {
-      return 'setting "headers" must be a map of strings';
-    }
-    for (const [name, value] of Object.entries(configuredHeaders)) {
-      if (typeof value !== 'string') return `header ${JSON.stringify(name)} must be a string`;
+    // Checked at write time too; settings stored before those checks meet them here.
+    const problem = problemWithWebhookHeaders(configuredHeaders);
+    if (problem !== null) return problem;
+    for (const [name, value] of Object.entries(configuredHeaders as Record<string, string>)) {
       const headerName = name.trim().toLowerCase();
       if (HEADERS_OWNED_BY_THE_ADAPTER.has(headerName)) continue;
       // Leading and trailing whitespace is not part of a header value (RFC 9110 §5.5).
-      const headerValue = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+      const headerValue = trimHttpWhitespace(value);
       try {
         validateHeaderName(headerName);
         validateHeaderValue(headerName, headerValue);
@@ -227,7 +290,20 @@ export function readWebhookTarget(settings: Readonly<Record<string, unknown>>): 
   if (secret !== undefined && secret !== null && typeof secret !== 'string') {
     return 'setting "shared_secret" must be a string';
   }
-  return { url, headers, ...(typeof secret === 'string' && secret !== '' ? { sharedSecret: secret } : {}) };
+  const signatureTimestamp = settings['signature_timestamp'];
+  if (
+    signatureTimestamp !== undefined &&
+    signatureTimestamp !== null &&
+    typeof signatureTimestamp !== 'boolean'
+  ) {
+    return 'setting "signature_timestamp" must be a boolean';
+  }
+  return {
+    url,
+    headers,
+    signatureTimestamp: signatureTimestamp === true,
+    ...(typeof secret === 'string' && secret !== '' ? { sharedSecret: secret } : {}),
+  };
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

@@ -1,0 +1,61 @@
+/**
+ * What the Config API must know about the settings the delivery adapters read: which parts are secrets
+ * (encrypted before they enter an event, masked in responses and the audit trail) and which values the
+ * adapters would refuse (checked once at write time, 400 code 3, rather than on every delivery).
+ */
+import { problemWithConnectionString } from './adapters/postgres/postgres-connection';
+import { problemWithWebhookHeaders } from './adapters/webhooks/webhook-settings.validator';
+
+/**
+ * - `whole`: the value is a secret (`password` settings);
+ * - `url-credentials`: a URL whose `user:password@` part is a secret; with credentials the whole URL is
+ *   stored encrypted, since the credentials cannot be encrypted apart from it;
+ * - `map-values`: every value of the map is a secret (webhook `headers` carry API keys and tokens).
+ */
+export type SettingSecrecy = 'whole' | 'url-credentials' | 'map-values';
+
+const SECRET_PARTS: Readonly<Record<string, Readonly<Record<string, SettingSecrecy>>>> = {
+  webhooks: { url: 'url-credentials', headers: 'map-values' },
+};
+
+export function secrecyOfSetting(
+  catalogSlug: string,
+  setting: { readonly key: string; readonly type: string },
+): SettingSecrecy | undefined {
+  if (setting.type === 'password') return 'whole';
+  return SECRET_PARTS[catalogSlug]?.[setting.key];
+}
+
+/** Why the adapter of `catalogSlug` could never use this value, or `null`. Never quotes the value. */
+export function problemWithDeliverySetting(catalogSlug: string, key: string, value: unknown): string | null {
+  if (catalogSlug === 'webhooks' && key === 'headers' && value !== undefined && value !== null) {
+    return problemWithWebhookHeaders(value);
+  }
+  if (catalogSlug === 'postgres' && key === 'connection_string' && typeof value === 'string') {
+    const problem = problemWithConnectionString(value);
+    return problem === null ? null : `setting "connection_string" ${problem}`;
+  }
+  return null;
+}
+
+/** Whether `text` is a URL with a user name or password in it. */
+export function urlHasCredentials(text: string): boolean {
+  const url = parsedUrl(text);
+  return url !== undefined && (url.username !== '' || url.password !== '');
+}
+
+/** The URL with its user name and password (those present) replaced by `mask`; other text unchanged. */
+export function maskUrlCredentials(text: string, mask: string): string {
+  const url = parsedUrl(text);
+  if (url === undefined || (url.username === '' && url.password === '')) return text;
+  const userinfo = `${url.username === '' ? '' : mask}${url.password === '' ? '' : `:${mask}`}`;
+  return `${url.protocol}//${userinfo}@${url.host}${url.pathname}${url.search}${url.hash}`;
+}
+
+function parsedUrl(text: string): URL | undefined {
+  try {
+    return new URL(text.trim());
+  } catch {
+    return undefined;
+  }
+}
