@@ -20,6 +20,8 @@
  *   operand    := 'string' | "string" | number | true | false | null | list | path | function '(' args ')'
  * Field paths are dot-separated segments of `a-z A-Z 0-9 _ -`; any other character is escaped with `\`
  * (`properties.product\ 1.price`). The whole condition `all` (or `'all'`) matches every message.
+ * No segment may be `__proto__`, `constructor` or `prototype`: they lead out of the message into
+ * built-in prototypes (`filters/field-path.ts`).
  *
  * Conditions that tsub would evaluate to a constant `false` whatever the message are refused here, so a
  * filter that can never work is a 400 at create time rather than a silent no-op:
@@ -33,6 +35,7 @@
  * A parenthesized condition is a condition, not a value, so `(a = b) = true` is refused as well.
  */
 import { InvalidFilterConditionError } from '../filters/destination-filter.errors';
+import { describeForbiddenSegment, forbiddenFieldPathSegment } from '../filters/field-path';
 
 /** The matcher shape `matches(event, matcher)` of `@segment/tsub` takes. */
 export type FilterConditionMatcher =
@@ -199,6 +202,8 @@ function tokenize(condition: string): Token[] {
         break;
       }
       segments.push(segment);
+      const forbidden = forbiddenFieldPathSegment(segments);
+      if (forbidden !== undefined) fail(describeForbiddenSegment(segments.join('.'), forbidden), start);
       tokens.push({ kind: 'path', segments, escaped, position: start });
       continue;
     }
