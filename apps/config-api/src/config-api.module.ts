@@ -15,6 +15,11 @@ import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard
 import { ConfigApiErrorFilter } from './shared/error.filter';
 import { RateLimiter } from '@tributary/platform';
 import { ResourceLookup } from './shared/resource-lookup.service';
+import {
+  REQUEST_BODY_LIMITS,
+  RequestBodyLimits,
+  RequestBodyLimitsGuard,
+} from './shared/request-body-limits.guard';
 import { SourcesController } from './sources/sources.controller';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
@@ -47,6 +52,14 @@ export class ConfigApiModule {
           provide: CONFIG_API_RATE_LIMITER,
           useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT),
         },
+        {
+          provide: REQUEST_BODY_LIMITS,
+          useValue: {
+            maxBytes: environment.CONFIG_API_MAX_BODY_BYTES,
+            maxDepth: environment.CONFIG_API_MAX_JSON_DEPTH,
+          } satisfies RequestBodyLimits,
+        },
+        RequestBodyLimitsGuard,
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         ResourceLookup,
         DestinationConfigMapper,
@@ -54,7 +67,14 @@ export class ConfigApiModule {
         ConfigApiErrorFilter,
         InstanceBootstrapService,
       ],
-      exports: [ConfigApiErrorFilter, ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER, ResourceLookup],
+      exports: [
+        ConfigApiErrorFilter,
+        ConfigApiAuthGuard,
+        CONFIG_API_RATE_LIMITER,
+        REQUEST_BODY_LIMITS,
+        RequestBodyLimitsGuard,
+        ResourceLookup,
+      ],
     };
   }
 }

@@ -20,7 +20,8 @@ const object = fc.dictionary(KEY, tree, { maxKeys: 5 });
 const message = fc
   .record({ properties: object, context: object, traits: object })
   .map(
-    (fields) => ({ type: 'track', event: 'e', userId: 'u', messageId: 'm', ...fields }) as NormalizedMessage,
+    (fields) =>
+      ({ type: 'track', event: 'e', userId: 'u', messageId: 'm', ...fields }) as unknown as NormalizedMessage,
   );
 const fieldPath = fc.array(KEY, { minLength: 1, maxLength: 3 }).map((segments) => segments.join('.'));
 const selection: fc.Arbitrary<FieldSelection> = fc.dictionary(
@@ -72,7 +73,13 @@ describe('applyFieldEdits', () => {
     for (const segment of FORBIDDEN_FIELD_PATH_SEGMENTS) {
       const targets = { [`properties.${segment}`]: ['hasOwnProperty', 'toString'], properties: [segment] };
       const output = applyFieldEdits(
-        { type: 'track', event: 'e', userId: 'u', messageId: 'm', properties: { a: 1 } } as NormalizedMessage,
+        {
+          type: 'track',
+          event: 'e',
+          userId: 'u',
+          messageId: 'm',
+          properties: { a: 1 },
+        } as unknown as NormalizedMessage,
         [
           { kind: 'drop_fields', targets },
           { kind: 'allow_fields', targets: { [`properties.${segment}`]: [] } },
@@ -99,7 +106,9 @@ describe('applyFieldEdits', () => {
     ]);
     expect(output).toEqual({ ...input, properties: { items: [{ sku: 'a' }, 'text', { sku: 'b' }] } });
     expect(output.context).toBe(input.context);
-    expect((input as { properties: { items: { cost?: number }[] } }).properties.items[0].cost).toBe(1);
+    expect(
+      (input as unknown as { properties: { items: { cost?: number }[] } }).properties.items[0].cost,
+    ).toBe(1);
   });
 
   it('walks a deeply nested message without recursion', () => {

@@ -260,6 +260,20 @@ describe('compileFilterCondition', () => {
       expect(() => compileFilterCondition(5 as unknown as string)).toThrow(/must be a string/);
     });
 
+    it.each([
+      ['parentheses', '('.repeat(4_000) + "event = 'a'" + ')'.repeat(4_000)],
+      ['negations', '!'.repeat(9_000) + "event = 'a'"],
+      ['not', 'not '.repeat(2_400) + "event = 'a'"],
+    ])('refuses %s nested past the limit with a clear error, not a stack overflow', (_, condition) => {
+      expect(() => compileFilterCondition(condition)).toThrow(InvalidFilterConditionError);
+      expect(() => compileFilterCondition(condition)).toThrow(/nest deeper than 64 levels/);
+    });
+
+    it('accepts nesting up to the limit', () => {
+      const condition = '('.repeat(32) + '!'.repeat(31) + "event = 'a'" + ')'.repeat(32);
+      expect(matches({ event: 'b' }, compileFilterCondition(condition))).toBe(true);
+    });
+
     it('refuses an absurdly long condition', () => {
       const condition = "type = 'track' or ".repeat(MAX_FILTER_CONDITION_LENGTH / 10) + "type = 'page'";
       expect(() => compileFilterCondition(condition)).toThrow(/longer than 10000 characters/);

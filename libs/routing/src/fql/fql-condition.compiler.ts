@@ -47,6 +47,13 @@ export const MATCH_ALL_CONDITION: FilterConditionMatcher = { type: 'all', ir: ''
 export const MAX_FILTER_CONDITION_LENGTH = 10_000;
 
 /**
+ * Deepest nesting of parentheses and negations accepted. The parser, the IR and tsub's evaluator all
+ * recurse once per level, so without a bound a condition of a few thousand `(` would exhaust the stack
+ * (in the Config API and in every router); real conditions nest a handful of levels.
+ */
+export const MAX_FILTER_CONDITION_NESTING = 64;
+
+/**
  * Compiles `condition` (a filter's `if`) into a tsub matcher.
  * @throws InvalidFilterConditionError naming what is wrong and where.
  */
@@ -263,6 +270,7 @@ type Keyword = (typeof KEYWORDS)[number];
 
 class ConditionParser {
   private index = 0;
+  private nesting = 0;
 
   constructor(
     private readonly condition: string,
@@ -308,13 +316,13 @@ class ConditionParser {
     const token = this.peek();
     if (this.symbolAhead('!') || this.keywordAhead('not')) {
       this.index += 1;
-      const operand = this.parseUnary();
+      const operand = this.nested(token.position, () => this.parseUnary());
       requireTrueFalseValued(this.condition, operand, 'the operand of negation');
       return { kind: 'not', operand, position: token.position };
     }
     if (this.symbolAhead('(')) {
       this.index += 1;
-      const inner = this.parseOr();
+      const inner = this.nested(token.position, () => this.parseOr());
       this.expectSymbol(')', "')' to close '('");
       const after = this.peek();
       if (after.kind === 'symbol' && COMPARISON_OPERATORS.includes(after.value)) {
@@ -326,6 +334,21 @@ class ConditionParser {
       return inner;
     }
     return this.parseComparison();
+  }
+
+  private nested(position: number, parse: () => ConditionNode): ConditionNode {
+    if (this.nesting >= MAX_FILTER_CONDITION_NESTING) {
+      this.fail(
+        `parentheses and negations nest deeper than ${MAX_FILTER_CONDITION_NESTING} levels`,
+        position,
+      );
+    }
+    this.nesting += 1;
+    try {
+      return parse();
+    } finally {
+      this.nesting -= 1;
+    }
   }
 
   private parseComparison(): ConditionNode {
