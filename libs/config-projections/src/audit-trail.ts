@@ -185,28 +185,55 @@ const planName = (data: { workspaceSlug: string; planId: string }) =>
   `workspaces/${data.workspaceSlug}/tracking-plans/${data.planId}`;
 
 /**
- * Drops hashes and replaces encrypted setting values by a mask, at any depth. Iterative: stored config
- * values are tenant input, and a recursive walk over one nested thousands deep would end the caller
- * with a stack overflow.
+ * How deep a stored value is shown: far deeper than the Config API accepts (32), so nothing written
+ * through it is cut, while a value stored before that cap cannot exhaust the stack of whatever
+ * serializes the answer.
+ */
+export const MAX_PRESENTED_DEPTH = 64;
+
+/** What stands in for a container nested deeper than `MAX_PRESENTED_DEPTH`. */
+export const TOO_DEEP_MARKER = `[nested deeper than ${MAX_PRESENTED_DEPTH} levels]`;
+
+/**
+ * Drops hashes and replaces encrypted setting values by a mask, at any depth, and cuts containers
+ * nested deeper than `MAX_PRESENTED_DEPTH` (see `limitDepth`).
  */
 export function maskSecrets(value: unknown): unknown {
-  if (!isContainer(value)) return maskScalar(value);
+  return copyJson(value, { skipKey: (key) => SECRET_KEYS.has(key), mapScalar: maskScalar });
+}
+
+/** A copy of a stored JSON value whose containers nested deeper than `MAX_PRESENTED_DEPTH` are cut. */
+export function limitDepth(value: unknown): unknown {
+  return copyJson(value, {});
+}
+
+/**
+ * Copies a JSON value with an explicit stack, never recursion: stored config values are tenant input,
+ * and a recursive walk over one nested thousands deep would end its caller with a stack overflow.
+ */
+function copyJson(
+  value: unknown,
+  options: { skipKey?: (key: string) => boolean; mapScalar?: (value: unknown) => unknown },
+): unknown {
+  const mapScalar = options.mapScalar ?? ((scalar: unknown) => scalar);
+  if (!isContainer(value)) return mapScalar(value);
   const root = emptyLike(value);
-  const pending: [source: Container, copy: Container][] = [[value, root]];
-  const copyOf = (inner: unknown): unknown => {
-    if (!isContainer(inner)) return maskScalar(inner);
-    const copy = emptyLike(inner);
-    pending.push([inner, copy]);
-    return copy;
-  };
+  const pending: [source: Container, copy: Container, depth: number][] = [[value, root, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const [source, copy] = next;
+    const [source, copy, depth] = next;
+    const copyOf = (inner: unknown): unknown => {
+      if (!isContainer(inner)) return mapScalar(inner);
+      if (depth >= MAX_PRESENTED_DEPTH) return TOO_DEEP_MARKER;
+      const innerCopy = emptyLike(inner);
+      pending.push([inner, innerCopy, depth + 1]);
+      return innerCopy;
+    };
     if (Array.isArray(source)) {
       for (const inner of source) (copy as unknown[]).push(copyOf(inner));
       continue;
     }
     for (const [key, inner] of Object.entries(source)) {
-      if (SECRET_KEYS.has(key)) continue;
+      if (options.skipKey?.(key)) continue;
       // Defined, not assigned: a stored key named `__proto__` stays a key of the copy.
       Object.defineProperty(copy, key, {
         value: copyOf(inner),

@@ -1,4 +1,5 @@
 import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
+import { limitDepth } from '@tributary/config-projections';
 import { MASKED_SECRET } from '@tributary/contracts';
 import { findCatalogDestination } from '@tributary/destinations';
 import { sourceName } from '../shared/resource-names';
@@ -25,7 +26,7 @@ export function presentDestination(destination: DestinationRecord) {
       return {
         name: `${name}/config/${setting.key}`,
         display_name: setting.displayName,
-        value: setting.type === 'password' && value !== '' ? MASKED_SECRET : value,
+        value: setting.type === 'password' && value !== '' ? MASKED_SECRET : limitDepth(value),
         type: setting.type,
       };
     }),
