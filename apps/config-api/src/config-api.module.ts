@@ -24,6 +24,7 @@ import { SourcesController } from './sources/sources.controller';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
 import { WorkspacesController } from './workspaces/workspaces.controller';
+import { WORKSPACE_QUOTA_LIMITS, WorkspaceQuotaLimits, WorkspaceQuotas } from './shared/workspace-quotas';
 
 /** The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule` and `SecretBoxModule`. */
 @Module({})
@@ -61,6 +62,18 @@ export class ConfigApiModule {
         },
         RequestBodyLimitsGuard,
         { provide: APP_PIPE, useClass: ZodValidationPipe },
+        {
+          provide: WORKSPACE_QUOTA_LIMITS,
+          useValue: {
+            sources: environment.WORKSPACE_MAX_SOURCES,
+            destinations: environment.WORKSPACE_MAX_DESTINATIONS,
+            filtersPerDestination: environment.DESTINATION_MAX_FILTERS,
+            trackingPlans: environment.WORKSPACE_MAX_TRACKING_PLANS,
+            oauthApplications: environment.WORKSPACE_MAX_OAUTH_APPLICATIONS,
+            runningReplays: environment.WORKSPACE_MAX_RUNNING_REPLAYS,
+          } satisfies WorkspaceQuotaLimits,
+        },
+        WorkspaceQuotas,
         ResourceLookup,
         DestinationConfigMapper,
         ConfigApiAuthGuard,

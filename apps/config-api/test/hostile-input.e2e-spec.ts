@@ -5,6 +5,7 @@
 import { streamNames } from '@tributary/config-domain';
 import { SQLITE_EVENT_STORE_FILE } from '@tributary/event-store';
 import Database from 'better-sqlite3';
+import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
@@ -302,5 +303,114 @@ describe('Config API against hostile input', () => {
       });
       expectJsonSuccess(again);
     }, 120_000);
+  });
+});
+
+describe('workspace quotas (issue 10, item 6)', () => {
+  let instance: TributaryTestInstance;
+  let admin: ConfigApiClient;
+  let writer: ConfigApiClient;
+  let other: ConfigApiClient;
+  const publicPem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .publicKey.export({ type: 'spki', format: 'pem' })
+    .toString();
+
+  beforeAll(async () => {
+    instance = await startTributary({
+      environment: {
+        CONFIG_API_RATE_LIMIT: '100000',
+        WORKSPACE_MAX_SOURCES: '2',
+        WORKSPACE_MAX_DESTINATIONS: '2',
+        DESTINATION_MAX_FILTERS: '2',
+        WORKSPACE_MAX_TRACKING_PLANS: '1',
+        WORKSPACE_MAX_OAUTH_APPLICATIONS: '1',
+      },
+    });
+    admin = new ConfigApiClient(instance);
+    ({ writer } = await createWorkspaceWithTokens(admin, 'quota'));
+    ({ writer: other } = await createWorkspaceWithTokens(admin, 'quota-other'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await instance?.stop({ removeData: true });
+  });
+
+  function expectQuotaExceeded(response: Awaited<ReturnType<ConfigApiClient['request']>>, message: RegExp) {
+    expectConfigApiError(response, 429, 8);
+    expect(response.body.error).toMatch(message);
+    // Waiting does not help, unlike the rate limit's 429.
+    expect(response.headers.get('retry-after')).toBeNull();
+  }
+
+  const createSource = (client: ConfigApiClient, workspace: string, slug: string) =>
+    client.request('POST', `workspaces/${workspace}/sources`, {
+      json: {
+        source: {
+          name: `workspaces/${workspace}/sources/${slug}`,
+          catalog_name: 'catalog/sources/javascript',
+        },
+      },
+    });
+
+  it('counts sources per workspace, and a delete makes room again', async () => {
+    expectJsonSuccess(await createSource(writer, 'quota', 'one'));
+    expectJsonSuccess(await createSource(writer, 'quota', 'two'));
+    expectQuotaExceeded(
+      await createSource(writer, 'quota', 'three'),
+      /^quota exceeded: workspace quota already has 2 sources, the most a workspace may have \(WORKSPACE_MAX_SOURCES\); delete one first$/,
+    );
+    // Nothing was stored for the refused create.
+    expectConfigApiError(await writer.request('GET', 'workspaces/quota/sources/three'), 404, 5);
+    // Another workspace has its own count.
+    expectJsonSuccess(await createSource(other, 'quota-other', 'one'));
+
+    expectJsonSuccess(await writer.request('DELETE', 'workspaces/quota/sources/two'));
+    expectJsonSuccess(await createSource(writer, 'quota', 'three'));
+  });
+
+  it('counts destinations over all the sources of a workspace', async () => {
+    const destination = (source: string, slug: string) =>
+      writer.request('POST', `workspaces/quota/sources/${source}/destinations`, {
+        json: { destination: { name: `workspaces/quota/sources/${source}/destinations/${slug}` } },
+      });
+    expectJsonSuccess(await destination('one', 'google-analytics'));
+    expectJsonSuccess(await destination('three', 'google-analytics'));
+    expectQuotaExceeded(await destination('three', 'mixpanel'), /2 destinations.*WORKSPACE_MAX_DESTINATIONS/);
+  });
+
+  it('counts filters per destination', async () => {
+    const filters = 'workspaces/quota/sources/one/destinations/google-analytics/filters';
+    const filter = () =>
+      writer.request('POST', filters, {
+        json: { filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] } },
+      });
+    expectJsonSuccess(await filter());
+    expectJsonSuccess(await filter());
+    expectQuotaExceeded(
+      await filter(),
+      /^quota exceeded: destination google-analytics of source one already has 2 filters, the most a destination may have \(DESTINATION_MAX_FILTERS\)/,
+    );
+    // Another destination of the same workspace has its own count.
+    expectJsonSuccess(
+      await writer.request('POST', 'workspaces/quota/sources/three/destinations/google-analytics/filters', {
+        json: { filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] } },
+      }),
+    );
+  });
+
+  it('counts tracking plans and OAuth applications per workspace', async () => {
+    const plan = () =>
+      writer.request('POST', 'workspaces/quota/tracking-plans', {
+        json: { tracking_plan: { display_name: 'Plan', type: 'TRACKING_PLAN_TYPE_LIVE' } },
+      });
+    expectJsonSuccess(await plan());
+    expectQuotaExceeded(await plan(), /1 tracking plans.*WORKSPACE_MAX_TRACKING_PLANS/);
+
+    const application = () =>
+      writer.request('POST', 'workspaces/quota/oauth-applications', {
+        json: { oauth_application: { display_name: 'Jobs', public_keys: [{ key_id: 'k', pem: publicPem }] } },
+      });
+    expectJsonSuccess(await application());
+    expectQuotaExceeded(await application(), /1 OAuth applications.*WORKSPACE_MAX_OAUTH_APPLICATIONS/);
   });
 });
