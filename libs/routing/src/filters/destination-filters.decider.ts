@@ -122,6 +122,23 @@ function filtered(reason: FilterOutcomeReason, filter: RoutableFilter, detail?: 
   };
 }
 
+/** Targets per compiled action: compiled actions are cached, so each is worked out once. */
+const fieldEdits = new WeakMap<CompiledFilterAction, FieldEdit>();
+
+function fieldEditOf(
+  action: Extract<CompiledFilterAction, { kind: 'drop_fields' | 'allow_fields' }>,
+): FieldEdit {
+  let edit = fieldEdits.get(action);
+  if (!edit) {
+    edit =
+      action.kind === 'drop_fields'
+        ? { kind: 'drop_fields', targets: dropTargets(action.fields) }
+        : { kind: 'allow_fields', targets: allowTargets(action.fields) };
+    fieldEdits.set(action, edit);
+  }
+  return edit;
+}
+
 /**
  * Compiling is pure, so compiled filters are cached by their text: the router evaluates the same few
  * filters for every message. The cache is bounded and simply starts over when full.

@@ -11,8 +11,8 @@
  * `dlv`, which follows inherited properties, so `properties.__proto__` is `Object.prototype` and a block
  * list could delete its methods for every tenant of the process. Here a path follows own properties only
  * (`Object.hasOwn`), and only objects this module copied are ever changed: the copy is made along the
- * edited paths (copy on write), installed with `Object.defineProperty` so that no assignment runs a
- * setter inherited from a prototype, and the caller's message is never touched. No recursion: the work
+ * edited paths (copy on write), installed over the own property it replaces (so no setter inherited
+ * from a prototype runs), and the caller's message is never touched. No recursion: the work
  * is bounded by the paths of the filter, whatever the depth of the message.
  */
 import type { NormalizedMessage } from '@tributary/contracts';
@@ -94,7 +94,7 @@ type JsonContainer = Record<string, unknown>;
 
 class CopyOnWrite {
   readonly root: JsonContainer;
-  private readonly copies = new WeakSet<object>();
+  private readonly copies = new Set<object>();
 
   constructor(original: JsonContainer) {
     this.root = { ...original };
@@ -126,7 +126,9 @@ class CopyOnWrite {
       ? (child.slice() as unknown as JsonContainer)
       : { ...child };
     this.copies.add(copy);
-    defineOwn(parent, key, copy);
+    // `key` is an own data property of `parent` (only own properties are followed), so this assignment
+    // replaces that property and can never reach a setter of a prototype, `__proto__`'s included.
+    parent[key] = copy;
     return copy;
   }
 }
