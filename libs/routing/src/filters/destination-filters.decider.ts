@@ -100,14 +100,8 @@ export function applyDestinationFilters(
   if (dropFields.length === 0 && allowFields.length === 0) return { outcome: 'pass', message };
 
   const edits: FieldEdit[] = [
-    ...dropFields.map(({ action }) => ({
-      kind: 'drop_fields' as const,
-      targets: dropTargets(action.fields),
-    })),
-    ...allowFields.map(({ action }) => ({
-      kind: 'allow_fields' as const,
-      targets: allowTargets(action.fields),
-    })),
+    ...dropFields.map(({ action }) => fieldEditOf(action)),
+    ...allowFields.map(({ action }) => fieldEditOf(action)),
   ];
   return { outcome: 'pass', message: applyFieldEdits(message, edits) };
 }
