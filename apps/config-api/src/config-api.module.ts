@@ -15,10 +15,16 @@ import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard
 import { ConfigApiErrorFilter } from './shared/error.filter';
 import { RateLimiter } from '@tributary/platform';
 import { ResourceLookup } from './shared/resource-lookup.service';
+import {
+  REQUEST_BODY_LIMITS,
+  RequestBodyLimits,
+  RequestBodyLimitsGuard,
+} from './shared/request-body-limits.guard';
 import { SourcesController } from './sources/sources.controller';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
 import { WorkspacesController } from './workspaces/workspaces.controller';
+import { WORKSPACE_QUOTA_LIMITS, WorkspaceQuotaLimits, WorkspaceQuotas } from './shared/workspace-quotas';
 
 /** The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule` and `SecretBoxModule`. */
 @Module({})
@@ -47,14 +53,41 @@ export class ConfigApiModule {
           provide: CONFIG_API_RATE_LIMITER,
           useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT),
         },
+        {
+          provide: REQUEST_BODY_LIMITS,
+          useValue: {
+            maxBytes: environment.CONFIG_API_MAX_BODY_BYTES,
+            maxDepth: environment.CONFIG_API_MAX_JSON_DEPTH,
+          } satisfies RequestBodyLimits,
+        },
+        RequestBodyLimitsGuard,
         { provide: APP_PIPE, useClass: ZodValidationPipe },
+        {
+          provide: WORKSPACE_QUOTA_LIMITS,
+          useValue: {
+            sources: environment.WORKSPACE_MAX_SOURCES,
+            destinations: environment.WORKSPACE_MAX_DESTINATIONS,
+            filtersPerDestination: environment.DESTINATION_MAX_FILTERS,
+            trackingPlans: environment.WORKSPACE_MAX_TRACKING_PLANS,
+            oauthApplications: environment.WORKSPACE_MAX_OAUTH_APPLICATIONS,
+            runningReplays: environment.WORKSPACE_MAX_RUNNING_REPLAYS,
+          } satisfies WorkspaceQuotaLimits,
+        },
+        WorkspaceQuotas,
         ResourceLookup,
         DestinationConfigMapper,
         ConfigApiAuthGuard,
         ConfigApiErrorFilter,
         InstanceBootstrapService,
       ],
-      exports: [ConfigApiErrorFilter, ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER, ResourceLookup],
+      exports: [
+        ConfigApiErrorFilter,
+        ConfigApiAuthGuard,
+        CONFIG_API_RATE_LIMITER,
+        REQUEST_BODY_LIMITS,
+        RequestBodyLimitsGuard,
+        ResourceLookup,
+      ],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { ConfigEvent } from '@tributary/config-domain';
 import { ENCRYPTED_VALUE_PREFIX, MASKED_SECRET } from '@tributary/contracts';
-import type { RecordedEvent } from '@tributary/event-store';
+import type { EventStore, RecordedEvent } from '@tributary/event-store';
+import { EventStoreUnavailableError } from './command-runner';
 
 /** One change as the audit trail shows it: what changed, on which resource, by whom, when, in which request. */
 export interface AuditEntry {
@@ -20,20 +21,86 @@ const SECRET_KEYS = new Set(['tokenHash', 'passwordHash']);
 export function auditEntryFor(
   recorded: RecordedEvent,
 ): { workspaceSlugs: string[]; entry: AuditEntry } | undefined {
-  const event = { type: recorded.type, data: recorded.data } as ConfigEvent;
-  const target = auditTarget(event);
+  const target = auditTargetOf(recorded);
   if (!target) return undefined;
+  return { workspaceSlugs: target.workspaceSlugs, entry: toAuditEntry(recorded, target.resourceName) };
+}
+
+export interface AuditPageQuery {
+  workspaceSlug: string;
+  /** Only entries whose resource name starts with this ('' for all). */
+  resourceNamePrefix: string;
+  /** Only entries older than this position (the last entry of the previous page); absent: the newest. */
+  before?: bigint;
+  pageSize: number;
+}
+
+export interface AuditPage {
+  /** Newest first. */
+  entries: AuditEntry[];
+  /** True when older entries match the query: the page's last position reads on from there. */
+  more: boolean;
+}
+
+/** Events read from the store per round trip while a page is collected. */
+const AUDIT_SCAN_BATCH = 500;
+
+/**
+ * One page of a workspace's audit trail, read from the event store (the trail grows with every change
+ * and is not kept in memory). Events are read newest first in batches until the page is full and one
+ * more matching entry proves there is a next page, or the store has no older events. Memory is bounded
+ * by the batch and the page, whatever the size of the store.
+ *
+ * @throws EventStoreUnavailableError when the store cannot be read.
+ */
+export async function readAuditPage(store: EventStore, query: AuditPageQuery): Promise<AuditPage> {
+  const entries: AuditEntry[] = [];
+  let cursor = query.before;
+  for (;;) {
+    let batch: RecordedEvent[];
+    try {
+      batch = await store.readAllBackwards({ before: cursor, maxCount: AUDIT_SCAN_BATCH });
+    } catch (error) {
+      throw new EventStoreUnavailableError(error);
+    }
+    for (const recorded of batch) {
+      const target = auditTargetOf(recorded);
+      if (!target || !target.workspaceSlugs.includes(query.workspaceSlug)) continue;
+      if (!target.resourceName.startsWith(query.resourceNamePrefix)) continue;
+      if (entries.length === query.pageSize) return { entries, more: true };
+      entries.push(toAuditEntry(recorded, target.resourceName));
+    }
+    if (batch.length < AUDIT_SCAN_BATCH) return { entries, more: false };
+    cursor = batch[batch.length - 1].position;
+  }
+}
+
+/**
+ * Which workspaces and resource an event belongs to; undefined for events the trail does not show and
+ * for events whose data does not have the shape of their type (stored by an older version, say):
+ * the trail skips what it cannot name rather than failing every page that reaches it.
+ */
+function auditTargetOf(
+  recorded: RecordedEvent,
+): { workspaceSlugs: string[]; resourceName: string } | undefined {
+  try {
+    const target = auditTarget({ type: recorded.type, data: recorded.data } as ConfigEvent);
+    if (!target || !Array.isArray(target.workspaceSlugs)) return undefined;
+    return target;
+  } catch {
+    return undefined;
+  }
+}
+
+function toAuditEntry(recorded: RecordedEvent, resourceName: string): AuditEntry {
   return {
-    workspaceSlugs: target.workspaceSlugs,
-    entry: {
-      position: recorded.position,
-      type: recorded.type,
-      resourceName: target.resourceName,
-      actor: recorded.metadata.actor,
-      requestId: recorded.metadata.requestId,
-      time: recorded.metadata.time,
-      data: maskSecrets(recorded.data) as Record<string, unknown>,
-    },
+    position: recorded.position,
+    type: recorded.type,
+    resourceName,
+    actor: recorded.metadata.actor,
+    requestId: recorded.metadata.requestId,
+    time: recorded.metadata.time,
+    data: maskSecrets(recorded.data) as Record<string, unknown>,
   };
 }
 
@@ -118,14 +185,78 @@ const destinationName = (data: { workspaceSlug: string; sourceSlug: string; dest
 const planName = (data: { workspaceSlug: string; planId: string }) =>
   `workspaces/${data.workspaceSlug}/tracking-plans/${data.planId}`;
 
-/** Drops hashes and replaces encrypted setting values by a mask, at any depth. */
+/**
+ * How deep a stored value is shown: far deeper than the Config API accepts (32), so nothing written
+ * through it is cut, while a value stored before that cap cannot exhaust the stack of whatever
+ * serializes the answer.
+ */
+export const MAX_PRESENTED_DEPTH = 64;
+
+/** What stands in for a container nested deeper than `MAX_PRESENTED_DEPTH`. */
+export const TOO_DEEP_MARKER = `[nested deeper than ${MAX_PRESENTED_DEPTH} levels]`;
+
+/**
+ * Drops hashes and replaces encrypted setting values by a mask, at any depth, and cuts containers
+ * nested deeper than `MAX_PRESENTED_DEPTH` (see `limitDepth`).
+ */
 export function maskSecrets(value: unknown): unknown {
-  if (typeof value === 'string') return value.startsWith(ENCRYPTED_VALUE_PREFIX) ? MASKED_SECRET : value;
-  if (Array.isArray(value)) return value.map(maskSecrets);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => !SECRET_KEYS.has(key))
-      .map(([key, inner]) => [key, maskSecrets(inner)]),
-  );
+  return copyJson(value, { skipKey: (key) => SECRET_KEYS.has(key), mapScalar: maskScalar });
+}
+
+/** A copy of a stored JSON value whose containers nested deeper than `MAX_PRESENTED_DEPTH` are cut. */
+export function limitDepth(value: unknown): unknown {
+  return copyJson(value, {});
+}
+
+/**
+ * Copies a JSON value with an explicit stack, never recursion: stored config values are tenant input,
+ * and a recursive walk over one nested thousands deep would end its caller with a stack overflow.
+ */
+function copyJson(
+  value: unknown,
+  options: { skipKey?: (key: string) => boolean; mapScalar?: (value: unknown) => unknown },
+): unknown {
+  const mapScalar = options.mapScalar ?? ((scalar: unknown) => scalar);
+  if (!isContainer(value)) return mapScalar(value);
+  const root = emptyLike(value);
+  const pending: [source: Container, copy: Container, depth: number][] = [[value, root, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [source, copy, depth] = next;
+    const copyOf = (inner: unknown): unknown => {
+      if (!isContainer(inner)) return mapScalar(inner);
+      if (depth >= MAX_PRESENTED_DEPTH) return TOO_DEEP_MARKER;
+      const innerCopy = emptyLike(inner);
+      pending.push([inner, innerCopy, depth + 1]);
+      return innerCopy;
+    };
+    if (Array.isArray(source)) {
+      for (const inner of source) (copy as unknown[]).push(copyOf(inner));
+      continue;
+    }
+    for (const [key, inner] of Object.entries(source)) {
+      if (options.skipKey?.(key)) continue;
+      // Defined, not assigned: a stored key named `__proto__` stays a key of the copy.
+      Object.defineProperty(copy, key, {
+        value: copyOf(inner),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+  }
+  return root;
+}
+
+type Container = Record<string, unknown> | unknown[];
+
+function isContainer(value: unknown): value is Container {
+  return typeof value === 'object' && value !== null;
+}
+
+function emptyLike(value: Container): Container {
+  return Array.isArray(value) ? [] : {};
+}
+
+function maskScalar(value: unknown): unknown {
+  return typeof value === 'string' && value.startsWith(ENCRYPTED_VALUE_PREFIX) ? MASKED_SECRET : value;
 }

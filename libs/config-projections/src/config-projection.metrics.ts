@@ -16,6 +16,19 @@ export function registerConfigProjectionMetrics(registry: Registry, model: Confi
       this.inc(model.eventsApplied);
     },
   });
+  new Counter({
+    name: 'tributary_config_projection_fold_failures_total',
+    help:
+      'Config events the read model could not fold and skipped (stage="fold"), and listener calls that ' +
+      'failed on a folded event (stage="listener"), since the process started. Each is logged.',
+    labelNames: ['stage'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ stage: 'fold' }, model.foldFailures.fold);
+      this.inc({ stage: 'listener' }, model.foldFailures.listener);
+    },
+  });
   new Gauge({
     name: 'tributary_config_projection_last_applied_timestamp_seconds',
     help: 'When the read model last folded a config event (Unix time; 0 before the first).',

@@ -2,6 +2,7 @@ import {
   DynamicModule,
   Inject,
   Injectable,
+  Logger,
   Module,
   OnApplicationShutdown,
   OnModuleInit,
@@ -9,7 +10,7 @@ import {
 import { createEventStore, EVENT_STORE, EventStore } from '@tributary/event-store';
 import { CommandRunner } from './command-runner';
 import { ConfigProjectionRunner } from './config-projection.runner';
-import { ConfigReadModel } from './config-read-model';
+import { ConfigFoldFailure, ConfigReadModel } from './config-read-model';
 
 /** Fills the read model before the server takes requests, keeps it live, closes the store last. */
 @Injectable()
@@ -33,6 +34,20 @@ export class ConfigProjectionService implements OnModuleInit, OnApplicationShutd
   }
 }
 
+const readModelLogger = new Logger('ConfigReadModel');
+
+/** Names the event, never its data: config data can hold tenant secrets (encrypted, but still). */
+function logFoldFailure(failure: ConfigFoldFailure): void {
+  const reason = failure.error instanceof Error ? failure.error.message : String(failure.error);
+  readModelLogger.error(
+    failure.stage === 'fold'
+      ? `config event ${failure.type} at position ${failure.position} (stream ${failure.streamName}) ` +
+          `could not be folded into the read model and was skipped: ${reason}`
+      : `a listener failed on config event ${failure.type} at position ${failure.position} ` +
+          `(stream ${failure.streamName}): ${reason}`,
+  );
+}
+
 /**
  * The config event store, its read model and the command runner that writes through both, shared
  * by every app of a process: every surface reads the model (write keys, destinations, ...).
@@ -45,7 +60,7 @@ export class ConfigProjectionsModule {
       global: true,
       providers: [
         { provide: EVENT_STORE, useFactory: () => createEventStore(options) },
-        { provide: ConfigReadModel, useFactory: () => new ConfigReadModel() },
+        { provide: ConfigReadModel, useFactory: () => new ConfigReadModel(logFoldFailure) },
         ConfigProjectionService,
         CommandRunner,
       ],

@@ -15,7 +15,6 @@ import {
   WorkspaceRecord,
 } from '@tributary/config-domain';
 import type { RecordedEvent } from '@tributary/event-store';
-import { auditEntryFor, AuditEntry } from './audit-trail';
 
 export interface SourceView {
   source: SourceRecord;
@@ -46,14 +45,32 @@ export type ConfigChange =
   | { kind: 'dead-letter-redrive-requested'; view: DestinationView; redriveId: string }
   | { kind: 'workspace-upserted'; workspace: WorkspaceRecord };
 
+/**
+ * An event the model could not fold, or a change a listener failed on. The model skips it and goes on:
+ * one event must not stop the subscription, which would freeze every read of the process, nor every
+ * later start, which replays the same event.
+ */
+export interface ConfigFoldFailure {
+  stage: 'fold' | 'listener';
+  position: bigint;
+  streamName: string;
+  type: string;
+  error: unknown;
+}
+
 const sourceKey = (workspaceSlug: string, sourceSlug: string) => `${workspaceSlug}/${sourceSlug}`;
 const destinationKey = (sourceId: string, destinationSlug: string) => `${sourceId}/${destinationSlug}`;
 const planKey = (workspaceSlug: string, planId: string) => `${workspaceSlug}/${planId}`;
 
 /**
  * Every read of the Config API, the tracking API and the router comes from here: the config events
- * folded into in-memory maps. Config data is small (thousands of resources), so memory is the
- * right place; at start the model is rebuilt from the event store.
+ * folded into in-memory maps. Config data is small (thousands of resources, bounded by the workspace
+ * quotas), so memory is the right place; at start the model is rebuilt from the event store. The audit
+ * trail, which grows with every change, is not kept here: it is read from the store page by page.
+ *
+ * Folding is total: an event that cannot be folded (stored before a validation existed, or data no
+ * fold expects) is reported through `onFailure`, counted, and skipped, and the position still moves on,
+ * so `waitFor` never hangs on it.
  */
 export class ConfigReadModel {
   readonly workspaces = new Map<string, WorkspaceRecord>();
@@ -65,13 +82,22 @@ export class ConfigReadModel {
   private readonly destinations = new Map<string, DestinationView>();
   private readonly trackingPlans = new Map<string, TrackingPlanView>();
   private readonly planIdBySource = new Map<string, string>();
-  private readonly auditByWorkspace = new Map<string, AuditEntry[]>();
   private readonly oauthApplications = new Map<string, OAuthApplicationRecord>();
   private readonly oauthApplicationsByClientId = new Map<string, OAuthApplicationRecord>();
   private readonly changeListeners = new Set<(change: ConfigChange) => void>();
   private position = -1n;
   private highestTokenNumber = 0;
   private positionWaiters: { position: bigint; resolve: () => void }[] = [];
+  private failures = { fold: 0, listener: 0 };
+  /** The event being folded, named in listener failures. */
+  private folding?: RecordedEvent;
+
+  constructor(private readonly onFailure: (failure: ConfigFoldFailure) => void = () => undefined) {}
+
+  /** Events skipped because they could not be folded, and listener calls that threw, since start. */
+  get foldFailures(): Readonly<{ fold: number; listener: number }> {
+    return this.failures;
+  }
 
   /** Events folded in since the process started, and when the last one was: the projection's pulse. */
   private applied = { count: 0, lastAt: 0 };
@@ -162,19 +188,16 @@ export class ConfigReadModel {
     );
   }
 
-  auditTrail(workspaceSlug: string): AuditEntry[] {
-    return this.auditByWorkspace.get(workspaceSlug) ?? [];
-  }
-
   apply(recorded: RecordedEvent): void {
     if (recorded.position <= this.position) return;
     const event = { type: recorded.type, data: recorded.data } as ConfigEvent;
-    this.fold(event);
-    const audit = auditEntryFor(recorded);
-    for (const workspaceSlug of audit?.workspaceSlugs ?? []) {
-      const trail = this.auditByWorkspace.get(workspaceSlug) ?? [];
-      trail.push(audit!.entry);
-      this.auditByWorkspace.set(workspaceSlug, trail);
+    this.folding = recorded;
+    try {
+      this.fold(event);
+    } catch (error) {
+      this.reportFailure('fold', recorded, error);
+    } finally {
+      this.folding = undefined;
     }
     this.position = recorded.position;
     this.applied.count += 1;
@@ -190,7 +213,29 @@ export class ConfigReadModel {
   }
 
   private emit(change: ConfigChange): void {
-    for (const listener of this.changeListeners) listener(change);
+    for (const listener of this.changeListeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        // The fold is done; one failing listener must not keep the others from hearing of it.
+        if (this.folding) this.reportFailure('listener', this.folding, error);
+      }
+    }
+  }
+
+  private reportFailure(stage: ConfigFoldFailure['stage'], recorded: RecordedEvent, error: unknown): void {
+    this.failures[stage] += 1;
+    try {
+      this.onFailure({
+        stage,
+        position: recorded.position,
+        streamName: recorded.streamName,
+        type: recorded.type,
+        error,
+      });
+    } catch {
+      // Reporting is best effort; the count above is the record that stays.
+    }
   }
 
   private fold(event: ConfigEvent): void {

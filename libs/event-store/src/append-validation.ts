@@ -36,3 +36,10 @@ export function serializeEventPayloads(event: NewEvent): { data: string; metadat
   }
   return { data, metadata };
 }
+
+/** A page read must ask for at least one event, and a count every engine can take. */
+export function assertPageSize(maxCount: number): void {
+  if (!Number.isSafeInteger(maxCount) || maxCount < 1) {
+    throw new RangeError(`readAllBackwards: maxCount must be a positive integer, got ${String(maxCount)}`);
+  }
+}

@@ -261,6 +261,69 @@ export function describeEventStoreContract(
       });
     });
 
+    describe('readAllBackwards', () => {
+      /** Five events over two streams, then a fence whose position bounds the reads. */
+      async function writeFive(): Promise<{ written: RecordedEvent[]; fence: bigint }> {
+        const [first, second] = [newStreamName('backwards'), newStreamName('backwards')];
+        await store.append(first, [newEvent('One', { n: 1 }), newEvent('Two', { n: 2 })], 'no_stream');
+        await store.append(second, [newEvent('Three', { n: 3 })], 'no_stream');
+        await store.append(first, [newEvent('Four', { n: 4 })], 1);
+        await store.append(second, [newEvent('Five', { n: 5, nested: { deep: [1, { x: null }] } })], 0);
+        const fence = await store.append(newStreamName('fence'), [newEvent('Fence')], 'no_stream');
+        const written = [...(await store.readStream(first)), ...(await store.readStream(second))].sort(
+          (a, b) => (a.position < b.position ? -1 : 1),
+        );
+        return { written, fence: fence.position };
+      }
+
+      it('reads every stream newest first, page by page, with the events as readStream gives them', async () => {
+        const { written, fence } = await writeFive();
+        const newestFirst = [...written].reverse();
+
+        const first = await store.readAllBackwards({ before: fence, maxCount: 2 });
+        expect(first).toEqual(newestFirst.slice(0, 2));
+        const second = await store.readAllBackwards({ before: first[1].position, maxCount: 2 });
+        expect(second).toEqual(newestFirst.slice(2, 4));
+        const third = await store.readAllBackwards({ before: second[1].position, maxCount: 1 });
+        expect(third).toEqual(newestFirst.slice(4, 5));
+        expect(third[0]).toMatchObject({ type: 'One', data: { n: 1 }, revision: 0 });
+      });
+
+      it('starts at the newest event without a bound, and never returns the event at the bound', async () => {
+        const { written, fence } = await writeFive();
+        const [newest] = await store.readAllBackwards({ maxCount: 1 });
+        expect(newest).toMatchObject({ type: 'Fence', position: fence });
+        const older = await store.readAllBackwards({ before: written[2].position, maxCount: 2 });
+        expect(older).toEqual([written[1], written[0]]);
+        const all = await store.readAllBackwards({ before: written[0].position, maxCount: 50 });
+        expect(all.every((event) => event.position < written[0].position)).toBe(true);
+      });
+
+      it('keeps a cursor stable while new events are appended', async () => {
+        const { written, fence } = await writeFive();
+        const first = await store.readAllBackwards({ before: fence, maxCount: 2 });
+        await store.append(newStreamName('later'), [newEvent('Later')], 'no_stream');
+        const second = await store.readAllBackwards({ before: first[1].position, maxCount: 3 });
+        expect(second.map((event) => event.type)).toEqual(['Three', 'Two', 'One']);
+        expect(second).toEqual([written[2], written[1], written[0]]);
+      });
+
+      it('returns fewer events than asked only when there are no older ones', async () => {
+        const { written } = await writeFive();
+        const page = await store.readAllBackwards({ before: written[1].position, maxCount: 1_000 });
+        expect(page[0]).toEqual(written[0]);
+        expect(page.length).toBeLessThan(1_000);
+      });
+
+      it('refuses a page size that is not a positive integer', async () => {
+        for (const maxCount of [0, -1, 1.5, Number.NaN]) {
+          await expect(store.readAllBackwards({ maxCount })).rejects.toThrow(
+            /maxCount must be a positive integer/,
+          );
+        }
+      });
+    });
+
     describe('subscribeToAll', () => {
       it('delivers stored events, then events appended during and after catch-up, each exactly once and in order', async () => {
         const streams = [newStreamName('sub'), newStreamName('sub'), newStreamName('sub')];

@@ -59,11 +59,26 @@ export interface SubscribeToAllOptions {
   onError?: (error: Error) => void;
 }
 
+export interface ReadAllBackwardsOptions {
+  /** Only events stored before this position; absent means from the newest event. */
+  before?: bigint;
+  /** At most this many events (a positive integer). */
+  maxCount: number;
+}
+
 export interface EventStore {
   /** Appends all events or none. Throws `WrongExpectedRevisionError` when the check fails. */
   append(streamName: string, events: NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
   /** All events of one stream in order; `[]` when the stream does not exist. */
   readStream(streamName: string): Promise<RecordedEvent[]>;
+  /**
+   * One page of every stream's events, newest first: up to `maxCount` events with a position below
+   * `options.before`, in descending position order. Fewer than `maxCount` means there are no older
+   * events. For views read page by page from the store instead of kept in memory (the audit trail);
+   * pass the last position of a page as `before` to read the next. System events of the engine are
+   * never returned.
+   */
+  readAllBackwards(options: ReadAllBackwardsOptions): Promise<RecordedEvent[]>;
   /**
    * Catch-up then live: delivers every stored event after `options.after` in position order, then
    * each new one as it is appended. The handler is awaited: events are delivered one at a time.

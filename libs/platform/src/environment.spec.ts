@@ -109,3 +109,30 @@ describe('TRIBUTARY_EGRESS and TRIBUTARY_EGRESS_ALLOW', () => {
     );
   });
 });
+
+describe('Config API limits and workspace quotas', () => {
+  it('defaults to 256 KiB bodies nested at most 32 deep and the documented quotas', () => {
+    expect(loadEnvironment({})).toMatchObject({
+      CONFIG_API_MAX_BODY_BYTES: 262_144,
+      CONFIG_API_MAX_JSON_DEPTH: 32,
+      WORKSPACE_MAX_SOURCES: 1_000,
+      WORKSPACE_MAX_DESTINATIONS: 1_000,
+      DESTINATION_MAX_FILTERS: 100,
+      WORKSPACE_MAX_TRACKING_PLANS: 1_000,
+      WORKSPACE_MAX_OAUTH_APPLICATIONS: 100,
+      WORKSPACE_MAX_RUNNING_REPLAYS: 4,
+    });
+  });
+
+  it('takes other values and names the variable of a wrong one', () => {
+    expect(loadEnvironment({ WORKSPACE_MAX_SOURCES: '5', CONFIG_API_MAX_JSON_DEPTH: '64' })).toMatchObject({
+      WORKSPACE_MAX_SOURCES: 5,
+      CONFIG_API_MAX_JSON_DEPTH: 64,
+    });
+    expect(() => loadEnvironment({ WORKSPACE_MAX_SOURCES: '0' })).toThrow(/WORKSPACE_MAX_SOURCES/);
+    expect(() => loadEnvironment({ CONFIG_API_MAX_JSON_DEPTH: '100000' })).toThrow(
+      /CONFIG_API_MAX_JSON_DEPTH/,
+    );
+    expect(() => loadEnvironment({ CONFIG_API_MAX_BODY_BYTES: '64mb' })).toThrow(/CONFIG_API_MAX_BODY_BYTES/);
+  });
+});

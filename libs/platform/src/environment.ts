@@ -96,6 +96,26 @@ export const environmentSchema = z.object({
   TRIBUTARY_EGRESS: z.enum(['open', 'public']).default('open'),
   /** Host names, addresses and CIDRs destinations may reach under `public` (comma-separated). */
   TRIBUTARY_EGRESS_ALLOW: optionalText,
+  /**
+   * Largest Config API request body, in bytes of its JSON: each write carries one resource, and every
+   * process keeps every resource in memory. Larger bodies get 400, code 3.
+   */
+  CONFIG_API_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .max(4 * 1024 * 1024)
+    .default(256 * 1024),
+  /** Deepest nesting of arrays and objects in a Config API request body; deeper bodies get 400, code 3. */
+  CONFIG_API_MAX_JSON_DEPTH: z.coerce.number().int().min(8).max(256).default(32),
+  /** Per-workspace counts past which a create gets 429, code 8 (RESOURCE_EXHAUSTED). */
+  WORKSPACE_MAX_SOURCES: z.coerce.number().int().positive().default(1_000),
+  WORKSPACE_MAX_DESTINATIONS: z.coerce.number().int().positive().default(1_000),
+  DESTINATION_MAX_FILTERS: z.coerce.number().int().positive().default(100),
+  WORKSPACE_MAX_TRACKING_PLANS: z.coerce.number().int().positive().default(1_000),
+  WORKSPACE_MAX_OAUTH_APPLICATIONS: z.coerce.number().int().positive().default(100),
+  /** Replays running at once in a workspace: each one reads the whole log from its start time. */
+  WORKSPACE_MAX_RUNNING_REPLAYS: z.coerce.number().int().positive().default(4),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
 });
 

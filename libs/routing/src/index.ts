@@ -10,3 +10,4 @@ export * from './filters/filter-actions.compiler';
 export * from './filters/sample.decider';
 export * from './filters/destination-filter.errors';
 export * from './fql/fql-condition.compiler';
+export * from './filters/field-path';

@@ -1,8 +1,10 @@
 import { ConfigApiController } from '../shared/config-api-controller.decorator';
-import { Get, Param, Query } from '@nestjs/common';
+import { Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { AuditEntry, ConfigReadModel } from '@tributary/config-projections';
-import { paginate, PageRequest } from '../shared/pagination';
+import { AuditEntry, readAuditPage } from '@tributary/config-projections';
+import { EVENT_STORE, type EventStore } from '@tributary/event-store';
+import { ConfigApiError } from '../shared/config-api.error';
+import { PageRequest, parsePageSize } from '../shared/pagination';
 import { ResourceLookup } from '../shared/resource-lookup.service';
 
 function presentAuditEntry(workspaceSlug: string, entry: AuditEntry) {
@@ -18,32 +20,51 @@ function presentAuditEntry(workspaceSlug: string, entry: AuditEntry) {
 }
 
 /**
- * The history of every change in a workspace, newest first: the event store is the audit trail.
- * `resource_name_prefix` narrows it to one resource and what lies under it.
+ * The history of every change in a workspace, newest first: the event store is the audit trail, read
+ * page by page (no process keeps the trail in memory). `resource_name_prefix` narrows it to one
+ * resource and what lies under it. The page token is the position of the page's last entry, so pages
+ * stay stable while new changes are recorded; the last page carries `next_page_token: ""`.
  */
 @ApiTags('audit trail')
 @ConfigApiController('v1beta/workspaces/:workspace/audit-events')
 export class AuditEventsController {
   constructor(
-    private readonly readModel: ConfigReadModel,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly lookup: ResourceLookup,
   ) {}
 
   @Get()
-  list(
+  async list(
     @Param('workspace') workspaceSlug: string,
     @Query() query: PageRequest & { resource_name_prefix?: string },
   ) {
     this.lookup.workspace(workspaceSlug);
-    const prefix = query.resource_name_prefix ?? '';
-    const entries = this.readModel
-      .auditTrail(workspaceSlug)
-      .filter((entry) => entry.resourceName.startsWith(prefix))
-      .reverse();
-    const { page, nextPageToken } = paginate(entries, query);
+    const pageSize = parsePageSize(query.page_size, 100);
+    const before = parseAuditPageToken(query.page_token);
+    const page = await readAuditPage(this.store, {
+      workspaceSlug,
+      resourceNamePrefix: typeof query.resource_name_prefix === 'string' ? query.resource_name_prefix : '',
+      before,
+      pageSize,
+    });
+    const last = page.entries[page.entries.length - 1];
     return {
-      audit_events: page.map((entry) => presentAuditEntry(workspaceSlug, entry)),
-      next_page_token: nextPageToken,
+      audit_events: page.entries.map((entry) => presentAuditEntry(workspaceSlug, entry)),
+      next_page_token: page.more && last ? auditPageToken(last.position) : '',
     };
   }
+}
+
+function auditPageToken(position: bigint): string {
+  return Buffer.from(`before:${position}`).toString('base64url');
+}
+
+function parseAuditPageToken(token: string | undefined): bigint | undefined {
+  if (!token) return undefined;
+  const match =
+    typeof token === 'string'
+      ? /^before:(\d{1,20})$/.exec(Buffer.from(token, 'base64url').toString('utf8'))
+      : null;
+  if (!match) throw ConfigApiError.invalidArgument('page_token is not a token this API returned');
+  return BigInt(match[1]);
 }

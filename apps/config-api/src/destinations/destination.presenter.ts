@@ -1,4 +1,5 @@
 import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
+import { limitDepth } from '@tributary/config-projections';
 import { ENCRYPTED_VALUE_PREFIX, MASKED_SECRET } from '@tributary/contracts';
 import { findCatalogDestination, maskUrlCredentials, secrecyOfSetting } from '@tributary/destinations';
 import { sourceName } from '../shared/resource-names';
@@ -25,7 +26,7 @@ export function presentDestination(destination: DestinationRecord) {
       return {
         name: `${name}/config/${setting.key}`,
         display_name: setting.displayName,
-        value: maskedValue(secrecyOfSetting(catalogSlug, setting), value),
+        value: limitDepth(maskedValue(secrecyOfSetting(catalogSlug, setting), value)),
         type: setting.type,
       };
     }),

@@ -16,6 +16,7 @@ import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';
 import { lastSegment, slugUnder, sourceName } from '../shared/resource-names';
 import { ResourceLookup } from '../shared/resource-lookup.service';
+import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from './destination-config';
 import { presentDestination } from './destination.presenter';
 
@@ -33,6 +34,7 @@ export class DestinationsController {
     private readonly commands: CommandRunner,
     private readonly lookup: ResourceLookup,
     private readonly configMapper: DestinationConfigMapper,
+    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Get()
@@ -74,6 +76,7 @@ export class DestinationsController {
         : destinationSlug,
     );
     const sourceId = source.sourceId;
+    this.quotas.assertCanAddDestination(workspaceSlug);
     await this.commands.execute(
       streamNames.destination(sourceId, destinationSlug),
       destinationDecider,

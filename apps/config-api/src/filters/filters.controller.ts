@@ -23,6 +23,7 @@ import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';
 import { lastSegment } from '../shared/resource-names';
 import { ResourceLookup } from '../shared/resource-lookup.service';
+import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentFilter } from './filter.presenter';
 
 class FilterRequestDto extends createZodDto(FilterRequestSchema) {}
@@ -36,6 +37,7 @@ export class FiltersController {
   constructor(
     private readonly commands: CommandRunner,
     private readonly lookup: ResourceLookup,
+    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Get()
@@ -64,6 +66,7 @@ export class FiltersController {
     const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     validateFilterSemantics(body.filter.if, body.filter.actions);
     const filterId = `df_${generateKsuid()}`;
+    this.quotas.assertCanAddFilter(view);
     await this.commands.execute(
       streamNames.destination(view.destination.sourceId, destinationSlug),
       destinationDecider,

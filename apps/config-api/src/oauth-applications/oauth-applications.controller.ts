@@ -23,6 +23,7 @@ import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';
 import { lastSegment } from '../shared/resource-names';
 import { ResourceLookup } from '../shared/resource-lookup.service';
+import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentOAuthApplication } from './oauth-application.presenter';
 
 class CreateOAuthApplicationDto extends createZodDto(CreateOAuthApplicationRequestSchema) {}
@@ -50,6 +51,7 @@ export class OAuthApplicationsController {
     private readonly readModel: ConfigReadModel,
     private readonly commands: CommandRunner,
     private readonly lookup: ResourceLookup,
+    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Get()
@@ -70,6 +72,7 @@ export class OAuthApplicationsController {
   ) {
     const applicationId = `oa_${generateKsuid()}`;
     const request = body.oauth_application;
+    this.quotas.assertCanAddOAuthApplication(workspaceSlug);
     await this.commands.execute(
       streamNames.oauthApplication(workspaceSlug, applicationId),
       oauthApplicationDecider,

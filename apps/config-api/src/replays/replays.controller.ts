@@ -11,6 +11,7 @@ import { ConfigApiError } from '../shared/config-api.error';
 import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';
 import { ResourceLookup } from '../shared/resource-lookup.service';
+import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentReplay } from './replay.presenter';
 
 class CreateReplayDto extends createZodDto(CreateReplayRequestSchema) {}
@@ -26,6 +27,7 @@ export class ReplaysController {
   constructor(
     private readonly commands: CommandRunner,
     private readonly lookup: ResourceLookup,
+    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Post()
@@ -39,6 +41,7 @@ export class ReplaysController {
     const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const replayId = `rp_${generateKsuid()}`;
     const request = body.replay ?? body;
+    this.quotas.assertCanStartReplay(workspaceSlug);
     await this.commands.execute(
       streamNames.destination(destination.sourceId, destinationSlug),
       destinationDecider,

@@ -3,6 +3,7 @@ import { Environment, RateLimiter } from '@tributary/platform';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './auth.guard';
 import { ConfigApiErrorFilter } from './error.filter';
 import { ResourceLookup } from './resource-lookup.service';
+import { REQUEST_BODY_LIMITS, RequestBodyLimits, RequestBodyLimitsGuard } from './request-body-limits.guard';
 
 /**
  * What a `@ConfigApiController` outside the Config API needs: its guard (tokens from the shared read
@@ -22,10 +23,25 @@ export class ConfigApiAccessModule {
           useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT),
         },
         ConfigApiAuthGuard,
+        {
+          provide: REQUEST_BODY_LIMITS,
+          useValue: {
+            maxBytes: environment.CONFIG_API_MAX_BODY_BYTES,
+            maxDepth: environment.CONFIG_API_MAX_JSON_DEPTH,
+          } satisfies RequestBodyLimits,
+        },
+        RequestBodyLimitsGuard,
         ConfigApiErrorFilter,
         ResourceLookup,
       ],
-      exports: [ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER, ConfigApiErrorFilter, ResourceLookup],
+      exports: [
+        ConfigApiAuthGuard,
+        CONFIG_API_RATE_LIMITER,
+        REQUEST_BODY_LIMITS,
+        RequestBodyLimitsGuard,
+        ConfigApiErrorFilter,
+        ResourceLookup,
+      ],
     };
   }
 }

@@ -2,6 +2,7 @@ import { applyDecorators, Controller, UseFilters, UseGuards } from '@nestjs/comm
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { ApiBearerAuth } from '@nestjs/swagger';
 import { ConfigApiAuthGuard } from './auth.guard';
+import { RequestBodyLimitsGuard } from './request-body-limits.guard';
 import { ConfigApiErrorFilter } from './error.filter';
 
 /**
@@ -18,11 +19,14 @@ function RespondOkOnSuccess(): ClassDecorator {
   };
 }
 
-/** A Config API controller: under its path, authenticated, answering errors in `{error, code}`. */
+/**
+ * A Config API controller: under its path, authenticated, its request bodies capped, answering errors in
+ * `{error, code}`.
+ */
 export function ConfigApiController(path: string) {
   return applyDecorators(
     Controller(path),
-    UseGuards(ConfigApiAuthGuard),
+    UseGuards(ConfigApiAuthGuard, RequestBodyLimitsGuard),
     UseFilters(ConfigApiErrorFilter),
     RespondOkOnSuccess(),
     ApiBearerAuth(),

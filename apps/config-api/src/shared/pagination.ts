@@ -19,7 +19,7 @@ export function paginate<T>(items: readonly T[], request: PageRequest, defaultPa
   return { page, nextPageToken };
 }
 
-function parsePageSize(raw: string | number | undefined, fallback: number): number {
+export function parsePageSize(raw: string | number | undefined, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const size = Number(raw);
   if (!Number.isInteger(size) || size < 0 || size > 1000) {

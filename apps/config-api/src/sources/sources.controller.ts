@@ -20,6 +20,7 @@ import { findCatalogSource } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { ResourceLookup } from '../shared/resource-lookup.service';
+import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';
 import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
@@ -40,6 +41,7 @@ export class SourcesController {
     private readonly readModel: ConfigReadModel,
     private readonly commands: CommandRunner,
     private readonly lookup: ResourceLookup,
+    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Get()
@@ -60,6 +62,7 @@ export class SourcesController {
   ) {
     const sourceSlug = slugUnder(workspaceName(workspaceSlug), 'sources', body.source.name, 'source.name');
     const catalogSlug = catalogSlugFromName(body.source.catalog_name, 'sources') ?? body.source.catalog_name;
+    this.quotas.assertCanAddSource(workspaceSlug);
     await this.commands.execute(
       streamNames.source(workspaceSlug, sourceSlug),
       sourceDecider,

@@ -17,6 +17,7 @@ import { paginate, PageRequest } from '../shared/pagination';
 import { ChangeMetadata } from '../shared/principal';
 import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
 import { ResourceLookup } from '../shared/resource-lookup.service';
+import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentConnection, presentTrackingPlan } from './tracking-plan.presenter';
 
 class CreateTrackingPlanDto extends createZodDto(CreateTrackingPlanRequestSchema) {}
@@ -49,6 +50,7 @@ export class TrackingPlansController {
     private readonly readModel: ConfigReadModel,
     private readonly commands: CommandRunner,
     private readonly lookup: ResourceLookup,
+    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Get()
@@ -74,6 +76,7 @@ export class TrackingPlansController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const planId = `rs_${generateKsuid()}`;
+    this.quotas.assertCanAddTrackingPlan(workspaceSlug);
     await this.commands.execute(
       streamNames.trackingPlan(workspaceSlug, planId),
       trackingPlanDecider,

@@ -334,6 +334,50 @@ describe('applyDestinationFilters', () => {
     });
   });
 
+  describe('field paths through prototypes (stored before the Config API refused them)', () => {
+    const prototypePaths = [
+      '__proto__.hasOwnProperty',
+      'constructor.prototype.toString',
+      'address.__proto__.valueOf',
+      '__proto__',
+    ];
+
+    it.each([
+      ['block list', blockFields({ properties: prototypePaths, context: ['__proto__.isPrototypeOf'] })],
+      ['allow list', allowFields({ properties: ['constructor.prototype.x'], traits: ['prototype'] })],
+      ['sample path', sample(0.5, 'properties.__proto__.toString')],
+    ])('fail closed through the %s and leave every intrinsic in place', (_, action) => {
+      const intrinsics = [Object.prototype, Array.prototype, Function.prototype, String.prototype];
+      const before = intrinsics.map((intrinsic) => Reflect.ownKeys(intrinsic).length);
+      const result = applyDestinationFilters(trackMessage({ properties: { address: { city: 'Oslo' } } }), [
+        filter('all', [action], { filterId: 'df_hostile', title: 'Hostile' }),
+      ]);
+      expect(result).toMatchObject({ outcome: 'filter', reason: 'invalid_filter', filterId: 'df_hostile' });
+      expect(result.outcome === 'filter' && result.detail).toMatch(/cannot be used as field names/);
+      expect(intrinsics.map((intrinsic) => Reflect.ownKeys(intrinsic).length)).toEqual(before);
+      expect(typeof Object.prototype.hasOwnProperty).toBe('function');
+      expect(typeof Object.prototype.toString).toBe('function');
+    });
+
+    it('a condition through a prototype fails closed too', () => {
+      const result = applyDestinationFilters(trackMessage(), [
+        filter("properties.constructor.name = 'Object'", [drop]),
+      ]);
+      expect(result).toMatchObject({ outcome: 'filter', reason: 'invalid_filter' });
+    });
+
+    it('a message key named like a prototype link is data: own-property lookups leave it alone', () => {
+      const message = JSON.parse(
+        '{"type":"track","event":"x","userId":"u","messageId":"m","properties":{"__proto__":{"polluted":1},"kept":2}}',
+      ) as NormalizedMessage;
+      const output = passed(message, [filter('all', [blockFields({ properties: ['kept'] })])]);
+      expect(Object.hasOwn(output.properties, '__proto__')).toBe(true);
+      expect(Object.getPrototypeOf(output.properties)).toBe(Object.prototype);
+      expect(output.properties.kept).toBeUndefined();
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+  });
+
   describe('never mutates its input', () => {
     it.each([
       ['drop', [filter('all', [drop])]],
@@ -366,8 +410,8 @@ describe('applyDestinationFilters', () => {
       const frozenFilters = deepFrozen(filters);
       const result = applyDestinationFilters(input, frozenFilters);
       expect(input).toEqual(before);
+      // Objects a field action edited are copies; untouched ones may be shared with the input.
       if (result.outcome === 'pass' && result.message !== input) {
-        expect(result.message.context).not.toBe(input.context);
         expect(result.message.properties).not.toBe((input as { properties?: unknown }).properties);
       }
     });

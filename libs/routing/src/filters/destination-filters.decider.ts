@@ -1,8 +1,9 @@
 /**
  * Applies a destination's filters to one message (spec config-api.md "Filter", semantics from Segment's
- * destination-filter docs, D7). Matching and field removal are `@segment/tsub`'s, so a filter behaves
- * here as it does in Segment's own client-side filtering. Sampling is `sample.decider.ts`: tsub's is
- * broken in the installed version (see there).
+ * destination-filter docs, D7). Matching is `@segment/tsub`'s, so a filter behaves here as it does in
+ * Segment's own client-side filtering. Field removal is `field-actions.applier.ts`, which keeps tsub's
+ * semantics but follows own properties only (tsub's lookups reach built-in prototypes). Sampling is
+ * `sample.decider.ts`: tsub's is broken in the installed version (see there).
  *
  * - Only enabled filters run. A filter applies when its `if` matches the message.
  * - Every `if` is evaluated against the message as it reached the filter stage, before any action runs,
@@ -11,19 +12,23 @@
  *   sample → drop → drop fields (blacklist/blocklist) → allow fields (whitelist).
  * - A filter whose `if` or `actions` cannot be compiled (stored before validation existed) fails closed:
  *   Segment's docs say an invalid FQL statement stops the event, so personal data a broken filter was meant
- *   to remove never leaves.
- * - The input is never mutated: field actions work on a deep copy, and the input object itself is returned
- *   when nothing was changed.
+ *   to remove never leaves. This includes a field path through `__proto__`, `constructor` or `prototype`
+ *   (refused by the Config API, but an older store may hold one): such a filter is never run, and every
+ *   message it would apply to is held back from its destination as `filtered` (`invalid_filter`), since
+ *   delivering it unfiltered could send the very fields the filter names. Other destinations are not
+ *   affected, and removing or fixing the filter lets messages through again.
+ * - The input is never mutated: field actions edit copies of the objects they change, and the input
+ *   object itself is returned when nothing was changed.
  */
-import { matches, transform } from '@segment/tsub';
+import { matches } from '@segment/tsub';
 import type { NormalizedMessage } from '@tributary/contracts';
 import { compileFilterCondition, type FilterConditionMatcher } from '../fql/fql-condition.compiler';
 import {
   compileFilterActions,
   type CompiledFilterAction,
-  type FieldSelection,
   type FilterActionInput,
 } from './filter-actions.compiler';
+import { allowTargets, applyFieldEdits, dropTargets, type FieldEdit } from './field-actions.applier';
 import { isKeptBySample } from './sample.decider';
 
 /** The part of a filter record (`FilterRecord` in config-domain) that routing reads. */
@@ -94,15 +99,11 @@ export function applyDestinationFilters(
   const allowFields = actionsOfKind('allow_fields');
   if (dropFields.length === 0 && allowFields.length === 0) return { outcome: 'pass', message };
 
-  // tsub's field transformers delete in place; they get a copy, never the caller's message.
-  const copy = structuredClone(message);
-  for (const { action } of dropFields) {
-    transform(copy, [{ type: 'drop_properties', config: { drop: dropTargets(action.fields) } }]);
-  }
-  for (const { action } of allowFields) {
-    transform(copy, [{ type: 'allow_properties', config: { allow: allowTargets(action.fields) } }]);
-  }
-  return { outcome: 'pass', message: copy };
+  const edits: FieldEdit[] = [
+    ...dropFields.map(({ action }) => fieldEditOf(action)),
+    ...allowFields.map(({ action }) => fieldEditOf(action)),
+  ];
+  return { outcome: 'pass', message: applyFieldEdits(message, edits) };
 }
 
 function filtered(reason: FilterOutcomeReason, filter: RoutableFilter, detail?: string): FilterStageResult {
@@ -115,44 +116,21 @@ function filtered(reason: FilterOutcomeReason, filter: RoutableFilter, detail?: 
   };
 }
 
-/**
- * tsub's field transformers take `{ "<object path>": ["key", …] }` and act on the keys of the object at
- * that path. A nested field `properties.address.city` is the key `city` of the object `properties.address`.
- */
-function dropTargets(fields: FieldSelection): Record<string, string[]> {
-  const targets: Record<string, string[]> = {};
-  for (const [objectName, names] of Object.entries(fields)) {
-    for (const name of names ?? []) {
-      const segments = [objectName, ...name.split('.')];
-      const key = segments.pop()!;
-      (targets[segments.join('.')] ??= []).push(key);
-    }
-  }
-  return targets;
-}
+/** Targets per compiled action: compiled actions are cached, so each is worked out once. */
+const fieldEdits = new WeakMap<CompiledFilterAction, FieldEdit>();
 
-/**
- * Allowing `properties.address.city` must keep `address` in `properties` and `city` in
- * `properties.address`; a field allowed whole (`address`) keeps everything beneath it, so deeper entries
- * under it add no restriction. An object listed with no fields keeps none of its keys.
- */
-function allowTargets(fields: FieldSelection): Record<string, string[]> {
-  const targets: Record<string, Set<string>> = {};
-  for (const [objectName, names] of Object.entries(fields)) {
-    const allowedWhole = new Set(names);
-    targets[objectName] ??= new Set();
-    for (const name of names ?? []) {
-      const segments = name.split('.');
-      let parent = objectName;
-      for (let depth = 0; depth < segments.length; depth += 1) {
-        (targets[parent] ??= new Set()).add(segments[depth]);
-        const prefix = segments.slice(0, depth + 1).join('.');
-        if (depth < segments.length - 1 && allowedWhole.has(prefix)) break;
-        parent = `${parent}.${segments[depth]}`;
-      }
-    }
+function fieldEditOf(
+  action: Extract<CompiledFilterAction, { kind: 'drop_fields' | 'allow_fields' }>,
+): FieldEdit {
+  let edit = fieldEdits.get(action);
+  if (!edit) {
+    edit =
+      action.kind === 'drop_fields'
+        ? { kind: 'drop_fields', targets: dropTargets(action.fields) }
+        : { kind: 'allow_fields', targets: allowTargets(action.fields) };
+    fieldEdits.set(action, edit);
   }
-  return Object.fromEntries(Object.entries(targets).map(([path, keys]) => [path, [...keys]]));
+  return edit;
 }
 
 /**

@@ -109,4 +109,34 @@ describe('compileFilterActions', () => {
       compileFilterActions([{ type: 'drop_event' }, { type: 'sample_event', percent: 2 }]),
     ).toThrow(/^Invalid filter action 1: /);
   });
+
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'refuses a field path with the segment %s, in every action that takes a path',
+    (segment) => {
+      const paths = [segment, `${segment}.toString`, `address.${segment}`, `a.${segment}.b`];
+      for (const path of paths) {
+        for (const type of ['whitelist_fields', 'blacklist_fields', 'blocklist_fields']) {
+          for (const object of ['properties', 'context', 'traits']) {
+            expect(() =>
+              compileFilterActions([{ type, fields: { [object]: { fields: ['ok', path] } } }]),
+            ).toThrow(new RegExp(`contains "${segment}".*cannot be used as field names`));
+          }
+        }
+        expect(() => compileFilterActions([{ type: 'sample_event', percent: 0.5, path }])).toThrow(
+          InvalidFilterActionError,
+        );
+      }
+    },
+  );
+
+  it('accepts field names that only contain a prototype word', () => {
+    expect(() =>
+      compileFilterActions([
+        {
+          type: 'blacklist_fields',
+          fields: { properties: { fields: ['constructors', 'my_prototype.x', 'proto'] } },
+        },
+      ]),
+    ).not.toThrow();
+  });
 });

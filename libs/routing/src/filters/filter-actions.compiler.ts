@@ -7,8 +7,11 @@
  *   {"type":"sample_event","percent":0.6,"path":"userId"}
  *   {"type":"whitelist_fields"|"blacklist_fields"|"blocklist_fields",
  *    "fields":{"properties":{"fields":["a","b.c"]},"context":{"fields":[…]},"traits":{"fields":[…]}}}
+ *
+ * Field paths never contain `__proto__`, `constructor` or `prototype` (see `field-path.ts`).
  */
 import { InvalidFilterActionError } from './destination-filter.errors';
+import { describeForbiddenSegment, forbiddenFieldPathSegment } from './field-path';
 
 /** One action as stored in a filter record (`FilterAction` in config-domain). */
 export interface FilterActionInput {
@@ -79,6 +82,11 @@ function compileFilterAction(action: unknown, index: number): CompiledFilterActi
     if (path !== undefined && path !== null && typeof path !== 'string') {
       return fail('sample_event "path" must be a field path string such as "userId"');
     }
+    if (path) {
+      const forbidden = forbiddenFieldPathSegment(path.split('.'));
+      if (forbidden !== undefined)
+        return fail(`sample_event "path": ${describeForbiddenSegment(path, forbidden)}`);
+    }
     return { kind: 'sample_event', percent, path: path ? path : DEFAULT_SAMPLE_PATH };
   }
   if (typeof type === 'string' && type in FIELDS_ACTION_KINDS) {
@@ -110,6 +118,10 @@ function compileFieldSelection(
         fail(
           `${type} "fields.${objectName}.fields" must hold non-empty field names, got ${JSON.stringify(name)}`,
         );
+      }
+      const forbidden = forbiddenFieldPathSegment((name as string).split('.'));
+      if (forbidden !== undefined) {
+        fail(`${type} "fields.${objectName}.fields": ${describeForbiddenSegment(name as string, forbidden)}`);
       }
     }
     selection[objectName as FilterableFieldObject] = names as string[];

@@ -17,13 +17,14 @@
  * the field hashes as `null`, so all such messages share one outcome.
  */
 import { createHash } from 'node:crypto';
+import { ownValueAtPath } from './field-path';
 
 const TWO_TO_THE_53 = 2 ** 53;
 
 export function isKeptBySample(message: unknown, percent: number, path: string): boolean {
   if (percent <= 0) return false;
   if (percent >= 1) return true;
-  return uniformHash(valueAtPath(message, path)) < percent;
+  return uniformHash(ownValueAtPath(message, path)) < percent;
 }
 
 /** A number in [0, 1) determined by `value` alone. */
@@ -35,14 +36,4 @@ export function uniformHash(value: unknown): number {
   const high = digest.readUInt32BE(0);
   const low = digest.readUInt32BE(4) >>> 11;
   return (high * 2 ** 21 + low) / TWO_TO_THE_53;
-}
-
-/** Dot-separated lookup, as tsub resolves paths (`context.device.id`, `properties.items.0`). */
-function valueAtPath(root: unknown, path: string): unknown {
-  let current: unknown = root;
-  for (const segment of path.split('.')) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<string, unknown>)[segment];
-  }
-  return current;
 }

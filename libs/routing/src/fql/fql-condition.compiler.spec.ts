@@ -212,6 +212,10 @@ describe('compileFilterCondition', () => {
       ['contains(event, 5)', /works on strings, not the number 5/],
       ["match(event, ['a'])", /works on strings, not a list/],
       ['lowercase(event)', /must be true or false, but lowercase\(…\) is not/],
+      ["properties.__proto__.x = 'a'", /contains "__proto__".*cannot be used as field names/],
+      ["constructor.name = 'Object'", /contains "constructor"/],
+      ["contains(properties.prototype, 'x')", /contains "prototype"/],
+      ["properties.\\_\\_proto\\_\\_.x = 'a'", /contains "__proto__"/],
       ['length(userId)', /must be true or false/],
       ["'just a string'", /must be true or false, but the string "just a string" is not/],
       ['42', /must be true or false, but the number 42 is not/],
@@ -254,6 +258,20 @@ describe('compileFilterCondition', () => {
         InvalidFilterConditionError,
       );
       expect(() => compileFilterCondition(5 as unknown as string)).toThrow(/must be a string/);
+    });
+
+    it.each([
+      ['parentheses', '('.repeat(4_000) + "event = 'a'" + ')'.repeat(4_000)],
+      ['negations', '!'.repeat(9_000) + "event = 'a'"],
+      ['not', 'not '.repeat(2_400) + "event = 'a'"],
+    ])('refuses %s nested past the limit with a clear error, not a stack overflow', (_, condition) => {
+      expect(() => compileFilterCondition(condition)).toThrow(InvalidFilterConditionError);
+      expect(() => compileFilterCondition(condition)).toThrow(/nest deeper than 64 levels/);
+    });
+
+    it('accepts nesting up to the limit', () => {
+      const condition = '('.repeat(32) + '!'.repeat(31) + "event = 'a'" + ')'.repeat(32);
+      expect(matches({ event: 'b' }, compileFilterCondition(condition))).toBe(true);
     });
 
     it('refuses an absurdly long condition', () => {

@@ -20,6 +20,8 @@
  *   operand    := 'string' | "string" | number | true | false | null | list | path | function '(' args ')'
  * Field paths are dot-separated segments of `a-z A-Z 0-9 _ -`; any other character is escaped with `\`
  * (`properties.product\ 1.price`). The whole condition `all` (or `'all'`) matches every message.
+ * No segment may be `__proto__`, `constructor` or `prototype`: they lead out of the message into
+ * built-in prototypes (`filters/field-path.ts`).
  *
  * Conditions that tsub would evaluate to a constant `false` whatever the message are refused here, so a
  * filter that can never work is a 400 at create time rather than a silent no-op:
@@ -33,6 +35,7 @@
  * A parenthesized condition is a condition, not a value, so `(a = b) = true` is refused as well.
  */
 import { InvalidFilterConditionError } from '../filters/destination-filter.errors';
+import { describeForbiddenSegment, forbiddenFieldPathSegment } from '../filters/field-path';
 
 /** The matcher shape `matches(event, matcher)` of `@segment/tsub` takes. */
 export type FilterConditionMatcher =
@@ -42,6 +45,13 @@ export const MATCH_ALL_CONDITION: FilterConditionMatcher = { type: 'all', ir: ''
 
 /** Longest condition accepted; a guard against pathological input, far above any real filter. */
 export const MAX_FILTER_CONDITION_LENGTH = 10_000;
+
+/**
+ * Deepest nesting of parentheses and negations accepted. The parser, the IR and tsub's evaluator all
+ * recurse once per level, so without a bound a condition of a few thousand `(` would exhaust the stack
+ * (in the Config API and in every router); real conditions nest a handful of levels.
+ */
+export const MAX_FILTER_CONDITION_NESTING = 64;
 
 /**
  * Compiles `condition` (a filter's `if`) into a tsub matcher.
@@ -199,6 +209,8 @@ function tokenize(condition: string): Token[] {
         break;
       }
       segments.push(segment);
+      const forbidden = forbiddenFieldPathSegment(segments);
+      if (forbidden !== undefined) fail(describeForbiddenSegment(segments.join('.'), forbidden), start);
       tokens.push({ kind: 'path', segments, escaped, position: start });
       continue;
     }
@@ -258,6 +270,7 @@ type Keyword = (typeof KEYWORDS)[number];
 
 class ConditionParser {
   private index = 0;
+  private nesting = 0;
 
   constructor(
     private readonly condition: string,
@@ -303,13 +316,13 @@ class ConditionParser {
     const token = this.peek();
     if (this.symbolAhead('!') || this.keywordAhead('not')) {
       this.index += 1;
-      const operand = this.parseUnary();
+      const operand = this.nested(token.position, () => this.parseUnary());
       requireTrueFalseValued(this.condition, operand, 'the operand of negation');
       return { kind: 'not', operand, position: token.position };
     }
     if (this.symbolAhead('(')) {
       this.index += 1;
-      const inner = this.parseOr();
+      const inner = this.nested(token.position, () => this.parseOr());
       this.expectSymbol(')', "')' to close '('");
       const after = this.peek();
       if (after.kind === 'symbol' && COMPARISON_OPERATORS.includes(after.value)) {
@@ -321,6 +334,21 @@ class ConditionParser {
       return inner;
     }
     return this.parseComparison();
+  }
+
+  private nested(position: number, parse: () => ConditionNode): ConditionNode {
+    if (this.nesting >= MAX_FILTER_CONDITION_NESTING) {
+      this.fail(
+        `parentheses and negations nest deeper than ${MAX_FILTER_CONDITION_NESTING} levels`,
+        position,
+      );
+    }
+    this.nesting += 1;
+    try {
+      return parse();
+    } finally {
+      this.nesting -= 1;
+    }
   }
 
   private parseComparison(): ConditionNode {

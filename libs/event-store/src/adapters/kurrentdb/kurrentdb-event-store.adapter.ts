@@ -7,12 +7,13 @@ import {
   jsonEvent,
   type ResolvedEvent as KurrentResolvedEvent,
 } from '@kurrent/kurrentdb-client';
-import { assertAppendable, serializeEventPayloads } from '../../append-validation';
+import { assertAppendable, assertPageSize, serializeEventPayloads } from '../../append-validation';
 import {
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
+  type ReadAllBackwardsOptions,
   type RecordedEvent,
   type SubscribeToAllOptions,
   type Subscription,
@@ -110,6 +111,39 @@ export class KurrentDbEventStore implements EventStore {
       throw error;
     }
     return recorded;
+  }
+
+  async readAllBackwards(options: ReadAllBackwardsOptions): Promise<RecordedEvent[]> {
+    this.assertOpen('readAllBackwards');
+    assertPageSize(options.maxCount);
+    const page: RecordedEvent[] = [];
+    let cursor = options.before;
+    // A read can yield fewer of our events than asked for (the one at `before` itself, events that are
+    // not ours): read on from where it stopped until the page is full or `$all` is exhausted.
+    for (;;) {
+      const wanted = options.maxCount - page.length;
+      let read = 0;
+      let oldest: bigint | undefined;
+      for await (const resolved of this.client.readAll({
+        direction: BACKWARDS,
+        fromPosition: cursor === undefined ? END : { commit: cursor, prepare: cursor },
+        maxCount: wanted,
+        filter: excludeSystemEvents(),
+      }) as AsyncIterable<KurrentResolvedEvent>) {
+        read += 1;
+        const position = commitPositionOf(resolved);
+        if (position === undefined) continue;
+        oldest = position;
+        // The read may start at the event at `before` itself; the port's bound is exclusive.
+        if (cursor !== undefined && position >= cursor) continue;
+        if (isForeignOrSystemEvent(resolved)) continue;
+        page.push(toRecordedEvent(resolved, position));
+      }
+      if (page.length >= options.maxCount || read < wanted || oldest === undefined || oldest === cursor) {
+        return page.slice(0, options.maxCount);
+      }
+      cursor = oldest;
+    }
   }
 
   subscribeToAll(

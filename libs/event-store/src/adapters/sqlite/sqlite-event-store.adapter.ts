@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
-import { assertAppendable, serializeEventPayloads } from '../../append-validation';
+import { assertAppendable, assertPageSize, serializeEventPayloads } from '../../append-validation';
 import {
   type AppendResult,
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
+  type ReadAllBackwardsOptions,
   type RecordedEvent,
   type SubscribeToAllOptions,
   type Subscription,
@@ -59,6 +60,7 @@ export class SqliteEventStore implements EventStore {
   private readonly selectStream: Database.Statement<[string], EventRow>;
   private readonly selectPage: Database.Statement<[bigint, number], EventRow>;
   private readonly selectHead: Database.Statement<[], { head: bigint }>;
+  private readonly selectPageBackwards: Database.Statement<[bigint, number], EventRow>;
   private readonly appendInTransaction: Database.Transaction<
     (streamName: string, events: NewEvent[], expectedRevision: ExpectedRevision) => AppendResult
   >;
@@ -86,6 +88,11 @@ export class SqliteEventStore implements EventStore {
         'SELECT position, stream_name, revision, type, data, metadata FROM events WHERE position > ? ORDER BY position LIMIT ?',
       )
       .safeIntegers(true);
+    this.selectPageBackwards = this.db
+      .prepare<[bigint, number], EventRow>(
+        'SELECT position, stream_name, revision, type, data, metadata FROM events WHERE position < ? ORDER BY position DESC LIMIT ?',
+      )
+      .safeIntegers(true);
     this.selectHead = this.db
       .prepare<[], { head: bigint }>('SELECT COALESCE(MAX(position), 0) AS head FROM events')
       .safeIntegers(true);
@@ -111,6 +118,14 @@ export class SqliteEventStore implements EventStore {
   async readStream(streamName: string): Promise<RecordedEvent[]> {
     this.assertOpen('readStream');
     return this.selectStream.all(streamName).map(toRecordedEvent);
+  }
+
+  async readAllBackwards(options: ReadAllBackwardsOptions): Promise<RecordedEvent[]> {
+    this.assertOpen('readAllBackwards');
+    assertPageSize(options.maxCount);
+    // Positions are rowids, at most 2^63 - 1: a bound above every position reads from the newest.
+    const before = options.before ?? NO_UPPER_POSITION;
+    return this.selectPageBackwards.all(before, options.maxCount).map(toRecordedEvent);
   }
 
   subscribeToAll(
@@ -172,6 +187,8 @@ export class SqliteEventStore implements EventStore {
     return { revision, position };
   }
 }
+
+const NO_UPPER_POSITION = (1n << 63n) - 1n;
 
 function toRecordedEvent(row: EventRow): RecordedEvent {
   return {
