@@ -134,6 +134,16 @@ describe('docker-compose.yml', () => {
     expect(anchor).toMatch(/healthcheck:[\s\S]*\/health\/ready/);
     expect(anchor).toMatch(/condition: service_healthy/);
   });
+
+  it('lets /metrics listen on the compose network only: METRICS_HOST 0.0.0.0, its port published nowhere', () => {
+    const anchor = composeText.slice(
+      composeText.indexOf('x-tributary-app: &tributary-app'),
+      composeText.indexOf('\nservices:\n'),
+    );
+    expect(anchor).toMatch(/^ {4}METRICS_HOST: 0\.0\.0\.0$/m);
+    expect(composeText).not.toMatch(/9464:/);
+    for (const app of STANDALONE_APPS) expect(serviceBlock(app)).not.toMatch(/METRICS_PORT/);
+  });
 });
 
 describe('Dockerfile', () => {

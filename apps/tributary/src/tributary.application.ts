@@ -1,5 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApplication, Environment, HttpApplicationOptions } from '@tributary/platform';
+import {
+  createHttpApplication,
+  Environment,
+  HttpApplicationOptions,
+  metricsListenerOf,
+} from '@tributary/platform';
 import { serveConfigApiOpenApiDocument } from '../../config-api/src/openapi';
 import { TributaryModule } from './tributary.module';
 
@@ -11,7 +16,7 @@ export async function createTributaryApplication(
   const app = await createHttpApplication(
     TributaryModule.register(environment),
     environment.LOG_LEVEL,
-    options,
+    { metricsListener: metricsListenerOf(environment), ...options },
   );
   serveConfigApiOpenApiDocument(app);
   return app;

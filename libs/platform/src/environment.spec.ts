@@ -54,3 +54,19 @@ describe('NATS_STREAM_REPLICAS', () => {
     expect(() => loadEnvironment({ NATS_STREAM_REPLICAS: value })).toThrow(/NATS_STREAM_REPLICAS/);
   });
 });
+
+describe('METRICS_PORT and METRICS_HOST', () => {
+  it('default to 9464 on loopback', () => {
+    expect(loadEnvironment({})).toMatchObject({ METRICS_PORT: 9464, METRICS_HOST: '127.0.0.1' });
+    expect(loadEnvironment({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' })).toMatchObject({
+      METRICS_PORT: 0,
+      METRICS_HOST: '0.0.0.0',
+    });
+  });
+
+  it('refuses a wrong port, and the public port, naming the variable', () => {
+    expect(() => loadEnvironment({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+    expect(() => loadEnvironment({ METRICS_PORT: 'metrics' })).toThrow(/METRICS_PORT/);
+    expect(() => loadEnvironment({ PORT: '8080', METRICS_PORT: '8080' })).toThrow(/METRICS_PORT must differ from PORT/);
+  });
+});

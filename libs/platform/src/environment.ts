@@ -26,6 +26,10 @@ export const durationSchema = z.string().transform((text, context) => {
 export const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
+  /** Port of the separate Prometheus listener (`GET /metrics`); 0 picks a free one. Never the public port. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Interface of the metrics listener: loopback by default, so only the host itself can scrape. */
+  METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().default('./data'),
   /** KurrentDB/EventStoreDB connection string; absent means the embedded SQLite event store. */
   EVENTSTORE_URL: optionalText,
@@ -81,6 +85,11 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
         'TRIBUTARY_ADMIN_EMAIL and TRIBUTARY_ADMIN_PASSWORD must be set together (or neither)',
       );
     }
+    if (environment.METRICS_PORT !== 0 && environment.METRICS_PORT === environment.PORT) {
+      throw new EnvironmentError(
+        `METRICS_PORT must differ from PORT (${environment.PORT}): /metrics is never served on the public port`,
+      );
+    }
     return environment;
   }
   const problems = result.error.issues.map(
@@ -90,3 +99,11 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
 }
 
 export const ENVIRONMENT = Symbol('Environment');
+
+/** The `/metrics` listener's address from the environment (`createHttpApplication`'s `metricsListener`). */
+export function metricsListenerOf(environment: Pick<Environment, 'METRICS_PORT' | 'METRICS_HOST'>): {
+  port: number;
+  host: string;
+} {
+  return { port: environment.METRICS_PORT, host: environment.METRICS_HOST };
+}
