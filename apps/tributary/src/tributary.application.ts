@@ -13,11 +13,10 @@ export async function createTributaryApplication(
   environment: Environment,
   options: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
-  const app = await createHttpApplication(
-    TributaryModule.register(environment),
-    environment.LOG_LEVEL,
-    { metricsListener: metricsListenerOf(environment), ...options },
-  );
+  const app = await createHttpApplication(TributaryModule.register(environment), environment.LOG_LEVEL, {
+    metricsListener: metricsListenerOf(environment),
+    ...options,
+  });
   serveConfigApiOpenApiDocument(app);
   return app;
 }

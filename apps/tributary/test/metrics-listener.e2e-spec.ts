@@ -44,7 +44,9 @@ describe('the all-in-one server', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await response.text();
     expect(text).toContain('# TYPE tributary_http_requests_total counter');
-    expect(text).toMatch(/tributary_http_requests_total\{method="GET",route="\/health\/live",status_class="2xx"\} 1/);
+    expect(text).toMatch(
+      /tributary_http_requests_total\{method="GET",route="\/health\/live",status_class="2xx"\} 1/,
+    );
   });
 
   it('answers nothing but GET /metrics on the metrics listener', async () => {

@@ -67,6 +67,8 @@ describe('METRICS_PORT and METRICS_HOST', () => {
   it('refuses a wrong port, and the public port, naming the variable', () => {
     expect(() => loadEnvironment({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
     expect(() => loadEnvironment({ METRICS_PORT: 'metrics' })).toThrow(/METRICS_PORT/);
-    expect(() => loadEnvironment({ PORT: '8080', METRICS_PORT: '8080' })).toThrow(/METRICS_PORT must differ from PORT/);
+    expect(() => loadEnvironment({ PORT: '8080', METRICS_PORT: '8080' })).toThrow(
+      /METRICS_PORT must differ from PORT/,
+    );
   });
 });
