@@ -63,6 +63,16 @@ export const environmentSchema = z.object({
    * besides the address the request arrived at: set it when a proxy terminates TLS in front.
    */
   OAUTH_AUDIENCES: optionalText,
+  /**
+   * The public base URL of the tracking API (`https://tracking.example.com`). When set, a client
+   * assertion's `aud` must be it (or one of `OAUTH_AUDIENCES`), never the Host the request names.
+   */
+  PUBLIC_BASE_URL: optionalText.pipe(
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://tracking.example.com' })
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+  ),
   /** How long the router retries a failing delivery before dead-lettering it (spec §12.2: 4 hours). */
   RETRY_WINDOW: durationSchema.default(4 * 3_600_000),
   /** Messages in delivery at once per destination. */
