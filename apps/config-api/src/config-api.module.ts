@@ -11,7 +11,9 @@ import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FiltersController } from './filters/filters.controller';
+import { ConfigReadModel } from '@tributary/config-projections';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard';
+import { BasicCredentialsChecker } from './shared/basic-credentials.checker';
 import { ConfigApiErrorFilter } from './shared/error.filter';
 import { RateLimiter } from '@tributary/platform';
 import { ResourceLookup } from './shared/resource-lookup.service';
@@ -50,11 +52,22 @@ export class ConfigApiModule {
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         ResourceLookup,
         DestinationConfigMapper,
+        {
+          provide: BasicCredentialsChecker,
+          inject: [ConfigReadModel],
+          useFactory: (readModel: ConfigReadModel) => new BasicCredentialsChecker(readModel, environment),
+        },
         ConfigApiAuthGuard,
         ConfigApiErrorFilter,
         InstanceBootstrapService,
       ],
-      exports: [ConfigApiErrorFilter, ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER, ResourceLookup],
+      exports: [
+        ConfigApiErrorFilter,
+        ConfigApiAuthGuard,
+        BasicCredentialsChecker,
+        CONFIG_API_RATE_LIMITER,
+        ResourceLookup,
+      ],
     };
   }
 }

@@ -26,6 +26,20 @@ describe('auth primitives', () => {
     await expect(verifyPassword('x', 'garbage')).resolves.toBe(false);
   });
 
+  it('does the scrypt work even without a stored hash (an unknown email), and answers false', async () => {
+    const stored = await hashPassword('correct horse');
+    const timed = async (run: () => Promise<boolean>) => {
+      const started = performance.now();
+      const outcome = await run();
+      return { outcome, elapsedMs: performance.now() - started };
+    };
+    const real = await timed(() => verifyPassword('wrong horse', stored));
+    const missing = await timed(() => verifyPassword('correct horse', undefined));
+    expect(missing.outcome).toBe(false);
+    expect(real.outcome).toBe(false);
+    expect(missing.elapsedMs).toBeGreaterThan(real.elapsedMs * 0.3);
+  });
+
   it('encrypts and decrypts secrets, and refuses a tampered ciphertext', () => {
     const box = new SecretBox(randomBytes(32));
     const sealed = box.encrypt('s3cret');

@@ -79,6 +79,15 @@ export const environmentSchema = z.object({
   ROUTER_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(64),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
+  /** HTTP Basic (email:password) attempts per minute per email, whatever their outcome. */
+  BASIC_AUTH_RATE_LIMIT_PER_EMAIL: z.coerce.number().int().positive().default(10),
+  /** HTTP Basic attempts per minute per client address (see TRUST_PROXY), whatever their outcome. */
+  BASIC_AUTH_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
+  /**
+   * Password hashes (scrypt, ~50 ms of one core and 32 MiB each) computed at once; as many again may
+   * wait, more are answered 503 with Retry-After.
+   */
+  PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
 });
 

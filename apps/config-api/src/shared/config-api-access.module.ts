@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { Environment, RateLimiter } from '@tributary/platform';
+import { ConfigReadModel } from '@tributary/config-projections';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './auth.guard';
+import { BasicCredentialsChecker } from './basic-credentials.checker';
 import { ConfigApiErrorFilter } from './error.filter';
 import { ResourceLookup } from './resource-lookup.service';
 
@@ -21,11 +23,22 @@ export class ConfigApiAccessModule {
           provide: CONFIG_API_RATE_LIMITER,
           useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT),
         },
+        {
+          provide: BasicCredentialsChecker,
+          inject: [ConfigReadModel],
+          useFactory: (readModel: ConfigReadModel) => new BasicCredentialsChecker(readModel, environment),
+        },
         ConfigApiAuthGuard,
         ConfigApiErrorFilter,
         ResourceLookup,
       ],
-      exports: [ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER, ConfigApiErrorFilter, ResourceLookup],
+      exports: [
+        ConfigApiAuthGuard,
+        BasicCredentialsChecker,
+        CONFIG_API_RATE_LIMITER,
+        ConfigApiErrorFilter,
+        ResourceLookup,
+      ],
     };
   }
 }
