@@ -28,16 +28,20 @@ describe('auth primitives', () => {
 
   it('does the scrypt work even without a stored hash (an unknown email), and answers false', async () => {
     const stored = await hashPassword('correct horse');
-    const timed = async (run: () => Promise<boolean>) => {
+    const elapsed = async (run: () => Promise<boolean>) => {
       const started = performance.now();
-      const outcome = await run();
-      return { outcome, elapsedMs: performance.now() - started };
+      expect(await run()).toBe(false);
+      return performance.now() - started;
     };
-    const real = await timed(() => verifyPassword('wrong horse', stored));
-    const missing = await timed(() => verifyPassword('correct horse', undefined));
-    expect(missing.outcome).toBe(false);
-    expect(real.outcome).toBe(false);
-    expect(missing.elapsedMs).toBeGreaterThan(real.elapsedMs * 0.3);
+    const real: number[] = [];
+    const missing: number[] = [];
+    // Interleaved, medians of five: load on a shared machine falls on both alike.
+    for (let round = 0; round < 5; round++) {
+      real.push(await elapsed(() => verifyPassword('wrong horse', stored)));
+      missing.push(await elapsed(() => verifyPassword('correct horse', undefined)));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[2];
+    expect(median(missing)).toBeGreaterThan(median(real) * 0.25);
   });
 
   it('encrypts and decrypts secrets, and refuses a tampered ciphertext', () => {

@@ -35,12 +35,35 @@ export const environmentSchema = z.object({
   EVENTSTORE_URL: optionalText,
   TRIBUTARY_ADMIN_EMAIL: optionalText.pipe(z.email().optional()),
   TRIBUTARY_ADMIN_PASSWORD: optionalText,
-  TRIBUTARY_BOOTSTRAP_TOKEN: optionalText,
+  /** An instance-admin token with exactly this value: a credential, so a weak one is refused. */
+  TRIBUTARY_BOOTSTRAP_TOKEN: optionalText.pipe(
+    z
+      .string()
+      .min(32, 'must be at least 32 characters (openssl rand -base64 48 makes a good one)')
+      .refine(
+        (token) => new Set(token).size >= 8,
+        'must not repeat a few characters: use a random value (openssl rand -base64 48)',
+      )
+      .optional(),
+  ),
   /** 64 hex characters; absent means a key file generated once in DATA_DIR. */
   TRIBUTARY_SECRET_KEY: optionalText.pipe(
     z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (32 bytes)')
+      .optional(),
+  ),
+  /**
+   * Earlier deployment keys (64 hex characters each, comma-separated) kept to decrypt values they
+   * encrypted, while `TRIBUTARY_SECRET_KEY` encrypts new ones: how the key is rotated.
+   */
+  TRIBUTARY_PREVIOUS_SECRET_KEYS: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^[0-9a-fA-F]{64}(\s*,\s*[0-9a-fA-F]{64})*$/,
+        'must be 64-hexadecimal-character keys separated by commas',
+      )
       .optional(),
   ),
   /** NATS server(s) with JetStream for the tracking message log; absent means the embedded SQLite log. */
