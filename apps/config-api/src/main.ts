@@ -11,7 +11,7 @@ import {
   configStoreModules,
   createHttpApplication,
   loadEnvironment,
-  metricsListenerOf,
+  httpApplicationOptionsOf,
   MetricsRegistry,
   runEntryPoint,
   serveUntilSignalled,
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   class ConfigApiAppModule {}
   const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL, {
     apis: 'config',
-    metricsListener: metricsListenerOf(environment),
+    ...httpApplicationOptionsOf(environment),
   });
   serveConfigApiOpenApiDocument(app);
   await serveUntilSignalled(app, environment, 'tributary config-api');

@@ -19,9 +19,15 @@ interface Answer {
   elapsedMs: number;
 }
 
-async function listTokens(t: TributaryTestInstance, authorization: string): Promise<Answer> {
+async function listTokens(
+  t: TributaryTestInstance,
+  authorization: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const started = performance.now();
-  const response = await fetch(`${t.baseUrl}/v1beta/access-tokens`, { headers: { authorization } });
+  const response = await fetch(`${t.baseUrl}/v1beta/access-tokens`, {
+    headers: { ...headers, authorization },
+  });
   const body = await response.json();
   return {
     status: response.status,
@@ -89,6 +95,37 @@ describe('Basic auth rate limits', () => {
   it('lets the right password in while under the limits', async () => {
     t = await startWith({});
     expect((await listTokens(t, basic(ADMIN_EMAIL, ADMIN_PASSWORD))).status).toBe(200);
+  });
+});
+
+describe('Basic auth rate limits behind a proxy (TRUST_PROXY)', () => {
+  let t: TributaryTestInstance;
+
+  afterEach(async () => {
+    await t?.stop({ removeData: true });
+  });
+
+  const from = (client: string) => ({ 'x-forwarded-for': client });
+
+  it('believes no X-Forwarded-For when unset: a caller cannot pick a fresh address per attempt', async () => {
+    t = await startWith({ BASIC_AUTH_RATE_LIMIT_PER_EMAIL: '100', BASIC_AUTH_RATE_LIMIT_PER_ADDRESS: '2' });
+    expectRefusal(await listTokens(t, basic('a@tributary.example', 'x'), from('198.51.100.1')), 401, 16);
+    expectRefusal(await listTokens(t, basic('b@tributary.example', 'x'), from('198.51.100.2')), 401, 16);
+    expectRefusal(await listTokens(t, basic('c@tributary.example', 'x'), from('198.51.100.3')), 429, 8);
+  });
+
+  it("counts each client behind a trusted proxy on its own: the proxy's clients do not share one budget", async () => {
+    t = await startWith({
+      BASIC_AUTH_RATE_LIMIT_PER_EMAIL: '100',
+      BASIC_AUTH_RATE_LIMIT_PER_ADDRESS: '2',
+      TRUST_PROXY: 'loopback',
+    });
+    expectRefusal(await listTokens(t, basic('a@tributary.example', 'x'), from('198.51.100.1')), 401, 16);
+    expectRefusal(await listTokens(t, basic('b@tributary.example', 'x'), from('198.51.100.1')), 401, 16);
+    expectRefusal(await listTokens(t, basic('c@tributary.example', 'x'), from('198.51.100.1')), 429, 8);
+    // Another client of the same proxy still has its attempts.
+    expectRefusal(await listTokens(t, basic('d@tributary.example', 'x'), from('203.0.113.9')), 401, 16);
+    expect((await listTokens(t, basic(ADMIN_EMAIL, ADMIN_PASSWORD), from('203.0.113.9'))).status).toBe(200);
   });
 });
 

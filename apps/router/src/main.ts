@@ -7,7 +7,7 @@ import {
   createHttpApplication,
   eventLogModule,
   loadEnvironment,
-  metricsListenerOf,
+  httpApplicationOptionsOf,
   runEntryPoint,
   serveUntilSignalled,
 } from '@tributary/platform';
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   class RouterAppModule {}
   const app = await createHttpApplication(RouterAppModule, environment.LOG_LEVEL, {
     apis: 'config',
-    metricsListener: metricsListenerOf(environment),
+    ...httpApplicationOptionsOf(environment),
   });
   await serveUntilSignalled(app, environment, 'tributary router');
 }

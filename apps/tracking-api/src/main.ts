@@ -7,7 +7,7 @@ import {
   createHttpApplication,
   eventLogModule,
   loadEnvironment,
-  metricsListenerOf,
+  httpApplicationOptionsOf,
   runEntryPoint,
   serveUntilSignalled,
 } from '@tributary/platform';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   class TrackingApiAppModule {}
   const app = await createHttpApplication(TrackingApiAppModule, environment.LOG_LEVEL, {
     apis: 'tracking',
-    metricsListener: metricsListenerOf(environment),
+    ...httpApplicationOptionsOf(environment),
   });
   await serveUntilSignalled(app, environment, 'tributary tracking-api');
 }

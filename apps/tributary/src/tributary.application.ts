@@ -3,7 +3,7 @@ import {
   createHttpApplication,
   Environment,
   HttpApplicationOptions,
-  metricsListenerOf,
+  httpApplicationOptionsOf,
 } from '@tributary/platform';
 import { serveConfigApiOpenApiDocument } from '../../config-api/src/openapi';
 import { TributaryModule } from './tributary.module';
@@ -14,7 +14,7 @@ export async function createTributaryApplication(
   options: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
   const app = await createHttpApplication(TributaryModule.register(environment), environment.LOG_LEVEL, {
-    metricsListener: metricsListenerOf(environment),
+    ...httpApplicationOptionsOf(environment),
     ...options,
   });
   serveConfigApiOpenApiDocument(app);

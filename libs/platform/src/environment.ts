@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const optionalText = z
@@ -19,6 +20,47 @@ export const durationSchema = z.string().transform((text, context) => {
   return Math.round(Number(match[1]) * unitMs);
 });
 
+/** proxy-addr's names for address ranges, which Fastify's `trustProxy` accepts beside CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isTrustedProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * `TRUST_PROXY`: whose `X-Forwarded-For` (and `-Proto`, `-Host`) to believe when taking a client's
+ * address. Unset or `false`: nobody's, the address is the TCP peer's; `true`: every hop's (only
+ * behind a proxy that overwrites the header); a number: that many hops from the server; otherwise
+ * comma-separated addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`: those proxies.
+ */
+export const trustProxySchema = z
+  .string()
+  .optional()
+  .transform((text, context): boolean | number | string[] => {
+    const value = (text ?? '').trim();
+    if (value === '' || value === 'false') return false;
+    if (value === 'true') return true;
+    if (/^\d{1,3}$/.test(value)) return Number(value);
+    const entries = value.split(',').map((entry) => entry.trim());
+    const wrong = entries.filter((entry) => !isTrustedProxyEntry(entry));
+    if (wrong.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          `${wrong.map((entry) => JSON.stringify(entry)).join(', ')} is not an address, a CIDR or ` +
+          'loopback/linklocal/uniquelocal (use true, false, a hop count, or a comma-separated list)',
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
 /**
  * Every setting of a Tributary process comes from the environment and is checked here at start:
  * a wrong value stops the process with a message naming the variable.
@@ -26,6 +68,7 @@ export const durationSchema = z.string().transform((text, context) => {
 export const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
+  TRUST_PROXY: trustProxySchema,
   /** Port of the separate Prometheus listener (`GET /metrics`); 0 picks a free one. Never the public port. */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** Interface of the metrics listener: loopback by default, so only the host itself can scrape. */
@@ -141,6 +184,13 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
 }
 
 export const ENVIRONMENT = Symbol('Environment');
+
+/** What `createHttpApplication` takes from the environment: the metrics listener and the trusted proxies. */
+export function httpApplicationOptionsOf(
+  environment: Pick<Environment, 'METRICS_PORT' | 'METRICS_HOST' | 'TRUST_PROXY'>,
+): { metricsListener: { port: number; host: string }; trustProxy: Environment['TRUST_PROXY'] } {
+  return { metricsListener: metricsListenerOf(environment), trustProxy: environment.TRUST_PROXY };
+}
 
 /** The `/metrics` listener's address from the environment (`createHttpApplication`'s `metricsListener`). */
 export function metricsListenerOf(environment: Pick<Environment, 'METRICS_PORT' | 'METRICS_HOST'>): {

@@ -42,6 +42,11 @@ export interface HttpApplicationOptions {
    * the application's own port. Absent: no scrape endpoint at all (the registry still counts).
    */
   metricsListener?: MetricsListenerOptions;
+  /**
+   * `TRUST_PROXY` (see `trustProxySchema`): which proxies' `X-Forwarded-*` headers make
+   * `request.ip`, `request.protocol` and `request.hostname`. Default false: the TCP peer's.
+   */
+  trustProxy?: boolean | number | string[];
 }
 
 /**
@@ -66,6 +71,9 @@ export async function createHttpApplication(
   const adapter = new FastifyAdapter({
     rewriteUrl: (request: { url?: string }) => normalizeRequestUrl(request.url),
     requestIdHeader: 'x-request-id',
+    // Every client address (rate limits, OAuth throttling, a browser event's context.ip) is
+    // `request.ip`; believing X-Forwarded-For from anyone would let a caller pick its own.
+    trustProxy: options.trustProxy ?? false,
     genReqId: () => randomUUID(),
     bodyLimit: MAX_REQUEST_BYTES,
     logger: false,
