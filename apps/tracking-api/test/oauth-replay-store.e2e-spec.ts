@@ -122,3 +122,36 @@ describe('a jti replayed on a second process sharing the nats-server', () => {
     expect(statuses.sort()).toEqual([200, 401]);
   });
 });
+
+describe('a token request while the replay store is unreachable', () => {
+  let nats: NatsServerProcess;
+  let t: TributaryTestInstance | undefined;
+
+  beforeAll(async () => {
+    nats = await NatsServerProcess.start();
+  });
+
+  afterAll(async () => {
+    await t?.stop({ removeData: true });
+    await nats?.dispose();
+  });
+
+  it('is answered 503 temporarily_unavailable with Retry-After, then served once it is back', async () => {
+    t = await startTributary({ environment: { NATS_URL: nats.url, PUBLIC_BASE_URL } });
+    const workspace = await createWorkspace(t);
+    const application = await createOAuthApplication(t, workspace.slug);
+    await nats.stop();
+    const assertion = await assertionOf(application);
+    const refused = await postToken(t, tokenForm(assertion));
+    expect({ status: refused.status, body: refused.body }).toEqual({
+      status: 503,
+      body: { error: 'temporarily_unavailable', error_description: expect.any(String) },
+    });
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    await nats.restart();
+    // Not stored while refused: the same assertion is granted once the store is back.
+    await pollUntil('the token endpoint recovers', 30_000, async () =>
+      (await postToken(t!, tokenForm(assertion))).status === 200 ? true : undefined,
+    );
+  });
+});
