@@ -44,7 +44,13 @@ export async function startTributary(options: StartOptions = {}): Promise<Tribut
     ...options.environment,
   });
   const app = await createTributaryApplication(environment, { logDestination: options.logDestination });
-  await app.listen(0, '127.0.0.1');
+  try {
+    await app.listen(0, '127.0.0.1');
+  } catch (error) {
+    // A start that fails (a taken metrics port) must not leave its stores open.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   const port = (app.getHttpServer().address() as { port: number }).port;
   const metricsUrl = metricsUrlOf(app);
   if (!metricsUrl) throw new Error('the test instance has no metrics listener');

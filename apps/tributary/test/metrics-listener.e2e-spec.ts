@@ -59,6 +59,15 @@ describe('the all-in-one server', () => {
     expect(post.headers.get('allow')).toBe('GET, HEAD');
   });
 
+  it('refuses to start when the metrics port is taken, naming METRICS_PORT', async () => {
+    const takenPort = new URL(t.metricsUrl).port;
+    await expect(startTributary({ environment: { METRICS_PORT: takenPort } })).rejects.toThrow(
+      new RegExp(
+        `cannot serve /metrics on 127\\.0\\.0\\.1:${takenPort} \\(METRICS_HOST, METRICS_PORT\\): .*EADDRINUSE`,
+      ),
+    );
+  });
+
   it('closes the metrics listener with the application', async () => {
     const other = await startTributary();
     const url = other.metricsUrl;

@@ -122,6 +122,19 @@ export const environmentSchema = z.object({
   RETENTION: durationSchema.default(7 * 86_400_000),
   /** The region this deployment serves; workspaces of another region are refused by the tracking API. */
   TRIBUTARY_REGION: z.enum(['us', 'eu']).default('us'),
+  /**
+   * The address browsers and apps reach this deployment at (`https://t.example.com`, optionally with
+   * a path prefix): the settings served to Segment's libraries point their events there. Absent: the
+   * scheme and host each settings request arrived with.
+   */
+  PUBLIC_BASE_URL: optionalText.pipe(
+    z
+      .url({
+        protocol: /^https?$/,
+        error: 'must be an http:// or https:// URL such as https://t.example.com',
+      })
+      .optional(),
+  ),
   /** Tracking API requests per second per workspace; absent means unlimited. */
   TRACKING_RATE_LIMIT: optionalText.pipe(z.coerce.number<string | undefined>().int().positive().optional()),
   /**
@@ -129,16 +142,6 @@ export const environmentSchema = z.object({
    * besides the address the request arrived at: set it when a proxy terminates TLS in front.
    */
   OAUTH_AUDIENCES: optionalText,
-  /**
-   * The public base URL of the tracking API (`https://tracking.example.com`). When set, a client
-   * assertion's `aud` must be it (or one of `OAUTH_AUDIENCES`), never the Host the request names.
-   */
-  PUBLIC_BASE_URL: optionalText.pipe(
-    z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://tracking.example.com' })
-      .transform((url) => url.replace(/\/+$/, ''))
-      .optional(),
-  ),
   /** How long the router retries a failing delivery before dead-lettering it (spec §12.2: 4 hours). */
   RETRY_WINDOW: durationSchema.default(4 * 3_600_000),
   /** Messages in delivery at once per destination. */

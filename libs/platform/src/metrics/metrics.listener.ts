@@ -33,13 +33,21 @@ export class MetricsListener {
     // A scrape is one small request: a slow or silent client must not keep a socket for long.
     server.requestTimeout = 30_000;
     server.headersTimeout = 10_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, this.options.host, () => {
-        server.off('error', reject);
-        resolve();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(this.options.port, this.options.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (error) {
+      // The process stops at start; the message names the settings to change.
+      throw new Error(
+        `cannot serve /metrics on ${this.options.host}:${this.options.port} (METRICS_HOST, METRICS_PORT): ` +
+          (error as Error).message,
+      );
+    }
     this.server = server;
     const { address, port } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
