@@ -112,7 +112,7 @@ export const environmentSchema = z.object({
   /** NATS server(s) with JetStream for the tracking message log; absent means the embedded SQLite log. */
   NATS_URL: optionalText,
   /**
-   * Replicas of each JetStream stream Tributary creates (TRACKING, DEADLETTER, LEASES): 1 on a single
+   * Replicas of each JetStream stream Tributary creates (TRACKING, DEADLETTER, LEASES, SEEN_ONCE): 1 on a single
    * server, 3 (or 5) in a JetStream cluster. Existing streams are moved to it at start.
    */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
