@@ -8,6 +8,7 @@ import {
   SecretBox,
   TRACKING_WRITE_SCOPE,
   verifyClientAssertion,
+  type VerifiedAssertion,
 } from '@tributary/auth';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
@@ -129,7 +130,7 @@ export class OAuthTokenHandler {
     };
   }
 
-  private async useOnce(verified: Parameters<typeof assertionReplayRecord>[0]): Promise<void> {
+  private async useOnce(verified: VerifiedAssertion): Promise<void> {
     const { key, ttlMs } = assertionReplayRecord(verified);
     let firstUse: boolean;
     try {
