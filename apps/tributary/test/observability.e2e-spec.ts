@@ -195,9 +195,11 @@ describe('GET /metrics', () => {
       expect(lag(whileRetried, 'unacknowledged')).toBe(1);
       expect(valueOf(whileRetried, 'tributary_destination_dead_letters', destination)).toBe(0);
 
+      // The dead letter is stored first, then the message is settled: a scrape may fall between the two.
       const { value: afterDeadLetter } = await pollUntil('the message is dead-lettered', 10_000, async () => {
         const { samples } = await scrape(t);
-        return valueOf(samples, 'tributary_destination_dead_letters', destination) === 1
+        return valueOf(samples, 'tributary_destination_dead_letters', destination) === 1 &&
+          lag(samples, 'unacknowledged') === 0
           ? samples
           : undefined;
       });
