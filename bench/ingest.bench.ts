@@ -135,6 +135,8 @@ async function main(): Promise<void> {
     environment: {
       PORT: '0',
       HOST: '127.0.0.1',
+      // The bench does not scrape; a free port keeps it from clashing with a local Tributary on 9464.
+      METRICS_PORT: '0',
       DATA_DIR: dataDirectory,
       NATS_URL: nats.url,
       TRIBUTARY_BOOTSTRAP_TOKEN: adminToken,

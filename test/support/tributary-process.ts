@@ -12,6 +12,8 @@ const REGISTER_HOOK = join(__dirname, 'swc-register.js');
 export type TributaryApp = 'tributary' | 'config-api' | 'tracking-api' | 'router';
 /** What each `main.ts` prints once the server accepts connections: `tributary[ <app>] listening on <url>`. */
 const LISTENING = /tributary(?: [a-z-]+)? listening on (http:\/\/[^\s]+)/;
+/** Printed just before it: where the separate `/metrics` listener is. */
+const METRICS = /tributary(?: [a-z-]+)? metrics on (http:\/\/[^\s]+)/;
 
 export interface SpawnOptions {
   /** Reuse a data directory: a restart of an earlier process. Default: a new temporary directory. */
@@ -29,6 +31,8 @@ export interface SpawnOptions {
 export interface TributaryProcess {
   baseUrl: string;
   port: number;
+  /** `http://127.0.0.1:<port>/metrics`: the process's metrics listener (a free port unless set). */
+  metricsUrl: string;
   adminToken: string;
   dataDir: string;
   child: ChildProcess;
@@ -71,6 +75,8 @@ export async function spawnTributaryApp(
       DATA_DIR: dataDir,
       TRIBUTARY_BOOTSTRAP_TOKEN: adminToken,
       LOG_LEVEL: 'error',
+      // A free port each: processes of parallel tests must not fight over 9464.
+      METRICS_PORT: '0',
       ...options.environment,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -103,9 +109,15 @@ export async function spawnTributaryApp(
     });
   });
 
+  const metricsUrl = METRICS.exec(output)?.[1];
+  if (!metricsUrl) {
+    await kill('SIGKILL');
+    throw new Error(`${app} printed no metrics listener line:\n${output}`);
+  }
   return {
     baseUrl,
     port: Number(new URL(baseUrl).port),
+    metricsUrl,
     adminToken,
     dataDir,
     child,

@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { generateAccessTokenSecret } from '@tributary/auth';
-import { loadEnvironment } from '@tributary/platform';
+import { loadEnvironment, metricsUrlOf } from '@tributary/platform';
 import type { DestinationStream } from 'pino';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,8 @@ import { createTributaryApplication } from '../../apps/tributary/src/tributary.a
 export interface TributaryTestInstance {
   baseUrl: string;
   port: number;
+  /** `GET` it for Prometheus metrics: the separate metrics listener (a free loopback port). */
+  metricsUrl: string;
   /** An instance-admin Config API token. */
   adminToken: string;
   dataDir: string;
@@ -37,14 +39,25 @@ export async function startTributary(options: StartOptions = {}): Promise<Tribut
     DATA_DIR: dataDir,
     TRIBUTARY_BOOTSTRAP_TOKEN: adminToken,
     LOG_LEVEL: 'error',
+    // A free port each: instances of parallel tests must not fight over 9464.
+    METRICS_PORT: '0',
     ...options.environment,
   });
   const app = await createTributaryApplication(environment, { logDestination: options.logDestination });
-  await app.listen(0, '127.0.0.1');
+  try {
+    await app.listen(0, '127.0.0.1');
+  } catch (error) {
+    // A start that fails (a taken metrics port) must not leave its stores open.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   const port = (app.getHttpServer().address() as { port: number }).port;
+  const metricsUrl = metricsUrlOf(app);
+  if (!metricsUrl) throw new Error('the test instance has no metrics listener');
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     port,
+    metricsUrl,
     adminToken,
     dataDir,
     app,

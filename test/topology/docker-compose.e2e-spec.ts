@@ -87,7 +87,9 @@ describe('docker-compose.yml', () => {
         });
         expect(config.services[app].command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
       }
-      expect(config.services.postgres.environment?.['POSTGRES_PASSWORD']).toBe('compose-config-check-password');
+      expect(config.services.postgres.environment?.['POSTGRES_PASSWORD']).toBe(
+        'compose-config-check-password',
+      );
       // A release line, not `latest`, which would move to the next major on any pull.
       expect(config.services.kurrentdb.image).toMatch(/^kurrentplatform\/kurrentdb:\d+\.\d+(\.\d+)?$/);
       // Fixed volume names: the data stays with the deployment whatever the project name is.
@@ -150,6 +152,16 @@ describe('docker-compose.yml', () => {
     // Every password-like variable is required (`:?`), never defaulted (`:-`).
     const defaultedSecrets = composeText.match(/\$\{[A-Z_]*(PASSWORD|SECRET|TOKEN)[A-Z_]*:-[^}]*\}/g);
     expect(defaultedSecrets).toBeNull();
+  });
+
+  it('lets /metrics listen on the compose network only: METRICS_HOST 0.0.0.0, its port published nowhere', () => {
+    const anchor = composeText.slice(
+      composeText.indexOf('x-tributary-app: &tributary-app'),
+      composeText.indexOf('\nservices:\n'),
+    );
+    expect(anchor).toMatch(/^ {4}METRICS_HOST: 0\.0\.0\.0$/m);
+    expect(composeText).not.toMatch(/9464:/);
+    for (const app of STANDALONE_APPS) expect(serviceBlock(app)).not.toMatch(/METRICS_PORT/);
   });
 });
 

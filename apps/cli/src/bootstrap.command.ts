@@ -22,7 +22,7 @@ function firstSteps(connection: Connection): string {
    It prints a workspace token and the source's write key.
 3. Send messages with the write key from any Segment library (point its host at the server),
    or import a history file:
-     tributary import events.ndjson --write-key <write key>
+     TRIBUTARY_WRITE_KEY=<write key> tributary import events.ndjson
 4. See what exists:
      tributary workspaces list
      tributary sources list acme
@@ -116,7 +116,7 @@ export function bootstrapCommand(context: CliContext): Command {
           ]),
           '\nNext:\n',
           ...(token ? [`  export TRIBUTARY_TOKEN=${token.token}\n`] : []),
-          `  tributary import events.ndjson --write-key ${result.write_key}\n`,
+          `  TRIBUTARY_WRITE_KEY=${result.write_key} tributary import events.ndjson\n`,
           `  curl -u '${result.write_key}:' ${connection.baseUrl}/v1/track -H 'content-type: application/json' \\\n`,
           `    -d '{"userId":"u1","event":"Signed Up"}'\n`,
         ].join(''),

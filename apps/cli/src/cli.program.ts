@@ -3,6 +3,7 @@ import { bootstrapCommand } from './bootstrap.command';
 import { importCommand } from './import.command';
 import { CliContext, CliError, EXIT } from './shared/cli-context';
 import { sourcesCommand } from './sources.command';
+import { safeForTerminal } from './shared/terminal-text';
 import { tokensCommand } from './tokens.command';
 import { workspacesCommand } from './workspaces.command';
 
@@ -11,7 +12,11 @@ export function buildProgram(context: CliContext): Command {
   const program = new Command('tributary')
     .description('Operate a Tributary server: bootstrap, tokens, workspaces, sources, historical imports')
     .option('--url <url>', 'the server (or TRIBUTARY_URL; default http://localhost:8080)')
-    .option('--token <token>', 'a Config API access token (or TRIBUTARY_TOKEN)')
+    .option(
+      '--token-file <path>',
+      'a file holding the Config API access token (or TRIBUTARY_TOKEN, or TRIBUTARY_TOKEN_FILE)',
+    )
+    .option('--token <token>', 'the token itself: visible to other users in ps; prefer the above')
     .option('--json', 'print JSON instead of tables')
     .showHelpAfterError()
     .configureOutput({
@@ -51,11 +56,12 @@ export async function runCli(args: readonly string[], context: CliContext): Prom
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (error instanceof CliError) {
-      context.stderr.write(`error: ${error.message}\n`);
+      // Messages quote the server's error text.
+      context.stderr.write(`error: ${safeForTerminal(error.message, { keepNewlines: true })}\n`);
       return error.exitCode;
     }
     context.stderr.write(
-      `error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      `error: ${safeForTerminal(error instanceof Error ? (error.stack ?? error.message) : String(error), { keepNewlines: true })}\n`,
     );
     return EXIT.failure;
   }

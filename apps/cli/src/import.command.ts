@@ -1,12 +1,15 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { CliError, EXIT, type CliContext } from './shared/cli-context';
 import { resolveConnection } from './shared/connection-options';
+import { resolveCredential } from './shared/credentials';
 import { renderRecord } from './shared/output';
+import { safeForTerminal, safeJsonForTerminal } from './shared/terminal-text';
 import { PlainProgressListener, ProgressBarListener } from './import/import-progress';
 import { importNdjson, ImportSummary, MAX_BATCH_SIZE } from './import/ndjson-importer';
 
 interface ImportCommandOptions {
   writeKey?: string;
+  writeKeyFile?: string;
   batchSize: number;
   resumeFile?: string;
   restart?: boolean;
@@ -89,7 +92,11 @@ export function importCommand(context: CliContext): Command {
   return new Command('import')
     .description('Import a history file (one JSON message per line) through the tracking API')
     .argument('<file>', 'an NDJSON file: one Segment message per line')
-    .option('--write-key <key>', "the source's write key (or TRIBUTARY_WRITE_KEY)")
+    .option(
+      '--write-key-file <path>',
+      "a file holding the source's write key (or TRIBUTARY_WRITE_KEY, or TRIBUTARY_WRITE_KEY_FILE)",
+    )
+    .option('--write-key <key>', 'the write key itself: visible to other users in ps; prefer the above')
     .option(
       '--batch-size <n>',
       `messages per request (at most ${MAX_BATCH_SIZE})`,
@@ -120,9 +127,22 @@ export function importCommand(context: CliContext): Command {
     )
     .action(async (file: string, options: ImportCommandOptions, command: Command) => {
       const connection = resolveConnection(command, context);
-      const writeKey = options.writeKey ?? context.env.TRIBUTARY_WRITE_KEY;
+      const writeKey = resolveCredential(
+        {
+          what: 'write key',
+          flag: '--write-key',
+          flagValue: options.writeKey,
+          fileFlag: '--write-key-file',
+          fileFlagValue: options.writeKeyFile,
+          envName: 'TRIBUTARY_WRITE_KEY',
+        },
+        context,
+      );
       if (!writeKey)
-        throw new CliError('no write key: pass --write-key or set TRIBUTARY_WRITE_KEY', EXIT.usage);
+        throw new CliError(
+          'no write key: set TRIBUTARY_WRITE_KEY or pass --write-key-file (or --write-key)',
+          EXIT.usage,
+        );
       const progress = context.stderr.isTTY
         ? new ProgressBarListener(context.stderr as any)
         : new PlainProgressListener(context.stderr, options.progressInterval);
@@ -142,7 +162,9 @@ export function importCommand(context: CliContext): Command {
         progress,
       });
       context.stdout.write(
-        connection.json ? JSON.stringify(summary, null, 2) + '\n' : renderSummary(summary),
+        connection.json
+          ? safeJsonForTerminal(JSON.stringify(summary, null, 2)) + '\n'
+          : safeForTerminal(renderSummary(summary), { keepNewlines: true }),
       );
       context.exitCode = exitCodeOf(summary);
     });

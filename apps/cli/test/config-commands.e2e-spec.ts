@@ -55,7 +55,7 @@ describe('tributary CLI: configuration commands', () => {
 
     const noToken = await runCliInProcess(['workspaces', 'list'], { env: { TRIBUTARY_URL: t.baseUrl } });
     expect(noToken.code).toBe(1);
-    expect(noToken.stderr).toMatch(/no access token: pass --token or set TRIBUTARY_TOKEN/);
+    expect(noToken.stderr).toMatch(/no access token: set TRIBUTARY_TOKEN or pass --token-file/);
 
     const badToken = await runCliInProcess(['workspaces', 'list'], {
       env: { ...admin, TRIBUTARY_TOKEN: 'not-a-token' },

@@ -280,7 +280,7 @@ describe('tributary import', () => {
     const noKey = await runCliInProcess(['import', history.file], { env: { TRIBUTARY_URL: t.baseUrl } });
     expect(noKey).toMatchObject({
       code: 64,
-      stderr: 'error: no write key: pass --write-key or set TRIBUTARY_WRITE_KEY\n',
+      stderr: 'error: no write key: set TRIBUTARY_WRITE_KEY or pass --write-key-file (or --write-key)\n',
     });
   });
 

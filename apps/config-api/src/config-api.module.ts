@@ -11,7 +11,9 @@ import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FiltersController } from './filters/filters.controller';
+import { ConfigReadModel } from '@tributary/config-projections';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard';
+import { BasicCredentialsChecker } from './shared/basic-credentials.checker';
 import { ConfigApiErrorFilter } from './shared/error.filter';
 import { RateLimiter } from '@tributary/platform';
 import { ResourceLookup } from './shared/resource-lookup.service';
@@ -76,6 +78,11 @@ export class ConfigApiModule {
         WorkspaceQuotas,
         ResourceLookup,
         DestinationConfigMapper,
+        {
+          provide: BasicCredentialsChecker,
+          inject: [ConfigReadModel],
+          useFactory: (readModel: ConfigReadModel) => new BasicCredentialsChecker(readModel, environment),
+        },
         ConfigApiAuthGuard,
         ConfigApiErrorFilter,
         InstanceBootstrapService,
@@ -83,6 +90,7 @@ export class ConfigApiModule {
       exports: [
         ConfigApiErrorFilter,
         ConfigApiAuthGuard,
+        BasicCredentialsChecker,
         CONFIG_API_RATE_LIMITER,
         REQUEST_BODY_LIMITS,
         RequestBodyLimitsGuard,

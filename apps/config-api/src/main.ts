@@ -11,6 +11,7 @@ import {
   configStoreModules,
   createHttpApplication,
   loadEnvironment,
+  httpApplicationOptionsOf,
   MetricsRegistry,
   runEntryPoint,
   serveUntilSignalled,
@@ -37,7 +38,10 @@ async function main(): Promise<void> {
     ],
   })
   class ConfigApiAppModule {}
-  const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL, { apis: 'config' });
+  const app = await createHttpApplication(ConfigApiAppModule, environment.LOG_LEVEL, {
+    apis: 'config',
+    ...httpApplicationOptionsOf(environment),
+  });
   serveConfigApiOpenApiDocument(app);
   await serveUntilSignalled(app, environment, 'tributary config-api');
 }

@@ -7,6 +7,7 @@ import {
   createHttpApplication,
   eventLogModule,
   loadEnvironment,
+  httpApplicationOptionsOf,
   runEntryPoint,
   serveUntilSignalled,
 } from '@tributary/platform';
@@ -40,7 +41,10 @@ async function main(): Promise<void> {
     providers: [{ provide: APP_FILTER, useClass: ConfigApiErrorFilter }],
   })
   class RouterAppModule {}
-  const app = await createHttpApplication(RouterAppModule, environment.LOG_LEVEL, { apis: 'config' });
+  const app = await createHttpApplication(RouterAppModule, environment.LOG_LEVEL, {
+    apis: 'config',
+    ...httpApplicationOptionsOf(environment),
+  });
   await serveUntilSignalled(app, environment, 'tributary router');
 }
 

@@ -15,9 +15,9 @@ import {
   waitForSettled,
 } from './router-e2e.kit';
 
-/** The Prometheus exposition of the instance, as text. */
+/** The Prometheus exposition of the instance (its own metrics listener), as text. */
 async function prometheusText(t: TributaryTestInstance): Promise<string> {
-  const response = await fetch(`${t.baseUrl}/metrics`);
+  const response = await fetch(t.metricsUrl);
   expect(response.status).toBe(200);
   return response.text();
 }

@@ -7,6 +7,7 @@ import {
   createHttpApplication,
   eventLogModule,
   loadEnvironment,
+  httpApplicationOptionsOf,
   runEntryPoint,
   serveUntilSignalled,
 } from '@tributary/platform';
@@ -33,7 +34,10 @@ async function main(): Promise<void> {
     providers: [{ provide: APP_FILTER, useClass: TrackingApiErrorFilter }],
   })
   class TrackingApiAppModule {}
-  const app = await createHttpApplication(TrackingApiAppModule, environment.LOG_LEVEL, { apis: 'tracking' });
+  const app = await createHttpApplication(TrackingApiAppModule, environment.LOG_LEVEL, {
+    apis: 'tracking',
+    ...httpApplicationOptionsOf(environment),
+  });
   await serveUntilSignalled(app, environment, 'tributary tracking-api');
 }
 

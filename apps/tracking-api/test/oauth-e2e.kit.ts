@@ -124,7 +124,7 @@ export interface TokenResponse {
 }
 
 export async function postToken(
-  t: TributaryTestInstance,
+  t: Pick<TributaryTestInstance, 'baseUrl'>,
   form: string,
   options: { path?: string; contentType?: string | null } = {},
 ): Promise<TokenResponse> {

@@ -216,6 +216,39 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
       expect((await postToken(t, tokenForm(await assertionFor(application)))).status).toBe(200);
     });
 
+    it.each<[string, (nowSeconds: number) => Record<string, unknown>]>([
+      ['no iat', () => ({ iat: undefined })],
+      [
+        'a lifetime (exp - iat) over 300 s',
+        (now) => ({ iat: Math.round(now) - 5, exp: Math.round(now) + 297 }),
+      ],
+      ['a lifetime of a day', (now) => ({ iat: Math.round(now), exp: Math.round(now) + 86_400 })],
+      ['a jti over 256 characters', () => ({ jti: 'j'.repeat(257) })],
+    ])('refuses an assertion with %s: 400 invalid_request, nothing remembered', async (_label, claims) => {
+      const application = await freshApplication();
+      const assertion = await assertionFor(application, claims(Date.now() / 1000));
+      expectOAuthError(await postToken(t, tokenForm(assertion)), 400, 'invalid_request');
+      // Within the limits, the same client gets a token.
+      const within = await assertionFor(application, { jti: 'j'.repeat(256) });
+      expect((await postToken(t, tokenForm(within))).status).toBe(200);
+    });
+
+    it("counts the client's rate before storing a jti: an assertion refused 429 is accepted after the wait", async () => {
+      const application = await freshApplication();
+      const forms = await Promise.all(
+        Array.from({ length: 30 }, async () => tokenForm(await assertionFor(application))),
+      );
+      const responses = await Promise.all(forms.map((form) => postToken(t, form)));
+      const throttledIndex = responses.findIndex((response) => response.status === 429);
+      expect(throttledIndex).toBeGreaterThanOrEqual(0);
+      await sleep(Number(responses[throttledIndex].headers.get('retry-after')) * 1000 + 100);
+      // Its jti was never stored, so the very same assertion is not a replay.
+      const retried = await postToken(t, forms[throttledIndex]);
+      expect({ status: retried.status, body: retried.body?.error }).toEqual({ status: 200, body: undefined });
+      // And now it is stored: once more is a replay.
+      expectOAuthError(await postToken(t, forms[throttledIndex]), 401, 'invalid_client', /jti/);
+    });
+
     it('refuses a grant_type other than client_credentials: 400 unsupported_grant_type', async () => {
       const application = await freshApplication();
       const form = tokenForm(await assertionFor(application), { grant_type: 'password' });
@@ -562,5 +595,56 @@ describe('OAuth behind a TLS-terminating proxy: OAUTH_AUDIENCES', () => {
       aud: 'https://oauth2.segment.io',
     });
     expectOAuthError(await postToken(t, tokenForm(elsewhere)), 401, 'invalid_client');
+  });
+});
+
+describe('OAuth with PUBLIC_BASE_URL: aud must be the public URL, never the Host the request names', () => {
+  let t: TributaryTestInstance;
+
+  beforeAll(async () => {
+    t = await startTributary({
+      environment: {
+        PUBLIC_BASE_URL: 'https://tracking.tributary.example/',
+        OAUTH_AUDIENCES: 'https://eu.tributary.example',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await t?.stop({ removeData: true });
+  });
+
+  it('accepts the public URL (and OAUTH_AUDIENCES), refuses the address the request reached', async () => {
+    const workspace = await createWorkspace(t);
+    const application = await createOAuthApplication(t, workspace.slug);
+    for (const aud of [
+      'https://tracking.tributary.example',
+      'https://tracking.tributary.example/',
+      'https://eu.tributary.example',
+    ]) {
+      const assertion = await signAssertion({ clientId: application.clientId, key: application.key, aud });
+      expect({ aud, status: (await postToken(t, tokenForm(assertion))).status }).toEqual({
+        aud,
+        status: 200,
+      });
+    }
+    const direct = await signAssertion({
+      clientId: application.clientId,
+      key: application.key,
+      aud: t.baseUrl,
+    });
+    expectOAuthError(await postToken(t, tokenForm(direct)), 401, 'invalid_client', /aud/);
+    // A Host header naming an attacker's choice changes nothing either.
+    const spoofed = await signAssertion({
+      clientId: application.clientId,
+      key: application.key,
+      aud: 'http://attacker.example',
+    });
+    const response = await fetch(`${t.baseUrl}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', host: 'attacker.example' },
+      body: tokenForm(spoofed),
+    });
+    expect(response.status).toBe(401);
   });
 });

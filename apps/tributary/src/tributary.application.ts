@@ -1,5 +1,10 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createHttpApplication, Environment, HttpApplicationOptions } from '@tributary/platform';
+import {
+  createHttpApplication,
+  Environment,
+  HttpApplicationOptions,
+  httpApplicationOptionsOf,
+} from '@tributary/platform';
 import { serveConfigApiOpenApiDocument } from '../../config-api/src/openapi';
 import { TributaryModule } from './tributary.module';
 
@@ -8,11 +13,10 @@ export async function createTributaryApplication(
   environment: Environment,
   options: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
-  const app = await createHttpApplication(
-    TributaryModule.register(environment),
-    environment.LOG_LEVEL,
-    options,
-  );
+  const app = await createHttpApplication(TributaryModule.register(environment), environment.LOG_LEVEL, {
+    ...httpApplicationOptionsOf(environment),
+    ...options,
+  });
   serveConfigApiOpenApiDocument(app);
   return app;
 }

@@ -1,4 +1,4 @@
-// GET /metrics and the JSON log lines of the all-in-one server, driven over loopback HTTP.
+// GET /metrics (on its own listener) and the JSON log lines of the all-in-one server, over loopback HTTP.
 import { randomUUID } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
@@ -48,7 +48,7 @@ function valueOf(samples: Sample[], name: string, labels: Record<string, string>
 }
 
 async function scrape(t: TributaryTestInstance): Promise<{ contentType: string | null; samples: Sample[] }> {
-  const response = await fetch(`${t.baseUrl}/metrics`);
+  const response = await fetch(t.metricsUrl);
   expect(response.status).toBe(200);
   return {
     contentType: response.headers.get('content-type'),
@@ -195,9 +195,11 @@ describe('GET /metrics', () => {
       expect(lag(whileRetried, 'unacknowledged')).toBe(1);
       expect(valueOf(whileRetried, 'tributary_destination_dead_letters', destination)).toBe(0);
 
+      // The dead letter is stored first, then the message is settled: a scrape may fall between the two.
       const { value: afterDeadLetter } = await pollUntil('the message is dead-lettered', 10_000, async () => {
         const { samples } = await scrape(t);
-        return valueOf(samples, 'tributary_destination_dead_letters', destination) === 1
+        return valueOf(samples, 'tributary_destination_dead_letters', destination) === 1 &&
+          lag(samples, 'unacknowledged') === 0
           ? samples
           : undefined;
       });
@@ -257,7 +259,7 @@ describe('JSON logs', () => {
       expect(read.status).toBe(200);
       await waitForSettled(t, source, 'webhooks', 1);
       await fetch(`${t.baseUrl}/health/live`);
-      await fetch(`${t.baseUrl}/metrics`);
+      await fetch(t.metricsUrl);
       await new Promise((resolve) => setTimeout(resolve, 100));
 
       const lines = text.split('\n').filter((line) => line !== '');

@@ -1,6 +1,8 @@
 import {
-  AssertionReplayGuard,
+  assertionReplayRecord,
   issueAccessToken,
+  MAX_ASSERTION_LIFETIME_SECONDS,
+  MAX_JTI_LENGTH,
   OAuthRequestError,
   peekClientAssertion,
   readAccessToken,
@@ -191,7 +193,7 @@ describe('verifyClientAssertion (spec §11.3)', () => {
       sub: CLIENT_ID,
       aud: AUTH_SERVER,
       iat: NOW_SECONDS,
-      exp: NOW_SECONDS + 3600,
+      exp: NOW_SECONDS + 300,
       jti: randomUUID(),
     };
     const forged = `${header}.${Buffer.from(JSON.stringify(forgedClaims)).toString('base64url')}.${signature}`;
@@ -203,9 +205,30 @@ describe('verifyClientAssertion (spec §11.3)', () => {
     ['no exp', { omit: ['exp'] }],
     ['no jti', { omit: ['jti'] }],
     ['an empty jti', { claims: { jti: '' } }],
+    ['no iat', { omit: ['iat'] }],
+    ['a string iat', { claims: { iat: String(NOW_SECONDS) as unknown as number } }],
+    ['a lifetime of 301 s (exp - iat)', { claims: { iat: NOW_SECONDS - 1, exp: NOW_SECONDS + 300 } }],
+    ['a lifetime of an hour', { claims: { iat: NOW_SECONDS, exp: NOW_SECONDS + 3600 } }],
+    ['a jti of 257 characters', { claims: { jti: 'j'.repeat(MAX_JTI_LENGTH + 1) } }],
+    ['a jti of a megabyte', { claims: { jti: 'j'.repeat(1024 * 1024) } }],
   ])('refuses an assertion with %s as 400 invalid_request', async (_label, options) => {
     const error = await refusal(verify(await assertion(options)));
     expect({ status: error.status, error: error.error }).toEqual({ status: 400, error: 'invalid_request' });
+  });
+
+  it('accepts a lifetime of exactly 300 s and a jti of exactly 256 characters', async () => {
+    expect(MAX_ASSERTION_LIFETIME_SECONDS).toBe(300);
+    const jti = 'j'.repeat(MAX_JTI_LENGTH);
+    await expect(
+      verify(await assertion({ claims: { iat: NOW_SECONDS - 10, exp: NOW_SECONDS + 290, jti } })),
+    ).resolves.toMatchObject({ jti });
+  });
+
+  it('names the rule a too-long assertion breaks', async () => {
+    const error = await refusal(
+      verify(await assertion({ claims: { iat: NOW_SECONDS, exp: NOW_SECONDS + 301 } })),
+    );
+    expect(error.description).toMatch(/exp - iat must be at most 300 s/);
   });
 
   it.each(['', 'not-a-jwt', 'a.b.c', 'eyJhbGciOiJSUzI1NiJ9.bm90IGpzb24.sig'])(
@@ -245,37 +268,31 @@ describe('peekClientAssertion', () => {
   });
 });
 
-describe('AssertionReplayGuard', () => {
-  it('lets a jti through once and refuses it again while its assertion lives', () => {
-    const guard = new AssertionReplayGuard();
-    expect(guard.claim(CLIENT_ID, 'jti-1', NOW_SECONDS + 55, NOW)).toBe(true);
-    expect(guard.claim(CLIENT_ID, 'jti-1', NOW_SECONDS + 55, NOW)).toBe(false);
-    expect(guard.claim(CLIENT_ID, 'jti-1', NOW_SECONDS + 55, new Date(NOW.getTime() + 30_000))).toBe(false);
+describe('assertionReplayRecord', () => {
+  const verified = { clientId: CLIENT_ID, jti: 'jti-1', expiresAt: NOW_SECONDS + 55 };
+
+  it('keys a jti by a fixed-size hash of client and jti, whatever the jti', () => {
+    const { key } = assertionReplayRecord(verified, NOW);
+    expect(key).toMatch(/^jti_[0-9a-f]{64}$/);
+    expect(assertionReplayRecord({ ...verified, jti: 'j'.repeat(MAX_JTI_LENGTH) }, NOW).key).toHaveLength(
+      key.length,
+    );
+    expect(assertionReplayRecord(verified, NOW).key).toBe(key);
   });
 
-  it('keeps the jti of different clients apart', () => {
-    const guard = new AssertionReplayGuard();
-    expect(guard.claim('client-a', 'shared-jti', NOW_SECONDS + 55, NOW)).toBe(true);
-    expect(guard.claim('client-b', 'shared-jti', NOW_SECONDS + 55, NOW)).toBe(true);
-    expect(guard.claim('client-a', 'shared-jti', NOW_SECONDS + 55, NOW)).toBe(false);
+  it('keeps the jti of different clients apart, and cannot be confused by a shifted separator', () => {
+    const { key } = assertionReplayRecord(verified, NOW);
+    expect(assertionReplayRecord({ ...verified, clientId: 'other-client' }, NOW).key).not.toBe(key);
+    expect(assertionReplayRecord({ ...verified, clientId: 'ab', jti: 'c' }, NOW).key).not.toBe(
+      assertionReplayRecord({ ...verified, clientId: 'a', jti: 'bc' }, NOW).key,
+    );
   });
 
-  it('refuses the jti until expiry plus the clock leeway, then forgets it', () => {
-    const guard = new AssertionReplayGuard();
-    expect(guard.claim(CLIENT_ID, 'jti-2', NOW_SECONDS + 55, NOW)).toBe(true);
-    // An assertion a few seconds past exp is still accepted (leeway), so its jti must still be refused.
-    expect(guard.claim(CLIENT_ID, 'jti-2', NOW_SECONDS + 55, new Date(NOW.getTime() + 58_000))).toBe(false);
-    expect(guard.claim(CLIENT_ID, 'jti-2', NOW_SECONDS + 55, new Date(NOW.getTime() + 61_000))).toBe(true);
-  });
-
-  it('still refuses a live jti after sweeping more than 10 000 remembered ids', () => {
-    const guard = new AssertionReplayGuard();
-    for (let index = 0; index <= 10_000; index++)
-      guard.claim(CLIENT_ID, `old-${index}`, NOW_SECONDS - 100, new Date(NOW.getTime() - 200_000));
-    expect(guard.claim(CLIENT_ID, 'live', NOW_SECONDS + 55, NOW)).toBe(true);
-    expect(guard.claim(CLIENT_ID, 'live2', NOW_SECONDS + 55, NOW)).toBe(true); // triggers the sweep
-    expect(guard.claim(CLIENT_ID, 'live', NOW_SECONDS + 55, NOW)).toBe(false);
-    expect(guard.claim(CLIENT_ID, 'old-5', NOW_SECONDS + 55, NOW)).toBe(true);
+  it('keeps the jti until the assertion expires for good: exp plus the clock leeway', () => {
+    expect(assertionReplayRecord(verified, NOW).ttlMs).toBe(60_000);
+    expect(assertionReplayRecord({ ...verified, expiresAt: NOW_SECONDS + 54.5 }, NOW).ttlMs).toBe(59_500);
+    // An assertion accepted within the leeway after its exp is still kept a moment.
+    expect(assertionReplayRecord({ ...verified, expiresAt: NOW_SECONDS - 5 }, NOW).ttlMs).toBe(1);
   });
 });
 

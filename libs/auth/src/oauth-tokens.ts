@@ -1,5 +1,5 @@
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, importSPKI, jwtVerify, SignJWT } from 'jose';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 export const TRACKING_WRITE_SCOPE = 'tracking_api:write';
 /** The purpose of the key, derived from the deployment key, that signs access tokens. */
@@ -7,13 +7,25 @@ export const ACCESS_TOKEN_KEY_PURPOSE = 'oauth-access-token';
 const ACCESS_TOKEN_ISSUER = 'tributary';
 /** Clock leeway for client assertions: clients derive their skew from our Date header, to the second. */
 const CLOCK_LEEWAY_SECONDS = 5;
+/**
+ * The longest an assertion may live (`exp − iat`). Segment's clients sign theirs for 60 s; a longer
+ * one would keep its `jti` in the replay store for as long, and let a leaked assertion be used late.
+ */
+export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
+/** A `jti` longer than this is refused: an id, not a payload. */
+export const MAX_JTI_LENGTH = 256;
 
 /** Why a token request is refused, in RFC 6749's terms (spec §11.5). */
 export class OAuthRequestError extends Error {
   constructor(
-    readonly status: 400 | 401 | 415 | 429,
+    readonly status: 400 | 401 | 415 | 429 | 503,
     readonly error:
-      'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope' | 'slow_down',
+      | 'invalid_request'
+      | 'invalid_client'
+      | 'unsupported_grant_type'
+      | 'invalid_scope'
+      | 'slow_down'
+      | 'temporarily_unavailable',
     readonly description: string,
   ) {
     super(description);
@@ -65,11 +77,27 @@ export async function verifyClientAssertion(
     throw new OAuthRequestError(400, 'invalid_request', 'client_assertion has no exp');
   if (claims.exp <= nowSeconds - CLOCK_LEEWAY_SECONDS)
     throw new OAuthRequestError(400, 'invalid_request', 'Token is expired');
-  if (typeof claims.iat === 'number' && claims.iat > nowSeconds + CLOCK_LEEWAY_SECONDS) {
+  if (typeof claims.iat !== 'number' || !Number.isFinite(claims.iat))
+    throw new OAuthRequestError(400, 'invalid_request', 'client_assertion has no iat');
+  if (claims.iat > nowSeconds + CLOCK_LEEWAY_SECONDS) {
     throw new OAuthRequestError(400, 'invalid_request', 'Token used before issued');
+  }
+  if (claims.exp - claims.iat > MAX_ASSERTION_LIFETIME_SECONDS) {
+    throw new OAuthRequestError(
+      400,
+      'invalid_request',
+      `client_assertion lives too long: exp - iat must be at most ${MAX_ASSERTION_LIFETIME_SECONDS} s`,
+    );
   }
   if (typeof claims.jti !== 'string' || !claims.jti) {
     throw new OAuthRequestError(400, 'invalid_request', 'client_assertion needs a jti');
+  }
+  if (claims.jti.length > MAX_JTI_LENGTH) {
+    throw new OAuthRequestError(
+      400,
+      'invalid_request',
+      `client_assertion jti must be at most ${MAX_JTI_LENGTH} characters`,
+    );
   }
   const audiences = acceptedAudiences.flatMap((audience) => {
     const bare = audience.replace(/(?<!\/)\/+$/, '');
@@ -102,22 +130,22 @@ export async function verifyClientAssertion(
   return { clientId: client.clientId, jti: claims.jti, expiresAt: claims.exp };
 }
 
-/** Remembers assertion ids until their assertion expires, so none is used twice. */
-export class AssertionReplayGuard {
-  private readonly seen = new Map<string, number>();
-
-  /** False when the id was already used by a still-valid assertion. */
-  claim(clientId: string, jti: string, expiresAtSeconds: number, now: Date = new Date()): boolean {
-    const nowSeconds = now.getTime() / 1000;
-    if (this.seen.size > 10_000) {
-      for (const [key, expiry] of this.seen) if (expiry < nowSeconds) this.seen.delete(key);
-    }
-    const key = `${clientId}:${jti}`;
-    const expiry = this.seen.get(key);
-    if (expiry !== undefined && expiry >= nowSeconds) return false;
-    this.seen.set(key, expiresAtSeconds + CLOCK_LEEWAY_SECONDS);
-    return true;
-  }
+/**
+ * What the replay store keeps of a verified assertion, so no `jti` is used twice: a fixed-size key
+ * (a hash of client id and jti: a tenant's jti never sets its size) and how long to keep it, until
+ * the assertion has expired for good (its `exp` plus the clock leeway), at most a few minutes.
+ */
+export function assertionReplayRecord(
+  assertion: VerifiedAssertion,
+  now: Date = new Date(),
+): { key: string; ttlMs: number } {
+  const key = createHash('sha256')
+    .update(assertion.clientId)
+    .update('\0')
+    .update(assertion.jti)
+    .digest('hex');
+  const ttlMs = Math.ceil((assertion.expiresAt + CLOCK_LEEWAY_SECONDS) * 1000 - now.getTime());
+  return { key: `jti_${key}`, ttlMs: Math.max(1, ttlMs) };
 }
 
 export interface AccessTokenClaims {

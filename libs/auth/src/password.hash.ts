@@ -3,6 +3,11 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 const KEY_LENGTH = 64;
 // N=2^15 keeps a hash at ~50 ms on one core: slow for an attacker, tolerable for a login.
 const SCRYPT_OPTIONS = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+/**
+ * Hashed against when there is no stored hash (an unknown email): the same scrypt work as a real
+ * check, so the answer's timing does not tell which emails have an account.
+ */
+const DUMMY_SALT = randomBytes(16);
 
 function derive(password: string, salt: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) =>
@@ -19,9 +24,16 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, salt, key] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !key) return false;
+/**
+ * True when `password` matches the `stored` hash. Without a usable stored hash (no such user) it
+ * still derives a key with the same parameters and answers false, taking as long as a real check.
+ */
+export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
+  const [scheme, salt, key] = (stored ?? '').split('$');
+  if (scheme !== 'scrypt' || !salt || !key) {
+    await derive(password, DUMMY_SALT);
+    return false;
+  }
   const expected = Buffer.from(key, 'base64');
   const actual = await derive(password, Buffer.from(salt, 'base64'));
   return actual.length === expected.length && timingSafeEqual(actual, expected);

@@ -29,7 +29,24 @@ export interface EventLogSettings {
   dedupeWindowMs: number;
   /** How long a message is kept; older messages are deleted and can no longer be replayed. */
   retentionMs: number;
+  /**
+   * At most this many `markSeenOnce` keys are remembered at once (default
+   * `DEFAULT_SEEN_ONCE_CAPACITY`); past it, `markSeenOnce` refuses with `SeenOnceCapacityError`.
+   */
+  seenOnceCapacity?: number;
 }
+
+/**
+ * The longest a `markSeenOnce` key is remembered (the JetStream stream's `max_age`): a key may count
+ * against the capacity until then, even when its own ttl is shorter.
+ */
+export const MAX_SEEN_ONCE_TTL_MS = 10 * 60 * 1000;
+/**
+ * Keys `markSeenOnce` remembers at once by default. Callers count each key against a rate limit
+ * before storing it and keep it minutes, so this bound is far above honest use; each key costs
+ * about 150 bytes on disk.
+ */
+export const DEFAULT_SEEN_ONCE_CAPACITY = 100_000;
 
 /** One message to store. `workspaceId` and `sourceId` become the subject `tracking.<ws>.<source>`. */
 export interface MessageToPublish {
@@ -213,6 +230,18 @@ export interface EventLog {
    * came first. Names are 1-128 characters of A-Z a-z 0-9 _ - (as consumer names).
    */
   writeLease(name: string, value: LeaseValue, expectedRevision: number): Promise<number | null>;
+  /**
+   * Records `key` as seen for `ttlMs`, durably and for every process sharing this log (a restart or
+   * another replica sees it too): resolves true when no live record of the key existed and this call
+   * made one, false when one exists (nothing is changed). Of concurrent calls for one key, exactly
+   * one resolves true. Used to refuse a replayed one-time value (an OAuth assertion's `jti`).
+   *
+   * Keys are 1-128 characters of A-Z a-z 0-9 _ - (pass a hash of what is remembered, so its size
+   * never depends on a caller's input); `ttlMs` is 1..`MAX_SEEN_ONCE_TTL_MS`. Rejects with
+   * `SeenOnceCapacityError` when `seenOnceCapacity` live keys are remembered already: refusing is
+   * safe, forgetting a live key to make room would not be.
+   */
+  markSeenOnce(key: string, ttlMs: number): Promise<boolean>;
   /** True when the log answers; used by readiness checks. */
   ping(): Promise<boolean>;
   /** Stops every subscription and releases the connection or file. */
@@ -226,6 +255,14 @@ export class EventLogUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'EventLogUnavailableError';
+  }
+}
+
+/** `markSeenOnce` holds `seenOnceCapacity` live keys: try again once some have expired. */
+export class SeenOnceCapacityError extends EventLogUnavailableError {
+  constructor(capacity: number) {
+    super(`the event log already remembers ${capacity} seen-once keys (its capacity); retry later`);
+    this.name = 'SeenOnceCapacityError';
   }
 }
 

@@ -1,4 +1,9 @@
-import type { EventLogSettings, LeaseValue, MessageToPublish } from './event-log.port';
+import {
+  MAX_SEEN_ONCE_TTL_MS,
+  type EventLogSettings,
+  type LeaseValue,
+  type MessageToPublish,
+} from './event-log.port';
 
 /**
  * Checks shared by both adapters, so that a value the embedded log accepts is never refused by
@@ -18,6 +23,8 @@ export function assertValidSettings(settings: EventLogSettings): void {
   if (!Number.isFinite(retentionMs) || retentionMs <= 0) {
     throw new RangeError(`retention must be a positive number of milliseconds, got ${retentionMs}`);
   }
+  if (settings.seenOnceCapacity !== undefined)
+    assertPositiveInteger('seenOnceCapacity', settings.seenOnceCapacity);
   // An id remembered longer than its message is kept would point at nothing (JetStream refuses it too).
   if (dedupeWindowMs > retentionMs) {
     throw new RangeError(
@@ -86,5 +93,14 @@ export function assertLeaseWrite(value: LeaseValue, expectedRevision: number): v
   }
   if (!Number.isInteger(expectedRevision) || expectedRevision < 0) {
     throw new RangeError(`expected lease revision must be an integer >= 0, got ${expectedRevision}`);
+  }
+}
+
+export function assertSeenOnce(key: string, ttlMs: number): void {
+  if (typeof key !== 'string' || !CONSUMER_NAME.test(key)) {
+    throw new TypeError(`seen-once key ${JSON.stringify(key)} must be 1-128 characters of A-Z a-z 0-9 _ -`);
+  }
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_SEEN_ONCE_TTL_MS) {
+    throw new RangeError(`seen-once ttl must be an integer of 1..${MAX_SEEN_ONCE_TTL_MS} ms, got ${ttlMs}`);
   }
 }

@@ -4,6 +4,7 @@ export {
   JetStreamEventLog,
   TRACKING_STREAM,
   DEAD_LETTER_STREAM,
+  SEEN_ONCE_STREAM,
   type JetStreamEventLogOptions,
 } from './adapters/jetstream/jetstream-event-log.adapter';
 export { SqliteEventLog, type SqliteEventLogOptions } from './adapters/sqlite/sqlite-event-log.adapter';

@@ -136,3 +136,61 @@ describe('Config API limits and workspace quotas', () => {
     expect(() => loadEnvironment({ CONFIG_API_MAX_BODY_BYTES: '64mb' })).toThrow(/CONFIG_API_MAX_BODY_BYTES/);
   });
 });
+
+describe('METRICS_PORT and METRICS_HOST', () => {
+  it('default to 9464 on loopback', () => {
+    expect(loadEnvironment({})).toMatchObject({ METRICS_PORT: 9464, METRICS_HOST: '127.0.0.1' });
+    expect(loadEnvironment({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' })).toMatchObject({
+      METRICS_PORT: 0,
+      METRICS_HOST: '0.0.0.0',
+    });
+  });
+
+  it('refuses a wrong port, and the public port, naming the variable', () => {
+    expect(() => loadEnvironment({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+    expect(() => loadEnvironment({ METRICS_PORT: 'metrics' })).toThrow(/METRICS_PORT/);
+    expect(() => loadEnvironment({ PORT: '8080', METRICS_PORT: '8080' })).toThrow(
+      /METRICS_PORT must differ from PORT/,
+    );
+  });
+});
+
+describe('TRIBUTARY_BOOTSTRAP_TOKEN', () => {
+  it('takes a random value of 32 characters or more', () => {
+    const token = 'Zk3vQ9xR2mWp7LtY4bN8cH1sJ6dF0gAe';
+    expect(loadEnvironment({ TRIBUTARY_BOOTSTRAP_TOKEN: token }).TRIBUTARY_BOOTSTRAP_TOKEN).toBe(token);
+    expect(loadEnvironment({}).TRIBUTARY_BOOTSTRAP_TOKEN).toBeUndefined();
+  });
+
+  it.each([
+    ['a short one', 'admin-token'],
+    ['31 characters', 'Zk3vQ9xR2mWp7LtY4bN8cH1sJ6dF0gA'],
+    ['one character repeated', 'a'.repeat(64)],
+    ['a few characters repeated', 'abcabcabcabcabcabcabcabcabcabcabcabc'],
+  ])('refuses %s at start, naming the variable', (_label, token) => {
+    expect(() => loadEnvironment({ TRIBUTARY_BOOTSTRAP_TOKEN: token })).toThrow(/TRIBUTARY_BOOTSTRAP_TOKEN/);
+  });
+});
+
+describe('TRIBUTARY_PREVIOUS_SECRET_KEYS', () => {
+  const key = (digit: string) => digit.repeat(64);
+
+  it('takes one or more 64-hex keys, comma-separated', () => {
+    expect(loadEnvironment({ TRIBUTARY_PREVIOUS_SECRET_KEYS: key('a') }).TRIBUTARY_PREVIOUS_SECRET_KEYS).toBe(
+      key('a'),
+    );
+    expect(
+      loadEnvironment({ TRIBUTARY_PREVIOUS_SECRET_KEYS: `${key('a')}, ${key('B')}` })
+        .TRIBUTARY_PREVIOUS_SECRET_KEYS,
+    ).toBe(`${key('a')}, ${key('B')}`);
+  });
+
+  it.each(['abc', `${'a'.repeat(64)},`, `${'a'.repeat(64)};${'b'.repeat(64)}`, 'g'.repeat(64)])(
+    'refuses %s, naming the variable',
+    (value) => {
+      expect(() => loadEnvironment({ TRIBUTARY_PREVIOUS_SECRET_KEYS: value })).toThrow(
+        /TRIBUTARY_PREVIOUS_SECRET_KEYS/,
+      );
+    },
+  );
+});

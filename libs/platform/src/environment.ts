@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseEgressPolicy } from '@tributary/destinations';
 import { z } from 'zod';
 
@@ -20,6 +21,47 @@ export const durationSchema = z.string().transform((text, context) => {
   return Math.round(Number(match[1]) * unitMs);
 });
 
+/** proxy-addr's names for address ranges, which Fastify's `trustProxy` accepts beside CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isTrustedProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * `TRUST_PROXY`: whose `X-Forwarded-For` (and `-Proto`, `-Host`) to believe when taking a client's
+ * address. Unset or `false`: nobody's, the address is the TCP peer's; `true`: every hop's (only
+ * behind a proxy that overwrites the header); a number: that many hops from the server; otherwise
+ * comma-separated addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`: those proxies.
+ */
+export const trustProxySchema = z
+  .string()
+  .optional()
+  .transform((text, context): boolean | number | string[] => {
+    const value = (text ?? '').trim();
+    if (value === '' || value === 'false') return false;
+    if (value === 'true') return true;
+    if (/^\d{1,3}$/.test(value)) return Number(value);
+    const entries = value.split(',').map((entry) => entry.trim());
+    const wrong = entries.filter((entry) => !isTrustedProxyEntry(entry));
+    if (wrong.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          `${wrong.map((entry) => JSON.stringify(entry)).join(', ')} is not an address, a CIDR or ` +
+          'loopback/linklocal/uniquelocal (use true, false, a hop count, or a comma-separated list)',
+      });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
 /**
  * Every setting of a Tributary process comes from the environment and is checked here at start:
  * a wrong value stops the process with a message naming the variable.
@@ -27,12 +69,27 @@ export const durationSchema = z.string().transform((text, context) => {
 export const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
+  TRUST_PROXY: trustProxySchema,
+  /** Port of the separate Prometheus listener (`GET /metrics`); 0 picks a free one. Never the public port. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /** Interface of the metrics listener: loopback by default, so only the host itself can scrape. */
+  METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().default('./data'),
   /** KurrentDB/EventStoreDB connection string; absent means the embedded SQLite event store. */
   EVENTSTORE_URL: optionalText,
   TRIBUTARY_ADMIN_EMAIL: optionalText.pipe(z.email().optional()),
   TRIBUTARY_ADMIN_PASSWORD: optionalText,
-  TRIBUTARY_BOOTSTRAP_TOKEN: optionalText,
+  /** An instance-admin token with exactly this value: a credential, so a weak one is refused. */
+  TRIBUTARY_BOOTSTRAP_TOKEN: optionalText.pipe(
+    z
+      .string()
+      .min(32, 'must be at least 32 characters (openssl rand -base64 48 makes a good one)')
+      .refine(
+        (token) => new Set(token).size >= 8,
+        'must not repeat a few characters: use a random value (openssl rand -base64 48)',
+      )
+      .optional(),
+  ),
   /** 64 hex characters; absent means a key file generated once in DATA_DIR. */
   TRIBUTARY_SECRET_KEY: optionalText.pipe(
     z
@@ -40,10 +97,23 @@ export const environmentSchema = z.object({
       .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (32 bytes)')
       .optional(),
   ),
+  /**
+   * Earlier deployment keys (64 hex characters each, comma-separated) kept to decrypt values they
+   * encrypted, while `TRIBUTARY_SECRET_KEY` encrypts new ones: how the key is rotated.
+   */
+  TRIBUTARY_PREVIOUS_SECRET_KEYS: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^[0-9a-fA-F]{64}(\s*,\s*[0-9a-fA-F]{64})*$/,
+        'must be 64-hexadecimal-character keys separated by commas',
+      )
+      .optional(),
+  ),
   /** NATS server(s) with JetStream for the tracking message log; absent means the embedded SQLite log. */
   NATS_URL: optionalText,
   /**
-   * Replicas of each JetStream stream Tributary creates (TRACKING, DEADLETTER, LEASES): 1 on a single
+   * Replicas of each JetStream stream Tributary creates (TRACKING, DEADLETTER, LEASES, SEEN_ONCE): 1 on a single
    * server, 3 (or 5) in a JetStream cluster. Existing streams are moved to it at start.
    */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
@@ -116,6 +186,15 @@ export const environmentSchema = z.object({
   WORKSPACE_MAX_OAUTH_APPLICATIONS: z.coerce.number().int().positive().default(100),
   /** Replays running at once in a workspace: each one reads the whole log from its start time. */
   WORKSPACE_MAX_RUNNING_REPLAYS: z.coerce.number().int().positive().default(4),
+  /** HTTP Basic (email:password) attempts per minute per email, whatever their outcome. */
+  BASIC_AUTH_RATE_LIMIT_PER_EMAIL: z.coerce.number().int().positive().default(10),
+  /** HTTP Basic attempts per minute per client address (see TRUST_PROXY), whatever their outcome. */
+  BASIC_AUTH_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
+  /**
+   * Password hashes (scrypt, ~50 ms of one core and 32 MiB each) computed at once; as many again may
+   * wait, more are answered 503 with Retry-After.
+   */
+  PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   LOG_LEVEL: z.enum(['error', 'warn', 'log', 'debug', 'verbose']).default('log'),
 });
 
@@ -138,6 +217,11 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
     } catch (error) {
       throw new EnvironmentError(`invalid configuration: ${(error as Error).message}`);
     }
+    if (environment.METRICS_PORT !== 0 && environment.METRICS_PORT === environment.PORT) {
+      throw new EnvironmentError(
+        `METRICS_PORT must differ from PORT (${environment.PORT}): /metrics is never served on the public port`,
+      );
+    }
     return environment;
   }
   const problems = result.error.issues.map(
@@ -147,3 +231,18 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
 }
 
 export const ENVIRONMENT = Symbol('Environment');
+
+/** What `createHttpApplication` takes from the environment: the metrics listener and the trusted proxies. */
+export function httpApplicationOptionsOf(
+  environment: Pick<Environment, 'METRICS_PORT' | 'METRICS_HOST' | 'TRUST_PROXY'>,
+): { metricsListener: { port: number; host: string }; trustProxy: Environment['TRUST_PROXY'] } {
+  return { metricsListener: metricsListenerOf(environment), trustProxy: environment.TRUST_PROXY };
+}
+
+/** The `/metrics` listener's address from the environment (`createHttpApplication`'s `metricsListener`). */
+export function metricsListenerOf(environment: Pick<Environment, 'METRICS_PORT' | 'METRICS_HOST'>): {
+  port: number;
+  host: string;
+} {
+  return { port: environment.METRICS_PORT, host: environment.METRICS_HOST };
+}

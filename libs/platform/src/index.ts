@@ -9,3 +9,4 @@ export * from './rate-limiter';
 export * from './logging';
 export * from './metrics';
 export * from './infrastructure.modules';
+export * from './concurrency-limiter';

@@ -17,6 +17,7 @@ export function configStoreModules(environment: Environment) {
     }),
     SecretBoxModule.register({
       secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
+      previousKeysHex: environment.TRIBUTARY_PREVIOUS_SECRET_KEYS,
       keyFile: join(environment.DATA_DIR, 'deployment.key'),
     }),
   ];

@@ -1,5 +1,6 @@
 import { Presets, SingleBar } from 'cli-progress';
 import type { OutputStream } from '../shared/cli-context';
+import { safeForTerminal } from '../shared/terminal-text';
 import type { BadLine, ImportProgressListener, ImportState } from './ndjson-importer';
 
 /** Bad lines are printed one by one up to this many; after that only counted. */
@@ -41,11 +42,11 @@ export class ProgressBarListener implements ImportProgressListener {
   badLine(line: BadLine): void {
     if (this.badLinesPrinted >= BAD_LINES_PRINTED) return;
     this.badLinesPrinted += 1;
-    this.above(`line ${line.line}: ${line.reason}`);
+    this.above(`line ${line.line}: ${safeForTerminal(line.reason)}`);
   }
   retry(attempt: number, reason: string, waitMs: number, firstLine: number, lastLine: number): void {
     this.above(
-      `lines ${firstLine}-${lastLine}: ${reason}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s`,
+      `lines ${firstLine}-${lastLine}: ${safeForTerminal(reason)}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s`,
     );
   }
   stop(state: ImportState): void {
@@ -94,13 +95,13 @@ export class PlainProgressListener implements ImportProgressListener {
   badLine(line: BadLine): void {
     if (this.badLinesPrinted >= BAD_LINES_PRINTED) return;
     this.badLinesPrinted += 1;
-    this.stream.write(`line ${line.line}: ${line.reason}\n`);
+    this.stream.write(`line ${line.line}: ${safeForTerminal(line.reason)}\n`);
     if (this.badLinesPrinted === BAD_LINES_PRINTED)
       this.stream.write('(further bad lines are only counted)\n');
   }
   retry(attempt: number, reason: string, waitMs: number, firstLine: number, lastLine: number): void {
     this.stream.write(
-      `lines ${firstLine}-${lastLine}: ${reason}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s\n`,
+      `lines ${firstLine}-${lastLine}: ${safeForTerminal(reason)}; retry ${attempt} in ${(waitMs / 1000).toFixed(1)} s\n`,
     );
   }
   stop(): void {}

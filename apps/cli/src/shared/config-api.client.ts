@@ -23,7 +23,7 @@ export class ConfigApiClient {
   ): Promise<T> {
     if (!this.connection.token) {
       throw new CliError(
-        'no access token: pass --token or set TRIBUTARY_TOKEN (an instance-admin token for tokens and workspaces)',
+        'no access token: set TRIBUTARY_TOKEN or pass --token-file (an instance-admin token for tokens and workspaces)',
       );
     }
     const url = `${this.connection.baseUrl}/v1beta/${path}`;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CliContext, CliError } from './cli-context';
+import { resolveCredential } from './credentials';
 
 export const DEFAULT_URL = 'http://localhost:8080';
 
@@ -7,6 +8,7 @@ export const DEFAULT_URL = 'http://localhost:8080';
 export interface GlobalOptions {
   url?: string;
   token?: string;
+  tokenFile?: string;
   json?: boolean;
 }
 
@@ -17,7 +19,7 @@ export interface Connection {
   json: boolean;
 }
 
-/** Options beat environment variables, which beat the default URL. */
+/** Options beat environment variables, which beat the default URL; the token comes from `resolveCredential`. */
 export function resolveConnection(command: Command, context: CliContext): Connection {
   const options = command.optsWithGlobals<GlobalOptions>();
   const url = options.url ?? context.env.TRIBUTARY_URL ?? DEFAULT_URL;
@@ -31,7 +33,17 @@ export function resolveConnection(command: Command, context: CliContext): Connec
     throw new CliError(`--url / TRIBUTARY_URL must be http(s): ${url}`);
   return {
     baseUrl: url.replace(/(?<!\/)\/+$/, ''),
-    token: options.token ?? (context.env.TRIBUTARY_TOKEN || undefined),
+    token: resolveCredential(
+      {
+        what: 'token',
+        flag: '--token',
+        flagValue: options.token,
+        fileFlag: '--token-file',
+        fileFlagValue: options.tokenFile,
+        envName: 'TRIBUTARY_TOKEN',
+      },
+      context,
+    ),
     json: Boolean(options.json),
   };
 }

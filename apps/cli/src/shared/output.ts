@@ -1,5 +1,6 @@
 import type { CliContext } from './cli-context';
 import type { Connection } from './connection-options';
+import { safeForTerminal, safeJsonForTerminal } from './terminal-text';
 
 export interface Column<T> {
   header: string;
@@ -28,21 +29,29 @@ export function renderRecord(entries: ReadonlyArray<[string, unknown]>): string 
   );
 }
 
+/** One cell of server data on one line: control characters, newlines included, shown escaped. */
 function formatCell(value: unknown): string {
   if (value === undefined || value === null || value === '') return '-';
   if (Array.isArray(value)) return value.length === 0 ? '-' : value.map(formatCell).join(',');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'object') return safeJsonForTerminal(safeForTerminal(JSON.stringify(value)));
+  return safeForTerminal(String(value));
 }
 
-/** `--json` prints the API's own resource(s); otherwise the readable form. */
+/**
+ * `--json` prints the API's own resource(s); otherwise the readable form. Either way what reaches
+ * the terminal carries no control sequence from the server's data (`safeForTerminal`).
+ */
 export function print(
   context: CliContext,
   connection: Pick<Connection, 'json'>,
   json: unknown,
   readable: () => string,
 ): void {
-  context.stdout.write(connection.json ? JSON.stringify(json, null, 2) + '\n' : readable());
+  context.stdout.write(
+    connection.json
+      ? safeJsonForTerminal(JSON.stringify(json, null, 2)) + '\n'
+      : safeForTerminal(readable(), { keepNewlines: true }),
+  );
 }
 
 export function slugOf(name: string): string {

@@ -1,8 +1,9 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { hashAccessToken, verifyPassword } from '@tributary/auth';
+import { hashAccessToken } from '@tributary/auth';
 import { ConfigReadModel } from '@tributary/config-projections';
 import type { RequestWithBodyError } from '@tributary/platform';
+import { BasicCredentialsChecker } from './basic-credentials.checker';
 import { ConfigApiError, GrpcCode } from './config-api.error';
 import {
   ALLOW_BASIC_AUTH,
@@ -30,6 +31,7 @@ export class ConfigApiAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly readModel: ConfigReadModel,
     @Inject(CONFIG_API_RATE_LIMITER) private readonly rateLimiter: RateLimiter,
+    private readonly basicCredentials: BasicCredentialsChecker,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -37,7 +39,11 @@ export class ConfigApiAuthGuard implements CanActivate {
       this.reflector.getAllAndOverride<boolean>(key, [context.getHandler(), context.getClass()]);
     if (flag(PUBLIC_ROUTE)) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest & RequestWithBodyError>();
-    const principal = await this.authenticate(request.headers.authorization, flag(ALLOW_BASIC_AUTH));
+    const principal = await this.authenticate(
+      request.headers.authorization,
+      flag(ALLOW_BASIC_AUTH),
+      request.ip,
+    );
     request.principal = principal;
     if (request.bodyParseError) throw ConfigApiError.invalidArgument(request.bodyParseError);
 
@@ -70,7 +76,11 @@ export class ConfigApiAuthGuard implements CanActivate {
     return true;
   }
 
-  private async authenticate(header: string | undefined, allowBasic: boolean): Promise<Principal> {
+  private async authenticate(
+    header: string | undefined,
+    allowBasic: boolean,
+    clientAddress: string,
+  ): Promise<Principal> {
     const [scheme, credentials] = (header ?? '').trim().split(/\s+/, 2);
     if (/^bearer$/i.test(scheme ?? '') && credentials) {
       const token = this.readModel.tokensByHash.get(hashAccessToken(credentials));
@@ -79,14 +89,7 @@ export class ConfigApiAuthGuard implements CanActivate {
     }
     if (/^basic$/i.test(scheme ?? '') && credentials) {
       if (!allowBasic) throw ConfigApiError.unauthenticated('this route needs a Bearer access token');
-      const decoded = Buffer.from(credentials, 'base64').toString('utf8');
-      const separator = decoded.indexOf(':');
-      const email = (separator < 0 ? decoded : decoded.slice(0, separator)).toLowerCase();
-      const password = separator < 0 ? '' : decoded.slice(separator + 1);
-      const user = this.readModel.users.get(email);
-      if (!user || !(await verifyPassword(password, user.passwordHash))) {
-        throw ConfigApiError.unauthenticated('wrong email or password');
-      }
+      const user = await this.basicCredentials.check(credentials, clientAddress);
       return { kind: 'user', user, actor: `users/${user.email}` };
     }
     throw ConfigApiError.unauthenticated(

@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { Environment, RateLimiter } from '@tributary/platform';
+import { ConfigReadModel } from '@tributary/config-projections';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './auth.guard';
+import { BasicCredentialsChecker } from './basic-credentials.checker';
 import { ConfigApiErrorFilter } from './error.filter';
 import { ResourceLookup } from './resource-lookup.service';
 import { REQUEST_BODY_LIMITS, RequestBodyLimits, RequestBodyLimitsGuard } from './request-body-limits.guard';
@@ -22,6 +24,11 @@ export class ConfigApiAccessModule {
           provide: CONFIG_API_RATE_LIMITER,
           useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT),
         },
+        {
+          provide: BasicCredentialsChecker,
+          inject: [ConfigReadModel],
+          useFactory: (readModel: ConfigReadModel) => new BasicCredentialsChecker(readModel, environment),
+        },
         ConfigApiAuthGuard,
         {
           provide: REQUEST_BODY_LIMITS,
@@ -36,6 +43,7 @@ export class ConfigApiAccessModule {
       ],
       exports: [
         ConfigApiAuthGuard,
+        BasicCredentialsChecker,
         CONFIG_API_RATE_LIMITER,
         REQUEST_BODY_LIMITS,
         RequestBodyLimitsGuard,

@@ -1,18 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ACCESS_TOKEN_KEY_PURPOSE,
-  AssertionReplayGuard,
+  assertionReplayRecord,
   issueAccessToken,
   OAuthRequestError,
   peekClientAssertion,
   SecretBox,
   TRACKING_WRITE_SCOPE,
   verifyClientAssertion,
+  type VerifiedAssertion,
 } from '@tributary/auth';
 import { ConfigReadModel } from '@tributary/config-projections';
+import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
 import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
 
-/** Token requests per second per OAuth client, counted once its assertion is verified. */
+/** Token requests per second per OAuth client, counted once its assertion is verified, before its jti is stored. */
 export const TOKEN_RATE_LIMITER = Symbol('TokenRateLimiter');
 /** Token requests per second per caller address, counted before anything is verified. */
 export const TOKEN_ADDRESS_RATE_LIMITER = Symbol('TokenAddressRateLimiter');
@@ -22,7 +24,7 @@ const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-b
 export interface TokenRequest {
   contentType?: string;
   body: unknown;
-  /** The token endpoint's base URL as the client reached it: the expected `aud`. */
+  /** The token endpoint's base URL as the client reached it: the expected `aud` unless `PUBLIC_BASE_URL` is set. */
   endpointBaseUrl: string;
   callerAddress: string;
 }
@@ -34,24 +36,35 @@ export interface TokenResponse {
   scope: string;
 }
 
+/** Seconds a client is asked to wait when the replay store cannot take its assertion. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 /**
  * `POST /token`: the OAuth 2.0 `client_credentials` grant with a signed JWT client assertion, as
  * Segment's libraries request it (spec §11). The access token then authorizes tracking requests
  * for the sources of the application's workspace.
+ *
+ * Each assertion's `jti` is used once: the replay record lives in the event log (`markSeenOnce`),
+ * which every tracking API process of the deployment shares and which outlives a restart.
  */
 @Injectable()
 export class OAuthTokenHandler {
-  private readonly replayGuard = new AssertionReplayGuard();
   private readonly signingKey: Uint8Array;
+  private readonly acceptedAudiences: string[];
 
   constructor(
     private readonly readModel: ConfigReadModel,
+    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     @Inject(TOKEN_RATE_LIMITER) private readonly clientRateLimiter: RateLimiter,
     @Inject(TOKEN_ADDRESS_RATE_LIMITER) private readonly addressRateLimiter: RateLimiter,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     secretBox: SecretBox,
   ) {
     this.signingKey = secretBox.deriveKey(ACCESS_TOKEN_KEY_PURPOSE);
+    const configured = (environment.OAUTH_AUDIENCES ?? '').split(',').map((url) => url.trim());
+    this.acceptedAudiences = [environment.PUBLIC_BASE_URL, ...configured].filter((url): url is string =>
+      Boolean(url),
+    );
   }
 
   async issue(request: TokenRequest): Promise<TokenResponse> {
@@ -89,15 +102,16 @@ export class OAuthTokenHandler {
     const application = subject ? this.readModel.oauthApplicationByClientId(subject) : undefined;
     if (!application)
       throw new OAuthRequestError(401, 'invalid_client', 'unknown client: sub must be a client id');
-    const configuredAudiences = (this.environment.OAUTH_AUDIENCES ?? '').split(',').map((url) => url.trim());
-    const verified = await verifyClientAssertion(assertion, application, [
-      request.endpointBaseUrl,
-      ...configuredAudiences.filter(Boolean),
-    ]);
-    if (!this.replayGuard.claim(verified.clientId, verified.jti, verified.expiresAt)) {
-      throw new OAuthRequestError(401, 'invalid_client', 'client_assertion jti was already used');
-    }
+    // Behind a proxy the Host header is the caller's to choose: with PUBLIC_BASE_URL set, only the
+    // operator's URLs are audiences.
+    const audiences = this.environment.PUBLIC_BASE_URL
+      ? this.acceptedAudiences
+      : [request.endpointBaseUrl, ...this.acceptedAudiences];
+    const verified = await verifyClientAssertion(assertion, application, audiences);
+    // Counted before its jti is stored: a client's flood of fresh assertions is stopped by its rate,
+    // and cannot fill the shared replay store beyond what that rate lets through.
     this.throttle(this.clientRateLimiter, `client:${application.clientId}`);
+    await this.useOnce(verified);
     const accessToken = await issueAccessToken(
       {
         workspaceSlug: application.workspaceSlug,
@@ -114,6 +128,22 @@ export class OAuthTokenHandler {
       expires_in: application.tokenLifetimeSeconds,
       scope,
     };
+  }
+
+  private async useOnce(verified: VerifiedAssertion): Promise<void> {
+    const { key, ttlMs } = assertionReplayRecord(verified);
+    let firstUse: boolean;
+    try {
+      firstUse = await this.eventLog.markSeenOnce(key, ttlMs);
+    } catch (error) {
+      if (!(error instanceof EventLogUnavailableError)) throw error;
+      throw Object.assign(
+        new OAuthRequestError(503, 'temporarily_unavailable', 'cannot record the assertion now; retry later'),
+        { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS },
+      );
+    }
+    if (!firstUse)
+      throw new OAuthRequestError(401, 'invalid_client', 'client_assertion jti was already used');
   }
 
   private throttle(limiter: RateLimiter, key: string): void {

@@ -8,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import { ParsedResponse, rawExchange } from '../../../../test/support/raw-http';
 import { edgeErrorResponse, errorShapeOf, HttpApis } from './http-edge';
 import { createHttpApplication } from './http-server';
+import { metricsUrlOf } from './serve-entry-point';
 
 @Controller()
 class ProbeController {
@@ -99,6 +100,7 @@ describe('createHttpApplication: requests refused before routing', () => {
       apis: options.apis,
       requestTimeoutMs: options.requestTimeoutMs,
       logDestination: options.log ?? new PassThrough().resume(),
+      metricsListener: { port: 0, host: '127.0.0.1' },
     });
     await app.listen(0, '127.0.0.1');
     apps.push(app);
@@ -207,7 +209,7 @@ describe('createHttpApplication: requests refused before routing', () => {
         reason: 'HPE_HEADER_OVERFLOW',
       }),
     ]);
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const metrics = await (await fetch(metricsUrlOf(apps[apps.length - 1])!)).text();
     expect(metrics).toMatch(
       /tributary_http_requests_total\{method="other",route="unmatched",status_class="4xx"\} 1\n/,
     );

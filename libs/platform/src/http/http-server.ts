@@ -8,6 +8,7 @@ import type { Environment } from '../environment';
 import { JsonLogger } from '../logging/json-logger';
 import { requestContext } from '../logging/request-context';
 import { HttpMetrics } from '../metrics/http-metrics';
+import type { MetricsListenerOptions } from '../metrics/metrics.listener';
 import { MetricsModule } from '../metrics/metrics.module';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { browserCorsHeaders, browserPreflightHeaders, isBrowserCorsPath } from './browser-cors';
@@ -26,8 +27,8 @@ const REQUEST_TIMEOUT_MS = 120_000;
 
 export type RequestWithBodyError = FastifyRequest & { bodyParseError?: string };
 
-/** Probes and scrapes come every few seconds; a log line for each would drown the requests that matter. */
-const UNLOGGED_PATHS = /^\/(health|metrics)(\/|\?|$)/;
+/** Probes come every few seconds; a log line for each would drown the requests that matter. */
+const UNLOGGED_PATHS = /^\/health(\/|\?|$)/;
 
 export interface HttpApplicationOptions {
   /** Where the JSON log lines go; standard output when absent (tests read them from a stream). */
@@ -37,6 +38,16 @@ export interface HttpApplicationOptions {
   apis?: HttpApis;
   /** Overrides the request timeout (tests of the 408 answer). */
   requestTimeoutMs?: number;
+  /**
+   * Where `GET /metrics` listens (`METRICS_HOST`/`METRICS_PORT`, see `metricsListenerOf`): never on
+   * the application's own port. Absent: no scrape endpoint at all (the registry still counts).
+   */
+  metricsListener?: MetricsListenerOptions;
+  /**
+   * `TRUST_PROXY` (see `trustProxySchema`): which proxies' `X-Forwarded-*` headers make
+   * `request.ip`, `request.protocol` and `request.hostname`. Default false: the TCP peer's.
+   */
+  trustProxy?: boolean | number | string[];
 }
 
 /**
@@ -61,6 +72,9 @@ export async function createHttpApplication(
   const adapter = new FastifyAdapter({
     rewriteUrl: (request: { url?: string }) => normalizeRequestUrl(request.url),
     requestIdHeader: 'x-request-id',
+    // Every client address (rate limits, OAuth throttling, a browser event's context.ip) is
+    // `request.ip`; believing X-Forwarded-For from anyone would let a caller pick its own.
+    trustProxy: options.trustProxy ?? false,
     genReqId: () => randomUUID(),
     bodyLimit: MAX_REQUEST_BYTES,
     logger: false,
@@ -86,7 +100,7 @@ export async function createHttpApplication(
     return503OnClosing: false,
   });
   const app = await NestFactory.create<NestFastifyApplication>(
-    HttpApplicationModule.around(module),
+    HttpApplicationModule.around(module, options.metricsListener),
     adapter,
     {
       bodyParser: false,
@@ -177,13 +191,16 @@ export async function createHttpApplication(
 }
 
 /**
- * Every HTTP application gets `MetricsModule` (`GET /metrics` and the registry its collectors inject)
- * beside its own module.
+ * Every HTTP application gets `MetricsModule` (the registry its collectors inject, and the separate
+ * `/metrics` listener) beside its own module.
  */
 @Module({})
 class HttpApplicationModule {
-  static around(module: unknown): DynamicModule {
-    return { module: HttpApplicationModule, imports: [MetricsModule, module as DynamicModule] };
+  static around(module: unknown, metricsListener: MetricsListenerOptions | undefined): DynamicModule {
+    return {
+      module: HttpApplicationModule,
+      imports: [MetricsModule.register(metricsListener), module as DynamicModule],
+    };
   }
 }
 

@@ -31,7 +31,10 @@ import { PipelinedJetStreamPublisher } from './pipelined-publisher';
 import {
   ConsumerMismatchError,
   ConsumerNotFoundError,
+  DEFAULT_SEEN_ONCE_CAPACITY,
   EventLogUnavailableError,
+  MAX_SEEN_ONCE_TTL_MS,
+  SeenOnceCapacityError,
   type ConsumeOptions,
   type ConsumerLag,
   type ConsumerSubscription,
@@ -53,6 +56,7 @@ import {
   assertLeaseName,
   assertLeaseWrite,
   assertPositiveInteger,
+  assertSeenOnce,
   assertSubjectToken,
   assertValidMessages,
   assertValidSettings,
@@ -62,9 +66,13 @@ import { RunningHandlers } from '../../running-handlers';
 export const TRACKING_STREAM = 'TRACKING';
 export const DEAD_LETTER_STREAM = 'DEADLETTER';
 export const LEASE_STREAM = 'LEASES';
+export const SEEN_ONCE_STREAM = 'SEEN_ONCE';
 const TRACKING_SUBJECT_PREFIX = 'tracking';
 const DEAD_LETTER_SUBJECT_PREFIX = 'deadletter';
 const LEASE_SUBJECT_PREFIX = 'lease';
+const SEEN_ONCE_SUBJECT_PREFIX = 'seen';
+/** JetStream's answer to a publish into a stream at its `max_msgs` with `discard: new`. */
+const STREAM_STORE_FAILED = 10077;
 
 export interface JetStreamEventLogOptions extends EventLogSettings {
   /** NATS server URL, or several (comma-separated, as in `NATS_URL`). */
@@ -116,6 +124,9 @@ interface DeadLetterBody {
  * - Stream `LEASES`, subjects `lease.<name>`, one message kept per subject: a lease is its subject's
  *   last message, its revision that message's sequence, and a write is a publish expecting the
  *   subject's last sequence (JetStream's compare-and-set, as its KV buckets do it).
+ * - Stream `SEEN_ONCE`, subjects `seen.<key>`, one message per subject holding its expiry, `max_age`
+ *   = `MAX_SEEN_ONCE_TTL_MS`, `max_msgs` = the capacity with `discard: new` (full: refuse, never
+ *   evict a live key); recorded by the same compare-and-set.
  *
  * The connection reconnects forever by itself. While it is down, publishes fail at once with
  * `EventLogUnavailableError` instead of being buffered, so the HTTP layer can answer 503 quickly.
@@ -366,6 +377,46 @@ export class JetStreamEventLog implements EventLog {
     }
   }
 
+  async markSeenOnce(key: string, ttlMs: number): Promise<boolean> {
+    assertSeenOnce(key, ttlMs);
+    this.assertUsable();
+    const subject = `${SEEN_ONCE_SUBJECT_PREFIX}.${key}`;
+    // Expected last sequence 0: the key was never recorded (or its record aged out of the stream).
+    let expectedSequence = 0;
+    // Each turn either records the key or learns why not; a record that ages out between the two
+    // calls sends it round once more, so three turns are plenty.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.client.publish(subject, JSON.stringify({ expiresAt: Date.now() + ttlMs }), {
+          expect: { lastSubjectSequence: expectedSequence },
+          timeout: this.publishTimeoutMs,
+        });
+        return true;
+      } catch (error) {
+        if (isApiError(error, STREAM_STORE_FAILED)) {
+          throw new SeenOnceCapacityError(this.options.seenOnceCapacity ?? DEFAULT_SEEN_ONCE_CAPACITY);
+        }
+        if (!isApiError(error, JetStreamApiCodes.StreamWrongLastSequence)) {
+          throw this.translate(error, `seen-once record of ${key}`);
+        }
+        // Another record exists. Written by someone else since we last looked: it is theirs.
+        if (expectedSequence !== 0) return false;
+      }
+      let stored: StoredMsg | null;
+      try {
+        stored = await this.manager.streams.getMessage(SEEN_ONCE_STREAM, { last_by_subj: subject });
+      } catch (error) {
+        throw this.translate(error, `seen-once read of ${key}`);
+      }
+      if (!stored) continue;
+      const { expiresAt } = stored.json<{ expiresAt: number }>();
+      if (expiresAt > Date.now()) return false;
+      // Expired but not yet removed by max_age: replace it, unless another writer does first.
+      expectedSequence = stored.seq;
+    }
+    return false;
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed || !this.connected) return false;
     let timer: NodeJS.Timeout | undefined;
@@ -453,6 +504,18 @@ export class JetStreamEventLog implements EventLog {
       subjects: [`${LEASE_SUBJECT_PREFIX}.>`],
       max_msgs_per_subject: 1,
     });
+    // Short-lived one-time keys: their own age limit (not the retention), a hard count limit, and
+    // refusal rather than eviction when full.
+    await this.ensureStream({
+      ...common,
+      name: SEEN_ONCE_STREAM,
+      subjects: [`${SEEN_ONCE_SUBJECT_PREFIX}.>`],
+      max_msgs_per_subject: 1,
+      max_age: nanos(MAX_SEEN_ONCE_TTL_MS),
+      duplicate_window: nanos(Math.min(dedupeWindowMs, 60_000)),
+      max_msgs: this.options.seenOnceCapacity ?? DEFAULT_SEEN_ONCE_CAPACITY,
+      discard: DiscardPolicy.New,
+    });
   }
 
   /** Creates the stream, or updates its retention, dedupe window and replicas when the settings changed. */
@@ -462,13 +525,15 @@ export class JetStreamEventLog implements EventLog {
       if (
         info.config.max_age !== config.max_age ||
         info.config.duplicate_window !== config.duplicate_window ||
-        info.config.num_replicas !== config.num_replicas
+        info.config.num_replicas !== config.num_replicas ||
+        (config.max_msgs !== undefined && info.config.max_msgs !== config.max_msgs)
       ) {
         await this.manager.streams.update(config.name, {
           ...info.config,
           max_age: config.max_age,
           duplicate_window: config.duplicate_window,
           num_replicas: config.num_replicas,
+          ...(config.max_msgs !== undefined && { max_msgs: config.max_msgs }),
         });
       }
     } catch (error) {

@@ -12,6 +12,7 @@ import {
   DEAD_LETTER_STREAM,
   JetStreamEventLog,
   LEASE_STREAM,
+  SEEN_ONCE_STREAM,
   TRACKING_STREAM,
 } from './jetstream-event-log.adapter';
 
@@ -30,7 +31,7 @@ async function deleteStreams(): Promise<void> {
   const connection = await connect({ servers: server.url });
   try {
     const manager = await jetstreamManager(connection);
-    for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM]) {
+    for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM]) {
       await manager.streams.delete(stream).catch(() => false);
     }
   } finally {

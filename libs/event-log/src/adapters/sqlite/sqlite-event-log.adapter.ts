@@ -4,7 +4,9 @@ import { dirname } from 'node:path';
 import {
   ConsumerMismatchError,
   ConsumerNotFoundError,
+  DEFAULT_SEEN_ONCE_CAPACITY,
   EventLogUnavailableError,
+  SeenOnceCapacityError,
   type ConsumeOptions,
   type ConsumerLag,
   type ConsumerSubscription,
@@ -25,6 +27,7 @@ import {
   assertLeaseName,
   assertLeaseWrite,
   assertPositiveInteger,
+  assertSeenOnce,
   assertSubjectToken,
   assertValidMessages,
   assertValidSettings,
@@ -249,6 +252,26 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     });
   }
 
+  async markSeenOnce(key: string, ttlMs: number): Promise<boolean> {
+    assertSeenOnce(key, ttlMs);
+    this.assertOpen();
+    const capacity = this.options.seenOnceCapacity ?? DEFAULT_SEEN_ONCE_CAPACITY;
+    const s = this.statements;
+    // A refusal is returned, not thrown: a throw would roll back every write batched with this one.
+    const outcome = await this.writes.enqueue((now): 'recorded' | 'seen' | 'full' => {
+      const existing = s.selectSeenOnce.get(key) as { expires_at: number } | undefined;
+      if (existing && existing.expires_at > now) return 'seen';
+      if (!existing && (s.countSeenOnce.get() as { count: number }).count >= capacity) {
+        s.deleteExpiredSeenOnce.run(now);
+        if ((s.countSeenOnce.get() as { count: number }).count >= capacity) return 'full';
+      }
+      s.upsertSeenOnce.run(key, now + ttlMs);
+      return 'recorded';
+    });
+    if (outcome === 'full') throw new SeenOnceCapacityError(capacity);
+    return outcome === 'recorded';
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed) return false;
     try {
@@ -351,6 +374,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       s.deleteMessagesBefore.run(now - retentionMs);
       s.deleteOrphanPending.run();
       s.deleteExpiredDedupe.run(now);
+      s.deleteExpiredSeenOnce.run(now);
       s.deleteDeadLettersBefore.run(now - retentionMs);
     });
   }
@@ -466,5 +490,12 @@ function prepareStatements(database: Database) {
     updateLease: prepare(
       'UPDATE leases SET holder = ?, data = ?, revision = revision + 1 WHERE name = ? AND revision = ?',
     ),
+    selectSeenOnce: prepare('SELECT expires_at FROM seen_once WHERE key = ?'),
+    countSeenOnce: prepare('SELECT count(*) AS count FROM seen_once'),
+    upsertSeenOnce: prepare(
+      `INSERT INTO seen_once (key, expires_at) VALUES (?, ?)
+       ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at`,
+    ),
+    deleteExpiredSeenOnce: prepare('DELETE FROM seen_once WHERE expires_at <= ?'),
   };
 }

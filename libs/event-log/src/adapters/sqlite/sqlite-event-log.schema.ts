@@ -64,6 +64,13 @@ CREATE TABLE IF NOT EXISTS leases (
   data      TEXT    NOT NULL,
   revision  INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- markSeenOnce: one row per live key (a fixed-size hash chosen by the caller) until expires_at.
+CREATE TABLE IF NOT EXISTS seen_once (
+  key         TEXT    PRIMARY KEY,
+  expires_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS seen_once_by_expiry ON seen_once (expires_at);
 `;
 
 export interface LeaseRow {
