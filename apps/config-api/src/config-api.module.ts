@@ -18,6 +18,7 @@ import { ResourceLookup } from './shared/resource-lookup.service';
 import { SourcesController } from './sources/sources.controller';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
+import { ViolationsController } from './violations/violations.controller';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 
 /** The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule` and `SecretBoxModule`. */
@@ -39,6 +40,7 @@ export class ConfigApiModule {
         ReplaysController,
         OAuthApplicationsController,
         AuditEventsController,
+        ViolationsController,
         UnimplementedController,
       ],
       providers: [

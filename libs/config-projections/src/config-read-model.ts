@@ -44,7 +44,9 @@ export type ConfigChange =
   | { kind: 'destination-upserted'; view: DestinationView }
   | { kind: 'destination-deleted'; destination: DestinationRecord }
   | { kind: 'dead-letter-redrive-requested'; view: DestinationView; redriveId: string }
-  | { kind: 'workspace-upserted'; workspace: WorkspaceRecord };
+  | { kind: 'workspace-upserted'; workspace: WorkspaceRecord }
+  /** A tracking plan, a plan connection or a schema config of the workspace changed (Protocols). */
+  | { kind: 'protocols-changed'; workspaceSlug: string };
 
 const sourceKey = (workspaceSlug: string, sourceSlug: string) => `${workspaceSlug}/${sourceSlug}`;
 const destinationKey = (sourceId: string, destinationSlug: string) => `${sourceId}/${destinationSlug}`;
@@ -194,6 +196,13 @@ export class ConfigReadModel {
   }
 
   private fold(event: ConfigEvent): void {
+    this.foldConfig(event);
+    if (event.type.startsWith('TrackingPlan')) {
+      this.emit({ kind: 'protocols-changed', workspaceSlug: (event.data as { workspaceSlug: string }).workspaceSlug });
+    }
+  }
+
+  private foldConfig(event: ConfigEvent): void {
     switch (event.type) {
       case 'WorkspaceCreated':
         this.workspaces.set(event.data.slug, event.data);
@@ -230,7 +239,10 @@ export class ConfigReadModel {
       }
       case 'SchemaConfigUpdated': {
         const view = this.sources.get(sourceKey(event.data.workspaceSlug, event.data.sourceSlug));
+        // A new object, never an edit in place: the tracking API knows its compiled plans are stale
+        // by the identity of the schema config and plan records they were compiled from.
         if (view) view.schemaConfig = { ...view.schemaConfig, ...event.data.changes };
+        this.emit({ kind: 'protocols-changed', workspaceSlug: event.data.workspaceSlug });
         return;
       }
       case 'SourceDeleted':

@@ -48,6 +48,12 @@ import {
   type NewDeadLetter,
   type PublishOutcome,
 } from '../../event-log.port';
+import type {
+  ProtocolsOutcomeToRecord,
+  RecordedProtocolsOutcome,
+  RecordProtocolsOutcome,
+} from '../../protocols-outcomes.port';
+import { JetStreamProtocolsOutcomes } from './jetstream-protocols-outcomes';
 import {
   assertConsumerName,
   assertLeaseName,
@@ -127,6 +133,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly publishTimeoutMs: number;
   private readonly requestTimeoutMs: number;
   private readonly publisher: PipelinedJetStreamPublisher;
+  private readonly protocolsOutcomes: JetStreamProtocolsOutcomes;
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -137,6 +144,7 @@ export class JetStreamEventLog implements EventLog {
     this.publishTimeoutMs = options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.publisher = new PipelinedJetStreamPublisher(connection, this.publishTimeoutMs);
+    this.protocolsOutcomes = new JetStreamProtocolsOutcomes(client, manager, this.publishTimeoutMs);
     void this.followConnectionStatus();
   }
 
@@ -366,6 +374,24 @@ export class JetStreamEventLog implements EventLog {
     }
   }
 
+  async recordProtocolsOutcomes(outcomes: ProtocolsOutcomeToRecord[]): Promise<RecordProtocolsOutcome[]> {
+    this.assertUsable();
+    try {
+      return await this.protocolsOutcomes.record(outcomes);
+    } catch (error) {
+      throw this.translate(error, `record of ${outcomes.length} Protocols outcomes`);
+    }
+  }
+
+  async readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
+    this.assertUsable();
+    try {
+      return await this.protocolsOutcomes.read(sourceId, since);
+    } catch (error) {
+      throw this.translate(error, `read of the Protocols outcomes of ${sourceId}`);
+    }
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed || !this.connected) return false;
     let timer: NodeJS.Timeout | undefined;
@@ -453,6 +479,7 @@ export class JetStreamEventLog implements EventLog {
       subjects: [`${LEASE_SUBJECT_PREFIX}.>`],
       max_msgs_per_subject: 1,
     });
+    await this.ensureStream(JetStreamProtocolsOutcomes.streamConfig(common, dedupeWindowMs));
   }
 
   /** Creates the stream, or updates its retention, dedupe window and replicas when the settings changed. */
