@@ -91,6 +91,7 @@ export class SqliteProtocolsOutcomes {
   }
 
   read(sourceId: string, since: Date): RecordedProtocolsOutcome[] {
+    assertSubjectToken('sourceId', sourceId);
     const from = Math.max(since.getTime(), Date.now() - PROTOCOLS_OUTCOME_RETENTION_MS);
     const rows = this.statements.selectSince.all(sourceId, from) as OutcomeRow[];
     return rows.map((row) => ({
