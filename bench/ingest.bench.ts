@@ -219,11 +219,22 @@ async function main(): Promise<void> {
       console.log(`round ${round_}/${settings.rounds}: ratio ${ratioOfRound.toFixed(3)}`);
       rounds.push({ ceiling: ceilingOfRound, tributary: tributaryOfRound, ratio: ratioOfRound });
       if (protocolsWriteKey && protocolsMessages) {
-        console.log(`round ${round_}/${settings.rounds}, phase 2b/5: tributary /v1/batch with a tracking plan ...`);
+        console.log(
+          `round ${round_}/${settings.rounds}, phase 2b/5: tributary /v1/batch with a tracking plan ...`,
+        );
         const protocolsOfRound = await measureTributary(server, protocolsWriteKey, protocolsMessages);
-        const protocolsRatio = round(protocolsOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond, 3);
-        console.log(`round ${round_}/${settings.rounds}: ratio protocols/ingest ${protocolsRatio.toFixed(3)}`);
-        protocolsRounds.push({ protocols: protocolsOfRound, ingest: tributaryOfRound, ratio: protocolsRatio });
+        const protocolsRatio = round(
+          protocolsOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
+          3,
+        );
+        console.log(
+          `round ${round_}/${settings.rounds}: ratio protocols/ingest ${protocolsRatio.toFixed(3)}`,
+        );
+        protocolsRounds.push({
+          protocols: protocolsOfRound,
+          ingest: tributaryOfRound,
+          ratio: protocolsRatio,
+        });
       }
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];

@@ -69,7 +69,10 @@ function trackProperties(): Record<string, unknown> {
 export function realisticPlanRules(): Record<string, unknown> {
   const names = [
     ...BENCH_EVENTS,
-    ...Array.from({ length: PLAN_EVENT_COUNT - BENCH_EVENTS.length }, (_, index) => `Planned Event ${index + 1}`),
+    ...Array.from(
+      { length: PLAN_EVENT_COUNT - BENCH_EVENTS.length },
+      (_, index) => `Planned Event ${index + 1}`,
+    ),
   ];
   return {
     events: names.map((name) => ({
@@ -178,8 +181,13 @@ export async function createPlannedSource(
  * appended, and would make the phase look faster than it is.
  */
 export function assertBenchMessagesFitPlan(storedMessages: Record<string, unknown>[]): void {
-  const plan = compilePlan({ planId: 'rs_bench', planName: 'Bench plan', rules: realisticPlanRules() as PlanRules });
-  if (plan.skipped.length > 0) throw new Error(`the bench plan does not compile: ${JSON.stringify(plan.skipped)}`);
+  const plan = compilePlan({
+    planId: 'rs_bench',
+    planName: 'Bench plan',
+    rules: realisticPlanRules() as PlanRules,
+  });
+  if (plan.skipped.length > 0)
+    throw new Error(`the bench plan does not compile: ${JSON.stringify(plan.skipped)}`);
   const settings: EnforcementSettings = {
     allow_unplanned_group_traits: true,
     forwarding_blocked_events_to: '',
@@ -214,14 +222,23 @@ export async function assertPlanEnforced(
       authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`,
       'content-type': 'application/json',
     },
-    body: JSON.stringify({ userId: 'bench-probe', event: 'Not In The Bench Plan', messageId: `probe-${Date.now()}` }),
+    body: JSON.stringify({
+      userId: 'bench-probe',
+      event: 'Not In The Bench Plan',
+      messageId: `probe-${Date.now()}`,
+    }),
   });
   if (probe.status !== 200) throw new Error(`the Protocols probe got HTTP ${probe.status}`);
-  const response = await fetch(`${baseUrl}/v1beta/workspaces/${workspace}/sources/${sourceSlug}/violations?window=1h`, {
-    headers: { authorization: `Bearer ${adminToken}` },
-  });
+  const response = await fetch(
+    `${baseUrl}/v1beta/workspaces/${workspace}/sources/${sourceSlug}/violations?window=1h`,
+    {
+      headers: { authorization: `Bearer ${adminToken}` },
+    },
+  );
   const summary = (await response.json()) as { blocked?: { unplanned?: number } };
   if (response.status !== 200 || (summary.blocked?.unplanned ?? 0) < 1) {
-    throw new Error(`the planned source did not block an unplanned event: ${response.status} ${JSON.stringify(summary)}`);
+    throw new Error(
+      `the planned source did not block an unplanned event: ${response.status} ${JSON.stringify(summary)}`,
+    );
   }
 }

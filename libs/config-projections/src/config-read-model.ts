@@ -198,7 +198,10 @@ export class ConfigReadModel {
   private fold(event: ConfigEvent): void {
     this.foldConfig(event);
     if (event.type.startsWith('TrackingPlan')) {
-      this.emit({ kind: 'protocols-changed', workspaceSlug: (event.data as { workspaceSlug: string }).workspaceSlug });
+      this.emit({
+        kind: 'protocols-changed',
+        workspaceSlug: (event.data as { workspaceSlug: string }).workspaceSlug,
+      });
     }
   }
 

@@ -6,7 +6,10 @@ import type { ProtocolsOutcomeToRecord } from './protocols-outcomes.port';
  * The contract of `ProtocolsOutcomeStore` (part of `EventLog`), run against every adapter with the
  * same factory as the event-log contract.
  */
-export function describeProtocolsOutcomesContract(adapterName: string, factory: () => EventLogContractFactory): void {
+export function describeProtocolsOutcomesContract(
+  adapterName: string,
+  factory: () => EventLogContractFactory,
+): void {
   describe(`ProtocolsOutcomeStore contract (${adapterName})`, () => {
     const settings: EventLogSettings = { dedupeWindowMs: 60_000, retentionMs: 3_600_000 };
     let log: EventLog;
@@ -26,7 +29,11 @@ export function describeProtocolsOutcomesContract(adapterName: string, factory: 
       await dispose();
     });
 
-    function outcome(sourceId: string, messageId: string, extra: Record<string, unknown> = {}): ProtocolsOutcomeToRecord {
+    function outcome(
+      sourceId: string,
+      messageId: string,
+      extra: Record<string, unknown> = {},
+    ): ProtocolsOutcomeToRecord {
       counter += 1;
       return {
         workspaceId: 'ws1',
@@ -83,8 +90,12 @@ export function describeProtocolsOutcomesContract(adapterName: string, factory: 
       }
       const second = await store.open();
       try {
-        expect((await second.readProtocolsOutcomes('src-r', new Date(0))).map((r) => r.messageId)).toEqual(['kept']);
-        expect(await second.recordProtocolsOutcomes([outcome('src-r', 'kept')])).toEqual([{ duplicate: true }]);
+        expect((await second.readProtocolsOutcomes('src-r', new Date(0))).map((r) => r.messageId)).toEqual([
+          'kept',
+        ]);
+        expect(await second.recordProtocolsOutcomes([outcome('src-r', 'kept')])).toEqual([
+          { duplicate: true },
+        ]);
       } finally {
         await second.close();
         await store.dispose();

@@ -58,10 +58,7 @@ export interface Violation {
 }
 
 export type BlockedReason =
-  | 'unplanned'
-  | 'schema_violation'
-  | 'common_schema_violation'
-  | 'unplanned_and_schema_violation';
+  'unplanned' | 'schema_violation' | 'common_schema_violation' | 'unplanned_and_schema_violation';
 
 /** A message as the tracking API stores it (after ingest normalization). */
 export type TrackingMessage = Record<string, unknown> & { type: string; messageId: string };

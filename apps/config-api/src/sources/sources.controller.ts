@@ -125,7 +125,9 @@ export class SourcesController {
       {
         type: 'UpdateSchemaConfig',
         changes,
-        workspaceSourceSlugs: this.readModel.listSources(workspaceSlug).map((source) => source.source.sourceSlug),
+        workspaceSourceSlugs: this.readModel
+          .listSources(workspaceSlug)
+          .map((source) => source.source.sourceSlug),
       },
       metadata,
     );

@@ -111,7 +111,8 @@ export class IngestMessagesHandler {
         const outcomes = toPublish.length > 0 ? await this.eventLog.publishBatch(toPublish) : [];
         this.metrics.publishDuration.observe((performance.now() - publishStarted) / 1000);
         let duplicates = 0;
-        for (let index = 0; index < sourceMessageCount; index += 1) if (outcomes[index].duplicate) duplicates += 1;
+        for (let index = 0; index < sourceMessageCount; index += 1)
+          if (outcomes[index].duplicate) duplicates += 1;
         this.counters.duplicates += duplicates;
         this.counters.accepted += sourceMessageCount - duplicates;
         if (judged) await judged.settle(outcomes);

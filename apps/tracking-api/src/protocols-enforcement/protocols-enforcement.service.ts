@@ -112,7 +112,8 @@ export class ProtocolsEnforcement {
     return {
       toPublish,
       sourceMessageCount,
-      settle: (outcomes) => this.settle(enforcement, workspaceId, origin, reported ?? [], blocked ?? [], outcomes),
+      settle: (outcomes) =>
+        this.settle(enforcement, workspaceId, origin, reported ?? [], blocked ?? [], outcomes),
     };
   }
 
@@ -137,7 +138,12 @@ export class ProtocolsEnforcement {
       }
       if (violationTarget === undefined) continue;
       for (const payload of violationForwards(message.original, message.violations, origin)) {
-        forwards.push({ workspaceId, sourceId: violationTarget.sourceId, messageId: payload.messageId, payload });
+        forwards.push({
+          workspaceId,
+          sourceId: violationTarget.sourceId,
+          messageId: payload.messageId,
+          payload,
+        });
       }
       this.metrics.recordForwards('violation', 'forwarded', message.violations.length);
     }
@@ -182,7 +188,10 @@ export class ProtocolsEnforcement {
   ): MessageToPublish[] {
     const forwards: MessageToPublish[] = [];
     const sourceId = enforcement.source.sourceId;
-    const blockedTarget = this.forwardingTarget(enforcement, enforcement.settings.forwarding_blocked_events_to);
+    const blockedTarget = this.forwardingTarget(
+      enforcement,
+      enforcement.settings.forwarding_blocked_events_to,
+    );
     if (blockedTarget) {
       forwards.push({
         workspaceId,
@@ -195,10 +204,18 @@ export class ProtocolsEnforcement {
       this.metrics.recordForwards('blocked', 'dropped', 1);
     }
     if (message.violations.length > 0) {
-      const violationTarget = this.forwardingTarget(enforcement, enforcement.settings.forwarding_violations_to);
+      const violationTarget = this.forwardingTarget(
+        enforcement,
+        enforcement.settings.forwarding_violations_to,
+      );
       if (violationTarget) {
         for (const payload of violationForwards(message.original, message.violations, origin)) {
-          forwards.push({ workspaceId, sourceId: violationTarget.sourceId, messageId: payload.messageId, payload });
+          forwards.push({
+            workspaceId,
+            sourceId: violationTarget.sourceId,
+            messageId: payload.messageId,
+            payload,
+          });
         }
         this.metrics.recordForwards('violation', 'forwarded', message.violations.length);
       } else if (violationTarget === null) {

@@ -56,7 +56,8 @@ export class ProtocolsMetrics {
   }
 
   recordViolations(sourceId: string, violations: readonly { type: string }[]): void {
-    for (const violation of violations) this.violations.inc({ source_id: sourceId, violation_type: violation.type });
+    for (const violation of violations)
+      this.violations.inc({ source_id: sourceId, violation_type: violation.type });
   }
 
   recordBlocked(sourceId: string, reason: string): void {

@@ -31,7 +31,8 @@ export async function createPlan(
   const response = await configApi(t, 'POST', `workspaces/${workspaceSlug}/tracking-plans`, {
     tracking_plan: { display_name: displayName, rules },
   });
-  if (response.status !== 200) throw new Error(`creating plan: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`creating plan: ${response.status} ${JSON.stringify(response.body)}`);
   return { planId: String(response.body.name).split('/').pop()!, body: response.body };
 }
 
@@ -42,7 +43,8 @@ export async function connectPlan(t: ApiEndpoint, source: TestSource, planId: st
     `workspaces/${source.workspaceSlug}/tracking-plans/${planId}/source-connections`,
     { source_name: `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}` },
   );
-  if (response.status !== 200) throw new Error(`connecting: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`connecting: ${response.status} ${JSON.stringify(response.body)}`);
 }
 
 export async function disconnectPlan(t: ApiEndpoint, source: TestSource, planId: string): Promise<void> {
@@ -51,7 +53,8 @@ export async function disconnectPlan(t: ApiEndpoint, source: TestSource, planId:
     'DELETE',
     `workspaces/${source.workspaceSlug}/tracking-plans/${planId}/source-connections/${source.sourceSlug}`,
   );
-  if (response.status !== 200) throw new Error(`disconnecting: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`disconnecting: ${response.status} ${JSON.stringify(response.body)}`);
 }
 
 /** PATCHes the named schema-config fields (masked) of the source. */
@@ -60,15 +63,21 @@ export function patchSchemaConfig(
   source: TestSource,
   changes: Record<string, unknown>,
 ): Promise<{ status: number; body: any }> {
-  return configApi(t, 'PATCH', `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/schema-config`, {
-    schema_config: changes,
-    update_mask: { paths: Object.keys(changes).map((field) => `schema_config.${field}`) },
-  });
+  return configApi(
+    t,
+    'PATCH',
+    `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/schema-config`,
+    {
+      schema_config: changes,
+      update_mask: { paths: Object.keys(changes).map((field) => `schema_config.${field}`) },
+    },
+  );
 }
 
 export async function setSchemaConfig(t: ApiEndpoint, source: TestSource, changes: Record<string, unknown>) {
   const response = await patchSchemaConfig(t, source, changes);
-  if (response.status !== 200) throw new Error(`schema config: ${response.status} ${JSON.stringify(response.body)}`);
+  if (response.status !== 200)
+    throw new Error(`schema config: ${response.status} ${JSON.stringify(response.body)}`);
 }
 
 /**
@@ -136,7 +145,11 @@ export async function violationsOf(
   source: TestSource,
   window = '24h',
 ): Promise<{ status: number; body: any }> {
-  return configApi(t, 'GET', `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/violations?window=${window}`);
+  return configApi(
+    t,
+    'GET',
+    `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/violations?window=${window}`,
+  );
 }
 
 /** Rules of one event whose `properties` object has these property schemas (draft-07, typewriter's shape). */

@@ -4,7 +4,13 @@
 import { JetStreamEventLog, NatsServerProcess } from '@tributary/event-log';
 import { randomUUID } from 'node:crypto';
 import { startTributary, type TributaryTestInstance } from '../../../../test/support/tributary-test-instance';
-import { eventRule, plannedSource, sendWithAnalyticsNode, storedPayloads, violationsOf } from './protocols-e2e.kit';
+import {
+  eventRule,
+  plannedSource,
+  sendWithAnalyticsNode,
+  storedPayloads,
+  violationsOf,
+} from './protocols-e2e.kit';
 
 const natsServerBinary = NatsServerProcess.findBinary();
 // Conditional, never unconditional: without a nats-server binary the JetStream mode cannot be run here.
@@ -44,8 +50,16 @@ describeWithNats('Protocols on JetStream', () => {
     expect([...(await storedPayloads(t, planned.blockedTarget)).keys()]).toEqual([blocked]);
     expect((await storedPayloads(t, planned.violationsTarget)).size).toBe(1);
     const summary = (await violationsOf(t, planned.source, '7d')).body;
-    expect(summary).toMatchObject({ total_violations: 1, total_blocked: 1, blocked: { schema_violation: 1 } });
-    expect(summary.violations[0]).toMatchObject({ field: 'properties.amount', violation_type: 'Required', count: 1 });
+    expect(summary).toMatchObject({
+      total_violations: 1,
+      total_blocked: 1,
+      blocked: { schema_violation: 1 },
+    });
+    expect(summary.violations[0]).toMatchObject({
+      field: 'properties.amount',
+      violation_type: 'Required',
+      count: 1,
+    });
 
     // Another replica: its own connection to the same NATS sees what this one recorded.
     const replica = await JetStreamEventLog.connect({
@@ -54,13 +68,21 @@ describeWithNats('Protocols on JetStream', () => {
       retentionMs: 7 * 24 * 3_600_000,
     });
     try {
-      const outcomes = await replica.readProtocolsOutcomes(planned.source.sourceId, new Date(Date.now() - 3_600_000));
+      const outcomes = await replica.readProtocolsOutcomes(
+        planned.source.sourceId,
+        new Date(Date.now() - 3_600_000),
+      );
       expect(outcomes.map((outcome) => outcome.messageId)).toEqual([blocked]);
       expect(outcomes[0].outcome).toMatchObject({ blockedReason: 'schema_violation', eventName: 'Paid' });
       // A replica retrying the same message records nothing new.
       expect(
         await replica.recordProtocolsOutcomes([
-          { workspaceId: planned.source.workspaceId, sourceId: planned.source.sourceId, messageId: blocked, outcome: {} },
+          {
+            workspaceId: planned.source.workspaceId,
+            sourceId: planned.source.sourceId,
+            messageId: blocked,
+            outcome: {},
+          },
         ]),
       ).toEqual([{ duplicate: true }]);
     } finally {

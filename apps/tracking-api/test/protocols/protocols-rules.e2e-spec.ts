@@ -80,8 +80,18 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     const [blocked, omitted, clean] = [id(), id(), id()];
     const statuses = await sendWithAnalyticsNode(t, source.writeKey, (analytics) => {
       analytics.track({ userId: 'u', event: 'Unplanned', messageId: blocked });
-      analytics.track({ userId: 'u', event: 'Subscription Started', properties: { subscription_id: 's', extra: 1 }, messageId: omitted });
-      analytics.track({ userId: 'u', event: 'Subscription Started', properties: { subscription_id: 's' }, messageId: clean });
+      analytics.track({
+        userId: 'u',
+        event: 'Subscription Started',
+        properties: { subscription_id: 's', extra: 1 },
+        messageId: omitted,
+      });
+      analytics.track({
+        userId: 'u',
+        event: 'Subscription Started',
+        properties: { subscription_id: 's' },
+        messageId: clean,
+      });
     });
     expect(statuses).toEqual([200]);
     const stored = await storedPayloads(t, source);
@@ -92,7 +102,12 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     const invalid = await postJson(t, '/v1/track', { userId: 'u', messageId: id() }, source.writeKey);
     expect(invalid.status).toBe(400);
     // A blocked single-event request is still a 200.
-    const single = await postJson(t, '/v1/track', { userId: 'u', event: 'Unplanned', messageId: id() }, source.writeKey);
+    const single = await postJson(
+      t,
+      '/v1/track',
+      { userId: 'u', event: 'Unplanned', messageId: id() },
+      source.writeKey,
+    );
     expect(single.status).toBe(200);
     expect(single.body).toEqual({ success: true });
   });
@@ -103,19 +118,40 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     });
     const [v2, v32, none] = [id(), id(), id()];
     await sendWithAnalyticsNode(t, source.writeKey, (analytics) => {
-      analytics.track({ userId: 'u', event: 'Order', properties: { b: 1 }, context: { protocols: { event_version: 2 } }, messageId: v2 });
-      analytics.track({ userId: 'u', event: 'Order', properties: { b: 1 }, context: { protocols: { event_version: 3.2 } }, messageId: v32 });
+      analytics.track({
+        userId: 'u',
+        event: 'Order',
+        properties: { b: 1 },
+        context: { protocols: { event_version: 2 } },
+        messageId: v2,
+      });
+      analytics.track({
+        userId: 'u',
+        event: 'Order',
+        properties: { b: 1 },
+        context: { protocols: { event_version: 3.2 } },
+        messageId: v32,
+      });
       analytics.track({ userId: 'u', event: 'Order', properties: { b: 1 }, messageId: none });
     });
     const stored = await storedPayloads(t, source);
     expect(stored.get(v2)!.context.protocols).toEqual({ event_version: 2 });
     const missingA = [{ type: 'Required', field: 'properties.a', description: 'properties.a is required' }];
-    expect(stored.get(v32)!.context.protocols).toEqual({ event_version: 3.2, sourceId: source.sourceId, violations: missingA });
+    expect(stored.get(v32)!.context.protocols).toEqual({
+      event_version: 3.2,
+      sourceId: source.sourceId,
+      violations: missingA,
+    });
     expect(stored.get(none)!.context.protocols).toEqual({ sourceId: source.sourceId, violations: missingA });
   });
 
   it('R3: an unplanned event is blocked as unplanned, counted as blocked, and is no violation', async () => {
-    const planned = await plannedSource(t, subscriptionPlan, { allow_unplanned_track_events: false }, { forward: true });
+    const planned = await plannedSource(
+      t,
+      subscriptionPlan,
+      { allow_unplanned_track_events: false },
+      { forward: true },
+    );
     const messageId = id();
     await sendWithAnalyticsNode(t, planned.source.writeKey, (analytics) =>
       analytics.track({ userId: 'u', event: 'Not In Plan', messageId }),
@@ -125,6 +161,13 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     expect(summary).toMatchObject({ total_violations: 0, total_blocked: 1, violations: [] });
     expect(summary.blocked.unplanned).toBe(1);
     expect((await storedPayloads(t, planned.violationsTarget)).size).toBe(0);
+    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    expect(metrics).toContain(
+      `tributary_protocols_blocked_messages_total{source_id="${planned.source.sourceId}",reason="unplanned"} 1`,
+    );
+    expect(metrics).not.toContain(
+      `tributary_protocols_violations_total{source_id="${planned.source.sourceId}"`,
+    );
     expect((await storedPayloads(t, planned.blockedTarget)).get(messageId)!.context.protocols).toEqual({
       sourceId: planned.source.sourceId,
       violations: [],
@@ -142,7 +185,12 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
         },
         eventRule('Page Viewed', { path: { type: 'string' } }, ['path']),
       ],
-      identify: { type: 'object', properties: { traits: { type: 'object', properties: { email: { type: 'string', format: 'email' } } } } },
+      identify: {
+        type: 'object',
+        properties: {
+          traits: { type: 'object', properties: { email: { type: 'string', format: 'email' } } },
+        },
+      },
       group: { type: 'object', properties: { traits: { type: 'object', required: ['name'] } } },
     });
     const [track, identify, group, page] = [id(), id(), id(), id()];
@@ -154,7 +202,9 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     });
     const stored = await storedPayloads(t, source);
     const fields = (messageId: string) =>
-      stored.get(messageId)!.context.protocols.violations.map((violation: any) => `${violation.type}:${violation.field}`);
+      stored
+        .get(messageId)!
+        .context.protocols.violations.map((violation: any) => `${violation.type}:${violation.field}`);
     expect(fields(track)).toEqual(['Pattern:userId']);
     expect(fields(identify)).toEqual(['Format:traits.email']);
     expect(fields(group)).toEqual(['Required:traits.name']);
@@ -162,7 +212,9 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
   });
 
   it('R5: unplanned properties are removed into omitted and are not violations', async () => {
-    const { source } = await plannedSource(t, subscriptionPlan, { allow_unplanned_track_event_properties: false });
+    const { source } = await plannedSource(t, subscriptionPlan, {
+      allow_unplanned_track_event_properties: false,
+    });
     const messageId = id();
     await sendWithAnalyticsNode(t, source.writeKey, (analytics) =>
       analytics.track({
@@ -183,13 +235,20 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
       t,
       {
         events: [],
-        identify: { type: 'object', properties: { traits: { type: 'object', properties: { name: {}, email: {}, join_date: {} } } } },
+        identify: {
+          type: 'object',
+          properties: { traits: { type: 'object', properties: { name: {}, email: {}, join_date: {} } } },
+        },
       },
       { allow_unplanned_identify_traits: false, allow_unplanned_group_traits: false },
     );
     const [identify, group] = [id(), id()];
     await sendWithAnalyticsNode(t, source.writeKey, (analytics) => {
-      analytics.identify({ userId: 'u', traits: { email: 'a@b.co', first_name: 'Ada' }, messageId: identify });
+      analytics.identify({
+        userId: 'u',
+        traits: { email: 'a@b.co', first_name: 'Ada' },
+        messageId: identify,
+      });
       analytics.group({ userId: 'u', groupId: 'g', traits: { seats: 4 }, messageId: group });
     });
     const stored = await storedPayloads(t, source);
@@ -204,16 +263,39 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     const blocking = await plannedSource(t, subscriptionPlan, { allow_track_event_on_violations: false });
     const omitting = await plannedSource(
       t,
-      { events: [eventRule('Subscription Started', { subscription_id: { type: 'string' }, seats: { type: 'integer' } }, ['subscription_id'])] },
+      {
+        events: [
+          eventRule(
+            'Subscription Started',
+            { subscription_id: { type: 'string' }, seats: { type: 'integer' } },
+            ['subscription_id'],
+          ),
+        ],
+      },
       { allow_track_properties_on_violations: false },
     );
     const [blocked, kept, omitted] = [id(), id(), id()];
     await sendWithAnalyticsNode(t, blocking.source.writeKey, (analytics) =>
-      analytics.track({ userId: 'u', event: 'Subscription Started', properties: { customer_type: 'enterprise' }, messageId: blocked }),
+      analytics.track({
+        userId: 'u',
+        event: 'Subscription Started',
+        properties: { customer_type: 'enterprise' },
+        messageId: blocked,
+      }),
     );
     await sendWithAnalyticsNode(t, omitting.source.writeKey, (analytics) => {
-      analytics.track({ userId: 'u', event: 'Subscription Started', properties: { customer_type: 'enterprise' }, messageId: kept });
-      analytics.track({ userId: 'u', event: 'Subscription Started', properties: { subscription_id: 's', seats: 'many', ok: 1 }, messageId: omitted });
+      analytics.track({
+        userId: 'u',
+        event: 'Subscription Started',
+        properties: { customer_type: 'enterprise' },
+        messageId: kept,
+      });
+      analytics.track({
+        userId: 'u',
+        event: 'Subscription Started',
+        properties: { subscription_id: 's', seats: 'many', ok: 1 },
+        messageId: omitted,
+      });
     });
     expect((await storedPayloads(t, blocking.source)).size).toBe(0);
     expect((await violationsOf(t, blocking.source)).body.blocked.schema_violation).toBe(1);
@@ -236,11 +318,20 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
         },
       },
     };
-    const blocking = await plannedSource(t, { ...subscriptionPlan, global }, { common_track_event_on_violations: 'BLOCK' });
+    const blocking = await plannedSource(
+      t,
+      { ...subscriptionPlan, global },
+      { common_track_event_on_violations: 'BLOCK' },
+    );
     const allowing = await plannedSource(t, { ...subscriptionPlan, global }, {});
     const [blocked, unplannedBlocked, allowed, page] = [id(), id(), id(), id()];
     await sendWithAnalyticsNode(t, blocking.source.writeKey, (analytics) => {
-      analytics.track({ userId: 'u', event: 'Subscription Started', properties: { subscription_id: 's' }, messageId: blocked });
+      analytics.track({
+        userId: 'u',
+        event: 'Subscription Started',
+        properties: { subscription_id: 's' },
+        messageId: blocked,
+      });
       analytics.track({ userId: 'u', event: 'Unplanned', messageId: unplannedBlocked });
       // Page: reported only, never blocked.
       analytics.page({ userId: 'u', name: 'Home', messageId: page });
@@ -256,13 +347,20 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     );
     const blockedLog = await storedPayloads(t, blocking.source);
     expect([...blockedLog.keys()]).toEqual([page]);
-    expect(blockedLog.get(page)!.context.protocols.violations[0]).toMatchObject({ type: 'Required', field: 'context.device' });
+    expect(blockedLog.get(page)!.context.protocols.violations[0]).toMatchObject({
+      type: 'Required',
+      field: 'context.device',
+    });
     expect((await violationsOf(t, blocking.source)).body.blocked).toMatchObject({
       common_schema_violation: 1,
       unplanned_and_schema_violation: 1,
     });
     expect((await storedPayloads(t, allowing.source)).get(allowed)!.context.protocols.violations).toEqual([
-      { type: 'Required', field: 'context.device.advertisingId', description: 'context.device.advertisingId is required' },
+      {
+        type: 'Required',
+        field: 'context.device.advertisingId',
+        description: 'context.device.advertisingId is required',
+      },
     ]);
   });
 
@@ -285,8 +383,16 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
       event_version: 1,
       sourceId: source.sourceId,
       violations: [
-        { type: 'Enum', field: 'properties.plan', description: 'properties.plan must be one of the following: "free", "pro"' },
-        { type: 'Invalid Type', field: 'properties.seats', description: 'Invalid type. Expected: integer, given: string' },
+        {
+          type: 'Enum',
+          field: 'properties.plan',
+          description: 'properties.plan must be one of the following: "free", "pro"',
+        },
+        {
+          type: 'Invalid Type',
+          field: 'properties.seats',
+          description: 'Invalid type. Expected: integer, given: string',
+        },
       ],
     });
     expect(stored.context.library.name).toBe('@segment/analytics-node');
@@ -312,7 +418,12 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
         timestamp: new Date('2026-01-02T03:04:05.678Z'),
         messageId: blocked,
       });
-      analytics.track({ userId: 'u', event: 'Subscription Started', properties: { subscription_id: 's', x: 1 }, messageId: omittedOnly });
+      analytics.track({
+        userId: 'u',
+        event: 'Subscription Started',
+        properties: { subscription_id: 's', x: 1 },
+        messageId: omittedOnly,
+      });
     });
     const forwardedBlocked = await storedPayloads(t, planned.blockedTarget);
     expect([...forwardedBlocked.keys()]).toEqual([blocked]);
@@ -378,7 +489,12 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
       window: '1h',
       total_violations: 1,
       total_blocked: 1,
-      blocked: { unplanned: 1, schema_violation: 0, common_schema_violation: 0, unplanned_and_schema_violation: 0 },
+      blocked: {
+        unplanned: 1,
+        schema_violation: 0,
+        common_schema_violation: 0,
+        unplanned_and_schema_violation: 0,
+      },
     });
     expect(summary.body.violations).toEqual([
       {
@@ -401,8 +517,15 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     // Bad queries get the documented errors.
     const badWindow = await violationsOf(t, planned.source, '2h');
     expect(badWindow.status).toBe(400);
-    expect(badWindow.body).toMatchObject({ code: 3, error: expect.stringContaining('window must be one of 1h, 24h, 7d') });
-    const unknown = await configApi(t, 'GET', `workspaces/${planned.source.workspaceSlug}/sources/nope/violations`);
+    expect(badWindow.body).toMatchObject({
+      code: 3,
+      error: expect.stringContaining('window must be one of 1h, 24h, 7d'),
+    });
+    const unknown = await configApi(
+      t,
+      'GET',
+      `workspaces/${planned.source.workspaceSlug}/sources/nope/violations`,
+    );
     expect(unknown.status).toBe(404);
     const unauthenticated = await fetch(
       `${t.baseUrl}/v1beta/workspaces/${planned.source.workspaceSlug}/sources/${planned.source.sourceSlug}/violations`,
@@ -411,20 +534,30 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
   });
 
   it('R15: destinations receive the stored, post-Protocols form', async () => {
-    const planned = await plannedSource(t, subscriptionPlan, { allow_unplanned_track_event_properties: false });
+    const planned = await plannedSource(t, subscriptionPlan, {
+      allow_unplanned_track_event_properties: false,
+    });
     const receiver = await WebhookReceiver.start({ secret: 'protocols-secret' });
     try {
       await createWebhookDestination(t, planned.source, 'webhooks', receiver, 'protocols-secret');
       const messageId = id();
       await sendWithAnalyticsNode(t, planned.source.writeKey, (analytics) =>
-        analytics.track({ userId: 'u', event: 'Subscription Started', properties: { subscription_id: 's', secret_stuff: 1 }, messageId }),
+        analytics.track({
+          userId: 'u',
+          event: 'Subscription Started',
+          properties: { subscription_id: 's', secret_stuff: 1 },
+          messageId,
+        }),
       );
       const { value: delivered } = await pollUntil('the webhook receives the message', 20_000, async () =>
         receiver.acceptedOnce(messageId),
       );
       expect(delivered.signatureValid).toBe(true);
       expect(delivered.body.properties).toEqual({ subscription_id: 's' });
-      expect(delivered.body.context.protocols).toEqual({ sourceId: planned.source.sourceId, omitted: ['secret_stuff'] });
+      expect(delivered.body.context.protocols).toEqual({
+        sourceId: planned.source.sourceId,
+        omitted: ['secret_stuff'],
+      });
       // Exactly what the log holds.
       expect(delivered.body).toEqual((await storedPayloads(t, planned.source)).get(messageId));
     } finally {
@@ -436,28 +569,55 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     const ui = await plannedSource(t, SEGMENT_UI_PLAN_RULES, { allow_track_event_on_violations: false });
     const [good, bad] = [id(), id()];
     await sendWithAnalyticsNode(t, ui.source.writeKey, (analytics) => {
-      analytics.track({ userId: 'u', event: 'Order Completed', properties: { order_id: 'ord_1', revenue: 5, currency: null }, messageId: good });
-      analytics.track({ userId: 'u', event: 'Order Completed', properties: { order_id: 'ord_2', revenue: 5, completed_at: 'soon' }, messageId: bad });
+      analytics.track({
+        userId: 'u',
+        event: 'Order Completed',
+        properties: { order_id: 'ord_1', revenue: 5, currency: null },
+        messageId: good,
+      });
+      analytics.track({
+        userId: 'u',
+        event: 'Order Completed',
+        properties: { order_id: 'ord_2', revenue: 5, completed_at: 'soon' },
+        messageId: bad,
+      });
     });
     const uiStored = await storedPayloads(t, ui.source);
     expect([...uiStored.keys()]).toEqual([good]);
     expect(uiStored.get(good)!.context.protocols).toBeUndefined();
 
     const typewriterPlan = JSON.parse(
-      readFileSync(join(__dirname, '../../../../node_modules/typewriter/example/analytics/plan.json'), 'utf8'),
+      readFileSync(
+        join(__dirname, '../../../../node_modules/typewriter/example/analytics/plan.json'),
+        'utf8',
+      ),
     );
-    const typewriter = await plannedSource(t, typewriterPlan.rules, { allow_unplanned_track_event_properties: false });
+    const typewriter = await plannedSource(t, typewriterPlan.rules, {
+      allow_unplanned_track_event_properties: false,
+    });
     const [signIn, failed] = [id(), id()];
     await sendWithAnalyticsNode(t, typewriter.source.writeKey, (analytics) => {
-      analytics.track({ userId: 'u', event: 'Sign In Submitted', properties: { id: 'u1', numAttempts: 1, extra: 1 }, messageId: signIn });
-      analytics.track({ userId: 'u', event: 'Sign In Failed', properties: { numAttempts: 'two' }, messageId: failed });
+      analytics.track({
+        userId: 'u',
+        event: 'Sign In Submitted',
+        properties: { id: 'u1', numAttempts: 1, extra: 1 },
+        messageId: signIn,
+      });
+      analytics.track({
+        userId: 'u',
+        event: 'Sign In Failed',
+        properties: { numAttempts: 'two' },
+        messageId: failed,
+      });
     });
     const typewriterStored = await storedPayloads(t, typewriter.source);
     expect(typewriterStored.get(signIn)!.properties).toEqual({ id: 'u1', numAttempts: 1 });
-    expect(typewriterStored.get(failed)!.context.protocols.violations.map((v: any) => v.type).sort()).toEqual([
-      'Invalid Type',
-      'Required',
-    ]);
+    expect(
+      typewriterStored
+        .get(failed)!
+        .context.protocols.violations.map((v: any) => v.type)
+        .sort(),
+    ).toEqual(['Invalid Type', 'Required']);
 
     const broken = await plannedSource(t, {
       events: [
@@ -514,7 +674,12 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     const [blocked, allowed] = [id(), id()];
     const statuses = await sendWithAnalyticsNode(t, planned.source.writeKey, (analytics) => {
       analytics.track({ userId: 'u', event: 'Unplanned', messageId: blocked });
-      analytics.track({ userId: 'u', event: 'Subscription Started', properties: { subscription_id: 's' }, messageId: allowed });
+      analytics.track({
+        userId: 'u',
+        event: 'Subscription Started',
+        properties: { subscription_id: 's' },
+        messageId: allowed,
+      });
     });
     expect(statuses).toEqual([200]);
     expect([...(await storedPayloads(t, planned.source)).keys()]).toEqual([allowed]);
@@ -524,17 +689,35 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     const { source } = await plannedSource(t, subscriptionPlan, { allow_unplanned_track_events: false });
     const messageId = id();
     await sendWithAnalyticsNode(t, source.writeKey, (analytics) =>
-      analytics.track({ userId: 'u', event: 'Unplanned', integrations: { Protocols: false, All: true }, messageId }),
+      analytics.track({
+        userId: 'u',
+        event: 'Unplanned',
+        integrations: { Protocols: false, All: true },
+        messageId,
+      }),
     );
     expect((await storedPayloads(t, source)).size).toBe(0);
   });
 
   it('R20: plan writes return an integer version per event and refuse a repeated name and version', async () => {
     const workspace = await createWorkspace(t);
-    const created = await createPlan(t, workspace.slug, { events: [{ name: 'A', rules: {} }, { name: 'B', version: 3, rules: {} }] });
+    const created = await createPlan(t, workspace.slug, {
+      events: [
+        { name: 'A', rules: {} },
+        { name: 'B', version: 3, rules: {} },
+      ],
+    });
     expect(created.body.rules.events.map((event: any) => event.version)).toEqual([1, 3]);
     const duplicate = await configApi(t, 'POST', `workspaces/${workspace.slug}/tracking-plans`, {
-      tracking_plan: { display_name: 'Dup', rules: { events: [{ name: 'A', version: 2 }, { name: 'A', version: 2 }] } },
+      tracking_plan: {
+        display_name: 'Dup',
+        rules: {
+          events: [
+            { name: 'A', version: 2 },
+            { name: 'A', version: 2 },
+          ],
+        },
+      },
     });
     expect(duplicate.status).toBe(400);
     expect(duplicate.body).toMatchObject({ code: 3, error: expect.stringContaining('"A" version 2') });
@@ -549,7 +732,11 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     );
     expect(update.status).toBe(400);
     expect(update.body.code).toBe(3);
-    const unchanged = await configApi(t, 'GET', `workspaces/${workspace.slug}/tracking-plans/${created.planId}`);
+    const unchanged = await configApi(
+      t,
+      'GET',
+      `workspaces/${workspace.slug}/tracking-plans/${created.planId}`,
+    );
     expect(unchanged.body.rules.events).toHaveLength(2);
   });
 });

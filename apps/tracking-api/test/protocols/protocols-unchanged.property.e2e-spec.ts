@@ -9,12 +9,7 @@ import {
 } from '@tributary/protocols';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import {
-  createSource,
-  createWorkspace,
-  postJson,
-  readLog,
-} from '../../../../test/support/tracking-e2e.kit';
+import { createSource, createWorkspace, postJson, readLog } from '../../../../test/support/tracking-e2e.kit';
 import { startTributary, type TributaryTestInstance } from '../../../../test/support/tributary-test-instance';
 import { connectPlan, createPlan, eventRule, setSchemaConfig } from './protocols-e2e.kit';
 
@@ -57,7 +52,11 @@ const scenario = fc.record({
       type: fc.constantFrom('track', 'identify', 'page'),
       event: names,
       values: fc.dictionary(keys, value, { maxKeys: 4 }),
-      context: fc.constantFrom<Record<string, unknown>>({}, { ip: '10.0.0.1', locale: 'fr-FR' }, { protocols: { event_version: 1 } }),
+      context: fc.constantFrom<Record<string, unknown>>(
+        {},
+        { ip: '10.0.0.1', locale: 'fr-FR' },
+        { protocols: { event_version: 1 } },
+      ),
     }),
     { minLength: 1, maxLength: 6 },
   ),
@@ -105,7 +104,10 @@ describe('Protocols leaves what it allows unchanged byte for byte (property, HTT
         const rules = {
           events: events.map((event) => eventRule(event.name, event.properties, event.required)),
           ...(identifyTraits && {
-            identify: { type: 'object', properties: { traits: { type: 'object', properties: identifyTraits } } },
+            identify: {
+              type: 'object',
+              properties: { traits: { type: 'object', properties: identifyTraits } },
+            },
           }),
         };
         const { planId } = await createPlan(t, workspace.slug, rules);

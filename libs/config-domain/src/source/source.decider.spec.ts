@@ -89,14 +89,21 @@ describe('source decider', () => {
 
   describe('UpdateSchemaConfig', () => {
     it('accepts forwarding targets that are other sources of the workspace, and "" to turn forwarding off', () => {
-      const changes: Partial<SchemaConfig> = { forwarding_blocked_events_to: 'blocked', forwarding_violations_to: '' };
+      const changes: Partial<SchemaConfig> = {
+        forwarding_blocked_events_to: 'blocked',
+        forwarding_violations_to: '',
+      };
       given(sourceDecider, [sourceCreated])
         .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: OTHER_SOURCES, changes })
         .then([{ type: 'SchemaConfigUpdated', data: { ...identity, changes } }]);
     });
 
     it.each<[string, Partial<SchemaConfig>, string]>([
-      ['a source that does not exist', { forwarding_violations_to: 'ghost' }, 'forwarding_violations_to: workspaces/'],
+      [
+        'a source that does not exist',
+        { forwarding_violations_to: 'ghost' },
+        'forwarding_violations_to: workspaces/',
+      ],
       ['the source itself', { forwarding_blocked_events_to: 'js' }, 'must name another source than js'],
     ])('refuses a forwarding target that is %s with invalid_argument', (_case, changes, message) => {
       given(sourceDecider, [sourceCreated])
@@ -129,7 +136,11 @@ describe('source decider', () => {
         },
       };
       const { state } = given(sourceDecider, [sourceCreated, first])
-        .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: OTHER_SOURCES, changes: { allow_unplanned_identify_traits: true } })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: { allow_unplanned_identify_traits: true },
+        })
         .then([
           {
             type: 'SchemaConfigUpdated',
@@ -190,7 +201,11 @@ describe('source decider', () => {
       ],
     ])('refuses %s with invalid_argument', (_case, changes, message) => {
       given(sourceDecider, [sourceCreated])
-        .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: OTHER_SOURCES, changes: changes as Partial<SchemaConfig> })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: changes as Partial<SchemaConfig>,
+        })
         .thenThrows('invalid_argument', `schema_config.${message}`);
     });
 
@@ -206,16 +221,28 @@ describe('source decider', () => {
 
     it('refuses a field that is not part of the schema config with invalid_argument', () => {
       given(sourceDecider, [sourceCreated])
-        .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: OTHER_SOURCES, changes: { allow_everything: true } as never })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: { allow_everything: true } as never,
+        })
         .thenThrows('invalid_argument', 'allow_everything');
     });
 
     it('refuses to update the schema config of a source that does not exist, or no longer does', () => {
       given(sourceDecider)
-        .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: OTHER_SOURCES, changes: { allow_unplanned_track_events: false } })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: { allow_unplanned_track_events: false },
+        })
         .thenThrows('not_found', 'source not found');
       given(sourceDecider, [sourceCreated, sourceDeleted])
-        .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: OTHER_SOURCES, changes: { allow_unplanned_track_events: false } })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: { allow_unplanned_track_events: false },
+        })
         .thenThrows('not_found', 'source not found');
     });
   });

@@ -44,7 +44,9 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
           const target = command.changes[field];
           if (!target) continue; // "" turns forwarding off
           if (target === source.sourceSlug) {
-            throw invalidArgument(`schema_config.${field} must name another source than ${source.sourceSlug}`);
+            throw invalidArgument(
+              `schema_config.${field} must name another source than ${source.sourceSlug}`,
+            );
           }
           if (!command.workspaceSourceSlugs.includes(target)) {
             throw invalidArgument(

@@ -4,7 +4,11 @@ import { outcomeFor, SAMPLES_PER_VIOLATION, summarizeViolations } from './violat
 const now = new Date('2026-03-10T12:00:00.000Z');
 const minutesAgo = (minutes: number) => new Date(now.getTime() - minutes * 60_000);
 const required = { type: 'Required', field: 'properties.a', description: 'properties.a is required' };
-const invalid = { type: 'Invalid Type', field: 'properties.b', description: 'Invalid type. Expected: string, given: integer' };
+const invalid = {
+  type: 'Invalid Type',
+  field: 'properties.b',
+  description: 'Invalid type. Expected: string, given: integer',
+};
 
 describe('summarizeViolations (R13)', () => {
   it('counts per type, event, violation type, field and description, within the window only', () => {
@@ -15,7 +19,10 @@ describe('summarizeViolations (R13)', () => {
       { outcome: outcomeFor(track('Signup'), [required], undefined), recordedAt: minutesAgo(20) },
       { outcome: outcomeFor(track('Other'), [], 'unplanned'), recordedAt: minutesAgo(30) },
       // Older than an hour: only in the 24 h window.
-      { outcome: outcomeFor(track('Order'), [required], 'common_schema_violation'), recordedAt: minutesAgo(120) },
+      {
+        outcome: outcomeFor(track('Order'), [required], 'common_schema_violation'),
+        recordedAt: minutesAgo(120),
+      },
     ];
     const hour = summarizeViolations(recorded, '1h', now);
     expect(hour.since).toBe(minutesAgo(60).toISOString());
@@ -56,6 +63,10 @@ describe('summarizeViolations (R13)', () => {
   });
 
   it('is empty when nothing was recorded', () => {
-    expect(summarizeViolations([], '7d', now)).toMatchObject({ violations: [], total_violations: 0, total_blocked: 0 });
+    expect(summarizeViolations([], '7d', now)).toMatchObject({
+      violations: [],
+      total_violations: 0,
+      total_blocked: 0,
+    });
   });
 });

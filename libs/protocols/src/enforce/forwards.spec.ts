@@ -21,7 +21,12 @@ describe('blockedForward (R11)', () => {
       forwardedFromProject: 'src_A',
       context: {
         ip: '1.1.1.1',
-        protocols: { event_version: 2, sourceId: 'src_A', violations: [violation], blocked_reason: 'schema_violation' },
+        protocols: {
+          event_version: 2,
+          sourceId: 'src_A',
+          violations: [violation],
+          blocked_reason: 'schema_violation',
+        },
       },
     });
     expect(forwarded.messageId).toBe(original.messageId);
@@ -36,9 +41,16 @@ describe('violationForwards (R12)', () => {
       event: 'Order Completed',
       sentAt: '2026-02-03T04:00:00.000Z',
       originalTimestamp: '2026-02-03T03:59:59.000Z',
-      context: { app: { name: 'Shop', version: '4.2' }, library: { name: 'analytics-node', version: '3.1.0' } },
+      context: {
+        app: { name: 'Shop', version: '4.2' },
+        library: { name: 'analytics-node', version: '3.1.0' },
+      },
     });
-    const second = { type: 'Invalid Type', field: 'userId', description: 'Invalid type. Expected: integer, given: string' };
+    const second = {
+      type: 'Invalid Type',
+      field: 'userId',
+      description: 'Invalid type. Expected: integer, given: string',
+    };
     const forwards = violationForwards(message, [violation, second], origin);
     expect(forwards).toHaveLength(2);
     expect(forwards[0]).toEqual({
@@ -47,7 +59,10 @@ describe('violationForwards (R12)', () => {
       userId: 'schema-violations',
       messageId: violationMessageId('src_A', 'client-id-1', 0),
       integrations: {},
-      context: { app: { name: 'Shop', version: '4.2' }, library: { name: 'analytics-node', version: '3.1.0' } },
+      context: {
+        app: { name: 'Shop', version: '4.2' },
+        library: { name: 'analytics-node', version: '3.1.0' },
+      },
       forwardedFromProject: 'src_A',
       timestamp: origin.now,
       receivedAt: origin.now,
@@ -85,7 +100,11 @@ describe('violationForwards (R12)', () => {
     });
     const named = violationForwards(normalized({ type: 'screen', name: 'Home' }), [violation], origin)[0];
     expect((named.properties as any).eventName).toBe('Home');
-    const identify = violationForwards(normalized({ type: 'identify', event: 'ignored' }), [violation], origin)[0];
+    const identify = violationForwards(
+      normalized({ type: 'identify', event: 'ignored' }),
+      [violation],
+      origin,
+    )[0];
     expect((identify.properties as any).eventName).toBe('');
   });
 });

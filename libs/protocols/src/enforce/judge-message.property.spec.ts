@@ -6,7 +6,9 @@ import { judgeMessage } from './judge-message';
 
 const keys = fc.constantFrom('a', 'b', 'c', 'plan', 'price', 'user.name', 'x_1');
 const leafSchema: fc.Arbitrary<JsonSchema> = fc.oneof(
-  fc.constantFrom('string', 'integer', 'number', 'boolean', 'array', 'object', 'null').map((type) => ({ type })),
+  fc
+    .constantFrom('string', 'integer', 'number', 'boolean', 'array', 'object', 'null')
+    .map((type) => ({ type })),
   fc.constant({ type: ['string', 'null'] }),
   fc.constant({ enum: ['free', 'pro', null] }),
   fc.constant({ type: 'string', pattern: '^[a-z]+$' }),
@@ -90,10 +92,16 @@ describe('judgeMessage properties', () => {
               rules: propertiesRule(event.properties, event.required),
             })),
             ...(planShape.global && {
-              global: { type: 'object', properties: { properties: { type: 'object', properties: planShape.global } } },
+              global: {
+                type: 'object',
+                properties: { properties: { type: 'object', properties: planShape.global } },
+              },
             }),
             ...(planShape.identify && {
-              identify: { type: 'object', properties: { traits: { type: 'object', properties: planShape.identify } } },
+              identify: {
+                type: 'object',
+                properties: { traits: { type: 'object', properties: planShape.identify } },
+              },
             }),
           },
         });
@@ -106,7 +114,9 @@ describe('judgeMessage properties', () => {
           return;
         }
         const stored = verdict.message;
-        expect(verdict.violations.length + verdict.omitted.length + verdict.omittedOnViolation.length).toBeGreaterThan(0);
+        expect(
+          verdict.violations.length + verdict.omitted.length + verdict.omittedOnViolation.length,
+        ).toBeGreaterThan(0);
         const container = message.type === 'identify' || message.type === 'group' ? 'traits' : 'properties';
         const originalValues = message[container] as Record<string, unknown>;
         const storedValues = stored[container] as Record<string, unknown>;
@@ -118,7 +128,10 @@ describe('judgeMessage properties', () => {
         const { context: originalContext, [container]: _original, ...restOriginal } = message;
         expect(restStored).toEqual(restOriginal);
         const { protocols, ...otherContext } = storedContext as Record<string, any>;
-        const { protocols: _clientProtocols, ...otherOriginalContext } = originalContext as Record<string, any>;
+        const { protocols: _clientProtocols, ...otherOriginalContext } = originalContext as Record<
+          string,
+          any
+        >;
         expect(otherContext).toEqual(otherOriginalContext);
         expect(protocols.sourceId).toBe('src');
       }),

@@ -55,17 +55,20 @@ describe('judgeMessage', () => {
       expect(judge(versioned, {}, message)).toMatchObject({ kind: 'allow', changed: false });
     });
 
-    it.each([[3.2], [3], ['2'], [undefined]])('falls back to the lowest version for event_version %p', (version) => {
-      const message = normalized({
-        event: 'Order',
-        properties: { b: 1 },
-        context: version === undefined ? {} : { protocols: { event_version: version } },
-      });
-      const verdict = judge(versioned, {}, message);
-      expect(verdict.violations).toEqual([
-        { type: 'Required', field: 'properties.a', description: 'properties.a is required' },
-      ]);
-    });
+    it.each([[3.2], [3], ['2'], [undefined]])(
+      'falls back to the lowest version for event_version %p',
+      (version) => {
+        const message = normalized({
+          event: 'Order',
+          properties: { b: 1 },
+          context: version === undefined ? {} : { protocols: { event_version: version } },
+        });
+        const verdict = judge(versioned, {}, message);
+        expect(verdict.violations).toEqual([
+          { type: 'Required', field: 'properties.a', description: 'properties.a is required' },
+        ]);
+      },
+    );
 
     it('matches names exactly, case included', () => {
       const message = normalized({ event: 'subscription started', properties: {} });
@@ -82,20 +85,32 @@ describe('judgeMessage', () => {
           { name: 'E', version: 2, rules: propertiesRule({}, ['two']) },
         ],
       };
-      const message = normalized({ event: 'E', properties: {}, context: { protocols: { event_version: 1 } } });
-      expect(judge(plan, {}, message).violations.map((violation) => violation.field)).toEqual(['properties.one']);
+      const message = normalized({
+        event: 'E',
+        properties: {},
+        context: { protocols: { event_version: 1 } },
+      });
+      expect(judge(plan, {}, message).violations.map((violation) => violation.field)).toEqual([
+        'properties.one',
+      ]);
     });
   });
 
   describe('R3: unplanned track events', () => {
     it('blocks them with reason unplanned and no violation when not allowed', () => {
-      const verdict = judge(subscriptionPlan, { allow_unplanned_track_events: false }, normalized({ event: 'Other' }));
+      const verdict = judge(
+        subscriptionPlan,
+        { allow_unplanned_track_events: false },
+        normalized({ event: 'Other' }),
+      );
       expect(verdict).toEqual({ kind: 'block', reason: 'unplanned', violations: [] });
     });
 
     it('lets them through unchanged when allowed, with no event schema and no violation', () => {
       const message = normalized({ event: 'Other', properties: { anything: true } });
-      expect(judge(subscriptionPlan, { allow_unplanned_track_event_properties: false }, message)).toMatchObject({
+      expect(
+        judge(subscriptionPlan, { allow_unplanned_track_event_properties: false }, message),
+      ).toMatchObject({
         kind: 'allow',
         changed: false,
       });
@@ -129,7 +144,11 @@ describe('judgeMessage', () => {
           field: 'properties.plan',
           description: 'properties.plan must be one of the following: "free", "pro"',
         },
-        { type: 'Invalid Type', field: 'properties.seats', description: 'Invalid type. Expected: integer, given: number' },
+        {
+          type: 'Invalid Type',
+          field: 'properties.seats',
+          description: 'Invalid type. Expected: integer, given: number',
+        },
       ]);
     });
 
@@ -140,10 +159,20 @@ describe('judgeMessage', () => {
         group: traitsRule({ seats: { type: 'integer' } }),
       };
       expect(judge(plan, {}, normalized({ type: 'identify', traits: { email: 5 } })).violations).toEqual([
-        { type: 'Invalid Type', field: 'traits.email', description: 'Invalid type. Expected: string, given: integer' },
+        {
+          type: 'Invalid Type',
+          field: 'traits.email',
+          description: 'Invalid type. Expected: string, given: integer',
+        },
       ]);
-      expect(judge(plan, {}, normalized({ type: 'group', groupId: 'g', traits: { seats: 'x' } })).violations).toEqual([
-        { type: 'Invalid Type', field: 'traits.seats', description: 'Invalid type. Expected: integer, given: string' },
+      expect(
+        judge(plan, {}, normalized({ type: 'group', groupId: 'g', traits: { seats: 'x' } })).violations,
+      ).toEqual([
+        {
+          type: 'Invalid Type',
+          field: 'traits.seats',
+          description: 'Invalid type. Expected: integer, given: string',
+        },
       ]);
     });
 
@@ -155,14 +184,22 @@ describe('judgeMessage', () => {
         ],
         global: { type: 'object', properties: { userId: { type: 'string', minLength: 5 } } },
       };
-      expect(judge(plan, {}, normalized({ type: 'page', properties: {} })).violations[0].field).toBe('properties.path');
+      expect(judge(plan, {}, normalized({ type: 'page', properties: {} })).violations[0].field).toBe(
+        'properties.path',
+      );
       expect(judge(plan, {}, normalized({ type: 'screen', properties: {} })).violations[0].field).toBe(
         'properties.screen_name',
       );
       // Alias: only the common schema.
-      expect(judge(plan, {}, normalized({ type: 'alias', previousId: 'p', userId: 'u' })).violations).toEqual([
-        { type: 'String Gte', field: 'userId', description: 'String length must be greater than or equal to 5' },
-      ]);
+      expect(judge(plan, {}, normalized({ type: 'alias', previousId: 'p', userId: 'u' })).violations).toEqual(
+        [
+          {
+            type: 'String Gte',
+            field: 'userId',
+            description: 'String length must be greater than or equal to 5',
+          },
+        ],
+      );
     });
   });
 
@@ -175,7 +212,10 @@ describe('judgeMessage', () => {
       const verdict = judge(subscriptionPlan, { allow_unplanned_track_event_properties: false }, message);
       const result = stored(verdict, message);
       expect(result.properties).toEqual({ subscription_id: 's1' });
-      expect((result.context as any).protocols).toEqual({ sourceId: SOURCE_ID, omitted: ['subscription_name'] });
+      expect((result.context as any).protocols).toEqual({
+        sourceId: SOURCE_ID,
+        omitted: ['subscription_name'],
+      });
       expect(verdict.violations).toEqual([]);
       // The input is left as it was.
       expect(message.properties).toEqual({ subscription_id: 's1', subscription_name: 'Pro' });
@@ -204,7 +244,10 @@ describe('judgeMessage', () => {
     });
 
     it('leaves properties alone when allowed', () => {
-      const message = normalized({ event: 'Subscription Started', properties: { subscription_id: 's', extra: 1 } });
+      const message = normalized({
+        event: 'Subscription Started',
+        properties: { subscription_id: 's', extra: 1 },
+      });
       expect(judge(subscriptionPlan, {}, message)).toMatchObject({ kind: 'allow', changed: false });
     });
   });
@@ -232,7 +275,10 @@ describe('judgeMessage', () => {
 
   describe('R7: what event-schema violations do', () => {
     it('blocks a failing track when allow_track_event_on_violations is false', () => {
-      const message = normalized({ event: 'Subscription Started', properties: { customer_type: 'enterprise' } });
+      const message = normalized({
+        event: 'Subscription Started',
+        properties: { customer_type: 'enterprise' },
+      });
       expect(judge(subscriptionPlan, { allow_track_event_on_violations: false }, message)).toEqual({
         kind: 'block',
         reason: 'schema_violation',
@@ -247,7 +293,10 @@ describe('judgeMessage', () => {
     });
 
     it('with only the properties flag false, a missing required key removes nothing', () => {
-      const message = normalized({ event: 'Subscription Started', properties: { customer_type: 'enterprise' } });
+      const message = normalized({
+        event: 'Subscription Started',
+        properties: { customer_type: 'enterprise' },
+      });
       const verdict = judge(subscriptionPlan, { allow_track_properties_on_violations: false }, message);
       const result = stored(verdict, message);
       expect(result.properties).toEqual({ customer_type: 'enterprise' });
@@ -331,7 +380,9 @@ describe('judgeMessage', () => {
       expect(judge(plan, { common_track_event_on_violations: 'BLOCK' }, message)).toEqual({
         kind: 'block',
         reason: 'common_schema_violation',
-        violations: [{ type: 'Required', field: 'context.device', description: 'context.device is required' }],
+        violations: [
+          { type: 'Required', field: 'context.device', description: 'context.device is required' },
+        ],
       });
     });
 
@@ -358,7 +409,10 @@ describe('judgeMessage', () => {
 
     it('OMIT_PROPERTIES removes the named properties; context violations remove nothing', () => {
       const message = normalized({ event: 'E', properties: { currency: 7, price: 1 }, context: {} });
-      const result = stored(judge(plan, { common_track_event_on_violations: 'OMIT_PROPERTIES' }, message), message);
+      const result = stored(
+        judge(plan, { common_track_event_on_violations: 'OMIT_PROPERTIES' }, message),
+        message,
+      );
       expect(result.properties).toEqual({ price: 1 });
       expect((result.context as any).protocols.omitted_on_violation).toEqual(['currency']);
       expect((result.context as any).protocols.violations.map((v: any) => v.field)).toEqual([

@@ -10,7 +10,11 @@ import { violationsFromErrors } from '../schema/violation-from-error';
 
 const NO_VIOLATIONS: readonly Violation[] = Object.freeze([]);
 /** The verdict of most messages: shared, so a clean message costs no allocation here. */
-const ALLOWED_UNCHANGED: Verdict = Object.freeze({ kind: 'allow', changed: false, violations: NO_VIOLATIONS });
+const ALLOWED_UNCHANGED: Verdict = Object.freeze({
+  kind: 'allow',
+  changed: false,
+  violations: NO_VIOLATIONS,
+});
 
 /** The keys of `context.protocols` Protocols writes; a client's values for them are overwritten. */
 const REPORT_KEYS = ['sourceId', 'omitted', 'omitted_on_violation', 'violations', 'blocked_reason'];
@@ -106,7 +110,10 @@ export function judgeMessage(
               ? settings.common_group_event_on_violations
               : 'ALLOW';
       if (action === 'BLOCK') {
-        return block(unplannedEvent ? 'unplanned_and_schema_violation' : 'common_schema_violation', violations);
+        return block(
+          unplannedEvent ? 'unplanned_and_schema_violation' : 'common_schema_violation',
+          violations,
+        );
       }
       if (
         (action === 'OMIT_PROPERTIES' && type === 'track') ||
@@ -135,7 +142,11 @@ function block(reason: BlockedReason, violations: readonly Violation[]): Verdict
 }
 
 /** R2: exact name; the version the client asks for in `context.protocols.event_version`, else the lowest. */
-export function selectEventRule(plan: CompiledPlan, eventName: unknown, context: unknown): CompiledRule | undefined {
+export function selectEventRule(
+  plan: CompiledPlan,
+  eventName: unknown,
+  context: unknown,
+): CompiledRule | undefined {
   if (typeof eventName !== 'string') return undefined;
   const versions = plan.events.get(eventName);
   if (!versions) return undefined;
@@ -146,7 +157,11 @@ export function selectEventRule(plan: CompiledPlan, eventName: unknown, context:
   return versions.lowest;
 }
 
-function omitsUnplanned(type: string, rule: CompiledRule | undefined, settings: EnforcementSettings): boolean {
+function omitsUnplanned(
+  type: string,
+  rule: CompiledRule | undefined,
+  settings: EnforcementSettings,
+): boolean {
   switch (type) {
     case 'track':
       // Only a planned event has a list of planned properties.

@@ -17,9 +17,19 @@ describe('compilePlan (R16: the validator)', () => {
     expect([...plan.events.keys()]).toEqual(['Order Completed', 'Product Viewed']);
     const valid = normalized({
       event: 'Order Completed',
-      properties: { order_id: 'ord_1', revenue: 10, coupon: null, currency: null, completed_at: '2026-01-01T10:00:00Z' },
+      properties: {
+        order_id: 'ord_1',
+        revenue: 10,
+        coupon: null,
+        currency: null,
+        completed_at: '2026-01-01T10:00:00Z',
+      },
     });
-    expect(judgeMessage(plan, settings(), 'src', valid)).toEqual({ kind: 'allow', changed: false, violations: [] });
+    expect(judgeMessage(plan, settings(), 'src', valid)).toEqual({
+      kind: 'allow',
+      changed: false,
+      violations: [],
+    });
     const invalid = normalized({
       event: 'Order Completed',
       properties: { order_id: 'x', revenue: 0, coupon: 3, currency: 'GBP', completed_at: 'yesterday' },
@@ -60,14 +70,25 @@ describe('compilePlan (R16: the validator)', () => {
         },
       },
     });
-    for (const uri of [undefined, 'https://example.com/my-meta#', 'http://json-schema.org/draft-06/schema#']) {
-      const violations = violationsOf({ events: [{ name: 'Paid', rules: rule(uri) }] }, {
-        event: 'Paid',
-        properties: { kind: 'card', version: 1 },
-      });
+    for (const uri of [
+      undefined,
+      'https://example.com/my-meta#',
+      'http://json-schema.org/draft-06/schema#',
+    ]) {
+      const violations = violationsOf(
+        { events: [{ name: 'Paid', rules: rule(uri) }] },
+        {
+          event: 'Paid',
+          properties: { kind: 'card', version: 1 },
+        },
+      );
       // Draft-06 is checked by the draft-07 engine too (Ajv has no separate one); a draft-06 plan has
       // no if/then/else to be surprised by.
-      expect(violations.map((violation) => violation.type).sort()).toEqual(['Condition Then', 'Const', 'Required']);
+      expect(violations.map((violation) => violation.type).sort()).toEqual([
+        'Condition Then',
+        'Const',
+        'Required',
+      ]);
     }
   });
 
@@ -84,7 +105,11 @@ describe('compilePlan (R16: the validator)', () => {
       { event: 'E', properties: { id: 1.5 } },
     );
     expect(violations).toEqual([
-      { type: 'Number Any Of', field: 'properties.id', description: 'Must validate at least one schema (anyOf)' },
+      {
+        type: 'Number Any Of',
+        field: 'properties.id',
+        description: 'Must validate at least one schema (anyOf)',
+      },
     ]);
   });
 
@@ -95,7 +120,9 @@ describe('compilePlan (R16: the validator)', () => {
           {
             name: 'E',
             rules: propertiesRule(
-              { items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } } } } },
+              {
+                items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } } } },
+              },
               [],
               { additionalProperties: false },
             ),
@@ -110,13 +137,22 @@ describe('compilePlan (R16: the validator)', () => {
         field: 'properties.extra',
         description: 'Additional property extra is not allowed',
       },
-      { type: 'Invalid Type', field: 'properties.items.1.sku', description: 'Invalid type. Expected: string, given: integer' },
+      {
+        type: 'Invalid Type',
+        field: 'properties.items.1.sku',
+        description: 'Invalid type. Expected: string, given: integer',
+      },
     ]);
   });
 
   it('uses (root) for an error on the message itself', () => {
-    const violations = violationsOf({ events: [], global: { type: 'object', maxProperties: 2 } }, { type: 'alias' });
-    expect(violations).toEqual([{ type: 'Array Max Properties', field: '(root)', description: 'Must have at most 2 properties' }]);
+    const violations = violationsOf(
+      { events: [], global: { type: 'object', maxProperties: 2 } },
+      { type: 'alias' },
+    );
+    expect(violations).toEqual([
+      { type: 'Array Max Properties', field: '(root)', description: 'Must have at most 2 properties' },
+    ]);
   });
 
   it('skips and reports a rule whose schema or regex does not compile, and keeps enforcing the others', () => {
@@ -132,11 +168,17 @@ describe('compilePlan (R16: the validator)', () => {
         global: { type: 'object', properties: { userId: { minLength: 'three' } } },
       },
     });
-    expect(plan.skipped.map((skipped) => skipped.rule)).toEqual(['events[Bad Regex v1]', 'events[Bad Type v1]', 'global']);
+    expect(plan.skipped.map((skipped) => skipped.rule)).toEqual([
+      'events[Bad Regex v1]',
+      'events[Bad Type v1]',
+      'global',
+    ]);
     expect(plan.skipped.every((skipped) => skipped.error.length > 0)).toBe(true);
     // Skipped rules check nothing, but their events stay planned.
     const strict = settings({ allow_unplanned_track_events: false, allow_track_event_on_violations: false });
-    expect(judgeMessage(plan, strict, 's', normalized({ event: 'Bad Regex', properties: { code: 1 } }))).toMatchObject({
+    expect(
+      judgeMessage(plan, strict, 's', normalized({ event: 'Bad Regex', properties: { code: 1 } })),
+    ).toMatchObject({
       kind: 'allow',
     });
     expect(judgeMessage(plan, strict, 's', normalized({ event: 'Good', properties: {} }))).toMatchObject({

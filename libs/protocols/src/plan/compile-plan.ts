@@ -96,9 +96,12 @@ function declaredKeysOf(
   schema: unknown,
   container: 'properties' | 'traits',
 ): { declaredKeys: ReadonlySet<string>; declaredPatterns: readonly RegExp[] } {
-  const containerSchema = isObject(schema) && isObject(schema.properties) ? schema.properties[container] : undefined;
+  const containerSchema =
+    isObject(schema) && isObject(schema.properties) ? schema.properties[container] : undefined;
   if (!isObject(containerSchema)) return { declaredKeys: new Set(), declaredPatterns: [] };
-  const declaredKeys = new Set(isObject(containerSchema.properties) ? Object.keys(containerSchema.properties) : []);
+  const declaredKeys = new Set(
+    isObject(containerSchema.properties) ? Object.keys(containerSchema.properties) : [],
+  );
   const declaredPatterns: RegExp[] = [];
   if (isObject(containerSchema.patternProperties)) {
     for (const pattern of Object.keys(containerSchema.patternProperties)) {

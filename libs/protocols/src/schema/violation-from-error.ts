@@ -101,7 +101,11 @@ export function violationFromError(error: ErrorObject): Violation {
         description: `array items[${String(params.j)},${String(params.i)}] must be unique`,
       };
     case 'additionalItems':
-      return { type: 'Array No Additional Items', field, description: 'No additional items allowed on array' };
+      return {
+        type: 'Array No Additional Items',
+        field,
+        description: 'No additional items allowed on array',
+      };
     case 'contains':
       return { type: 'Contains', field, description: 'At least one of the items must match' };
     case 'minProperties':
@@ -142,7 +146,11 @@ export function violationFromError(error: ErrorObject): Violation {
     case 'false schema':
       return { type: 'False', field, description: 'False always fails validation' };
     default:
-      return { type: titleCase(error.keyword), field, description: error.message ?? `Fails ${error.keyword}` };
+      return {
+        type: titleCase(error.keyword),
+        field,
+        description: error.message ?? `Fails ${error.keyword}`,
+      };
   }
 }
 

@@ -59,7 +59,9 @@ export const SEGMENT_UI_PLAN_RULES: PlanRules = {
           properties: {
             id: '/properties/properties',
             type: 'object',
-            properties: { product_id: { id: '/properties/properties/properties/product_id', type: 'string' } },
+            properties: {
+              product_id: { id: '/properties/properties/properties/product_id', type: 'string' },
+            },
             required: ['product_id'],
           },
         },

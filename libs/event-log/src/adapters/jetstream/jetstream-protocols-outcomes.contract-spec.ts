@@ -2,7 +2,12 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describeProtocolsOutcomesContract } from '../../protocols-outcomes.contract';
 import { NatsServerProcess } from '../../testing/nats-server.process';
-import { DEAD_LETTER_STREAM, JetStreamEventLog, LEASE_STREAM, TRACKING_STREAM } from './jetstream-event-log.adapter';
+import {
+  DEAD_LETTER_STREAM,
+  JetStreamEventLog,
+  LEASE_STREAM,
+  TRACKING_STREAM,
+} from './jetstream-event-log.adapter';
 import { PROTOCOLS_STREAM } from './jetstream-protocols-outcomes';
 
 let server: NatsServerProcess;

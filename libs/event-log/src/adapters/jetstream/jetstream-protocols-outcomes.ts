@@ -1,4 +1,9 @@
-import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { assertSubjectToken } from '../../event-log.validation';
 import {
@@ -27,7 +32,10 @@ export class JetStreamProtocolsOutcomes {
   ) {}
 
   /** The stream's settings; created or updated by the adapter with its other streams. */
-  static streamConfig(common: Partial<StreamConfig>, dedupeWindowMs: number): Partial<StreamConfig> & { name: string } {
+  static streamConfig(
+    common: Partial<StreamConfig>,
+    dedupeWindowMs: number,
+  ): Partial<StreamConfig> & { name: string } {
     return {
       ...common,
       name: PROTOCOLS_STREAM,
@@ -86,7 +94,9 @@ export class JetStreamProtocolsOutcomes {
       await messages.close();
     }
     if (recorded.length === 0 || recorded[recorded.length - 1].recordedAt < last.time) {
-      throw new Error(`reading the Protocols outcomes of ${sourceId} did not finish in ${READ_TIMEOUT_MS} ms`);
+      throw new Error(
+        `reading the Protocols outcomes of ${sourceId} did not finish in ${READ_TIMEOUT_MS} ms`,
+      );
     }
     return recorded;
   }

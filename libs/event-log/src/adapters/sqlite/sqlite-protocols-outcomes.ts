@@ -64,7 +64,9 @@ export class SqliteProtocolsOutcomes {
         `SELECT workspace_id, source_id, message_id, outcome, recorded_at FROM protocols_outcomes
          WHERE source_id = ? AND recorded_at >= ? ORDER BY id`,
       ),
-      deleteBefore: database.prepare('DELETE FROM protocols_outcomes WHERE recorded_at < ? AND seen_until <= ?'),
+      deleteBefore: database.prepare(
+        'DELETE FROM protocols_outcomes WHERE recorded_at < ? AND seen_until <= ?',
+      ),
     };
   }
 
@@ -76,7 +78,8 @@ export class SqliteProtocolsOutcomes {
     const bodies = outcomes.map((outcome) => JSON.stringify(outcome.outcome));
     return this.enqueueWrite((now) =>
       outcomes.map((outcome, index): RecordProtocolsOutcome => {
-        if (this.statements.selectSeen.get(outcome.sourceId, outcome.messageId, now)) return { duplicate: true };
+        if (this.statements.selectSeen.get(outcome.sourceId, outcome.messageId, now))
+          return { duplicate: true };
         this.statements.insert.run(
           outcome.workspaceId,
           outcome.sourceId,
