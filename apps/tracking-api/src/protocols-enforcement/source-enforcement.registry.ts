@@ -36,6 +36,10 @@ export class SourceEnforcementRegistry implements OnModuleDestroy {
     private readonly metrics: ProtocolsMetrics,
   ) {
     this.stopListening = readModel.onChange((change) => {
+      if (change.kind === 'source-deleted') {
+        this.bySourceId.delete(change.source.sourceId);
+        return;
+      }
       if (change.kind !== 'protocols-changed') return;
       // After the projection has folded the whole change: compile off the projection's path.
       setImmediate(() => this.compileWorkspace(change.workspaceSlug));

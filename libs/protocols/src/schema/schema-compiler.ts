@@ -26,8 +26,6 @@ const COMMON_OPTIONS: Options = {
   unicodeRegExp: false,
   messages: false,
   logger: false,
-  // Rules are compiled once per plan version; code generation is cheaper without the inline cache.
-  inlineRefs: true,
 };
 
 /**
