@@ -565,6 +565,41 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     }
   });
 
+  it('R15: a replay sends what the log holds, without judging it again under a stricter config', async () => {
+    const planned = await plannedSource(t, subscriptionPlan, {
+      allow_unplanned_track_event_properties: false,
+    });
+    const startTime = new Date(Date.now() - 1_000).toISOString();
+    const messageId = id();
+    await sendWithAnalyticsNode(t, planned.source.writeKey, (analytics) =>
+      analytics.track({ userId: 'u', event: 'Subscription Started', properties: { plan: 'pro' }, messageId }),
+    );
+    // Now this message would be blocked (it lacks subscription_id).
+    await setSchemaConfig(t, planned.source, { allow_track_event_on_violations: false });
+    const receiver = await WebhookReceiver.start({ secret: 'replay-secret' });
+    try {
+      await createWebhookDestination(t, planned.source, 'webhooks', receiver, 'replay-secret', {
+        enabled: false,
+      });
+      const replays = `workspaces/${planned.source.workspaceSlug}/sources/${planned.source.sourceSlug}/destinations/webhooks/replays`;
+      const replay = await configApi(t, 'POST', replays, { start_time: startTime });
+      expect(replay.status).toBe(200);
+      const { value: delivered } = await pollUntil('the replay delivers the message', 20_000, async () =>
+        receiver.acceptedOnce(messageId),
+      );
+      const stored = (await storedPayloads(t, planned.source)).get(messageId)!;
+      expect(delivered.body.properties).toEqual({});
+      expect(delivered.body.context).toEqual(stored.context);
+      expect(stored.context.protocols).toEqual({
+        sourceId: planned.source.sourceId,
+        omitted: ['plan'],
+        violations: [requiredSubscriptionId],
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('R16: a Segment UI export (draft-04) and a typewriter plan enforce; a schema that does not compile is skipped', async () => {
     const ui = await plannedSource(t, SEGMENT_UI_PLAN_RULES, { allow_track_event_on_violations: false });
     const [good, bad] = [id(), id()];
