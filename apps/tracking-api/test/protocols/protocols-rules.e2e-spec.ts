@@ -37,6 +37,10 @@ const requiredSubscriptionId = {
   description: 'properties.subscription_id is required',
 };
 
+// Each case makes a workspace, sources and a plan, sends, and reads several logs back: generous on a
+// loaded machine.
+jest.setTimeout(90_000);
+
 describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
   let t: TributaryTestInstance;
   const id = () => randomUUID();

@@ -22,7 +22,6 @@ describe('blockedForward (R11)', () => {
       context: {
         ip: '1.1.1.1',
         protocols: {
-          event_version: 2,
           sourceId: 'src_A',
           violations: [violation],
           blocked_reason: 'schema_violation',

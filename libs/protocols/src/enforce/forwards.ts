@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isObject } from '../plan/compile-plan';
 import type { BlockedReason, TrackingMessage, Violation } from '../protocols.types';
-import { withoutReportKeys } from './judge-message';
 
 /** Who forwards: the source whose message was judged, and the plan it was judged by. */
 export interface ForwardingOrigin {
@@ -33,7 +32,8 @@ export function blockedForward(
     forwardedFromProject: sourceId,
     context: {
       ...context,
-      protocols: { ...withoutReportKeys(context.protocols), sourceId, violations, blocked_reason: reason },
+      // Exactly these three (R11): the forwarded copy reports where it came from and why, nothing else.
+      protocols: { sourceId, violations, blocked_reason: reason },
     },
   };
 }
