@@ -5,6 +5,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
+import { EventLogUnavailableError } from '../../event-log.port';
 import { assertSubjectToken } from '../../event-log.validation';
 import {
   PROTOCOLS_OUTCOME_RETENTION_MS,
@@ -94,7 +95,7 @@ export class JetStreamProtocolsOutcomes {
       await messages.close();
     }
     if (recorded.length === 0 || recorded[recorded.length - 1].recordedAt < last.time) {
-      throw new Error(
+      throw new EventLogUnavailableError(
         `reading the Protocols outcomes of ${sourceId} did not finish in ${READ_TIMEOUT_MS} ms`,
       );
     }
