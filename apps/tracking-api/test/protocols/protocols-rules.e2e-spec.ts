@@ -535,8 +535,10 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
       `${t.baseUrl}/v1beta/workspaces/${planned.source.workspaceSlug}/sources/${planned.source.sourceSlug}/violations`,
     );
     expect(unauthenticated.status).toBe(401);
-    const openApi = await (await fetch(`${t.baseUrl}/v1beta/openapi.json`)).json();
-    expect(Object.keys(openApi.paths)).toContain('/v1beta/workspaces/{workspace}/sources/{source}/violations');
+    const openApi = (await (await fetch(`${t.baseUrl}/v1beta/openapi.json`)).json()) as { paths: object };
+    expect(Object.keys(openApi.paths)).toContain(
+      '/v1beta/workspaces/{workspace}/sources/{source}/violations',
+    );
   });
 
   it('R15: destinations receive the stored, post-Protocols form', async () => {

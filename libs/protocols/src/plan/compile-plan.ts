@@ -1,4 +1,5 @@
 import type { JsonSchema, PlanEventRule, PlanRules, SkippedRule } from '../protocols.types';
+import { planRegExp, type PatternMatcher } from '../schema/plan-regexp';
 import { CompiledSchema, SchemaCompiler } from '../schema/schema-compiler';
 
 /** One rule of a plan, ready to check messages with. */
@@ -11,7 +12,7 @@ export interface CompiledRule {
    */
   readonly declaredKeys: ReadonlySet<string>;
   /** `patternProperties` of that same object: keys matching one count as declared. */
-  readonly declaredPatterns: readonly RegExp[];
+  readonly declaredPatterns: readonly PatternMatcher[];
 }
 
 /** Every version of one event name. */
@@ -95,18 +96,18 @@ function eventVersionOf(entry: PlanEventRule): number {
 function declaredKeysOf(
   schema: unknown,
   container: 'properties' | 'traits',
-): { declaredKeys: ReadonlySet<string>; declaredPatterns: readonly RegExp[] } {
+): { declaredKeys: ReadonlySet<string>; declaredPatterns: readonly PatternMatcher[] } {
   const containerSchema =
     isObject(schema) && isObject(schema.properties) ? schema.properties[container] : undefined;
   if (!isObject(containerSchema)) return { declaredKeys: new Set(), declaredPatterns: [] };
   const declaredKeys = new Set(
     isObject(containerSchema.properties) ? Object.keys(containerSchema.properties) : [],
   );
-  const declaredPatterns: RegExp[] = [];
+  const declaredPatterns: PatternMatcher[] = [];
   if (isObject(containerSchema.patternProperties)) {
     for (const pattern of Object.keys(containerSchema.patternProperties)) {
       try {
-        declaredPatterns.push(new RegExp(pattern));
+        declaredPatterns.push(planRegExp(pattern));
       } catch {
         // A pattern that is not a regex declares nothing; the schema itself is then skipped by Ajv.
       }

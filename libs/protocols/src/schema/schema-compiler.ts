@@ -2,6 +2,7 @@ import Ajv, { type Options, type ValidateFunction } from 'ajv';
 import AjvDraft04 from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import type { JsonSchema } from '../protocols.types';
+import { ajvPlanRegExp } from './plan-regexp';
 
 /** A compiled rule: returns true or fills `errors`, like any Ajv validate function. */
 export type CompiledSchema = ValidateFunction;
@@ -26,6 +27,8 @@ const COMMON_OPTIONS: Options = {
   unicodeRegExp: false,
   messages: false,
   logger: false,
+  // `pattern` and `patternProperties` come from plan authors: linear-time matching (plan-regexp).
+  code: { regExp: ajvPlanRegExp },
 };
 
 /**
