@@ -29,6 +29,8 @@ interface CachedEnforcement {
 export class SourceEnforcementRegistry implements OnModuleDestroy {
   private readonly bySourceId = new Map<string, CachedEnforcement>();
   private readonly compiledPlans = new WeakMap<TrackingPlanRecord, CompiledPlan>();
+  /** The newest compiled version of each plan: the next version reuses its unchanged rules. */
+  private readonly latestByPlan = new Map<string, CompiledPlan>();
   private readonly stopListening: () => void;
 
   constructor(
@@ -77,14 +79,24 @@ export class SourceEnforcementRegistry implements OnModuleDestroy {
   private compiled(record: TrackingPlanRecord): CompiledPlan {
     let plan = this.compiledPlans.get(record);
     if (!plan) {
-      plan = compilePlan({ planId: record.planId, planName: record.displayName, rules: record.rules });
+      const planKey = `${record.workspaceSlug}/${record.planId}`;
+      plan = compilePlan(
+        { planId: record.planId, planName: record.displayName, rules: record.rules },
+        this.latestByPlan.get(planKey),
+      );
       this.compiledPlans.set(record, plan);
+      this.latestByPlan.set(planKey, plan);
       this.metrics.recordCompiledPlan(plan);
     }
     return plan;
   }
 
   private compileWorkspace(workspaceSlug: string): void {
+    const plans = new Set(this.readModel.listTrackingPlans(workspaceSlug).map((view) => view.plan.planId));
+    for (const planKey of this.latestByPlan.keys()) {
+      const [workspace, planId] = planKey.split('/');
+      if (workspace === workspaceSlug && !plans.has(planId)) this.latestByPlan.delete(planKey);
+    }
     for (const view of this.readModel.listSources(workspaceSlug)) {
       if (this.enforcementFor(view.source) === null) this.bySourceId.delete(view.source.sourceId);
     }

@@ -135,7 +135,7 @@ export function judgeMessage(
   };
 }
 
-const EMPTY_RULE: CompiledRule = { check: null, declaredKeys: new Set(), declaredPatterns: [] };
+const EMPTY_RULE: CompiledRule = { check: null, declaredKeys: new Set(), declaredPatterns: [], key: '' };
 
 function block(reason: BlockedReason, violations: readonly Violation[]): Verdict {
   return { kind: 'block', reason, violations };

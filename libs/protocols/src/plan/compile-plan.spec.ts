@@ -204,6 +204,29 @@ describe('compilePlan (R16: the validator)', () => {
     expect(verdict.violations.map((violation) => violation.field)).toEqual(['properties.first']);
   });
 
+  it('reuses the unchanged rules of the previous version and compiles only what changed', () => {
+    const rulesWith = (aType: string) => ({
+      events: [
+        { name: 'Same', version: 1, rules: propertiesRule({ x: { type: 'string' } }) },
+        { name: 'Edited', version: 1, rules: propertiesRule({ a: { type: aType } }) },
+        { name: 'Broken', version: 1, rules: propertiesRule({ b: { type: 'string', pattern: '([' } }) },
+      ],
+      global: { type: 'object', required: ['userId'] },
+    });
+    const first = compilePlan({ planId: 'rs_v', planName: 'V', rules: rulesWith('string') });
+    const second = compilePlan({ planId: 'rs_v', planName: 'V', rules: rulesWith('integer') }, first);
+    expect(second.events.get('Same')!.lowest).toBe(first.events.get('Same')!.lowest);
+    expect(second.global).toBe(first.global);
+    expect(second.events.get('Edited')!.lowest).not.toBe(first.events.get('Edited')!.lowest);
+    // A reused rule that did not compile is still reported for the new version.
+    expect(second.skipped.map((skipped) => skipped.rule)).toEqual(['events[Broken v1]']);
+    const message = normalized({ event: 'Edited', properties: { a: 'text' } });
+    expect(judgeMessage(first, settings(), 's', message).violations).toEqual([]);
+    expect(judgeMessage(second, settings(), 's', message).violations.map((v) => v.type)).toEqual([
+      'Invalid Type',
+    ]);
+  });
+
   it('compiles a plan of 50 events once, and judging reuses the compiled functions', () => {
     const events = Array.from({ length: 50 }, (_, index) => ({
       name: `Event ${index}`,

@@ -13,6 +13,10 @@ export interface CompiledRule {
   readonly declaredKeys: ReadonlySet<string>;
   /** `patternProperties` of that same object: keys matching one count as declared. */
   readonly declaredPatterns: readonly PatternMatcher[];
+  /** The schema as compiled (JSON) and what it checks: an unchanged rule of a new version reuses this one. */
+  readonly key: string;
+  /** Why the schema did not compile, when `check` is null for that reason. */
+  readonly compileError?: string;
 }
 
 /** Every version of one event name. */
@@ -43,18 +47,31 @@ export interface PlanToCompile {
   rules: PlanRules;
 }
 
-export function compilePlan(plan: PlanToCompile): CompiledPlan {
+/**
+ * Compiles every rule of the plan. `previous`, an earlier version of the same plan, lends the rules
+ * whose schema did not change, so editing one event of a large plan compiles one schema, not all.
+ */
+export function compilePlan(plan: PlanToCompile, previous?: CompiledPlan): CompiledPlan {
   const compiler = new SchemaCompiler();
   const skipped: SkippedRule[] = [];
+  const reusable = previous ? rulesOf(previous) : new Map<string, CompiledRule>();
   const compileRule = (label: string, schema: unknown, container: 'properties' | 'traits'): CompiledRule => {
-    const declared = declaredKeysOf(schema, container);
-    if (!isObject(schema)) return { check: null, ...declared };
-    try {
-      return { check: compiler.compile(schema), ...declared };
-    } catch (error) {
-      skipped.push({ rule: label, error: error instanceof Error ? error.message : String(error) });
-      return { check: null, ...declared };
+    const key = `${container}:${JSON.stringify(schema)}`;
+    let rule = reusable.get(key);
+    if (!rule) {
+      const declared = declaredKeysOf(schema, container);
+      if (!isObject(schema)) rule = { check: null, key, ...declared };
+      else {
+        try {
+          rule = { check: compiler.compile(schema), key, ...declared };
+        } catch (error) {
+          const compileError = error instanceof Error ? error.message : String(error);
+          rule = { check: null, key, compileError, ...declared };
+        }
+      }
     }
+    if (rule.compileError !== undefined) skipped.push({ rule: label, error: rule.compileError });
+    return rule;
   };
 
   const versionsByName = new Map<string, Map<number, CompiledRule>>();
@@ -86,6 +103,15 @@ export function compilePlan(plan: PlanToCompile): CompiledPlan {
     group: optional('group', 'traits'),
     skipped,
   };
+}
+
+function rulesOf(plan: CompiledPlan): Map<string, CompiledRule> {
+  const rules = new Map<string, CompiledRule>();
+  for (const versions of plan.events.values()) {
+    for (const rule of versions.byVersion.values()) rules.set(rule.key, rule);
+  }
+  for (const rule of [plan.global, plan.identify, plan.group]) if (rule) rules.set(rule.key, rule);
+  return rules;
 }
 
 /** An entry without `version` counts as 1 (docs/protocols.md R2). */
