@@ -40,10 +40,15 @@ interface Reported {
   position: number;
 }
 
+type ForwardOutcome = 'forwarded' | 'dropped' | 'off';
+
 interface Blocked {
   original: TrackingMessage;
   reason: BlockedReason;
   violations: readonly Violation[];
+  /** What became of its forwards, counted in the metrics once the message is known first-seen. */
+  blockedForward: ForwardOutcome;
+  violationForwards: ForwardOutcome;
 }
 
 const NOTHING_TO_SETTLE = async () => undefined;
@@ -81,7 +86,13 @@ export class ProtocolsEnforcement {
       const original = message as unknown as TrackingMessage;
       const verdict: Verdict = judgeMessage(plan, settings, sourceId, original);
       if (verdict.kind === 'block') {
-        (blocked ??= []).push({ original, reason: verdict.reason, violations: verdict.violations });
+        (blocked ??= []).push({
+          original,
+          reason: verdict.reason,
+          violations: verdict.violations,
+          blockedForward: 'off',
+          violationForwards: 'off',
+        });
         continue;
       }
       if (verdict.changed) {
@@ -133,7 +144,7 @@ export class ProtocolsEnforcement {
     for (const message of firstSeen) {
       if (message.violations.length === 0) continue;
       if (violationTarget === null) {
-        this.metrics.recordForwards('violation', 'dropped', message.violations.length);
+        this.metrics.recordForwards(sourceId, 'violation', 'dropped', message.violations.length);
         continue;
       }
       if (violationTarget === undefined) continue;
@@ -145,7 +156,7 @@ export class ProtocolsEnforcement {
           payload,
         });
       }
-      this.metrics.recordForwards('violation', 'forwarded', message.violations.length);
+      this.metrics.recordForwards(sourceId, 'violation', 'forwarded', message.violations.length);
     }
     if (forwards.length > 0) await this.eventLog.publishBatch(forwards);
 
@@ -173,6 +184,12 @@ export class ProtocolsEnforcement {
         const { violations, reason } = toRecord[index];
         this.metrics.recordViolations(sourceId, violations);
         if (reason) this.metrics.recordBlocked(sourceId, reason);
+        // The first entries of toRecord are the blocked messages, in order.
+        const blockedMessage = index < blocked.length ? blocked[index] : undefined;
+        if (blockedMessage) {
+          this.countForwards(sourceId, 'blocked', blockedMessage.blockedForward, 1);
+          this.countForwards(sourceId, 'violation', blockedMessage.violationForwards, violations.length);
+        }
       });
     }
     for (const message of firstSeen) {
@@ -193,15 +210,15 @@ export class ProtocolsEnforcement {
       enforcement.settings.forwarding_blocked_events_to,
     );
     if (blockedTarget) {
+      message.blockedForward = 'forwarded';
       forwards.push({
         workspaceId,
         sourceId: blockedTarget.sourceId,
         messageId: message.original.messageId,
         payload: blockedForward(message.original, sourceId, message.reason, message.violations),
       });
-      this.metrics.recordForwards('blocked', 'forwarded', 1);
     } else if (blockedTarget === null) {
-      this.metrics.recordForwards('blocked', 'dropped', 1);
+      message.blockedForward = 'dropped';
     }
     if (message.violations.length > 0) {
       const violationTarget = this.forwardingTarget(
@@ -217,12 +234,21 @@ export class ProtocolsEnforcement {
             payload,
           });
         }
-        this.metrics.recordForwards('violation', 'forwarded', message.violations.length);
+        message.violationForwards = 'forwarded';
       } else if (violationTarget === null) {
-        this.metrics.recordForwards('violation', 'dropped', message.violations.length);
+        message.violationForwards = 'dropped';
       }
     }
     return forwards;
+  }
+
+  private countForwards(
+    sourceId: string,
+    kind: 'blocked' | 'violation',
+    outcome: ForwardOutcome,
+    count: number,
+  ): void {
+    if (outcome !== 'off') this.metrics.recordForwards(sourceId, kind, outcome, count);
   }
 
   /**

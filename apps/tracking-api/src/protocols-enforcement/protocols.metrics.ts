@@ -40,7 +40,7 @@ export class ProtocolsMetrics {
       help:
         'Blocked messages and Violation Generated tracks sent to forwarding sources; dropped when the ' +
         'forwarding source does not exist (any more).',
-      labelNames: ['kind', 'outcome'],
+      labelNames: ['source_id', 'kind', 'outcome'],
       registers: [registry],
     });
     this.skippedRules = new Counter({
@@ -69,7 +69,12 @@ export class ProtocolsMetrics {
     if (onViolation > 0) this.omitted.inc({ source_id: sourceId, why: 'violation' }, onViolation);
   }
 
-  recordForwards(kind: 'blocked' | 'violation', outcome: 'forwarded' | 'dropped', count: number): void {
-    if (count > 0) this.forwards.inc({ kind, outcome }, count);
+  recordForwards(
+    sourceId: string,
+    kind: 'blocked' | 'violation',
+    outcome: 'forwarded' | 'dropped',
+    count: number,
+  ): void {
+    if (count > 0) this.forwards.inc({ source_id: sourceId, kind, outcome }, count);
   }
 }

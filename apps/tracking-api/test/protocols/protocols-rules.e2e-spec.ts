@@ -518,6 +518,16 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     expect((await storedPayloads(t, planned.violationsTarget)).size).toBe(1);
     expect((await storedPayloads(t, planned.blockedTarget)).size).toBe(1);
     expect((await storedPayloads(t, planned.source)).size).toBe(1);
+    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const sourceLabel = `source_id="${planned.source.sourceId}"`;
+    for (const line of [
+      `tributary_protocols_forwards_total{${sourceLabel},kind="blocked",outcome="forwarded"} 1`,
+      `tributary_protocols_forwards_total{${sourceLabel},kind="violation",outcome="forwarded"} 1`,
+      `tributary_protocols_violations_total{${sourceLabel},violation_type="Invalid Type"} 1`,
+      `tributary_protocols_blocked_messages_total{${sourceLabel},reason="unplanned"} 1`,
+    ]) {
+      expect(metrics).toContain(line);
+    }
     // Bad queries get the documented errors.
     const badWindow = await violationsOf(t, planned.source, '2h');
     expect(badWindow.status).toBe(400);
