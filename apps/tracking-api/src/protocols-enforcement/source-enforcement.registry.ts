@@ -32,6 +32,7 @@ export class SourceEnforcementRegistry implements OnModuleDestroy {
   /** The newest compiled version of each plan: the next version reuses its unchanged rules. */
   private readonly latestByPlan = new Map<string, CompiledPlan>();
   private readonly stopListening: () => void;
+  private readonly pendingWorkspaces = new Set<string>();
 
   constructor(
     private readonly readModel: ConfigReadModel,
@@ -43,8 +44,10 @@ export class SourceEnforcementRegistry implements OnModuleDestroy {
         return;
       }
       if (change.kind !== 'protocols-changed') return;
-      // After the projection has folded the whole change: compile off the projection's path.
-      setImmediate(() => this.compileWorkspace(change.workspaceSlug));
+      // After the projection has folded the whole change (a catch-up folds many at once): compile
+      // off the projection's path, once per workspace however many changes came.
+      if (this.pendingWorkspaces.size === 0) setImmediate(() => this.compilePendingWorkspaces());
+      this.pendingWorkspaces.add(change.workspaceSlug);
     });
   }
 
@@ -89,6 +92,12 @@ export class SourceEnforcementRegistry implements OnModuleDestroy {
       this.metrics.recordCompiledPlan(plan);
     }
     return plan;
+  }
+
+  private compilePendingWorkspaces(): void {
+    const workspaces = [...this.pendingWorkspaces];
+    this.pendingWorkspaces.clear();
+    for (const workspaceSlug of workspaces) this.compileWorkspace(workspaceSlug);
   }
 
   private compileWorkspace(workspaceSlug: string): void {
