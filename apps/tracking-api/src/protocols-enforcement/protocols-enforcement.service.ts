@@ -156,9 +156,11 @@ export class ProtocolsEnforcement {
           payload,
         });
       }
-      this.metrics.recordForwards(sourceId, 'violation', 'forwarded', message.violations.length);
     }
-    if (forwards.length > 0) await this.eventLog.publishBatch(forwards);
+    if (forwards.length > 0) {
+      await this.eventLog.publishBatch(forwards);
+      this.metrics.recordForwards(sourceId, 'violation', 'forwarded', forwards.length);
+    }
 
     const toRecord = [
       ...blocked.map((message) => ({
