@@ -29,6 +29,8 @@ export interface BenchMessages {
   sentBytes: { min: number; max: number; average: number };
   /** Sizes in bytes of the messages as Tributary stores them (the ceiling publishes these). */
   storedBytes: { min: number; max: number; average: number };
+  /** Every template as Tributary stores it (with a placeholder messageId), to check messages against a plan. */
+  storedMessages: Record<string, unknown>[];
   /** A `/v1/batch` body of `size` messages with fresh messageIds, as analytics-node posts it. */
   batchBody(size: number): string;
   /**
@@ -188,6 +190,7 @@ export function createBenchMessages(writeKey: string, templateCount = 500): Benc
     templateCount,
     sentBytes: measure(sent),
     storedBytes: measure(stored),
+    storedMessages: normalized.value.accepted.map(({ message }) => message),
     batchBody(size) {
       const items = take(size).map((index) => sent[index].before + nodeMessageId() + sent[index].after);
       return `{"batch":[${items.join(',')}],"writeKey":${JSON.stringify(writeKey)},"sentAt":"${new Date().toISOString()}"}`;

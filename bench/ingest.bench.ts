@@ -31,6 +31,8 @@
  * phase (ingest, delivery, replay) to `.bench/` (summarize one with
  * `node bench/summarize-cpu-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node flags of the server),
  * BENCH_CONFIG_OPERATIONS (200), BENCH_PHASES (all; or a comma-separated list of `ingest` = phases 1-2,
+ * `protocols` = phase 2 again against a source connected to a tracking plan (`protocols.phase.ts`),
+ * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,
  * `delivery` = phases 3-4, which needs `ingest`, and `config` = phase 5).
  */
 import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
@@ -49,6 +51,7 @@ import { BenchConfigApi } from './config-api.client';
 import { measureConfigApiLatency, printConfigApiTable } from './config-api-latency.phase';
 import { measureDelivery, measureReplay, printDeliveryTable, type ReplayResult } from './delivery-phases';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
+import { assertBenchMessagesFitPlan, assertPlanEnforced, createPlannedSource } from './protocols.phase';
 import { TributaryServerProcess } from './tributary-server.process';
 import { BenchWebhookReceiver } from './webhook-receiver';
 
@@ -57,7 +60,9 @@ const GOAL_P99_MS = 50;
 /** Same as the JetStream adapter's default publish timeout. */
 const PUBLISH_TIMEOUT_MS = 2000;
 
-const PHASE_GROUPS = ['ingest', 'delivery', 'config'] as const;
+const PHASE_GROUPS = ['ingest', 'protocols', 'delivery', 'config'] as const;
+/** Goal of `ratio protocols/ingest`: enforcing a realistic plan keeps at least this share of the rate. */
+const PROTOCOLS_GOAL_RATIO = 0.8;
 type PhaseGroup = (typeof PHASE_GROUPS)[number];
 
 /** BENCH_PHASES: every phase unless a list says which, for a quick run of one part while developing. */
@@ -72,6 +77,8 @@ function phasesSetting(): PhaseGroup[] {
   // Delivery and replay are reported as ratios to the ingest rate of phase 2.
   if (names.includes('delivery') && !names.includes('ingest'))
     throw new Error('BENCH_PHASES: delivery needs ingest (its figures are ratios to the ingest rate)');
+  if (names.includes('protocols') && !names.includes('ingest'))
+    throw new Error('BENCH_PHASES: protocols needs ingest (its figure is a ratio to the ingest rate)');
   return PHASE_GROUPS.filter((name) => names.includes(name));
 }
 
@@ -194,6 +201,14 @@ async function main(): Promise<void> {
     // Phases 1 and 2 alternate for BENCH_ROUNDS rounds and the median round (by ratio) is the result: on
     // a shared machine, load that comes and goes then falls on both sides of the ratio alike.
     const rounds: Array<{ ceiling: CeilingResult; tributary: TributaryResult; ratio: number }> = [];
+    const protocolsRounds: Array<{ protocols: TributaryResult; ingest: TributaryResult; ratio: number }> = [];
+    let protocolsWriteKey: string | null = null;
+    let protocolsMessages: BenchMessages | null = null;
+    if (runs('protocols')) {
+      protocolsWriteKey = await createPlannedSource(server.baseUrl, adminToken, WORKSPACE, 'planned');
+      protocolsMessages = createBenchMessages(protocolsWriteKey);
+      assertBenchMessagesFitPlan(protocolsMessages.storedMessages);
+    }
     for (let round_ = 1; round_ <= settings.rounds; round_ += 1) {
       console.log(`round ${round_}/${settings.rounds}, phase 1/5: JetStream ceiling ...`);
       const ceilingOfRound = await measureCeiling(nats.url, messages);
@@ -205,6 +220,24 @@ async function main(): Promise<void> {
       const ratioOfRound = round(tributaryOfRound.messagesPerSecond / ceilingOfRound.messagesPerSecond, 3);
       console.log(`round ${round_}/${settings.rounds}: ratio ${ratioOfRound.toFixed(3)}`);
       rounds.push({ ceiling: ceilingOfRound, tributary: tributaryOfRound, ratio: ratioOfRound });
+      if (protocolsWriteKey && protocolsMessages) {
+        console.log(
+          `round ${round_}/${settings.rounds}, phase 2b/5: tributary /v1/batch with a tracking plan ...`,
+        );
+        const protocolsOfRound = await measureTributary(server, protocolsWriteKey, protocolsMessages);
+        const protocolsRatio = round(
+          protocolsOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
+          3,
+        );
+        console.log(
+          `round ${round_}/${settings.rounds}: ratio protocols/ingest ${protocolsRatio.toFixed(3)}`,
+        );
+        protocolsRounds.push({
+          protocols: protocolsOfRound,
+          ingest: tributaryOfRound,
+          ratio: protocolsRatio,
+        });
+      }
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
     const { ceiling, ratio } = median;
@@ -226,6 +259,30 @@ async function main(): Promise<void> {
       rounds,
       goal: { ratioAtLeast: GOAL_RATIO, p99BelowMs: GOAL_P99_MS, met: goalMet },
     });
+    if (protocolsRounds.length > 0 && protocolsWriteKey) {
+      await assertPlanEnforced(server.baseUrl, adminToken, WORKSPACE, 'planned', protocolsWriteKey);
+      const protocolsMedian = [...protocolsRounds].sort((a, b) => a.ratio - b.ratio)[
+        Math.floor(protocolsRounds.length / 2)
+      ];
+      const protocolsGoalMet = protocolsMedian.ratio >= PROTOCOLS_GOAL_RATIO;
+      console.log(
+        `protocols/ingest ratios by round: ${protocolsRounds.map((entry) => entry.ratio.toFixed(3)).join(', ')}; ` +
+          `median round: ${protocolsMedian.protocols.messagesPerSecond.toLocaleString('en-US')} msg/s with the plan, ` +
+          `${protocolsMedian.ingest.messagesPerSecond.toLocaleString('en-US')} msg/s without, ` +
+          `p99 ${protocolsMedian.protocols.latencyMs.p99} ms, ` +
+          `CPU ${protocolsMedian.protocols.cpuMsPerThousandMessages ?? 'n/a'} vs ${protocolsMedian.ingest.cpuMsPerThousandMessages ?? 'n/a'} ms/1k msg`,
+      );
+      console.log(
+        `ratio protocols/ingest: ${protocolsMedian.ratio.toFixed(3)}  ` +
+          `(goal: >= ${PROTOCOLS_GOAL_RATIO}: ${protocolsGoalMet ? 'MET' : 'NOT MET'})`,
+      );
+      results.protocols = {
+        plan: { events: 50, propertiesPerEvent: 10, commonSchema: 'context' },
+        ratio: protocolsMedian.ratio,
+        rounds: protocolsRounds,
+        goal: { ratioAtLeast: PROTOCOLS_GOAL_RATIO, met: protocolsGoalMet },
+      };
+    }
     writeResults();
   }
 

@@ -137,12 +137,12 @@ describe('standalone apps with two router replicas on one JetStream', () => {
     expect(await anonymous.json()).toMatchObject({ code: 16 });
   });
 
-  it('answers /health/ready on the config-api with the event store alone, and on the tracking API', async () => {
+  it('answers /health/ready on the config-api (event store, and the message log its violations route reads) and on the tracking API', async () => {
     const configApiProcess = processes.find((child) => child.output().includes('config-api listening'))!;
     const configHealth = await fetch(`${configApiProcess.baseUrl}/health/ready`);
     expect(configHealth.status).toBe(200);
     const configReport = (await configHealth.json()) as { info: unknown };
-    expect(configReport.info).toEqual({ event_store: { status: 'up' } });
+    expect(configReport.info).toEqual({ event_store: { status: 'up' }, event_log: { status: 'up' } });
 
     const trackingProcess = processes.find((child) => child.output().includes('tracking-api listening'))!;
     const trackingHealth = await fetch(`${trackingProcess.baseUrl}/health/ready`);

@@ -25,6 +25,7 @@ import {
 import { SourcesController } from './sources/sources.controller';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
+import { ViolationsController } from './violations/violations.controller';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 import { WORKSPACE_QUOTA_LIMITS, WorkspaceQuotaLimits, WorkspaceQuotas } from './shared/workspace-quotas';
 
@@ -47,6 +48,7 @@ export class ConfigApiModule {
         ReplaysController,
         OAuthApplicationsController,
         AuditEventsController,
+        ViolationsController,
         UnimplementedController,
       ],
       providers: [

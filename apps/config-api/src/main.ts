@@ -10,6 +10,7 @@ import {
 import {
   configStoreModules,
   createHttpApplication,
+  eventLogModule,
   loadEnvironment,
   httpApplicationOptionsOf,
   MetricsRegistry,
@@ -24,8 +25,13 @@ import { ConfigApiErrorFilter } from './shared/error.filter';
 async function main(): Promise<void> {
   const environment = loadEnvironment();
   @Module({
-    imports: [...configStoreModules(environment), ConfigApiModule.register(environment), TerminusModule],
-    // `/health/ready` here checks the event store only: this process has no message log.
+    // The message log is read by the violations route only (Protocols outcomes are kept in its store).
+    imports: [
+      ...configStoreModules(environment),
+      eventLogModule(environment),
+      ConfigApiModule.register(environment),
+      TerminusModule,
+    ],
     controllers: [HealthController],
     // Requests that match no route never reach a controller's own filter.
     providers: [

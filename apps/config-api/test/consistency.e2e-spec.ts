@@ -362,8 +362,11 @@ describe('restart on the same data directory', () => {
       },
     });
     await writer.ok('POST', `${plan.name}/source-connections`, { source_name: source });
+    await writer.ok('POST', 'workspaces/durable/sources', {
+      source: { name: 'workspaces/durable/sources/web-violations', catalog_name: 'javascript' },
+    });
     await writer.ok('PATCH', `${source}/schema-config`, {
-      schema_config: { forwarding_violations_to: 'web' },
+      schema_config: { forwarding_violations_to: 'web-violations' },
       update_mask: { paths: ['schema_config.forwarding_violations_to'] },
     });
 

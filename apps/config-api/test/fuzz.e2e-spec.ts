@@ -57,6 +57,7 @@ const validWrites: [string, string, Record<string, unknown>][] = [
     { source: { display_name: 'Renamed', enabled: true }, update_mask: { paths: ['source.display_name'] } },
   ],
   ['PATCH', `${SOURCE}/schema-config`, { schema_config: { allow_unplanned_track_events: true } }],
+  ['PATCH', `${SOURCE}/schema-config`, { schema_config: { forwarding_blocked_events_to: 'js' } }],
   ['POST', `${SOURCE}/destinations`, { destination: { name: `${SOURCE}/destinations/mixpanel` } }],
   [
     'PATCH',
@@ -156,6 +157,9 @@ const SEGMENTS = [
   'tracking-plans',
   'source-connections',
   'schema-config',
+  'violations',
+  'violations?window=7d',
+  'violations?window[]=1h',
   'catalog',
   'access-tokens',
   'oauth-applications',

@@ -30,6 +30,10 @@ describe('update masks (spec §1.6)', () => {
     await writer.ok('POST', `workspaces/${ws}/sources`, {
       source: { name: source, catalog_name: 'catalog/sources/javascript' },
     });
+    // A forwarding target must be another source of the workspace (docs/protocols.md R18).
+    await writer.ok('POST', `workspaces/${ws}/sources`, {
+      source: { name: `workspaces/${ws}/sources/violations`, catalog_name: 'catalog/sources/javascript' },
+    });
   });
 
   afterAll(async () => {

@@ -13,6 +13,9 @@ import {
   TOKEN_ADDRESS_RATE_LIMITER,
   TOKEN_RATE_LIMITER,
 } from './oauth-token/oauth-token.handler';
+import { ProtocolsEnforcement } from './protocols-enforcement/protocols-enforcement.service';
+import { ProtocolsMetrics } from './protocols-enforcement/protocols.metrics';
+import { SourceEnforcementRegistry } from './protocols-enforcement/source-enforcement.registry';
 import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
 import { TrackingCounters } from './shared/tracking-counters';
 import { TrackingMetrics } from './shared/tracking-metrics';
@@ -46,6 +49,9 @@ export class TrackingApiModule {
         TrackingMetrics,
         TrackingApiErrorFilter,
         AnalyticsNextAssets,
+        ProtocolsMetrics,
+        SourceEnforcementRegistry,
+        ProtocolsEnforcement,
         IngestMessagesHandler,
         OAuthTokenHandler,
         { provide: TOKEN_RATE_LIMITER, useFactory: () => new RateLimiter(20, 1_000) },

@@ -43,7 +43,9 @@ export type ConfigChange =
   | { kind: 'destination-upserted'; view: DestinationView }
   | { kind: 'destination-deleted'; destination: DestinationRecord }
   | { kind: 'dead-letter-redrive-requested'; view: DestinationView; redriveId: string }
-  | { kind: 'workspace-upserted'; workspace: WorkspaceRecord };
+  | { kind: 'workspace-upserted'; workspace: WorkspaceRecord }
+  /** A tracking plan, a plan connection or a schema config of the workspace changed (Protocols). */
+  | { kind: 'protocols-changed'; workspaceSlug: string };
 
 /**
  * An event the model could not fold, or a change a listener failed on. The model skips it and goes on:
@@ -239,6 +241,16 @@ export class ConfigReadModel {
   }
 
   private fold(event: ConfigEvent): void {
+    this.foldConfig(event);
+    if (event.type.startsWith('TrackingPlan')) {
+      this.emit({
+        kind: 'protocols-changed',
+        workspaceSlug: (event.data as { workspaceSlug: string }).workspaceSlug,
+      });
+    }
+  }
+
+  private foldConfig(event: ConfigEvent): void {
     switch (event.type) {
       case 'WorkspaceCreated':
         this.workspaces.set(event.data.slug, event.data);
@@ -285,7 +297,10 @@ export class ConfigReadModel {
       }
       case 'SchemaConfigUpdated': {
         const view = this.sources.get(sourceKey(event.data.workspaceSlug, event.data.sourceSlug));
+        // A new object, never an edit in place: the tracking API knows its compiled plans are stale
+        // by the identity of the schema config and plan records they were compiled from.
         if (view) view.schemaConfig = { ...view.schemaConfig, ...event.data.changes };
+        this.emit({ kind: 'protocols-changed', workspaceSlug: event.data.workspaceSlug });
         return;
       }
       case 'SourceDeleted':

@@ -1,3 +1,5 @@
+import type { ProtocolsOutcomeStore } from './protocols-outcomes.port';
+
 /**
  * The event log port: where every accepted tracking message is stored durably, deduplicated on its
  * `messageId`, and from where the router's durable consumers read it.
@@ -190,7 +192,7 @@ export interface LeaseValue {
   data: Record<string, unknown>;
 }
 
-export interface EventLog {
+export interface EventLog extends ProtocolsOutcomeStore {
   /**
    * Stores the messages, all publishes in flight at once. Resolves, in input order, once EVERY message
    * is durably stored or known as a duplicate. Rejects with `EventLogUnavailableError` when the log

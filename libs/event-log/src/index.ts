@@ -1,4 +1,5 @@
 export * from './event-log.port';
+export * from './protocols-outcomes.port';
 export * from './create-event-log';
 export {
   JetStreamEventLog,

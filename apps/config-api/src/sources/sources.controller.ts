@@ -164,7 +164,13 @@ export class SourcesController {
     await this.commands.execute(
       streamNames.source(workspaceSlug, sourceSlug),
       sourceDecider,
-      { type: 'UpdateSchemaConfig', changes },
+      {
+        type: 'UpdateSchemaConfig',
+        changes,
+        workspaceSourceSlugs: this.readModel
+          .listSources(workspaceSlug)
+          .map((source) => source.source.sourceSlug),
+      },
       metadata,
     );
     const view = this.lookup.source(workspaceSlug, sourceSlug);

@@ -15,6 +15,7 @@ import {
 } from '@tributary/ingest';
 import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
+import { ProtocolsEnforcement } from '../protocols-enforcement/protocols-enforcement.service';
 import { TrackingApiError } from '../shared/tracking-api.error';
 import { TrackingCounters } from '../shared/tracking-counters';
 import { TrackingMetrics } from '../shared/tracking-metrics';
@@ -51,6 +52,7 @@ export class IngestMessagesHandler {
     private readonly readModel: ConfigReadModel,
     private readonly counters: TrackingCounters,
     private readonly metrics: TrackingMetrics,
+    private readonly protocols: ProtocolsEnforcement,
     secretBox: SecretBox,
   ) {
     this.accessTokenKey = secretBox.deriveKey(ACCESS_TOKEN_KEY_PURPOSE);
@@ -102,20 +104,35 @@ export class IngestMessagesHandler {
       }),
     );
     if (normalized.accepted.length > 0) {
+      // Tracking-plan enforcement sits between validation and the append (docs/protocols.md R1).
+      const enforcement = this.protocols.enforcementFor(source);
+      const judged = enforcement
+        ? this.protocols.judge(
+            enforcement,
+            workspace.id,
+            normalized.accepted.map(({ message }) => message),
+            receivedAt,
+          )
+        : undefined;
+      const toPublish =
+        judged?.toPublish ??
+        normalized.accepted.map(({ message }) => ({
+          workspaceId: workspace.id,
+          sourceId: source.sourceId,
+          messageId: message.messageId,
+          payload: message,
+        }));
+      const sourceMessageCount = judged ? judged.sourceMessageCount : toPublish.length;
       const publishStarted = performance.now();
       try {
-        const outcomes = await this.eventLog.publishBatch(
-          normalized.accepted.map(({ message }) => ({
-            workspaceId: workspace.id,
-            sourceId: source.sourceId,
-            messageId: message.messageId,
-            payload: message,
-          })),
-        );
+        const outcomes = toPublish.length > 0 ? await this.eventLog.publishBatch(toPublish) : [];
         this.metrics.publishDuration.observe((performance.now() - publishStarted) / 1000);
-        const duplicates = outcomes.filter((outcome) => outcome.duplicate).length;
+        let duplicates = 0;
+        for (let index = 0; index < sourceMessageCount; index += 1)
+          if (outcomes[index].duplicate) duplicates += 1;
         this.counters.duplicates += duplicates;
-        this.counters.accepted += outcomes.length - duplicates;
+        this.counters.accepted += sourceMessageCount - duplicates;
+        if (judged) await judged.settle(outcomes);
       } catch (error) {
         this.counters.unavailable += 1;
         throw new TrackingApiError(

@@ -32,6 +32,8 @@ const createJs: SourceCommand = {
 
 const schemaConfigFields = Object.keys(DEFAULT_SCHEMA_CONFIG) as (keyof SchemaConfig)[];
 
+const OTHER_SOURCES = ['violations', 'blocked'];
+
 describe('source decider', () => {
   describe('CreateSource', () => {
     it('creates a source whose schema config lets everything through', () => {
@@ -86,6 +88,29 @@ describe('source decider', () => {
   });
 
   describe('UpdateSchemaConfig', () => {
+    it('accepts forwarding targets that are other sources of the workspace, and "" to turn forwarding off', () => {
+      const changes: Partial<SchemaConfig> = {
+        forwarding_blocked_events_to: 'blocked',
+        forwarding_violations_to: '',
+      };
+      given(sourceDecider, [sourceCreated])
+        .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: OTHER_SOURCES, changes })
+        .then([{ type: 'SchemaConfigUpdated', data: { ...identity, changes } }]);
+    });
+
+    it.each<[string, Partial<SchemaConfig>, string]>([
+      [
+        'a source that does not exist',
+        { forwarding_violations_to: 'ghost' },
+        'forwarding_violations_to: workspaces/',
+      ],
+      ['the source itself', { forwarding_blocked_events_to: 'js' }, 'must name another source than js'],
+    ])('refuses a forwarding target that is %s with invalid_argument', (_case, changes, message) => {
+      given(sourceDecider, [sourceCreated])
+        .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: [...OTHER_SOURCES, 'js'], changes })
+        .thenThrows('invalid_argument', message);
+    });
+
     it('merges the changed fields into the current schema config', () => {
       const changes: Partial<SchemaConfig> = {
         allow_unplanned_track_events: false,
@@ -93,7 +118,7 @@ describe('source decider', () => {
         forwarding_violations_to: 'violations',
       };
       const { state } = given(sourceDecider, [sourceCreated])
-        .when({ type: 'UpdateSchemaConfig', changes })
+        .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: OTHER_SOURCES, changes })
         .then([{ type: 'SchemaConfigUpdated', data: { ...identity, changes } }]);
       expect(state).toEqual({
         status: 'active',
@@ -111,7 +136,11 @@ describe('source decider', () => {
         },
       };
       const { state } = given(sourceDecider, [sourceCreated, first])
-        .when({ type: 'UpdateSchemaConfig', changes: { allow_unplanned_identify_traits: true } })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: { allow_unplanned_identify_traits: true },
+        })
         .then([
           {
             type: 'SchemaConfigUpdated',
@@ -128,7 +157,7 @@ describe('source decider', () => {
     it('accepts all 13 fields at their zero values, as C1 sends them (every path masked, false left out)', () => {
       const zeroes = SCHEMA_CONFIG_ZERO_VALUES as Partial<SchemaConfig>;
       const { state } = given(sourceDecider, [sourceCreated])
-        .when({ type: 'UpdateSchemaConfig', changes: zeroes })
+        .when({ type: 'UpdateSchemaConfig', workspaceSourceSlugs: OTHER_SOURCES, changes: zeroes })
         .then([{ type: 'SchemaConfigUpdated', data: { ...identity, changes: zeroes } }]);
       expect(state.status === 'active' && state.schemaConfig).toEqual(SCHEMA_CONFIG_ZERO_VALUES);
       expect(schemaConfigFields).toHaveLength(13);
@@ -172,7 +201,11 @@ describe('source decider', () => {
       ],
     ])('refuses %s with invalid_argument', (_case, changes, message) => {
       given(sourceDecider, [sourceCreated])
-        .when({ type: 'UpdateSchemaConfig', changes: changes as Partial<SchemaConfig> })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: changes as Partial<SchemaConfig>,
+        })
         .thenThrows('invalid_argument', `schema_config.${message}`);
     });
 
@@ -180,6 +213,7 @@ describe('source decider', () => {
       given(sourceDecider, [sourceCreated])
         .when({
           type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
           changes: { allow_unplanned_track_events: false, common_track_event_on_violations: 'NOPE' as never },
         })
         .thenThrows('invalid_argument', 'common_track_event_on_violations');
@@ -187,16 +221,28 @@ describe('source decider', () => {
 
     it('refuses a field that is not part of the schema config with invalid_argument', () => {
       given(sourceDecider, [sourceCreated])
-        .when({ type: 'UpdateSchemaConfig', changes: { allow_everything: true } as never })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: { allow_everything: true } as never,
+        })
         .thenThrows('invalid_argument', 'allow_everything');
     });
 
     it('refuses to update the schema config of a source that does not exist, or no longer does', () => {
       given(sourceDecider)
-        .when({ type: 'UpdateSchemaConfig', changes: { allow_unplanned_track_events: false } })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: { allow_unplanned_track_events: false },
+        })
         .thenThrows('not_found', 'source not found');
       given(sourceDecider, [sourceCreated, sourceDeleted])
-        .when({ type: 'UpdateSchemaConfig', changes: { allow_unplanned_track_events: false } })
+        .when({
+          type: 'UpdateSchemaConfig',
+          workspaceSourceSlugs: OTHER_SOURCES,
+          changes: { allow_unplanned_track_events: false },
+        })
         .thenThrows('not_found', 'source not found');
     });
   });

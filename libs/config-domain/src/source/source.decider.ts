@@ -10,9 +10,16 @@ export type SourceState =
 
 export type SourceCommand =
   | { type: 'CreateSource'; source: SourceRecord; catalogSourceExists: boolean; workspaceExists: boolean }
-  | { type: 'UpdateSchemaConfig'; changes: Partial<SchemaConfig> }
+  | {
+      type: 'UpdateSchemaConfig';
+      changes: Partial<SchemaConfig>;
+      /** Slugs of the workspace's sources: a forwarding target must be one of them (not this one). */
+      workspaceSourceSlugs: readonly string[];
+    }
   | { type: 'UpdateSource'; changes: SourceChanges }
   | { type: 'DeleteSource' };
+
+const FORWARDING_FIELDS = ['forwarding_blocked_events_to', 'forwarding_violations_to'] as const;
 
 export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
   initialState: { status: 'absent' },
@@ -52,6 +59,20 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
         for (const [field, value] of Object.entries(command.changes)) {
           const problem = schemaConfigValueProblem(field as keyof SchemaConfig, value);
           if (problem) throw invalidArgument(`schema_config.${problem}`);
+        }
+        for (const field of FORWARDING_FIELDS) {
+          const target = command.changes[field];
+          if (!target) continue; // "" turns forwarding off
+          if (target === source.sourceSlug) {
+            throw invalidArgument(
+              `schema_config.${field} must name another source than ${source.sourceSlug}`,
+            );
+          }
+          if (!command.workspaceSourceSlugs.includes(target)) {
+            throw invalidArgument(
+              `schema_config.${field}: workspaces/${source.workspaceSlug}/sources/${target} does not exist`,
+            );
+          }
         }
         return [{ type: 'SchemaConfigUpdated', data: { ...identity(source), changes: command.changes } }];
       }

@@ -163,6 +163,16 @@ describe('tracking plan decider', () => {
         .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules } }]);
     });
 
+    it('accepts one name at several versions', () => {
+      const events = [
+        { name: 'A', version: 1 },
+        { name: 'A', version: 2 },
+      ];
+      given(trackingPlanDecider)
+        .when(createCommand({ events }))
+        .then([{ type: 'TrackingPlanCreated', data: { ...plan, rules: { ...emptyRules, events } } }]);
+    });
+
     it('accepts an event without a version, and integer versions', () => {
       const events = [{ name: 'A' }, { name: 'B', version: 1 }, { name: 'C', version: 4 }];
       const stored = [{ name: 'A', version: 1 }, events[1], events[2]];
@@ -211,6 +221,16 @@ describe('tracking plan decider', () => {
         'events[0].version must be an integer',
       ],
       ['a null version', { events: [{ name: 'A', version: null }] }, 'events[0].version must be an integer'],
+      [
+        'two entries with one name and version',
+        { events: [{ name: 'A', version: 2 }, { name: 'B' }, { name: 'A', version: 2 }] },
+        'tracking_plan.rules.events[2] repeats events[0]: "A" version 2',
+      ],
+      [
+        'an entry without version beside the same name at version 1',
+        { events: [{ name: 'A' }, { name: 'A', version: 1 }] },
+        'events[1] repeats events[0]',
+      ],
       ['global as a list', { global: [] }, 'tracking_plan.rules.global must be a JSON Schema object'],
       [
         'identify as a string',

@@ -201,9 +201,11 @@ function normalizeRulePart(part: string, value: unknown): any {
     if (part === 'events') {
       value.forEach(validateEventRule);
       // Clients may leave `version` out (C7); the stored plan always carries one, as Segment's did.
-      return value.map((rule) =>
+      const events = value.map((rule) =>
         (rule as { version?: unknown }).version === undefined ? { ...rule, version: 1 } : rule,
       );
+      refuseDuplicateVersions(events as { name: string; version: number }[]);
+      return events;
     }
     return value;
   }
@@ -212,6 +214,25 @@ function normalizeRulePart(part: string, value: unknown): any {
     throw invalidArgument(`tracking_plan.rules.${part} must be a JSON Schema object`);
   }
   return value;
+}
+
+/**
+ * Two entries with one name and version would both be enforced as "that version" and typewriter,
+ * which keeps the newest version of each name, would generate two functions of one name.
+ */
+function refuseDuplicateVersions(events: { name: string; version: number }[]): void {
+  const seen = new Map<string, number>();
+  events.forEach((event, index) => {
+    const key = JSON.stringify([event.name, event.version]);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      throw invalidArgument(
+        `tracking_plan.rules.events[${index}] repeats events[${first}]: "${event.name}" version ${event.version}; ` +
+          'each name and version may appear once',
+      );
+    }
+    seen.set(key, index);
+  });
 }
 
 function validateEventRule(rule: unknown, index: number): void {

@@ -51,6 +51,12 @@ import {
   type NewDeadLetter,
   type PublishOutcome,
 } from '../../event-log.port';
+import type {
+  ProtocolsOutcomeToRecord,
+  RecordedProtocolsOutcome,
+  RecordProtocolsOutcome,
+} from '../../protocols-outcomes.port';
+import { JetStreamProtocolsOutcomes } from './jetstream-protocols-outcomes';
 import {
   assertConsumerName,
   assertLeaseName,
@@ -138,6 +144,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly publishTimeoutMs: number;
   private readonly requestTimeoutMs: number;
   private readonly publisher: PipelinedJetStreamPublisher;
+  private readonly protocolsOutcomes: JetStreamProtocolsOutcomes;
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -148,6 +155,7 @@ export class JetStreamEventLog implements EventLog {
     this.publishTimeoutMs = options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.publisher = new PipelinedJetStreamPublisher(connection, this.publishTimeoutMs);
+    this.protocolsOutcomes = new JetStreamProtocolsOutcomes(client, manager, this.publishTimeoutMs);
     void this.followConnectionStatus();
   }
 
@@ -417,6 +425,24 @@ export class JetStreamEventLog implements EventLog {
     return false;
   }
 
+  async recordProtocolsOutcomes(outcomes: ProtocolsOutcomeToRecord[]): Promise<RecordProtocolsOutcome[]> {
+    this.assertUsable();
+    try {
+      return await this.protocolsOutcomes.record(outcomes);
+    } catch (error) {
+      throw this.translate(error, `record of ${outcomes.length} Protocols outcomes`);
+    }
+  }
+
+  async readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
+    this.assertUsable();
+    try {
+      return await this.protocolsOutcomes.read(sourceId, since);
+    } catch (error) {
+      throw this.translate(error, `read of the Protocols outcomes of ${sourceId}`);
+    }
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed || !this.connected) return false;
     let timer: NodeJS.Timeout | undefined;
@@ -516,6 +542,7 @@ export class JetStreamEventLog implements EventLog {
       max_msgs: this.options.seenOnceCapacity ?? DEFAULT_SEEN_ONCE_CAPACITY,
       discard: DiscardPolicy.New,
     });
+    await this.ensureStream(JetStreamProtocolsOutcomes.streamConfig(common, dedupeWindowMs));
   }
 
   /** Creates the stream, or updates its retention, dedupe window and replicas when the settings changed. */

@@ -22,6 +22,11 @@ import {
   type NewDeadLetter,
   type PublishOutcome,
 } from '../../event-log.port';
+import type {
+  ProtocolsOutcomeToRecord,
+  RecordedProtocolsOutcome,
+  RecordProtocolsOutcome,
+} from '../../protocols-outcomes.port';
 import {
   assertConsumerName,
   assertLeaseName,
@@ -41,6 +46,7 @@ import {
   type LeaseRow,
 } from './sqlite-event-log.schema';
 import { SqliteWriteBatcher } from './sqlite-write.batcher';
+import { SqliteProtocolsOutcomes } from './sqlite-protocols-outcomes';
 
 export interface SqliteEventLogOptions extends EventLogSettings {
   /** Database file; created with its directory when missing. */
@@ -69,6 +75,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   private readonly maintenanceTimer: NodeJS.Timeout;
   private readonly pollIntervalMs: number;
   private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly protocolsOutcomes: SqliteProtocolsOutcomes;
   private closed = false;
   private storedMessagesSinceLastCommit = false;
 
@@ -88,6 +95,11 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       this.storedMessagesSinceLastCommit = false;
       this.runners.forEach((runner) => runner.wake());
     });
+    this.protocolsOutcomes = new SqliteProtocolsOutcomes(
+      this.database,
+      (work) => this.writes.enqueue(work),
+      options.dedupeWindowMs,
+    );
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     const maintenanceIntervalMs =
       options.maintenanceIntervalMs ?? Math.min(60_000, Math.max(50, Math.floor(options.retentionMs / 10)));
@@ -272,6 +284,16 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     return outcome === 'recorded';
   }
 
+  async recordProtocolsOutcomes(outcomes: ProtocolsOutcomeToRecord[]): Promise<RecordProtocolsOutcome[]> {
+    this.assertOpen();
+    return this.protocolsOutcomes.record(outcomes);
+  }
+
+  async readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
+    this.assertOpen();
+    return this.protocolsOutcomes.read(sourceId, since);
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed) return false;
     try {
@@ -376,6 +398,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       s.deleteExpiredDedupe.run(now);
       s.deleteExpiredSeenOnce.run(now);
       s.deleteDeadLettersBefore.run(now - retentionMs);
+      this.protocolsOutcomes.deleteExpired(now);
     });
   }
 

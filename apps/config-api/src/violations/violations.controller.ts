@@ -1,0 +1,61 @@
+import { Get, Inject, Param, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { EVENT_LOG, EventLogUnavailableError, type EventLog } from '@tributary/event-log';
+import {
+  summarizeViolations,
+  VIOLATION_WINDOWS,
+  type ProtocolsOutcome,
+  type ViolationWindow,
+} from '@tributary/protocols';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { ConfigApiError } from '../shared/config-api.error';
+import { ResourceLookup } from '../shared/resource-lookup.service';
+
+/**
+ * Tracking-plan violations of a source over the last hour, day or week (docs/protocols.md R13), a
+ * Tributary extension: Segment shows these only in its UI. Counted from the outcomes every tracking
+ * API replica records in the message log's store, so every replica's messages are in the answer.
+ */
+@ApiTags('tracking plans')
+@ConfigApiController('v1beta/workspaces/:workspace/sources/:source/violations')
+export class ViolationsController {
+  constructor(
+    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    private readonly lookup: ResourceLookup,
+  ) {}
+
+  @Get()
+  async summary(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Query() query: { window?: string },
+  ) {
+    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
+    const window = query.window ?? '24h';
+    if (typeof window !== 'string' || !Object.hasOwn(VIOLATION_WINDOWS, window)) {
+      throw ConfigApiError.invalidArgument(
+        `window must be one of ${Object.keys(VIOLATION_WINDOWS).join(', ')}; got ${JSON.stringify(window)}`,
+      );
+    }
+    const now = new Date();
+    const since = new Date(now.getTime() - VIOLATION_WINDOWS[window as ViolationWindow]);
+    let recorded;
+    try {
+      recorded = await this.eventLog.readProtocolsOutcomes(source.sourceId, since);
+    } catch (error) {
+      if (error instanceof EventLogUnavailableError) {
+        throw ConfigApiError.unavailable('the message log is unavailable; retry later');
+      }
+      throw error;
+    }
+    const summary = summarizeViolations(
+      recorded.map((record) => ({
+        outcome: record.outcome as unknown as ProtocolsOutcome,
+        recordedAt: record.recordedAt,
+      })),
+      window as ViolationWindow,
+      now,
+    );
+    return { name: `workspaces/${workspaceSlug}/sources/${sourceSlug}/violations`, ...summary };
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The vocabulary of tracking-plan enforcement (docs/protocols.md): what a plan and a source's
+ * settings look like to the checker, and what it answers per message.
+ */
+
+/** A JSON Schema as stored in a plan: kept verbatim, whatever draft it was written in. */
+export type JsonSchema = Record<string, unknown>;
+
+/** One entry of `rules.events`: a JSON Schema of the whole message for one event name and version. */
+export interface PlanEventRule {
+  name: string;
+  /** Absent counts as 1. */
+  version?: number;
+  rules?: JsonSchema;
+  [key: string]: unknown;
+}
+
+/**
+ * The rules of a tracking plan, as the Config API stores them. Entries of `events` are checked when
+ * compiled (a stored entry without a string name is ignored), so any JSON object is accepted here.
+ */
+export interface PlanRules {
+  events?: Record<string, unknown>[] | null;
+  /** The common schema, applied to every message. */
+  global?: JsonSchema | null;
+  identify?: JsonSchema | null;
+  group?: JsonSchema | null;
+  [key: string]: unknown;
+}
+
+export type TrackCommonAction = 'ALLOW' | 'OMIT_PROPERTIES' | 'BLOCK';
+export type TraitsCommonAction = 'ALLOW' | 'OMIT_TRAITS' | 'BLOCK';
+
+/** A source's schema config (Config API `SchemaConfig`), in its wire names. */
+export interface EnforcementSettings {
+  allow_unplanned_track_events: boolean;
+  allow_unplanned_identify_traits: boolean;
+  allow_unplanned_group_traits: boolean;
+  forwarding_blocked_events_to: string;
+  allow_unplanned_track_event_properties: boolean;
+  allow_track_event_on_violations: boolean;
+  allow_identify_traits_on_violations: boolean;
+  allow_group_traits_on_violations: boolean;
+  forwarding_violations_to: string;
+  allow_track_properties_on_violations: boolean;
+  common_track_event_on_violations: TrackCommonAction;
+  common_identify_event_on_violations: TraitsCommonAction;
+  common_group_event_on_violations: TraitsCommonAction;
+}
+
+/** One schema error, in the shape Segment reports it (`context.protocols.violations[]`). */
+export interface Violation {
+  /** gojsonschema's error kind in Title Case: `Required`, `Invalid Type`, `Enum`, ... */
+  type: string;
+  /** Dotted path from the message root; `(root)` for the message itself. */
+  field: string;
+  description: string;
+}
+
+export type BlockedReason =
+  'unplanned' | 'schema_violation' | 'common_schema_violation' | 'unplanned_and_schema_violation';
+
+/** A message as the tracking API stores it (after ingest normalization). */
+export type TrackingMessage = Record<string, unknown> & { type: string; messageId: string };
+
+/**
+ * What Protocols does with one message.
+ * - `allow` with `changed: false`: store the message exactly as it came (nothing to report).
+ * - `allow` with `changed: true`: store `message`, a copy with omissions and `context.protocols`.
+ * - `block`: store nothing in the source's log.
+ */
+export type Verdict =
+  | { kind: 'allow'; changed: false; violations: readonly Violation[] }
+  | {
+      kind: 'allow';
+      changed: true;
+      message: TrackingMessage;
+      violations: readonly Violation[];
+      omitted: readonly string[];
+      omittedOnViolation: readonly string[];
+    }
+  | { kind: 'block'; reason: BlockedReason; violations: readonly Violation[] };
+
+/** A rule of a stored plan that could not be compiled: skipped, and reported so it can be counted. */
+export interface SkippedRule {
+  /** `events[Order Completed v2]`, `global`, `identify`, `group`. */
+  rule: string;
+  error: string;
+}
