@@ -40,8 +40,10 @@ const MAX_BOUNDED_RANGE = 64;
 export function runsLinearlyOnBacktracking(pattern: string): boolean {
   if (!pattern.startsWith('^')) return false;
   if (/\\[1-9k]|\(\?[=!<]/.test(pattern)) return false;
-  // Escapes and character classes hold no structure: blank them out.
-  const shape = pattern.replace(/\\./g, 'x').replace(/\[[^\]]*\]/g, 'x');
+  // Escapes and character classes hold no structure: blank them out. A class holding a literal `[`
+  // is left in place (matching it linearly needs the class not to contain `[`), so the `[` check
+  // below sends such a pattern to RE2: conservative, never wrong.
+  const shape = pattern.replace(/\\./g, 'x').replace(/\[[^[\]]*\]/g, 'x');
   if (shape.includes('|') || shape.includes('[')) return false;
   if (/\)\s*(?:[*+?]|\{)/.test(shape)) return false;
   let unbounded = 0;
