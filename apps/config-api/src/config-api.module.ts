@@ -7,9 +7,11 @@ import { AuditEventsController } from './audit-events/audit-events.controller';
 import { OAuthApplicationsController } from './oauth-applications/oauth-applications.controller';
 import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
+import { LiveEventsModule } from './live-events/live-events.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationsController } from './destinations/destinations.controller';
+import { FilterPreviewController } from './filter-preview/filter-preview.controller';
 import { FiltersController } from './filters/filters.controller';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard';
 import { ConfigApiErrorFilter } from './shared/error.filter';
@@ -20,7 +22,10 @@ import { TrackingPlansController } from './tracking-plans/tracking-plans.control
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 
-/** The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule` and `SecretBoxModule`. */
+/**
+ * The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule`,
+ * `SecretBoxModule` and, for the live events, `EventLogModule`.
+ */
 @Module({})
 export class ConfigApiModule {
   static register(environment: Environment): DynamicModule {
@@ -28,6 +33,7 @@ export class ConfigApiModule {
       module: ConfigApiModule,
       // Global so the router's Config API routes (dead letters, metrics) share its guard and rate budget.
       global: true,
+      imports: [LiveEventsModule],
       controllers: [
         WorkspacesController,
         AccessTokensController,
@@ -35,6 +41,7 @@ export class ConfigApiModule {
         SourcesController,
         DestinationsController,
         FiltersController,
+        FilterPreviewController,
         TrackingPlansController,
         ReplaysController,
         OAuthApplicationsController,

@@ -10,6 +10,7 @@ import {
 import {
   configStoreModules,
   createHttpApplication,
+  eventLogModule,
   loadEnvironment,
   MetricsRegistry,
   runEntryPoint,
@@ -23,8 +24,13 @@ import { ConfigApiErrorFilter } from './shared/error.filter';
 async function main(): Promise<void> {
   const environment = loadEnvironment();
   @Module({
-    imports: [...configStoreModules(environment), ConfigApiModule.register(environment), TerminusModule],
-    // `/health/ready` here checks the event store only: this process has no message log.
+    imports: [
+      ...configStoreModules(environment),
+      // The live events (and the console's debugger) read the message log.
+      eventLogModule(environment),
+      ConfigApiModule.register(environment),
+      TerminusModule,
+    ],
     controllers: [HealthController],
     // Requests that match no route never reach a controller's own filter.
     providers: [

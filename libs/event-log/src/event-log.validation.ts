@@ -1,4 +1,4 @@
-import type { EventLogSettings, LeaseValue, MessageToPublish } from './event-log.port';
+import type { EventLogSettings, LeaseValue, MessageToPublish, TailOptions } from './event-log.port';
 
 /**
  * Checks shared by both adapters, so that a value the embedded log accepts is never refused by
@@ -86,5 +86,13 @@ export function assertLeaseWrite(value: LeaseValue, expectedRevision: number): v
   }
   if (!Number.isInteger(expectedRevision) || expectedRevision < 0) {
     throw new RangeError(`expected lease revision must be an integer >= 0, got ${expectedRevision}`);
+  }
+}
+
+export function assertTailOptions(options: TailOptions): void {
+  assertSubjectToken('sourceId', options.sourceId);
+  const after = options.afterSequence;
+  if (after !== undefined && (!Number.isSafeInteger(after) || after < 0)) {
+    throw new RangeError(`afterSequence must be a non-negative integer, got ${after}`);
   }
 }
