@@ -7,6 +7,7 @@ import { AuditEventsController } from './audit-events/audit-events.controller';
 import { OAuthApplicationsController } from './oauth-applications/oauth-applications.controller';
 import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
+import { ConsoleModule } from './console/console.module';
 import { LiveEventsModule } from './live-events/live-events.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
@@ -33,7 +34,7 @@ export class ConfigApiModule {
       module: ConfigApiModule,
       // Global so the router's Config API routes (dead letters, metrics) share its guard and rate budget.
       global: true,
-      imports: [LiveEventsModule],
+      imports: [LiveEventsModule, ConsoleModule],
       controllers: [
         WorkspacesController,
         AccessTokensController,
