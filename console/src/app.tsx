@@ -102,14 +102,16 @@ function Page({ segments }: { segments: string[] }) {
   if (root !== 'workspaces') return <NotFound />;
   if (!ws) return <WorkspacesPage />;
   if (!section) return <SourcesPage workspace={ws} />;
-  if (section === 'tracking-plans') return id ? <TrackingPlanPage workspace={ws} planId={id} /> : <TrackingPlansPage workspace={ws} />;
+  if (section === 'tracking-plans')
+    return id ? <TrackingPlanPage workspace={ws} planId={id} /> : <TrackingPlansPage workspace={ws} />;
   if (section === 'audit-trail') return <AuditTrailPage workspace={ws} />;
   if (section === 'oauth-applications') return <OAuthApplicationsPage workspace={ws} />;
   if (section === 'sources' && id) {
     if (!sub) return <SourcePage workspace={ws} source={id} />;
     if (sub === 'debugger') return <DebuggerPage workspace={ws} source={id} />;
     if (sub === 'destinations' && subId === 'new') return <NewDestinationPage workspace={ws} source={id} />;
-    if (sub === 'destinations' && subId) return <DestinationPage workspace={ws} source={id} destination={subId} />;
+    if (sub === 'destinations' && subId)
+      return <DestinationPage workspace={ws} source={id} destination={subId} />;
   }
   return <NotFound />;
 }

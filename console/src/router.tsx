@@ -33,7 +33,8 @@ type LinkProps = AnchorHTMLAttributes<HTMLAnchorElement> & { to: string; childre
 export function Link({ to, children, onClick, ...rest }: LinkProps) {
   const follow = (event: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(event);
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey)
+      return;
     event.preventDefault();
     navigate(to);
   };

@@ -29,7 +29,8 @@ export function describeFailure(status: number, body: Partial<ConfigApiErrorBody
   return body?.error ? `${words}: ${body.error}` : `${words}.`;
 }
 
-export type Authorization = { kind: 'bearer'; token: string } | { kind: 'basic'; email: string; password: string };
+export type Authorization =
+  { kind: 'bearer'; token: string } | { kind: 'basic'; email: string; password: string };
 
 /** Calls `/v1beta`; every failure becomes an `ApiError` whose message says what went wrong. */
 export class ApiClient {

@@ -35,7 +35,8 @@ export function useApi<T>(path: string | null, refreshEveryMs?: number): Loaded<
     client.get<T>(path, controller.signal).then(
       (data) => setState({ data, loading: false }),
       (error: Error) => {
-        if (error.name !== 'AbortError') setState((previous) => ({ data: previous.data, error: error.message, loading: false }));
+        if (error.name !== 'AbortError')
+          setState((previous) => ({ data: previous.data, error: error.message, loading: false }));
       },
     );
     return () => controller.abort();
@@ -52,7 +53,7 @@ export function useApi<T>(path: string | null, refreshEveryMs?: number): Loaded<
 export function useAction() {
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const run = useCallback(async <T,>(action: () => Promise<T>): Promise<T | undefined> => {
+  const run = useCallback(async <T>(action: () => Promise<T>): Promise<T | undefined> => {
     setBusy(true);
     setError(undefined);
     try {

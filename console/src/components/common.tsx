@@ -28,7 +28,11 @@ export function Loaded<T>({
   children: (data: T) => ReactNode;
 }) {
   if (state.data === undefined) {
-    return state.error ? <ErrorMessage error={`Could not load ${what}. ${state.error}`} /> : <Loading what={what} />;
+    return state.error ? (
+      <ErrorMessage error={`Could not load ${what}. ${state.error}`} />
+    ) : (
+      <Loading what={what} />
+    );
   }
   return (
     <>

@@ -11,7 +11,17 @@ const WIDTH = 600;
 const HEIGHT = 140;
 
 /** Minute bars of one count over the last hour, as an SVG with a text summary for screen readers. */
-function BarChart({ title, values, className, unit }: { title: string; values: (number | null)[]; className: string; unit: string }) {
+function BarChart({
+  title,
+  values,
+  className,
+  unit,
+}: {
+  title: string;
+  values: (number | null)[];
+  className: string;
+  unit: string;
+}) {
   const max = Math.max(1, ...values.map((value) => value ?? 0));
   const total = values.reduce<number>((sum, value) => sum + (value ?? 0), 0);
   const barWidth = WIDTH / values.length;
@@ -19,9 +29,17 @@ function BarChart({ title, values, className, unit }: { title: string; values: (
   return (
     <figure className="chart" data-testid={`chart-${className}`}>
       <figcaption>
-        <strong>{title}</strong> <span className="muted" data-testid={`chart-${className}-total`}>{summary}</span>
+        <strong>{title}</strong>{' '}
+        <span className="muted" data-testid={`chart-${className}-total`}>
+          {summary}
+        </span>
       </figcaption>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={`${title}: ${summary}, minute by minute`} preserveAspectRatio="none">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-label={`${title}: ${summary}, minute by minute`}
+        preserveAspectRatio="none"
+      >
         <line x1="0" y1={HEIGHT - 0.5} x2={WIDTH} y2={HEIGHT - 0.5} className="axis" />
         {values.map((value, index) =>
           value ? (
@@ -40,7 +58,10 @@ function BarChart({ title, values, className, unit }: { title: string; values: (
       </svg>
       <div className="chart-scale muted">
         <span>60 min ago</span>
-        <span>max {max}{unit === 'ms' ? ' ms' : ''}</span>
+        <span>
+          max {max}
+          {unit === 'ms' ? ' ms' : ''}
+        </span>
         <span>now</span>
       </div>
     </figure>
@@ -60,7 +81,12 @@ export function DeliveryCharts({ metrics }: { metrics: DeliveryMetricsResource }
           values={buckets.map((bucket) => bucket.counts[series.outcome])}
         />
       ))}
-      <BarChart title="Latency p95" className="latency" unit="ms" values={buckets.map((bucket) => bucket.latency_ms.p95)} />
+      <BarChart
+        title="Latency p95"
+        className="latency"
+        unit="ms"
+        values={buckets.map((bucket) => bucket.latency_ms.p95)}
+      />
       <table className="compact">
         <caption>Since the router started</caption>
         <tbody>

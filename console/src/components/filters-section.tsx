@@ -19,9 +19,13 @@ type ActionKind = 'drop_event' | 'sample_event' | 'blocklist_fields' | 'whitelis
 
 function buildActions(kind: ActionKind, fields: string, percent: string) {
   if (kind === 'drop_event') return [{ type: 'drop_event' }];
-  if (kind === 'sample_event') return [{ type: 'sample_event', percent: Number(percent) / 100, path: 'userId' }];
+  if (kind === 'sample_event')
+    return [{ type: 'sample_event', percent: Number(percent) / 100, path: 'userId' }];
   const byObject: Record<string, { fields: string[] }> = {};
-  for (const path of fields.split(',').map((field) => field.trim()).filter(Boolean)) {
+  for (const path of fields
+    .split(',')
+    .map((field) => field.trim())
+    .filter(Boolean)) {
     const [object, ...rest] = path.split('.');
     if (!rest.length) continue;
     (byObject[object] ??= { fields: [] }).fields.push(rest.join('.'));
@@ -43,7 +47,12 @@ export function FiltersSection({ destinationName }: { destinationName: string })
   const [preview, setPreview] = useState<FilterPreviewResponse>();
   const previewAction = useAction();
 
-  const filterBody = () => ({ if: condition, actions: buildActions(kind, fields, percent), title: title || condition, enabled: true });
+  const filterBody = () => ({
+    if: condition,
+    actions: buildActions(kind, fields, percent),
+    title: title || condition,
+    enabled: true,
+  });
 
   const runPreview = async () => {
     setPreview(undefined);
@@ -54,14 +63,21 @@ export function FiltersSection({ destinationName }: { destinationName: string })
   };
   const create = async (event: FormEvent) => {
     event.preventDefault();
-    const created = await action.run(() => client.post<FilterResource>(`${destinationName}/filters`, { filter: filterBody() }));
+    const created = await action.run(() =>
+      client.post<FilterResource>(`${destinationName}/filters`, { filter: filterBody() }),
+    );
     if (created) {
       setTitle('');
       filters.reload();
     }
   };
   const toggle = async (filter: FilterResource) => {
-    await action.run(() => client.patch(filter.name, { filter: { enabled: !filter.enabled }, update_mask: { paths: ['enabled'] } }));
+    await action.run(() =>
+      client.patch(filter.name, {
+        filter: { enabled: !filter.enabled },
+        update_mask: { paths: ['enabled'] },
+      }),
+    );
     filters.reload();
   };
   const remove = async (filter: FilterResource) => {
@@ -82,11 +98,16 @@ export function FiltersSection({ destinationName }: { destinationName: string })
             <ul className="filters">
               {list.map((filter) => (
                 <li key={filter.name} className="card">
-                  <strong>{filter.title}</strong> <span className={filter.enabled ? 'badge ok' : 'badge'}>{filter.enabled ? 'on' : 'off'}</span>
+                  <strong>{filter.title}</strong>{' '}
+                  <span className={filter.enabled ? 'badge ok' : 'badge'}>
+                    {filter.enabled ? 'on' : 'off'}
+                  </span>
                   <pre>
                     <code>if {filter.if}</code>
                   </pre>
-                  <p className="muted">{filter.actions.map((filterAction) => filterAction.type).join(', ')}</p>
+                  <p className="muted">
+                    {filter.actions.map((filterAction) => filterAction.type).join(', ')}
+                  </p>
                   <button type="button" onClick={() => toggle(filter)}>
                     {filter.enabled ? 'Turn off' : 'Turn on'}
                   </button>{' '}
@@ -104,9 +125,18 @@ export function FiltersSection({ destinationName }: { destinationName: string })
         <label htmlFor="filter-title">Title</label>
         <input id="filter-title" value={title} onChange={(event) => setTitle(event.target.value)} />
         <label htmlFor="filter-if">If (FQL)</label>
-        <input id="filter-if" value={condition} onChange={(event) => setCondition(event.target.value)} spellCheck={false} />
+        <input
+          id="filter-if"
+          value={condition}
+          onChange={(event) => setCondition(event.target.value)}
+          spellCheck={false}
+        />
         <label htmlFor="filter-action">Then</label>
-        <select id="filter-action" value={kind} onChange={(event) => setKind(event.target.value as ActionKind)}>
+        <select
+          id="filter-action"
+          value={kind}
+          onChange={(event) => setKind(event.target.value as ActionKind)}
+        >
           <option value="drop_event">drop the event</option>
           <option value="sample_event">keep only a sample</option>
           <option value="blocklist_fields">remove these fields</option>
@@ -115,7 +145,14 @@ export function FiltersSection({ destinationName }: { destinationName: string })
         {kind === 'sample_event' ? (
           <>
             <label htmlFor="filter-percent">Percent kept</label>
-            <input id="filter-percent" type="number" min="0" max="100" value={percent} onChange={(event) => setPercent(event.target.value)} />
+            <input
+              id="filter-percent"
+              type="number"
+              min="0"
+              max="100"
+              value={percent}
+              onChange={(event) => setPercent(event.target.value)}
+            />
           </>
         ) : kind !== 'drop_event' ? (
           <>
@@ -124,7 +161,13 @@ export function FiltersSection({ destinationName }: { destinationName: string })
           </>
         ) : null}
         <label htmlFor="filter-sample">Sample event (JSON)</label>
-        <textarea id="filter-sample" rows={8} value={sample} onChange={(event) => setSample(event.target.value)} spellCheck={false} />
+        <textarea
+          id="filter-sample"
+          rows={8}
+          value={sample}
+          onChange={(event) => setSample(event.target.value)}
+          spellCheck={false}
+        />
         <div className="actions">
           <button type="button" className="secondary" onClick={runPreview} disabled={previewAction.busy}>
             Preview on the sample

@@ -16,7 +16,8 @@ export function settingValue(setting: CatalogDestinationSetting, raw: string | b
   const text = String(raw);
   if (setting.type === 'number') {
     const number = Number(text);
-    if (text.trim() === '' || Number.isNaN(number)) throw new Error(`${setting.display_name} must be a number.`);
+    if (text.trim() === '' || Number.isNaN(number))
+      throw new Error(`${setting.display_name} must be a number.`);
     return number;
   }
   if (setting.type === 'list' || setting.type === 'map' || setting.type === 'mixed') {
@@ -24,7 +25,11 @@ export function settingValue(setting: CatalogDestinationSetting, raw: string | b
     try {
       return JSON.parse(text);
     } catch {
-      if (setting.type === 'list') return text.split(',').map((item) => item.trim()).filter(Boolean);
+      if (setting.type === 'list')
+        return text
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
       throw new Error(`${setting.display_name} must be JSON.`);
     }
   }
@@ -59,7 +64,12 @@ export function SettingsFields({
         if (setting.type === 'boolean') {
           return (
             <div key={setting.name} className="checkbox">
-              <input id={id} type="checkbox" checked={value === true} onChange={(event) => onChange(setting.name, event.target.checked)} />
+              <input
+                id={id}
+                type="checkbox"
+                checked={value === true}
+                onChange={(event) => onChange(setting.name, event.target.checked)}
+              />
               <label htmlFor={id}>{label}</label>
             </div>
           );
@@ -69,7 +79,11 @@ export function SettingsFields({
           <div key={setting.name} className="field">
             <label htmlFor={id}>{label}</label>
             {setting.type === 'select' && options.length > 0 ? (
-              <select id={id} value={String(value ?? '')} onChange={(event) => onChange(setting.name, event.target.value)}>
+              <select
+                id={id}
+                value={String(value ?? '')}
+                onChange={(event) => onChange(setting.name, event.target.value)}
+              >
                 <option value="">(none)</option>
                 {options.map((option) => (
                   <option key={option} value={option}>
@@ -78,21 +92,34 @@ export function SettingsFields({
                 ))}
               </select>
             ) : setting.type === 'list' || setting.type === 'map' || setting.type === 'mixed' ? (
-              <textarea id={id} rows={3} value={String(value ?? '')} onChange={(event) => onChange(setting.name, event.target.value)} />
+              <textarea
+                id={id}
+                rows={3}
+                value={String(value ?? '')}
+                onChange={(event) => onChange(setting.name, event.target.value)}
+              />
             ) : (
               <input
                 id={id}
-                type={setting.type === 'password' ? 'password' : setting.type === 'number' ? 'number' : 'text'}
+                type={
+                  setting.type === 'password' ? 'password' : setting.type === 'number' ? 'number' : 'text'
+                }
                 autoComplete="off"
-                required={setting.required && !(setting.type === 'password' && storedSecrets?.has(setting.name))}
-                placeholder={setting.type === 'password' && storedSecrets?.has(setting.name) ? 'stored (hidden); leave blank to keep' : undefined}
-                pattern={setting.string_validators.regexp || undefined}
+                required={
+                  setting.required && !(setting.type === 'password' && storedSecrets?.has(setting.name))
+                }
+                placeholder={
+                  setting.type === 'password' && storedSecrets?.has(setting.name)
+                    ? 'stored (hidden); leave blank to keep'
+                    : undefined
+                }
                 value={String(value ?? '')}
                 onChange={(event) => onChange(setting.name, event.target.value)}
               />
             )}
             <span className="hint">
               {setting.name} · {setting.type}
+              {setting.string_validators.regexp ? ' · checked by the server' : ''}
             </span>
           </div>
         );

@@ -17,7 +17,9 @@ export function AccessTokensPage() {
     event.preventDefault();
     setCreated(undefined);
     const token = await action.run(() =>
-      client.post<AccessTokenResource>('access-tokens', { access_token: { description, scopes: scope, workspace_names: chosen } }),
+      client.post<AccessTokenResource>('access-tokens', {
+        access_token: { description, scopes: scope, workspace_names: chosen },
+      }),
     );
     if (token) {
       setCreated(token);
@@ -26,7 +28,10 @@ export function AccessTokensPage() {
     }
   };
   const remove = async (token: AccessTokenResource) => {
-    if (!window.confirm(`Delete ${token.name} (${token.description})? Whatever uses it stops working at once.`)) return;
+    if (
+      !window.confirm(`Delete ${token.name} (${token.description})? Whatever uses it stops working at once.`)
+    )
+      return;
     await action.run(() => client.delete(token.name));
     tokens.reload();
   };
@@ -73,7 +78,12 @@ export function AccessTokensPage() {
       <form className="card" onSubmit={create}>
         <h2>New access token</h2>
         <label htmlFor="token-description">Description</label>
-        <input id="token-description" value={description} onChange={(event) => setDescription(event.target.value)} placeholder="CI deploys" />
+        <input
+          id="token-description"
+          value={description}
+          onChange={(event) => setDescription(event.target.value)}
+          placeholder="CI deploys"
+        />
         <label htmlFor="token-scope">Scope</label>
         <select id="token-scope" value={scope} onChange={(event) => setScope(event.target.value)}>
           <option value="workspace:read">read only (workspace:read)</option>
@@ -88,7 +98,11 @@ export function AccessTokensPage() {
                 type="checkbox"
                 checked={chosen.includes(workspace.name)}
                 onChange={(event) =>
-                  setChosen(event.target.checked ? [...chosen, workspace.name] : chosen.filter((name) => name !== workspace.name))
+                  setChosen(
+                    event.target.checked
+                      ? [...chosen, workspace.name]
+                      : chosen.filter((name) => name !== workspace.name),
+                  )
                 }
               />
               <label htmlFor={`token-ws-${workspace.id}`}>{lastSegment(workspace.name)}</label>
@@ -100,9 +114,7 @@ export function AccessTokensPage() {
         </button>
         {created?.token && (
           <div className="notice" role="status">
-            <p>
-              Token {lastSegment(created.name)} created. Copy it now: it is shown only once.
-            </p>
+            <p>Token {lastSegment(created.name)} created. Copy it now: it is shown only once.</p>
             <code>{created.token}</code> <CopyButton text={created.token} label="Copy the new token" />
           </div>
         )}

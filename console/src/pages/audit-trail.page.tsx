@@ -13,7 +13,9 @@ export function AuditTrailPage({ workspace }: { workspace: string }) {
   return (
     <section>
       <h1>Audit trail of {workspace}</h1>
-      <p className="hint">Every change, newest first: who did it, when, and what changed (secrets are never recorded).</p>
+      <p className="hint">
+        Every change, newest first: who did it, when, and what changed (secrets are never recorded).
+      </p>
       <Loaded state={trail} what="the audit trail">
         {({ audit_events: list, next_page_token: next }) => (
           <>
@@ -33,7 +35,12 @@ export function AuditTrailPage({ workspace }: { workspace: string }) {
                     <tr key={key}>
                       <td>{formatTime(entry.time)}</td>
                       <td>
-                        <button type="button" className="link-button" aria-expanded={open === key} onClick={() => setOpen(open === key ? undefined : key)}>
+                        <button
+                          type="button"
+                          className="link-button"
+                          aria-expanded={open === key}
+                          onClick={() => setOpen(open === key ? undefined : key)}
+                        >
                           {entry.type}
                         </button>
                         {open === key && (

@@ -18,7 +18,8 @@ type Deliveries = MessageDeliveriesResponse['message_deliveries'][number]['desti
 function describe(message: Record<string, unknown>): string {
   const type = String(message.type ?? '');
   if (type === 'track') return String(message.event ?? '');
-  if (type === 'page' || type === 'screen') return String(message.name ?? (message.properties as { path?: string } | undefined)?.path ?? '');
+  if (type === 'page' || type === 'screen')
+    return String(message.name ?? (message.properties as { path?: string } | undefined)?.path ?? '');
   if (type === 'group') return String(message.groupId ?? '');
   if (type === 'alias') return `${String(message.previousId ?? '')} → ${String(message.userId ?? '')}`;
   return '';
@@ -97,12 +98,16 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
         .filter((id) => {
           if (!id) return false;
           const known = deliveriesRef.current.get(id);
-          return !known || known.length === 0 || known.some((delivery) => !FINAL_OUTCOMES.has(delivery.outcome));
+          return (
+            !known || known.length === 0 || known.some((delivery) => !FINAL_OUTCOMES.has(delivery.outcome))
+          );
         });
       if (ids.length === 0) return;
       const query = ids.map((id) => `message_id=${encodeURIComponent(id)}`).join('&');
       try {
-        const answer = await client.get<MessageDeliveriesResponse>(`workspaces/${workspace}/sources/${source}/message-deliveries?${query}`);
+        const answer = await client.get<MessageDeliveriesResponse>(
+          `workspaces/${workspace}/sources/${source}/message-deliveries?${query}`,
+        );
         if (cancelled) return;
         setDeliveryError(undefined);
         setDeliveries((old) => {
@@ -111,7 +116,8 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
           return next;
         });
       } catch (error) {
-        if (!cancelled) setDeliveryError(`Could not look up where messages went. ${(error as Error).message}`);
+        if (!cancelled)
+          setDeliveryError(`Could not look up where messages went. ${(error as Error).message}`);
       }
     };
     const timer = setInterval(lookUp, DELIVERY_LOOKUP_INTERVAL_MS);
@@ -125,8 +131,8 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
   return (
     <section className="debugger">
       <p className="breadcrumbs">
-        <Link to={`/workspaces/${workspace}`}>{workspace}</Link> / <Link to={`/workspaces/${workspace}/sources/${source}`}>{source}</Link> / live
-        debugger
+        <Link to={`/workspaces/${workspace}`}>{workspace}</Link> /{' '}
+        <Link to={`/workspaces/${workspace}/sources/${source}`}>{source}</Link> / live debugger
       </p>
       <h1>Live debugger: {source}</h1>
       <div className="toolbar" role="group" aria-label="Debugger controls">
@@ -150,7 +156,13 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
           ))}
         </select>
         <label htmlFor="debugger-text">Search</label>
-        <input id="debugger-text" type="search" value={text} onChange={(event) => setText(event.target.value)} placeholder="event name, user, any text" />
+        <input
+          id="debugger-text"
+          type="search"
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          placeholder="event name, user, any text"
+        />
         <span className="muted" data-testid="received-count">
           {received} received · {shown.length} shown
         </span>
@@ -159,7 +171,11 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
       <div className="debugger-panes">
         <div className="event-list" aria-label="Events, newest first">
           {shown.length === 0 ? (
-            <p className="muted">{events.length === 0 ? 'Waiting for messages… send one with the snippet on the source page.' : 'No event matches the filters.'}</p>
+            <p className="muted">
+              {events.length === 0
+                ? 'Waiting for messages… send one with the snippet on the source page.'
+                : 'No event matches the filters.'}
+            </p>
           ) : (
             <table>
               <thead>
@@ -176,9 +192,15 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
                   const messageId = String(event.message.messageId ?? '');
                   const outcomes = deliveries.get(messageId);
                   return (
-                    <tr key={event.id} className={selected === event.id ? 'selected' : undefined} data-testid="live-event">
+                    <tr
+                      key={event.id}
+                      className={selected === event.id ? 'selected' : undefined}
+                      data-testid="live-event"
+                    >
                       <td>
-                        <span className={`badge type-${String(event.message.type)}`}>{String(event.message.type ?? '?')}</span>
+                        <span className={`badge type-${String(event.message.type)}`}>
+                          {String(event.message.type ?? '?')}
+                        </span>
                       </td>
                       <td>
                         <button
@@ -193,7 +215,9 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
                       <td>{userOf(event.message)}</td>
                       <td>
                         <time dateTime={String(event.message.timestamp ?? '')}>
-                          {new Date(String(event.message.receivedAt ?? event.message.timestamp ?? '')).toLocaleTimeString()}
+                          {new Date(
+                            String(event.message.receivedAt ?? event.message.timestamp ?? ''),
+                          ).toLocaleTimeString()}
                         </time>
                       </td>
                       <td className="outcomes">
@@ -202,7 +226,11 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
                           : outcomes.length === 0
                             ? 'none yet'
                             : outcomes.map((outcome) => (
-                                <span key={outcome.destination_name} className={`badge outcome-${outcome.outcome}`} title={outcome.detail}>
+                                <span
+                                  key={outcome.destination_name}
+                                  className={`badge outcome-${outcome.outcome}`}
+                                  title={outcome.detail}
+                                >
                                   {lastSegment(outcome.destination_name)}: {outcome.outcome.replace('_', ' ')}
                                 </span>
                               ))}
@@ -217,7 +245,8 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
         {selectedEvent && (
           <aside className="event-json" aria-label="Selected event">
             <h2>
-              Message {String(selectedEvent.message.messageId ?? '')} <span className="muted">(position {selectedEvent.id})</span>
+              Message {String(selectedEvent.message.messageId ?? '')}{' '}
+              <span className="muted">(position {selectedEvent.id})</span>
             </h2>
             <button type="button" onClick={() => setSelected(undefined)}>
               Close

@@ -13,7 +13,15 @@ import { FiltersSection } from '../components/filters-section';
 import { SettingsFields, initialValue, settingValue, type SettingValues } from '../components/settings-form';
 import { Link, navigate } from '../router';
 
-export function DestinationPage({ workspace, source, destination }: { workspace: string; source: string; destination: string }) {
+export function DestinationPage({
+  workspace,
+  source,
+  destination,
+}: {
+  workspace: string;
+  source: string;
+  destination: string;
+}) {
   const name = `workspaces/${workspace}/sources/${source}/destinations/${destination}`;
   const loaded = useApi<DestinationResource>(name);
   return (
@@ -26,12 +34,16 @@ export function DestinationPage({ workspace, source, destination }: { workspace:
         {(data) => (
           <>
             <h1>
-              {data.display_name} <span className={data.enabled ? 'badge ok' : 'badge'}>{data.enabled ? 'enabled' : 'disabled'}</span>
+              {data.display_name}{' '}
+              <span className={data.enabled ? 'badge ok' : 'badge'}>
+                {data.enabled ? 'enabled' : 'disabled'}
+              </span>
             </h1>
             <EnableToggle destination={data} onChange={loaded.reload} />
             <nav className="in-page" aria-label="On this page">
               <a href="#delivery-heading">Delivery</a> <a href="#dead-letters-heading">Dead letters</a>{' '}
-              <a href="#replays-heading">Replays</a> <a href="#filters-heading">Filters</a> <a href="#settings-heading">Settings</a>
+              <a href="#replays-heading">Replays</a> <a href="#filters-heading">Filters</a>{' '}
+              <a href="#settings-heading">Settings</a>
             </nav>
             <DeliverySection destinationName={name} />
             <DeadLettersSection destinationName={name} />
@@ -73,7 +85,9 @@ function DeliverySection({ destinationName }: { destinationName: string }) {
   return (
     <section aria-labelledby="delivery-heading">
       <h2 id="delivery-heading">Delivery, last hour</h2>
-      <p className="hint">Counted by the router that serves this page, minute by minute; refreshed every 5 s.</p>
+      <p className="hint">
+        Counted by the router that serves this page, minute by minute; refreshed every 5 s.
+      </p>
       <Loaded state={metrics} what="the delivery metrics">
         {(data) => <DeliveryCharts metrics={data} />}
       </Loaded>
@@ -83,12 +97,17 @@ function DeliverySection({ destinationName }: { destinationName: string }) {
 
 function DeadLettersSection({ destinationName }: { destinationName: string }) {
   const { client } = useSession();
-  const letters = useApi<ListResponses['deadLetters']>(`${destinationName}/dead-letters?page_size=100`, 10_000);
+  const letters = useApi<ListResponses['deadLetters']>(
+    `${destinationName}/dead-letters?page_size=100`,
+    10_000,
+  );
   const action = useAction();
   const [notice, setNotice] = useState<string>();
   const [open, setOpen] = useState<string>();
   const redrive = async () => {
-    const started = await action.run(() => client.post<{ redrive_id: string; state: string }>(`${destinationName}/dead-letters:redrive`));
+    const started = await action.run(() =>
+      client.post<{ redrive_id: string; state: string }>(`${destinationName}/dead-letters:redrive`),
+    );
     if (started) {
       setNotice(`Redrive ${started.redrive_id} started: each dead letter is sent once more.`);
       setTimeout(letters.reload, 1500);
@@ -168,7 +187,9 @@ function ReplaysSection({ destinationName }: { destinationName: string }) {
   const start = async (event: FormEvent) => {
     event.preventDefault();
     const started = await action.run(() =>
-      client.post<ReplayResource>(`${destinationName}/replays`, { replay: { start_time: new Date(startTime).toISOString() } }),
+      client.post<ReplayResource>(`${destinationName}/replays`, {
+        replay: { start_time: new Date(startTime).toISOString() },
+      }),
     );
     if (started) replays.reload();
   };
@@ -177,7 +198,12 @@ function ReplaysSection({ destinationName }: { destinationName: string }) {
       <h2 id="replays-heading">Replays</h2>
       <form onSubmit={start} className="inline-form">
         <label htmlFor="replay-start">Send again every message stored since</label>
-        <input id="replay-start" type="datetime-local" value={startTime} onChange={(event) => setStartTime(event.target.value)} />
+        <input
+          id="replay-start"
+          type="datetime-local"
+          value={startTime}
+          onChange={(event) => setStartTime(event.target.value)}
+        />
         <button type="submit" disabled={action.busy}>
           Start a replay
         </button>
@@ -227,13 +253,23 @@ function ReplaysSection({ destinationName }: { destinationName: string }) {
 
 function SettingsSection({ destination, onSaved }: { destination: DestinationResource; onSaved(): void }) {
   const { client } = useSession();
-  const slug = destination.catalog_name ? lastSegment(destination.catalog_name) : lastSegment(destination.name);
+  const slug = destination.catalog_name
+    ? lastSegment(destination.catalog_name)
+    : lastSegment(destination.name);
   const catalog = useApi<CatalogDestination>(`catalog/destinations/${slug}`);
   return (
     <section aria-labelledby="settings-heading">
       <h2 id="settings-heading">Settings</h2>
       <Loaded state={catalog} what="the catalog entry">
-        {(entry) => <SettingsEditor key={destination.update_time} client={client} destination={destination} entry={entry} onSaved={onSaved} />}
+        {(entry) => (
+          <SettingsEditor
+            key={destination.update_time}
+            client={client}
+            destination={destination}
+            entry={entry}
+            onSaved={onSaved}
+          />
+        )}
       </Loaded>
     </section>
   );
@@ -250,12 +286,18 @@ function SettingsEditor({
   entry: CatalogDestination;
   onSaved(): void;
 }) {
-  const current = new Map(destination.config.map((configEntry) => [lastSegment(configEntry.name), configEntry.value]));
+  const current = new Map(
+    destination.config.map((configEntry) => [lastSegment(configEntry.name), configEntry.value]),
+  );
   const storedSecrets = new Set(
-    destination.config.filter((configEntry) => configEntry.type === 'password' && configEntry.value !== '').map((configEntry) => lastSegment(configEntry.name)),
+    destination.config
+      .filter((configEntry) => configEntry.type === 'password' && configEntry.value !== '')
+      .map((configEntry) => lastSegment(configEntry.name)),
   );
   const [values, setValues] = useState<SettingValues>(() =>
-    Object.fromEntries(entry.settings.map((setting) => [setting.name, initialValue(setting, current.get(setting.name))])),
+    Object.fromEntries(
+      entry.settings.map((setting) => [setting.name, initialValue(setting, current.get(setting.name))]),
+    ),
   );
   const action = useAction();
   const [saved, setSaved] = useState(false);
@@ -265,13 +307,18 @@ function SettingsEditor({
     const done = await action.run(() => {
       const config = entry.settings
         // A blank secret keeps the stored one: it is never sent back masked.
-        .filter((setting) => !setting.deprecated && !(setting.type === 'password' && values[setting.name] === ''))
+        .filter(
+          (setting) => !setting.deprecated && !(setting.type === 'password' && values[setting.name] === ''),
+        )
         .map((setting) => ({
           name: `${destination.name}/config/${setting.name}`,
           type: setting.type,
           value: settingValue(setting, values[setting.name]),
         }));
-      return client.patch(destination.name, { destination: { config }, update_mask: { paths: ['destination.config'] } });
+      return client.patch(destination.name, {
+        destination: { config },
+        update_mask: { paths: ['destination.config'] },
+      });
     });
     if (done) {
       setSaved(true);
@@ -280,7 +327,12 @@ function SettingsEditor({
   };
   return (
     <form className="card" onSubmit={save}>
-      <SettingsFields settings={entry.settings} values={values} storedSecrets={storedSecrets} onChange={(name, value) => setValues((old) => ({ ...old, [name]: value }))} />
+      <SettingsFields
+        settings={entry.settings}
+        values={values}
+        storedSecrets={storedSecrets}
+        onChange={(name, value) => setValues((old) => ({ ...old, [name]: value }))}
+      />
       <ErrorMessage error={action.error} />
       {saved && (
         <p role="status" className="notice">
@@ -294,7 +346,15 @@ function SettingsEditor({
   );
 }
 
-function DeleteDestination({ workspace, source, destination }: { workspace: string; source: string; destination: DestinationResource }) {
+function DeleteDestination({
+  workspace,
+  source,
+  destination,
+}: {
+  workspace: string;
+  source: string;
+  destination: DestinationResource;
+}) {
   const { client } = useSession();
   const action = useAction();
   const remove = async () => {

@@ -19,9 +19,19 @@ export function NewDestinationPage({ workspace, source }: { workspace: string; s
       <Loaded state={catalog} what="the destination catalog">
         {({ destinations }) =>
           chosen ? (
-            <DestinationForm workspace={workspace} source={source} entry={chosen} onBack={() => setChosen(undefined)} />
+            <DestinationForm
+              workspace={workspace}
+              source={source}
+              entry={chosen}
+              onBack={() => setChosen(undefined)}
+            />
           ) : (
-            <CatalogPicker destinations={destinations} search={search} onSearch={setSearch} onChoose={setChosen} />
+            <CatalogPicker
+              destinations={destinations}
+              search={search}
+              onSearch={setSearch}
+              onChoose={setChosen}
+            />
           )
         }
       </Loaded>
@@ -43,13 +53,23 @@ function CatalogPicker({
   const shown = useMemo(() => {
     const needle = search.trim().toLowerCase();
     return destinations
-      .filter((entry) => !needle || `${entry.display_name} ${entry.name} ${entry.categories.primary}`.toLowerCase().includes(needle))
+      .filter(
+        (entry) =>
+          !needle ||
+          `${entry.display_name} ${entry.name} ${entry.categories.primary}`.toLowerCase().includes(needle),
+      )
       .slice(0, 60);
   }, [destinations, search]);
   return (
     <>
       <label htmlFor="catalog-search">Search the catalog ({destinations.length} destinations)</label>
-      <input id="catalog-search" type="search" value={search} onChange={(event) => onSearch(event.target.value)} placeholder="webhook, postgres, amplitude…" />
+      <input
+        id="catalog-search"
+        type="search"
+        value={search}
+        onChange={(event) => onSearch(event.target.value)}
+        placeholder="webhook, postgres, amplitude…"
+      />
       <ul className="catalog">
         {shown.map((entry) => (
           <li key={entry.name}>
@@ -105,9 +125,18 @@ function DestinationForm({
     <form className="card" onSubmit={submit}>
       <h2>{entry.display_name}</h2>
       <p className="muted">{entry.description}</p>
-      <SettingsFields settings={entry.settings} values={values} onChange={(name, value) => setValues((old) => ({ ...old, [name]: value }))} />
+      <SettingsFields
+        settings={entry.settings}
+        values={values}
+        onChange={(name, value) => setValues((old) => ({ ...old, [name]: value }))}
+      />
       <div className="checkbox">
-        <input id="destination-enabled" type="checkbox" checked={enabled} onChange={(event) => setEnabled(event.target.checked)} />
+        <input
+          id="destination-enabled"
+          type="checkbox"
+          checked={enabled}
+          onChange={(event) => setEnabled(event.target.checked)}
+        />
         <label htmlFor="destination-enabled">Enabled (deliver messages from now on)</label>
       </div>
       <ErrorMessage error={action.error} />

@@ -75,11 +75,23 @@ export function OAuthApplicationsPage({ workspace }: { workspace: string }) {
       <form className="card" onSubmit={create}>
         <h2>New OAuth application</h2>
         <label htmlFor="oauth-name">Name</label>
-        <input id="oauth-name" value={displayName} onChange={(event) => setDisplayName(event.target.value)} required />
+        <input
+          id="oauth-name"
+          value={displayName}
+          onChange={(event) => setDisplayName(event.target.value)}
+          required
+        />
         <label htmlFor="oauth-key-id">Key id</label>
         <input id="oauth-key-id" value={keyId} onChange={(event) => setKeyId(event.target.value)} required />
         <label htmlFor="oauth-pem">Public key (PEM)</label>
-        <textarea id="oauth-pem" rows={6} value={pem} onChange={(event) => setPem(event.target.value)} required placeholder="-----BEGIN PUBLIC KEY-----" />
+        <textarea
+          id="oauth-pem"
+          rows={6}
+          value={pem}
+          onChange={(event) => setPem(event.target.value)}
+          required
+          placeholder="-----BEGIN PUBLIC KEY-----"
+        />
         <button type="submit" disabled={action.busy}>
           Create application
         </button>

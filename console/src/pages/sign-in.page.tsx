@@ -22,7 +22,9 @@ export function SignInPage({ onSignedIn, notice }: { onSignedIn(token: string): 
     setBusy(true);
     try {
       // Checks the token before keeping it: it must reach at least the workspaces list.
-      await new ApiClient({ kind: 'bearer', token: candidate }).get<ListResponses['workspaces']>('workspaces');
+      await new ApiClient({ kind: 'bearer', token: candidate }).get<ListResponses['workspaces']>(
+        'workspaces',
+      );
       onSignedIn(candidate);
     } catch (failure) {
       setError(`Sign-in failed. ${(failure as Error).message}`);
@@ -83,7 +85,13 @@ export function SignInPage({ onSignedIn, notice }: { onSignedIn(token: string): 
       <form onSubmit={signInWithPassword} className="card">
         <h2>Or with the admin's email and password</h2>
         <label htmlFor="email">Email</label>
-        <input id="email" type="email" autoComplete="username" value={email} onChange={(event) => setEmail(event.target.value)} />
+        <input
+          id="email"
+          type="email"
+          autoComplete="username"
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+        />
         <label htmlFor="password">Password</label>
         <input
           id="password"
@@ -92,7 +100,9 @@ export function SignInPage({ onSignedIn, notice }: { onSignedIn(token: string): 
           value={password}
           onChange={(event) => setPassword(event.target.value)}
         />
-        <p className="hint">Creates an access token for every workspace, shown under Access tokens, and keeps only that token.</p>
+        <p className="hint">
+          Creates an access token for every workspace, shown under Access tokens, and keeps only that token.
+        </p>
         <button type="submit" disabled={busy}>
           Sign in with password
         </button>

@@ -19,7 +19,12 @@ export function SourcePage({ workspace, source }: { workspace: string; source: s
       <h2>Destinations</h2>
       <Loaded state={destinations} what="the destinations">
         {({ destinations: list }) => (
-          <DestinationList workspace={workspace} source={source} destinations={list} onChange={destinations.reload} />
+          <DestinationList
+            workspace={workspace}
+            source={source}
+            destinations={list}
+            onChange={destinations.reload}
+          />
         )}
       </Loaded>
       <p>
@@ -54,7 +59,8 @@ await analytics.closeAndFlush();`;
         <dd>{formatTime(source.create_time)}</dd>
         <dt>Write key</dt>
         <dd>
-          <code data-testid="write-key">{writeKey}</code> <CopyButton text={writeKey} label="Copy the write key" />
+          <code data-testid="write-key">{writeKey}</code>{' '}
+          <CopyButton text={writeKey} label="Copy the write key" />
         </dd>
       </dl>
       <p>
@@ -114,12 +120,16 @@ function DestinationList({
           {destinations.map((destination) => (
             <tr key={destination.name}>
               <td>
-                <Link to={`/workspaces/${workspace}/sources/${source}/destinations/${lastSegment(destination.name)}`}>
+                <Link
+                  to={`/workspaces/${workspace}/sources/${source}/destinations/${lastSegment(destination.name)}`}
+                >
                   {destination.display_name}
                 </Link>
               </td>
               <td>
-                <span className={destination.enabled ? 'badge ok' : 'badge'}>{destination.enabled ? 'enabled' : 'disabled'}</span>
+                <span className={destination.enabled ? 'badge ok' : 'badge'}>
+                  {destination.enabled ? 'enabled' : 'disabled'}
+                </span>
               </td>
               <td>
                 <button type="button" onClick={() => toggle(destination)} disabled={action.busy}>

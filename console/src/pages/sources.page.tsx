@@ -27,12 +27,16 @@ export function SourcesPage({ workspace }: { workspace: string }) {
                 {list.map((source) => (
                   <tr key={source.name}>
                     <td>
-                      <Link to={`/workspaces/${workspace}/sources/${lastSegment(source.name)}`}>{lastSegment(source.name)}</Link>
+                      <Link to={`/workspaces/${workspace}/sources/${lastSegment(source.name)}`}>
+                        {lastSegment(source.name)}
+                      </Link>
                     </td>
                     <td>{lastSegment(source.catalog_name)}</td>
                     <td>{formatTime(source.create_time)}</td>
                     <td>
-                      <Link to={`/workspaces/${workspace}/sources/${lastSegment(source.name)}/debugger`}>Debugger</Link>
+                      <Link to={`/workspaces/${workspace}/sources/${lastSegment(source.name)}/debugger`}>
+                        Debugger
+                      </Link>
                     </td>
                   </tr>
                 ))}
@@ -69,14 +73,21 @@ function CreateSourceForm({ workspace }: { workspace: string }) {
     <form className="card" onSubmit={submit}>
       <h2>New source</h2>
       <label htmlFor="source-slug">Source name</label>
-      <input id="source-slug" value={slug} onChange={(event) => setSlug(event.target.value.trim())} placeholder="my-website" />
+      <input
+        id="source-slug"
+        value={slug}
+        onChange={(event) => setSlug(event.target.value.trim())}
+        placeholder="my-website"
+      />
       <label htmlFor="source-kind">Kind</label>
       <select id="source-kind" value={kind} onChange={(event) => setKind(event.target.value)}>
-        {(catalog.data?.sources ?? [{ name: 'catalog/sources/javascript', display_name: 'Javascript' }]).map((entry) => (
-          <option key={entry.name} value={entry.name}>
-            {entry.display_name}
-          </option>
-        ))}
+        {(catalog.data?.sources ?? [{ name: 'catalog/sources/javascript', display_name: 'Javascript' }]).map(
+          (entry) => (
+            <option key={entry.name} value={entry.name}>
+              {entry.display_name}
+            </option>
+          ),
+        )}
       </select>
       <ErrorMessage error={action.error} />
       <button type="submit" disabled={action.busy}>

@@ -4,7 +4,9 @@ import { Loaded, formatTime, lastSegment } from '../components/common';
 import { Link } from '../router';
 
 export function TrackingPlansPage({ workspace }: { workspace: string }) {
-  const plans = useApi<ListResponses['trackingPlans']>(`workspaces/${workspace}/tracking-plans?page_size=100`);
+  const plans = useApi<ListResponses['trackingPlans']>(
+    `workspaces/${workspace}/tracking-plans?page_size=100`,
+  );
   return (
     <section>
       <h1>Tracking plans of {workspace}</h1>
@@ -25,7 +27,9 @@ export function TrackingPlansPage({ workspace }: { workspace: string }) {
                 {list.map((plan) => (
                   <tr key={plan.name}>
                     <td>
-                      <Link to={`/workspaces/${workspace}/tracking-plans/${lastSegment(plan.name)}`}>{plan.display_name}</Link>
+                      <Link to={`/workspaces/${workspace}/tracking-plans/${lastSegment(plan.name)}`}>
+                        {plan.display_name}
+                      </Link>
                     </td>
                     <td>{plan.rules.events.length}</td>
                     <td>{formatTime(plan.update_time)}</td>
@@ -42,7 +46,9 @@ export function TrackingPlansPage({ workspace }: { workspace: string }) {
 
 export function TrackingPlanPage({ workspace, planId }: { workspace: string; planId: string }) {
   const plan = useApi<TrackingPlanResource>(`workspaces/${workspace}/tracking-plans/${planId}`);
-  const connections = useApi<{ connections: { source_name: string }[] }>(`workspaces/${workspace}/tracking-plans/${planId}/source-connections`);
+  const connections = useApi<{ connections: { source_name: string }[] }>(
+    `workspaces/${workspace}/tracking-plans/${planId}/source-connections`,
+  );
   return (
     <section>
       <p className="breadcrumbs">
@@ -64,7 +70,9 @@ export function TrackingPlanPage({ workspace, planId }: { workspace: string; pla
                   <ul>
                     {list.map((connection) => (
                       <li key={connection.source_name}>
-                        <Link to={`/workspaces/${workspace}/sources/${lastSegment(connection.source_name)}`}>{connection.source_name}</Link>
+                        <Link to={`/workspaces/${workspace}/sources/${lastSegment(connection.source_name)}`}>
+                          {connection.source_name}
+                        </Link>
                       </li>
                     ))}
                   </ul>
@@ -75,7 +83,8 @@ export function TrackingPlanPage({ workspace, planId }: { workspace: string; pla
             {data.rules.events.map((event) => (
               <details key={`${event.name}-${event.version ?? 1}`} className="card">
                 <summary>
-                  <strong>{event.name}</strong> <span className="muted">v{event.version ?? 1}</span> {event.description}
+                  <strong>{event.name}</strong> <span className="muted">v{event.version ?? 1}</span>{' '}
+                  {event.description}
                 </summary>
                 <pre>
                   <code>{JSON.stringify(event.rules, null, 2)}</code>

@@ -11,13 +11,17 @@ export function WorkspacesPage() {
       <Loaded state={workspaces} what="the workspaces">
         {({ workspaces: list }) =>
           list.length === 0 ? (
-            <p>This access token reaches no workspace. Create one with the CLI (`tributary workspaces create`).</p>
+            <p>
+              This access token reaches no workspace. Create one with the CLI (`tributary workspaces create`).
+            </p>
           ) : (
             <ul className="cards">
               {list.map((workspace) => (
                 <li key={workspace.name} className="card">
                   <h2>
-                    <Link to={`/workspaces/${lastSegment(workspace.name)}`}>{workspace.display_name || lastSegment(workspace.name)}</Link>
+                    <Link to={`/workspaces/${lastSegment(workspace.name)}`}>
+                      {workspace.display_name || lastSegment(workspace.name)}
+                    </Link>
                   </h2>
                   <p className="muted">
                     {workspace.name} · id {workspace.id} · created {formatTime(workspace.create_time)}
