@@ -21,6 +21,9 @@ COPY libs ./libs
 RUN set -e; \
     for app in tributary config-api tracking-api router cli; do npx nest build "$app"; done; \
     for app in tributary config-api tracking-api router cli; do test -f "dist/apps/$app/src/main.js"; done
+# The web console's static files (served at /console by the Config API and the all-in-one).
+COPY console ./console
+RUN npm run build:console && test -f console/dist/index.html
 
 # --- production dependencies only, built on the same base so native modules match ------------------
 FROM node:20-bookworm-slim AS production-dependencies
@@ -40,6 +43,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
 USER node
