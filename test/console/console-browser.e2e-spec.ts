@@ -125,8 +125,8 @@ describeWithChromium('the web console in a browser', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
     await page.getByRole('link', { name: 'Shop' }).waitFor();
-    expect(await page.evaluate(() => Object.values(sessionStorage))).toContain(instance.adminToken);
-    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(instance.adminToken);
+    expect(await page.evaluate<number>('Object.keys(localStorage).length')).toBe(0);
     await shoot('workspaces');
   });
 
@@ -140,7 +140,7 @@ describeWithChromium('the web console in a browser', () => {
     expect(writeKey).toMatch(/^[A-Za-z0-9]{32}$/);
     await page.getByRole('button', { name: 'Copy the write key' }).click();
     await page.getByText('Copied').first().waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(writeKey);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(writeKey);
     await shoot('source');
   });
 
@@ -320,7 +320,7 @@ describeWithChromium('the web console in a browser', () => {
     await analytics.closeAndFlush();
     await page.getByRole('button', { name: 'Phone Event' }).waitFor();
     // Nothing wider than the screen but the event table, which scrolls inside its own box.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await shoot('debugger-phone');
     await page.goto(consoleUrl(`/workspaces/${ws}/sources/web`));
