@@ -27,6 +27,8 @@ const screenshots =
   process.env.UPDATE_SCREENSHOTS === '1'
     ? join(root, 'docs', 'screenshots')
     : mkdtempSync(join(tmpdir(), 'tributary-console-screens-'));
+const ADMIN_EMAIL = 'admin@example.com';
+const ADMIN_PASSWORD = 'correct horse battery staple';
 const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
 
 describeWithChromium('the web console in a browser', () => {
@@ -84,7 +86,14 @@ describeWithChromium('the web console in a browser', () => {
     );
     if (build.status !== 0) throw new Error(`vite build failed: ${build.stderr || build.stdout}`);
     mkdirSync(screenshots, { recursive: true });
-    instance = await startTributary({ environment: { CONFIG_API_RATE_LIMIT: '100000', RETRY_WINDOW: '2s' } });
+    instance = await startTributary({
+      environment: {
+        CONFIG_API_RATE_LIMIT: '100000',
+        RETRY_WINDOW: '2s',
+        TRIBUTARY_ADMIN_EMAIL: ADMIN_EMAIL,
+        TRIBUTARY_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      },
+    });
     await admin('POST', 'workspaces', { workspace: { name: `workspaces/${ws}`, display_name: 'Shop' } });
     receiver = await WebhookReceiver.start();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -121,13 +130,38 @@ describeWithChromium('the web console in a browser', () => {
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'Sign-in failed' }).waitFor();
 
+    // From the keyboard: type the token and press Enter.
     await page.getByLabel('Access token').fill(instance.adminToken);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByLabel('Access token').press('Enter');
     await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
     await page.getByRole('link', { name: 'Shop' }).waitFor();
     expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(instance.adminToken);
     expect(await page.evaluate<number>('Object.keys(localStorage).length')).toBe(0);
     await shoot('workspaces');
+  });
+
+  it("signs in with the admin's email and password, which mint a token for every workspace", async () => {
+    const otherContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const other = await otherContext.newPage();
+      await other.goto(consoleUrl('/'));
+      await other.getByLabel('Email').fill(ADMIN_EMAIL);
+      await other.getByLabel('Password').fill('wrong password');
+      await other.getByRole('button', { name: 'Sign in with password' }).click();
+      await other.getByRole('alert').filter({ hasText: 'wrong email or password' }).waitFor();
+      await other.getByLabel('Password').fill(ADMIN_PASSWORD);
+      await other.getByRole('button', { name: 'Sign in with password' }).click();
+      await other.getByRole('link', { name: 'Shop' }).waitFor();
+      const stored = await other.evaluate<string[]>('Object.values(sessionStorage)');
+      expect(stored).toHaveLength(1);
+      expect(stored[0]).toMatch(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/);
+      expect(stored[0]).not.toBe(instance.adminToken);
+      const { access_tokens: tokens } = await admin('GET', 'access-tokens');
+      expect(tokens.at(-1)).toMatchObject({ scopes: 'workspace', workspace_names: [`workspaces/${ws}`] });
+      expect(tokens.at(-1).description).toMatch(/^console sign-in/);
+    } finally {
+      await otherContext.close();
+    }
   });
 
   it('creates a source and copies its write key', async () => {
