@@ -4,8 +4,9 @@ import { useApi } from '../api/use-api';
 import { Loaded, formatTime } from '../components/common';
 
 export function AuditTrailPage({ workspace }: { workspace: string }) {
-  const [pageToken, setPageToken] = useState('');
+  // The page tokens of the pages walked through, oldest last; the current page is the last one.
   const [tokens, setTokens] = useState<string[]>([]);
+  const pageToken = tokens.at(-1) ?? '';
   const trail = useApi<ListResponses['auditEvents']>(
     `workspaces/${workspace}/audit-events?page_size=50${pageToken ? `&page_token=${encodeURIComponent(pageToken)}` : ''}`,
   );
@@ -59,27 +60,12 @@ export function AuditTrailPage({ workspace }: { workspace: string }) {
             {list.length === 0 && <p>No change recorded yet.</p>}
             <div className="actions">
               {tokens.length > 0 && (
-                <button
-                  type="button"
-                  className="secondary"
-                  onClick={() => {
-                    const previous = tokens.slice(0, -1);
-                    setTokens(previous);
-                    setPageToken(tokens[tokens.length - 1] === undefined ? '' : (previous.at(-1) ?? ''));
-                  }}
-                >
+                <button type="button" className="secondary" onClick={() => setTokens(tokens.slice(0, -1))}>
                   Newer
                 </button>
               )}
               {next && (
-                <button
-                  type="button"
-                  className="secondary"
-                  onClick={() => {
-                    setTokens([...tokens, next]);
-                    setPageToken(next);
-                  }}
-                >
+                <button type="button" className="secondary" onClick={() => setTokens([...tokens, next])}>
                   Older
                 </button>
               )}
