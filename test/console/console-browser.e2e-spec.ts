@@ -297,6 +297,40 @@ describeWithChromium('the web console in a browser', () => {
     await page.getByTestId('no-dead-letters').waitFor({ timeout: 15_000 });
   });
 
+  it('starts a replay and shows its progress until it completes', async () => {
+    const before = receiver.acceptedIds().length;
+    await page.goto(consoleUrl(`/workspaces/${ws}/sources/web/destinations/webhooks`));
+    await page.getByRole('heading', { name: 'Replays' }).waitFor();
+    await page.getByRole('button', { name: 'Start a replay' }).click();
+    const row = page.getByRole('row').filter({ hasText: /^rp_/ });
+    await row.first().waitFor();
+    await row.filter({ hasText: 'COMPLETED' }).first().waitFor({ timeout: 30_000 });
+    expect(await row.first().textContent()).toMatch(/\d+ delivered/);
+    expect(receiver.acceptedIds().length).toBeGreaterThan(before);
+    await shoot('replays');
+  });
+
+  it('previews a filter on a sample event, then creates it', async () => {
+    await page.goto(consoleUrl(`/workspaces/${ws}/sources/web/destinations/webhooks`));
+    await page.getByRole('heading', { name: 'New filter' }).waitFor();
+    await page.getByLabel('Title').fill('No personal data');
+    await page.getByRole('button', { name: 'Preview on the sample' }).click();
+    const preview = page.getByTestId('filter-preview');
+    await preview.getByText('Sent').waitFor();
+    const shown = (await preview.locator('code').textContent()) ?? '';
+    expect(JSON.parse(shown).properties).toEqual({ total: 42.5 });
+    expect(shown).not.toContain('someone@example.com');
+
+    await page.getByLabel('If (FQL)').fill("event = = 'broken'");
+    await page.getByRole('button', { name: 'Preview on the sample' }).click();
+    await page.getByRole('alert').filter({ hasText: 'filter.if' }).waitFor();
+    await page.getByLabel('If (FQL)').fill("type = 'track'");
+    await page.getByRole('button', { name: 'Create filter' }).click();
+    await page.getByText('No personal data').first().waitFor();
+    await page.getByRole('listitem').filter({ hasText: "if type = 'track'" }).waitFor();
+    await shoot('filters');
+  });
+
   it('shows every error in words, and the other pages render', async () => {
     await page.goto(consoleUrl(`/workspaces/${ws}/sources/nope`));
     await page.getByRole('alert').filter({ hasText: 'Could not load the source. Not found' }).waitFor();
