@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { ApiClient } from './api/client';
 import { SessionContext } from './api/use-api';
 import { AccessTokensPage } from './pages/access-tokens.page';
@@ -46,6 +46,16 @@ export function App() {
 
   useEffect(() => {
     document.title = `${titleOf(path)} · Tributary console`;
+  }, [path]);
+
+  // After following a link, keyboard and screen-reader users start at the new page, not the old link.
+  const firstRender = useRef(true);
+  useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
+    document.getElementById('main')?.focus({ preventScroll: false });
   }, [path]);
 
   if (!session) {

@@ -222,7 +222,7 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
                       </td>
                       <td className="outcomes">
                         {outcomes === undefined
-                          ? '…'
+                          ? 'checking…'
                           : outcomes.length === 0
                             ? 'none yet'
                             : outcomes.map((outcome) => (
@@ -243,7 +243,13 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
           )}
         </div>
         {selectedEvent && (
-          <aside className="event-json" aria-label="Selected event">
+          <aside
+            className="event-json"
+            aria-label="Selected event"
+            onKeyDown={(event) => {
+              if (event.key === 'Escape') setSelected(undefined);
+            }}
+          >
             <h2>
               Message {String(selectedEvent.message.messageId ?? '')}{' '}
               <span className="muted">(position {selectedEvent.id})</span>
