@@ -51,7 +51,18 @@ const targets = [
     name: 'console',
     output: 'console/dist/index.html',
     sources: ['console', 'libs/contracts/src', 'package-lock.json'],
-    command: [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'console/vite.config.mjs', '--logLevel', 'warn'],
+    command: [
+      join(root, 'console', 'node_modules', 'vite', 'bin', 'vite.js'),
+      'build',
+      '--config',
+      'console/vite.config.mjs',
+      '--logLevel',
+      'warn',
+    ],
+    // The console is its own package (console/package.json): install it when it is missing.
+    prepare: () =>
+      existsSync(join(root, 'console', 'node_modules', 'vite')) ||
+      run('console dependencies', [join(root, 'scripts', 'install-console.js')]),
   },
 ];
 
@@ -64,10 +75,16 @@ for (const target of targets) {
   }
   console.log(`[build] ${target.name}: ${built === 0 ? 'not built yet' : 'sources changed'}, building`);
   const startedAt = Date.now();
-  const result = spawnSync(process.execPath, target.command, { cwd: root, stdio: 'inherit' });
+  target.prepare?.();
+  run(target.name, target.command);
+  console.log(`[build] ${target.name}: built in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+}
+
+function run(what, command) {
+  const result = spawnSync(process.execPath, command, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
-    console.error(`[build] ${target.name}: build failed`);
+    console.error(`[build] ${what}: failed`);
     process.exit(result.status ?? 1);
   }
-  console.log(`[build] ${target.name}: built in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+  return true;
 }
