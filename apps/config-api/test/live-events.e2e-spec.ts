@@ -289,4 +289,23 @@ describe('GET /v1beta/workspaces/{ws}/sources/{src}/live-events', () => {
       fresh.reader!.events.some((event) => event.data.messageId === 'after-the-slow-reader'),
     );
   }, 60_000);
+
+  it('ends its open streams when the server stops, so a graceful stop does not wait for them', async () => {
+    const own = await startTributary();
+    try {
+      const ownAdmin = new ConfigApiClient(own);
+      await ownAdmin.ok('POST', 'workspaces', { workspace: { name: 'workspaces/stopping' } });
+      await ownAdmin.ok('POST', 'workspaces/stopping/sources', {
+        source: { name: 'workspaces/stopping/sources/web', catalog_name: 'catalog/sources/javascript' },
+      });
+      const opened = await openStream(own, 'workspaces/stopping/sources/web/live-events', own.adminToken);
+      expect(opened.status).toBe(200);
+      const startedAt = Date.now();
+      await own.stop();
+      expect(Date.now() - startedAt).toBeLessThan(5_000);
+      await waitUntil('the reader sees the end', () => opened.reader!.ended);
+    } finally {
+      await own.stop({ removeData: true }).catch(() => undefined);
+    }
+  }, 30_000);
 });

@@ -6,6 +6,7 @@ import { ConfigApiController } from '../shared/config-api-controller.decorator';
 import { ConfigApiError } from '../shared/config-api.error';
 import { ResourceLookup } from '../shared/resource-lookup.service';
 import { parseLastEventId } from './last-event-id';
+import { OpenLiveEventStreams } from './open-live-event-streams';
 import { LiveEventLimits, ServerSentEventStream } from './server-sent-events';
 
 /**
@@ -23,6 +24,7 @@ export class LiveEventsController {
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     private readonly lookup: ResourceLookup,
     private readonly limits: LiveEventLimits,
+    private readonly openStreams: OpenLiveEventStreams,
   ) {}
 
   @Get()
@@ -59,6 +61,10 @@ export class LiveEventsController {
         throw ConfigApiError.unavailable('the message log is unavailable; retry shortly');
       }
       throw error;
+    }
+    if (!this.openStreams.add(events)) {
+      await tail.stop();
+      throw ConfigApiError.unavailable('the server is stopping; reconnect in a moment');
     }
     // From here on the response is ours, not Nest's: its head and every event are written as they come.
     reply.hijack();

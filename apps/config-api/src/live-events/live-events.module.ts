@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LiveEventsController } from './live-events.controller';
+import { OpenLiveEventStreams } from './open-live-event-streams';
 import { LiveEventLimits } from './server-sent-events';
 
 /**
@@ -8,6 +9,6 @@ import { LiveEventLimits } from './server-sent-events';
  */
 @Module({
   controllers: [LiveEventsController],
-  providers: [LiveEventLimits],
+  providers: [LiveEventLimits, OpenLiveEventStreams],
 })
 export class LiveEventsModule {}
