@@ -1,3 +1,5 @@
+import { parseServerSentEvents } from './server-sent-events';
+
 /** One event of the live-events stream: its position in the log and the message as stored. */
 export interface LiveEvent {
   id: number;
@@ -47,26 +49,18 @@ export function followLiveEvents(
     handlers.onStatus('live');
     retryDelayMs = 1000;
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
+    let rest = '';
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += value;
-      let boundary = buffer.indexOf('\n\n');
-      while (boundary >= 0) {
-        const block = buffer.slice(0, boundary);
-        buffer = buffer.slice(boundary + 2);
-        boundary = buffer.indexOf('\n\n');
-        let id: number | undefined;
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('id:')) id = Number(line.slice(3).trim());
-          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-        }
-        if (id === undefined || data.length === 0) continue;
+      const parsed = parseServerSentEvents(rest + value);
+      rest = parsed.rest;
+      for (const event of parsed.events) {
+        const id = Number(event.id);
+        if (event.id === undefined || !Number.isSafeInteger(id)) continue;
         lastEventId = id;
         try {
-          handlers.onEvent({ id, message: JSON.parse(data.join('\n')) as Record<string, unknown> });
+          handlers.onEvent({ id, message: JSON.parse(event.data) as Record<string, unknown> });
         } catch {
           // A message that is not JSON cannot be shown; the stream goes on.
         }
@@ -83,7 +77,7 @@ export function followLiveEvents(
       } catch (error) {
         if (controller.signal.aborted) return;
         const fatal = (error as { fatal?: boolean }).fatal === true;
-        handlers.onStatus('reconnecting', `${(error as Error).message}${fatal ? '' : ''}`);
+        handlers.onStatus('reconnecting', (error as Error).message);
         if (fatal) retryDelayMs = Math.max(retryDelayMs, 5000);
       }
       await new Promise((resolve) => setTimeout(resolve, retryDelayMs));

@@ -10,7 +10,8 @@ import { useAction, useApi, useSession } from '../api/use-api';
 import { ErrorMessage, Loaded, formatTime, lastSegment } from '../components/common';
 import { DeliveryCharts } from '../components/delivery-charts';
 import { FiltersSection } from '../components/filters-section';
-import { SettingsFields, initialValue, settingValue, type SettingValues } from '../components/settings-form';
+import { initialValue, settingValue, type SettingValues } from '../components/setting-values';
+import { SettingsFields } from '../components/settings-form';
 import { Link, navigate } from '../router';
 
 export function DestinationPage({

@@ -2,7 +2,8 @@ import { useMemo, useState, type FormEvent } from 'react';
 import type { CatalogDestination, DestinationResource, ListResponses } from '@tributary/contracts';
 import { useAction, useApi, useSession } from '../api/use-api';
 import { ErrorMessage, Loaded, lastSegment } from '../components/common';
-import { SettingsFields, initialValue, settingValue, type SettingValues } from '../components/settings-form';
+import { initialValue, settingValue, type SettingValues } from '../components/setting-values';
+import { SettingsFields } from '../components/settings-form';
 import { Link, navigate } from '../router';
 
 export function NewDestinationPage({ workspace, source }: { workspace: string; source: string }) {
