@@ -5,6 +5,7 @@
 // Screenshots go to a temporary folder, or to docs/screenshots with UPDATE_SCREENSHOTS=1.
 import { Analytics } from '@segment/analytics-node';
 import { spawnSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -386,7 +387,26 @@ describeWithChromium('the web console in a browser', () => {
     await page.getByLabel('Public key (PEM)').fill('not a pem');
     await page.getByRole('button', { name: 'Create application' }).click();
     await page.getByRole('alert').first().waitFor();
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    await page.getByLabel('Name').fill('Backend jobs');
+    await page
+      .getByLabel('Public key (PEM)')
+      .fill(publicKey.export({ type: 'spki', format: 'pem' }).toString());
+    await page.getByRole('button', { name: 'Create application' }).click();
+    await page.getByRole('row').filter({ hasText: 'Backend jobs' }).waitFor();
     await shoot('oauth-applications');
+  });
+
+  it('disables and enables a destination from the source page', async () => {
+    await page.goto(consoleUrl(`/workspaces/${ws}/sources/web`));
+    const row = page.getByRole('row').filter({ hasText: 'Webhooks' });
+    await row.getByText('enabled', { exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Disable Webhooks' }).click();
+    await row.getByText('disabled', { exact: true }).waitFor();
+    const { destinations } = await admin('GET', `workspaces/${ws}/sources/web/destinations`);
+    expect(destinations[0].enabled).toBe(false);
+    await row.getByRole('button', { name: 'Enable Webhooks' }).click();
+    await row.getByText('enabled', { exact: true }).waitFor();
   });
 
   it('is readable at phone width', async () => {
