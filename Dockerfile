@@ -12,6 +12,8 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The postinstall script (installs the console package when its sources are there).
+COPY scripts ./scripts
 RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY apps ./apps
@@ -21,6 +23,9 @@ COPY libs ./libs
 RUN set -e; \
     for app in tributary config-api tracking-api router cli; do npx nest build "$app"; done; \
     for app in tributary config-api tracking-api router cli; do test -f "dist/apps/$app/src/main.js"; done
+# The web console's static files (served at /console by the Config API and the all-in-one).
+COPY console ./console
+RUN node scripts/install-console.js && npm run build:console && test -f console/dist/index.html
 
 # --- production dependencies only, built on the same base so native modules match ------------------
 FROM node:20-bookworm-slim AS production-dependencies
@@ -29,6 +34,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+COPY scripts ./scripts
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- runtime ----------------------------------------------------------------------------------------
@@ -40,6 +46,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
 USER node

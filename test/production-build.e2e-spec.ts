@@ -17,11 +17,15 @@ it('the production build type-checks', async () => {
   expect('failed' in result ? result.stdout : '').toBe('');
 }, 180_000);
 
-it('npm start runs the file nest build writes for the tributary app', () => {
+it('npm start runs the file nest build writes for the tributary app, after building what changed', () => {
   const root = join(__dirname, '..');
   const nestCli = JSON.parse(readFileSync(join(root, 'nest-cli.json'), 'utf8'));
   const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const builtEntry = `dist/${nestCli.projects.tributary.entryFile}.js`;
-  expect(scripts.start).toBe(`nest build tributary && node ${builtEntry}`);
+  expect(scripts.start).toBe(`node scripts/build-changed.js && node ${builtEntry}`);
   expect(scripts['start:prod']).toBe(`node ${builtEntry}`);
+  // The build step checks for that same file and builds the app with nest.
+  const buildStep = readFileSync(join(root, 'scripts', 'build-changed.js'), 'utf8');
+  expect(buildStep).toContain(`output: '${builtEntry}'`);
+  expect(buildStep).toContain("'build', 'tributary'");
 });

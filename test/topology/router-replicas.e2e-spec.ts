@@ -37,6 +37,9 @@ describe('standalone apps with two router replicas on one JetStream', () => {
   let nats: NatsServerProcess;
   let receiver: WebhookReceiver;
   let dataDir: string;
+  let configApi: ApiEndpoint;
+  let trackingApi: ApiEndpoint;
+  let source: TestSource;
 
   beforeAll(async () => {
     nats = await NatsServerProcess.start();
@@ -62,8 +65,8 @@ describe('standalone apps with two router replicas on one JetStream', () => {
     const configApiProcess = await spawnTributaryApp('config-api', { dataDir, environment });
     processes.push(configApiProcess);
     const { adminToken } = configApiProcess;
-    const configApi: ApiEndpoint = { baseUrl: configApiProcess.baseUrl, adminToken };
-    const source: TestSource = await createWorkspaceAndSource(configApi);
+    configApi = { baseUrl: configApiProcess.baseUrl, adminToken };
+    source = await createWorkspaceAndSource(configApi);
     await createWebhookDestination(configApi, source, 'webhooks', receiver, 'replicas');
 
     const started = await Promise.all([
@@ -73,7 +76,7 @@ describe('standalone apps with two router replicas on one JetStream', () => {
     ]);
     processes.push(...started);
     const [routerA, routerB, trackingApiProcess] = started;
-    const trackingApi: ApiEndpoint = { baseUrl: trackingApiProcess.baseUrl, adminToken };
+    trackingApi = { baseUrl: trackingApiProcess.baseUrl, adminToken };
 
     // The tracking API learns the write key from the shared store within a poll interval; until then a
     // batch is refused and sent again (the same messageIds, so a retry can never double a message).
@@ -137,7 +140,7 @@ describe('standalone apps with two router replicas on one JetStream', () => {
     expect(await anonymous.json()).toMatchObject({ code: 16 });
   });
 
-  it('answers /health/ready on the config-api (event store, and the message log its violations route reads) and on the tracking API', async () => {
+  it('answers /health/ready on the config-api (event store, and the message log its live events and violations route read) and on the tracking API', async () => {
     const configApiProcess = processes.find((child) => child.output().includes('config-api listening'))!;
     const configHealth = await fetch(`${configApiProcess.baseUrl}/health/ready`);
     expect(configHealth.status).toBe(200);
@@ -151,4 +154,33 @@ describe('standalone apps with two router replicas on one JetStream', () => {
       event_log: { status: 'up' },
     });
   });
+
+  it('streams live events on the standalone config-api from the log the tracking API writes, and serves the console', async () => {
+    const controller = new AbortController();
+    const response = await fetch(
+      `${configApi.baseUrl}/v1beta/workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/live-events`,
+      { headers: { authorization: `Bearer ${configApi.adminToken}` }, signal: controller.signal },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const message = trackMessage({ event: 'Seen Live' });
+    expect((await postJson(trackingApi, '/v1/batch', { batch: [message] }, source.writeKey)).status).toBe(
+      200,
+    );
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes(message.messageId)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    controller.abort();
+    expect(text).toMatch(new RegExp(`id: \\d+\ndata: \\{[^\\n]*"messageId":"${message.messageId}"`));
+
+    // The console's files (or, before `npm run build:console`, a 503 that says so) under the same policy.
+    const consolePage = await fetch(`${configApi.baseUrl}/console/`);
+    expect([200, 503]).toContain(consolePage.status);
+    expect(consolePage.headers.get('content-security-policy')).toContain("default-src 'self'");
+  }, 30_000);
 });

@@ -7,9 +7,12 @@ import { AuditEventsController } from './audit-events/audit-events.controller';
 import { OAuthApplicationsController } from './oauth-applications/oauth-applications.controller';
 import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
+import { ConsoleModule } from './console/console.module';
+import { LiveEventsModule } from './live-events/live-events.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationsController } from './destinations/destinations.controller';
+import { FilterPreviewController } from './filter-preview/filter-preview.controller';
 import { FiltersController } from './filters/filters.controller';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard';
@@ -29,7 +32,10 @@ import { ViolationsController } from './violations/violations.controller';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 import { WORKSPACE_QUOTA_LIMITS, WorkspaceQuotaLimits, WorkspaceQuotas } from './shared/workspace-quotas';
 
-/** The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule` and `SecretBoxModule`. */
+/**
+ * The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule`,
+ * `SecretBoxModule` and, for the live events, `EventLogModule`.
+ */
 @Module({})
 export class ConfigApiModule {
   static register(environment: Environment): DynamicModule {
@@ -37,6 +43,7 @@ export class ConfigApiModule {
       module: ConfigApiModule,
       // Global so the router's Config API routes (dead letters, metrics) share its guard and rate budget.
       global: true,
+      imports: [LiveEventsModule, ConsoleModule],
       controllers: [
         WorkspacesController,
         AccessTokensController,
@@ -44,6 +51,7 @@ export class ConfigApiModule {
         SourcesController,
         DestinationsController,
         FiltersController,
+        FilterPreviewController,
         TrackingPlansController,
         ReplaysController,
         OAuthApplicationsController,

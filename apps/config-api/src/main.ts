@@ -25,7 +25,8 @@ import { ConfigApiErrorFilter } from './shared/error.filter';
 async function main(): Promise<void> {
   const environment = loadEnvironment();
   @Module({
-    // The message log is read by the violations route only (Protocols outcomes are kept in its store).
+    // The message log is read by the live events (the console's debugger) and the violations route
+    // (Protocols outcomes are kept in its store).
     imports: [
       ...configStoreModules(environment),
       eventLogModule(environment),

@@ -305,7 +305,6 @@ describe('Config API errors (spec §4)', () => {
       ['POST', `workspaces/${ws}/regulation`, { regulation_type: 'SUPPRESS_ONLY' }],
       ['GET', `workspaces/${ws}/suppressed-users`, undefined],
       ['GET', `workspaces/${ws}/roles`, undefined],
-      ['POST', 'filters/preview', { filter: { if: 'all' }, input: '{}' }],
       // The metrics summary itself is served by the router (apps/router); its time series are not.
       ['GET', `workspaces/${ws}/sources/js/destinations/google-analytics/metrics:batchGet`, undefined],
       ['GET', `workspaces/${ws}/event-delivery-metrics:batchGetSummary`, undefined],

@@ -10,6 +10,8 @@ import { DestinationConsumers } from './destination-consumers/destination-consum
 import { DestinationDeliveries } from './destination-consumers/destination-deliveries.service';
 import { MessageDeliverer } from './destination-consumers/message-deliverer.service';
 import { JobLeases } from './job-leases/job-leases';
+import { MessageDeliveriesController } from './message-deliveries/message-deliveries.controller';
+import { RecentMessageOutcomes } from './message-deliveries/recent-message-outcomes';
 import { ReplayRunner } from './replays/replay-runner.service';
 
 /**
@@ -22,10 +24,11 @@ export class RouterModule {
   static register(environment: Environment): DynamicModule {
     return {
       module: RouterModule,
-      controllers: [DeadLettersController, DeliveryMetricsController],
+      controllers: [DeadLettersController, DeliveryMetricsController, MessageDeliveriesController],
       providers: [
         { provide: ENVIRONMENT, useValue: environment },
         { provide: DeliveryMetrics, useFactory: () => new DeliveryMetrics() },
+        { provide: RecentMessageOutcomes, useFactory: () => new RecentMessageOutcomes() },
         DestinationDeliveries,
         MessageDeliverer,
         DestinationConsumers,

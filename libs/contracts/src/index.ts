@@ -5,3 +5,4 @@ export * from './catalog/catalog.schemas';
 export * from './config-api/config-api.requests';
 export * from './config-api/config-api.errors';
 export * from './tracking';
+export * from './config-api/config-api.resources';

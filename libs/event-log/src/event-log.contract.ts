@@ -11,6 +11,9 @@ import {
   type EventLogSettings,
   type MessageToPublish,
   type NewDeadLetter,
+  type TailedMessage,
+  type TailHandler,
+  type TailSubscription,
 } from './event-log.port';
 
 /**
@@ -488,6 +491,150 @@ export function describeEventLogContract(
         await expect(
           log.consume('ok', { sourceId: 'a b', ackWaitMs: 1000, maxInFlight: 1 }, () => undefined),
         ).rejects.toThrow(TypeError);
+      });
+    });
+
+    describe('tails', () => {
+      const tails: TailSubscription[] = [];
+      afterEach(async () => {
+        await Promise.allSettled(tails.splice(0).map((tail) => tail.stop()));
+      });
+
+      async function tailOf(
+        log: EventLog,
+        sourceId: string,
+        afterSequence?: number,
+        onMessage: TailHandler = () => undefined,
+      ) {
+        const received: TailedMessage[] = [];
+        const subscription = await log.tail({ sourceId, afterSequence }, async (tailed) => {
+          received.push(tailed);
+          await onMessage(tailed);
+        });
+        tails.push(subscription);
+        return { received, subscription, messageIds: () => received.map((tailed) => tailed.messageId) };
+      }
+
+      it("hands out a source's messages stored after it started, in order, with their fields", async () => {
+        const log = await openFresh();
+        await log.publishBatch([message('src-a', 'before-the-tail')]);
+        const tail = await tailOf(log, 'src-a');
+        const batch = [message('src-a'), message('src-b'), message('src-a'), message('src-a')];
+        const outcomes = await log.publishBatch(batch);
+
+        await waitUntil('three tailed messages', () => tail.received.length >= 3);
+        await sleep(200);
+        expect(tail.messageIds()).toEqual([batch[0], batch[2], batch[3]].map((sent) => sent.messageId));
+        expect(tail.received.map((tailed) => tailed.sequence)).toEqual(
+          [outcomes[0], outcomes[2], outcomes[3]].map((outcome) => outcome.sequence),
+        );
+        expect(tail.received[0]).toMatchObject({
+          workspaceId: 'ws1',
+          sourceId: 'src-a',
+          payload: batch[0].payload,
+        });
+        expect(tail.received[0].publishedAt).toBeInstanceOf(Date);
+      });
+
+      it('does not hand out duplicates again', async () => {
+        const log = await openFresh();
+        const tail = await tailOf(log, 'src-a');
+        const first = message('src-a');
+        await log.publishBatch([first]);
+        await log.publishBatch([first, message('src-a', 'after-the-duplicate')]);
+        await waitUntil('two tailed messages', () => tail.received.length >= 2);
+        await sleep(200);
+        expect(tail.messageIds()).toEqual([first.messageId, 'after-the-duplicate']);
+      });
+
+      it('resumes after a sequence, and takes a sequence past the end as now', async () => {
+        const log = await openFresh();
+        const outcomes = await log.publishBatch([
+          message('src-a', 'm1'),
+          message('src-a', 'm2'),
+          message('src-a', 'm3'),
+        ]);
+        const resumed = await tailOf(log, 'src-a', outcomes[0].sequence);
+        await waitUntil('the two messages after the first', () => resumed.received.length >= 2);
+        expect(resumed.messageIds()).toEqual(['m2', 'm3']);
+
+        const fromZero = await tailOf(log, 'src-a', 0);
+        await waitUntil('every retained message', () => fromZero.received.length >= 3);
+        expect(fromZero.messageIds()).toEqual(['m1', 'm2', 'm3']);
+
+        const pastTheEnd = await tailOf(log, 'src-a', outcomes[2].sequence + 1_000);
+        await log.publishBatch([message('src-a', 'm4')]);
+        await waitUntil('the new message', () => pastTheEnd.received.length >= 1);
+        expect(pastTheEnd.messageIds()).toEqual(['m4']);
+      });
+
+      it('keeps up with a burst: every message once, in order', async () => {
+        const log = await openFresh();
+        const tail = await tailOf(log, 'src-a');
+        const burst = Array.from({ length: 1000 }, (_, index) => message('src-a', `burst-${index}`));
+        for (let start = 0; start < burst.length; start += 100) {
+          await log.publishBatch(burst.slice(start, start + 100));
+        }
+        await waitUntil('the whole burst', () => tail.received.length >= 1000, 20_000);
+        await sleep(200);
+        expect(tail.messageIds()).toEqual(burst.map((sent) => sent.messageId));
+      }, 40_000);
+
+      it('waits for its handler before handing out the next message, and stop waits for the call running', async () => {
+        const log = await openFresh();
+        let release: () => void = () => undefined;
+        let running = 0;
+        let mostAtOnce = 0;
+        const tail = await tailOf(log, 'src-a', undefined, async () => {
+          running += 1;
+          mostAtOnce = Math.max(mostAtOnce, running);
+          await new Promise<void>((resolve) => (release = resolve));
+          running -= 1;
+        });
+        await log.publishBatch([message('src-a', 'slow-1'), message('src-a', 'slow-2')]);
+        await waitUntil('the first message', () => tail.received.length >= 1);
+        await sleep(300);
+        expect(tail.messageIds()).toEqual(['slow-1']);
+        release();
+        await waitUntil('the second message', () => tail.received.length >= 2);
+        const stopping = tail.subscription.stop();
+        let stopped = false;
+        void stopping.then(() => (stopped = true));
+        await sleep(100);
+        expect(stopped).toBe(false);
+        release();
+        await stopping;
+        expect(running).toBe(0);
+        expect(mostAtOnce).toBe(1);
+        expect(await tail.subscription.ended).toEqual({ reason: 'stopped' });
+      });
+
+      it('hands out nothing after stop, and ends when the log is closed', async () => {
+        const log = await openFresh();
+        const stoppedTail = await tailOf(log, 'src-a');
+        await stoppedTail.subscription.stop();
+        const open = await tailOf(log, 'src-a');
+        await log.publishBatch([message('src-a', 'after-stop')]);
+        await waitUntil('the open tail gets it', () => open.received.length >= 1);
+        await sleep(200);
+        expect(stoppedTail.received).toEqual([]);
+        await log.close();
+        expect(await open.subscription.ended).toEqual({ reason: 'stopped' });
+      });
+
+      it('refuses invalid options, and a closed log', async () => {
+        const log = await openFresh();
+        await expect(log.tail({ sourceId: 'a.b' }, () => undefined)).rejects.toThrow(TypeError);
+        await expect(log.tail({ sourceId: 'src-a', afterSequence: -1 }, () => undefined)).rejects.toThrow(
+          RangeError,
+        );
+        await expect(log.tail({ sourceId: 'src-a', afterSequence: 1.5 }, () => undefined)).rejects.toThrow(
+          RangeError,
+        );
+        await log.close();
+        await expect(log.tail({ sourceId: 'src-a' }, () => undefined)).rejects.toThrow(
+          EventLogUnavailableError,
+        );
       });
     });
 

@@ -192,6 +192,46 @@ export interface LeaseValue {
   data: Record<string, unknown>;
 }
 
+/**
+ * Where a tail of one source starts. Sequences are the log's own (global across sources), so a
+ * reader that saw sequence N resumes with `afterSequence: N` and misses nothing still retained.
+ */
+export interface TailOptions {
+  /** Only messages of this source. */
+  sourceId: string;
+  /**
+   * Deliver the messages stored after this sequence (those of the source that are still retained);
+   * a value past the end of the log means "from now". Absent: only messages stored after `tail` resolved.
+   */
+  afterSequence?: number;
+}
+
+/** One stored message, as a tail hands it out. */
+export interface TailedMessage {
+  workspaceId: string;
+  sourceId: string;
+  messageId: string;
+  sequence: number;
+  publishedAt: Date;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Called once per message, in sequence order; the next message waits until the returned promise
+ * settles, so a slow handler slows its own tail and nothing else (the reader decides when it is too slow).
+ */
+export type TailHandler = (message: TailedMessage) => void | Promise<void>;
+
+/** Why a tail ended: `stop()` (or the log was closed), or a failure of the log or of the handler. */
+export type TailEnd = { reason: 'stopped' } | { reason: 'failed'; error: unknown };
+
+export interface TailSubscription {
+  /** Stops reading; resolves once no handler call of this tail is running. */
+  stop(): Promise<void>;
+  /** Resolves once the tail has ended, with why; it never rejects. */
+  readonly ended: Promise<TailEnd>;
+}
+
 export interface EventLog extends ProtocolsOutcomeStore {
   /**
    * Stores the messages, all publishes in flight at once. Resolves, in input order, once EVERY message
@@ -209,6 +249,13 @@ export interface EventLog extends ProtocolsOutcomeStore {
     options: ConsumeOptions,
     handler: DeliveryHandler,
   ): Promise<ConsumerSubscription>;
+  /**
+   * Follows one source's messages as they are stored, without a durable consumer: nothing is kept
+   * for it in the log, nothing is acknowledged, and it ends with `stop()` or the log's `close()`.
+   * For live views (the console's debugger), not for delivery: a tail may miss nothing only while
+   * it runs; a reader that reconnects passes the last sequence it saw as `afterSequence`.
+   */
+  tail(options: TailOptions, handler: TailHandler): Promise<TailSubscription>;
   /** Deletes a consumer and its position; false when it did not exist. */
   deleteConsumer(consumerName: string): Promise<boolean>;
   /** Throws `ConsumerNotFoundError` for an unknown consumer. */

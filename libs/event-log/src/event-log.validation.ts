@@ -3,6 +3,7 @@ import {
   type EventLogSettings,
   type LeaseValue,
   type MessageToPublish,
+  type TailOptions,
 } from './event-log.port';
 
 /**
@@ -102,5 +103,13 @@ export function assertSeenOnce(key: string, ttlMs: number): void {
   }
   if (!Number.isInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_SEEN_ONCE_TTL_MS) {
     throw new RangeError(`seen-once ttl must be an integer of 1..${MAX_SEEN_ONCE_TTL_MS} ms, got ${ttlMs}`);
+  }
+}
+
+export function assertTailOptions(options: TailOptions): void {
+  assertSubjectToken('sourceId', options.sourceId);
+  const after = options.afterSequence;
+  if (after !== undefined && (!Number.isSafeInteger(after) || after < 0)) {
+    throw new RangeError(`afterSequence must be a non-negative integer, got ${after}`);
   }
 }

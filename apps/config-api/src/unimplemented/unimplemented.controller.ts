@@ -6,7 +6,7 @@ import { ConfigApiError } from '../shared/config-api.error';
 /**
  * Surfaces of v1beta that Tributary does not offer (spec §2.9: functions, IAM, regulations,
  * OAuth apps of the legacy kind; §2.8 time series of delivery metrics, whose shapes no source
- * shows; §2.6 filter preview). They answer 501, code 12, so a client learns "not implemented" rather than "no such path".
+ * shows). They answer 501, code 12, so a client learns "not implemented" rather than "no such path".
  */
 @ApiExcludeController()
 @ConfigApiController('v1beta')
@@ -29,7 +29,6 @@ export class UnimplementedController {
     'workspaces/:workspace/sources/:source/destinations/:destination/metrics/@batchGet',
     'workspaces/:workspace/sources/:source/connected-warehouses',
     'installs/*',
-    'filters/preview',
   ])
   unimplemented(): never {
     throw ConfigApiError.unimplemented('not implemented by Tributary');

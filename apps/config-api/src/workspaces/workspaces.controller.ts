@@ -12,6 +12,7 @@ import { ConfigApiError } from '../shared/config-api.error';
 import { ResourceLookup } from '../shared/resource-lookup.service';
 import { paginate, PageRequest } from '../shared/pagination';
 import {
+  AllowBasicAuth,
   canReachWorkspace,
   ChangeMetadata,
   CurrentPrincipal,
@@ -34,8 +35,13 @@ export class WorkspacesController {
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
-  /** The workspaces the caller can reach; typewriter treats an empty list as an invalid token. */
+  /**
+   * The workspaces the caller can reach; typewriter treats an empty list as an invalid token. Basic
+   * credentials are accepted too, so a user signing in (the console) can name the workspaces of the
+   * token it then mints.
+   */
   @Get()
+  @AllowBasicAuth()
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageRequest) {
     const reachable = this.readModel
       .listWorkspaces()

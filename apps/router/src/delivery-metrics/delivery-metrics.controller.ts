@@ -3,11 +3,11 @@ import { ApiTags } from '@nestjs/swagger';
 import { ConfigApiController } from '../../../config-api/src/shared/config-api-controller.decorator';
 import { ResourceLookup } from '../../../config-api/src/shared/resource-lookup.service';
 import { destinationKey } from '../destination-consumers/consumer-names';
-import { DeliveryMetrics } from './delivery-metrics';
+import { DeliveryMetrics, SERIES_BUCKET_MS } from './delivery-metrics';
 
 /**
  * Delivery metrics of one destination since the router started: counts by outcome and end-to-end
- * latency percentiles over recent windows. Segment's response shape is unknown (spec §2.8), so
+ * latency percentiles over recent windows, and the last hour minute by minute (`last_hour`). Segment's response shape is unknown (spec §2.8), so
  * this one is Tributary's own; `:getSummary` answers the same.
  */
 @ApiTags('delivery metrics')
@@ -54,6 +54,14 @@ export class DeliveryMetricsController {
         reason: value.reason,
         time: value.at,
       })),
+      last_hour: {
+        bucket_seconds: SERIES_BUCKET_MS / 1000,
+        buckets: this.metrics.series(destinationKey(destination.sourceId, destinationSlug)).map((bucket) => ({
+          start_time: bucket.start,
+          counts: bucket.counts,
+          latency_ms: bucket.latency,
+        })),
+      },
     };
   }
 

@@ -1,4 +1,10 @@
-import { DeliveryMetrics, LATENCY_WINDOWS_MS, MAX_LATENCY_SAMPLES } from './delivery-metrics';
+import {
+  DeliveryMetrics,
+  LATENCY_WINDOWS_MS,
+  MAX_LATENCY_SAMPLES,
+  SERIES_BUCKET_MS,
+  SERIES_BUCKETS,
+} from './delivery-metrics';
 
 describe('DeliveryMetrics', () => {
   const key = 'src_1/webhooks';
@@ -76,7 +82,12 @@ describe('DeliveryMetrics', () => {
     const snapshot = metrics.snapshot(key);
     expect(snapshot.counts).toMatchObject({ delivered: 2, discarded: 2 });
     expect(snapshot.valuesNotStored).toEqual({ type_conflict: 2, column_limit: 1 });
-    expect(snapshot.discardsByCause).toEqual({ system_schema: 0, foreign_table: 1, table_limit: 0, egress_denied: 0 });
+    expect(snapshot.discardsByCause).toEqual({
+      system_schema: 0,
+      foreign_table: 1,
+      table_limit: 0,
+      egress_denied: 0,
+    });
     expect(snapshot.lastValuesNotStored.map((value) => [value.messageId, value.column])).toEqual([
       ['m-1', 'amount'],
       ['m-1', 'extra'],
@@ -91,5 +102,32 @@ describe('DeliveryMetrics', () => {
     expect(later.valuesNotStored.column_limit).toBe(31);
     expect(later.lastValuesNotStored).toHaveLength(20);
     expect(later.lastValuesNotStored.at(-1)?.messageId).toBe('bulk-29');
+  });
+
+  it('reports the last hour minute by minute: counts by outcome and latency percentiles', () => {
+    let now = 100 * SERIES_BUCKET_MS + 30_000;
+    const metrics = new DeliveryMetrics(() => now);
+    metrics.record(key, 'delivered', { latencyMs: 10 });
+    metrics.record(key, 'delivered', { latencyMs: 30 });
+    metrics.record(key, 'retried');
+    now += SERIES_BUCKET_MS;
+    metrics.record(key, 'dead_lettered');
+    metrics.record(key, 'discarded', { reason: 'HTTP 400' });
+
+    const series = metrics.series(key);
+    expect(series).toHaveLength(SERIES_BUCKETS);
+    const [previous, current] = series.slice(-2);
+    expect(current.start).toBe(new Date(101 * SERIES_BUCKET_MS).toISOString());
+    expect(previous.counts).toMatchObject({ delivered: 2, retried: 1, dead_lettered: 0 });
+    expect(previous.latency).toEqual({ p50: 10, p95: 30 });
+    expect(current.counts).toMatchObject({ delivered: 0, dead_lettered: 1, discarded: 1 });
+    expect(current.latency).toEqual({ p50: null, p95: null });
+    expect(series[0].counts.delivered).toBe(0);
+
+    now += SERIES_BUCKETS * SERIES_BUCKET_MS;
+    metrics.record(key, 'delivered', { latencyMs: 5 });
+    const later = metrics.series(key);
+    expect(later.reduce((sum, bucket) => sum + bucket.counts.delivered, 0)).toBe(1);
+    expect(later.at(-1)?.latency).toEqual({ p50: 5, p95: 5 });
   });
 });

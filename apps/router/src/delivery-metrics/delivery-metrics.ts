@@ -80,6 +80,23 @@ const zeroCounts = <Key extends string>(keys: readonly Key[]) =>
  */
 const COMPACT_AFTER_EXPIRED_SAMPLES = 4_096;
 
+/** The time series covers the last hour in one-minute buckets (the console's delivery charts). */
+export const SERIES_BUCKET_MS = 60_000;
+export const SERIES_BUCKETS = 60;
+
+export interface DeliverySeriesBucket {
+  /** Start of the minute, ISO 8601. */
+  start: string;
+  counts: Record<DeliveryOutcomeKind, number>;
+  /** Latency of the deliveries of that minute, milliseconds; null when none was delivered. */
+  latency: { p50: number | null; p95: number | null };
+}
+
+
+function percentileOf(sorted: number[], p: number): number | null {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] : null;
+}
+
 class DestinationMetrics {
   readonly counts = Object.fromEntries(DELIVERY_OUTCOMES.map((outcome) => [outcome, 0])) as Record<
     DeliveryOutcomeKind,
@@ -92,6 +109,44 @@ class DestinationMetrics {
   readonly valuesNotStored = zeroCounts(VALUE_NOT_STORED_CAUSES);
   readonly lastValuesNotStored: RecentValueNotStored[] = [];
   readonly discardsByCause = zeroCounts(DISCARD_CAUSES);
+
+  /** Outcome counts per minute of the last hour, by the minute's start; older minutes are dropped. */
+  private readonly countsByMinute = new Map<number, Record<DeliveryOutcomeKind, number>>();
+
+  countInMinute(at: number, outcome: DeliveryOutcomeKind): void {
+    const minute = at - (at % SERIES_BUCKET_MS);
+    let counts = this.countsByMinute.get(minute);
+    if (!counts) {
+      counts = zeroCounts(DELIVERY_OUTCOMES);
+      this.countsByMinute.set(minute, counts);
+      const horizon = minute - SERIES_BUCKETS * SERIES_BUCKET_MS;
+      for (const known of this.countsByMinute.keys()) if (known <= horizon) this.countsByMinute.delete(known);
+    }
+    counts[outcome] += 1;
+  }
+
+  series(now: number): DeliverySeriesBucket[] {
+    const currentMinute = now - (now % SERIES_BUCKET_MS);
+    const firstMinute = currentMinute - (SERIES_BUCKETS - 1) * SERIES_BUCKET_MS;
+    const latencies = new Map<number, number[]>();
+    for (let index = this.firstKept; index < this.latencies.length; index++) {
+      const sample = this.latencies[index];
+      if (sample.at < firstMinute) continue;
+      const minute = sample.at - (sample.at % SERIES_BUCKET_MS);
+      const values = latencies.get(minute) ?? [];
+      values.push(sample.latencyMs);
+      latencies.set(minute, values);
+    }
+    return Array.from({ length: SERIES_BUCKETS }, (_, index) => {
+      const minute = firstMinute + index * SERIES_BUCKET_MS;
+      const values = (latencies.get(minute) ?? []).sort((a, b) => a - b);
+      return {
+        start: new Date(minute).toISOString(),
+        counts: { ...(this.countsByMinute.get(minute) ?? zeroCounts(DELIVERY_OUTCOMES)) },
+        latency: { p50: percentileOf(values, 0.5), p95: percentileOf(values, 0.95) },
+      };
+    });
+  }
 
   recordLatency(at: number, latencyMs: number): void {
     this.latencies.push({ at, latencyMs });
@@ -134,6 +189,7 @@ export class DeliveryMetrics {
   record(destinationKey: string, outcome: DeliveryOutcomeKind, detail?: OutcomeDetail): void {
     const metrics = this.metricsOf(destinationKey);
     metrics.counts[outcome] += 1;
+    metrics.countInMinute(this.now(), outcome);
     if (outcome === 'delivered' && detail?.latencyMs !== undefined)
       metrics.recordLatency(this.now(), detail.latencyMs);
     if (outcome === 'delivered' && detail?.valuesNotStored?.length) {
@@ -173,6 +229,11 @@ export class DeliveryMetrics {
       lastValuesNotStored: [...metrics.lastValuesNotStored],
       discardsByCause: { ...metrics.discardsByCause },
     };
+  }
+
+  /** The last hour, minute by minute, oldest first (always `SERIES_BUCKETS` buckets). */
+  series(destinationKey: string): DeliverySeriesBucket[] {
+    return this.metricsOf(destinationKey).series(this.now());
   }
 
   /** Outcome counts only: what a Prometheus scrape reads, without the latency percentiles' sort. */

@@ -8,6 +8,7 @@ import { Delivery, EVENT_LOG, EventLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { decideDelivery, prepareReplayMessage } from '@tributary/routing';
 import { DeliveryMetrics, DeliveryOutcomeKind, OutcomeDetail } from '../delivery-metrics/delivery-metrics';
+import { RecentMessageOutcomes } from '../message-deliveries/recent-message-outcomes';
 import { destinationConsumerName, destinationKey } from './consumer-names';
 import { DestinationDeliveries } from './destination-deliveries.service';
 import { retryDelayMs, retryWindowExhausted } from './retry-schedule';
@@ -50,6 +51,7 @@ export class MessageDeliverer {
     private readonly secretBox: SecretBox,
     private readonly deliveries: DestinationDeliveries,
     private readonly metrics: DeliveryMetrics,
+    private readonly recentOutcomes: RecentMessageOutcomes,
   ) {}
 
   async handle(delivery: Delivery, context: DeliveryContext): Promise<void> {
@@ -74,7 +76,9 @@ export class MessageDeliverer {
       replay: Boolean(context.replay),
     });
     if (decision.outcome !== 'deliver') {
-      this.settle(key, context, decision.outcome === 'skip' ? 'skipped' : 'filtered');
+      this.settle(key, context, decision.outcome === 'skip' ? 'skipped' : 'filtered', {
+        messageId: delivery.messageId,
+      });
       await delivery.ack();
       return;
     }
@@ -97,7 +101,7 @@ export class MessageDeliverer {
       const receivedAt = Date.parse(String(payload.receivedAt));
       this.settle(key, context, 'delivered', {
         latencyMs: Number.isNaN(receivedAt) ? undefined : Date.now() - receivedAt,
-        messageId: payload.messageId,
+        messageId: delivery.messageId,
         valuesNotStored: result.valuesNotStored,
       });
       await delivery.ack();
@@ -106,7 +110,7 @@ export class MessageDeliverer {
     if (result.outcome === 'discard') {
       this.retries.delete(retryKey);
       this.settle(key, context, 'discarded', {
-        messageId: payload.messageId,
+        messageId: delivery.messageId,
         reason: result.reason,
         discardCause: result.cause,
       });
@@ -116,12 +120,19 @@ export class MessageDeliverer {
     if (!retryWindowExhausted(history.firstAttemptAt, Date.now(), this.environment.RETRY_WINDOW)) {
       this.retries.set(retryKey, history);
       this.metrics.record(key, 'retried');
+      this.recentOutcomes.record(
+        context.sourceId,
+        delivery.messageId,
+        context.destinationSlug,
+        'retried',
+        result.reason,
+      );
       await delivery.nak(retryDelayMs(delivery.deliveryCount, result.retryAfterMs));
       return;
     }
     await this.deadLetter(delivery, context, result.reason, history);
     this.retries.delete(retryKey);
-    this.settle(key, context, 'dead_lettered');
+    this.settle(key, context, 'dead_lettered', { messageId: delivery.messageId, reason: result.reason });
     await delivery.ack();
   }
 
@@ -164,6 +175,15 @@ export class MessageDeliverer {
     detail?: OutcomeDetail,
   ): void {
     this.metrics.record(key, outcome, detail);
+    if (detail?.messageId !== undefined) {
+      this.recentOutcomes.record(
+        context.sourceId,
+        detail.messageId,
+        context.destinationSlug,
+        outcome,
+        detail.reason,
+      );
+    }
     context.replay?.onOutcome(outcome);
   }
 }

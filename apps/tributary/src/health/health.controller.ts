@@ -30,7 +30,7 @@ class HealthReportFilter implements ExceptionFilter {
 /**
  * `/health/live`: the process runs. `/health/ready`: it can do its work, that is the config event
  * store and the message log both answer; a load balancer sends traffic only then. Every app serves
- * it; the standalone Config API has no message log, so only its event store is checked there.
+ * it (the standalone Config API reads the message log too, for the live events).
  */
 @ApiExcludeController()
 @Controller('health')

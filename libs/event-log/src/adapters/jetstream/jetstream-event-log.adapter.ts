@@ -50,6 +50,9 @@ import {
   type MessageToPublish,
   type NewDeadLetter,
   type PublishOutcome,
+  type TailHandler,
+  type TailOptions,
+  type TailSubscription,
 } from '../../event-log.port';
 import type {
   ProtocolsOutcomeToRecord,
@@ -64,10 +67,12 @@ import {
   assertPositiveInteger,
   assertSeenOnce,
   assertSubjectToken,
+  assertTailOptions,
   assertValidMessages,
   assertValidSettings,
 } from '../../event-log.validation';
 import { RunningHandlers } from '../../running-handlers';
+import { startTail } from '../../tail-loop';
 
 export const TRACKING_STREAM = 'TRACKING';
 export const DEAD_LETTER_STREAM = 'DEADLETTER';
@@ -103,6 +108,8 @@ const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
 const DEFAULT_RECONNECT_WAIT_MS = 500;
 const DEFAULT_DEAD_LETTER_PAGE = 100;
+/** Messages a tail's ordered consumer keeps buffered ahead of its handler. */
+const TAIL_BUFFER = 256;
 
 /** The JSON body of a message on `deadletter.<consumerName>`; the stored time is the dead-letter time. */
 interface DeadLetterBody {
@@ -141,6 +148,7 @@ export class JetStreamEventLog implements EventLog {
   private connected = true;
   private closed = false;
   private readonly subscriptions = new Map<string, Set<ConsumerSubscription>>();
+  private readonly tails = new Set<TailSubscription>();
   private readonly publishTimeoutMs: number;
   private readonly requestTimeoutMs: number;
   private readonly publisher: PipelinedJetStreamPublisher;
@@ -260,6 +268,47 @@ export class JetStreamEventLog implements EventLog {
     } catch (error) {
       throw this.translate(error, `consumer ${consumerName}`);
     }
+  }
+
+  /**
+   * An ordered consumer: ephemeral, flow-controlled, recreated by the client after a gap, and removed
+   * by the server once unused, so a tail leaves nothing durable behind. "Now" is the stream's last
+   * sequence when the tail starts, so a message stored after `tail` resolved is never missed.
+   */
+  async tail(options: TailOptions, handler: TailHandler): Promise<TailSubscription> {
+    assertTailOptions(options);
+    this.assertUsable();
+    let messages: ConsumerMessages;
+    try {
+      const { state } = await this.manager.streams.info(TRACKING_STREAM);
+      const after = options.afterSequence;
+      const startSequence = after === undefined || after > state.last_seq ? state.last_seq + 1 : after + 1;
+      const consumer = await this.client.consumers.get(TRACKING_STREAM, {
+        // One subject as a string: a list needs nats-server 2.10, and Debian ships older servers.
+        filter_subjects: trackingFilter(options.sourceId),
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: startSequence,
+        replay_policy: ReplayPolicy.Instant,
+      });
+      messages = await consumer.consume({ max_messages: TAIL_BUFFER });
+    } catch (error) {
+      throw this.translate(error, `tail of source ${options.sourceId}`);
+    }
+    const subscription = startTail(
+      async (deliver, isStopped) => {
+        for await (const message of messages) {
+          if (isStopped()) return;
+          await deliver(this.toTailedMessage(message));
+        }
+      },
+      handler,
+      async () => {
+        await messages.close();
+      },
+    );
+    this.tails.add(subscription);
+    void subscription.ended.then(() => this.tails.delete(subscription));
+    return subscription;
   }
 
   async deleteConsumer(consumerName: string): Promise<boolean> {
@@ -463,6 +512,7 @@ export class JetStreamEventLog implements EventLog {
     this.closed = true;
     const all = [...this.subscriptions.values()].flatMap((ofConsumer) => [...ofConsumer]);
     await Promise.allSettled(all.map((subscription) => subscription.stop()));
+    await Promise.allSettled([...this.tails].map((subscription) => subscription.stop()));
     this.publisher.close();
     await this.connection.close();
   }
@@ -619,6 +669,18 @@ export class JetStreamEventLog implements EventLog {
         ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.deliverFrom.toISOString() }
         : { deliver_policy: DeliverPolicy.New }),
     });
+  }
+
+  private toTailedMessage(message: JsMsg) {
+    const [, workspaceId, sourceId] = message.subject.split('.');
+    return {
+      workspaceId,
+      sourceId,
+      messageId: message.headers?.get('Nats-Msg-Id') ?? '',
+      sequence: message.seq,
+      publishedAt: message.time,
+      payload: message.json<Record<string, unknown>>(),
+    };
   }
 
   private toDelivery(message: JsMsg): Delivery {

@@ -21,6 +21,9 @@ import {
   type MessageToPublish,
   type NewDeadLetter,
   type PublishOutcome,
+  type TailHandler,
+  type TailOptions,
+  type TailSubscription,
 } from '../../event-log.port';
 import type {
   ProtocolsOutcomeToRecord,
@@ -34,9 +37,11 @@ import {
   assertPositiveInteger,
   assertSeenOnce,
   assertSubjectToken,
+  assertTailOptions,
   assertValidMessages,
   assertValidSettings,
 } from '../../event-log.validation';
+import { startTail } from '../../tail-loop';
 import { SqliteConsumerRunner, type SqliteConsumerStore } from './sqlite-consumer.runner';
 import {
   SQLITE_EVENT_LOG_SCHEMA,
@@ -44,6 +49,7 @@ import {
   type DeadLetterRow,
   type DeliverableRow,
   type LeaseRow,
+  type MessageRow,
 } from './sqlite-event-log.schema';
 import { SqliteWriteBatcher } from './sqlite-write.batcher';
 import { SqliteProtocolsOutcomes } from './sqlite-protocols-outcomes';
@@ -59,6 +65,8 @@ export interface SqliteEventLogOptions extends EventLogSettings {
 
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_DEAD_LETTER_PAGE = 100;
+/** Messages a tail reads per query; it reads the next page once the handler took these. */
+const TAIL_PAGE = 256;
 
 /**
  * The embedded event log: the same guarantees as the JetStream adapter, on one machine.
@@ -72,6 +80,8 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   private readonly database: Database;
   private readonly writes: SqliteWriteBatcher;
   private readonly runners = new Map<string, SqliteConsumerRunner>();
+  /** Running tails, each with the function that wakes it when messages were stored. */
+  private readonly tails = new Map<TailSubscription, () => void>();
   private readonly maintenanceTimer: NodeJS.Timeout;
   private readonly pollIntervalMs: number;
   private readonly statements: ReturnType<typeof prepareStatements>;
@@ -94,6 +104,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       if (!this.storedMessagesSinceLastCommit) return;
       this.storedMessagesSinceLastCommit = false;
       this.runners.forEach((runner) => runner.wake());
+      this.tails.forEach((wake) => wake());
     });
     this.protocolsOutcomes = new SqliteProtocolsOutcomes(
       this.database,
@@ -171,6 +182,53 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     this.runners.set(consumerName, runner);
     runner.wake();
     return { stop: () => runner.stop() };
+  }
+
+  async tail(options: TailOptions, handler: TailHandler): Promise<TailSubscription> {
+    assertTailOptions(options);
+    this.assertOpen();
+    const lastSequence = (this.statements.selectLastSequence.get() as { seq: number } | undefined)?.seq ?? 0;
+    const after = options.afterSequence;
+    let nextSequence = after === undefined || after > lastSequence ? lastSequence + 1 : after + 1;
+    // A wake-up that arrives while a page is being read must not be lost: it is remembered in `woken`.
+    let woken = false;
+    let wakeWaiter: (() => void) | undefined;
+    const wake = () => {
+      woken = true;
+      wakeWaiter?.();
+    };
+    const untilWokenOrPolled = () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.pollIntervalMs);
+        timer.unref();
+        wakeWaiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      }).finally(() => (wakeWaiter = undefined));
+    const subscription = startTail(
+      async (deliver, isStopped) => {
+        while (!isStopped() && !this.closed) {
+          woken = false;
+          const rows = this.statements.selectTailOfSource.all(
+            options.sourceId,
+            nextSequence,
+            TAIL_PAGE,
+          ) as MessageRow[];
+          for (const row of rows) {
+            if (isStopped()) return;
+            await deliver(toTailedMessage(row));
+            nextSequence = row.sequence + 1;
+          }
+          if (rows.length < TAIL_PAGE && !woken && !isStopped()) await untilWokenOrPolled();
+        }
+      },
+      handler,
+      wake,
+    );
+    this.tails.set(subscription, wake);
+    void subscription.ended.then(() => this.tails.delete(subscription));
+    return subscription;
   }
 
   async deleteConsumer(consumerName: string): Promise<boolean> {
@@ -309,6 +367,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     this.closed = true;
     clearInterval(this.maintenanceTimer);
     await Promise.all([...this.runners.values()].map((runner) => runner.stop()));
+    await Promise.all([...this.tails.keys()].map((subscription) => subscription.stop()));
     this.writes.close();
     this.database.close();
   }
@@ -416,6 +475,17 @@ function assertConsumeOptions(options: ConsumeOptions): void {
   }
 }
 
+function toTailedMessage(row: MessageRow) {
+  return {
+    workspaceId: row.workspace_id,
+    sourceId: row.source_id,
+    messageId: row.message_id,
+    sequence: row.sequence,
+    publishedAt: new Date(row.published_at),
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+  };
+}
+
 function toDeadLetter(row: DeadLetterRow): DeadLetter {
   const attempts = JSON.parse(row.attempts) as { at: string; outcome: string }[];
   return {
@@ -466,6 +536,10 @@ function prepareStatements(database: Database) {
     ),
     selectNewFromOfSource: prepare(
       `SELECT ${deliverableColumns} FROM messages m WHERE m.source_id = ? AND m.sequence >= ? ORDER BY m.sequence LIMIT ?`,
+    ),
+    selectTailOfSource: prepare(
+      `SELECT sequence, workspace_id, source_id, message_id, payload, published_at FROM messages
+       WHERE source_id = ? AND sequence >= ? ORDER BY sequence LIMIT ?`,
     ),
     countFrom: prepare('SELECT count(*) AS count FROM messages WHERE sequence >= ?'),
     countFromOfSource: prepare(

@@ -1,0 +1,88 @@
+import { Get, Headers, Inject, Logger, Param, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { EVENT_LOG, EventLog, EventLogUnavailableError, type TailSubscription } from '@tributary/event-log';
+import type { FastifyReply } from 'fastify';
+import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { ConfigApiError } from '../shared/config-api.error';
+import { ResourceLookup } from '../shared/resource-lookup.service';
+import { parseLastEventId } from './last-event-id';
+import { OpenLiveEventStreams } from './open-live-event-streams';
+import { LiveEventLimits, ServerSentEventStream } from './server-sent-events';
+
+/**
+ * The live feed of one source: every message as it is stored, as server-sent events (`id:` its
+ * position in the log, `data:` the message as stored). Read-only, so a `workspace:read` token may
+ * read it. Browsers should read it with `fetch`, which can send the token in `Authorization`;
+ * `EventSource` cannot, and a token in a URL ends up in logs.
+ */
+@ApiTags('live events')
+@ConfigApiController('v1beta/workspaces/:workspace/sources/:source/live-events')
+export class LiveEventsController {
+  private readonly logger = new Logger('LiveEvents');
+
+  constructor(
+    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    private readonly lookup: ResourceLookup,
+    private readonly limits: LiveEventLimits,
+    private readonly openStreams: OpenLiveEventStreams,
+  ) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Stream the messages of a source as they are stored (text/event-stream)',
+    description:
+      'Starts at the messages stored from now on, or after the position in `Last-Event-ID`. A comment ' +
+      'every 15 s keeps the connection open; a reader that stops reading is disconnected and resumes ' +
+      'with `Last-Event-ID`.',
+  })
+  @ApiProduces('text/event-stream')
+  async stream(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
+    const afterSequence = parseLastEventId(lastEventId);
+    if (afterSequence === null) {
+      throw ConfigApiError.invalidArgument('Last-Event-ID must be the id of an event this stream sent');
+    }
+    const events = new ServerSentEventStream(reply.raw, this.limits);
+    let opened: () => void = () => undefined;
+    const streamOpened = new Promise<void>((resolve) => (opened = resolve));
+    let tail: TailSubscription;
+    try {
+      tail = await this.eventLog.tail({ sourceId: source.sourceId, afterSequence }, async (message) => {
+        await streamOpened;
+        await events.send(message.sequence, JSON.stringify(message.payload));
+      });
+    } catch (error) {
+      if (error instanceof EventLogUnavailableError) {
+        throw ConfigApiError.unavailable('the message log is unavailable; retry shortly');
+      }
+      throw error;
+    }
+    if (!this.openStreams.add(events)) {
+      await tail.stop();
+      throw ConfigApiError.unavailable('the server is stopping; reconnect in a moment');
+    }
+    // From here on the response is ours, not Nest's: its head and every event are written as they come.
+    reply.hijack();
+    events.onEnd((reason) => {
+      if (reason === 'reader-too-slow') {
+        this.logger.warn(
+          `dropped a live-events reader of workspaces/${workspaceSlug}/sources/${sourceSlug}: it fell behind`,
+        );
+      }
+      void tail.stop();
+    });
+    void tail.ended.then((end) => {
+      if (end.reason === 'failed') {
+        this.logger.warn(`live events of ${sourceSlug} ended: ${String(end.error)}`);
+      }
+      events.end();
+    });
+    events.open({ 'x-request-id': String(reply.request.id) });
+    opened();
+  }
+}

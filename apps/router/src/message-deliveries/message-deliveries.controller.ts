@@ -1,0 +1,53 @@
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { ConfigApiController } from '../../../config-api/src/shared/config-api-controller.decorator';
+import { ConfigApiError } from '../../../config-api/src/shared/config-api.error';
+import { ResourceLookup } from '../../../config-api/src/shared/resource-lookup.service';
+import { RecentMessageOutcomes } from './recent-message-outcomes';
+
+const MAX_MESSAGE_IDS = 100;
+
+/**
+ * Where recent messages of a source went: per message, the latest outcome for each destination
+ * (delivered, filtered, skipped, retried, discarded, dead_lettered). Tributary's own route, read by
+ * the console's debugger; answered from the memory of the router that serves the request.
+ */
+@ApiTags('message deliveries')
+@ConfigApiController('v1beta/workspaces/:workspace/sources/:source/message-deliveries')
+export class MessageDeliveriesController {
+  constructor(
+    private readonly outcomes: RecentMessageOutcomes,
+    private readonly lookup: ResourceLookup,
+    private readonly readModel: ConfigReadModel,
+  ) {}
+
+  @Get()
+  list(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Query('message_id') messageIds: string | string[] | undefined,
+  ) {
+    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
+    const ids = [...new Set(messageIds === undefined ? [] : [messageIds].flat())];
+    if (ids.length === 0) throw ConfigApiError.invalidArgument('give at least one message_id');
+    if (ids.length > MAX_MESSAGE_IDS) {
+      throw ConfigApiError.invalidArgument(`give at most ${MAX_MESSAGE_IDS} message_id values`);
+    }
+    const sourceName = `workspaces/${workspaceSlug}/sources/${sourceSlug}`;
+    return {
+      message_deliveries: ids.map((messageId) => ({
+        message_id: messageId,
+        destinations: this.outcomes
+          .outcomesOf(source.sourceId, messageId)
+          .filter((outcome) => this.readModel.destination(source.sourceId, outcome.destinationSlug))
+          .map((outcome) => ({
+            destination_name: `${sourceName}/destinations/${outcome.destinationSlug}`,
+            outcome: outcome.outcome,
+            time: outcome.at,
+            ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
+          })),
+      })),
+    };
+  }
+}

@@ -1,0 +1,28 @@
+import { RecentMessageOutcomes } from './recent-message-outcomes';
+
+describe('RecentMessageOutcomes', () => {
+  it('keeps the latest outcome per destination of a message, a final one replacing a retry', () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const outcomes = new RecentMessageOutcomes(10, () => now);
+    outcomes.record('src1', 'm1', 'webhooks', 'retried', 'HTTP 503');
+    outcomes.record('src1', 'm1', 'postgres', 'filtered');
+    now += 1000;
+    outcomes.record('src1', 'm1', 'webhooks', 'delivered');
+    expect(outcomes.outcomesOf('src1', 'm1')).toEqual([
+      { destinationSlug: 'webhooks', outcome: 'delivered', at: '2026-01-01T00:00:01.000Z' },
+      { destinationSlug: 'postgres', outcome: 'filtered', at: '2026-01-01T00:00:00.000Z' },
+    ]);
+    expect(outcomes.outcomesOf('src2', 'm1')).toEqual([]);
+    expect(outcomes.outcomesOf('src1', 'unknown')).toEqual([]);
+  });
+
+  it('forgets the oldest messages beyond its capacity and shortens long details', () => {
+    const outcomes = new RecentMessageOutcomes(2);
+    outcomes.record('s', 'a', 'webhooks', 'delivered');
+    outcomes.record('s', 'b', 'webhooks', 'discarded', 'x'.repeat(1000));
+    outcomes.record('s', 'c', 'webhooks', 'delivered');
+    expect(outcomes.outcomesOf('s', 'a')).toEqual([]);
+    expect(outcomes.outcomesOf('s', 'b')[0].detail).toHaveLength(300);
+    expect(outcomes.outcomesOf('s', 'c')).toHaveLength(1);
+  });
+});
