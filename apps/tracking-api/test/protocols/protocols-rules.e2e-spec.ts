@@ -165,7 +165,7 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     expect(summary).toMatchObject({ total_violations: 0, total_blocked: 1, violations: [] });
     expect(summary.blocked.unplanned).toBe(1);
     expect((await storedPayloads(t, planned.violationsTarget)).size).toBe(0);
-    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const metrics = await (await fetch(t.metricsUrl)).text();
     expect(metrics).toContain(
       `tributary_protocols_blocked_messages_total{source_id="${planned.source.sourceId}",reason="unplanned"} 1`,
     );
@@ -518,7 +518,7 @@ describe('Protocols at ingestion, rule by rule (HTTP, analytics-node)', () => {
     expect((await storedPayloads(t, planned.violationsTarget)).size).toBe(1);
     expect((await storedPayloads(t, planned.blockedTarget)).size).toBe(1);
     expect((await storedPayloads(t, planned.source)).size).toBe(1);
-    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    const metrics = await (await fetch(t.metricsUrl)).text();
     const sourceLabel = `source_id="${planned.source.sourceId}"`;
     for (const line of [
       `tributary_protocols_forwards_total{${sourceLabel},kind="blocked",outcome="forwarded"} 1`,
