@@ -15,16 +15,17 @@ import { DestinationsController } from './destinations/destinations.controller';
 import { FilterPreviewController } from './filter-preview/filter-preview.controller';
 import { FiltersController } from './filters/filters.controller';
 import { ConfigReadModel } from '@tributary/config-projections';
-import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard';
-import { BasicCredentialsChecker } from './shared/basic-credentials.checker';
-import { ConfigApiErrorFilter } from './shared/error.filter';
-import { RateLimiter } from '@tributary/platform';
-import { ResourceLookup } from './shared/resource-lookup.service';
 import {
+  ConfigApiAuthGuard,
+  CONFIG_API_RATE_LIMITER,
+  BasicCredentialsChecker,
+  ConfigApiErrorFilter,
+  ResourceLookup,
   REQUEST_BODY_LIMITS,
   RequestBodyLimits,
   RequestBodyLimitsGuard,
-} from './shared/request-body-limits.guard';
+} from '@tributary/config-api-access';
+import { RateLimiter } from '@tributary/platform';
 import { SourcesController } from './sources/sources.controller';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';

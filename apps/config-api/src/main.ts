@@ -8,6 +8,7 @@ import {
   registerConfigProjectionMetrics,
 } from '@tributary/config-projections';
 import {
+  HealthController,
   configStoreModules,
   createHttpApplication,
   eventLogModule,
@@ -17,10 +18,8 @@ import {
   runEntryPoint,
   serveUntilSignalled,
 } from '@tributary/platform';
-import { HealthController } from '../../tributary/src/health/health.controller';
 import { ConfigApiModule } from './config-api.module';
-import { serveConfigApiOpenApiDocument } from './openapi';
-import { ConfigApiErrorFilter } from './shared/error.filter';
+import { serveConfigApiOpenApiDocument, ConfigApiErrorFilter } from '@tributary/config-api-access';
 
 async function main(): Promise<void> {
   const environment = loadEnvironment();

@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
+import { ConfigApiAccessModule, ConfigApiErrorFilter } from '@tributary/config-api-access';
 import {
+  HealthController,
   configStoreModules,
   createHttpApplication,
   eventLogModule,
@@ -11,9 +13,6 @@ import {
   runEntryPoint,
   serveUntilSignalled,
 } from '@tributary/platform';
-import { ConfigApiAccessModule } from '../../config-api/src/shared/config-api-access.module';
-import { ConfigApiErrorFilter } from '../../config-api/src/shared/error.filter';
-import { HealthController } from '../../tributary/src/health/health.controller';
 import { RouterModule } from './router.module';
 
 /**

@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import {
+  HealthController,
   configStoreModules,
   createHttpApplication,
   eventLogModule,
@@ -11,7 +12,6 @@ import {
   runEntryPoint,
   serveUntilSignalled,
 } from '@tributary/platform';
-import { HealthController } from '../../tributary/src/health/health.controller';
 import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
 import { TrackingApiModule } from './tracking-api.module';
 

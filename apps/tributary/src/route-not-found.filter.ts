@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { ConfigApiErrorFilter } from '../../config-api/src/shared/error.filter';
+import { ConfigApiErrorFilter } from '@tributary/config-api-access';
 import { OAuthErrorFilter } from '../../tracking-api/src/oauth-token/oauth-token.controller';
 import { TrackingApiErrorFilter } from '../../tracking-api/src/shared/tracking-api-error.filter';
 

@@ -5,7 +5,7 @@ import {
   HttpApplicationOptions,
   httpApplicationOptionsOf,
 } from '@tributary/platform';
-import { serveConfigApiOpenApiDocument } from '../../config-api/src/openapi';
+import { serveConfigApiOpenApiDocument } from '@tributary/config-api-access';
 import { TributaryModule } from './tributary.module';
 
 /** Builds the all-in-one application; `main.ts` and the tests start it the same way. */

@@ -6,11 +6,16 @@ import {
   ConfigReadModel,
   registerConfigProjectionMetrics,
 } from '@tributary/config-projections';
-import { configStoreModules, Environment, eventLogModule, MetricsRegistry } from '@tributary/platform';
 import { ConfigApiModule } from '../../config-api/src/config-api.module';
 import { RouterModule } from '../../router/src/router.module';
 import { TrackingApiModule } from '../../tracking-api/src/tracking-api.module';
-import { HealthController } from './health/health.controller';
+import {
+  HealthController,
+  configStoreModules,
+  Environment,
+  eventLogModule,
+  MetricsRegistry,
+} from '@tributary/platform';
 import { RouteNotFoundFilter } from './route-not-found.filter';
 
 /** Every Tributary surface in one process on one port: the embedded default behind `npm start`. */

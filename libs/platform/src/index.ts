@@ -10,3 +10,4 @@ export * from './logging';
 export * from './metrics';
 export * from './infrastructure.modules';
 export * from './concurrency-limiter';
+export * from './health/health.controller';

@@ -1,4 +1,4 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { ConfigApiController, ChangeMetadata, ResourceLookup } from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
@@ -14,9 +14,7 @@ import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { KeyedLock } from '../shared/keyed-lock';
 import { paginate, PageRequest } from '../shared/pagination';
-import { ChangeMetadata } from '../shared/principal';
 import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
-import { ResourceLookup } from '../shared/resource-lookup.service';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentConnection, presentTrackingPlan } from './tracking-plan.presenter';
 

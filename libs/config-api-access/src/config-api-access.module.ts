@@ -3,7 +3,7 @@ import { Environment, RateLimiter } from '@tributary/platform';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './auth.guard';
 import { BasicCredentialsChecker } from './basic-credentials.checker';
-import { ConfigApiErrorFilter } from './error.filter';
+import { ConfigApiErrorFilter } from './config-api-error.filter';
 import { ResourceLookup } from './resource-lookup.service';
 import { REQUEST_BODY_LIMITS, RequestBodyLimits, RequestBodyLimitsGuard } from './request-body-limits.guard';
 
