@@ -11,3 +11,5 @@ export * from './metrics';
 export * from './infrastructure.modules';
 export * from './concurrency-limiter';
 export * from './health/health.controller';
+export * from './process/served-surface';
+export * from './process/process-application';
