@@ -12,7 +12,7 @@ import {
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { KeyedLock } from '../shared/keyed-lock';
+import { KeyedLock } from '@tributary/concurrency';
 import { paginate, PageRequest } from '../shared/pagination';
 import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
