@@ -41,7 +41,12 @@ const TRACKING_PLAN_ZERO_VALUES = {
 @ApiTags('tracking plans')
 @ConfigApiController('v1beta/workspaces/:workspace/tracking-plans')
 export class TrackingPlansController {
-  /** Connections of one workspace are decided one at a time: see `KeyedLock`. */
+  /**
+   * Connections of one workspace are decided one at a time. "A source is connected to at most one
+   * tracking plan" spans streams (one per plan), so it is checked against the read model, and two
+   * requests could both pass the check before either had written; holding the workspace's key from
+   * the check until the write is in the read model closes that gap for one Config API process.
+   */
   private readonly connectionLock = new KeyedLock();
 
   constructor(
