@@ -1,5 +1,3 @@
-export const CONTRACTS_VERSION = 1;
-
 export * from './secrets';
 export * from './catalog/catalog.schemas';
 export * from './config-api/config-api.requests';
