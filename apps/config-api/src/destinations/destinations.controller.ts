@@ -84,7 +84,6 @@ export class DestinationsController {
       destinationDecider,
       {
         type: 'CreateDestination',
-        sourceExists: true,
         settings: settingDefinitionsOf(catalogEntry),
         destination: {
           workspaceSlug,
