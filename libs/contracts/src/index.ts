@@ -4,3 +4,4 @@ export * from './config-api/config-api.requests';
 export * from './config-api/config-api.errors';
 export * from './tracking';
 export * from './config-api/config-api.resources';
+export * from './http/retry-after';
