@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 // cross-app suites and may be shared.) Its own rule name, so that it adds to the
 // `no-restricted-imports` of a directory (the egress guard's below) instead of replacing it.
 const APPS = ['config-api', 'tracking-api', 'router', 'tributary', 'cli'];
-const PURE_LIBS = ['contracts', 'config-domain', 'ingest', 'routing', 'protocols'];
+const PURE_LIBS = ['contracts', 'config-domain', 'ingest', 'routing', 'protocols', 'concurrency'];
 const appImport = (apps) => `^(?:\\.\\./)*(?:apps/)?(?:${apps.join('|')})/`;
 const importBoundaries = (patterns) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
