@@ -1,9 +1,61 @@
 import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
+// The dependency rules of docs/architecture.md, on import specifiers (relative, or from the
+// repository root through `baseUrl`): a lib never imports an app; an app's code (`apps/*/src`)
+// never imports another app, except that the all-in-one composes the other three through their root
+// modules (`<app>/src/<app>.module`); pure libs import no Nest. (Test kits under `apps/*/test` serve
+// cross-app suites and may be shared.) Its own rule name, so that it adds to the
+// `no-restricted-imports` of a directory (the egress guard's below) instead of replacing it.
+const APPS = ['config-api', 'tracking-api', 'router', 'tributary', 'cli'];
+const PURE_LIBS = ['contracts', 'config-domain', 'ingest', 'routing', 'protocols', 'concurrency'];
+const appImport = (apps) => `^(?:\\.\\./)*(?:apps/)?(?:${apps.join('|')})/`;
+const importBoundaries = (patterns) => ({
+  '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
+});
+const noAppFromLib = {
+  regex: '^(?:\\.\\./)*apps/',
+  message: 'A lib never imports an app (docs/architecture.md): move what both need into a lib.',
+};
+const boundaries = [
+  {
+    files: [`libs/{${PURE_LIBS.join(',')}}/**/*.ts`],
+    rules: importBoundaries([
+      noAppFromLib,
+      { regex: '^@nestjs/', message: 'A pure lib imports no Nest (docs/architecture.md).' },
+    ]),
+  },
+  {
+    files: ['libs/**/*.ts'],
+    ignores: PURE_LIBS.map((lib) => `libs/${lib}/**`),
+    rules: importBoundaries([noAppFromLib]),
+  },
+  ...APPS.filter((app) => app !== 'tributary').map((app) => ({
+    files: [`apps/${app}/src/**/*.ts`],
+    rules: importBoundaries([
+      {
+        regex: appImport(APPS.filter((other) => other !== app)),
+        message: 'An app never imports another app (docs/architecture.md): move what both need into a lib.',
+      },
+    ]),
+  })),
+  {
+    files: ['apps/tributary/src/**/*.ts'],
+    rules: importBoundaries([
+      {
+        // Another app's root module, `<app>/src/<app>.module`, and nothing deeper.
+        regex: '^(?:\\.\\./)*(?:apps/)?(config-api|tracking-api|router|cli)/(?!src/\\1\\.module$)',
+        message:
+          'The all-in-one composes the other apps through their root modules (`<app>/src/<app>.module`) only (docs/architecture.md).',
+      },
+    ]),
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', '**/*.js', '**/*.mjs'] },
   ...tseslint.configs.recommended,
+  ...boundaries,
   {
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
-import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { Environment, ENVIRONMENT, MetricsRegistry, ServedSurface } from '@tributary/platform';
 import { ZodValidationPipe } from 'nestjs-zod';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
 import { AuditEventsController } from './audit-events/audit-events.controller';
@@ -14,17 +14,16 @@ import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FilterPreviewController } from './filter-preview/filter-preview.controller';
 import { FiltersController } from './filters/filters.controller';
-import { ConfigReadModel } from '@tributary/config-projections';
-import { ConfigApiAuthGuard, CONFIG_API_RATE_LIMITER } from './shared/auth.guard';
-import { BasicCredentialsChecker } from './shared/basic-credentials.checker';
-import { ConfigApiErrorFilter } from './shared/error.filter';
-import { RateLimiter } from '@tributary/platform';
-import { ResourceLookup } from './shared/resource-lookup.service';
 import {
-  REQUEST_BODY_LIMITS,
-  RequestBodyLimits,
-  RequestBodyLimitsGuard,
-} from './shared/request-body-limits.guard';
+  CONFIG_PROJECTION_METRICS,
+  ConfigReadModel,
+  registerConfigProjectionMetrics,
+} from '@tributary/config-projections';
+import {
+  ConfigApiAccessModule,
+  ConfigApiErrorFilter,
+  serveConfigApiOpenApiDocument,
+} from '@tributary/config-api-access';
 import { SourcesController } from './sources/sources.controller';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
@@ -41,9 +40,8 @@ export class ConfigApiModule {
   static register(environment: Environment): DynamicModule {
     return {
       module: ConfigApiModule,
-      // Global so the router's Config API routes (dead letters, metrics) share its guard and rate budget.
-      global: true,
-      imports: [LiveEventsModule, ConsoleModule],
+      // The guard, rate budget and lookup it shares with the router's Config API routes.
+      imports: [ConfigApiAccessModule.register(environment), LiveEventsModule, ConsoleModule],
       controllers: [
         WorkspacesController,
         AccessTokensController,
@@ -61,18 +59,6 @@ export class ConfigApiModule {
       ],
       providers: [
         { provide: ENVIRONMENT, useValue: environment },
-        {
-          provide: CONFIG_API_RATE_LIMITER,
-          useFactory: () => new RateLimiter(environment.CONFIG_API_RATE_LIMIT),
-        },
-        {
-          provide: REQUEST_BODY_LIMITS,
-          useValue: {
-            maxBytes: environment.CONFIG_API_MAX_BODY_BYTES,
-            maxDepth: environment.CONFIG_API_MAX_JSON_DEPTH,
-          } satisfies RequestBodyLimits,
-        },
-        RequestBodyLimitsGuard,
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         {
           provide: WORKSPACE_QUOTA_LIMITS,
@@ -86,26 +72,31 @@ export class ConfigApiModule {
           } satisfies WorkspaceQuotaLimits,
         },
         WorkspaceQuotas,
-        ResourceLookup,
         DestinationConfigMapper,
-        {
-          provide: BasicCredentialsChecker,
-          inject: [ConfigReadModel],
-          useFactory: (readModel: ConfigReadModel) => new BasicCredentialsChecker(readModel, environment),
-        },
-        ConfigApiAuthGuard,
-        ConfigApiErrorFilter,
         InstanceBootstrapService,
-      ],
-      exports: [
-        ConfigApiErrorFilter,
-        ConfigApiAuthGuard,
-        BasicCredentialsChecker,
-        CONFIG_API_RATE_LIMITER,
-        REQUEST_BODY_LIMITS,
-        RequestBodyLimitsGuard,
-        ResourceLookup,
       ],
     };
   }
+}
+
+/**
+ * The Config API as a process serves it: `/v1beta` answering its errors in `{error, code}`, the
+ * read model's metrics, and the OpenAPI document of the `/v1beta` routes the process serves.
+ */
+export function configApiSurface(environment: Environment): ServedSurface {
+  const errorFilter = new ConfigApiErrorFilter();
+  return {
+    imports: [ConfigApiModule.register(environment)],
+    providers: [
+      {
+        provide: CONFIG_PROJECTION_METRICS,
+        inject: [MetricsRegistry, ConfigReadModel],
+        useFactory: registerConfigProjectionMetrics,
+      },
+    ],
+    edgeApi: 'config',
+    errorFilter,
+    claimedPaths: [{ claims: (path) => path.startsWith('/v1beta'), errorFilter }],
+    onCreated: serveConfigApiOpenApiDocument,
+  };
 }

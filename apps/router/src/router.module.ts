@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
-import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { ConfigApiAccessModule, ConfigApiErrorFilter } from '@tributary/config-api-access';
+import { Environment, ENVIRONMENT, ServedSurface } from '@tributary/platform';
 import { DeadLetterRedriver } from './dead-letters/dead-letter-redriver.service';
 import { DeadLettersController } from './dead-letters/dead-letters.controller';
 import { DeliveryMetrics } from './delivery-metrics/delivery-metrics';
@@ -17,7 +18,7 @@ import { ReplayRunner } from './replays/replay-runner.service';
 /**
  * The router: one consumer per destination, replays and dead-letter redrives; with its Config API
  * routes for dead letters and delivery metrics. Needs `ConfigProjectionsModule`, `EventLogModule`,
- * `SecretBoxModule` and `MetricsModule`; its routes use the Config API's authentication (`ConfigApiModule`).
+ * `SecretBoxModule` and `MetricsModule`; its routes use the Config API's authentication (`ConfigApiAccessModule`).
  */
 @Module({})
 export class RouterModule {
@@ -45,4 +46,20 @@ export class RouterModule {
       exports: [DeliveryMetrics, DestinationConsumers],
     };
   }
+}
+
+/**
+ * The router as a process serves it: the destination consumers, replays and redrives, and its own
+ * Config API routes (dead letters, delivery metrics) behind the Config API's guard, answering errors
+ * in `{error, code}`. The rest of `/v1beta` is the Config API process's: serving it here too would
+ * run a second instance bootstrap.
+ */
+export function routerSurface(environment: Environment): ServedSurface {
+  const errorFilter = new ConfigApiErrorFilter();
+  return {
+    imports: [ConfigApiAccessModule.register(environment), RouterModule.register(environment)],
+    edgeApi: 'config',
+    errorFilter,
+    claimedPaths: [{ claims: (path) => path.startsWith('/v1beta'), errorFilter }],
+  };
 }

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
+import { Environment, ENVIRONMENT, RateLimiter, ServedSurface } from '@tributary/platform';
 import { AnalyticsJsController } from './browser-sources/analytics-js.controller';
 import { AnalyticsNextAssets } from './browser-sources/analytics-next-assets';
 import { ClientMetricsController } from './browser-sources/client-metrics.controller';
@@ -7,7 +7,7 @@ import { ProjectSettingsController } from './browser-sources/project-settings.co
 import { IngestMessagesController } from './ingest-messages/ingest-messages.controller';
 import { WrongMethodController } from './ingest-messages/wrong-method.controller';
 import { IngestMessagesHandler, TRACKING_RATE_LIMITER } from './ingest-messages/ingest-messages.handler';
-import { OAuthTokenController } from './oauth-token/oauth-token.controller';
+import { OAuthErrorFilter, OAuthTokenController } from './oauth-token/oauth-token.controller';
 import {
   OAuthTokenHandler,
   TOKEN_ADDRESS_RATE_LIMITER,
@@ -60,4 +60,23 @@ export class TrackingApiModule {
       exports: [TrackingCounters, TrackingApiErrorFilter],
     };
   }
+}
+
+/**
+ * The tracking API as a process serves it. Alone on its port it answers every unrouted request in
+ * its `{success, code, message, error}` shape; beside the Config API it claims every path outside
+ * `/v1beta`, and `/token` in RFC 6749's shape (failures Fastify raises before the token route's own
+ * filter runs, spec §11.5).
+ */
+export function trackingApiSurface(environment: Environment): ServedSurface {
+  const errorFilter = new TrackingApiErrorFilter();
+  return {
+    imports: [TrackingApiModule.register(environment)],
+    edgeApi: 'tracking',
+    errorFilter,
+    claimedPaths: [
+      { claims: (path) => path === '/token', errorFilter: new OAuthErrorFilter() },
+      { claims: (path) => !path.startsWith('/v1beta'), errorFilter },
+    ],
+  };
 }

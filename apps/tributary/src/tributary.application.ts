@@ -1,22 +1,11 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  createHttpApplication,
-  Environment,
-  HttpApplicationOptions,
-  httpApplicationOptionsOf,
-} from '@tributary/platform';
-import { serveConfigApiOpenApiDocument } from '../../config-api/src/openapi';
-import { TributaryModule } from './tributary.module';
+import { createProcessApplication, Environment, HttpApplicationOptions } from '@tributary/platform';
+import { tributarySurfaces } from './tributary.surfaces';
 
 /** Builds the all-in-one application; `main.ts` and the tests start it the same way. */
-export async function createTributaryApplication(
+export function createTributaryApplication(
   environment: Environment,
   options: HttpApplicationOptions = {},
 ): Promise<NestFastifyApplication> {
-  const app = await createHttpApplication(TributaryModule.register(environment), environment.LOG_LEVEL, {
-    ...httpApplicationOptionsOf(environment),
-    ...options,
-  });
-  serveConfigApiOpenApiDocument(app);
-  return app;
+  return createProcessApplication(environment, tributarySurfaces(environment), options);
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** 43 base64url characters, a dot, 43 more: the shape of Segment's personal access tokens. */
 export function generateAccessTokenSecret(): string {
@@ -11,10 +11,4 @@ export function generateAccessTokenSecret(): string {
  */
 export function hashAccessToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
-}
-
-export function constantTimeEqual(left: string, right: string): boolean {
-  const a = Buffer.from(left);
-  const b = Buffer.from(right);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

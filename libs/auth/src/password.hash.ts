@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 const KEY_LENGTH = 64;
-// N=2^15 keeps a hash at ~50 ms on one core: slow for an attacker, tolerable for a login.
+// N=2^15 (32 MiB per hash): slow for an attacker, tolerable for a login.
 const SCRYPT_OPTIONS = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 /**
  * Hashed against when there is no stored hash (an unknown email): the same scrypt work as a real

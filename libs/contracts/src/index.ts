@@ -1,8 +1,7 @@
-export const CONTRACTS_VERSION = 1;
-
 export * from './secrets';
 export * from './catalog/catalog.schemas';
 export * from './config-api/config-api.requests';
 export * from './config-api/config-api.errors';
 export * from './tracking';
 export * from './config-api/config-api.resources';
+export * from './http/retry-after';

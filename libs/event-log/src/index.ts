@@ -9,6 +9,7 @@ export {
   type JetStreamEventLogOptions,
 } from './adapters/jetstream/jetstream-event-log.adapter';
 export { SqliteEventLog, type SqliteEventLogOptions } from './adapters/sqlite/sqlite-event-log.adapter';
-// A nats-server launcher for tests and the bench (it has no jest dependency, so the build may carry it).
+// A nats-server launcher for tests and the bench. `tsconfig.build.json` leaves `testing/` out of the
+// build's own files, but this export pulls the launcher into the build, so it must not use jest.
 export { NatsServerProcess } from './testing/nats-server.process';
 export * from './event-log.module';

@@ -7,7 +7,10 @@
 
 /** Who made a change, in which request, and when: stored beside every event, never inside its data. */
 export interface EventMetadata {
-  /** `token:<n>`, `user:<email>`, or `system` for bootstrap work. */
+  /**
+   * `access-tokens/<number>` or `users/<email>` for a Config API caller, `system` for the instance
+   * bootstrap, `system:router` for the router's replays and redrives.
+   */
   actor: string;
   requestId: string;
   /** RFC 3339 UTC with milliseconds. */

@@ -191,7 +191,7 @@ export const environmentSchema = z.object({
   /** HTTP Basic attempts per minute per client address (see TRUST_PROXY), whatever their outcome. */
   BASIC_AUTH_RATE_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(30),
   /**
-   * Password hashes (scrypt, ~50 ms of one core and 32 MiB each) computed at once; as many again may
+   * Password hashes (scrypt: a core's work for a noticeable moment and 32 MiB each) computed at once; as many again may
    * wait, more are answered 503 with Retry-After.
    */
   PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

@@ -10,3 +10,6 @@ export * from './logging';
 export * from './metrics';
 export * from './infrastructure.modules';
 export * from './concurrency-limiter';
+export * from './health/health.controller';
+export * from './process/served-surface';
+export * from './process/process-application';

@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { parseRetryAfter as parseRetryAfterHeader } from '@tributary/contracts';
 import { describeFetchError } from '../shared/config-api.client';
 
 /** One entry of the 200 body's `rejected` array (tracking spec §6.5). */
@@ -95,15 +96,10 @@ export async function sendBatch(
   }
 }
 
-/** `Retry-After` as seconds or as an HTTP date, in milliseconds from now; undefined when absent or unreadable. */
+/** `Retry-After` in milliseconds from now, at most `MAX_RETRY_AFTER_MS`; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.min(MAX_RETRY_AFTER_MS, Math.round(Number(trimmed) * 1000));
-  // Only an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`); Date.parse would read "-1" as a year.
-  const date = /[A-Za-z]/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
-  if (Number.isNaN(date)) return undefined;
-  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, date - now));
+  const delayMs = parseRetryAfterHeader(value, now);
+  return delayMs === undefined ? undefined : Math.min(MAX_RETRY_AFTER_MS, delayMs);
 }
 
 function parseJson(text: string): any {

@@ -1,4 +1,12 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import {
+  ConfigApiController,
+  ConfigApiError,
+  AllowBasicAuth,
+  ChangeMetadata,
+  CurrentPrincipal,
+  isInstanceAdmin,
+  Principal,
+} from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateAccessTokenSecret, hashAccessToken } from '@tributary/auth';
@@ -7,15 +15,7 @@ import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
 import { CreateAccessTokenRequestSchema } from '@tributary/contracts';
 import { EventMetadata, WrongExpectedRevisionError } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { ConfigApiError } from '../shared/config-api.error';
 import { paginate, PageRequest } from '../shared/pagination';
-import {
-  AllowBasicAuth,
-  ChangeMetadata,
-  CurrentPrincipal,
-  isInstanceAdmin,
-  Principal,
-} from '../shared/principal';
 import { lastSegment } from '../shared/resource-names';
 import { presentAccessToken } from './access-token.presenter';
 

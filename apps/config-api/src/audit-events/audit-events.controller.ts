@@ -1,11 +1,9 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
 import { Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AuditEntry, readAuditPage } from '@tributary/config-projections';
 import { EVENT_STORE, type EventStore } from '@tributary/event-store';
-import { ConfigApiError } from '../shared/config-api.error';
 import { PageRequest, parsePageSize } from '../shared/pagination';
-import { ResourceLookup } from '../shared/resource-lookup.service';
 
 function presentAuditEntry(workspaceSlug: string, entry: AuditEntry) {
   return {

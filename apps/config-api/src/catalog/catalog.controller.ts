@@ -1,4 +1,4 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { ConfigApiController, ConfigApiError } from '@tributary/config-api-access';
 import { Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import {
@@ -9,7 +9,6 @@ import {
   toWireCatalogDestination,
   toWireCatalogSource,
 } from '@tributary/destinations';
-import { ConfigApiError } from '../shared/config-api.error';
 import { paginate, PageRequest } from '../shared/pagination';
 
 @ApiTags('catalog')

@@ -11,7 +11,7 @@ import {
   urlHasCredentials,
   validateDestinationSettingValue,
 } from '@tributary/destinations';
-import { ConfigApiError } from '../shared/config-api.error';
+import { ConfigApiError } from '@tributary/config-api-access';
 
 export interface ConfigEntryInput {
   name: string;

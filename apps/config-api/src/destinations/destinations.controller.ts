@@ -1,4 +1,9 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import {
+  ConfigApiController,
+  ConfigApiError,
+  ChangeMetadata,
+  ResourceLookup,
+} from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { catalogSlugOf, destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
@@ -11,11 +16,8 @@ import {
 import { CatalogDestinationDefinition, findCatalogDestination } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { ConfigApiError } from '../shared/config-api.error';
 import { paginate, PageRequest } from '../shared/pagination';
-import { ChangeMetadata } from '../shared/principal';
 import { lastSegment, slugUnder, sourceName } from '../shared/resource-names';
-import { ResourceLookup } from '../shared/resource-lookup.service';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from './destination-config';
 import { presentDestination } from './destination.presenter';
@@ -82,7 +84,6 @@ export class DestinationsController {
       destinationDecider,
       {
         type: 'CreateDestination',
-        sourceExists: true,
         settings: settingDefinitionsOf(catalogEntry),
         destination: {
           workspaceSlug,

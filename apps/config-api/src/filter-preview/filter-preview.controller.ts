@@ -8,8 +8,7 @@ import {
   InvalidDestinationFilterError,
   type FilterActionInput,
 } from '@tributary/routing';
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
-import { ConfigApiError } from '../shared/config-api.error';
+import { ConfigApiController, ConfigApiError } from '@tributary/config-api-access';
 
 const MAX_PREVIEW_INPUT_BYTES = 32 * 1024;
 

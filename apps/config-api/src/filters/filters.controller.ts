@@ -1,4 +1,9 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import {
+  ConfigApiController,
+  ConfigApiError,
+  ChangeMetadata,
+  ResourceLookup,
+} from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
@@ -18,11 +23,8 @@ import {
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { CommandRunner } from '@tributary/config-projections';
-import { ConfigApiError } from '../shared/config-api.error';
 import { paginate, PageRequest } from '../shared/pagination';
-import { ChangeMetadata } from '../shared/principal';
 import { lastSegment } from '../shared/resource-names';
-import { ResourceLookup } from '../shared/resource-lookup.service';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentFilter } from './filter.presenter';
 

@@ -17,12 +17,14 @@ import type { EventMetadata } from '@tributary/event-store';
 import { importSPKI } from 'jose';
 import { createZodDto } from 'nestjs-zod';
 import type { KeyObject } from 'node:crypto';
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
-import { ConfigApiError } from '../shared/config-api.error';
+import {
+  ConfigApiController,
+  ConfigApiError,
+  ChangeMetadata,
+  ResourceLookup,
+} from '@tributary/config-api-access';
 import { paginate, PageRequest } from '../shared/pagination';
-import { ChangeMetadata } from '../shared/principal';
 import { lastSegment } from '../shared/resource-names';
-import { ResourceLookup } from '../shared/resource-lookup.service';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentOAuthApplication } from './oauth-application.presenter';
 

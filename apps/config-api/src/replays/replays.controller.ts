@@ -6,11 +6,13 @@ import { CommandRunner } from '@tributary/config-projections';
 import { CreateReplayRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
-import { ConfigApiError } from '../shared/config-api.error';
+import {
+  ConfigApiController,
+  ConfigApiError,
+  ChangeMetadata,
+  ResourceLookup,
+} from '@tributary/config-api-access';
 import { paginate, PageRequest } from '../shared/pagination';
-import { ChangeMetadata } from '../shared/principal';
-import { ResourceLookup } from '../shared/resource-lookup.service';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentReplay } from './replay.presenter';
 

@@ -1,4 +1,4 @@
-import { ConfigApiError } from './config-api.error';
+import { ConfigApiError } from '@tributary/config-api-access';
 
 export interface PageRequest {
   page_size?: string | number;

@@ -1,4 +1,4 @@
-import { ConfigApiError } from './config-api.error';
+import { ConfigApiError } from '@tributary/config-api-access';
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigReadModel, type DestinationView } from '@tributary/config-projections';
-import { ConfigApiError, GrpcCode } from './config-api.error';
+import { ConfigApiError, GrpcCode } from '@tributary/config-api-access';
 
 /** Most resources of each kind one workspace may hold (set by the environment variable named). */
 export interface WorkspaceQuotaLimits {

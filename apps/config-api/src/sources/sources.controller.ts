@@ -1,4 +1,4 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { ConfigApiController, ResourceLookup, ChangeMetadata } from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateSourceId, generateWriteKey } from '@tributary/auth';
@@ -19,10 +19,8 @@ import {
 import { findCatalogSource } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { ResourceLookup } from '../shared/resource-lookup.service';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { paginate, PageRequest } from '../shared/pagination';
-import { ChangeMetadata } from '../shared/principal';
 import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
 import { presentSchemaConfig, presentSource } from './source.presenter';
 

@@ -1,4 +1,4 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { ConfigApiController, ChangeMetadata, ResourceLookup } from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
@@ -12,11 +12,9 @@ import {
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { KeyedLock } from '../shared/keyed-lock';
+import { KeyedLock } from '@tributary/concurrency';
 import { paginate, PageRequest } from '../shared/pagination';
-import { ChangeMetadata } from '../shared/principal';
 import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
-import { ResourceLookup } from '../shared/resource-lookup.service';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentConnection, presentTrackingPlan } from './tracking-plan.presenter';
 
@@ -43,7 +41,12 @@ const TRACKING_PLAN_ZERO_VALUES = {
 @ApiTags('tracking plans')
 @ConfigApiController('v1beta/workspaces/:workspace/tracking-plans')
 export class TrackingPlansController {
-  /** Connections of one workspace are decided one at a time: see `KeyedLock`. */
+  /**
+   * Connections of one workspace are decided one at a time. "A source is connected to at most one
+   * tracking plan" spans streams (one per plan), so it is checked against the read model, and two
+   * requests could both pass the check before either had written; holding the workspace's key from
+   * the check until the write is in the read model closes that gap for one Config API process.
+   */
   private readonly connectionLock = new KeyedLock();
 
   constructor(

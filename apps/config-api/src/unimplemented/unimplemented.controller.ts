@@ -1,7 +1,6 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import { ConfigApiController, ConfigApiError } from '@tributary/config-api-access';
 import { All } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { ConfigApiError } from '../shared/config-api.error';
 
 /**
  * Surfaces of v1beta that Tributary does not offer (spec §2.9: functions, IAM, regulations,

@@ -7,9 +7,7 @@ import {
   type ProtocolsOutcome,
   type ViolationWindow,
 } from '@tributary/protocols';
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
-import { ConfigApiError } from '../shared/config-api.error';
-import { ResourceLookup } from '../shared/resource-lookup.service';
+import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
 
 /**
  * Tracking-plan violations of a source over the last hour, day or week (docs/protocols.md R13), a

@@ -1,4 +1,14 @@
-import { ConfigApiController } from '../shared/config-api-controller.decorator';
+import {
+  ConfigApiController,
+  ConfigApiError,
+  ResourceLookup,
+  AllowBasicAuth,
+  canReachWorkspace,
+  ChangeMetadata,
+  CurrentPrincipal,
+  InstanceAdminOnly,
+  Principal,
+} from '@tributary/config-api-access';
 import { Body, Get, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { ApiTags } from '@nestjs/swagger';
@@ -8,17 +18,7 @@ import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
 import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { ConfigApiError } from '../shared/config-api.error';
-import { ResourceLookup } from '../shared/resource-lookup.service';
 import { paginate, PageRequest } from '../shared/pagination';
-import {
-  AllowBasicAuth,
-  canReachWorkspace,
-  ChangeMetadata,
-  CurrentPrincipal,
-  InstanceAdminOnly,
-  Principal,
-} from '../shared/principal';
 import { lastSegment } from '../shared/resource-names';
 import { presentWorkspace } from './workspace.presenter';
 

@@ -6,10 +6,12 @@ import { CommandRunner } from '@tributary/config-projections';
 import { MASKED_SECRET } from '@tributary/contracts';
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import type { EventMetadata } from '@tributary/event-store';
-import { ConfigApiController } from '../../../config-api/src/shared/config-api-controller.decorator';
-import { ConfigApiError } from '../../../config-api/src/shared/config-api.error';
-import { ChangeMetadata } from '../../../config-api/src/shared/principal';
-import { ResourceLookup } from '../../../config-api/src/shared/resource-lookup.service';
+import {
+  ConfigApiController,
+  ConfigApiError,
+  ChangeMetadata,
+  ResourceLookup,
+} from '@tributary/config-api-access';
 import { destinationConsumerName } from '../destination-consumers/consumer-names';
 
 /**

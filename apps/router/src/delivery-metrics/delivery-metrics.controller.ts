@@ -1,7 +1,6 @@
 import { Get, Param } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ConfigApiController } from '../../../config-api/src/shared/config-api-controller.decorator';
-import { ResourceLookup } from '../../../config-api/src/shared/resource-lookup.service';
+import { ConfigApiController, ResourceLookup } from '@tributary/config-api-access';
 import { destinationKey } from '../destination-consumers/consumer-names';
 import { DeliveryMetrics, SERIES_BUCKET_MS } from './delivery-metrics';
 

@@ -75,8 +75,7 @@ const zeroCounts = <Key extends string>(keys: readonly Key[]) =>
 
 /**
  * Expired samples are dropped by moving a start index and compacted in bulk: removing them one by
- * one from the front moved the whole array on every delivery once the cap was reached (a tenth of
- * the router's CPU in `npm run bench`).
+ * one from the front would move the whole array on every delivery once the cap is reached.
  */
 const COMPACT_AFTER_EXPIRED_SAMPLES = 4_096;
 

@@ -1,9 +1,7 @@
 import { Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ConfigReadModel } from '@tributary/config-projections';
-import { ConfigApiController } from '../../../config-api/src/shared/config-api-controller.decorator';
-import { ConfigApiError } from '../../../config-api/src/shared/config-api.error';
-import { ResourceLookup } from '../../../config-api/src/shared/resource-lookup.service';
+import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
 import { RecentMessageOutcomes } from './recent-message-outcomes';
 
 const MAX_MESSAGE_IDS = 100;

@@ -1,4 +1,7 @@
-/** What the tracking API did, counted since the process started (exported as metrics later). */
+/**
+ * What the tracking API did, counted since the process started; `TrackingMetrics` copies them into
+ * its counter at each scrape.
+ */
 export class TrackingCounters {
   accepted = 0;
   duplicates = 0;

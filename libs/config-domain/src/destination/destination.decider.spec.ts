@@ -37,7 +37,6 @@ const createCommand: DestinationCommand = {
   type: 'CreateDestination',
   destination: requested,
   settings,
-  sourceExists: true,
 };
 const fullConfig = {
   trackingId: 'UA-970334309-1',
@@ -150,12 +149,6 @@ describe('destination decider', () => {
           destination: { ...requested, enabled: true, config: { siteSpeedSampleRate: null } },
         })
         .thenThrows('invalid_argument', 'trackingId, siteSpeedSampleRate');
-    });
-
-    it('refuses a destination under a source that does not exist with not_found', () => {
-      given(destinationDecider)
-        .when({ ...createCommand, sourceExists: false })
-        .thenThrows('not_found', 'workspaces/ws/sources/js not found');
     });
 
     it('refuses a second destination of the same catalog type on the source with already_exists', () => {

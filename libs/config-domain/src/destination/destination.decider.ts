@@ -35,7 +35,6 @@ export type DestinationCommand =
       type: 'CreateDestination';
       destination: DestinationRecord;
       settings: SettingDefinition[];
-      sourceExists: boolean;
     }
   | { type: 'UpdateDestination'; changes: DestinationChanges; settings: SettingDefinition[]; now: string }
   | { type: 'DeleteDestination' }
@@ -67,11 +66,6 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
     switch (command.type) {
       case 'CreateDestination': {
         const { destination, settings } = command;
-        if (!command.sourceExists) {
-          throw notFound(
-            `workspaces/${destination.workspaceSlug}/sources/${destination.sourceSlug} not found`,
-          );
-        }
         if (state.status === 'active') {
           throw alreadyExists(`${destinationName(destination)} already exists`);
         }

@@ -93,9 +93,6 @@ export interface DeliveryAdapterRegistry {
   close(): Promise<void>;
 }
 
-/** DI token for the `DeliveryAdapterRegistry` (the router injects it). */
-export const DELIVERY_ADAPTER_REGISTRY = Symbol('DeliveryAdapterRegistry');
-
 export const delivered = (valuesNotStored: readonly ValueNotStored[] = []): DeliveredOutcome =>
   valuesNotStored.length === 0 ? { outcome: 'delivered' } : { outcome: 'delivered', valuesNotStored };
 

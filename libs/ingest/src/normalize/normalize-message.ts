@@ -38,11 +38,6 @@ export type MessageNormalization =
   | {
       ok: true;
       message: NormalizedMessage;
-      /**
-       * True when the client sent no messageId and Tributary assigned one (spec §6.3). Such an id is
-       * never a duplicate (§12.1), so the event log must not deduplicate on it.
-       */
-      messageIdGenerated: boolean;
     }
   | {
       ok: false;
@@ -210,7 +205,6 @@ export function normalizeMessage(raw: unknown, context: MessageNormalizationCont
   return {
     ok: true,
     message: normalized as NormalizedMessage,
-    messageIdGenerated: messageIdCheck.messageId === undefined,
   };
 }
 

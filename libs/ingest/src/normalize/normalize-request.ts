@@ -25,8 +25,6 @@ export interface AcceptedMessage {
   /** Position in the request: the `batch` index, or 0 on a single-event route. */
   index: number;
   message: NormalizedMessage;
-  /** Tributary assigned the messageId; such a message is never a duplicate (spec §12.1). */
-  messageIdGenerated: boolean;
 }
 
 export interface NormalizedRequest {
@@ -71,7 +69,7 @@ export function normalizeRequest(input: NormalizeRequestInput): IngestResult<Nor
     if (!result.ok) return failure(result.code, result.message);
     return success({
       route,
-      accepted: [{ index: 0, message: result.message, messageIdGenerated: result.messageIdGenerated }],
+      accepted: [{ index: 0, message: result.message }],
       rejected: [],
     });
   }
@@ -98,7 +96,7 @@ export function normalizeRequest(input: NormalizeRequestInput): IngestResult<Nor
       clientIp,
     });
     if (result.ok) {
-      accepted.push({ index, message: result.message, messageIdGenerated: result.messageIdGenerated });
+      accepted.push({ index, message: result.message });
     } else {
       rejected.push({
         index,

@@ -1,7 +1,7 @@
 /**
  * One pass over the bytes of a body that `JSON.parse` has already accepted, to learn what would otherwise
- * take a walk of the parsed value plus a `JSON.stringify` of every batch item (together ~15 % of the
- * tracking API's CPU in `npm run bench`): how deep the body nests, and how many bytes each item of the
+ * take a walk of the parsed value plus a `JSON.stringify` of every batch item (a large share of the
+ * tracking API's CPU, BENCHMARKS.md): how deep the body nests, and how many bytes each item of the
  * top-level `batch` array takes on the wire.
  *
  * It reads UTF-8 bytes, not decoded text: `"`, `\`, brackets, commas and colons are ASCII, and every byte

@@ -60,7 +60,7 @@ export function resolveTimestamps(inputs: TimestampInputs): ResolvedTimestamps {
 /**
  * Remembers the last argument and result of a pure function. Every message of a batch has the same
  * batch `sentAt` and `receivedAt`, so these are parsed and formatted once per request instead of once
- * per message (`npm run bench`: timestamps were ~5 % of the tracking API's CPU).
+ * per message: the timestamps showed in the tracking API's CPU profile (BENCHMARKS.md).
  */
 function rememberLast<Argument, Result>(
   compute: (argument: Argument) => Result,

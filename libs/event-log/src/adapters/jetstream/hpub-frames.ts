@@ -5,10 +5,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
  *
  * `connection.publish` per message builds its `HPUB` line as a string and encodes it, its headers and a
  * string payload each with `TextEncoder#encode`, which on Node 20 allocates a fresh ArrayBuffer per call
- * (~1 µs even for 60 bytes). Writing the documented frame
+ * however short the text. Writing the documented frame
  * `HPUB <subject> <reply> <header bytes> <total bytes>\r\nNATS/1.0\r\nNats-Msg-Id: <id>\r\n\r\n<payload>\r\n`
- * for all messages at once, encoded once, cost 2.5 µs less per message in a side-by-side measurement on
- * one nats-server (the tracking API spends ~30 µs per message in all).
+ * for all messages at once, encoded once, is measurably cheaper per message (BENCHMARKS.md, phase 2).
  *
  * The write goes through the client's own outbound buffer (`protocol.sendCommand`, what `publish` itself
  * calls), so ordering, flushing and reconnect buffering stay the client's. That method is part of the

@@ -184,7 +184,7 @@ export class JetStreamEventLog implements EventLog {
         reconnectTimeWait: options.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS,
         timeout: requestTimeoutMs,
         // Otherwise every publish captures two stack traces (an Error for async context and one for its
-        // timeout) just in case it fails: a quarter of the tracking API's CPU under load (`npm run bench`).
+        // timeout) just in case it fails, a large share of the tracking API's CPU under load (BENCHMARKS.md).
         // Our errors are translated to EventLogUnavailableError with the cause kept, so nothing relies on them.
         noAsyncTraces: true,
       });

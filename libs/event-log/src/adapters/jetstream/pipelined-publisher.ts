@@ -23,7 +23,7 @@ interface PendingBatch {
  * Publishes to JetStream with many messages in flight over one reply subscription.
  *
  * The client's `js.publish` is a request per message: its own reply bookkeeping, a timer and an
- * Error object each, which under load cost more CPU than the publishing itself (`npm run bench`).
+ * Error object each, which under load cost more CPU than the publishing itself (BENCHMARKS.md).
  * Here every publish carries `Nats-Msg-Id` and a reply subject `<inbox>.<batch>.<index>` under one
  * wildcard inbox, so a batch of messages costs one promise and one bookkeeping entry; one sweep expires
  * batches not fully acknowledged in time.
@@ -147,7 +147,7 @@ export class PipelinedJetStreamPublisher {
 
 /**
  * Headers encoded with `Buffer.from` instead of the client's `TextEncoder#encode`, which on Node 20
- * allocates a fresh ArrayBuffer per call (~1 µs even for 60 bytes, measured) and ran once per message.
+ * allocates a fresh ArrayBuffer per call, however short the text, and ran once per message.
  * Same bytes: both write UTF-8.
  */
 class Utf8Headers extends MsgHdrsImpl {
@@ -170,8 +170,8 @@ function readPubAck(message: Msg): PubAck | EventLogUnavailableError {
 }
 
 /**
- * The common shapes are read with one regex (JSON.parse of every ack was ~3 % of the tracking API's CPU
- * in `npm run bench`); anything else (a domain, an error) goes through JSON.parse.
+ * The common shapes are read with one regex (a JSON.parse of every ack shows in the tracking API's CPU
+ * profile, BENCHMARKS.md); anything else (a domain, an error) goes through JSON.parse.
  */
 export function parsePubAck(text: string): PubAck | EventLogUnavailableError {
   const common = PUB_ACK.exec(text);

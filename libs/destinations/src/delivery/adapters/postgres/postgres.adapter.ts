@@ -18,6 +18,7 @@
  * reason. One pg Pool per connection string, reused across calls.
  */
 import { Pool, type PoolClient } from 'pg';
+import { KeyedLock } from '@tributary/concurrency';
 import type { NormalizedMessage } from '@tributary/contracts';
 import {
   discard,
@@ -103,7 +104,7 @@ interface Warehouse {
   /** `"schema"."table"` → column name → how it stores values. */
   tables: Map<string, Map<string, ColumnKind>>;
   /** `"schema"."table"` → the DDL on it in progress in this process (see `underTableLock`). */
-  tableLocks: Map<string, Promise<void>>;
+  tableLocks: KeyedLock;
 }
 
 export class PostgresDeliveryAdapter implements DeliveryAdapter {
@@ -208,7 +209,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     });
     // An idle connection dropped by the server emits here; unhandled, it would crash the process.
     pool.on('error', () => undefined);
-    const warehouse: Warehouse = { pool, schemas: new Map(), tables: new Map(), tableLocks: new Map() };
+    const warehouse: Warehouse = { pool, schemas: new Map(), tables: new Map(), tableLocks: new KeyedLock() };
     this.warehouses.set(connectionString, warehouse);
     return warehouse;
   }
@@ -406,22 +407,11 @@ async function readColumns(
 /**
  * DDL on one table runs one statement at a time in this process. Messages in flight together often bring
  * the same new columns, and concurrent ALTER TABLEs on one table conflict in PostgreSQL often enough that
- * `runDdl`'s one retry was not always enough: the message then went through a delivery retry with backoff
- * (seen in the suite under load). Other processes (router replicas) still meet the conflict handling.
+ * `runDdl`'s one retry is not always enough, and the message would then go through a delivery retry with
+ * backoff. Other processes (router replicas) still meet the conflict handling.
  */
-async function underTableLock<T>(warehouse: Warehouse, tableKey: string, work: () => Promise<T>): Promise<T> {
-  const previous = warehouse.tableLocks.get(tableKey) ?? Promise.resolve();
-  const running = previous.then(work);
-  const settled = running.then(
-    () => undefined,
-    () => undefined,
-  );
-  warehouse.tableLocks.set(tableKey, settled);
-  try {
-    return await running;
-  } finally {
-    if (warehouse.tableLocks.get(tableKey) === settled) warehouse.tableLocks.delete(tableKey);
-  }
+function underTableLock<T>(warehouse: Warehouse, tableKey: string, work: () => Promise<T>): Promise<T> {
+  return warehouse.tableLocks.run(tableKey, work);
 }
 
 async function runDdl(client: PoolClient, sql: string): Promise<void> {

@@ -12,7 +12,6 @@ import {
   INSTANCE_ADMIN_ONLY,
   isInstanceAdmin,
   Principal,
-  PUBLIC_ROUTE,
 } from './principal';
 import { RateLimiter } from '@tributary/platform';
 
@@ -37,7 +36,6 @@ export class ConfigApiAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const flag = (key: string) =>
       this.reflector.getAllAndOverride<boolean>(key, [context.getHandler(), context.getClass()]);
-    if (flag(PUBLIC_ROUTE)) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest & RequestWithBodyError>();
     const principal = await this.authenticate(
       request.headers.authorization,

@@ -3,7 +3,7 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { ApiBearerAuth } from '@nestjs/swagger';
 import { ConfigApiAuthGuard } from './auth.guard';
 import { RequestBodyLimitsGuard } from './request-body-limits.guard';
-import { ConfigApiErrorFilter } from './error.filter';
+import { ConfigApiErrorFilter } from './config-api-error.filter';
 
 /**
  * Every success of the Config API is 200 with a JSON body, creates included (spec §5.1: C1

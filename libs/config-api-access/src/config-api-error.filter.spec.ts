@@ -2,7 +2,7 @@ import { ArgumentsHost, Logger, NotFoundException } from '@nestjs/common';
 import { DomainError } from '@tributary/config-domain';
 import { WrongExpectedRevisionError } from '@tributary/event-store';
 import { ConfigApiError } from './config-api.error';
-import { ConfigApiErrorFilter } from './error.filter';
+import { ConfigApiErrorFilter } from './config-api-error.filter';
 
 /** A Fastify reply that records what the filter sends. */
 function fakeReply() {

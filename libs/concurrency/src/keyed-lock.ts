@@ -1,10 +1,9 @@
 /**
  * Runs operations that share a key one after another within this process; other keys run freely.
- *
- * Expected revisions guard one stream. An invariant that spans streams, such as "a source is
- * connected to at most one tracking plan" (one stream per plan), is checked against the read model
- * instead, and two requests could both pass that check before either had written. Holding the key
- * from the check until the write is in the read model closes that gap for the one Config API process.
+ * Only within one process: several processes need the store's own guard (an expected revision, a
+ * database lock). Users: the Config API's tracking-plan connections (one workspace at a time, from
+ * the check against the read model until the write is in it) and the PostgreSQL adapter's DDL on a
+ * table (one statement at a time).
  */
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>();

@@ -27,10 +27,6 @@ export const AllowBasicAuth = () => SetMetadata(ALLOW_BASIC_AUTH, true);
 export const INSTANCE_ADMIN_ONLY = 'tributary:instance-admin-only';
 export const InstanceAdminOnly = () => SetMetadata(INSTANCE_ADMIN_ONLY, true);
 
-/** Routes that need no credentials (the OpenAPI document). */
-export const PUBLIC_ROUTE = 'tributary:public-route';
-export const PublicRoute = () => SetMetadata(PUBLIC_ROUTE, true);
-
 /** The metadata every event of this request carries: actor, request id, time. */
 export const ChangeMetadata = createParamDecorator((_: unknown, context: ExecutionContext): EventMetadata => {
   const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
