@@ -173,6 +173,18 @@ export interface LeaseValue {
   data: Record<string, unknown>;
 }
 
+/**
+ * What the log remembers of one message's failed attempts for one consumer, so the retry window and
+ * the history survive restarts and hand-offs between router replicas. Written only when an attempt
+ * fails: a message delivered at the first attempt leaves nothing behind.
+ */
+export interface FailedAttempts {
+  /** The time of the first failed attempt recorded (as its `at`). */
+  firstFailedAt: Date;
+  /** Every failed attempt recorded, oldest first, from whichever process made it. */
+  attempts: DeliveryAttempt[];
+}
+
 export interface EventLog {
   /**
    * Stores the messages, all publishes in flight at once. Resolves, in input order, once EVERY message
@@ -213,6 +225,16 @@ export interface EventLog {
    * came first. Names are 1-128 characters of A-Z a-z 0-9 _ - (as consumer names).
    */
   writeLease(name: string, value: LeaseValue, expectedRevision: number): Promise<number | null>;
+  /**
+   * Adds a failed attempt to what the log remembers of message `sequence` for `consumerName`, durably,
+   * and resolves to the whole history including it. Safe with several writers (replicas): no attempt
+   * is lost. Kept at most as long as the retention.
+   */
+  recordFailedAttempt(consumerName: string, sequence: number, attempt: DeliveryAttempt): Promise<FailedAttempts>;
+  /** What `recordFailedAttempt` stored for this message and consumer, or null when nothing. */
+  readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null>;
+  /** Drops it once the message is settled; nothing happens when there is none. `deleteConsumer` drops all of it. */
+  forgetFailedAttempts(consumerName: string, sequence: number): Promise<void>;
   /** True when the log answers; used by readiness checks. */
   ping(): Promise<boolean>;
   /** Stops every subscription and releases the connection or file. */

@@ -7,9 +7,6 @@ import { DeliveryMetrics } from '../delivery-metrics/delivery-metrics';
 import { destinationConsumerName, destinationKey } from './consumer-names';
 import { MessageDeliverer } from './message-deliverer.service';
 
-/** Longer than any delivery attempt (webhooks time out after 5 s), so a slow one is not redelivered meanwhile. */
-export const DELIVERY_ACK_WAIT_MS = 30_000;
-
 /**
  * One durable consumer per destination, created, kept and removed as config events arrive, so a
  * destination created while the router runs receives messages within a second. Each consumer has
@@ -69,7 +66,7 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
             // Messages from the moment the destination was created, even those published before the
             // router saw the event; an existing consumer resumes where it stopped and ignores this.
             deliverFrom: new Date(createTime),
-            ackWaitMs: DELIVERY_ACK_WAIT_MS,
+            ackWaitMs: this.environment.ROUTER_ACK_WAIT,
             maxInFlight: this.environment.ROUTER_MAX_IN_FLIGHT,
             onHandlerError: (error, delivery) =>
               this.logger.error(

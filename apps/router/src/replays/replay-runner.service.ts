@@ -15,10 +15,10 @@ import {
 import { CommandRunner, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { Delivery, EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
 import { WrongExpectedRevisionError } from '@tributary/event-store';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
 import { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
 import { replayConsumerName } from '../destination-consumers/consumer-names';
-import { DELIVERY_ACK_WAIT_MS } from '../destination-consumers/destination-consumers.service';
 import { MessageDeliverer } from '../destination-consumers/message-deliverer.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
 import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
@@ -59,6 +59,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly commands: CommandRunner,
     private readonly deliverer: MessageDeliverer,
     leases: JobLeases,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {
     this.jobs = new LeasedJobs(leases, this.logger);
   }
@@ -116,7 +117,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
         {
           sourceId,
           deliverFrom: new Date(replay.startTime),
-          ackWaitMs: DELIVERY_ACK_WAIT_MS,
+          ackWaitMs: this.environment.ROUTER_ACK_WAIT,
           maxInFlight: 64,
         },
         (delivery) => {

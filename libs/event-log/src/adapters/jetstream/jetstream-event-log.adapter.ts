@@ -27,6 +27,8 @@ import {
   type NatsConnection,
 } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import { assertAttempt, assertAttemptKey } from '../../attempt-history.validation';
+import { ATTEMPT_STREAM, ATTEMPT_SUBJECT_PREFIX, JetStreamAttemptHistory } from './attempt-history';
 import { PipelinedJetStreamPublisher } from './pipelined-publisher';
 import {
   ConsumerMismatchError,
@@ -38,8 +40,10 @@ import {
   type DeadLetter,
   type DeadLetterOutcome,
   type Delivery,
+  type DeliveryAttempt,
   type DeliveryHandler,
   type EventLog,
+  type FailedAttempts,
   type EventLogSettings,
   type LeaseRecord,
   type LeaseValue,
@@ -113,6 +117,7 @@ interface DeadLetterBody {
  * - One durable pull consumer per name, explicit ack, unlimited `max_deliver` (the router decides
  *   when to give up and dead-letters), `max_ack_pending` = maxInFlight.
  * - Stream `DEADLETTER`, subjects `deadletter.<consumerName>`, `Nats-Msg-Id` = `<consumer>:<sequence>`.
+ * - Stream `ATTEMPTS`, subjects `attempts.<consumerName>.<sequence>`: failed attempts (`attempt-history.ts`).
  * - Stream `LEASES`, subjects `lease.<name>`, one message kept per subject: a lease is its subject's
  *   last message, its revision that message's sequence, and a write is a publish expecting the
  *   subject's last sequence (JetStream's compare-and-set, as its KV buckets do it).
@@ -127,6 +132,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly publishTimeoutMs: number;
   private readonly requestTimeoutMs: number;
   private readonly publisher: PipelinedJetStreamPublisher;
+  private readonly attemptHistory: JetStreamAttemptHistory;
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -137,6 +143,7 @@ export class JetStreamEventLog implements EventLog {
     this.publishTimeoutMs = options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.publisher = new PipelinedJetStreamPublisher(connection, this.publishTimeoutMs);
+    this.attemptHistory = new JetStreamAttemptHistory(client, manager, this.publishTimeoutMs);
     void this.followConnectionStatus();
   }
 
@@ -222,10 +229,12 @@ export class JetStreamEventLog implements EventLog {
     try {
       await this.ensureConsumer(consumerName, options);
       const consumer = await this.client.consumers.get(TRACKING_STREAM, consumerName);
-      const handlers = new RunningHandlers(handler, options.onHandlerError);
+      const handlers = new RunningHandlers(handler, options.onHandlerError, options.ackWaitMs);
       messages = await consumer.consume({
         max_messages: options.maxInFlight,
-        callback: (message) => handlers.start(this.toDelivery(message)),
+        // A slow handler tells the server it is still working, so its message is not redelivered
+        // meanwhile: the ack wait can then be short, and a dead router's messages come back quickly.
+        callback: (message) => handlers.start(this.toDelivery(message), () => message.working()),
       });
       const subscription: ConsumerSubscription = {
         stop: async () => {
@@ -250,7 +259,9 @@ export class JetStreamEventLog implements EventLog {
       [...(this.subscriptions.get(consumerName) ?? [])].map((subscription) => subscription.stop()),
     );
     try {
-      return await this.manager.consumers.delete(TRACKING_STREAM, consumerName);
+      const deleted = await this.manager.consumers.delete(TRACKING_STREAM, consumerName);
+      await this.attemptHistory.forgetConsumer(consumerName);
+      return deleted;
     } catch (error) {
       if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return false;
       throw this.translate(error, `delete of consumer ${consumerName}`);
@@ -366,6 +377,41 @@ export class JetStreamEventLog implements EventLog {
     }
   }
 
+  async recordFailedAttempt(
+    consumerName: string,
+    sequence: number,
+    attempt: DeliveryAttempt,
+  ): Promise<FailedAttempts> {
+    assertAttemptKey(consumerName, sequence);
+    assertAttempt(attempt);
+    this.assertUsable();
+    try {
+      return await this.attemptHistory.record(consumerName, sequence, attempt);
+    } catch (error) {
+      throw this.translate(error, `record of an attempt at ${sequence} for ${consumerName}`);
+    }
+  }
+
+  async readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
+    assertAttemptKey(consumerName, sequence);
+    this.assertUsable();
+    try {
+      return await this.attemptHistory.read(consumerName, sequence);
+    } catch (error) {
+      throw this.translate(error, `read of the attempts at ${sequence} for ${consumerName}`);
+    }
+  }
+
+  async forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
+    assertAttemptKey(consumerName, sequence);
+    this.assertUsable();
+    try {
+      await this.attemptHistory.forget(consumerName, sequence);
+    } catch (error) {
+      throw this.translate(error, `purge of the attempts at ${sequence} for ${consumerName}`);
+    }
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed || !this.connected) return false;
     let timer: NodeJS.Timeout | undefined;
@@ -451,6 +497,13 @@ export class JetStreamEventLog implements EventLog {
       ...common,
       name: LEASE_STREAM,
       subjects: [`${LEASE_SUBJECT_PREFIX}.>`],
+      max_msgs_per_subject: 1,
+    });
+    // Only a message's whole history (its subject's last message) matters, as with leases.
+    await this.ensureStream({
+      ...common,
+      name: ATTEMPT_STREAM,
+      subjects: [`${ATTEMPT_SUBJECT_PREFIX}.>`],
       max_msgs_per_subject: 1,
     });
   }
