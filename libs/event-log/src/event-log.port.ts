@@ -58,7 +58,11 @@ export interface Delivery {
   publishedAt: Date;
   /** 1 on the first delivery, incremented on every redelivery (ack wait expired or nak). */
   deliveryCount: number;
-  /** The message is done for this consumer: it is never delivered to it again. */
+  /**
+   * The message is done for this consumer: it is never delivered to it again. An ack the log never
+   * received (the process died just after) leaves the message to be delivered again after the ack
+   * wait, like any delivery in flight at a crash.
+   */
   ack(): Promise<void>;
   /** Deliver again after `delayMs` (0: as soon as possible). Counts as outstanding until then. */
   nak(delayMs?: number): Promise<void>;

@@ -593,10 +593,13 @@ export class JetStreamEventLog implements EventLog {
       sequence: message.seq,
       publishedAt: message.time,
       deliveryCount: message.info.deliveryCount,
+      // Not confirmed (ackAck) on purpose: a request, an inbox subscription and a timer per message
+      // cost more than the delivery itself. An ack lost with the connection or a crash leaves its
+      // message unacknowledged, and it comes back after the ack wait: at least once, as any delivery
+      // in flight at a crash; the server counts it against max_ack_pending until then.
       ack: async () => {
-        // ackAck waits for the server to confirm, so a resolved ack is a recorded ack.
         try {
-          await message.ackAck({ timeout: this.publishTimeoutMs });
+          message.ack();
         } catch (error) {
           throw this.translate(error, `ack of ${message.seq}`);
         }
