@@ -78,7 +78,9 @@ export class MessageDeliverer {
       }
     }
     const payload = delivery.payload as unknown as NormalizedMessage;
-    const message = context.replay ? prepareReplayMessage(payload, prepared.catalogEntry.displayName) : payload;
+    const message = context.replay
+      ? prepareReplayMessage(payload, prepared.catalogEntry.displayName)
+      : payload;
     const decision = decideDelivery(message, prepared.routable, {
       now: new Date(),
       replay: Boolean(context.replay),
@@ -144,7 +146,11 @@ export class MessageDeliverer {
    * redelivered message can have any, so a message settled at its first delivery writes nothing more.
    * A crash between the two leaves a history no one reads again, which the log's retention removes.
    */
-  private async settleInLog(delivery: Delivery, context: DeliveryContext, failedBefore = false): Promise<void> {
+  private async settleInLog(
+    delivery: Delivery,
+    context: DeliveryContext,
+    failedBefore = false,
+  ): Promise<void> {
     await delivery.ack();
     if (delivery.deliveryCount > 1 || failedBefore) {
       await this.eventLog

@@ -29,6 +29,7 @@ import {
 import { connect } from '@nats-io/transport-node';
 import { assertAttempt, assertAttemptKey } from '../../attempt-history.validation';
 import { ATTEMPT_STREAM, ATTEMPT_SUBJECT_PREFIX, JetStreamAttemptHistory } from './attempt-history';
+import { CoalescedAcks } from './coalesced-acks';
 import { PipelinedJetStreamPublisher } from './pipelined-publisher';
 import {
   ConsumerMismatchError,
@@ -133,6 +134,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly requestTimeoutMs: number;
   private readonly publisher: PipelinedJetStreamPublisher;
   private readonly attemptHistory: JetStreamAttemptHistory;
+  private readonly acks = new CoalescedAcks();
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -241,6 +243,7 @@ export class JetStreamEventLog implements EventLog {
           this.subscriptions.get(consumerName)?.delete(subscription);
           await messages.close();
           await handlers.whenIdle();
+          this.acks.flush();
         },
       };
       const ofConsumer = this.subscriptions.get(consumerName) ?? new Set<ConsumerSubscription>();
@@ -432,6 +435,7 @@ export class JetStreamEventLog implements EventLog {
     this.closed = true;
     const all = [...this.subscriptions.values()].flatMap((ofConsumer) => [...ofConsumer]);
     await Promise.allSettled(all.map((subscription) => subscription.stop()));
+    this.acks.flush();
     this.publisher.close();
     await this.connection.close();
   }
@@ -598,11 +602,8 @@ export class JetStreamEventLog implements EventLog {
       // message unacknowledged, and it comes back after the ack wait: at least once, as any delivery
       // in flight at a crash; the server counts it against max_ack_pending until then.
       ack: async () => {
-        try {
-          message.ack();
-        } catch (error) {
-          throw this.translate(error, `ack of ${message.seq}`);
-        }
+        this.assertUsable();
+        this.acks.ack(message);
       },
       nak: async (delayMs = 0) => {
         if (delayMs > 0) message.nak(delayMs);
