@@ -90,29 +90,38 @@ async function insertRows(
 }
 
 /**
- * The users' latest traits: one row per user and source (one statement cannot update a row twice),
- * the one with the latest `received_at`, and the stored row wins when it is later (as one by one).
+ * The users' latest traits, as one upsert per message would leave them: each only sets its own
+ * columns, and only over a stored row that is not later. One statement cannot touch a row twice, so
+ * several rows of one user go in rounds (the earliest `received_at` first), one statement per round.
  */
 async function upsertUsers(client: PoolClient, schema: string, rows: readonly BatchRow[]): Promise<void> {
-  const latest = new Map<string, BatchRow>();
+  const byUser = new Map<string, BatchRow[]>();
   for (const row of rows) {
     const key = `${String(row.values.get('id'))}\u0000${String(row.values.get('source_id'))}`;
-    const kept = latest.get(key);
-    if (!kept || receivedAtOf(kept) <= receivedAtOf(row)) latest.set(key, row);
+    const ofUser = byUser.get(key);
+    if (ofUser) ofUser.push(row);
+    else byUser.set(key, [row]);
   }
-  for (const group of groupByShape([...latest.values()])) {
-    const columns = [...group[0]!.values.keys()];
-    const updates = columns
-      .filter((column) => column !== 'id' && column !== 'source_id')
-      .map((column) => `${quoteIdentifier(column)} = EXCLUDED.${quoteIdentifier(column)}`);
-    for (const part of chunkForParameters(group, columns.length)) {
-      await client.query(
-        `INSERT INTO ${quoteIdentifier(schema)}.users AS existing (${columns.map(quoteIdentifier).join(', ')}) ` +
-          `VALUES ${placeholders(part.length, columns.length)} ` +
-          `ON CONFLICT (id, source_id) DO UPDATE SET ${updates.join(', ')}, uuid_ts = now() ` +
-          `WHERE existing.received_at IS NULL OR existing.received_at <= EXCLUDED.received_at`,
-        part.flatMap((row) => [...row.values.values()]),
-      );
+  const rounds: BatchRow[][] = [];
+  for (const ofUser of byUser.values()) {
+    ofUser.sort((left, right) => receivedAtOf(left) - receivedAtOf(right));
+    ofUser.forEach((row, index) => (rounds[index] ??= []).push(row));
+  }
+  for (const round of rounds) {
+    for (const group of groupByShape(round)) {
+      const columns = [...group[0]!.values.keys()];
+      const updates = columns
+        .filter((column) => column !== 'id' && column !== 'source_id')
+        .map((column) => `${quoteIdentifier(column)} = EXCLUDED.${quoteIdentifier(column)}`);
+      for (const part of chunkForParameters(group, columns.length)) {
+        await client.query(
+          `INSERT INTO ${quoteIdentifier(schema)}.users AS existing (${columns.map(quoteIdentifier).join(', ')}) ` +
+            `VALUES ${placeholders(part.length, columns.length)} ` +
+            `ON CONFLICT (id, source_id) DO UPDATE SET ${updates.join(', ')}, uuid_ts = now() ` +
+            `WHERE existing.received_at IS NULL OR existing.received_at <= EXCLUDED.received_at`,
+          part.flatMap((row) => [...row.values.values()]),
+        );
+      }
     }
   }
 }
