@@ -9,15 +9,22 @@ interface Waiting {
 interface Lane {
   request: Omit<DeliveryRequest, 'messages'>;
   waiting: Waiting[];
-  sending: boolean;
+  /** Calls under way. */
+  sending: number;
+  flushTimer: NodeJS.Timeout | undefined;
 }
+
+/** How long the first message of a call waits for others: a pull from the log arrives over a few ms. */
+export const GATHER_WAIT_MS = 3;
+/** Calls under way at once per destination and source: one writes while the next gathers. */
+export const CALLS_AT_ONCE = 2;
 
 /**
  * Gathers the single-message deliveries of one destination into multi-message calls of an adapter
- * that asks for it (`gathering`): the first message goes out on the next turn of the event loop with
- * whatever arrived meanwhile; messages arriving while a call is under way wait for it to end and go
- * out together in the next one, up to `maxMessages`. Under load the calls grow to the consumer's
- * in-flight budget; when idle a message waits for nothing.
+ * that asks for it (`gathering`): a call goes out once `maxMessages` are waiting or `GATHER_WAIT_MS`
+ * after the first one arrived, with up to `CALLS_AT_ONCE` calls under way; messages arriving while
+ * both are busy go together in the next one. Under load the calls grow to `maxMessages`; when idle a
+ * message waits a few milliseconds at most.
  */
 export class DeliveryGatherer {
   /** By the destination's frozen settings object (one per config version) and source. */
@@ -29,11 +36,22 @@ export class DeliveryGatherer {
     const lane = this.laneOf(request);
     return new Promise<DeliveryOutcome>((resolve) => {
       lane.waiting.push({ message, resolve });
-      if (!lane.sending) {
-        lane.sending = true;
-        setImmediate(() => void this.send(lane));
-      }
+      this.schedule(lane);
     });
+  }
+
+  private schedule(lane: Lane): void {
+    if (lane.waiting.length === 0 || lane.sending >= CALLS_AT_ONCE) return;
+    if (lane.waiting.length >= this.adapter.gathering.maxMessages) {
+      clearTimeout(lane.flushTimer);
+      lane.flushTimer = undefined;
+      void this.send(lane);
+    } else if (!lane.flushTimer) {
+      lane.flushTimer = setTimeout(() => {
+        lane.flushTimer = undefined;
+        void this.send(lane);
+      }, GATHER_WAIT_MS);
+    }
   }
 
   private laneOf(request: Omit<DeliveryRequest, 'messages'>): Lane {
@@ -45,32 +63,33 @@ export class DeliveryGatherer {
     const key = request.sourceId ?? '';
     let lane = bySource.get(key);
     if (!lane) {
-      lane = { request, waiting: [], sending: false };
+      lane = { request, waiting: [], sending: 0, flushTimer: undefined };
       bySource.set(key, lane);
     }
     return lane;
   }
 
   private async send(lane: Lane): Promise<void> {
-    while (lane.waiting.length > 0) {
-      const taken = lane.waiting.splice(0, this.adapter.gathering.maxMessages);
-      let outcomes: DeliveryOutcome[];
-      try {
-        const results = await this.adapter.deliver({
-          ...lane.request,
-          messages: taken.map((entry) => entry.message),
-        });
-        outcomes = taken.map(
-          (_, index) =>
-            results[index] ?? { outcome: 'retry', reason: 'the adapter gave no result for the message' },
-        );
-      } catch (error) {
-        // The port says adapters never reject; one that does still leaves every message retried.
-        const reason = `delivery failed: ${(error as Error)?.message ?? String(error)}`;
-        outcomes = taken.map(() => ({ outcome: 'retry', reason }));
-      }
-      taken.forEach((entry, index) => entry.resolve(outcomes[index]!));
+    const taken = lane.waiting.splice(0, this.adapter.gathering.maxMessages);
+    if (taken.length === 0) return;
+    lane.sending += 1;
+    let outcomes: DeliveryOutcome[];
+    try {
+      const results = await this.adapter.deliver({
+        ...lane.request,
+        messages: taken.map((entry) => entry.message),
+      });
+      outcomes = taken.map(
+        (_, index) =>
+          results[index] ?? { outcome: 'retry', reason: 'the adapter gave no result for the message' },
+      );
+    } catch (error) {
+      // The port says adapters never reject; one that does still leaves every message retried.
+      const reason = `delivery failed: ${(error as Error)?.message ?? String(error)}`;
+      outcomes = taken.map(() => ({ outcome: 'retry', reason }));
     }
-    lane.sending = false;
+    lane.sending -= 1;
+    taken.forEach((entry, index) => entry.resolve(outcomes[index]!));
+    this.schedule(lane);
   }
 }

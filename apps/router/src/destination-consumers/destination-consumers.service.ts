@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
-import { DestinationRecord } from '@tributary/config-domain';
+import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
 import { ConsumerSubscription, EVENT_LOG, EventLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { DeliveryMetrics } from '../delivery-metrics/delivery-metrics';
 import { destinationConsumerName, destinationKey } from './consumer-names';
+import { DestinationDeliveries } from './destination-deliveries.service';
 import { MessageDeliverer } from './message-deliverer.service';
 
 /**
@@ -27,6 +28,7 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
     private readonly readModel: ConfigReadModel,
     private readonly deliverer: MessageDeliverer,
     private readonly metrics: DeliveryMetrics,
+    private readonly deliveries: DestinationDeliveries,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -67,7 +69,10 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
             // router saw the event; an existing consumer resumes where it stopped and ignores this.
             deliverFrom: new Date(createTime),
             ackWaitMs: this.environment.ROUTER_ACK_WAIT,
-            maxInFlight: this.environment.ROUTER_MAX_IN_FLIGHT,
+            maxInFlight: this.deliveries.maxInFlightFor(
+              catalogSlugOf(view.destination),
+              this.environment.ROUTER_MAX_IN_FLIGHT,
+            ),
             onHandlerError: (error, delivery) =>
               this.logger.error(
                 `delivery of ${delivery.messageId} to ${destinationSlug} failed: ${(error as Error).message}`,

@@ -79,8 +79,9 @@ export interface DeliveryAdapter {
   readonly slug: string;
   /**
    * Set when several messages per `deliver` call cost much less than one call each (a warehouse
-   * writes them in one transaction): the router then gathers the messages that arrive while a call
-   * is under way, up to `maxMessages`, into the next call. Absent: one message per call.
+   * writes them in one transaction): the router then gathers messages into calls of up to
+   * `maxMessages`, and lets the destination's consumer hold two such calls' worth. Absent: one
+   * message per call.
    */
   readonly gathering?: { readonly maxMessages: number };
   /** One result per message, in order; never rejects (see the contract above). */

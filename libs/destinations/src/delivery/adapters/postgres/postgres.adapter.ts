@@ -110,7 +110,7 @@ interface Warehouse {
 export class PostgresDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'postgres';
   /** Rows of many messages go in one transaction and multi-row statements (`warehouse-batch.writer.ts`). */
-  readonly gathering = { maxMessages: 500 };
+  readonly gathering = { maxMessages: 250 };
   private readonly warehouses = new Map<string, Warehouse>();
   private readonly egressGuard: EgressGuard;
   /** Per connection string: may the server's messages be shown (see `pinnedPostgresConnection`)? */
