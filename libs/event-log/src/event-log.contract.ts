@@ -291,6 +291,19 @@ export function describeEventLogContract(
         expect(consumer.received).toHaveLength(2);
       });
 
+      it('records acks sent without confirmation too (confirmAcks: false)', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'unconfirmed', { ackWaitMs: 400, confirmAcks: false });
+        await log.publishBatch([message('src-a'), message('src-a'), message('src-a')]);
+        await waitUntil('three deliveries', () => consumer.received.length >= 3);
+        await waitUntil(
+          'the acks are recorded',
+          async () => (await log.consumerLag('unconfirmed')).unacknowledged === 0,
+        );
+        await sleep(1000);
+        expect(consumer.received).toHaveLength(3);
+      });
+
       it('does not redeliver a message whose handler is still working past the ack wait', async () => {
         const log = await openFresh();
         const consumer = await record(log, 'slow-handler', { ackWaitMs: 600 }, async (delivery) => {

@@ -59,9 +59,8 @@ export interface Delivery {
   /** 1 on the first delivery, incremented on every redelivery (ack wait expired or nak). */
   deliveryCount: number;
   /**
-   * The message is done for this consumer: it is never delivered to it again. An ack the log never
-   * received (the process died just after) leaves the message to be delivered again after the ack
-   * wait, like any delivery in flight at a crash.
+   * The message is done for this consumer: it is never delivered to it again. Resolves once the log
+   * has recorded it, unless the consumer was started with `confirmAcks: false`.
    */
   ack(): Promise<void>;
   /** Deliver again after `delayMs` (0: as soon as possible). Counts as outstanding until then. */
@@ -87,6 +86,13 @@ export interface ConsumeOptions {
   deliverFrom?: Date;
   /** A delivery not settled within this time is delivered again. */
   ackWaitMs: number;
+  /**
+   * Whether `ack()` waits for the log to confirm it (default true). False: acks are sent together
+   * and `ack()` resolves at once; an ack lost to a crash leaves its message to be delivered again
+   * after the ack wait, like a delivery in flight at the crash. For consumers whose handler may see a
+   * message twice (at-least-once delivery); not for those that count exactly (a replay's tally).
+   */
+  confirmAcks?: boolean;
   /**
    * At most this many deliveries are outstanding (delivered or nak-delayed, not yet acked or termed);
    * the handler is called for up to this many messages at once, started in sequence order.

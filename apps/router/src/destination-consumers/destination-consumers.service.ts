@@ -69,6 +69,8 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
             // router saw the event; an existing consumer resumes where it stopped and ignores this.
             deliverFrom: new Date(createTime),
             ackWaitMs: this.environment.ROUTER_ACK_WAIT,
+            // Delivery is at least once: an ack lost to a crash only repeats a delivery in flight.
+            confirmAcks: false,
             maxInFlight: this.deliveries.maxInFlightFor(
               catalogSlugOf(view.destination),
               this.environment.ROUTER_MAX_IN_FLIGHT,

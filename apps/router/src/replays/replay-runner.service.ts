@@ -15,7 +15,6 @@ import {
 import { CommandRunner, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { Delivery, EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
 import { WrongExpectedRevisionError } from '@tributary/event-store';
-import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
 import { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
 import { replayConsumerName } from '../destination-consumers/consumer-names';
@@ -47,6 +46,13 @@ interface ReplayJob {
  * settled (`ReplayTally`), and a replica that takes a dead one's replay over resumes from the replay
  * consumer's position with those counts.
  */
+/**
+ * A replay's messages come back to the replica that takes over its lease, which happens only after
+ * the lease's time to live; a short ack wait would bring them back no sooner, and the tally's
+ * exact counts are kept with the wait the replay was built and tested with.
+ */
+const REPLAY_ACK_WAIT_MS = 30_000;
+
 @Injectable()
 export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Replays');
@@ -59,7 +65,6 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly commands: CommandRunner,
     private readonly deliverer: MessageDeliverer,
     leases: JobLeases,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {
     this.jobs = new LeasedJobs(leases, this.logger);
   }
@@ -117,7 +122,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
         {
           sourceId,
           deliverFrom: new Date(replay.startTime),
-          ackWaitMs: this.environment.ROUTER_ACK_WAIT,
+          ackWaitMs: REPLAY_ACK_WAIT_MS,
           maxInFlight: 64,
         },
         (delivery) => {

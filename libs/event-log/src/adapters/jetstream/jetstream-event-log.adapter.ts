@@ -236,7 +236,8 @@ export class JetStreamEventLog implements EventLog {
         max_messages: options.maxInFlight,
         // A slow handler tells the server it is still working, so its message is not redelivered
         // meanwhile: the ack wait can then be short, and a dead router's messages come back quickly.
-        callback: (message) => handlers.start(this.toDelivery(message), () => message.working()),
+        callback: (message) =>
+          handlers.start(this.toDelivery(message, options.confirmAcks !== false), () => message.working()),
       });
       const subscription: ConsumerSubscription = {
         stop: async () => {
@@ -586,7 +587,7 @@ export class JetStreamEventLog implements EventLog {
     });
   }
 
-  private toDelivery(message: JsMsg): Delivery {
+  private toDelivery(message: JsMsg, confirmAck: boolean): Delivery {
     // Subject tokens were validated at publish: exactly `tracking.<workspaceId>.<sourceId>`.
     const [, workspaceId, sourceId] = message.subject.split('.');
     return {
@@ -597,14 +598,21 @@ export class JetStreamEventLog implements EventLog {
       sequence: message.seq,
       publishedAt: message.time,
       deliveryCount: message.info.deliveryCount,
-      // Not confirmed (ackAck) on purpose: a request, an inbox subscription and a timer per message
-      // cost more than the delivery itself. An ack lost with the connection or a crash leaves its
-      // message unacknowledged, and it comes back after the ack wait: at least once, as any delivery
-      // in flight at a crash; the server counts it against max_ack_pending until then.
-      ack: async () => {
-        this.assertUsable();
-        this.acks.ack(message);
-      },
+      ack: confirmAck
+        ? async () => {
+            // ackAck waits for the server to confirm, so a resolved ack is a recorded ack.
+            try {
+              await message.ackAck({ timeout: this.publishTimeoutMs });
+            } catch (error) {
+              throw this.translate(error, `ack of ${message.seq}`);
+            }
+          }
+        : async () => {
+            // No request, inbox and timer per message: every ack of one event-loop turn shares one
+            // socket write. One lost to a crash comes back after the ack wait (see `confirmAcks`).
+            this.assertUsable();
+            this.acks.ack(message);
+          },
       nak: async (delayMs = 0) => {
         if (delayMs > 0) message.nak(delayMs);
         else message.nak();
