@@ -19,7 +19,9 @@ function post(text) {
   };
   return new Promise((resolve, reject) => {
     const outgoing = request(target, { method: 'POST', headers, agent }, (response) => {
-      response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${response.statusCode}`))));
+      response.on('end', () =>
+        response.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${response.statusCode}`)),
+      );
       response.on('error', reject);
       response.resume();
     });
@@ -40,4 +42,6 @@ async function run() {
   parentPort.postMessage({ requests: bodies.length, elapsedMs });
 }
 
-run().catch((error) => parentPort.postMessage({ error: String(error && error.message ? error.message : error) }));
+run().catch((error) =>
+  parentPort.postMessage({ error: String(error && error.message ? error.message : error) }),
+);

@@ -77,8 +77,10 @@ describe('retry window across a replica hand-off (JetStream)', () => {
       const response = await postJson(trackingApi, '/v1/batch', { batch: [message] }, source.writeKey);
       return response.status === 200 ? true : undefined;
     });
-    const { value: firstFailureAt } = await pollUntil('the first failed attempt', 15_000, async () =>
-      receiver.requests[0]?.arrivedAt,
+    const { value: firstFailureAt } = await pollUntil(
+      'the first failed attempt',
+      15_000,
+      async () => receiver.requests[0]?.arrivedAt,
     );
     // The replica that made the first attempt counts it as a retry in its own metrics.
     const { value: firstAttempter } = await pollUntil('the replica that failed first', 5_000, async () => {
@@ -102,11 +104,16 @@ describe('retry window across a replica hand-off (JetStream)', () => {
 
     const survivorEndpoint: ApiEndpoint = { baseUrl: survivor.baseUrl, adminToken };
     const path = `${destinationName(source, 'webhooks')}/dead-letters`;
-    const { value: letter } = await pollUntil('the dead letter', RETRY_WINDOW_MS + 30_000, async () => {
-      const response = await configApi(survivorEndpoint, 'GET', path);
-      expect(response.status).toBe(200);
-      return response.body.dead_letters[0];
-    }, 200);
+    const { value: letter } = await pollUntil(
+      'the dead letter',
+      RETRY_WINDOW_MS + 30_000,
+      async () => {
+        const response = await configApi(survivorEndpoint, 'GET', path);
+        expect(response.status).toBe(200);
+        return response.body.dead_letters[0];
+      },
+      200,
+    );
     const deadLetteredAt = Date.parse(letter.dead_letter_time);
     expect(deadLetteredAt).toBeGreaterThanOrEqual(firstFailureAt + RETRY_WINDOW_MS - 100);
     expect(deadLetteredAt).toBeLessThan(firstFailureAt + RETRY_WINDOW_MS + LATENESS_ALLOWED_MS);

@@ -50,8 +50,10 @@ describe('retry window across a SIGKILL and restart (embedded log)', () => {
 
     const message = trackMessage({ event: 'Always Failing' });
     await sendBatch(endpoint, source, [message]);
-    const { value: firstFailureAt } = await pollUntil('the first failed attempt', 15_000, async () =>
-      receiver.requests[0]?.arrivedAt,
+    const { value: firstFailureAt } = await pollUntil(
+      'the first failed attempt',
+      15_000,
+      async () => receiver.requests[0]?.arrivedAt,
     );
     await sleep(KILL_AFTER_FIRST_FAILURE_MS - (Date.now() - firstFailureAt));
     const attemptsBeforeKill = receiver.requests.length;
@@ -69,11 +71,16 @@ describe('retry window across a SIGKILL and restart (embedded log)', () => {
     const restartedAt = Date.now();
 
     const path = `${destinationName(source, 'webhooks')}/dead-letters`;
-    const { value: letter } = await pollUntil('the dead letter', RETRY_WINDOW_MS + 30_000, async () => {
-      const response = await configApi(endpoint, 'GET', path);
-      expect(response.status).toBe(200);
-      return response.body.dead_letters[0];
-    }, 200);
+    const { value: letter } = await pollUntil(
+      'the dead letter',
+      RETRY_WINDOW_MS + 30_000,
+      async () => {
+        const response = await configApi(endpoint, 'GET', path);
+        expect(response.status).toBe(200);
+        return response.body.dead_letters[0];
+      },
+      200,
+    );
     const deadLetteredAt = Date.parse(letter.dead_letter_time);
     // One window after the first failure, not one window after the restart.
     expect(deadLetteredAt).toBeGreaterThanOrEqual(firstFailureAt + RETRY_WINDOW_MS - 100);

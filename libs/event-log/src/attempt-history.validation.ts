@@ -26,7 +26,10 @@ export function toStoredAttempt(attempt: DeliveryAttempt): StoredAttempt {
   return { at: attempt.at.toISOString(), outcome: attempt.outcome.slice(0, MAX_ATTEMPT_OUTCOME_LENGTH) };
 }
 
-export function fromStoredAttempts(stored: StoredAttempt[]): { firstFailedAt: Date; attempts: DeliveryAttempt[] } {
+export function fromStoredAttempts(stored: StoredAttempt[]): {
+  firstFailedAt: Date;
+  attempts: DeliveryAttempt[];
+} {
   const attempts = stored.map((attempt) => ({ at: new Date(attempt.at), outcome: attempt.outcome }));
   return { firstFailedAt: attempts[0].at, attempts };
 }

@@ -725,7 +725,10 @@ export function describeEventLogContract(
           outcome: 'timeout after 5000 ms',
         });
         expect(second.firstFailedAt).toEqual(at('2026-03-10T08:00:00.000Z'));
-        expect(second.attempts.map((attempt) => attempt.outcome)).toEqual(['HTTP 500', 'timeout after 5000 ms']);
+        expect(second.attempts.map((attempt) => attempt.outcome)).toEqual([
+          'HTTP 500',
+          'timeout after 5000 ms',
+        ]);
         expect(await log.readFailedAttempts('destination-a', 7)).toEqual(second);
       });
 
@@ -785,7 +788,10 @@ export function describeEventLogContract(
         const log = await openFresh();
         const consumer = await record(log, 'doomed', {}, () => undefined);
         await consumer.subscription.stop();
-        await log.recordFailedAttempt('doomed', 1, { at: at('2026-03-10T08:00:00.000Z'), outcome: 'HTTP 500' });
+        await log.recordFailedAttempt('doomed', 1, {
+          at: at('2026-03-10T08:00:00.000Z'),
+          outcome: 'HTTP 500',
+        });
         await log.recordFailedAttempt('kept', 1, { at: at('2026-03-10T08:00:00.000Z'), outcome: 'HTTP 500' });
         await log.deleteConsumer('doomed');
         expect(await log.readFailedAttempts('doomed', 1)).toBeNull();
@@ -797,9 +803,9 @@ export function describeEventLogContract(
         const attempt = { at: at('2026-03-10T08:00:00.000Z'), outcome: 'HTTP 500' };
         await expect(log.recordFailedAttempt('a.b', 1, attempt)).rejects.toThrow(TypeError);
         await expect(log.recordFailedAttempt('ok', 0, attempt)).rejects.toThrow(RangeError);
-        await expect(log.recordFailedAttempt('ok', 1, { at: new Date('x'), outcome: 'HTTP 500' })).rejects.toThrow(
-          TypeError,
-        );
+        await expect(
+          log.recordFailedAttempt('ok', 1, { at: new Date('x'), outcome: 'HTTP 500' }),
+        ).rejects.toThrow(TypeError);
         await expect(log.readFailedAttempts('ok', 1.5)).rejects.toThrow(RangeError);
         expect(await log.readFailedAttempts('ok', 1)).toBeNull();
       });

@@ -240,7 +240,11 @@ export interface EventLog {
    * and resolves to the whole history including it. Safe with several writers (replicas): no attempt
    * is lost. Kept at most as long as the retention.
    */
-  recordFailedAttempt(consumerName: string, sequence: number, attempt: DeliveryAttempt): Promise<FailedAttempts>;
+  recordFailedAttempt(
+    consumerName: string,
+    sequence: number,
+    attempt: DeliveryAttempt,
+  ): Promise<FailedAttempts>;
   /** What `recordFailedAttempt` stored for this message and consumer, or null when nothing. */
   readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null>;
   /** Drops it once the message is settled; nothing happens when there is none. `deleteConsumer` drops all of it. */

@@ -40,7 +40,10 @@ export class RunningHandlers {
     const now = Date.now();
     this.running.set(call, { startedAt: now, signalledAt: now, signalInProgress });
     if (signalInProgress && this.ackWaitMs !== undefined && !this.inProgressTimer) {
-      this.inProgressTimer = setInterval(() => this.signalSlowCalls(), Math.max(50, Math.floor(this.ackWaitMs / 4)));
+      this.inProgressTimer = setInterval(
+        () => this.signalSlowCalls(),
+        Math.max(50, Math.floor(this.ackWaitMs / 4)),
+      );
       this.inProgressTimer.unref();
     }
     void call.finally(() => {

@@ -1,4 +1,9 @@
-import { decideSettlement, MAX_RETRY_DELAY_MS, retryDelayMs, type SettlementFacts } from './settlement.decider';
+import {
+  decideSettlement,
+  MAX_RETRY_DELAY_MS,
+  retryDelayMs,
+  type SettlementFacts,
+} from './settlement.decider';
 
 const STORED_AT = new Date('2026-03-10T08:00:00.000Z');
 const WINDOW_MS = 4 * 60 * 60 * 1000;
@@ -23,7 +28,12 @@ describe('decideSettlement', () => {
     expect(decideSettlement(facts({ attempt: { outcome: 'delivered' } }))).toEqual({ action: 'delivered' });
     expect(
       decideSettlement(
-        facts({ attempt: { outcome: 'delivered' }, deliveryCount: 9, firstFailedAt: after(0), now: after(WINDOW_MS * 2) }),
+        facts({
+          attempt: { outcome: 'delivered' },
+          deliveryCount: 9,
+          firstFailedAt: after(0),
+          now: after(WINDOW_MS * 2),
+        }),
       ),
     ).toEqual({ action: 'delivered' });
   });
@@ -43,7 +53,9 @@ describe('decideSettlement', () => {
   it('doubles the backoff with the delivery count, up to the cap', () => {
     const firstFailedAt = after(0);
     const delays = [1, 2, 3, 4, 5, 12, 30].map((deliveryCount) => {
-      const decision = decideSettlement(facts({ deliveryCount, firstFailedAt, jitter: 0.999999, now: after(1) }));
+      const decision = decideSettlement(
+        facts({ deliveryCount, firstFailedAt, jitter: 0.999999, now: after(1) }),
+      );
       return decision.action === 'retry' ? decision.delayMs : NaN;
     });
     expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, MAX_RETRY_DELAY_MS, MAX_RETRY_DELAY_MS]);
@@ -52,26 +64,39 @@ describe('decideSettlement', () => {
   it('counts the window from the first failed attempt, not from the delivery or the store time', () => {
     const firstFailedAt = after(60 * 60 * 1000);
     expect(
-      decideSettlement(facts({ deliveryCount: 20, firstFailedAt, now: new Date(firstFailedAt.getTime() + WINDOW_MS - 1) })),
+      decideSettlement(
+        facts({ deliveryCount: 20, firstFailedAt, now: new Date(firstFailedAt.getTime() + WINDOW_MS - 1) }),
+      ),
     ).toEqual({ action: 'retry', delayMs: 1 });
     expect(
-      decideSettlement(facts({ deliveryCount: 20, firstFailedAt, now: new Date(firstFailedAt.getTime() + WINDOW_MS) })),
+      decideSettlement(
+        facts({ deliveryCount: 20, firstFailedAt, now: new Date(firstFailedAt.getTime() + WINDOW_MS) }),
+      ),
     ).toEqual({ action: 'dead-letter', reason: `retry window of ${WINDOW_MS} ms exhausted: HTTP 500` });
   });
 
   it('schedules the last retry at the end of the window, never past it', () => {
     const firstFailedAt = after(0);
     const decision = decideSettlement(
-      facts({ deliveryCount: 15, firstFailedAt, now: new Date(firstFailedAt.getTime() + WINDOW_MS - 30_000) }),
+      facts({
+        deliveryCount: 15,
+        firstFailedAt,
+        now: new Date(firstFailedAt.getTime() + WINDOW_MS - 30_000),
+      }),
     );
     expect(decision).toEqual({ action: 'retry', delayMs: 30_000 });
   });
 
   it('honours a Retry-After longer than the backoff, within the window', () => {
-    const asked = decideSettlement(facts({ attempt: { outcome: 'retry', reason: 'HTTP 429', retryAfterMs: 120_000 } }));
+    const asked = decideSettlement(
+      facts({ attempt: { outcome: 'retry', reason: 'HTTP 429', retryAfterMs: 120_000 } }),
+    );
     expect(asked).toEqual({ action: 'retry', delayMs: 120_000 });
     const shortWindow = decideSettlement(
-      facts({ attempt: { outcome: 'retry', reason: 'HTTP 429', retryAfterMs: 120_000 }, retryWindowMs: 60_000 }),
+      facts({
+        attempt: { outcome: 'retry', reason: 'HTTP 429', retryAfterMs: 120_000 },
+        retryWindowMs: 60_000,
+      }),
     );
     expect(shortWindow).toEqual({ action: 'retry', delayMs: 60_000 });
   });

@@ -53,7 +53,10 @@ export function decideSettlement(facts: SettlementFacts): Settlement {
   );
   const windowEndsAt = firstFailedAt + facts.retryWindowMs;
   if (now >= windowEndsAt) {
-    return { action: 'dead-letter', reason: `retry window of ${facts.retryWindowMs} ms exhausted: ${attempt.reason}` };
+    return {
+      action: 'dead-letter',
+      reason: `retry window of ${facts.retryWindowMs} ms exhausted: ${attempt.reason}`,
+    };
   }
   // The last retry is made when the window ends, so the message is dead-lettered one window after
   // its first failure, not up to a whole backoff step later.
@@ -69,7 +72,11 @@ export function decideSettlement(facts: SettlementFacts): Settlement {
  * many messages failing together do not retry together. A destination's `Retry-After` is honoured
  * when it asks for longer, up to the cap.
  */
-export function retryDelayMs(deliveryCount: number, retryAfterMs: number | undefined, jitter: number): number {
+export function retryDelayMs(
+  deliveryCount: number,
+  retryAfterMs: number | undefined,
+  jitter: number,
+): number {
   const exponential = Math.min(MAX_RETRY_DELAY_MS, BASE_RETRY_DELAY_MS * 2 ** Math.max(0, deliveryCount - 1));
   const spread = Math.min(1, Math.max(0, jitter));
   const jittered = Math.round(exponential / 2 + spread * (exponential / 2));

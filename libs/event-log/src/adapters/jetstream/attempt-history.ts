@@ -1,4 +1,9 @@
-import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { fromStoredAttempts, toStoredAttempt, type StoredAttempt } from '../../attempt-history.validation';
 import type { DeliveryAttempt, FailedAttempts } from '../../event-log.port';
 
@@ -53,7 +58,9 @@ export class JetStreamAttemptHistory {
   }
 
   async forgetConsumer(consumerName: string): Promise<void> {
-    await this.manager.streams.purge(ATTEMPT_STREAM, { filter: `${ATTEMPT_SUBJECT_PREFIX}.${consumerName}.*` });
+    await this.manager.streams.purge(ATTEMPT_STREAM, {
+      filter: `${ATTEMPT_SUBJECT_PREFIX}.${consumerName}.*`,
+    });
   }
 
   private async readLast(subject: string): Promise<{ attempts: StoredAttempt[]; revision: number } | null> {

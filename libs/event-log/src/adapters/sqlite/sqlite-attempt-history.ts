@@ -27,7 +27,9 @@ export class SqliteAttemptHistory {
 
   constructor(database: Database) {
     database.exec(SQLITE_ATTEMPT_HISTORY_SCHEMA);
-    this.select = database.prepare('SELECT attempts FROM failed_attempts WHERE consumer_name = ? AND sequence = ?');
+    this.select = database.prepare(
+      'SELECT attempts FROM failed_attempts WHERE consumer_name = ? AND sequence = ?',
+    );
     this.upsert = database.prepare(
       `INSERT INTO failed_attempts (consumer_name, sequence, attempts, first_failed_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (consumer_name, sequence) DO UPDATE SET attempts = excluded.attempts`,
