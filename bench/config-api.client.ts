@@ -55,6 +55,38 @@ export class BenchConfigApi {
     });
   }
 
+  /** A PostgreSQL destination writing into `schema`. */
+  async createPostgresDestination(
+    workspace: string,
+    source: string,
+    options: { connectionString: string; schema: string },
+  ): Promise<void> {
+    const name = `workspaces/${workspace}/sources/${source}/destinations/postgres`;
+    await this.call('POST', `workspaces/${workspace}/sources/${source}/destinations`, {
+      destination: {
+        name,
+        enabled: true,
+        config: [
+          { name: `${name}/config/connection_string`, value: options.connectionString },
+          { name: `${name}/config/schema`, value: options.schema },
+        ],
+      },
+    });
+  }
+
+  /** The destination's delivery counts (`delivered`, `retried`, ...) from its metrics. */
+  async deliveryCounts(
+    workspace: string,
+    source: string,
+    destination: string,
+  ): Promise<Record<string, number>> {
+    const metrics = await this.call(
+      'GET',
+      `workspaces/${workspace}/sources/${source}/destinations/${destination}/metrics`,
+    );
+    return metrics.counts;
+  }
+
   /** Starts a replay; returns its id. */
   async requestReplay(
     workspace: string,

@@ -49,7 +49,10 @@ import { BatchPoster } from './batch-poster';
 import { createBenchMessages, type BenchMessages } from './bench-messages';
 import { BenchConfigApi } from './config-api.client';
 import { measureConfigApiLatency, printConfigApiTable } from './config-api-latency.phase';
+import { measureDeliveryCeiling } from './delivery-ceiling.phase';
 import { measureDelivery, measureReplay, printDeliveryTable, type ReplayResult } from './delivery-phases';
+import { measureFailingDestination } from './failing-destination.phase';
+import { measurePostgres } from './postgres.phase';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
 import { assertBenchMessagesFitPlan, assertPlanEnforced, createPlannedSource } from './protocols.phase';
 import { TributaryServerProcess } from './tributary-server.process';
@@ -335,6 +338,20 @@ async function deliveryAndReplay(
   const liveReceiver = await BenchWebhookReceiver.start('live', sharedSecret);
   cleanups.push(() => liveReceiver.close());
 
+  // The delivery ceiling is measured before phase 3 and after phase 4; the better of the two is the
+  // ceiling, so a busy moment of a shared machine does not flatter the ratios.
+  const routerConcurrency = Number(process.env['ROUTER_MAX_IN_FLIGHT'] ?? 64);
+  console.log(`delivery ceiling (before): a plain Node client, ${routerConcurrency} requests at a time ...`);
+  const ceilingBefore = await measureDeliveryCeiling({
+    messages: deliveryMessages,
+    sharedSecret,
+    requests: 20_000,
+    concurrency: routerConcurrency,
+  });
+  console.log(
+    `delivery ceiling (before): ${ceilingBefore.messagesPerSecond.toLocaleString('en-US')} messages/s`,
+  );
+
   console.log(`phase 3/5: webhook delivery (${settings.deliverySeconds} s of /v1/batch, then the drain) ...`);
   // Anything before the probe message: the replay sends everything phase 3 sent.
   const replayFrom = new Date(Date.now() - 1000);
@@ -380,7 +397,87 @@ async function deliveryAndReplay(
   }
 
   printDeliveryTable(delivery, replay);
+
+  // The wire's own rate for the same bodies, the same receiver and the router's concurrency.
+  console.log(`delivery ceiling (after): a plain Node client, ${routerConcurrency} requests at a time ...`);
+  const ceilingAfter = await measureDeliveryCeiling({
+    messages: deliveryMessages,
+    sharedSecret,
+    requests: 20_000,
+    concurrency: routerConcurrency,
+  });
+  console.log(
+    `delivery ceiling (after): ${ceilingAfter.messagesPerSecond.toLocaleString('en-US')} messages/s`,
+  );
+  const ceiling =
+    ceilingAfter.messagesPerSecond > ceilingBefore.messagesPerSecond ? ceilingAfter : ceilingBefore;
+  const deliveryToCeiling = round(delivery.messagesPerSecond / ceiling.messagesPerSecond, 3);
+  const replayToCeiling = replay ? round(replay.messagesPerSecond / ceiling.messagesPerSecond, 3) : null;
+  results.deliveryCeiling = {
+    before: ceilingBefore,
+    after: ceilingAfter,
+    messagesPerSecond: ceiling.messagesPerSecond,
+    deliveryRatio: deliveryToCeiling,
+    replayRatio: replayToCeiling,
+  };
+  console.log(
+    `delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s ` +
+      `(${ceiling.requests.toLocaleString('en-US')} requests over ${ceiling.spanSeconds} s)`,
+  );
+  console.log(`ratio delivery/ceiling: ${deliveryToCeiling.toFixed(3)}`);
+  console.log(`ratio replay/ceiling: ${replayToCeiling === null ? 'n/a' : replayToCeiling.toFixed(3)}`);
+
+  console.log('failing destination: a healthy webhook alone, then beside one that never answers ...');
+  const isolation = await measureFailingDestination({
+    api,
+    workspace: WORKSPACE,
+    baseUrl: server.baseUrl,
+    sharedSecret,
+    settings: { ...settings, seconds: settings.deliverySeconds },
+  });
+  results.failingDestination = isolation;
+  console.log(
+    `failing destination: healthy alone ${isolation.alone.messagesPerSecond.toLocaleString('en-US')} messages/s ` +
+      `(${isolation.alone.deliveredMessages}/${isolation.alone.acceptedMessages}), beside a failing one ` +
+      `${isolation.besideFailing.messagesPerSecond.toLocaleString('en-US')} messages/s ` +
+      `(${isolation.besideFailing.deliveredMessages}/${isolation.besideFailing.acceptedMessages}); ` +
+      `${isolation.failingRequests} requests to the failing one`,
+  );
+  console.log(`ratio healthy beside failing/alone: ${isolation.ratio.toFixed(3)} (goal: >= 0.9)`);
+
+  console.log('postgres: a postgres destination under /v1/batch load, then a raw pg insert of its rows ...');
+  const postgres = await measurePostgres({
+    api,
+    workspace: WORKSPACE,
+    baseUrl: server.baseUrl,
+    databaseUrl:
+      process.env['BENCH_DATABASE_URL'] ??
+      process.env['TEST_DATABASE_URL'] ??
+      'postgres://postgres@127.0.0.1:5432/postgres',
+    rowsPerStatement: routerConcurrency,
+    settings: { ...settings, seconds: settings.deliverySeconds },
+  });
+  if (typeof postgres === 'string') {
+    console.log(`postgres: skipped, ${postgres}`);
+  } else {
+    results.postgres = postgres;
+    console.log(
+      `postgres: ${postgres.deliveredMessages}/${postgres.acceptedMessages} messages delivered, ${postgres.rows} rows ` +
+        `in ${postgres.spanSeconds} s = ${postgres.rowsPerSecond.toLocaleString('en-US')} rows/s; raw pg multi-row ` +
+        `insert of the same rows: ${postgres.ceiling.rowsPerSecond.toLocaleString('en-US')} rows/s ` +
+        `(${postgres.ceiling.rows} rows in ${postgres.ceiling.seconds} s)`,
+    );
+    console.log(`ratio postgres/ceiling: ${postgres.ratio.toFixed(3)}`);
+  }
+
   return [
+    ...(ceiling.signatureMismatches > 0 ? ['the delivery ceiling measured wrongly signed requests'] : []),
+    ...(typeof postgres !== 'string' && postgres.deliveredMessages < postgres.acceptedMessages
+      ? ['the postgres destination did not store every message in time']
+      : []),
+    ...(isolation.besideFailing.deliveredMessages < isolation.besideFailing.acceptedMessages
+      ? ['the healthy destination beside a failing one did not get every message in time']
+      : []),
     ...(delivery.complete
       ? []
       : [

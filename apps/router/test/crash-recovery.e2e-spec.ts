@@ -22,8 +22,8 @@ const BATCH_SIZE = 20;
 /** A slow receiver and a small in-flight budget keep a backlog, so the kill lands mid-delivery. */
 const RECEIVER_DELAY_MS = 40;
 const ENVIRONMENT = { ...POLLING_ENVIRONMENT, ROUTER_MAX_IN_FLIGHT: '4' };
-/** After a crash, deliveries the dead process held are redelivered once their ack wait (30 s) is over. */
-const REDELIVERY_DEADLINE_MS = 60_000;
+/** After a crash, deliveries the dead process held come back once their ack wait (ROUTER_ACK_WAIT, 5 s) is over. */
+const REDELIVERY_DEADLINE_MS = 30_000;
 
 describe('SIGKILL mid-stream and restart', () => {
   const processes: TributaryProcess[] = [];

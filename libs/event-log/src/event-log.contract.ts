@@ -296,6 +296,32 @@ export function describeEventLogContract(
         expect(consumer.received).toHaveLength(2);
       });
 
+      it('records acks sent without confirmation too (confirmAcks: false)', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'unconfirmed', { ackWaitMs: 400, confirmAcks: false });
+        await log.publishBatch([message('src-a'), message('src-a'), message('src-a')]);
+        await waitUntil('three deliveries', () => consumer.received.length >= 3);
+        await waitUntil(
+          'the acks are recorded',
+          async () => (await log.consumerLag('unconfirmed')).unacknowledged === 0,
+        );
+        await sleep(1000);
+        expect(consumer.received).toHaveLength(3);
+      });
+
+      it('does not redeliver a message whose handler is still working past the ack wait', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'slow-handler', { ackWaitMs: 600 }, async (delivery) => {
+          await sleep(2_000);
+          await delivery.ack();
+        });
+        await log.publishBatch([message('src-a')]);
+        await waitUntil('the delivery', () => consumer.received.length >= 1);
+        await sleep(3_000);
+        expect(consumer.received).toHaveLength(1);
+        await waitUntil('the ack', async () => (await log.consumerLag('slow-handler')).unacknowledged === 0);
+      });
+
       it('redelivers a nak-ed message after the requested delay, not before', async () => {
         const log = await openFresh();
         const consumer = await record(log, 'delaying', { ackWaitMs: 10_000 }, async (delivery) => {
@@ -894,6 +920,117 @@ export function describeEventLogContract(
         await expect(log.markSeenOnce('ok', 1.5)).rejects.toThrow(RangeError);
         await expect(log.markSeenOnce('ok', MAX_SEEN_ONCE_TTL_MS + 1)).rejects.toThrow(RangeError);
         expect(await log.markSeenOnce('ok', MAX_SEEN_ONCE_TTL_MS)).toBe(true);
+      });
+    });
+
+    describe('failed attempts', () => {
+      const at = (iso: string) => new Date(iso);
+
+      it('remembers nothing until an attempt fails', async () => {
+        const log = await openFresh();
+        expect(await log.readFailedAttempts('destination-a', 7)).toBeNull();
+        await log.forgetFailedAttempts('destination-a', 7);
+        expect(await log.readFailedAttempts('destination-a', 7)).toBeNull();
+      });
+
+      it('appends each failed attempt and answers the whole history, first failure first', async () => {
+        const log = await openFresh();
+        const first = await log.recordFailedAttempt('destination-a', 7, {
+          at: at('2026-03-10T08:00:00.000Z'),
+          outcome: 'HTTP 500',
+        });
+        expect(first).toEqual({
+          firstFailedAt: at('2026-03-10T08:00:00.000Z'),
+          attempts: [{ at: at('2026-03-10T08:00:00.000Z'), outcome: 'HTTP 500' }],
+        });
+        const second = await log.recordFailedAttempt('destination-a', 7, {
+          at: at('2026-03-10T08:00:02.000Z'),
+          outcome: 'timeout after 5000 ms',
+        });
+        expect(second.firstFailedAt).toEqual(at('2026-03-10T08:00:00.000Z'));
+        expect(second.attempts.map((attempt) => attempt.outcome)).toEqual([
+          'HTTP 500',
+          'timeout after 5000 ms',
+        ]);
+        expect(await log.readFailedAttempts('destination-a', 7)).toEqual(second);
+      });
+
+      it('keeps histories apart by consumer and message, and forgets one when asked', async () => {
+        const log = await openFresh();
+        const attempt = { at: at('2026-03-10T08:00:00.000Z'), outcome: 'HTTP 503' };
+        await log.recordFailedAttempt('destination-a', 1, attempt);
+        await log.recordFailedAttempt('destination-a', 2, attempt);
+        await log.recordFailedAttempt('destination-b', 1, attempt);
+        await log.forgetFailedAttempts('destination-a', 1);
+        expect(await log.readFailedAttempts('destination-a', 1)).toBeNull();
+        expect((await log.readFailedAttempts('destination-a', 2))?.attempts).toHaveLength(1);
+        expect((await log.readFailedAttempts('destination-b', 1))?.attempts).toHaveLength(1);
+        // A history started again after being forgotten starts a new window.
+        const again = await log.recordFailedAttempt('destination-a', 1, {
+          at: at('2026-03-10T09:00:00.000Z'),
+          outcome: 'HTTP 500',
+        });
+        expect(again.firstFailedAt).toEqual(at('2026-03-10T09:00:00.000Z'));
+      });
+
+      it('survives a reopen (another process continues the history)', async () => {
+        const store = await newStore();
+        const log = await open(store);
+        // Recent times: a history older than the retention may be dropped with its message.
+        const firstFailure = new Date(Date.now() - 1_000);
+        await log.recordFailedAttempt('destination-a', 3, { at: firstFailure, outcome: 'HTTP 500' });
+        await log.close();
+        const reopened = await open(store);
+        const history = await reopened.recordFailedAttempt('destination-a', 3, {
+          at: new Date(),
+          outcome: 'HTTP 502',
+        });
+        expect(history.attempts.map((attempt) => attempt.outcome)).toEqual(['HTTP 500', 'HTTP 502']);
+        expect(history.firstFailedAt).toEqual(firstFailure);
+      });
+
+      it('loses no attempt when two writers record at once', async () => {
+        const store = await newStore();
+        const one = await open(store);
+        const other = await open(store);
+        await Promise.all(
+          Array.from({ length: 6 }, (_, index) =>
+            (index % 2 === 0 ? one : other).recordFailedAttempt('destination-a', 9, {
+              at: new Date(Date.UTC(2026, 2, 10, 8, 0, index)),
+              outcome: `attempt ${index}`,
+            }),
+          ),
+        );
+        const history = await one.readFailedAttempts('destination-a', 9);
+        expect(history?.attempts.map((attempt) => attempt.outcome).sort()).toEqual(
+          Array.from({ length: 6 }, (_, index) => `attempt ${index}`),
+        );
+      });
+
+      it('drops every history of a consumer when the consumer is deleted', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'doomed', {}, () => undefined);
+        await consumer.subscription.stop();
+        await log.recordFailedAttempt('doomed', 1, {
+          at: at('2026-03-10T08:00:00.000Z'),
+          outcome: 'HTTP 500',
+        });
+        await log.recordFailedAttempt('kept', 1, { at: at('2026-03-10T08:00:00.000Z'), outcome: 'HTTP 500' });
+        await log.deleteConsumer('doomed');
+        expect(await log.readFailedAttempts('doomed', 1)).toBeNull();
+        expect(await log.readFailedAttempts('kept', 1)).not.toBeNull();
+      });
+
+      it('refuses invalid keys and attempts', async () => {
+        const log = await openFresh();
+        const attempt = { at: at('2026-03-10T08:00:00.000Z'), outcome: 'HTTP 500' };
+        await expect(log.recordFailedAttempt('a.b', 1, attempt)).rejects.toThrow(TypeError);
+        await expect(log.recordFailedAttempt('ok', 0, attempt)).rejects.toThrow(RangeError);
+        await expect(
+          log.recordFailedAttempt('ok', 1, { at: new Date('x'), outcome: 'HTTP 500' }),
+        ).rejects.toThrow(TypeError);
+        await expect(log.readFailedAttempts('ok', 1.5)).rejects.toThrow(RangeError);
+        expect(await log.readFailedAttempts('ok', 1)).toBeNull();
       });
     });
 

@@ -77,7 +77,10 @@ export interface Delivery {
   publishedAt: Date;
   /** 1 on the first delivery, incremented on every redelivery (ack wait expired or nak). */
   deliveryCount: number;
-  /** The message is done for this consumer: it is never delivered to it again. */
+  /**
+   * The message is done for this consumer: it is never delivered to it again. Resolves once the log
+   * has recorded it, unless the consumer was started with `confirmAcks: false`.
+   */
   ack(): Promise<void>;
   /** Deliver again after `delayMs` (0: as soon as possible). Counts as outstanding until then. */
   nak(delayMs?: number): Promise<void>;
@@ -102,6 +105,13 @@ export interface ConsumeOptions {
   deliverFrom?: Date;
   /** A delivery not settled within this time is delivered again. */
   ackWaitMs: number;
+  /**
+   * Whether `ack()` waits for the log to confirm it (default true). False: acks are sent together
+   * and `ack()` resolves at once; an ack lost to a crash leaves its message to be delivered again
+   * after the ack wait, like a delivery in flight at the crash. For consumers whose handler may see a
+   * message twice (at-least-once delivery); not for those that count exactly (a replay's tally).
+   */
+  confirmAcks?: boolean;
   /**
    * At most this many deliveries are outstanding (delivered or nak-delayed, not yet acked or termed);
    * the handler is called for up to this many messages at once, started in sequence order.
@@ -232,6 +242,18 @@ export interface TailSubscription {
   readonly ended: Promise<TailEnd>;
 }
 
+/**
+ * What the log remembers of one message's failed attempts for one consumer, so the retry window and
+ * the history survive restarts and hand-offs between router replicas. Written only when an attempt
+ * fails: a message delivered at the first attempt leaves nothing behind.
+ */
+export interface FailedAttempts {
+  /** The time of the first failed attempt recorded (as its `at`). */
+  firstFailedAt: Date;
+  /** Every failed attempt recorded, oldest first, from whichever process made it. */
+  attempts: DeliveryAttempt[];
+}
+
 export interface EventLog extends ProtocolsOutcomeStore {
   /**
    * Stores the messages, all publishes in flight at once. Resolves, in input order, once EVERY message
@@ -291,6 +313,20 @@ export interface EventLog extends ProtocolsOutcomeStore {
    * safe, forgetting a live key to make room would not be.
    */
   markSeenOnce(key: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Adds a failed attempt to what the log remembers of message `sequence` for `consumerName`, durably,
+   * and resolves to the whole history including it. Safe with several writers (replicas): no attempt
+   * is lost. Kept at most as long as the retention.
+   */
+  recordFailedAttempt(
+    consumerName: string,
+    sequence: number,
+    attempt: DeliveryAttempt,
+  ): Promise<FailedAttempts>;
+  /** What `recordFailedAttempt` stored for this message and consumer, or null when nothing. */
+  readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null>;
+  /** Drops it once the message is settled; nothing happens when there is none. `deleteConsumer` drops all of it. */
+  forgetFailedAttempts(consumerName: string, sequence: number): Promise<void>;
   /** True when the log answers; used by readiness checks. */
   ping(): Promise<boolean>;
   /** Stops every subscription and releases the connection or file. */

@@ -194,3 +194,16 @@ describe('TRIBUTARY_PREVIOUS_SECRET_KEYS', () => {
     },
   );
 });
+
+describe('ROUTER_ACK_WAIT', () => {
+  it('defaults to 5 s and takes a duration of at least 1 s', () => {
+    expect(loadEnvironment({}).ROUTER_ACK_WAIT).toBe(5_000);
+    expect(loadEnvironment({ ROUTER_ACK_WAIT: '10s' }).ROUTER_ACK_WAIT).toBe(10_000);
+    expect(loadEnvironment({ ROUTER_ACK_WAIT: '1500' }).ROUTER_ACK_WAIT).toBe(1_500);
+  });
+
+  it('stops the start on a wait under 1 s or not a duration, naming the variable', () => {
+    expect(() => loadEnvironment({ ROUTER_ACK_WAIT: '500ms' })).toThrow(/ROUTER_ACK_WAIT.*at least 1s/);
+    expect(() => loadEnvironment({ ROUTER_ACK_WAIT: 'soon' })).toThrow(/ROUTER_ACK_WAIT/);
+  });
+});

@@ -148,6 +148,12 @@ export const environmentSchema = z.object({
   /** Messages in delivery at once per destination. */
   ROUTER_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(64),
   /**
+   * How long a delivery may go without news before the log gives it to another router: a crashed
+   * router's messages come back after this. A slow delivery signals progress every half of it, so it
+   * may be shorter than a destination's timeout. At least 1 s.
+   */
+  ROUTER_ACK_WAIT: durationSchema.pipe(z.number().int().min(1_000, 'must be at least 1s')).default(5_000),
+  /**
    * Event tables (one per track event name) the PostgreSQL destination creates per schema; a message
    * that needs one more is discarded. The seven standard tables are not counted.
    */

@@ -1,14 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
-import { DestinationRecord } from '@tributary/config-domain';
+import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
 import { ConsumerSubscription, EVENT_LOG, EventLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { DeliveryMetrics } from '../delivery-metrics/delivery-metrics';
 import { destinationConsumerName, destinationKey } from './consumer-names';
+import { DestinationDeliveries } from './destination-deliveries.service';
 import { MessageDeliverer } from './message-deliverer.service';
-
-/** Longer than any delivery attempt (webhooks time out after 5 s), so a slow one is not redelivered meanwhile. */
-export const DELIVERY_ACK_WAIT_MS = 30_000;
 
 /**
  * One durable consumer per destination, created, kept and removed as config events arrive, so a
@@ -30,6 +28,7 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
     private readonly readModel: ConfigReadModel,
     private readonly deliverer: MessageDeliverer,
     private readonly metrics: DeliveryMetrics,
+    private readonly deliveries: DestinationDeliveries,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -69,8 +68,13 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
             // Messages from the moment the destination was created, even those published before the
             // router saw the event; an existing consumer resumes where it stopped and ignores this.
             deliverFrom: new Date(createTime),
-            ackWaitMs: DELIVERY_ACK_WAIT_MS,
-            maxInFlight: this.environment.ROUTER_MAX_IN_FLIGHT,
+            ackWaitMs: this.environment.ROUTER_ACK_WAIT,
+            // Delivery is at least once: an ack lost to a crash only repeats a delivery in flight.
+            confirmAcks: false,
+            maxInFlight: this.deliveries.maxInFlightFor(
+              catalogSlugOf(view.destination),
+              this.environment.ROUTER_MAX_IN_FLIGHT,
+            ),
             onHandlerError: (error, delivery) =>
               this.logger.error(
                 `delivery of ${delivery.messageId} to ${destinationSlug} failed: ${(error as Error).message}`,

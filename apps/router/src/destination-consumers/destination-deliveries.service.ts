@@ -7,6 +7,7 @@ import {
   parseEgressPolicy,
 } from '@tributary/destinations';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { CALLS_AT_ONCE, DeliveryGatherer } from './delivery-gatherer';
 
 /** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
@@ -20,6 +21,8 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private readonly registry: DeliveryAdapterRegistry;
   /** Deliveries under way, which closing waits for (see `onApplicationShutdown`). */
   private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
+  /** Per adapter that takes several messages per call better than one (see `DeliveryGatherer`). */
+  private readonly gatherers = new Map<string, DeliveryGatherer>();
 
   constructor(@Inject(ENVIRONMENT) environment: Environment) {
     this.registry = createDeliveryAdapterRegistry({
@@ -29,6 +32,16 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       },
       egressPolicy: parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW),
     });
+  }
+
+  /**
+   * Messages a destination's consumer holds at once: `ROUTER_MAX_IN_FLIGHT`, or, for an adapter that
+   * writes gathered calls, enough for `CALLS_AT_ONCE` full calls, so one call writes while the next
+   * gathers instead of each waiting for the previous one's acks.
+   */
+  maxInFlightFor(catalogSlug: string, configured: number): number {
+    const gathering = this.registry.deliveryAdapterFor(catalogSlug)?.gathering;
+    return gathering ? Math.max(configured, gathering.maxMessages * CALLS_AT_ONCE) : configured;
   }
 
   async deliver(
@@ -66,7 +79,21 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     const adapter = this.registry.deliveryAdapterFor(destinationSlug);
     if (!adapter)
       return { outcome: 'discard', reason: `Tributary has no delivery adapter for ${destinationSlug} yet` };
-    const [result] = await adapter.deliver({ settings, ...source, messages: [message] });
+    let result: DeliveryOutcome;
+    if (adapter.gathering) {
+      let gatherer = this.gatherers.get(adapter.slug);
+      if (!gatherer) {
+        gatherer = new DeliveryGatherer({
+          ...adapter,
+          gathering: adapter.gathering,
+          deliver: (request) => adapter.deliver(request),
+        });
+        this.gatherers.set(adapter.slug, gatherer);
+      }
+      result = await gatherer.deliver({ settings, ...source }, message);
+    } else {
+      [result] = await adapter.deliver({ settings, ...source, messages: [message] });
+    }
     if (result.outcome === 'retry' && result.retryAfterMs !== undefined) {
       return { ...result, retryAfterMs: Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS) };
     }

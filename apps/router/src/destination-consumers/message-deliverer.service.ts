@@ -3,15 +3,19 @@ import { SecretBox } from '@tributary/auth';
 import { catalogSlugOf } from '@tributary/config-domain';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
-import { findCatalogDestination } from '@tributary/destinations';
-import { Delivery, EVENT_LOG, EventLog } from '@tributary/event-log';
+import { CatalogDestinationDefinition, findCatalogDestination } from '@tributary/destinations';
+import { Delivery, EVENT_LOG, EventLog, FailedAttempts } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
-import { decideDelivery, prepareReplayMessage } from '@tributary/routing';
+import {
+  decideDelivery,
+  decideSettlement,
+  prepareReplayMessage,
+  type RoutableDestination,
+} from '@tributary/routing';
 import { DeliveryMetrics, DeliveryOutcomeKind, OutcomeDetail } from '../delivery-metrics/delivery-metrics';
 import { RecentMessageOutcomes } from '../message-deliveries/recent-message-outcomes';
 import { destinationConsumerName, destinationKey } from './consumer-names';
 import { DestinationDeliveries } from './destination-deliveries.service';
-import { retryDelayMs, retryWindowExhausted } from './retry-schedule';
 
 export interface DeliveryContext {
   consumerName: string;
@@ -21,28 +25,34 @@ export interface DeliveryContext {
   replay?: { replayId: string; endTime: number | null; onOutcome(outcome: DeliveryOutcomeKind): void };
 }
 
-interface AttemptHistory {
-  firstAttemptAt: number;
-  attempts: { at: Date; outcome: string }[];
+/** What delivering to one destination needs, worked out once per config version, not per message. */
+interface PreparedDestination {
+  /** The filter list it was prepared with: the read model replaces the list when a filter changes. */
+  filters: DestinationView['filters'];
+  catalogEntry: CatalogDestinationDefinition;
+  routable: RoutableDestination;
+  settings: Record<string, unknown>;
+  source: { sourceId: string; sourceSlug: string };
 }
 
 /**
  * What happens to one message for one destination, ending with the message settled in the log
  * only when its outcome is final (design.md, invariant 2): delivered, discarded, filtered,
  * skipped or dead-lettered are acknowledged; a retry is a delayed nak.
+ *
+ * The retry window and the attempt history live in the log (written only when an attempt fails), so
+ * a restart or another replica continues them; the decision itself is `decideSettlement`.
  */
 @Injectable()
 export class MessageDeliverer {
   private readonly logger = new Logger('Router');
-  /** Attempts of messages being retried, by consumer and log sequence; kept until their outcome is final. */
-  private readonly retries = new Map<string, AttemptHistory>();
   /**
-   * Decrypted settings by stored config object. The read model replaces a destination's config object
-   * whenever its config changes and never mutates one, so an entry cannot go stale; it goes with the
-   * object. Frozen, since every delivery shares it. Saves an AES-GCM decryption of every password
-   * setting per message.
+   * By stored destination record. The read model replaces a destination's record whenever its config
+   * changes and never mutates one, so an entry cannot go stale except through its filter list, which
+   * is compared on every use. Saves the catalog lookup, the AES-GCM decryption of every password
+   * setting and the routing shape per message.
    */
-  private readonly revealedSettings = new WeakMap<object, Record<string, unknown>>();
+  private readonly prepared = new WeakMap<object, PreparedDestination>();
 
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
@@ -57,21 +67,23 @@ export class MessageDeliverer {
   async handle(delivery: Delivery, context: DeliveryContext): Promise<void> {
     const key = destinationKey(context.sourceId, context.destinationSlug);
     const view = this.readModel.destination(context.sourceId, context.destinationSlug);
-    const catalogEntry = view && findCatalogDestination(catalogSlugOf(view.destination));
-    if (!view || !catalogEntry) {
+    const prepared = view && this.prepare(view);
+    if (!prepared) {
       // The destination was deleted while the message waited: nothing is left to deliver to.
-      await delivery.ack();
+      await this.settleInLog(delivery, context);
       return;
     }
     if (context.replay?.endTime !== undefined && context.replay.endTime !== null) {
       if (delivery.publishedAt.getTime() > context.replay.endTime) {
-        await delivery.ack();
+        await this.settleInLog(delivery, context);
         return;
       }
     }
     const payload = delivery.payload as unknown as NormalizedMessage;
-    const message = context.replay ? prepareReplayMessage(payload, catalogEntry.displayName) : payload;
-    const decision = decideDelivery(message, routableDestination(view, catalogEntry), {
+    const message = context.replay
+      ? prepareReplayMessage(payload, prepared.catalogEntry.displayName)
+      : payload;
+    const decision = decideDelivery(message, prepared.routable, {
       now: new Date(),
       replay: Boolean(context.replay),
     });
@@ -79,46 +91,51 @@ export class MessageDeliverer {
       this.settle(key, context, decision.outcome === 'skip' ? 'skipped' : 'filtered', {
         messageId: delivery.messageId,
       });
-      await delivery.ack();
+      await this.settleInLog(delivery, context);
       return;
     }
 
     const result = await this.deliveries.deliver(
-      catalogEntry.slug,
+      prepared.catalogEntry.slug,
       decision.message,
-      this.revealedSettingsOf(view.destination.config),
-      { sourceId: context.sourceId, sourceSlug: view.destination.sourceSlug },
+      prepared.settings,
+      prepared.source,
     );
-    const retryKey = `${context.consumerName}:${delivery.sequence}`;
-    const history = this.retries.get(retryKey) ?? { firstAttemptAt: Date.now(), attempts: [] };
-    history.attempts.push({
-      at: new Date(),
-      outcome: result.outcome === 'delivered' ? 'delivered' : result.reason,
-    });
-
     if (result.outcome === 'delivered') {
-      this.retries.delete(retryKey);
       const receivedAt = Date.parse(String(payload.receivedAt));
       this.settle(key, context, 'delivered', {
         latencyMs: Number.isNaN(receivedAt) ? undefined : Date.now() - receivedAt,
         messageId: delivery.messageId,
         valuesNotStored: result.valuesNotStored,
       });
-      await delivery.ack();
+      await this.settleInLog(delivery, context);
       return;
     }
     if (result.outcome === 'discard') {
-      this.retries.delete(retryKey);
       this.settle(key, context, 'discarded', {
         messageId: delivery.messageId,
         reason: result.reason,
         discardCause: result.cause,
       });
-      await delivery.ack();
+      await this.settleInLog(delivery, context);
       return;
     }
-    if (!retryWindowExhausted(history.firstAttemptAt, Date.now(), this.environment.RETRY_WINDOW)) {
-      this.retries.set(retryKey, history);
+
+    // Only a failure writes: the history and the first failure's time, before the decision reads them.
+    const history = await this.eventLog.recordFailedAttempt(context.consumerName, delivery.sequence, {
+      at: new Date(),
+      outcome: result.reason,
+    });
+    const settlement = decideSettlement({
+      attempt: result,
+      deliveryCount: delivery.deliveryCount,
+      storedAt: delivery.publishedAt,
+      firstFailedAt: history.firstFailedAt,
+      now: new Date(),
+      retryWindowMs: this.environment.RETRY_WINDOW,
+      jitter: Math.random(),
+    });
+    if (settlement.action === 'retry') {
       this.metrics.record(key, 'retried');
       this.recentOutcomes.record(
         context.sourceId,
@@ -127,22 +144,56 @@ export class MessageDeliverer {
         'retried',
         result.reason,
       );
-      await delivery.nak(retryDelayMs(delivery.deliveryCount, result.retryAfterMs));
+      await delivery.nak(settlement.delayMs);
       return;
     }
     await this.deadLetter(delivery, context, result.reason, history);
-    this.retries.delete(retryKey);
     this.settle(key, context, 'dead_lettered', { messageId: delivery.messageId, reason: result.reason });
-    await delivery.ack();
+    await this.settleInLog(delivery, context, true);
   }
 
-  private revealedSettingsOf(config: Record<string, unknown>): Record<string, unknown> {
-    let revealed = this.revealedSettings.get(config);
-    if (!revealed) {
-      revealed = Object.freeze(this.secretBox.revealAll(config));
-      this.revealedSettings.set(config, revealed);
+  /**
+   * Acknowledges the message, then drops what the log remembers of its failed attempts. Only a
+   * redelivered message can have any, so a message settled at its first delivery writes nothing more.
+   * A crash between the two leaves a history no one reads again, which the log's retention removes.
+   */
+  private async settleInLog(
+    delivery: Delivery,
+    context: DeliveryContext,
+    failedBefore = false,
+  ): Promise<void> {
+    await delivery.ack();
+    if (delivery.deliveryCount > 1 || failedBefore) {
+      await this.eventLog
+        .forgetFailedAttempts(context.consumerName, delivery.sequence)
+        .catch((error: Error) =>
+          this.logger.warn(`could not drop the attempt history of ${delivery.messageId}: ${error.message}`),
+        );
     }
-    return revealed;
+  }
+
+  private prepare(view: DestinationView): PreparedDestination | undefined {
+    const record = view.destination;
+    const cached = this.prepared.get(record);
+    if (cached && cached.filters === view.filters) return cached;
+    const catalogEntry = findCatalogDestination(catalogSlugOf(record));
+    if (!catalogEntry) return undefined;
+    const prepared: PreparedDestination = {
+      filters: view.filters,
+      catalogEntry,
+      routable: {
+        slug: record.destinationSlug,
+        displayName: catalogEntry.displayName,
+        enabled: record.enabled,
+        filters: view.filters,
+        capabilities: catalogEntry.capabilities,
+      },
+      // Frozen, since every delivery shares it.
+      settings: cached?.settings ?? Object.freeze(this.secretBox.revealAll(record.config)),
+      source: { sourceId: record.sourceId, sourceSlug: record.sourceSlug },
+    };
+    this.prepared.set(record, prepared);
+    return prepared;
   }
 
   /** Dead letters of a replay go with the destination's own, where operators look for them. */
@@ -150,7 +201,7 @@ export class MessageDeliverer {
     delivery: Delivery,
     context: DeliveryContext,
     reason: string,
-    history: AttemptHistory,
+    history: FailedAttempts,
   ) {
     await this.eventLog.deadLetter({
       consumerName: destinationConsumerName(context.sourceId, context.destinationSlug),
@@ -186,17 +237,4 @@ export class MessageDeliverer {
     }
     context.replay?.onOutcome(outcome);
   }
-}
-
-function routableDestination(
-  view: DestinationView,
-  catalogEntry: NonNullable<ReturnType<typeof findCatalogDestination>>,
-) {
-  return {
-    slug: view.destination.destinationSlug,
-    displayName: catalogEntry.displayName,
-    enabled: view.destination.enabled,
-    filters: view.filters,
-    capabilities: catalogEntry.capabilities,
-  };
 }

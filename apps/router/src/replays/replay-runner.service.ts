@@ -18,7 +18,6 @@ import { WrongExpectedRevisionError } from '@tributary/event-store';
 import { randomUUID } from 'node:crypto';
 import { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
 import { replayConsumerName } from '../destination-consumers/consumer-names';
-import { DELIVERY_ACK_WAIT_MS } from '../destination-consumers/destination-consumers.service';
 import { MessageDeliverer } from '../destination-consumers/message-deliverer.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
 import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
@@ -47,6 +46,13 @@ interface ReplayJob {
  * settled (`ReplayTally`), and a replica that takes a dead one's replay over resumes from the replay
  * consumer's position with those counts.
  */
+/**
+ * A replay's messages come back to the replica that takes over its lease, which happens only after
+ * the lease's time to live; a short ack wait would bring them back no sooner, and the tally's
+ * exact counts are kept with the wait the replay was built and tested with.
+ */
+const REPLAY_ACK_WAIT_MS = 30_000;
+
 @Injectable()
 export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Replays');
@@ -116,7 +122,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
         {
           sourceId,
           deliverFrom: new Date(replay.startTime),
-          ackWaitMs: DELIVERY_ACK_WAIT_MS,
+          ackWaitMs: REPLAY_ACK_WAIT_MS,
           maxInFlight: 64,
         },
         (delivery) => {

@@ -9,8 +9,6 @@ export {
   WebhooksDeliveryAdapter,
   readWebhookTarget,
   WEBHOOK_TIMEOUT_MS,
-  DEFAULT_WEBHOOK_BATCH_SIZE,
-  MAX_WEBHOOK_BATCH_SIZE,
   type WebhooksAdapterOptions,
   type WebhookTarget,
 } from './adapters/webhooks/webhooks.adapter';

@@ -27,6 +27,9 @@ import {
   type NatsConnection,
 } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import { assertAttempt, assertAttemptKey } from '../../attempt-history.validation';
+import { ATTEMPT_STREAM, ATTEMPT_SUBJECT_PREFIX, JetStreamAttemptHistory } from './attempt-history';
+import { CoalescedAcks } from './coalesced-acks';
 import { PipelinedJetStreamPublisher } from './pipelined-publisher';
 import {
   ConsumerMismatchError,
@@ -41,8 +44,10 @@ import {
   type DeadLetter,
   type DeadLetterOutcome,
   type Delivery,
+  type DeliveryAttempt,
   type DeliveryHandler,
   type EventLog,
+  type FailedAttempts,
   type EventLogSettings,
   type LeaseRecord,
   type LeaseValue,
@@ -134,6 +139,7 @@ interface DeadLetterBody {
  * - One durable pull consumer per name, explicit ack, unlimited `max_deliver` (the router decides
  *   when to give up and dead-letters), `max_ack_pending` = maxInFlight.
  * - Stream `DEADLETTER`, subjects `deadletter.<consumerName>`, `Nats-Msg-Id` = `<consumer>:<sequence>`.
+ * - Stream `ATTEMPTS`, subjects `attempts.<consumerName>.<sequence>`: failed attempts (`attempt-history.ts`).
  * - Stream `LEASES`, subjects `lease.<name>`, one message kept per subject: a lease is its subject's
  *   last message, its revision that message's sequence, and a write is a publish expecting the
  *   subject's last sequence (JetStream's compare-and-set, as its KV buckets do it).
@@ -153,6 +159,8 @@ export class JetStreamEventLog implements EventLog {
   private readonly requestTimeoutMs: number;
   private readonly publisher: PipelinedJetStreamPublisher;
   private readonly protocolsOutcomes: JetStreamProtocolsOutcomes;
+  private readonly attemptHistory: JetStreamAttemptHistory;
+  private readonly acks = new CoalescedAcks();
 
   private constructor(
     private readonly connection: NatsConnection,
@@ -164,6 +172,7 @@ export class JetStreamEventLog implements EventLog {
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.publisher = new PipelinedJetStreamPublisher(connection, this.publishTimeoutMs);
     this.protocolsOutcomes = new JetStreamProtocolsOutcomes(client, manager, this.publishTimeoutMs);
+    this.attemptHistory = new JetStreamAttemptHistory(client, manager, this.publishTimeoutMs);
     void this.followConnectionStatus();
   }
 
@@ -249,16 +258,20 @@ export class JetStreamEventLog implements EventLog {
     try {
       await this.ensureConsumer(consumerName, options);
       const consumer = await this.client.consumers.get(TRACKING_STREAM, consumerName);
-      const handlers = new RunningHandlers(handler, options.onHandlerError);
+      const handlers = new RunningHandlers(handler, options.onHandlerError, options.ackWaitMs);
       messages = await consumer.consume({
         max_messages: options.maxInFlight,
-        callback: (message) => handlers.start(this.toDelivery(message)),
+        // A slow handler tells the server it is still working, so its message is not redelivered
+        // meanwhile: the ack wait can then be short, and a dead router's messages come back quickly.
+        callback: (message) =>
+          handlers.start(this.toDelivery(message, options.confirmAcks !== false), () => message.working()),
       });
       const subscription: ConsumerSubscription = {
         stop: async () => {
           this.subscriptions.get(consumerName)?.delete(subscription);
           await messages.close();
           await handlers.whenIdle();
+          this.acks.flush();
         },
       };
       const ofConsumer = this.subscriptions.get(consumerName) ?? new Set<ConsumerSubscription>();
@@ -318,7 +331,9 @@ export class JetStreamEventLog implements EventLog {
       [...(this.subscriptions.get(consumerName) ?? [])].map((subscription) => subscription.stop()),
     );
     try {
-      return await this.manager.consumers.delete(TRACKING_STREAM, consumerName);
+      const deleted = await this.manager.consumers.delete(TRACKING_STREAM, consumerName);
+      await this.attemptHistory.forgetConsumer(consumerName);
+      return deleted;
     } catch (error) {
       if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return false;
       throw this.translate(error, `delete of consumer ${consumerName}`);
@@ -492,6 +507,41 @@ export class JetStreamEventLog implements EventLog {
     }
   }
 
+  async recordFailedAttempt(
+    consumerName: string,
+    sequence: number,
+    attempt: DeliveryAttempt,
+  ): Promise<FailedAttempts> {
+    assertAttemptKey(consumerName, sequence);
+    assertAttempt(attempt);
+    this.assertUsable();
+    try {
+      return await this.attemptHistory.record(consumerName, sequence, attempt);
+    } catch (error) {
+      throw this.translate(error, `record of an attempt at ${sequence} for ${consumerName}`);
+    }
+  }
+
+  async readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
+    assertAttemptKey(consumerName, sequence);
+    this.assertUsable();
+    try {
+      return await this.attemptHistory.read(consumerName, sequence);
+    } catch (error) {
+      throw this.translate(error, `read of the attempts at ${sequence} for ${consumerName}`);
+    }
+  }
+
+  async forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
+    assertAttemptKey(consumerName, sequence);
+    this.assertUsable();
+    try {
+      await this.attemptHistory.forget(consumerName, sequence);
+    } catch (error) {
+      throw this.translate(error, `purge of the attempts at ${sequence} for ${consumerName}`);
+    }
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed || !this.connected) return false;
     let timer: NodeJS.Timeout | undefined;
@@ -513,6 +563,7 @@ export class JetStreamEventLog implements EventLog {
     const all = [...this.subscriptions.values()].flatMap((ofConsumer) => [...ofConsumer]);
     await Promise.allSettled(all.map((subscription) => subscription.stop()));
     await Promise.allSettled([...this.tails].map((subscription) => subscription.stop()));
+    this.acks.flush();
     this.publisher.close();
     await this.connection.close();
   }
@@ -593,6 +644,13 @@ export class JetStreamEventLog implements EventLog {
       discard: DiscardPolicy.New,
     });
     await this.ensureStream(JetStreamProtocolsOutcomes.streamConfig(common, dedupeWindowMs));
+    // Only a message's whole history (its subject's last message) matters, as with leases.
+    await this.ensureStream({
+      ...common,
+      name: ATTEMPT_STREAM,
+      subjects: [`${ATTEMPT_SUBJECT_PREFIX}.>`],
+      max_msgs_per_subject: 1,
+    });
   }
 
   /** Creates the stream, or updates its retention, dedupe window and replicas when the settings changed. */
@@ -683,7 +741,7 @@ export class JetStreamEventLog implements EventLog {
     };
   }
 
-  private toDelivery(message: JsMsg): Delivery {
+  private toDelivery(message: JsMsg, confirmAck: boolean): Delivery {
     // Subject tokens were validated at publish: exactly `tracking.<workspaceId>.<sourceId>`.
     const [, workspaceId, sourceId] = message.subject.split('.');
     return {
@@ -694,14 +752,21 @@ export class JetStreamEventLog implements EventLog {
       sequence: message.seq,
       publishedAt: message.time,
       deliveryCount: message.info.deliveryCount,
-      ack: async () => {
-        // ackAck waits for the server to confirm, so a resolved ack is a recorded ack.
-        try {
-          await message.ackAck({ timeout: this.publishTimeoutMs });
-        } catch (error) {
-          throw this.translate(error, `ack of ${message.seq}`);
-        }
-      },
+      ack: confirmAck
+        ? async () => {
+            // ackAck waits for the server to confirm, so a resolved ack is a recorded ack.
+            try {
+              await message.ackAck({ timeout: this.publishTimeoutMs });
+            } catch (error) {
+              throw this.translate(error, `ack of ${message.seq}`);
+            }
+          }
+        : async () => {
+            // No request, inbox and timer per message: every ack of one event-loop turn shares one
+            // socket write. One lost to a crash comes back after the ack wait (see `confirmAcks`).
+            this.assertUsable();
+            this.acks.ack(message);
+          },
       nak: async (delayMs = 0) => {
         if (delayMs > 0) message.nak(delayMs);
         else message.nak();

@@ -8,6 +8,7 @@ import {
   type EventLogSettings,
 } from '../../event-log.port';
 import { NatsServerProcess } from '../../testing/nats-server.process';
+import { ATTEMPT_STREAM } from './attempt-history';
 import {
   DEAD_LETTER_STREAM,
   JetStreamEventLog,
@@ -31,7 +32,7 @@ async function deleteStreams(): Promise<void> {
   const connection = await connect({ servers: server.url });
   try {
     const manager = await jetstreamManager(connection);
-    for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM]) {
+    for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM, ATTEMPT_STREAM]) {
       await manager.streams.delete(stream).catch(() => false);
     }
   } finally {
@@ -130,7 +131,7 @@ describe('JetStreamEventLog when the server goes away', () => {
 
 describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
   const settings: EventLogSettings = { dedupeWindowMs: 60_000, retentionMs: 3_600_000 };
-  const STREAMS = [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM];
+  const STREAMS = [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM, ATTEMPT_STREAM];
 
   async function replicasOfStreams(servers: string): Promise<Record<string, number>> {
     const connection = await connect({ servers: servers.split(',') });

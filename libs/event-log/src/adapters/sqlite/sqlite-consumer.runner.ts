@@ -8,6 +8,8 @@ export interface SqliteConsumerStore {
   claimDeliveries(consumerName: string, options: ConsumeOptions): Promise<DeliverableRow[]>;
   /** Earliest time a pending delivery becomes due again, or null when none is pending. */
   nextDueAt(consumerName: string): number | null;
+  /** Pushes an outstanding delivery's redelivery one ack wait away: its handler is still working. */
+  keepInProgress(consumerName: string, sequence: number, ackWaitMs: number): Promise<void>;
   settle(
     consumerName: string,
     sequence: number,
@@ -35,7 +37,7 @@ export class SqliteConsumerRunner {
     private readonly pollIntervalMs: number,
     private readonly onStopped: () => void,
   ) {
-    this.handlers = new RunningHandlers(handler, options.onHandlerError);
+    this.handlers = new RunningHandlers(handler, options.onHandlerError, options.ackWaitMs);
   }
 
   wake(): void {
@@ -64,7 +66,13 @@ export class SqliteConsumerRunner {
         const rows = await this.store.claimDeliveries(this.consumerName, this.options);
         // A row claimed after stop stays pending and is redelivered after the ack wait, as in JetStream.
         if (this.stopped) return;
-        for (const row of rows) this.handlers.start(this.toDelivery(row));
+        for (const row of rows) {
+          this.handlers.start(this.toDelivery(row), () => {
+            void this.store
+              .keepInProgress(this.consumerName, row.sequence, this.options.ackWaitMs)
+              .catch(() => undefined);
+          });
+        }
       } while (this.wokenWhileClaiming && !this.stopped);
     } catch {
       // The log is closing or the disk failed; the timer below tries again.

@@ -12,8 +12,10 @@ import {
   type ConsumerSubscription,
   type DeadLetter,
   type DeadLetterOutcome,
+  type DeliveryAttempt,
   type DeliveryHandler,
   type EventLog,
+  type FailedAttempts,
   type EventLogSettings,
   type LeaseRecord,
   type LeaseValue,
@@ -42,6 +44,8 @@ import {
   assertValidSettings,
 } from '../../event-log.validation';
 import { startTail } from '../../tail-loop';
+import { assertAttempt, assertAttemptKey } from '../../attempt-history.validation';
+import { SqliteAttemptHistory } from './sqlite-attempt-history';
 import { SqliteConsumerRunner, type SqliteConsumerStore } from './sqlite-consumer.runner';
 import {
   SQLITE_EVENT_LOG_SCHEMA,
@@ -86,6 +90,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   private readonly pollIntervalMs: number;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly protocolsOutcomes: SqliteProtocolsOutcomes;
+  private readonly attemptHistory: SqliteAttemptHistory;
   private closed = false;
   private storedMessagesSinceLastCommit = false;
 
@@ -98,6 +103,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     this.database.pragma('busy_timeout = 5000');
     this.database.exec(SQLITE_EVENT_LOG_SCHEMA);
     this.statements = prepareStatements(this.database);
+    this.attemptHistory = new SqliteAttemptHistory(this.database);
     this.writes = new SqliteWriteBatcher(this.database, () => {
       // Only new messages concern every consumer; a runner wakes itself after its own claims and
       // settlements. Waking all on every commit would loop: a claim is a commit too.
@@ -236,6 +242,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     await this.runners.get(consumerName)?.stop();
     return this.writes.enqueue(() => {
       this.statements.deletePendingOfConsumer.run(consumerName);
+      this.attemptHistory.forgetConsumer(consumerName);
       return this.statements.deleteConsumer.run(consumerName).changes > 0;
     });
   }
@@ -352,6 +359,27 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     return this.protocolsOutcomes.read(sourceId, since);
   }
 
+  async recordFailedAttempt(
+    consumerName: string,
+    sequence: number,
+    attempt: DeliveryAttempt,
+  ): Promise<FailedAttempts> {
+    assertAttemptKey(consumerName, sequence);
+    assertAttempt(attempt);
+    return this.writes.enqueue(() => this.attemptHistory.record(consumerName, sequence, attempt));
+  }
+
+  async readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
+    assertAttemptKey(consumerName, sequence);
+    this.assertOpen();
+    return this.attemptHistory.read(consumerName, sequence);
+  }
+
+  async forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
+    assertAttemptKey(consumerName, sequence);
+    await this.writes.enqueue(() => this.attemptHistory.forget(consumerName, sequence));
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed) return false;
     try {
@@ -409,6 +437,13 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     return row.due;
   }
 
+  keepInProgress(consumerName: string, sequence: number, ackWaitMs: number): Promise<void> {
+    // Only a delivery still outstanding is pushed back: one settled meanwhile has no row to update.
+    return this.writes.enqueue((now) => {
+      this.statements.extendPending.run(now + ackWaitMs, consumerName, sequence);
+    });
+  }
+
   settle(
     consumerName: string,
     sequence: number,
@@ -458,6 +493,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       s.deleteExpiredSeenOnce.run(now);
       s.deleteDeadLettersBefore.run(now - retentionMs);
       this.protocolsOutcomes.deleteExpired(now);
+      this.attemptHistory.forgetBefore(now - retentionMs);
     });
   }
 
@@ -557,6 +593,9 @@ function prepareStatements(database: Database) {
     ),
     delayPending: prepare(
       'UPDATE consumer_pending SET next_delivery_at = ? WHERE consumer_name = ? AND sequence = ?',
+    ),
+    extendPending: prepare(
+      'UPDATE consumer_pending SET next_delivery_at = max(next_delivery_at, ?) WHERE consumer_name = ? AND sequence = ?',
     ),
     deletePending: prepare('DELETE FROM consumer_pending WHERE consumer_name = ? AND sequence = ?'),
     deletePendingOfConsumer: prepare('DELETE FROM consumer_pending WHERE consumer_name = ?'),

@@ -51,7 +51,9 @@ export class SqliteWriteBatcher {
       const now = Date.now();
       let results: unknown[];
       try {
-        results = this.database.transaction(() => writes.map((write) => write.run(now)))();
+        // IMMEDIATE: the write lock is taken first, so a read-then-write (a claim, an attempt appended)
+        // never fails to upgrade its lock while another process on the same file writes.
+        results = this.database.transaction(() => writes.map((write) => write.run(now))).immediate();
       } catch (error) {
         // Disk full, I/O error, database locked by another process for longer than busy_timeout...:
         // nothing of this batch is stored, and the client should retry later.

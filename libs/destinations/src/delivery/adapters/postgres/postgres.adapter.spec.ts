@@ -270,6 +270,43 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     ]);
   });
 
+  it('writes many messages in one call together, and a batch delivered again changes nothing', async () => {
+    const tracks = Array.from({ length: 40 }, (_, index) =>
+      message({
+        type: 'track',
+        event: 'Batch Written',
+        properties: { index, ...(index % 2 ? { odd: true } : {}) },
+      }),
+    );
+    const older = message({
+      type: 'identify',
+      userId: 'batch-user',
+      traits: { plan: 'old' },
+      receivedAt: '2026-01-01T00:00:00.000Z',
+    });
+    const newer = message({
+      type: 'identify',
+      userId: 'batch-user',
+      traits: { plan: 'new' },
+      receivedAt: '2026-01-02T00:00:00.000Z',
+    });
+    // The same message twice in one call (a redelivery gathered with its first delivery) stores once.
+    const batch = [...tracks, newer, older, tracks[0]!];
+    expectAllDelivered(await deliver(batch, 'source-batch'), batch);
+    expect(await rowsOf('batch_written', 'source_id = $1', ['source-batch'])).toHaveLength(40);
+    expect(await rowsOf('tracks', 'source_id = $1', ['source-batch'])).toHaveLength(40);
+    const [user] = await rowsOf('users', 'id = $1', ['batch-user']);
+    expect(user).toMatchObject({ plan: 'new' });
+    const identifies = await rowsOf('identifies', 'user_id = $1', ['batch-user']);
+    expect(identifies).toHaveLength(2);
+
+    const changed = tracks.map((each) => ({ ...each, properties: { index: -1 } }) as NormalizedMessage);
+    expectAllDelivered(await deliver(changed, 'source-batch'), changed);
+    const rows = await rowsOf('batch_written', 'source_id = $1', ['source-batch']);
+    expect(rows).toHaveLength(40);
+    expect(rows.every((row) => row['index'] !== -1)).toBe(true);
+  });
+
   it('adds a column when a new property appears, keeping earlier rows', async () => {
     const before = message({ type: 'track', event: 'Video Played', properties: { title: 'Intro' } });
     expectAllDelivered(await deliver([before]), [before]);

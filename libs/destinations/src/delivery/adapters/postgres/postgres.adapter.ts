@@ -54,6 +54,7 @@ import {
 } from './warehouse-row.planner';
 import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
 import { pinnedPostgresConnection, withoutServerMessages } from './postgres-connection';
+import { writeWarehouseBatch, type BatchMessageRows } from './warehouse-batch.writer';
 
 export { quoteIdentifier } from './postgres-identifiers';
 
@@ -109,6 +110,8 @@ interface Warehouse {
 
 export class PostgresDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'postgres';
+  /** Rows of many messages go in one transaction and multi-row statements (`warehouse-batch.writer.ts`). */
+  readonly gathering = { maxMessages: 250 };
   private readonly warehouses = new Map<string, Warehouse>();
   private readonly egressGuard: EgressGuard;
   /** Per connection string: may the server's messages be shown (see `pinnedPostgresConnection`)? */
@@ -165,14 +168,20 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     let clientBroken: unknown;
     try {
       await this.ensureSchema(client, warehouse, schema);
-      for (const message of request.messages) {
-        const outcome = await this.store(client, warehouse, schema, message, request.sourceId);
-        results.push({ messageId: message.messageId, ...outcome.result });
-        if (outcome.connectionLost) {
-          clientBroken = outcome.connectionLost;
-          break;
+      const together =
+        request.messages.length > 1
+          ? await this.storeTogether(client, warehouse, schema, request.messages, request.sourceId)
+          : undefined;
+      if (together) results.push(...together);
+      else
+        for (const message of request.messages) {
+          const outcome = await this.store(client, warehouse, schema, message, request.sourceId);
+          results.push({ messageId: message.messageId, ...outcome.result });
+          if (outcome.connectionLost) {
+            clientBroken = outcome.connectionLost;
+            break;
+          }
         }
-      }
     } catch (error) {
       clientBroken = error;
     } finally {
@@ -212,6 +221,53 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     const warehouse: Warehouse = { pool, schemas: new Map(), tables: new Map(), tableLocks: new KeyedLock() };
     this.warehouses.set(connectionString, warehouse);
     return warehouse;
+  }
+
+  /**
+   * Every message in one transaction, each table's rows in multi-row statements; undefined, having
+   * written nothing, when anything goes wrong, and the caller then stores them one by one so that a
+   * bad message fails alone.
+   */
+  private async storeTogether(
+    client: PoolClient,
+    warehouse: Warehouse,
+    schema: string,
+    messages: readonly NormalizedMessage[],
+    sourceId: string | undefined,
+  ): Promise<DeliveryResult[] | undefined> {
+    const batch: BatchMessageRows[] = [];
+    const notStored: ValueNotStored[][] = [];
+    try {
+      for (const message of messages) {
+        const plan = planWarehouseRows(message, sourceId);
+        const primary = await this.prepareRow(client, warehouse, schema, plan.primary);
+        const eventRow = plan.eventRow && (await this.prepareRow(client, warehouse, schema, plan.eventRow));
+        const userRow = plan.userRow && (await this.prepareRow(client, warehouse, schema, plan.userRow));
+        batch.push({
+          primary: { table: plan.primary.table, values: primary.values },
+          ...(plan.eventRow && eventRow
+            ? { eventRow: { table: plan.eventRow.table, values: eventRow.values } }
+            : {}),
+          ...(plan.userRow && userRow ? { userRow: { table: 'users', values: userRow.values } } : {}),
+        });
+        notStored.push([primary, eventRow, userRow].flatMap((row) => row?.notStored ?? []));
+      }
+    } catch {
+      return undefined;
+    }
+    try {
+      await client.query('BEGIN');
+      const isNew = await writeWarehouseBatch(client, schema, batch);
+      await client.query('COMMIT');
+      // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
+      return messages.map((message, index) => ({
+        messageId: message.messageId,
+        ...delivered(isNew[index] ? notStored[index] : []),
+      }));
+    } catch {
+      await client.query('ROLLBACK').catch(() => undefined);
+      return undefined;
+    }
   }
 
   /** One message in one transaction: all its rows, or none. */

@@ -337,64 +337,6 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
     expect(await adapter.deliver({ settings: { url: `${receiver.baseUrl}/ok` }, messages: [] })).toEqual([]);
     expect(receiver.requests).toHaveLength(0);
   });
-
-  describe('with batching on', () => {
-    const batchingAdapter = new WebhooksDeliveryAdapter({
-      timeoutMs: 300,
-      batching: { maxBatchSize: 3 },
-      egressGuard: vouchedLoopback(),
-    });
-    afterAll(() => batchingAdapter.close());
-
-    it('posts JSON arrays of at most maxBatchSize messages and signs only body[0]', async () => {
-      const messages = Array.from({ length: 5 }, (_, index) => trackMessage(`b-${index}`));
-      const results = await batchingAdapter.deliver({
-        settings: { url: `${receiver.baseUrl}/ok`, shared_secret: 'batch-secret' },
-        messages,
-      });
-
-      expect(results).toEqual(
-        messages.map((message) => ({ messageId: message.messageId, outcome: 'delivered' })),
-      );
-      expect(receiver.requests).toHaveLength(2);
-      const bodies = receiver.requests
-        .map((request) => ({
-          request,
-          parsed: JSON.parse(request.body.toString('utf8')) as NormalizedMessage[],
-        }))
-        .sort((left, right) => right.parsed.length - left.parsed.length);
-      expect(bodies.map(({ parsed }) => parsed.map((message) => message.messageId))).toEqual([
-        ['b-0', 'b-1', 'b-2'],
-        ['b-3', 'b-4'],
-      ]);
-      for (const { request, parsed } of bodies) {
-        const firstElementBytes = Buffer.from(JSON.stringify(parsed[0]), 'utf8');
-        expect(request.headers['x-signature']).toBe(
-          createHmac('sha1', 'batch-secret').update(firstElementBytes).digest('hex'),
-        );
-        expect(request.headers['x-signature']).not.toBe(
-          createHmac('sha1', 'batch-secret').update(request.body).digest('hex'),
-        );
-      }
-    });
-
-    it('gives every message of a failed batch the batch outcome', async () => {
-      const messages = [trackMessage('f-0'), trackMessage('f-1')];
-      const results = await batchingAdapter.deliver({
-        settings: { url: `${receiver.baseUrl}/busy` },
-        messages,
-      });
-      expect(results).toEqual(
-        messages.map((message) => ({
-          messageId: message.messageId,
-          outcome: 'retry',
-          status: 429,
-          reason: 'HTTP 429: slow down',
-          retryAfterMs: 7_000,
-        })),
-      );
-    });
-  });
 });
 
 describe('WebhooksDeliveryAdapter behind the egress guard', () => {

@@ -16,6 +16,11 @@
  * With `signature_timestamp` on, the request also carries `X-Signature-Timestamp` (Unix seconds) and the
  * signature covers `<timestamp>.<signed bytes>`, so a receiver can refuse replays of an old request.
  * Off by default: receivers written for Segment check the signature of the body alone.
+ *
+ * One message per request, always: that is what Segment's webhook destination sends and what receivers
+ * written for it parse, and the signature then covers every byte a receiver acts on. (Array batches
+ * signed on their first element only were dropped: nothing enabled them, and a receiver could not
+ * verify the rest of such a batch.)
  */
 import { createHmac } from 'node:crypto';
 import {
@@ -45,9 +50,6 @@ import { problemWithWebhookHeaders } from './webhook-settings.validator';
 
 /** Segment's webhook timeout (spec §12.3). */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
-/** Segment's Actions-webhook batch sizes (spec §12.3). */
-export const DEFAULT_WEBHOOK_BATCH_SIZE = 1_000;
-export const MAX_WEBHOOK_BATCH_SIZE = 4_000;
 
 /**
  * Headers the operator's `headers` setting cannot set: the HTTP layer owns the framing ones, the body is
@@ -71,12 +73,6 @@ export interface WebhooksAdapterOptions {
   timeoutMs?: number;
   /** Requests in flight at once for one `deliver` call. Default 8. */
   maxConcurrentRequests?: number;
-  /**
-   * Post JSON arrays of up to `maxBatchSize` messages instead of one message per request. Off by default:
-   * the catalog says webhooks does not batch, because receivers written for Segment expect one message.
-   * In a batch only `body[0]` is signed (spec §12.3), and the response applies to every message in it.
-   */
-  batching?: { maxBatchSize?: number };
   /** The egress guard every connection goes through. Default: the `open` policy. */
   egressGuard?: EgressGuard;
   /** The clock of `X-Signature-Timestamp`, in milliseconds. */
@@ -97,7 +93,6 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'webhooks';
   private readonly timeoutMs: number;
   private readonly maxConcurrentRequests: number;
-  private readonly batchSize: number | undefined;
   private readonly egressGuard: EgressGuard;
   private readonly now: () => number;
   /**
@@ -120,12 +115,6 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
     this.httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo', lookup });
     this.timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     this.maxConcurrentRequests = Math.max(1, options.maxConcurrentRequests ?? 8);
-    this.batchSize = options.batching
-      ? Math.min(
-          MAX_WEBHOOK_BATCH_SIZE,
-          Math.max(1, options.batching.maxBatchSize ?? DEFAULT_WEBHOOK_BATCH_SIZE),
-        )
-      : undefined;
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
@@ -136,12 +125,10 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
     // Node's lookup hook is not called for IP literals, so those are checked here.
     const refusal = this.egressGuard.refusalOfLiteral(target.url.hostname);
     if (refusal) return sameOutcomeForAll(request.messages, egressDenied(refusal.detail));
-    if (this.batchSize !== undefined) {
-      const batches = chunk(request.messages, this.batchSize);
-      const outcomes = await mapWithConcurrency(batches, this.maxConcurrentRequests, (batch) =>
-        this.sendBatch(target, batch),
-      );
-      return batches.flatMap((batch, index) => sameOutcomeForAll(batch, outcomes[index]!));
+    if (request.messages.length === 1) {
+      // The router's case: one message per call, without the concurrency machinery.
+      const [message] = request.messages;
+      return [{ messageId: message!.messageId, ...(await this.sendOne(target, message!)) }];
     }
     const outcomes = await mapWithConcurrency(request.messages, this.maxConcurrentRequests, (message) =>
       this.sendOne(target, message),
@@ -153,17 +140,6 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   sendOne(target: WebhookTarget, message: NormalizedMessage): Promise<DeliveryOutcome> {
     const body = Buffer.from(JSON.stringify(message), 'utf8');
     return this.post(target, body, body);
-  }
-
-  /** POSTs a JSON array of messages; only the first element's exact bytes are signed (spec §12.3). */
-  sendBatch(target: WebhookTarget, messages: readonly NormalizedMessage[]): Promise<DeliveryOutcome> {
-    const elements = messages.map((message) => Buffer.from(JSON.stringify(message), 'utf8'));
-    const body = Buffer.concat([
-      Buffer.from('['),
-      ...elements.flatMap((element, index) => (index === 0 ? [element] : [Buffer.from(','), element])),
-      Buffer.from(']'),
-    ]);
-    return this.post(target, body, elements[0] ?? Buffer.alloc(0));
   }
 
   private targetOf(settings: Readonly<Record<string, unknown>>): WebhookTarget | string {
@@ -341,12 +317,6 @@ function describeRequestError(error: unknown): string {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const text = typeof message === 'string' ? message : String(error);
   return typeof code === 'string' && !text.includes(code) ? `${code} (${text})` : text;
-}
-
-function chunk<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
-  return chunks;
 }
 
 /** `map` with at most `limit` calls of `work` pending at once; results keep the input order. */

@@ -1,0 +1,64 @@
+/**
+ * The delivery ceiling: what the wire allows between this machine's Node and the bench's receiver.
+ * A plain Node client (`delivery-ceiling.worker.js`, a thread of its own) POSTs the very bodies the
+ * router sends (the stored form of the bench messages), signed the same way, to a receiver of the same
+ * kind, `ROUTER_MAX_IN_FLIGHT` at a time. Delivery and replay are reported as ratios to it.
+ */
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { BenchMessages } from './bench-messages';
+import { round } from './load-loop';
+import { BenchWebhookReceiver } from './webhook-receiver';
+
+export interface DeliveryCeilingResult {
+  requests: number;
+  concurrency: number;
+  /** First to last arrival at the receiver, as delivery is measured. */
+  spanSeconds: number;
+  messagesPerSecond: number;
+  signatureMismatches: number;
+}
+
+export async function measureDeliveryCeiling(options: {
+  messages: BenchMessages;
+  sharedSecret: string;
+  requests: number;
+  concurrency: number;
+}): Promise<DeliveryCeilingResult> {
+  const receiver = await BenchWebhookReceiver.start('ceiling', options.sharedSecret);
+  try {
+    const { payloads } = options.messages.storedBatch(options.requests);
+    const outcome = await new Promise<{ requests?: number; elapsedMs?: number; error?: string }>(
+      (resolve, reject) => {
+        const worker = new Worker(join(__dirname, 'delivery-ceiling.worker.js'), {
+          workerData: {
+            url: receiver.url,
+            sharedSecret: options.sharedSecret,
+            bodies: payloads,
+            concurrency: options.concurrency,
+          },
+        });
+        worker.once('message', (message) => {
+          resolve(message);
+          void worker.terminate();
+        });
+        worker.once('error', reject);
+      },
+    );
+    if (outcome.error) throw new Error(`the delivery ceiling's client failed: ${outcome.error}`);
+    const counts = receiver.snapshot();
+    const spanSeconds =
+      counts.firstArrivalAt === null || counts.lastArrivalAt === null
+        ? 0
+        : (counts.lastArrivalAt - counts.firstArrivalAt) / 1000;
+    return {
+      requests: counts.requests,
+      concurrency: options.concurrency,
+      spanSeconds: round(spanSeconds, 3),
+      messagesPerSecond: spanSeconds > 0 ? Math.round(counts.distinctMessages / spanSeconds) : 0,
+      signatureMismatches: counts.signatureMismatches,
+    };
+  } finally {
+    await receiver.close();
+  }
+}

@@ -1,0 +1,71 @@
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import { fromStoredAttempts, toStoredAttempt, type StoredAttempt } from '../../attempt-history.validation';
+import type { DeliveryAttempt, FailedAttempts } from '../../event-log.port';
+
+export const ATTEMPT_STREAM = 'ATTEMPTS';
+export const ATTEMPT_SUBJECT_PREFIX = 'attempts';
+/** Compare-and-set rounds before giving up; two replicas racing on one message settle in one or two. */
+const MAX_WRITE_ROUNDS = 8;
+
+const subjectOf = (consumerName: string, sequence: number) =>
+  `${ATTEMPT_SUBJECT_PREFIX}.${consumerName}.${sequence}`;
+
+/**
+ * Failed attempts on JetStream: stream `ATTEMPTS`, one subject per consumer and message
+ * (`attempts.<consumer>.<sequence>`) keeping only its last message, the whole history. A write is a
+ * publish expecting the subject's last sequence, as leases are, so two writers never lose an attempt.
+ * A settled message's subject is purged; one never purged (a crash between ack and purge) goes with
+ * the stream's `max_age`.
+ */
+export class JetStreamAttemptHistory {
+  constructor(
+    private readonly client: JetStreamClient,
+    private readonly manager: JetStreamManager,
+    private readonly publishTimeoutMs: number,
+  ) {}
+
+  async record(consumerName: string, sequence: number, attempt: DeliveryAttempt): Promise<FailedAttempts> {
+    const subject = subjectOf(consumerName, sequence);
+    for (let round = 0; round < MAX_WRITE_ROUNDS; round += 1) {
+      const last = await this.readLast(subject);
+      const attempts = [...(last?.attempts ?? []), toStoredAttempt(attempt)];
+      try {
+        await this.client.publish(subject, JSON.stringify(attempts), {
+          expect: { lastSubjectSequence: last?.revision ?? 0 },
+          timeout: this.publishTimeoutMs,
+        });
+        return fromStoredAttempts(attempts);
+      } catch (error) {
+        if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamWrongLastSequence))
+          throw error;
+      }
+    }
+    throw new Error(`attempt history of ${subject} kept changing under ${MAX_WRITE_ROUNDS} writes`);
+  }
+
+  async read(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
+    const last = await this.readLast(subjectOf(consumerName, sequence));
+    return last ? fromStoredAttempts(last.attempts) : null;
+  }
+
+  async forget(consumerName: string, sequence: number): Promise<void> {
+    await this.manager.streams.purge(ATTEMPT_STREAM, { filter: subjectOf(consumerName, sequence) });
+  }
+
+  async forgetConsumer(consumerName: string): Promise<void> {
+    await this.manager.streams.purge(ATTEMPT_STREAM, {
+      filter: `${ATTEMPT_SUBJECT_PREFIX}.${consumerName}.*`,
+    });
+  }
+
+  private async readLast(subject: string): Promise<{ attempts: StoredAttempt[]; revision: number } | null> {
+    const stored = await this.manager.streams.getMessage(ATTEMPT_STREAM, { last_by_subj: subject });
+    if (!stored) return null;
+    return { attempts: stored.json<StoredAttempt[]>(), revision: stored.seq };
+  }
+}

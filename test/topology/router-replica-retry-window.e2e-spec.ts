@@ -1,0 +1,138 @@
+// Two router replicas on one JetStream share each destination's durable consumer. A webhook keeps
+// failing; the replica that made the first attempts is SIGKILLed mid-window. The other one carries on
+// from what the log remembers: the message is dead-lettered one window after its first failure, with
+// the attempts of both replicas in its history.
+import { NatsServerProcess } from '@tributary/event-log';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  createWebhookDestination,
+  deliveryMetrics,
+  destinationName,
+  POLLING_ENVIRONMENT,
+  trackMessage,
+  WebhookReceiver,
+} from '../../apps/router/test/router-e2e.kit';
+import {
+  configApi,
+  createWorkspaceAndSource,
+  pollUntil,
+  postJson,
+  sleep,
+  type ApiEndpoint,
+  type TestSource,
+} from '../support/tracking-e2e.kit';
+import { spawnTributaryApp, type TributaryProcess } from '../support/tributary-process';
+
+const RETRY_WINDOW_MS = 20_000;
+const KILL_AFTER_FIRST_FAILURE_MS = 7_000;
+const LATENESS_ALLOWED_MS = 4_000;
+
+describe('retry window across a replica hand-off (JetStream)', () => {
+  const processes: TributaryProcess[] = [];
+  let nats: NatsServerProcess;
+  let receiver: WebhookReceiver;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    nats = await NatsServerProcess.start();
+    dataDir = mkdtempSync(join(tmpdir(), 'tributary-retry-window-'));
+    receiver = await WebhookReceiver.start({ secret: 'hand-off' });
+    receiver.answer = () => 500;
+  });
+
+  afterAll(async () => {
+    await Promise.all(processes.map((child) => child.kill('SIGKILL')));
+    await receiver?.close();
+    await nats?.dispose();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('dead-letters one window after the first failure when the replica that failed first dies', async () => {
+    const environment = {
+      ...POLLING_ENVIRONMENT,
+      NATS_URL: nats.url,
+      TRIBUTARY_SECRET_KEY: randomBytes(32).toString('hex'),
+      RETRY_WINDOW: `${RETRY_WINDOW_MS}ms`,
+    };
+    const configApiProcess = await spawnTributaryApp('config-api', { dataDir, environment });
+    processes.push(configApiProcess);
+    const { adminToken } = configApiProcess;
+    const configEndpoint: ApiEndpoint = { baseUrl: configApiProcess.baseUrl, adminToken };
+    const source: TestSource = await createWorkspaceAndSource(configEndpoint);
+    await createWebhookDestination(configEndpoint, source, 'webhooks', receiver, 'hand-off');
+
+    const routers = await Promise.all([
+      spawnTributaryApp('router', { dataDir, adminToken, environment }),
+      spawnTributaryApp('router', { dataDir, adminToken, environment }),
+    ]);
+    const trackingProcess = await spawnTributaryApp('tracking-api', { dataDir, adminToken, environment });
+    processes.push(...routers, trackingProcess);
+    const trackingApi: ApiEndpoint = { baseUrl: trackingProcess.baseUrl, adminToken };
+
+    const message = trackMessage({ event: 'Failing Everywhere' });
+    await pollUntil('the batch is accepted', 15_000, async () => {
+      const response = await postJson(trackingApi, '/v1/batch', { batch: [message] }, source.writeKey);
+      return response.status === 200 ? true : undefined;
+    });
+    const { value: firstFailureAt } = await pollUntil(
+      'the first failed attempt',
+      15_000,
+      async () => receiver.requests[0]?.arrivedAt,
+    );
+    // The replica that made the first attempt counts it as a retry in its own metrics.
+    const { value: firstAttempter } = await pollUntil('the replica that failed first', 5_000, async () => {
+      const retried = await Promise.all(
+        routers.map(async (router) => {
+          const metrics = await deliveryMetrics({ baseUrl: router.baseUrl, adminToken }, source, 'webhooks');
+          return metrics.counts.retried;
+        }),
+      );
+      const index = retried.findIndex((count) => count > 0);
+      return index >= 0 ? index : undefined;
+    });
+    const doomed = routers[firstAttempter];
+    const survivor = routers[1 - firstAttempter];
+
+    await sleep(KILL_AFTER_FIRST_FAILURE_MS - (Date.now() - firstFailureAt));
+    const attemptsBeforeKill = receiver.requests.length;
+    expect(attemptsBeforeKill).toBeGreaterThanOrEqual(2);
+    await doomed.kill('SIGKILL');
+    const killedAt = Date.now();
+
+    const survivorEndpoint: ApiEndpoint = { baseUrl: survivor.baseUrl, adminToken };
+    const path = `${destinationName(source, 'webhooks')}/dead-letters`;
+    const { value: letter } = await pollUntil(
+      'the dead letter',
+      RETRY_WINDOW_MS + 30_000,
+      async () => {
+        const response = await configApi(survivorEndpoint, 'GET', path);
+        expect(response.status).toBe(200);
+        return response.body.dead_letters[0];
+      },
+      200,
+    );
+    const deadLetteredAt = Date.parse(letter.dead_letter_time);
+    expect(deadLetteredAt).toBeGreaterThanOrEqual(firstFailureAt + RETRY_WINDOW_MS - 100);
+    expect(deadLetteredAt).toBeLessThan(firstFailureAt + RETRY_WINDOW_MS + LATENESS_ALLOWED_MS);
+
+    const requests = receiver.requests.filter((request) => request.messageId === message.messageId);
+    expect(letter.attempts).toHaveLength(requests.length);
+    const attemptTimes = letter.attempts.map((attempt: { time: string }) => Date.parse(attempt.time));
+    attemptTimes.forEach((time: number, index: number) => {
+      expect(Math.abs(time - requests[index].arrivedAt)).toBeLessThan(1_000);
+    });
+    expect(attemptTimes.filter((time: number) => time < killedAt).length).toBe(attemptsBeforeKill);
+    expect(attemptTimes.filter((time: number) => time > killedAt).length).toBeGreaterThanOrEqual(1);
+
+    // The survivor made the attempts after the kill and dead-lettered the message.
+    const survivorMetrics = await deliveryMetrics(survivorEndpoint, source, 'webhooks');
+    expect(survivorMetrics.counts.dead_lettered).toBe(1);
+    expect(survivorMetrics.counts.retried).toBeGreaterThanOrEqual(1);
+    const settledRequests = receiver.requests.length;
+    await sleep(3_000);
+    expect(receiver.requests.length).toBe(settledRequests);
+  }, 150_000);
+});
