@@ -164,7 +164,11 @@ describe('LeasedJobs', () => {
         { replica: 'A', inherited: {} },
         { replica: 'B', inherited: { step: 'A was here' } },
       ]);
-      expect(await new JobLeases(logB).tryClaim('replay_rp_3')).toBe('done');
+      // B's run is recorded as it starts, before its `finish()` is written: wait for the write.
+      const observer = new JobLeases(logB);
+      await eventually('the job is recorded as done', async () =>
+        (await observer.tryClaim('replay_rp_3')) === 'done' ? true : undefined,
+      );
     } finally {
       await replicaA.stop();
       await replicaB.stop();
