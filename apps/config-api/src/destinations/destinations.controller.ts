@@ -8,7 +8,11 @@ import {
   CreateDestinationRequestSchema,
   UpdateDestinationRequestSchema,
 } from '@tributary/contracts';
-import { CatalogDestinationDefinition, findCatalogDestination } from '@tributary/destinations';
+import {
+  CatalogDestinationDefinition,
+  findCatalogDestination,
+  notInCatalogReason,
+} from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { ConfigApiError } from '../shared/config-api.error';
@@ -192,9 +196,7 @@ export class DestinationsController {
   private requireCatalogEntry(catalogSlug: string): CatalogDestinationDefinition {
     const catalogEntry = findCatalogDestination(catalogSlug);
     if (!catalogEntry) {
-      throw ConfigApiError.invalidArgument(
-        `destination: "${catalogSlug}" is not a catalog destination (see GET /v1beta/catalog/destinations)`,
-      );
+      throw ConfigApiError.invalidArgument(`destination: ${notInCatalogReason(catalogSlug)}`);
     }
     return catalogEntry;
   }

@@ -103,6 +103,12 @@ export class MessageDeliverer {
       await delivery.ack();
       return;
     }
+    if (result.outcome === 'filtered') {
+      this.retries.delete(retryKey);
+      this.settle(key, context, 'filtered');
+      await delivery.ack();
+      return;
+    }
     if (result.outcome === 'discard') {
       this.retries.delete(retryKey);
       this.settle(key, context, 'discarded', {
