@@ -49,6 +49,7 @@ interface RawField {
   multiple?: boolean;
   default?: unknown;
   choices?: (string | number | boolean | { value: string | number | boolean })[];
+  format?: string;
 }
 
 export function destinationsRoot(): string {
@@ -166,6 +167,7 @@ function projectSetting(key: string, field: RawField): ActionsSettingData {
     required: field.required === true,
     ...(field.default !== undefined ? { default: json(field.default) } : {}),
     ...(type === 'select' ? { choices } : {}),
+    ...(field.format !== undefined && field.format !== 'text' ? { format: field.format } : {}),
     ...(field.description ? { description: oneLine(field.description) } : {}),
   };
 }

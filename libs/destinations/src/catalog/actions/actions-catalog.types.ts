@@ -13,6 +13,8 @@ export interface ActionsSettingData {
   readonly required: boolean;
   readonly default?: JsonValue;
   readonly choices?: readonly string[];
+  /** The JSON-schema format the destination checks (`uri`, `email`, ...). */
+  readonly format?: string;
   readonly description?: string;
 }
 
