@@ -26,3 +26,7 @@ export {
   SUBSCRIPTIONS_SETTING,
 } from './actions/actions-catalog.entries';
 export type * from './actions/actions-catalog.types';
+export {
+  problemWithActionsSubscriptions,
+  MAX_ACTIONS_SUBSCRIPTIONS,
+} from './actions/actions-subscriptions.validator';

@@ -14,6 +14,7 @@
  *   request, and the whole message is bounded by `messageTimeoutMs` even if an action ignores its signal.
  */
 import type { NormalizedMessage } from '@tributary/contracts';
+import type { JsonValue } from '../../../catalog/catalog-entry.types';
 import type {
   ActionsDestinationData,
   ActionsSubscription,
@@ -187,7 +188,7 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
       const parsed = parseSubscriptionFql(subscription.subscribe);
       if (typeof parsed === 'string') return `subscriptions[${index}].subscribe: ${parsed}`;
       prepared.push({
-        subscription,
+        subscription: { ...subscription, mapping: withRequiredDefaults(action.fields, subscription.mapping) },
         parsed,
         batch: action.batch && subscription.mapping?.['enable_batching'] === true,
       });
@@ -264,6 +265,20 @@ function combine(outcomes: readonly DeliveryOutcome[]): DeliveryOutcome {
     outcomes.find((outcome) => outcome.outcome === 'discard') ??
     delivered()
   );
+}
+
+/** The mapping with the default of each required field it leaves out, as Segment's editor fills them. */
+function withRequiredDefaults(
+  fields: ActionsDestinationData['actions'][string]['fields'],
+  mapping: ActionsSubscription['mapping'] | undefined,
+): ActionsSubscription['mapping'] {
+  const completed: Record<string, JsonValue> = { ...(mapping ?? {}) };
+  for (const [name, field] of Object.entries(fields)) {
+    if (field.required && field.default !== undefined && !Object.hasOwn(completed, name)) {
+      completed[name] = field.default;
+    }
+  }
+  return completed;
 }
 
 /** Settings left empty are left out, so the destination's schema applies its own defaults. */
