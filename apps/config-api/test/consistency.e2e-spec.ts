@@ -70,7 +70,7 @@ describe('concurrent writes and read-your-writes', () => {
   let writer: ConfigApiClient;
   const ws = 'busy';
   const source = `workspaces/${ws}/sources/js`;
-  const destination = `${source}/destinations/google-analytics`;
+  const destination = `${source}/destinations/actions-google-analytics-4`;
 
   beforeAll(async () => {
     // Well above what the tests send: the limit is not what is tested here.
@@ -88,8 +88,8 @@ describe('concurrent writes and read-your-writes', () => {
   /** Twenty writes to one destination's stream, none of which undoes another's change. */
   function twentyWrites(round: string) {
     const configChanges: [string, unknown][] = [
-      ['trackingId', 'UA-1234-5'],
-      ['mobileTrackingId', 'UA-6789-1'],
+      ['measurementId', 'UA-1234-5'],
+      ['firebaseAppId', 'UA-6789-1'],
       ['anonymizeIp', true],
       ['sendUserId', true],
       ['nonInteraction', true],
@@ -167,11 +167,11 @@ describe('concurrent writes and read-your-writes', () => {
       // A fresh destination each round, created with the required setting so it can be enabled.
       await writer.request('DELETE', destination);
       await writer.ok('POST', `${source}/destinations`, {
-        destination: { name: destination, config: [{ name: 'trackingId', value: 'UA-1-1' }] },
+        destination: { name: destination, config: [{ name: 'measurementId', value: 'UA-1-1' }] },
       });
       const writes = twentyWrites(round);
       const restore = forceRace
-        ? holdStreamReads(eventStoreOf(instance), (name) => name.includes('google-analytics'), writes.length)
+        ? holdStreamReads(eventStoreOf(instance), (name) => name.includes('actions-google-analytics-4'), writes.length)
         : () => undefined;
       let responses: ApiResponse[];
       try {
@@ -333,7 +333,7 @@ describe('restart on the same data directory', () => {
     const admin = new ConfigApiClient(first);
     const { writer, writerToken } = await createWorkspaceWithTokens(admin, 'durable');
     const source = 'workspaces/durable/sources/web';
-    const destination = `${source}/destinations/mixpanel`;
+    const destination = `${source}/destinations/actions-mixpanel`;
     await writer.ok('POST', 'workspaces/durable/sources', {
       source: { name: source, catalog_name: 'javascript' },
     });
@@ -342,7 +342,7 @@ describe('restart on the same data directory', () => {
         name: destination,
         enabled: true,
         config: [
-          { name: 'token', value: 'project-token' },
+          { name: 'projectToken', value: 'project-token' },
           { name: 'apiSecret', value: secret },
         ],
       },
@@ -412,12 +412,12 @@ describe('restart on the same data directory', () => {
     });
     expect(patched.config.find((entry: any) => entry.name.endsWith('/people')).value).toBe(true);
     const stored = (await readAllEvents(eventStoreOf(second)))
-      .filter((event) => event.type === 'DestinationCreated' && event.data.destinationSlug === 'mixpanel')
+      .filter((event) => event.type === 'DestinationCreated' && event.data.destinationSlug === 'actions-mixpanel')
       .map((event) => (event.data.config as Record<string, string>).apiSecret);
     expect(stored).toHaveLength(1);
     expect(second.app.get(SecretBox).decrypt(stored[0])).toBe(secret);
     const laterChanges = (await readAllEvents(eventStoreOf(second))).filter(
-      (event) => event.type === 'DestinationUpdated' && event.data.destinationSlug === 'mixpanel',
+      (event) => event.type === 'DestinationUpdated' && event.data.destinationSlug === 'actions-mixpanel',
     );
     expect(laterChanges.some((event) => 'apiSecret' in ((event.data.changes as any).config ?? {}))).toBe(
       false,

@@ -208,11 +208,11 @@ describe('Config API resources', () => {
     it('lists and gets catalog destinations in the shape Go clients decode', async () => {
       const listed = expectJsonSuccess(await admin.get('catalog/destinations'));
       expect(listed.destinations.map((destination: any) => destination.name)).toEqual(
-        expect.arrayContaining(['catalog/destinations/google-analytics', 'catalog/destinations/mixpanel']),
+        expect.arrayContaining(['catalog/destinations/actions-google-analytics-4', 'catalog/destinations/actions-mixpanel']),
       );
-      const analytics = expectJsonSuccess(await admin.get('catalog/destinations/google-analytics'));
+      const analytics = expectJsonSuccess(await admin.get('catalog/destinations/actions-google-analytics-4'));
       expect(analytics).toMatchObject({
-        name: 'catalog/destinations/google-analytics',
+        name: 'catalog/destinations/actions-google-analytics-4',
         display_name: 'Google Analytics',
         type: 'STREAMING',
         status: expect.stringMatching(/^(PUBLIC|PRIVATE)$/),
@@ -224,7 +224,7 @@ describe('Config API resources', () => {
           additional: expect.any(Array),
         },
       });
-      expect(analytics.settings.find((setting: any) => setting.name === 'trackingId')).toMatchObject({
+      expect(analytics.settings.find((setting: any) => setting.name === 'measurementId')).toMatchObject({
         display_name: 'Website Tracking ID',
         type: 'string',
         required: true,
@@ -517,9 +517,9 @@ describe('Config API resources', () => {
       expect(generatedId).toMatch(/^[0-9a-f-]{36}$/);
       await writer.ok('POST', 'workspaces/audited/sources/js/destinations', {
         destination: {
-          name: 'workspaces/audited/sources/js/destinations/mixpanel',
+          name: 'workspaces/audited/sources/js/destinations/actions-mixpanel',
           config: [
-            { name: 'token', value: 'mp' },
+            { name: 'projectToken', value: 'mp' },
             { name: 'apiSecret', value: 'mixpanel-api-secret-value' },
           ],
         },
@@ -567,7 +567,7 @@ describe('Config API resources', () => {
       );
       expect(narrowed.audit_events.map((entry: any) => entry.resource_name)).toEqual([
         'workspaces/audited/sources/js/schema-config',
-        'workspaces/audited/sources/js/destinations/mixpanel',
+        'workspaces/audited/sources/js/destinations/actions-mixpanel',
         'workspaces/audited/sources/js/schema-config',
         'workspaces/audited/sources/js',
       ]);

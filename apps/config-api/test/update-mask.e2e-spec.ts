@@ -37,14 +37,14 @@ describe('update masks (spec §1.6)', () => {
   });
 
   describe('destinations', () => {
-    const destination = `${source}/destinations/google-analytics`;
+    const destination = `${source}/destinations/actions-google-analytics-4`;
 
     beforeAll(async () => {
       await writer.ok('POST', `${source}/destinations`, {
         destination: {
           name: destination,
           config: [
-            { name: `${destination}/config/trackingId`, value: 'UA-970334309-1', type: 'string' },
+            { name: `${destination}/config/measurementId`, value: 'UA-970334309-1', type: 'string' },
             { name: `${destination}/config/siteSpeedSampleRate`, value: 5, type: 'number' },
           ],
         },
@@ -77,7 +77,7 @@ describe('update masks (spec §1.6)', () => {
       });
       const config = configByKey(patched);
       expect(config.anonymizeIp.value).toBe(true);
-      expect(config.trackingId.value).toBe('UA-970334309-1');
+      expect(config.measurementId.value).toBe('UA-970334309-1');
       expect(config.siteSpeedSampleRate.value).toBe(5);
       // Every catalog setting is still listed.
       expect(Object.keys(config)).toEqual(expect.arrayContaining(['dimensions', 'metrics', 'sendUserId']));
@@ -114,7 +114,7 @@ describe('update masks (spec §1.6)', () => {
       const patched = await writer.ok('PATCH', destination, { destination: { enabled: true } });
       expect(patched.enabled).toBe(true);
       expect(patched.connection_mode).toBe('CLOUD');
-      expect(configByKey(patched).trackingId.value).toBe('UA-970334309-1');
+      expect(configByKey(patched).measurementId.value).toBe('UA-970334309-1');
       expect(configByKey(patched).anonymizeIp.value).toBe(true);
       const unchanged = await writer.ok('PATCH', destination, {
         destination: { config: [{ name: 'nonInteraction', value: true }] },
@@ -133,11 +133,11 @@ describe('update masks (spec §1.6)', () => {
 
     it('refuses to enable a destination whose required setting the mask would clear', async () => {
       const response = await writer.patch(destination, {
-        destination: { enabled: true, config: [{ name: 'trackingId', value: '' }] },
+        destination: { enabled: true, config: [{ name: 'measurementId', value: '' }] },
         update_mask: { paths: ['destination.enabled', 'destination.config'] },
       });
       expectConfigApiError(response, 400, 3);
-      expect(configByKey((await writer.get(destination)).body).trackingId.value).toBe('UA-970334309-1');
+      expect(configByKey((await writer.get(destination)).body).measurementId.value).toBe('UA-970334309-1');
     });
   });
 
@@ -216,12 +216,12 @@ describe('update masks (spec §1.6)', () => {
   });
 
   describe('filters', () => {
-    const destination = `${source}/destinations/mixpanel`;
+    const destination = `${source}/destinations/actions-mixpanel`;
     let filterName: string;
 
     beforeAll(async () => {
       await writer.ok('POST', `${source}/destinations`, {
-        destination: { name: destination, config: [{ name: 'token', value: 'mp-token' }] },
+        destination: { name: destination, config: [{ name: 'projectToken', value: 'mp-token' }] },
       });
       const created = await writer.ok('POST', `${destination}/filters`, {
         filter: {
