@@ -69,10 +69,13 @@ describe('Config API errors (spec §4)', () => {
     });
 
     it('answers an update_mask path that is no updatable field', async () => {
-      const response = await writer.patch(`workspaces/${ws}/sources/js/destinations/actions-google-analytics-4`, {
-        destination: { enabled: false },
-        update_mask: { paths: ['destination.create_time'] },
-      });
+      const response = await writer.patch(
+        `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4`,
+        {
+          destination: { enabled: false },
+          update_mask: { paths: ['destination.create_time'] },
+        },
+      );
       expectConfigApiError(response, 400, 3);
       expect(response.body.error).toMatch(/destination\.create_time/);
     });
@@ -244,7 +247,11 @@ describe('Config API errors (spec §4)', () => {
 
     it('answers a resource that does not exist', async () => {
       expectConfigApiError(await writer.get(`workspaces/${ws}/sources/ghost`), 404, 5);
-      expectConfigApiError(await writer.get(`workspaces/${ws}/sources/js/destinations/actions-mixpanel`), 404, 5);
+      expectConfigApiError(
+        await writer.get(`workspaces/${ws}/sources/js/destinations/actions-mixpanel`),
+        404,
+        5,
+      );
       expectConfigApiError(await writer.get(`workspaces/${ws}/tracking-plans/rs_${'0'.repeat(27)}`), 404, 5);
       expectConfigApiError(
         await writer.get(
@@ -307,7 +314,11 @@ describe('Config API errors (spec §4)', () => {
       ['GET', `workspaces/${ws}/roles`, undefined],
       ['POST', 'filters/preview', { filter: { if: 'all' }, input: '{}' }],
       // The metrics summary itself is served by the router (apps/router); its time series are not.
-      ['GET', `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4/metrics:batchGet`, undefined],
+      [
+        'GET',
+        `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4/metrics:batchGet`,
+        undefined,
+      ],
       ['GET', `workspaces/${ws}/event-delivery-metrics:batchGetSummary`, undefined],
     ])('%s %s', async (method, path, json) => {
       expectConfigApiError(await writer.request(method as 'GET', path, { json }), 501, 12);
@@ -418,9 +429,9 @@ describe('Config API errors (spec §4)', () => {
             config: [
               { name: 'measurementId', value: 'UA-970334309-1' },
               {
-                name: `workspaces/${ws}/sources/curl-bare/destinations/actions-google-analytics-4/config/anonymizeIp`,
-                value: true,
-                type: 'boolean',
+                name: `workspaces/${ws}/sources/curl-bare/destinations/actions-google-analytics-4/config/firebaseAppId`,
+                value: 'app-1',
+                type: 'string',
               },
             ],
           },
@@ -431,7 +442,7 @@ describe('Config API errors (spec §4)', () => {
         destination.config.map((entry: any) => [entry.name.split('/').pop(), entry]),
       );
       expect(config.measurementId).toMatchObject({ value: 'UA-970334309-1', type: 'string' });
-      expect(config.anonymizeIp).toMatchObject({ value: true, type: 'boolean' });
+      expect(config.firebaseAppId).toMatchObject({ value: 'app-1', type: 'string' });
     });
 
     it('takes a full resource name where a slug is expected in DELETE', async () => {
