@@ -1,5 +1,16 @@
 import { ConfigApiController } from '../shared/config-api-controller.decorator';
-import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Delete,
+  Get,
+  Inject,
+  OnApplicationShutdown,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+} from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { catalogSlugOf, destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
@@ -9,10 +20,15 @@ import {
   UpdateDestinationRequestSchema,
 } from '@tributary/contracts';
 import {
+  ActionsAuthenticationTester,
   CatalogDestinationDefinition,
   findCatalogDestination,
   notInCatalogReason,
+  EgressGuard,
+  parseEgressPolicy,
 } from '@tributary/destinations';
+import { SecretBox } from '@tributary/auth';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { ConfigApiError } from '../shared/config-api.error';
@@ -32,14 +48,48 @@ const DESTINATION_ZERO_VALUES = { enabled: false, connection_mode: 'UNSPECIFIED'
 
 @ApiTags('destinations')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations')
-export class DestinationsController {
+export class DestinationsController implements OnApplicationShutdown {
+  /** Runs Actions destinations' authentication tests, through the deployment's egress policy. */
+  private authenticationTester: ActionsAuthenticationTester;
+
   constructor(
     private readonly readModel: ConfigReadModel,
     private readonly commands: CommandRunner,
     private readonly lookup: ResourceLookup,
     private readonly configMapper: DestinationConfigMapper,
     private readonly quotas: WorkspaceQuotas,
-  ) {}
+    private readonly secretBox: SecretBox,
+    @Inject(ENVIRONMENT) environment: Environment,
+  ) {
+    this.authenticationTester = new ActionsAuthenticationTester(egressGuardOptions(environment));
+  }
+
+  onApplicationShutdown(): void {
+    this.authenticationTester.close();
+  }
+
+  /**
+   * `POST .../destinations/{dst}:test`: the destination's own authentication test (Actions
+   * destinations), with its stored settings: `{status: OK | FAILED | UNSUPPORTED, message}`.
+   */
+  @Post(':destination/@test')
+  async testAuthentication(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+  ) {
+    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const result = await this.authenticationTester.test(
+      catalogSlugOf(destination),
+      this.secretBox.revealAll(destination.config),
+    );
+    if (!result) {
+      throw ConfigApiError.invalidArgument(
+        `destination: ${catalogSlugOf(destination)} has no authentication test (only Actions destinations do)`,
+      );
+    }
+    return result;
+  }
 
   @Get()
   list(
@@ -200,4 +250,9 @@ export class DestinationsController {
     }
     return catalogEntry;
   }
+}
+
+function egressGuardOptions(environment: Environment) {
+  const policy = parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW);
+  return { egressGuard: new EgressGuard(policy) };
 }

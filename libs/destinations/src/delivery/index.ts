@@ -66,3 +66,7 @@ export {
   type SegmentActionsRuntimeOptions,
 } from './adapters/segment-actions/segment-actions.adapter';
 export { createEgressAgents, type EgressAgents } from './egress/egress-agents';
+export {
+  ActionsAuthenticationTester,
+  type AuthenticationTestResult,
+} from './adapters/segment-actions/actions-authentication.tester';

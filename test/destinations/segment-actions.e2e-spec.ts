@@ -4,31 +4,28 @@
 // api.mixpanel.com (TLS with a test CA; the egress guard's resolver answers loopback for every name).
 import { Analytics } from '@segment/analytics-node';
 import {
+  ActionsAuthenticationTester,
   createDeliveryAdapterRegistry,
   findActionsDestination,
   type DeliveryAdapterRegistry,
 } from '@tributary/destinations';
-import { DestinationDeliveries } from '../src/destination-consumers/destination-deliveries.service';
+import { DestinationDeliveries } from '../../apps/router/src/destination-consumers/destination-deliveries.service';
+import { DestinationsController } from '../../apps/config-api/src/destinations/destinations.controller';
 import {
   startFakeVendor,
   type FakeAnswer,
   type FakeVendor,
   type RecordedRequest,
-} from '../../../test/support/fake-vendor.kit';
-import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import {
-  configApi,
-  createWorkspaceAndSource,
-  pollUntil,
-  type TestSource,
-} from '../../../test/support/tracking-e2e.kit';
+} from '../support/fake-vendor.kit';
+import { startTributary, type TributaryTestInstance } from '../support/tributary-test-instance';
+import { configApi, createWorkspaceAndSource, pollUntil, type TestSource } from '../support/tracking-e2e.kit';
 import {
   createDestination,
   deliveryMetrics,
   destinationName,
   POLLING_ENVIRONMENT,
   waitForSettled,
-} from './router-e2e.kit';
+} from '../../apps/router/test/router-e2e.kit';
 
 jest.setTimeout(90_000);
 
@@ -50,6 +47,16 @@ describe('Segment Actions destinations end to end', () => {
       segmentActions: { ca: vendor.ca, portMap: vendor.portMap, requestTimeoutMs: 2_000 },
     });
     deliveries.registry = registry;
+    // The Config API's authentication tests, likewise pointed at the fake vendor.
+    const controller = t.app.get(DestinationsController) as unknown as {
+      authenticationTester: ActionsAuthenticationTester;
+    };
+    controller.authenticationTester.close();
+    controller.authenticationTester = new ActionsAuthenticationTester({
+      egressGuard: vendor.egressGuard,
+      ca: vendor.ca,
+      portMap: vendor.portMap,
+    });
     source = await createWorkspaceAndSource(t);
   });
 
@@ -256,6 +263,47 @@ describe('Segment Actions destinations end to end', () => {
     expect(retired.body).toMatchObject({
       code: 3,
       message: expect.stringContaining('use "actions-amplitude" (Actions Amplitude) instead'),
+    });
+  });
+
+  it("POST .../destinations/{dst}:test runs the destination's authentication test with its stored keys", async () => {
+    const path = `${destinationName(source, 'actions-amplitude')}:test`;
+    vendor.answer = (request) =>
+      request.path.startsWith('/api/2/usersearch')
+        ? { status: 200, headers: { 'content-type': 'application/json' }, body: '{"matches":[]}' }
+        : { status: 404 };
+    const ok = await configApi(t, 'POST', path, {});
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ status: 'OK' });
+    const search = vendor.requests.filter((request) => request.path.startsWith('/api/2/usersearch')).pop()!;
+    expect(search.host).toBe('amplitude.com');
+    expect(Buffer.from(search.headers['authorization']!.replace(/^Basic /, ''), 'base64').toString()).toBe(
+      'amp-api-key:amp-secret-key',
+    );
+
+    vendor.answer = () => ({ status: 401, body: 'amp-api-key is not a valid key' });
+    const failed = await configApi(t, 'POST', path, {});
+    expect(failed.status).toBe(200);
+    expect(failed.body).toMatchObject({ status: 'FAILED', message: expect.stringContaining('401') });
+    expect(JSON.stringify(failed.body)).not.toContain('amp-api-key');
+
+    const webhooks = await configApi(
+      t,
+      'POST',
+      `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/destinations`,
+      {
+        destination: {
+          name: destinationName(source, 'webhooks'),
+          config: [{ name: 'url', value: 'https://hooks.example.com/x' }],
+        },
+      },
+    );
+    expect(webhooks.status).toBe(200);
+    const unsupported = await configApi(t, 'POST', `${destinationName(source, 'webhooks')}:test`, {});
+    expect(unsupported.status).toBe(400);
+    expect(unsupported.body).toMatchObject({
+      code: 3,
+      message: expect.stringContaining('no authentication test'),
     });
   });
 });
