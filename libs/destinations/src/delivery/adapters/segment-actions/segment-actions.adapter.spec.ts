@@ -224,4 +224,43 @@ describe('Segment Actions adapter (Actions Amplitude)', () => {
     const destination = runtime.destination(amplitude) as unknown as { responses: unknown[] };
     expect(destination.responses).toHaveLength(0);
   });
+
+  describe('onBatch (Mixpanel (Actions) trackEvent, enable_batching)', () => {
+    const mixpanel = findActionsDestination('actions-mixpanel')!;
+    const mixpanelSettings = Object.freeze({ projectToken: 'mp-token', apiSecret: 'mp-secret' });
+
+    it('sends the messages a batching subscription takes in one request, with an outcome per message', async () => {
+      vendor.answer = () => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: '{"code":200,"num_records_imported":3,"status":"OK"}',
+      });
+      const batchAdapter = new SegmentActionsDeliveryAdapter(mixpanel, runtime);
+      const messages = [track('b-1'), track('b-2'), track('b-3')];
+      const results = await batchAdapter.deliver({ settings: mixpanelSettings, messages });
+      expect(results).toEqual(
+        messages.map((message) => ({ messageId: message.messageId, outcome: 'delivered' })),
+      );
+      const imports = vendor.requests.filter((request) => request.path.startsWith('/import'));
+      expect(imports).toHaveLength(1);
+      expect(
+        JSON.parse(imports[0]!.body).map(
+          (event: { properties: { $insert_id: string } }) => event.properties.$insert_id,
+        ),
+      ).toEqual(['b-1', 'b-2', 'b-3']);
+    });
+
+    it('a failed batch request gives every message of it the failure', async () => {
+      vendor.answer = () => ({ status: 503, headers: { 'retry-after': '3' }, body: 'busy' });
+      const batchAdapter = new SegmentActionsDeliveryAdapter(mixpanel, runtime);
+      const results = await batchAdapter.deliver({
+        settings: mixpanelSettings,
+        messages: [track('c-1'), track('c-2')],
+      });
+      expect(results.map((result) => [result.messageId, result.outcome])).toEqual([
+        ['c-1', 'retry'],
+        ['c-2', 'retry'],
+      ]);
+    });
+  });
 });

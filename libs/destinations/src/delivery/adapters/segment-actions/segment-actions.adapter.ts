@@ -190,7 +190,10 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
       prepared.push({
         subscription: { ...subscription, mapping: withRequiredDefaults(action.fields, subscription.mapping) },
         parsed,
-        batch: action.batch && subscription.mapping?.['enable_batching'] === true,
+        // Left out of the mapping, `enable_batching` takes its field default, as Segment's editor fills it.
+        batch:
+          action.batch &&
+          (subscription.mapping?.['enable_batching'] ?? action.fields['enable_batching']?.default) === true,
       });
     }
     return { destination, settings: destinationSettings, subscriptions: prepared };
