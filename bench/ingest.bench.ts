@@ -33,7 +33,9 @@
  * BENCH_CONFIG_OPERATIONS (200), BENCH_PHASES (all; or a comma-separated list of `ingest` = phases 1-2,
  * `protocols` = phase 2 again against a source connected to a tracking plan (`protocols.phase.ts`),
  * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,
- * `delivery` = phases 3-4, which needs `ingest`, and `config` = phase 5).
+ * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
+ * delivery as a ratio to webhook delivery, `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
+ * BENCH_ACTIONS_CONCURRENCY (16)).
  */
 import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
@@ -57,13 +59,14 @@ import { round, runClosedLoop, type PhaseResult } from './load-loop';
 import { assertBenchMessagesFitPlan, assertPlanEnforced, createPlannedSource } from './protocols.phase';
 import { TributaryServerProcess } from './tributary-server.process';
 import { BenchWebhookReceiver } from './webhook-receiver';
+import { measureActionsDelivery, printActionsTable } from './actions-delivery.phase';
 
 const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
 /** Same as the JetStream adapter's default publish timeout. */
 const PUBLISH_TIMEOUT_MS = 2000;
 
-const PHASE_GROUPS = ['ingest', 'protocols', 'delivery', 'config'] as const;
+const PHASE_GROUPS = ['ingest', 'protocols', 'delivery', 'config', 'actions'] as const;
 /** Goal of `ratio protocols/ingest`: enforcing a realistic plan keeps at least this share of the rate. */
 const PROTOCOLS_GOAL_RATIO = 0.8;
 type PhaseGroup = (typeof PHASE_GROUPS)[number];
@@ -293,6 +296,17 @@ async function main(): Promise<void> {
     console.log('phases 3-4/5 (delivery, replay): not in BENCH_PHASES');
   } else {
     failures.push(...(await deliveryAndReplay(server, api, tributary.messagesPerSecond, results)));
+    writeResults();
+  }
+
+  if (runs('actions')) {
+    console.log('actions: Actions Amplitude delivery against webhooks delivery, in this process ...');
+    const actions = await measureActionsDelivery(
+      numberSetting('BENCH_ACTIONS_MESSAGES', 2_000),
+      numberSetting('BENCH_ACTIONS_CONCURRENCY', 16),
+    );
+    printActionsTable(actions);
+    Object.assign(results, { actions });
     writeResults();
   }
 

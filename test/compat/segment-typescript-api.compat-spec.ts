@@ -174,10 +174,13 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
     it('creates with config (bare names expanded by the library), lists, gets, updates and deletes', async () => {
       const request: DestinationConfig = {
         destination: {
-          name: 'google-analytics',
+          name: 'actions-google-analytics-4',
           connection_mode: 'CLOUD',
           enabled: false,
-          config: [{ name: 'trackingId', type: 'string', value: 'UA-970334309-1' }],
+          config: [
+            { name: 'measurementId', type: 'string', value: 'G-970334309' },
+            { name: 'apiSecret', type: 'password', value: 'ga4-api-secret' },
+          ],
         },
       };
       // The typings promise {destination: …}; the server answers with the Destination itself.
@@ -185,16 +188,16 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
         string,
         any
       >;
-      const name = 'workspaces/sdk-compat/sources/dest-source/destinations/google-analytics';
+      const name = 'workspaces/sdk-compat/sources/dest-source/destinations/actions-google-analytics-4';
       expect(created.name).toBe(name);
       expect(created.parent).toBe('workspaces/sdk-compat/sources/dest-source');
       expect(created.enabled).toBe(false);
       expect(created.connection_mode).toBe('CLOUD');
       expect(String(created.create_time)).toMatch(RFC3339_MILLIS);
-      const trackingId = created.config.find(
-        (entry: { name: string }) => entry.name === `${name}/config/trackingId`,
+      const measurementId = created.config.find(
+        (entry: { name: string }) => entry.name === `${name}/config/measurementId`,
       );
-      expect(trackingId).toEqual(expect.objectContaining({ value: 'UA-970334309-1', type: 'string' }));
+      expect(measurementId).toEqual(expect.objectContaining({ value: 'G-970334309', type: 'string' }));
       const configNames = created.config.map((entry: { name: string }) => entry.name).sort();
 
       const listed = (await segment.listDestinations(token, ws, source)) as unknown as Record<string, any>;
@@ -212,44 +215,45 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
 
       // updateDestination sends the typed DestinationConfig as is: no update_mask, the
       // destination's bare slug as `name`, bare config keys. Config merges by entry name.
-      const updated = (await segment.updateDestination(token, ws, source, 'google-analytics', {
+      const updated = (await segment.updateDestination(token, ws, source, 'actions-google-analytics-4', {
         destination: {
-          name: 'google-analytics',
+          name: 'actions-google-analytics-4',
           connection_mode: 'CLOUD',
           enabled: true,
-          config: [{ name: 'trackingId', type: 'string', value: 'UA-2' }],
+          config: [{ name: 'measurementId', type: 'string', value: 'UA-2' }],
         },
       })) as unknown as Record<string, any>;
       expect(updated.name).toBe(name);
       expect(updated.enabled).toBe(true);
       expect(
-        updated.config.find((entry: { name: string }) => entry.name === `${name}/config/trackingId`).value,
+        updated.config.find((entry: { name: string }) => entry.name === `${name}/config/measurementId`).value,
       ).toBe('UA-2');
       expect(updated.config.map((entry: { name: string }) => entry.name).sort()).toEqual(configNames);
 
       // With an explicit mask, a masked field that is absent from the body takes its zero value.
-      const disabled = (await segment.updateDestination(token, ws, source, 'google-analytics', {
+      const disabled = (await segment.updateDestination(token, ws, source, 'actions-google-analytics-4', {
         destination: {},
         update_mask: { paths: ['destination.enabled'] },
       } as unknown as DestinationConfig)) as unknown as Record<string, any>;
       expect(disabled.enabled).toBe(false);
       expect(
-        disabled.config.find((entry: { name: string }) => entry.name === `${name}/config/trackingId`).value,
+        disabled.config.find((entry: { name: string }) => entry.name === `${name}/config/measurementId`)
+          .value,
       ).toBe('UA-2');
 
       const reread = (await segment.getDestination(
         token,
         ws,
         source,
-        'google-analytics',
+        'actions-google-analytics-4',
       )) as unknown as Record<string, any>;
       expect(reread.enabled).toBe(false);
       expect(
-        reread.config.find((entry: { name: string }) => entry.name === `${name}/config/trackingId`).value,
+        reread.config.find((entry: { name: string }) => entry.name === `${name}/config/measurementId`).value,
       ).toBe('UA-2');
 
-      expect(await segment.deleteDestination(token, ws, source, 'google-analytics')).toEqual({});
-      const gone = await rejectionOf(segment.getDestination(token, ws, source, 'google-analytics'));
+      expect(await segment.deleteDestination(token, ws, source, 'actions-google-analytics-4')).toEqual({});
+      const gone = await rejectionOf(segment.getDestination(token, ws, source, 'actions-google-analytics-4'));
       expect(gone.code).toBe(5);
       expect(((await segment.listDestinations(token, ws, source)) as any).destinations).toEqual([]);
     });
@@ -258,9 +262,9 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
       await segment.createSource(token, ws, { name: 'default-enabled', catalog_name: 'javascript' });
       const created = (await segment.createDestination(token, ws, 'default-enabled', {
         destination: {
-          name: 'google-analytics',
+          name: 'actions-google-analytics-4',
           connection_mode: 'CLOUD',
-          config: [{ name: 'trackingId', type: 'string', value: 'UA-3' }],
+          config: [{ name: 'measurementId', type: 'string', value: 'UA-3' }],
         },
       } as unknown as DestinationConfig)) as unknown as Record<string, any>;
       expect(created.enabled).toBe(false);
@@ -429,7 +433,7 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
 
   describe('destination filters', () => {
     const source = 'filter-source';
-    const destination = 'google-analytics';
+    const destination = 'actions-google-analytics-4';
     const destinationName = `workspaces/sdk-compat/sources/${source}/destinations/${destination}`;
 
     beforeAll(async () => {
@@ -439,7 +443,10 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
           name: destination,
           connection_mode: 'CLOUD',
           enabled: true,
-          config: [{ name: 'trackingId', type: 'string', value: 'UA-4' }],
+          config: [
+            { name: 'measurementId', type: 'string', value: 'UA-4' },
+            { name: 'apiSecret', type: 'password', value: 'ga4-api-secret' },
+          ],
         },
       });
     });
@@ -453,7 +460,7 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
       });
       // Filter create answers with the filter itself, named by the server.
       expect(created.name).toMatch(
-        /^workspaces\/sdk-compat\/sources\/filter-source\/destinations\/google-analytics\/filters\/df_[A-Za-z0-9]{27}$/,
+        /^workspaces\/sdk-compat\/sources\/filter-source\/destinations\/actions-google-analytics-4\/filters\/df_[A-Za-z0-9]{27}$/,
       );
       expect(created).toEqual(
         expect.objectContaining({

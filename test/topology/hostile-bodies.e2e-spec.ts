@@ -122,7 +122,7 @@ describe('hostile request bodies on every write route, every process keeps servi
     const ws = workspace.slug;
     const source = await createSource(configEndpoint, workspace, 'javascript');
     const sourceName = `workspaces/${ws}/sources/${source.sourceSlug}`;
-    const destination = `${sourceName}/destinations/google-analytics`;
+    const destination = `${sourceName}/destinations/actions-google-analytics-4`;
     const ok = async (method: 'POST', path: string, body: unknown) => {
       const response = await configApi(configEndpoint, method, path, body);
       if (response.status !== 200) throw new Error(`${method} ${path}: ${JSON.stringify(response.body)}`);
@@ -157,12 +157,12 @@ describe('hostile request bodies on every write route, every process keeps servi
       {
         method: 'POST',
         path: `${sourceName}/destinations`,
-        template: `{"destination":{"name":"${sourceName}/destinations/mixpanel","config":[{"name":"token","value":${PLACEHOLDER}}]}}`,
+        template: `{"destination":{"name":"${sourceName}/destinations/actions-mixpanel","config":[{"name":"token","value":${PLACEHOLDER}}]}}`,
       },
       {
         method: 'PATCH',
         path: destination,
-        template: `{"destination":{"config":[{"name":"trackingId","value":${PLACEHOLDER}}]},"update_mask":{"paths":["destination.config"]}}`,
+        template: `{"destination":{"config":[{"name":"measurementId","value":${PLACEHOLDER}}]},"update_mask":{"paths":["destination.config"]}}`,
       },
       {
         method: 'POST',

@@ -70,7 +70,7 @@ describe('concurrent writes and read-your-writes', () => {
   let writer: ConfigApiClient;
   const ws = 'busy';
   const source = `workspaces/${ws}/sources/js`;
-  const destination = `${source}/destinations/google-analytics`;
+  const destination = `${source}/destinations/actions-singlestore`;
 
   beforeAll(async () => {
     // Well above what the tests send: the limit is not what is tested here.
@@ -85,19 +85,15 @@ describe('concurrent writes and read-your-writes', () => {
     await instance?.stop({ removeData: true });
   });
 
-  /** Twenty writes to one destination's stream, none of which undoes another's change. */
-  function twentyWrites(round: string) {
+  /** Writes to one destination's stream (one per setting, plus enable and mode), none of which undoes another's change. */
+  function concurrentWrites(round: string) {
     const configChanges: [string, unknown][] = [
-      ['trackingId', 'UA-1234-5'],
-      ['mobileTrackingId', 'UA-6789-1'],
-      ['anonymizeIp', true],
-      ['sendUserId', true],
-      ['nonInteraction', true],
-      ['enhancedEcommerce', true],
-      ['siteSpeedSampleRate', 42],
-      ['dimensions', { plan: 'dimension1' }],
-      ['metrics', { score: 'metric1' }],
-      ['classic', true],
+      ['host', 'db.example.com'],
+      ['port', '3307'],
+      ['username', 'loader'],
+      ['dbName', 'analytics'],
+      ['tableName', 'events'],
+      ['subscriptions', []],
     ];
     const writes: {
       requestId: string;
@@ -161,17 +157,30 @@ describe('concurrent writes and read-your-writes', () => {
     ['as they come', false],
     ['all deciding on the same revision', true],
   ])(
-    '20 concurrent writes to one destination (%s): 200 or 409 code 10, and nothing lost',
+    'concurrent writes to one destination (%s): 200 or 409 code 10, and nothing lost',
     async (_label, forceRace) => {
       const round = forceRace ? 'forced' : 'natural';
       // A fresh destination each round, created with the required setting so it can be enabled.
       await writer.request('DELETE', destination);
       await writer.ok('POST', `${source}/destinations`, {
-        destination: { name: destination, config: [{ name: 'trackingId', value: 'UA-1-1' }] },
+        destination: {
+          name: destination,
+          config: [
+            { name: 'host', value: 'db0.example.com' },
+            { name: 'username', value: 'u' },
+            { name: 'password', value: 'p' },
+            { name: 'dbName', value: 'd' },
+            { name: 'tableName', value: 't' },
+          ],
+        },
       });
-      const writes = twentyWrites(round);
+      const writes = concurrentWrites(round);
       const restore = forceRace
-        ? holdStreamReads(eventStoreOf(instance), (name) => name.includes('google-analytics'), writes.length)
+        ? holdStreamReads(
+            eventStoreOf(instance),
+            (name) => name.includes('actions-singlestore'),
+            writes.length,
+          )
         : () => undefined;
       let responses: ApiResponse[];
       try {
@@ -184,7 +193,7 @@ describe('concurrent writes and read-your-writes', () => {
         if (response.status !== 200) expectConfigApiError(response, 409, 10);
       }
       const succeeded = writes.filter((_, index) => responses[index].status === 200);
-      if (forceRace) expect(statusesOf(responses)).toEqual({ '200': 1, '409/10': 19 });
+      if (forceRace) expect(statusesOf(responses)).toEqual({ '200': 1, '409/10': writes.length - 1 });
       expect(succeeded.length).toBeGreaterThanOrEqual(1);
 
       const state = {
@@ -305,11 +314,13 @@ describe('concurrent writes and read-your-writes', () => {
       });
       expect((await reader.get(`workspaces/${ws}/sources/${slug}`)).status).toBe(200);
       await writer.ok('PATCH', destination, {
-        destination: { config: [{ name: 'siteSpeedSampleRate', value: round }] },
+        destination: { config: [{ name: 'tableName', value: `table_${round}` }] },
         update_mask: { paths: ['destination.config'] },
       });
       const read = (await reader.get(destination)).body;
-      expect(read.config.find((entry: any) => entry.name.endsWith('/siteSpeedSampleRate')).value).toBe(round);
+      expect(read.config.find((entry: any) => entry.name.endsWith('/tableName')).value).toBe(
+        `table_${round}`,
+      );
       await writer.ok('DELETE', `workspaces/${ws}/sources/${slug}`);
       expect((await reader.get(`workspaces/${ws}/sources/${slug}`)).status).toBe(404);
     }
@@ -333,7 +344,7 @@ describe('restart on the same data directory', () => {
     const admin = new ConfigApiClient(first);
     const { writer, writerToken } = await createWorkspaceWithTokens(admin, 'durable');
     const source = 'workspaces/durable/sources/web';
-    const destination = `${source}/destinations/mixpanel`;
+    const destination = `${source}/destinations/actions-mixpanel`;
     await writer.ok('POST', 'workspaces/durable/sources', {
       source: { name: source, catalog_name: 'javascript' },
     });
@@ -342,7 +353,7 @@ describe('restart on the same data directory', () => {
         name: destination,
         enabled: true,
         config: [
-          { name: 'token', value: 'project-token' },
+          { name: 'projectToken', value: 'project-token' },
           { name: 'apiSecret', value: secret },
         ],
       },
@@ -408,19 +419,21 @@ describe('restart on the same data directory', () => {
       destination: {
         config: [
           { name: 'apiSecret', value: MASKED_SECRET },
-          { name: 'people', value: true },
+          { name: 'sourceName', value: 'web-app' },
         ],
       },
       update_mask: { paths: ['destination.config'] },
     });
-    expect(patched.config.find((entry: any) => entry.name.endsWith('/people')).value).toBe(true);
+    expect(patched.config.find((entry: any) => entry.name.endsWith('/sourceName')).value).toBe('web-app');
     const stored = (await readAllEvents(eventStoreOf(second)))
-      .filter((event) => event.type === 'DestinationCreated' && event.data.destinationSlug === 'mixpanel')
+      .filter(
+        (event) => event.type === 'DestinationCreated' && event.data.destinationSlug === 'actions-mixpanel',
+      )
       .map((event) => (event.data.config as Record<string, string>).apiSecret);
     expect(stored).toHaveLength(1);
     expect(second.app.get(SecretBox).decrypt(stored[0])).toBe(secret);
     const laterChanges = (await readAllEvents(eventStoreOf(second))).filter(
-      (event) => event.type === 'DestinationUpdated' && event.data.destinationSlug === 'mixpanel',
+      (event) => event.type === 'DestinationUpdated' && event.data.destinationSlug === 'actions-mixpanel',
     );
     expect(laterChanges.some((event) => 'apiSecret' in ((event.data.changes as any).config ?? {}))).toBe(
       false,

@@ -28,7 +28,7 @@ describe('Config API errors (spec §4)', () => {
       source: { name: `workspaces/${ws}/sources/js`, catalog_name: 'catalog/sources/javascript' },
     });
     await writer.ok('POST', `workspaces/${ws}/sources/js/destinations`, {
-      destination: { name: `workspaces/${ws}/sources/js/destinations/google-analytics` },
+      destination: { name: `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4` },
     });
   });
 
@@ -69,10 +69,13 @@ describe('Config API errors (spec §4)', () => {
     });
 
     it('answers an update_mask path that is no updatable field', async () => {
-      const response = await writer.patch(`workspaces/${ws}/sources/js/destinations/google-analytics`, {
-        destination: { enabled: false },
-        update_mask: { paths: ['destination.create_time'] },
-      });
+      const response = await writer.patch(
+        `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4`,
+        {
+          destination: { enabled: false },
+          update_mask: { paths: ['destination.create_time'] },
+        },
+      );
       expectConfigApiError(response, 400, 3);
       expect(response.body.error).toMatch(/destination\.create_time/);
     });
@@ -113,7 +116,7 @@ describe('Config API errors (spec §4)', () => {
     });
 
     it('answers a config value of the wrong type and an unknown setting', async () => {
-      const path = `workspaces/${ws}/sources/js/destinations/google-analytics`;
+      const path = `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4`;
       expectConfigApiError(
         await writer.patch(path, {
           destination: { config: [{ name: 'siteSpeedSampleRate', value: 'fast' }] },
@@ -129,7 +132,7 @@ describe('Config API errors (spec §4)', () => {
     });
 
     it('answers a filter whose FQL condition or actions do not compile, and stores none', async () => {
-      const filters = `workspaces/${ws}/sources/js/destinations/google-analytics/filters`;
+      const filters = `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4/filters`;
       expectConfigApiError(
         await writer.post(filters, {
           filter: { if: "event = = 'x'", actions: [{ type: 'drop_event' }], enabled: true },
@@ -206,7 +209,7 @@ describe('Config API errors (spec §4)', () => {
     });
 
     it('answers PATCH and DELETE with a workspace:read token', async () => {
-      const path = `workspaces/${ws}/sources/js/destinations/google-analytics`;
+      const path = `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4`;
       const patch = await reader.patch(path, { destination: { connection_mode: 'DEVICE' } });
       expectConfigApiError(patch, 403, 7);
       expect(patch.body.error).toBe('insufficient scope');
@@ -244,11 +247,15 @@ describe('Config API errors (spec §4)', () => {
 
     it('answers a resource that does not exist', async () => {
       expectConfigApiError(await writer.get(`workspaces/${ws}/sources/ghost`), 404, 5);
-      expectConfigApiError(await writer.get(`workspaces/${ws}/sources/js/destinations/mixpanel`), 404, 5);
+      expectConfigApiError(
+        await writer.get(`workspaces/${ws}/sources/js/destinations/actions-mixpanel`),
+        404,
+        5,
+      );
       expectConfigApiError(await writer.get(`workspaces/${ws}/tracking-plans/rs_${'0'.repeat(27)}`), 404, 5);
       expectConfigApiError(
         await writer.get(
-          `workspaces/${ws}/sources/js/destinations/google-analytics/filters/df_${'0'.repeat(27)}`,
+          `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4/filters/df_${'0'.repeat(27)}`,
         ),
         404,
         5,
@@ -283,7 +290,7 @@ describe('Config API errors (spec §4)', () => {
 
     it('answers a duplicate destination', async () => {
       const response = await writer.post(`workspaces/${ws}/sources/js/destinations`, {
-        destination: { name: `workspaces/${ws}/sources/js/destinations/google-analytics` },
+        destination: { name: `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4` },
       });
       expectConfigApiError(response, 409, 6);
     });
@@ -306,7 +313,11 @@ describe('Config API errors (spec §4)', () => {
       ['GET', `workspaces/${ws}/suppressed-users`, undefined],
       ['GET', `workspaces/${ws}/roles`, undefined],
       // The metrics summary itself is served by the router (apps/router); its time series are not.
-      ['GET', `workspaces/${ws}/sources/js/destinations/google-analytics/metrics:batchGet`, undefined],
+      [
+        'GET',
+        `workspaces/${ws}/sources/js/destinations/actions-google-analytics-4/metrics:batchGet`,
+        undefined,
+      ],
       ['GET', `workspaces/${ws}/event-delivery-metrics:batchGetSummary`, undefined],
     ])('%s %s', async (method, path, json) => {
       expectConfigApiError(await writer.request(method as 'GET', path, { json }), 501, 12);
@@ -411,15 +422,15 @@ describe('Config API errors (spec §4)', () => {
       const destination = expectJsonSuccess(
         await writer.post(`workspaces/${ws}/sources/curl-bare/destinations`, {
           destination: {
-            name: `workspaces/${ws}/sources/curl-bare/destinations/google-analytics`,
+            name: `workspaces/${ws}/sources/curl-bare/destinations/actions-google-analytics-4`,
             connection_mode: 'cloud',
             create_time: '0001-01-01T00:00:00Z',
             config: [
-              { name: 'trackingId', value: 'UA-970334309-1' },
+              { name: 'measurementId', value: 'UA-970334309-1' },
               {
-                name: `workspaces/${ws}/sources/curl-bare/destinations/google-analytics/config/anonymizeIp`,
-                value: true,
-                type: 'boolean',
+                name: `workspaces/${ws}/sources/curl-bare/destinations/actions-google-analytics-4/config/firebaseAppId`,
+                value: 'app-1',
+                type: 'string',
               },
             ],
           },
@@ -429,8 +440,8 @@ describe('Config API errors (spec §4)', () => {
       const config = Object.fromEntries(
         destination.config.map((entry: any) => [entry.name.split('/').pop(), entry]),
       );
-      expect(config.trackingId).toMatchObject({ value: 'UA-970334309-1', type: 'string' });
-      expect(config.anonymizeIp).toMatchObject({ value: true, type: 'boolean' });
+      expect(config.measurementId).toMatchObject({ value: 'UA-970334309-1', type: 'string' });
+      expect(config.firebaseAppId).toMatchObject({ value: 'app-1', type: 'string' });
     });
 
     it('takes a full resource name where a slug is expected in DELETE', async () => {
@@ -454,7 +465,7 @@ describe('Config API errors (spec §4)', () => {
 
     it('answers every delete with exactly {} and status 200', async () => {
       const responses: ApiResponse[] = [];
-      const destination = `workspaces/${ws}/sources/curl-form/destinations/google-analytics`;
+      const destination = `workspaces/${ws}/sources/curl-form/destinations/actions-google-analytics-4`;
       await writer.ok('POST', `workspaces/${ws}/sources/curl-form/destinations`, {
         destination: { name: destination },
       });

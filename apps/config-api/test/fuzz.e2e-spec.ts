@@ -19,7 +19,7 @@ const runs = (numRuns: number): fc.Parameters<unknown> => ({ seed: SEED, numRuns
 
 const WS = 'fz';
 const SOURCE = `workspaces/${WS}/sources/js`;
-const DESTINATION = `${SOURCE}/destinations/google-analytics`;
+const DESTINATION = `${SOURCE}/destinations/actions-google-analytics-4`;
 
 // ---- values that break assumptions ----
 
@@ -58,7 +58,7 @@ const validWrites: [string, string, Record<string, unknown>][] = [
   ],
   ['PATCH', `${SOURCE}/schema-config`, { schema_config: { allow_unplanned_track_events: true } }],
   ['PATCH', `${SOURCE}/schema-config`, { schema_config: { forwarding_blocked_events_to: 'js' } }],
-  ['POST', `${SOURCE}/destinations`, { destination: { name: `${SOURCE}/destinations/mixpanel` } }],
+  ['POST', `${SOURCE}/destinations`, { destination: { name: `${SOURCE}/destinations/actions-mixpanel` } }],
   [
     'PATCH',
     DESTINATION,
@@ -152,7 +152,7 @@ const SEGMENTS = [
   'sources',
   'js',
   'destinations',
-  'google-analytics',
+  'actions-google-analytics-4',
   'filters',
   'tracking-plans',
   'source-connections',

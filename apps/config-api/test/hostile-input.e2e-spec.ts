@@ -19,7 +19,7 @@ import {
 
 const WS = 'hostile';
 const SOURCE = `workspaces/${WS}/sources/js`;
-const DESTINATION = `${SOURCE}/destinations/google-analytics`;
+const DESTINATION = `${SOURCE}/destinations/actions-google-analytics-4`;
 
 function nested(depth: number, leaf: unknown = 1): unknown {
   let value = leaf;
@@ -76,7 +76,7 @@ describe('Config API against hostile input', () => {
         'PATCH',
         DESTINATION,
         (value) => ({
-          destination: { config: [{ name: `${DESTINATION}/config/trackingId`, value }] },
+          destination: { config: [{ name: `${DESTINATION}/config/measurementId`, value }] },
           update_mask: { paths: ['destination.config'] },
         }),
       ],
@@ -208,13 +208,13 @@ describe('Config API against hostile input', () => {
       const store = eventStoreOf(instance);
       const view = model
         .listAllDestinations()
-        .find((candidate) => candidate.destination.destinationSlug === 'google-analytics')!;
-      const stream = streamNames.destination(view.destination.sourceId, 'google-analytics');
+        .find((candidate) => candidate.destination.destinationSlug === 'actions-google-analytics-4')!;
+      const stream = streamNames.destination(view.destination.sourceId, 'actions-google-analytics-4');
       const identity = {
         workspaceSlug: WS,
         sourceSlug: 'js',
         sourceId: view.destination.sourceId,
-        destinationSlug: 'google-analytics',
+        destinationSlug: 'actions-google-analytics-4',
       };
       const metadata = {
         actor: 'system',
@@ -226,7 +226,7 @@ describe('Config API against hostile input', () => {
       // serializer here could produce it, so the row goes into the store's file as text).
       const deepData =
         `{${JSON.stringify(identity).slice(1, -1)},"updateTime":${JSON.stringify(metadata.time)},` +
-        `"changes":{"config":{"trackingId":${nestedJson(STACK_BREAKING_DEPTH)},` +
+        `"changes":{"config":{"measurementId":${nestedJson(STACK_BREAKING_DEPTH)},` +
         `"apiSecret":"enc:v1:not-really","nested":${nestedJson(STACK_BREAKING_DEPTH, '"enc:v1:deep"')}}}}`;
       const file = new Database(join(instance.dataDir, SQLITE_EVENT_STORE_FILE));
       try {
@@ -373,13 +373,13 @@ describe('workspace quotas (issue 10, item 6)', () => {
       writer.request('POST', `workspaces/quota/sources/${source}/destinations`, {
         json: { destination: { name: `workspaces/quota/sources/${source}/destinations/${slug}` } },
       });
-    expectJsonSuccess(await destination('one', 'google-analytics'));
-    expectJsonSuccess(await destination('three', 'google-analytics'));
-    expectQuotaExceeded(await destination('three', 'mixpanel'), /2 destinations.*WORKSPACE_MAX_DESTINATIONS/);
+    expectJsonSuccess(await destination('one', 'actions-google-analytics-4'));
+    expectJsonSuccess(await destination('three', 'actions-google-analytics-4'));
+    expectQuotaExceeded(await destination('three', 'actions-mixpanel'), /2 destinations.*WORKSPACE_MAX_DESTINATIONS/);
   });
 
   it('counts filters per destination', async () => {
-    const filters = 'workspaces/quota/sources/one/destinations/google-analytics/filters';
+    const filters = 'workspaces/quota/sources/one/destinations/actions-google-analytics-4/filters';
     const filter = () =>
       writer.request('POST', filters, {
         json: { filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] } },
@@ -388,11 +388,11 @@ describe('workspace quotas (issue 10, item 6)', () => {
     expectJsonSuccess(await filter());
     expectQuotaExceeded(
       await filter(),
-      /^quota exceeded: destination google-analytics of source one already has 2 filters, the most a destination may have \(DESTINATION_MAX_FILTERS\)/,
+      /^quota exceeded: destination actions-google-analytics-4 of source one already has 2 filters, the most a destination may have \(DESTINATION_MAX_FILTERS\)/,
     );
     // Another destination of the same workspace has its own count.
     expectJsonSuccess(
-      await writer.request('POST', 'workspaces/quota/sources/three/destinations/google-analytics/filters', {
+      await writer.request('POST', 'workspaces/quota/sources/three/destinations/actions-google-analytics-4/filters', {
         json: { filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] } },
       }),
     );

@@ -208,12 +208,15 @@ describe('Config API resources', () => {
     it('lists and gets catalog destinations in the shape Go clients decode', async () => {
       const listed = expectJsonSuccess(await admin.get('catalog/destinations'));
       expect(listed.destinations.map((destination: any) => destination.name)).toEqual(
-        expect.arrayContaining(['catalog/destinations/google-analytics', 'catalog/destinations/mixpanel']),
+        expect.arrayContaining([
+          'catalog/destinations/actions-google-analytics-4',
+          'catalog/destinations/actions-mixpanel',
+        ]),
       );
-      const analytics = expectJsonSuccess(await admin.get('catalog/destinations/google-analytics'));
+      const analytics = expectJsonSuccess(await admin.get('catalog/destinations/actions-amplitude'));
       expect(analytics).toMatchObject({
-        name: 'catalog/destinations/google-analytics',
-        display_name: 'Google Analytics',
+        name: 'catalog/destinations/actions-amplitude',
+        display_name: 'Actions Amplitude',
         type: 'STREAMING',
         status: expect.stringMatching(/^(PUBLIC|PRIVATE)$/),
         logos: { logo: expect.any(String), mark: expect.any(String) },
@@ -224,9 +227,9 @@ describe('Config API resources', () => {
           additional: expect.any(Array),
         },
       });
-      expect(analytics.settings.find((setting: any) => setting.name === 'trackingId')).toMatchObject({
-        display_name: 'Website Tracking ID',
-        type: 'string',
+      expect(analytics.settings.find((setting: any) => setting.name === 'apiKey')).toMatchObject({
+        display_name: 'API Key',
+        type: 'password',
         required: true,
         deprecated: false,
         string_validators: { regexp: expect.any(String) },
@@ -269,14 +272,14 @@ describe('Config API resources', () => {
     });
 
     it('creates a destination disabled by default, listing every catalog setting with its default', async () => {
-      const destination = `${source}/destinations/slack`;
+      const destination = `${source}/destinations/webhooks`;
       const created = await admin.ok('POST', `${source}/destinations`, {
         destination: {
           name: destination,
           connection_mode: 'CLOUD',
           config: [
             {
-              name: `${destination}/config/incomingWebhookUrl`,
+              name: `${destination}/config/url`,
               value: 'https://hooks.example.com/T1',
               type: 'string',
             },
@@ -286,28 +289,27 @@ describe('Config API resources', () => {
       expect(created).toMatchObject({
         name: destination,
         parent: source,
-        display_name: 'Slack',
+        display_name: 'Webhooks',
         enabled: false,
         connection_mode: 'CLOUD',
         create_time: expect.stringMatching(RFC3339_MILLIS),
         update_time: expect.stringMatching(RFC3339_MILLIS),
       });
-      const catalogSettings = findCatalogDestination('slack')!.settings;
+      const catalogSettings = findCatalogDestination('webhooks')!.settings;
       expect(created.config).toEqual(
         catalogSettings.map((setting) => ({
           name: `${destination}/config/${setting.key}`,
           display_name: setting.displayName,
           type: setting.type,
-          value: setting.key === 'incomingWebhookUrl' ? 'https://hooks.example.com/T1' : setting.defaultValue,
+          value: setting.key === 'url' ? 'https://hooks.example.com/T1' : setting.defaultValue,
         })),
       );
-      expect(created.config.find((entry: any) => entry.name.endsWith('/username')).value).toBe('Tributary');
       const listed = expectJsonSuccess(await admin.get(`${source}/destinations`));
       expect(listed).toEqual({ destinations: [created], next_page_token: '' });
     });
 
     it('creates filters with df_ ids, returns them flat, and echoes the block-list spelling received', async () => {
-      const destination = `${source}/destinations/slack`;
+      const destination = `${source}/destinations/webhooks`;
       const blacklist = await admin.ok('POST', `${destination}/filters`, {
         filter: {
           title: 'No emails',
@@ -475,7 +477,9 @@ describe('Config API resources', () => {
       }
 
       const catalogPages = await allPages(admin, 'catalog/destinations', 'destinations', 2);
-      const all = expectJsonSuccess(await admin.get('catalog/destinations')).destinations;
+      // More entries than the default page of 100: one page as large as the catalog.
+      const all = expectJsonSuccess(await admin.get('catalog/destinations?page_size=1000')).destinations;
+      expect(all.length).toBeGreaterThan(100);
       expect(catalogPages.flat()).toEqual(all);
     });
 
@@ -517,9 +521,9 @@ describe('Config API resources', () => {
       expect(generatedId).toMatch(/^[0-9a-f-]{36}$/);
       await writer.ok('POST', 'workspaces/audited/sources/js/destinations', {
         destination: {
-          name: 'workspaces/audited/sources/js/destinations/mixpanel',
+          name: 'workspaces/audited/sources/js/destinations/actions-mixpanel',
           config: [
-            { name: 'token', value: 'mp' },
+            { name: 'projectToken', value: 'mp' },
             { name: 'apiSecret', value: 'mixpanel-api-secret-value' },
           ],
         },
@@ -567,7 +571,7 @@ describe('Config API resources', () => {
       );
       expect(narrowed.audit_events.map((entry: any) => entry.resource_name)).toEqual([
         'workspaces/audited/sources/js/schema-config',
-        'workspaces/audited/sources/js/destinations/mixpanel',
+        'workspaces/audited/sources/js/destinations/actions-mixpanel',
         'workspaces/audited/sources/js/schema-config',
         'workspaces/audited/sources/js',
       ]);

@@ -41,15 +41,16 @@ describe('update masks (spec §1.6)', () => {
   });
 
   describe('destinations', () => {
-    const destination = `${source}/destinations/google-analytics`;
+    const destination = `${source}/destinations/actions-posthog`;
 
     beforeAll(async () => {
       await writer.ok('POST', `${source}/destinations`, {
         destination: {
           name: destination,
           config: [
-            { name: `${destination}/config/trackingId`, value: 'UA-970334309-1', type: 'string' },
-            { name: `${destination}/config/siteSpeedSampleRate`, value: 5, type: 'number' },
+            { name: `${destination}/config/project_id`, value: 'UA-970334309-1', type: 'string' },
+            { name: `${destination}/config/api_key`, value: 'phc_key', type: 'password' },
+            { name: `${destination}/config/endpoint`, value: 'https://eu.i.posthog.com', type: 'select' },
           ],
         },
       });
@@ -75,16 +76,18 @@ describe('update masks (spec §1.6)', () => {
     it('merges config by entry name: settings not named keep their values', async () => {
       const patched = await writer.ok('PATCH', destination, {
         destination: {
-          config: [{ name: `${destination}/config/anonymizeIp`, value: true, type: 'boolean' }],
+          config: [{ name: `${destination}/config/geoip_disable`, value: true, type: 'boolean' }],
         },
         update_mask: { paths: ['destination.config'] },
       });
       const config = configByKey(patched);
-      expect(config.anonymizeIp.value).toBe(true);
-      expect(config.trackingId.value).toBe('UA-970334309-1');
-      expect(config.siteSpeedSampleRate.value).toBe(5);
+      expect(config.geoip_disable.value).toBe(true);
+      expect(config.project_id.value).toBe('UA-970334309-1');
+      expect(config.endpoint.value).toBe('https://eu.i.posthog.com');
       // Every catalog setting is still listed.
-      expect(Object.keys(config)).toEqual(expect.arrayContaining(['dimensions', 'metrics', 'sendUserId']));
+      expect(Object.keys(config)).toEqual(
+        expect.arrayContaining(['endpoint', 'geoip_disable', 'subscriptions']),
+      );
     });
 
     it('ignores a field in the body that the mask does not name', async () => {
@@ -92,13 +95,13 @@ describe('update masks (spec §1.6)', () => {
         destination: {
           enabled: true,
           connection_mode: 'DEVICE',
-          config: [{ name: `${destination}/config/sendUserId`, value: true, type: 'boolean' }],
+          config: [{ name: `${destination}/config/historical_migration`, value: true, type: 'boolean' }],
         },
         update_mask: { paths: ['destination.config'] },
       });
       expect(patched.enabled).toBe(false);
       expect(patched.connection_mode).toBe('CLOUD');
-      expect(configByKey(patched).sendUserId.value).toBe(true);
+      expect(configByKey(patched).historical_migration.value).toBe(true);
     });
 
     it('takes paths without the resource prefix too', async () => {
@@ -118,13 +121,13 @@ describe('update masks (spec §1.6)', () => {
       const patched = await writer.ok('PATCH', destination, { destination: { enabled: true } });
       expect(patched.enabled).toBe(true);
       expect(patched.connection_mode).toBe('CLOUD');
-      expect(configByKey(patched).trackingId.value).toBe('UA-970334309-1');
-      expect(configByKey(patched).anonymizeIp.value).toBe(true);
+      expect(configByKey(patched).project_id.value).toBe('UA-970334309-1');
+      expect(configByKey(patched).geoip_disable.value).toBe(true);
       const unchanged = await writer.ok('PATCH', destination, {
-        destination: { config: [{ name: 'nonInteraction', value: true }] },
+        destination: { config: [{ name: 'historical_migration', value: true }] },
       });
       expect(unchanged.enabled).toBe(true);
-      expect(configByKey(unchanged).nonInteraction.value).toBe(true);
+      expect(configByKey(unchanged).historical_migration.value).toBe(true);
     });
 
     it('accepts PUT like PATCH', async () => {
@@ -137,11 +140,11 @@ describe('update masks (spec §1.6)', () => {
 
     it('refuses to enable a destination whose required setting the mask would clear', async () => {
       const response = await writer.patch(destination, {
-        destination: { enabled: true, config: [{ name: 'trackingId', value: '' }] },
+        destination: { enabled: true, config: [{ name: 'project_id', value: '' }] },
         update_mask: { paths: ['destination.enabled', 'destination.config'] },
       });
       expectConfigApiError(response, 400, 3);
-      expect(configByKey((await writer.get(destination)).body).trackingId.value).toBe('UA-970334309-1');
+      expect(configByKey((await writer.get(destination)).body).project_id.value).toBe('UA-970334309-1');
     });
   });
 
@@ -220,12 +223,12 @@ describe('update masks (spec §1.6)', () => {
   });
 
   describe('filters', () => {
-    const destination = `${source}/destinations/mixpanel`;
+    const destination = `${source}/destinations/actions-mixpanel`;
     let filterName: string;
 
     beforeAll(async () => {
       await writer.ok('POST', `${source}/destinations`, {
-        destination: { name: destination, config: [{ name: 'token', value: 'mp-token' }] },
+        destination: { name: destination, config: [{ name: 'projectToken', value: 'mp-token' }] },
       });
       const created = await writer.ok('POST', `${destination}/filters`, {
         filter: {
@@ -392,28 +395,31 @@ describe('update masks (spec §1.6)', () => {
   });
 
   describe('password settings', () => {
-    const destination = `${source}/destinations/segment`;
+    const destination = `${source}/destinations/actions-amplitude`;
     const plaintext = 'sk_live_VeryS3cretWriteKey_do-not-leak';
 
     it('masks the secret in responses, keeps it when the mask is sent back, and never stores it in plaintext', async () => {
       const created = await writer.ok('POST', `${source}/destinations`, {
         destination: {
           name: destination,
-          config: [{ name: 'writeKey', value: plaintext, type: 'password' }],
+          config: [
+            { name: 'apiKey', value: plaintext, type: 'password' },
+            { name: 'secretKey', value: 'amplitude-secret-key', type: 'password' },
+          ],
         },
       });
-      expect(configByKey(created).writeKey).toMatchObject({ value: MASKED_SECRET, type: 'password' });
+      expect(configByKey(created).apiKey).toMatchObject({ value: MASKED_SECRET, type: 'password' });
       expect(JSON.stringify(created)).not.toContain(plaintext);
 
       const storedValue = async () => {
         const events = await readAllEvents(eventStoreOf(instance));
         const values = events
           .filter((event) => event.type === 'DestinationCreated' || event.type === 'DestinationUpdated')
-          .filter((event) => event.data.destinationSlug === 'segment')
+          .filter((event) => event.data.destinationSlug === 'actions-amplitude')
           .map((event) =>
             event.type === 'DestinationCreated'
-              ? (event.data.config as Record<string, unknown>).writeKey
-              : ((event.data.changes as { config?: Record<string, unknown> }).config ?? {}).writeKey,
+              ? (event.data.config as Record<string, unknown>).apiKey
+              : ((event.data.changes as { config?: Record<string, unknown> }).config ?? {}).apiKey,
           )
           .filter((value) => value !== undefined);
         return { events, latest: values[values.length - 1] as string };
@@ -428,7 +434,7 @@ describe('update masks (spec §1.6)', () => {
         update_mask: { paths: ['destination.enabled', 'destination.config'] },
       });
       expect(echoed.enabled).toBe(true);
-      expect(configByKey(echoed).writeKey.value).toBe(MASKED_SECRET);
+      expect(configByKey(echoed).apiKey.value).toBe(MASKED_SECRET);
       const afterEcho = await storedValue();
       expect(afterEcho.latest).toBe(afterCreate.latest);
 
@@ -447,7 +453,7 @@ describe('update masks (spec §1.6)', () => {
 
       // A new value replaces the secret.
       await writer.ok('PATCH', destination, {
-        destination: { config: [{ name: 'writeKey', value: 'rotated-secret' }] },
+        destination: { config: [{ name: 'apiKey', value: 'rotated-secret' }] },
         update_mask: { paths: ['destination.config'] },
       });
       const afterRotation = await storedValue();

@@ -44,11 +44,14 @@ describe('write keys in the config read model', () => {
   it('tells listeners about destinations of the source', async () => {
     await writer.ok('POST', `workspaces/${ws}/sources/web/destinations`, {
       destination: {
-        name: `workspaces/${ws}/sources/web/destinations/mixpanel`,
-        config: [{ name: 'token', value: 't' }],
+        name: `workspaces/${ws}/sources/web/destinations/actions-mixpanel`,
+        config: [
+          { name: 'projectToken', value: 't' },
+          { name: 'apiSecret', value: 's' },
+        ],
       },
     });
-    await writer.ok('PATCH', `workspaces/${ws}/sources/web/destinations/mixpanel`, {
+    await writer.ok('PATCH', `workspaces/${ws}/sources/web/destinations/actions-mixpanel`, {
       destination: { enabled: true },
       update_mask: { paths: ['destination.enabled'] },
     });
@@ -56,7 +59,7 @@ describe('write keys in the config read model', () => {
     const last = changes[1] as Extract<ConfigChange, { kind: 'destination-upserted' }>;
     expect(last.view.destination).toMatchObject({
       sourceSlug: 'web',
-      destinationSlug: 'mixpanel',
+      destinationSlug: 'actions-mixpanel',
       enabled: true,
     });
   });

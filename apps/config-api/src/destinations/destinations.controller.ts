@@ -4,7 +4,18 @@ import {
   ChangeMetadata,
   ResourceLookup,
 } from '@tributary/config-api-access';
-import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Delete,
+  Get,
+  Inject,
+  OnApplicationShutdown,
+  Param,
+  Patch,
+  Post,
+  Put,
+  Query,
+} from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { catalogSlugOf, destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
@@ -13,7 +24,16 @@ import {
   CreateDestinationRequestSchema,
   UpdateDestinationRequestSchema,
 } from '@tributary/contracts';
-import { CatalogDestinationDefinition, findCatalogDestination } from '@tributary/destinations';
+import {
+  ActionsAuthenticationTester,
+  CatalogDestinationDefinition,
+  findCatalogDestination,
+  notInCatalogReason,
+  EgressGuard,
+  parseEgressPolicy,
+} from '@tributary/destinations';
+import { SecretBox } from '@tributary/auth';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
@@ -30,14 +50,48 @@ const DESTINATION_ZERO_VALUES = { enabled: false, connection_mode: 'UNSPECIFIED'
 
 @ApiTags('destinations')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations')
-export class DestinationsController {
+export class DestinationsController implements OnApplicationShutdown {
+  /** Runs Actions destinations' authentication tests, through the deployment's egress policy. */
+  private authenticationTester: ActionsAuthenticationTester;
+
   constructor(
     private readonly readModel: ConfigReadModel,
     private readonly commands: CommandRunner,
     private readonly lookup: ResourceLookup,
     private readonly configMapper: DestinationConfigMapper,
     private readonly quotas: WorkspaceQuotas,
-  ) {}
+    private readonly secretBox: SecretBox,
+    @Inject(ENVIRONMENT) environment: Environment,
+  ) {
+    this.authenticationTester = new ActionsAuthenticationTester(egressGuardOptions(environment));
+  }
+
+  onApplicationShutdown(): void {
+    this.authenticationTester.close();
+  }
+
+  /**
+   * `POST .../destinations/{dst}:test`: the destination's own authentication test (Actions
+   * destinations), with its stored settings: `{status: OK | FAILED | UNSUPPORTED, message}`.
+   */
+  @Post(':destination/@test')
+  async testAuthentication(
+    @Param('workspace') workspaceSlug: string,
+    @Param('source') sourceSlug: string,
+    @Param('destination') destinationSlug: string,
+  ) {
+    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const result = await this.authenticationTester.test(
+      catalogSlugOf(destination),
+      this.secretBox.revealAll(destination.config),
+    );
+    if (!result) {
+      throw ConfigApiError.invalidArgument(
+        `destination: ${catalogSlugOf(destination)} has no authentication test (only Actions destinations do)`,
+      );
+    }
+    return result;
+  }
 
   @Get()
   list(
@@ -193,10 +247,13 @@ export class DestinationsController {
   private requireCatalogEntry(catalogSlug: string): CatalogDestinationDefinition {
     const catalogEntry = findCatalogDestination(catalogSlug);
     if (!catalogEntry) {
-      throw ConfigApiError.invalidArgument(
-        `destination: "${catalogSlug}" is not a catalog destination (see GET /v1beta/catalog/destinations)`,
-      );
+      throw ConfigApiError.invalidArgument(`destination: ${notInCatalogReason(catalogSlug)}`);
     }
     return catalogEntry;
   }
+}
+
+function egressGuardOptions(environment: Environment) {
+  const policy = parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW);
+  return { egressGuard: new EgressGuard(policy) };
 }

@@ -111,6 +111,12 @@ export class MessageDeliverer {
       await this.settleInLog(delivery, context);
       return;
     }
+    if (result.outcome === 'filtered') {
+      // The destination's own subscriptions (Segment Actions) matched none of its actions.
+      this.settle(key, context, 'filtered', { messageId: delivery.messageId });
+      await this.settleInLog(delivery, context);
+      return;
+    }
     if (result.outcome === 'discard') {
       this.settle(key, context, 'discarded', {
         messageId: delivery.messageId,

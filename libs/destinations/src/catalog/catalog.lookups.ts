@@ -2,7 +2,7 @@
  * Lookups over the built-in catalog. The data is frozen at load, so no caller can change the catalog
  * for everyone else by mutating what a lookup returned.
  */
-import { CATALOG_DESTINATIONS } from './catalog-destinations.data';
+import { CATALOG_DESTINATIONS, RETIRED_CATALOG_DESTINATIONS } from './catalog-destinations.data';
 import { CATALOG_SOURCES } from './catalog-sources.data';
 import type {
   CatalogDestinationDefinition,
@@ -76,4 +76,18 @@ function isUnset(value: unknown): boolean {
   if (Array.isArray(value)) return value.length === 0;
   if (typeof value === 'object') return Object.keys(value).length === 0;
   return false;
+}
+
+/**
+ * Why `slug` names no catalog destination, for a 400: a retired entry names its Actions replacement.
+ */
+export function notInCatalogReason(slug: string): string {
+  if (Object.hasOwn(RETIRED_CATALOG_DESTINATIONS, slug)) {
+    const replacement = RETIRED_CATALOG_DESTINATIONS[slug];
+    const instead = replacement
+      ? `use "${replacement}" (${findCatalogDestination(replacement)?.displayName ?? replacement}) instead`
+      : 'use "webhooks" to forward messages instead';
+    return `"${slug}" is no longer a catalog destination, since Tributary cannot deliver to it; ${instead}`;
+  }
+  return `"${slug}" is not a catalog destination (see GET /v1beta/catalog/destinations)`;
 }

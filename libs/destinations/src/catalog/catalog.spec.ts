@@ -10,7 +10,10 @@ import {
 import {
   defaultConfigFor,
   defineSetting,
+  findActionsDestination,
   findCatalogDestination,
+  notInCatalogReason,
+  RETIRED_CATALOG_DESTINATIONS,
   findCatalogSource,
   listCatalogDestinations,
   listCatalogSources,
@@ -84,7 +87,13 @@ describe('catalog destinations: shape', () => {
   it('has the entries clients and tests rely on', () => {
     const slugs = all.map((entry) => entry.slug);
     expect(slugs).toEqual(
-      expect.arrayContaining(['webhooks', 'postgres', 'google-analytics', 'mixpanel', 'amplitude']),
+      expect.arrayContaining([
+        'webhooks',
+        'postgres',
+        'actions-google-analytics-4',
+        'actions-mixpanel',
+        'actions-amplitude',
+      ]),
     );
   });
 
@@ -116,11 +125,11 @@ describe('catalog destinations: shape', () => {
   });
 
   it('sends each setting with every validator field, zero values where unused', () => {
-    const wire = toWireCatalogDestination(destination('mixpanel'));
-    const apiHost = wire.settings.find((candidate) => candidate.name === 'apiHost');
-    expect(apiHost).toEqual({
-      name: 'apiHost',
-      display_name: 'API Host',
+    const wire = toWireCatalogDestination(destination('actions-amplitude'));
+    const endpoint = wire.settings.find((candidate) => candidate.name === 'endpoint');
+    expect(endpoint).toEqual({
+      name: 'endpoint',
+      display_name: 'Endpoint Region',
       type: 'select',
       deprecated: false,
       required: false,
@@ -130,7 +139,7 @@ describe('catalog destinations: shape', () => {
         min: 0,
         max: 0,
         map_prefix: '',
-        select_options: ['api.mixpanel.com', 'api-eu.mixpanel.com'],
+        select_options: ['north_america', 'europe'],
       },
       settings: [],
     });
@@ -242,35 +251,32 @@ describe('catalog destinations: entries', () => {
       expect(validateDestinationSettingValue(schema, allowed)).toBeNull();
   });
 
-  it('google-analytics: trackingId as in the Config API tutorial', () => {
-    const trackingId = setting('google-analytics', 'trackingId');
-    expect(trackingId).toMatchObject({ displayName: 'Website Tracking ID', type: 'string', required: true });
-    expect(validateDestinationSettingValue(trackingId, 'UA-970334309-1')).toBeNull();
-    expect(validateDestinationSettingValue(trackingId, 'G-ABC123')).toBeNull();
-    expect(validateDestinationSettingValue(trackingId, 'UA-2')).toBeNull();
-    expect(validateDestinationSettingValue(trackingId, 'GA-nope')).toMatch(/pattern/);
-    expect(setting('google-analytics', 'anonymizeIp')).toMatchObject({
-      type: 'boolean',
-      defaultValue: false,
-    });
-    expect(setting('google-analytics', 'classic').deprecated).toBe(true);
-    expect(destination('google-analytics').capabilities.acceptsHistoricalTimestampsUpToMs).toBe(
-      4 * 60 * 60 * 1000,
-    );
+  it('Actions entries: Segment slug and display name, keys as settings, secrets as passwords', () => {
+    expect(destination('actions-amplitude').displayName).toBe('Actions Amplitude');
+    expect(setting('actions-amplitude', 'apiKey')).toMatchObject({ type: 'password', required: true });
+    expect(setting('actions-mixpanel', 'projectToken')).toMatchObject({ type: 'string', required: true });
+    expect(setting('actions-mixpanel', 'apiSecret')).toMatchObject({ type: 'password', required: true });
+    expect(setting('actions-google-analytics-4', 'apiSecret')).toMatchObject({ type: 'password' });
+    const subscriptions = setting('actions-amplitude', 'subscriptions');
+    expect(subscriptions.type).toBe('mixed');
+    expect(subscriptions.defaultValue).toEqual(findActionsDestination('actions-amplitude')!.presets);
+    expect((subscriptions.defaultValue as unknown[]).length).toBeGreaterThan(0);
   });
 
-  it('mixpanel and amplitude: their keys', () => {
-    expect(setting('mixpanel', 'token')).toMatchObject({ type: 'string', required: true });
-    expect(setting('mixpanel', 'apiSecret')).toMatchObject({ type: 'password' });
-    expect(destination('mixpanel').capabilities.acceptsHistoricalTimestampsUpToMs).toBe(
-      5 * 24 * 60 * 60 * 1000,
+  it('retired entries are gone, each naming its replacement', () => {
+    for (const [retired, replacement] of Object.entries(RETIRED_CATALOG_DESTINATIONS)) {
+      expect(findCatalogDestination(retired)).toBeUndefined();
+      if (replacement) expect(findCatalogDestination(replacement)).toBeDefined();
+    }
+    expect(notInCatalogReason('amplitude')).toBe(
+      '"amplitude" is no longer a catalog destination, since Tributary cannot deliver to it; use "actions-amplitude" (Actions Amplitude) instead',
     );
-    expect(setting('amplitude', 'apiKey')).toMatchObject({ type: 'string', required: true });
+    expect(notInCatalogReason('nope')).toMatch(/is not a catalog destination/);
   });
 
-  it('the catalog uses every setting type except mixed (covered below with a defined setting)', () => {
+  it('the catalog uses every setting type except list and color', () => {
     const used = new Set(listCatalogDestinations().flatMap((entry) => entry.settings.map((s) => s.type)));
-    expect([...DESTINATION_SETTING_TYPES].filter((type) => !used.has(type))).toEqual(['mixed']);
+    expect([...DESTINATION_SETTING_TYPES].filter((type) => !used.has(type))).toEqual(['list', 'color']);
   });
 });
 
@@ -331,11 +337,11 @@ describe('validateDestinationSettingValue', () => {
     expect(validateDestinationSettingValue(setting('webhooks', 'headers'), { Authorization: 5 })).toBe(
       'setting "headers" expects a map of strings, but key "Authorization" holds a number',
     );
-    expect(validateDestinationSettingValue(setting('mixpanel', 'apiHost'), 'api.example.com')).toBe(
-      'setting "apiHost" must be one of "api.mixpanel.com", "api-eu.mixpanel.com", got "api.example.com"',
+    expect(validateDestinationSettingValue(setting('actions-amplitude', 'endpoint'), 'mars')).toBe(
+      'setting "endpoint" must be one of "north_america", "europe", got "mars"',
     );
-    expect(validateDestinationSettingValue(setting('mixpanel', 'people'), 'yes')).toBe(
-      'setting "people" expects a boolean, got a string',
+    expect(validateDestinationSettingValue(setting('postgres', 'schema'), true)).toBe(
+      'setting "schema" expects a string, got a boolean',
     );
   });
 
@@ -357,24 +363,17 @@ describe('validateDestinationSettingValue', () => {
 
 describe('defaultConfigFor', () => {
   it('lists every setting in catalog order with its default', () => {
-    const defaults = defaultConfigFor('google-analytics')!;
+    const defaults = defaultConfigFor('actions-amplitude')!;
     expect(defaults.map((entry) => entry.key)).toEqual(
-      destination('google-analytics').settings.map((s) => s.key),
+      destination('actions-amplitude').settings.map((s) => s.key),
     );
-    expect(defaults[0]).toEqual({
-      key: 'trackingId',
-      displayName: 'Website Tracking ID',
-      type: 'string',
-      value: '',
-    });
-    expect(defaults.find((entry) => entry.key === 'siteSpeedSampleRate')?.value).toBe(1);
+    expect(defaults[0]).toEqual({ key: 'apiKey', displayName: 'API Key', type: 'password', value: '' });
+    expect(defaults.find((entry) => entry.key === 'endpoint')?.value).toBe('north_america');
     expect(defaultConfigFor('postgres')).toEqual([
       { key: 'connection_string', displayName: 'Connection String', type: 'password', value: '' },
       { key: 'schema', displayName: 'Schema', type: 'string', value: '' },
     ]);
-    expect(defaultConfigFor('mixpanel')!.find((entry) => entry.key === 'apiHost')?.value).toBe(
-      'api.mixpanel.com',
-    );
+    expect(defaultConfigFor('mixpanel')).toBeUndefined();
   });
 
   it('returns copies, so changing one does not change the next', () => {

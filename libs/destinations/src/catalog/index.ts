@@ -6,6 +6,7 @@ export {
   findCatalogDestination,
   defaultConfigFor,
   missingRequiredSettings,
+  notInCatalogReason,
 } from './catalog.lookups';
 export {
   validateDestinationSettingValue,
@@ -18,3 +19,14 @@ export {
   toWireCatalogDestinationSetting,
 } from './catalog.wire';
 export { defineSetting, emptyValueOf, type DestinationSettingOptions } from './destination-setting.builder';
+export { RETIRED_CATALOG_DESTINATIONS } from './catalog-destinations.data';
+export {
+  findActionsDestination,
+  listActionsDestinations,
+  SUBSCRIPTIONS_SETTING,
+} from './actions/actions-catalog.entries';
+export type * from './actions/actions-catalog.types';
+export {
+  problemWithActionsSubscriptions,
+  MAX_ACTIONS_SUBSCRIPTIONS,
+} from './actions/actions-subscriptions.validator';

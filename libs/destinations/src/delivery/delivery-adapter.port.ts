@@ -55,7 +55,16 @@ export interface RetryOutcome {
   readonly retryAfterMs?: number;
 }
 
-export type DeliveryOutcome = DeliveredOutcome | DiscardOutcome | RetryOutcome;
+/**
+ * The destination's own subscriptions do not take the message (Segment Actions: no `subscribe` matches
+ * it): nothing was sent, and nothing should be; the router counts it as filtered.
+ */
+export interface FilteredOutcome {
+  readonly outcome: 'filtered';
+  readonly reason: string;
+}
+
+export type DeliveryOutcome = DeliveredOutcome | DiscardOutcome | RetryOutcome | FilteredOutcome;
 
 /** The outcome for one message of a request. */
 export type DeliveryResult = DeliveryOutcome & { readonly messageId: string };
@@ -75,7 +84,7 @@ export interface DeliveryRequest {
 }
 
 export interface DeliveryAdapter {
-  /** The catalog slug this adapter delivers to (`webhooks`, `postgres`). */
+  /** The catalog slug this adapter delivers to (`webhooks`, `postgres`, `actions-amplitude`). */
   readonly slug: string;
   /**
    * Set when several messages per `deliver` call cost much less than one call each (a warehouse
@@ -119,6 +128,8 @@ export const EGRESS_DENIED_REASON = 'egress_denied';
 /** A target the egress policy refuses: final, since retrying cannot change the policy's answer. */
 export const egressDenied = (detail: string): DiscardOutcome =>
   discard(`${EGRESS_DENIED_REASON}: ${detail}`, undefined, 'egress_denied');
+
+export const filtered = (reason: string): FilteredOutcome => ({ outcome: 'filtered', reason });
 
 export function retry(
   reason: string,

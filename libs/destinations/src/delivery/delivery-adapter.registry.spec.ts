@@ -1,12 +1,16 @@
-import { findCatalogDestination } from '../catalog';
+import { findCatalogDestination, listCatalogDestinations } from '../catalog';
 import { createDeliveryAdapterRegistry, DELIVERABLE_DESTINATION_SLUGS } from './delivery-adapter.registry';
 import { classifyHttpStatus, parseRetryAfter } from './http-response.classifier';
 
 describe('createDeliveryAdapterRegistry', () => {
-  it('has an adapter for webhooks and postgres, both catalog entries', async () => {
-    expect(DELIVERABLE_DESTINATION_SLUGS).toEqual(['webhooks', 'postgres']);
+  it('has an adapter for every catalog entry: webhooks, postgres and each Actions destination', async () => {
+    expect(DELIVERABLE_DESTINATION_SLUGS).toEqual(listCatalogDestinations().map((entry) => entry.slug));
+    expect(DELIVERABLE_DESTINATION_SLUGS.slice(0, 2)).toEqual(['webhooks', 'postgres']);
+    expect(DELIVERABLE_DESTINATION_SLUGS).toEqual(
+      expect.arrayContaining(['actions-amplitude', 'actions-mixpanel']),
+    );
     const registry = createDeliveryAdapterRegistry();
-    for (const slug of registry.deliverableSlugs) {
+    for (const slug of ['webhooks', 'postgres', 'actions-amplitude', 'actions-mixpanel']) {
       expect(findCatalogDestination(slug)).toBeDefined();
       const adapter = registry.deliveryAdapterFor(slug);
       expect(adapter?.slug).toBe(slug);
@@ -16,9 +20,9 @@ describe('createDeliveryAdapterRegistry', () => {
     await registry.close();
   });
 
-  it('has no adapter for a catalog entry it cannot deliver to, nor for an unknown slug', () => {
+  it('has no adapter for a retired catalog entry, nor for an unknown slug', () => {
     const registry = createDeliveryAdapterRegistry();
-    expect(findCatalogDestination('mixpanel')).toBeDefined();
+    expect(findCatalogDestination('mixpanel')).toBeUndefined();
     expect(registry.deliveryAdapterFor('mixpanel')).toBeUndefined();
     expect(registry.deliveryAdapterFor('no-such-destination')).toBeUndefined();
     expect(registry.deliveryAdapterFor('__proto__')).toBeUndefined();

@@ -8,6 +8,12 @@ import { listCatalogDestinations } from '../catalog';
 import type { DeliveryAdapter, DeliveryAdapterRegistry } from './delivery-adapter.port';
 import { PostgresDeliveryAdapter, type PostgresAdapterOptions } from './adapters/postgres/postgres.adapter';
 import { WebhooksDeliveryAdapter, type WebhooksAdapterOptions } from './adapters/webhooks/webhooks.adapter';
+import {
+  SegmentActionsDeliveryAdapter,
+  SegmentActionsRuntime,
+  type SegmentActionsRuntimeOptions,
+} from './adapters/segment-actions/segment-actions.adapter';
+import { findActionsDestination } from '../catalog/actions/actions-catalog.entries';
 import { EgressGuard } from './egress/egress-guard';
 import { OPEN_EGRESS_POLICY, type EgressPolicy } from './egress/egress-policy';
 
@@ -18,6 +24,8 @@ export interface DeliveryAdapterRegistryOptions {
   egressGuard?: EgressGuard;
   webhooks?: Omit<WebhooksAdapterOptions, 'egressGuard'>;
   postgres?: Omit<PostgresAdapterOptions, 'egressGuard'>;
+  /** Segment Actions destinations (every `actions-*` catalog entry). */
+  segmentActions?: Omit<SegmentActionsRuntimeOptions, 'egressGuard'>;
 }
 
 type AdapterFactory = (options: DeliveryAdapterRegistryOptions, egressGuard: EgressGuard) => DeliveryAdapter;
@@ -31,7 +39,7 @@ const adapterFactories: Readonly<Record<string, AdapterFactory>> = {
 export const DELIVERABLE_DESTINATION_SLUGS: readonly string[] = Object.freeze(
   listCatalogDestinations()
     .map((destination) => destination.slug)
-    .filter((slug) => Object.hasOwn(adapterFactories, slug)),
+    .filter((slug) => Object.hasOwn(adapterFactories, slug) || findActionsDestination(slug) !== undefined),
 );
 
 export function createDeliveryAdapterRegistry(
@@ -39,13 +47,23 @@ export function createDeliveryAdapterRegistry(
 ): DeliveryAdapterRegistry {
   const created = new Map<string, DeliveryAdapter>();
   const egressGuard = options.egressGuard ?? new EgressGuard(options.egressPolicy ?? OPEN_EGRESS_POLICY);
+  // Shared by every Actions adapter, made with the first: its agents go through the same guard.
+  let actionsRuntime: SegmentActionsRuntime | undefined;
+  const createAdapter = (slug: string): DeliveryAdapter => {
+    const actions = findActionsDestination(slug);
+    if (actions) {
+      actionsRuntime ??= new SegmentActionsRuntime({ ...options.segmentActions, egressGuard });
+      return new SegmentActionsDeliveryAdapter(actions, actionsRuntime);
+    }
+    return adapterFactories[slug]!(options, egressGuard);
+  };
   return {
     deliverableSlugs: DELIVERABLE_DESTINATION_SLUGS,
     deliveryAdapterFor(slug: string): DeliveryAdapter | undefined {
       const existing = created.get(slug);
       if (existing) return existing;
       if (!DELIVERABLE_DESTINATION_SLUGS.includes(slug)) return undefined;
-      const adapter = adapterFactories[slug]!(options, egressGuard);
+      const adapter = createAdapter(slug);
       created.set(slug, adapter);
       return adapter;
     },
@@ -53,6 +71,8 @@ export function createDeliveryAdapterRegistry(
       const adapters = [...created.values()];
       created.clear();
       await Promise.allSettled(adapters.map((adapter) => adapter.close()));
+      actionsRuntime?.close();
+      actionsRuntime = undefined;
     },
   };
 }

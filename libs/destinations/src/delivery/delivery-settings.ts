@@ -5,6 +5,8 @@
  */
 import { problemWithConnectionString } from './adapters/postgres/postgres-connection';
 import { problemWithWebhookHeaders } from './adapters/webhooks/webhook-settings.validator';
+import { findActionsDestination, SUBSCRIPTIONS_SETTING } from '../catalog/actions/actions-catalog.entries';
+import { problemWithActionsSubscriptions } from '../catalog/actions/actions-subscriptions.validator';
 
 /**
  * - `whole`: the value is a secret (`password` settings);
@@ -34,6 +36,11 @@ export function problemWithDeliverySetting(catalogSlug: string, key: string, val
   if (catalogSlug === 'postgres' && key === 'connection_string' && typeof value === 'string') {
     const problem = problemWithConnectionString(value);
     return problem === null ? null : `setting "connection_string" ${problem}`;
+  }
+  const actions = findActionsDestination(catalogSlug);
+  if (actions && key === SUBSCRIPTIONS_SETTING) {
+    const problem = problemWithActionsSubscriptions(actions, value);
+    return problem === null ? null : `setting "subscriptions"${problem.startsWith('[') ? '' : ' '}${problem}`;
   }
   return null;
 }

@@ -56,3 +56,15 @@ export {
   maskUrlCredentials,
   type SettingSecrecy,
 } from './delivery-settings';
+export {
+  SegmentActionsDeliveryAdapter,
+  SegmentActionsRuntime,
+  ACTIONS_REQUEST_TIMEOUT_MS,
+  ACTIONS_MESSAGE_TIMEOUT_MS,
+  type SegmentActionsRuntimeOptions,
+} from './adapters/segment-actions/segment-actions.adapter';
+export { createEgressAgents, type EgressAgents } from './egress/egress-agents';
+export {
+  ActionsAuthenticationTester,
+  type AuthenticationTestResult,
+} from './adapters/segment-actions/actions-authentication.tester';

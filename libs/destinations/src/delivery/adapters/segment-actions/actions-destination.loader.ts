@@ -1,0 +1,68 @@
+/**
+ * Loads Segment Actions destinations one at a time, on first use. Requiring one destination's folder
+ * costs tens of milliseconds and a few MB; the package index would load all of them (and needs a module
+ * the package does not declare).
+ *
+ * Each destination is built with an `extendRequest` that wraps the destination's own: every request
+ * gets the egress guard's agents (so node-fetch connects only to checked addresses), `redirect:
+ * 'manual'` (followed redirects would turn a POST into a GET past the guard and report success) and
+ * Tributary's timeout.
+ */
+import { join, dirname } from 'node:path';
+import type { EgressAgents } from '../../egress/egress-agents';
+import type { ActionsDefinition, ActionsRuntime, RunnableActionsDestination } from './actions-core.types';
+
+export interface ActionsRequestOptions {
+  readonly agents: EgressAgents;
+  /** Per HTTP request made by an action. */
+  readonly requestTimeoutMs: number;
+}
+
+type AnyDefinition = ActionsDefinition;
+
+let destinationsRoot: string | undefined;
+
+function definitionOf(dir: string): AnyDefinition {
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(dir)) throw new Error(`not an Actions destination folder: ${dir}`);
+  destinationsRoot ??= join(
+    dirname(require.resolve('@segment/action-destinations/package.json')),
+    'dist',
+    'destinations',
+  );
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const loaded = require(join(destinationsRoot, dir)) as { default?: AnyDefinition };
+  return (loaded.default ?? loaded) as AnyDefinition;
+}
+
+/** A runnable destination whose requests keep to `options`. */
+export function loadActionsDestination(
+  dir: string,
+  options: ActionsRequestOptions,
+): RunnableActionsDestination {
+  const definition = definitionOf(dir);
+  const ownExtendRequest = definition.extendRequest;
+  // node-fetch calls a function `agent` with the URL; actions-core calls `agent.destroy()` after every
+  // response (it expects an agent per request), which must not end the shared keep-alive agents.
+  const agent = Object.assign((url: URL) => options.agents.forUrl(url), { destroy: () => undefined });
+  const extendRequest: AnyDefinition['extendRequest'] = (context) => ({
+    ...(ownExtendRequest?.(context) ?? {}),
+    agent,
+    redirect: 'manual',
+    timeout: options.requestTimeoutMs,
+  });
+  const destination = new (actionsRuntime().Destination)({ ...definition, extendRequest });
+  // Each action keeps every response it emits in `destination.responses`, for Segment's test tooling:
+  // in a long-running router that list would grow with every delivery.
+  for (const action of Object.values(destination.actions)) action.removeAllListeners('response');
+  return destination;
+}
+
+let runtime: ActionsRuntime | undefined;
+
+/** `@segment/actions-core`, loaded with the first destination. */
+export function actionsRuntime(): ActionsRuntime {
+  // Required rather than imported: its type declarations bring DOM fetch types that clash with Node's.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  runtime ??= require('@segment/actions-core') as ActionsRuntime;
+  return runtime;
+}

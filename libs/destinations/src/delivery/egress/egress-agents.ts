@@ -1,0 +1,77 @@
+/**
+ * HTTP(S) agents whose every connection goes through the egress guard: host names resolve through its
+ * `lookup` (so a socket connects only to a checked address) and IP literals, which Node connects to
+ * without a lookup, are checked before the socket is made. For HTTP clients that take an agent rather
+ * than opening sockets themselves (node-fetch inside Segment's Actions destinations).
+ */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
+import type { Duplex } from 'node:stream';
+import { EgressGuard } from './egress-guard';
+
+export interface EgressAgents {
+  readonly http: HttpAgent;
+  readonly https: HttpsAgent;
+  /** The agent for a URL, in the form node-fetch's `agent` option takes. */
+  readonly forUrl: (url: URL) => HttpAgent;
+  destroy(): void;
+}
+
+export interface EgressAgentsOptions {
+  /** CAs trusted besides the system's (tests: the CA of a fake vendor). */
+  readonly ca?: string | Buffer | readonly (string | Buffer)[];
+  /**
+   * Connections to port N go to port `portMap[N]` instead, on the address the guard checked. For tests,
+   * whose fake vendors listen on free ports while the destinations call their vendors on 443.
+   */
+  readonly portMap?: Readonly<Record<number, number>>;
+}
+
+type ConnectionCallback = (error: Error | null, socket?: Duplex) => void;
+
+export function createEgressAgents(guard: EgressGuard, options: EgressAgentsOptions = {}): EgressAgents {
+  const common = { keepAlive: true, scheduling: 'lifo' as const, lookup: guard.lookup };
+  const http = guardLiterals(new HttpAgent(common), guard, options.portMap);
+  const https = guardLiterals(
+    new HttpsAgent({
+      ...common,
+      ...(options.ca !== undefined && { ca: options.ca as HttpsAgentOptions['ca'] }),
+    }),
+    guard,
+    options.portMap,
+  );
+  return {
+    http,
+    https,
+    forUrl: (url) => (url.protocol === 'https:' ? https : http),
+    destroy() {
+      http.destroy();
+      https.destroy();
+    },
+  };
+}
+
+function guardLiterals<A extends HttpAgent>(
+  agent: A,
+  guard: EgressGuard,
+  portMap: Readonly<Record<number, number>> = {},
+): A {
+  const withConnection = agent as unknown as {
+    createConnection(
+      options: { host?: string; port?: number | string },
+      callback: ConnectionCallback,
+    ): Duplex | undefined;
+  };
+  const connect = withConnection.createConnection.bind(agent);
+  withConnection.createConnection = (options, callback) => {
+    const refusal = guard.refusalOfLiteral(options.host ?? '');
+    if (refusal) {
+      // Asynchronously, as a failed connect would: the request reports it through its 'error' event.
+      process.nextTick(() => callback(refusal));
+      return undefined;
+    }
+    const mapped = portMap[Number(options.port)];
+    return connect(mapped === undefined ? options : { ...options, port: mapped }, callback);
+  };
+  return agent;
+}
