@@ -434,12 +434,17 @@ describeWithChromium('the web console in a browser', () => {
     for (const type of ['track', 'identify', 'page', 'screen'])
       await amplitudeCard.getByText(type, { exact: true }).waitFor();
     expect(await amplitudeCard.getByText('alias', { exact: true }).count()).toBe(0);
+    await search.fill('actions');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /destinations match/ })
+      .waitFor();
+    await page.screenshot({ path: join(screenshots, 'catalog.png') });
     await search.fill('no such destination at all');
     await page.getByRole('status').filter({ hasText: 'No destination matches' }).waitFor();
     expect(await cards.count()).toBe(0);
     await search.fill('actions amplitude');
     await amplitudeCard.waitFor();
-    await shoot('catalog');
 
     // Keyboard only: from the filter, Tab reaches the cards and Enter opens the form.
     await search.focus();
@@ -510,7 +515,8 @@ describeWithChromium('the web console in a browser', () => {
     const { config } = await admin('GET', `workspaces/${ws}/sources/web/destinations/actions-amplitude`);
     expect(config.some((entry: { name: string }) => entry.name.endsWith('/config/apiKey'))).toBe(true);
 
-    await page.getByRole('button', { name: 'Edit subscription “Page Calls”' }).click();
+    // The edited subscription stays open after the save.
+    await fql.waitFor();
     await shootElement(page.getByRole('region', { name: 'Subscriptions' }), 'subscriptions');
 
     // Test connection calls the destination's own test; the answer (no vendor is reachable here) is words.

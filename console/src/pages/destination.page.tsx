@@ -273,8 +273,9 @@ function SettingsSection({ destination, onSaved }: { destination: DestinationRes
         {(entry) => (
           <>
             {entry.actions && (
+              // Not keyed by update_time: after a save the drafts are what was stored, and a remount
+              // would drop the "saved" notice before anyone reads it.
               <SubscriptionsSection
-                key={`subscriptions-${destination.update_time}`}
                 client={client}
                 destination={destination}
                 actions={entry.actions}

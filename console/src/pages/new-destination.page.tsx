@@ -107,7 +107,7 @@ function CatalogCard({
   onChoose(entry: CatalogDestination): void;
 }) {
   const types = entry.actions ? coveredMessageTypes(entry.actions.presets) : [];
-  const summary = oneLine(entry.description);
+  const summary = oneLine(entry.description, entry.display_name);
   return (
     <button
       type="button"
@@ -123,7 +123,11 @@ function CatalogCard({
           <span className="badge">{entry.categories.primary}</span>
         )}
       </span>
-      {summary && <span className="catalog-entry-description muted">{summary}</span>}
+      {summary && (
+        <span className="catalog-entry-description muted" title={summary}>
+          {summary}
+        </span>
+      )}
       {entry.actions && (
         <span className="catalog-entry-types">
           {types.length > 0 ? (
@@ -145,8 +149,9 @@ function CatalogCard({
 }
 
 /** The first sentence of a description, for a card; the form shows it whole. */
-function oneLine(description: string): string {
-  const firstLine = description.split('\n')[0].trim();
+function oneLine(description: string, displayName: string): string {
+  // Generated descriptions start with the name the card shows already ("Actions X: ...").
+  const firstLine = description.split('\n')[0].trim().replace(`${displayName}: `, '');
   const sentence = /^(.+?[.!?])(\s|$)/.exec(firstLine);
   return sentence ? sentence[1] : firstLine;
 }
