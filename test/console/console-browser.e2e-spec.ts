@@ -555,7 +555,7 @@ describeWithChromium('the web console in a browser', () => {
       );
       expect({ path, wider }).toEqual({ path, wider: 0 });
     }
-    await shoot('subscriptions-phone');
+    await shootElement(page.getByRole('region', { name: 'Subscriptions' }), 'subscriptions-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 });
