@@ -1,7 +1,8 @@
 // The web console in a real browser (Debian's Chromium driven by playwright-core) against the
 // all-in-one server: sign in with a token, create a source and copy its write key, watch events sent
 // with @segment/analytics-node arrive in the live debugger, create a webhook destination from the
-// catalog form, see its delivery chart count the events, and redrive a dead letter.
+// catalog form, see its delivery chart count the events, redrive a dead letter, and create an Actions
+// destination from its catalog card and edit its subscriptions.
 // Screenshots go to a temporary folder, or to docs/screenshots with UPDATE_SCREENSHOTS=1.
 import { Analytics } from '@segment/analytics-node';
 import { spawnSync } from 'node:child_process';
@@ -56,6 +57,10 @@ describeWithChromium('the web console in a browser', () => {
 
   async function shoot(name: string): Promise<void> {
     await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+  }
+
+  async function shootElement(locator: ReturnType<Page['locator']>, name: string): Promise<void> {
+    await locator.screenshot({ path: join(screenshots, `${name}.png`) });
   }
 
   /** Sends one track call with analytics-node and resolves once the tracking API answered 200. */
@@ -409,6 +414,118 @@ describeWithChromium('the web console in a browser', () => {
     await row.getByText('enabled', { exact: true }).waitFor();
   });
 
+  it('filters the catalog cards, creates Actions Amplitude from its card and edits its subscriptions', async () => {
+    await page.goto(consoleUrl(`/workspaces/${ws}/sources/web`));
+    await page.getByRole('link', { name: 'Add a destination' }).click();
+    const cards = page.getByTestId('catalog-card');
+    await cards.first().waitFor();
+    const search = page.getByLabel(/Search the catalog/);
+    await search.fill('amplitude');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /destinations? match/ })
+      .waitFor();
+    const shown = await cards.allTextContents();
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.length).toBeLessThan(10);
+    for (const text of shown) expect(text.toLowerCase()).toContain('amplitude');
+    // The card says it is an Actions destination and which message types its presets take.
+    const amplitudeCard = page.getByRole('button', { name: /^Actions Amplitude Actions/ });
+    for (const type of ['track', 'identify', 'page', 'screen'])
+      await amplitudeCard.getByText(type, { exact: true }).waitFor();
+    expect(await amplitudeCard.getByText('alias', { exact: true }).count()).toBe(0);
+    await search.fill('actions');
+    await page
+      .getByRole('status')
+      .filter({ hasText: /destinations match/ })
+      .waitFor();
+    await page.screenshot({ path: join(screenshots, 'catalog.png') });
+    await search.fill('no such destination at all');
+    await page.getByRole('status').filter({ hasText: 'No destination matches' }).waitFor();
+    expect(await cards.count()).toBe(0);
+    await search.fill('actions amplitude');
+    await amplitudeCard.waitFor();
+
+    // Keyboard only: from the filter, Tab reaches the cards and Enter opens the form.
+    await search.focus();
+    let focused = '';
+    for (let tab = 0; tab < 10 && !focused.startsWith('Actions Amplitude'); tab++) {
+      await page.keyboard.press('Tab');
+      focused = await page.evaluate<string>("document.activeElement?.textContent ?? ''");
+    }
+    expect(focused).toMatch(/^Actions Amplitude/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Actions Amplitude' }).waitFor();
+    expect(await page.getByLabel('API Key (required)').getAttribute('type')).toBe('password');
+    await page.getByLabel('API Key (required)').fill('amplitude-api-key-1234');
+    await page.getByLabel('Secret Key (required)').fill('amplitude-secret-5678');
+    // The default subscriptions are the presets, shown before anything is created.
+    const subscriptions = page.getByTestId('subscription');
+    expect(await subscriptions.count()).toBe(5);
+    await subscriptions.filter({ hasText: 'Track Calls' }).getByText('logEventV2').first().waitFor();
+    await page.getByRole('button', { name: 'Create destination' }).click();
+    await page.waitForURL(/\/destinations\/actions-amplitude$/).catch(async (error) => {
+      await shoot('failed-actions-destination-create');
+      throw error;
+    });
+    await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
+    expect(await subscriptions.count()).toBe(5);
+    const content = await page.content();
+    expect(content).not.toContain('amplitude-api-key-1234');
+    expect(content).not.toContain('amplitude-secret-5678');
+
+    // An FQL the Config API refuses: nothing is saved, and the refusal is said in words.
+    await page.getByRole('button', { name: 'Edit subscription “Page Calls”' }).click();
+    const fql = page.getByLabel('Messages it takes (FQL)');
+    expect(await fql.inputValue()).toBe('type = "page"');
+    await fql.fill('type = ');
+    await page.getByRole('button', { name: 'Save subscriptions' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'The server refused the request' });
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/subscribe/);
+    const stored = async () => {
+      const destination = await admin('GET', `workspaces/${ws}/sources/web/destinations/actions-amplitude`);
+      return destination.config.find((entry: { name: string }) =>
+        entry.name.endsWith('/config/subscriptions'),
+      )?.value as { name?: string; subscribe: string }[];
+    };
+    expect((await stored()).find((entry) => entry.name === 'Page Calls')?.subscribe).toBe('type = "page"');
+
+    // A mapping that is not JSON is caught before anything is sent.
+    const mapping = page.getByLabel('Mapping (JSON)');
+    const goodMapping = await mapping.inputValue();
+    await mapping.fill('{"user_id": ');
+    await page.getByRole('button', { name: 'Save subscriptions' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'The mapping of subscription “Page Calls” is not valid JSON' })
+      .waitFor();
+    await mapping.fill(goodMapping);
+
+    await fql.fill('type = "page" and context.page.path != "/health"');
+    await page.getByLabel('Partner action').selectOption('logEventV2');
+    await page.getByRole('button', { name: 'Save subscriptions' }).click();
+    await page.getByRole('status').filter({ hasText: 'Subscriptions saved.' }).waitFor();
+    const saved = await stored();
+    expect(saved).toHaveLength(5);
+    expect(saved.find((entry) => entry.name === 'Page Calls')?.subscribe).toBe(
+      'type = "page" and context.page.path != "/health"',
+    );
+    // The other settings kept their (secret) values.
+    const { config } = await admin('GET', `workspaces/${ws}/sources/web/destinations/actions-amplitude`);
+    expect(config.some((entry: { name: string }) => entry.name.endsWith('/config/apiKey'))).toBe(true);
+
+    // The edited subscription stays open after the save.
+    await fql.waitFor();
+    await shootElement(page.getByRole('region', { name: 'Subscriptions' }), 'subscriptions');
+
+    // Test connection calls the destination's own test; the answer (no vendor is reachable here) is words.
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    const answer = page.getByTestId('connection-test');
+    await answer.waitFor({ timeout: 30_000 });
+    expect(await answer.textContent()).toMatch(/^Connection (works|failed)/);
+  });
+
   it('is readable at phone width', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(consoleUrl(`/workspaces/${ws}/sources/web/debugger`));
@@ -424,6 +541,21 @@ describeWithChromium('the web console in a browser', () => {
     await page.goto(consoleUrl(`/workspaces/${ws}/sources/web`));
     await page.getByTestId('write-key').waitFor();
     await shoot('source-phone');
+    for (const path of [
+      `/workspaces/${ws}/sources/web/destinations/new`,
+      `/workspaces/${ws}/sources/web/destinations/actions-amplitude`,
+    ]) {
+      await page.goto(consoleUrl(path));
+      await page
+        .getByTestId(path.endsWith('new') ? 'catalog-card' : 'subscription')
+        .first()
+        .waitFor();
+      const wider = await page.evaluate<number>(
+        'Math.max(0, document.documentElement.scrollWidth - window.innerWidth)',
+      );
+      expect({ path, wider }).toEqual({ path, wider: 0 });
+    }
+    await shootElement(page.getByRole('region', { name: 'Subscriptions' }), 'subscriptions-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 });

@@ -236,6 +236,21 @@ describe('Config API resources', () => {
         map_validators: expect.any(Object),
         settings: [],
       });
+      // Tributary's addition for a subscription editor: the actions and presets, on Actions entries only.
+      expect(analytics.actions.partner_actions).toEqual(
+        expect.arrayContaining([{ name: 'identifyUser', display_name: 'Identify User', batch: false }]),
+      );
+      expect(analytics.actions.presets).toContainEqual(
+        expect.objectContaining({
+          name: 'Identify Calls',
+          subscribe: 'type = "identify"',
+          partnerAction: 'identifyUser',
+        }),
+      );
+      expect(analytics.actions.has_test_authentication).toBe(true);
+      expect(expectJsonSuccess(await admin.get('catalog/destinations/webhooks'))).not.toHaveProperty(
+        'actions',
+      );
     });
   });
 

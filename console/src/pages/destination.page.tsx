@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type {
   CatalogDestination,
+  CatalogDestinationActions,
   DeliveryMetricsResource,
   DestinationResource,
   ListResponses,
@@ -12,6 +13,13 @@ import { DeliveryCharts } from '../components/delivery-charts';
 import { FiltersSection } from '../components/filters-section';
 import { initialValue, settingValue, type SettingValues } from '../components/setting-values';
 import { SettingsFields } from '../components/settings-form';
+import { SubscriptionsEditor } from '../components/subscriptions-editor';
+import {
+  SUBSCRIPTIONS_SETTING,
+  draftsOf,
+  subscriptionsValue,
+  type SubscriptionDraft,
+} from '../components/subscriptions';
 import { Link, navigate } from '../router';
 
 export function DestinationPage({
@@ -263,16 +271,151 @@ function SettingsSection({ destination, onSaved }: { destination: DestinationRes
       <h2 id="settings-heading">Settings</h2>
       <Loaded state={catalog} what="the catalog entry">
         {(entry) => (
-          <SettingsEditor
-            key={destination.update_time}
-            client={client}
-            destination={destination}
-            entry={entry}
-            onSaved={onSaved}
-          />
+          <>
+            {entry.actions && (
+              // Not keyed by update_time: after a save the drafts are what was stored, and a remount
+              // would drop the "saved" notice before anyone reads it.
+              <SubscriptionsSection
+                client={client}
+                destination={destination}
+                actions={entry.actions}
+                onSaved={onSaved}
+              />
+            )}
+            <SettingsEditor
+              key={destination.update_time}
+              client={client}
+              destination={destination}
+              entry={
+                entry.actions
+                  ? {
+                      ...entry,
+                      settings: entry.settings.filter((setting) => setting.name !== SUBSCRIPTIONS_SETTING),
+                    }
+                  : entry
+              }
+              onSaved={onSaved}
+            />
+          </>
         )}
       </Loaded>
     </section>
+  );
+}
+
+/**
+ * The subscriptions of an Actions destination, saved as one config entry: the Config API replaces the
+ * whole list and checks each FQL, partner action and mapping, so its refusal is shown as it words it.
+ */
+function SubscriptionsSection({
+  client,
+  destination,
+  actions,
+  onSaved,
+}: {
+  client: ReturnType<typeof useSession>['client'];
+  destination: DestinationResource;
+  actions: CatalogDestinationActions;
+  onSaved(): void;
+}) {
+  const stored = destination.config.find(
+    (configEntry) => lastSegment(configEntry.name) === SUBSCRIPTIONS_SETTING,
+  );
+  const [drafts, setDrafts] = useState<SubscriptionDraft[]>(() =>
+    draftsOf(stored ? stored.value : actions.presets),
+  );
+  const action = useAction();
+  const [saved, setSaved] = useState(false);
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    const done = await action.run(() =>
+      client.patch(destination.name, {
+        destination: {
+          config: [
+            {
+              name: `${destination.name}/config/${SUBSCRIPTIONS_SETTING}`,
+              type: 'mixed',
+              value: subscriptionsValue(drafts),
+            },
+          ],
+        },
+        update_mask: { paths: ['destination.config'] },
+      }),
+    );
+    if (done) {
+      setSaved(true);
+      onSaved();
+    }
+  };
+  return (
+    <section aria-labelledby="subscriptions-heading">
+      <h3 id="subscriptions-heading">Subscriptions</h3>
+      <p className="hint">
+        Which messages run which action. A message no enabled subscription takes is filtered. Saving replaces
+        the whole list.
+      </p>
+      <form onSubmit={save}>
+        <SubscriptionsEditor actions={actions} drafts={drafts} onChange={setDrafts} />
+        <ErrorMessage error={action.error} />
+        {saved && (
+          <p role="status" className="notice">
+            Subscriptions saved.
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" disabled={action.busy}>
+            Save subscriptions
+          </button>
+        </div>
+      </form>
+      {actions.has_test_authentication && <TestConnection client={client} destination={destination} />}
+    </section>
+  );
+}
+
+interface AuthenticationTestResult {
+  status: 'OK' | 'FAILED' | 'UNSUPPORTED';
+  message?: string;
+}
+
+/** Runs the destination's own authentication test with the stored settings and says what it found. */
+function TestConnection({
+  client,
+  destination,
+}: {
+  client: ReturnType<typeof useSession>['client'];
+  destination: DestinationResource;
+}) {
+  const action = useAction();
+  const [result, setResult] = useState<AuthenticationTestResult>();
+  const test = async () => {
+    setResult(undefined);
+    const answer = await action.run(() => client.post<AuthenticationTestResult>(`${destination.name}:test`));
+    if (answer) setResult(answer);
+  };
+  return (
+    <div className="test-connection">
+      <button type="button" className="secondary" onClick={test} disabled={action.busy}>
+        {action.busy ? 'Testing…' : 'Test connection'}
+      </button>
+      <span className="hint"> Uses the saved settings.</span>
+      <ErrorMessage error={action.error && `The connection test could not run. ${action.error}`} />
+      {result && (
+        <p
+          role="status"
+          data-testid="connection-test"
+          className={result.status === 'OK' ? 'notice' : 'error'}
+        >
+          {result.status === 'OK'
+            ? 'Connection works: the destination accepted the saved settings.'
+            : result.status === 'UNSUPPORTED'
+              ? 'This destination cannot test its connection.'
+              : 'Connection failed.'}
+          {result.message ? ` ${result.message}` : ''}
+        </p>
+      )}
+    </div>
   );
 }
 

@@ -4,6 +4,14 @@ import { useAction, useApi, useSession } from '../api/use-api';
 import { ErrorMessage, Loaded, lastSegment } from '../components/common';
 import { initialValue, settingValue, type SettingValues } from '../components/setting-values';
 import { SettingsFields } from '../components/settings-form';
+import { SubscriptionsEditor } from '../components/subscriptions-editor';
+import {
+  SUBSCRIPTIONS_SETTING,
+  coveredMessageTypes,
+  draftsOf,
+  subscriptionsValue,
+  type SubscriptionDraft,
+} from '../components/subscriptions';
 import { Link, navigate } from '../router';
 
 export function NewDestinationPage({ workspace, source }: { workspace: string; source: string }) {
@@ -52,15 +60,15 @@ function CatalogPicker({
   onChoose(entry: CatalogDestination): void;
 }) {
   const shown = useMemo(() => {
-    const needle = search.trim().toLowerCase();
-    return destinations
-      .filter(
-        (entry) =>
-          !needle ||
-          `${entry.display_name} ${entry.name} ${entry.categories.primary}`.toLowerCase().includes(needle),
-      )
-      .slice(0, 60);
+    const words = search.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    return destinations.filter((entry) => {
+      const text =
+        `${entry.display_name} ${entry.name} ${entry.categories.primary} ${entry.description}`.toLowerCase();
+      return words.every((word) => text.includes(word));
+    });
   }, [destinations, search]);
+  // Hundreds of cards would make the page slow to tab through; the filter narrows them down.
+  const limit = 60;
   return (
     <>
       <label htmlFor="catalog-search">Search the catalog ({destinations.length} destinations)</label>
@@ -70,20 +78,82 @@ function CatalogPicker({
         value={search}
         onChange={(event) => onSearch(event.target.value)}
         placeholder="webhook, postgres, amplitude…"
+        aria-controls="catalog-results"
       />
-      <ul className="catalog">
-        {shown.map((entry) => (
+      <p className="hint" role="status" aria-live="polite">
+        {shown.length === 0
+          ? `No destination matches “${search}”.`
+          : shown.length > limit
+            ? `${shown.length} destinations match; showing the first ${limit}. Type more to narrow them down.`
+            : `${shown.length} destination${shown.length === 1 ? '' : 's'} match.`}
+      </p>
+      <ul className="catalog" id="catalog-results">
+        {shown.slice(0, limit).map((entry) => (
           <li key={entry.name}>
-            <button type="button" className="catalog-entry" onClick={() => onChoose(entry)}>
-              <strong>{entry.display_name}</strong>
-              <span className="muted">{entry.categories.primary}</span>
-            </button>
+            <CatalogCard entry={entry} onChoose={onChoose} />
           </li>
         ))}
       </ul>
-      {shown.length === 0 && <p>No destination matches “{search}”.</p>}
     </>
   );
+}
+
+/** A card without logo: what the destination is, and what its default subscriptions take. */
+function CatalogCard({
+  entry,
+  onChoose,
+}: {
+  entry: CatalogDestination;
+  onChoose(entry: CatalogDestination): void;
+}) {
+  const types = entry.actions ? coveredMessageTypes(entry.actions.presets) : [];
+  const summary = oneLine(entry.description, entry.display_name);
+  return (
+    <button
+      type="button"
+      className="catalog-entry"
+      data-testid="catalog-card"
+      onClick={() => onChoose(entry)}
+    >
+      <span className="catalog-entry-title">
+        <strong>{entry.display_name}</strong>{' '}
+        {entry.actions ? (
+          <span className="badge actions">Actions</span>
+        ) : (
+          <span className="badge">{entry.categories.primary}</span>
+        )}
+      </span>
+      {summary && (
+        <span className="catalog-entry-description muted" title={summary}>
+          {summary}
+        </span>
+      )}
+      {entry.actions && (
+        <span className="catalog-entry-types">
+          {types.length > 0 ? (
+            <>
+              <span className="visually-hidden">Default subscriptions take </span>
+              {types.map((type) => (
+                <span key={type} className={`badge type-${type}`}>
+                  {type}
+                </span>
+              ))}
+            </>
+          ) : (
+            <span className="muted">no default subscriptions</span>
+          )}
+        </span>
+      )}
+    </button>
+  );
+}
+
+/** The first sentence of a description, for a card; the form shows it whole. */
+function oneLine(description: string, displayName: string): string {
+  // Generated descriptions start with the name the card shows already ("Actions X: ...").
+  const firstLine = description.split('\n')[0].trim().replace(`${displayName}: `, '');
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(firstLine);
+  return sentence ? sentence[1] : firstLine;
 }
 
 function DestinationForm({
@@ -101,6 +171,13 @@ function DestinationForm({
   const [values, setValues] = useState<SettingValues>(() =>
     Object.fromEntries(entry.settings.map((setting) => [setting.name, initialValue(setting, undefined)])),
   );
+  // An Actions entry starts from its presets, edited in the subscriptions editor, not as raw JSON.
+  const [subscriptions, setSubscriptions] = useState<SubscriptionDraft[]>(() =>
+    draftsOf(entry.actions?.presets),
+  );
+  const settings = entry.actions
+    ? entry.settings.filter((setting) => setting.name !== SUBSCRIPTIONS_SETTING)
+    : entry.settings;
   const [enabled, setEnabled] = useState(true);
   const action = useAction();
   const slug = lastSegment(entry.name);
@@ -108,7 +185,7 @@ function DestinationForm({
     event.preventDefault();
     const destinationName = `workspaces/${workspace}/sources/${source}/destinations/${slug}`;
     const created = await action.run(async () => {
-      const config = entry.settings
+      const config = settings
         .filter((setting) => !setting.deprecated)
         .filter((setting) => values[setting.name] !== '' || setting.required)
         .map((setting) => ({
@@ -116,6 +193,12 @@ function DestinationForm({
           type: setting.type,
           value: settingValue(setting, values[setting.name]),
         }));
+      if (entry.actions)
+        config.push({
+          name: `${destinationName}/config/${SUBSCRIPTIONS_SETTING}`,
+          type: 'mixed',
+          value: subscriptionsValue(subscriptions),
+        });
       return client.post<DestinationResource>(`workspaces/${workspace}/sources/${source}/destinations`, {
         destination: { name: destinationName, connection_mode: 'CLOUD', enabled, config },
       });
@@ -127,10 +210,20 @@ function DestinationForm({
       <h2>{entry.display_name}</h2>
       <p className="muted">{entry.description}</p>
       <SettingsFields
-        settings={entry.settings}
+        settings={settings}
         values={values}
         onChange={(name, value) => setValues((old) => ({ ...old, [name]: value }))}
       />
+      {entry.actions && (
+        <fieldset className="subscriptions-fieldset">
+          <legend>Subscriptions</legend>
+          <p className="hint">
+            Which messages run which action. These are the destination&apos;s defaults; change them now or
+            later on the destination&apos;s page.
+          </p>
+          <SubscriptionsEditor actions={entry.actions} drafts={subscriptions} onChange={setSubscriptions} />
+        </fieldset>
+      )}
       <div className="checkbox">
         <input
           id="destination-enabled"

@@ -107,6 +107,35 @@ export const CatalogDestinationCategoriesSchema = z.strictObject({
 });
 export type CatalogDestinationCategories = z.infer<typeof CatalogDestinationCategoriesSchema>;
 
+/** One subscription of an Actions destination, as its `subscriptions` setting holds it. */
+export const CatalogActionsSubscriptionSchema = z.strictObject({
+  name: z.string().optional(),
+  subscribe: z.string(),
+  partnerAction: z.string(),
+  mapping: z.record(z.string(), z.unknown()),
+});
+export type CatalogActionsSubscription = z.infer<typeof CatalogActionsSubscriptionSchema>;
+
+/**
+ * Tributary's addition, sent only for Segment Actions entries so an editor can offer the actions and
+ * start from the presets; clients that do not know it ignore an extra field.
+ */
+export const CatalogDestinationActionsSchema = z.strictObject({
+  partner_actions: z.array(
+    z.strictObject({
+      name: z.string().min(1),
+      display_name: z.string(),
+      /** The action sends batches when a subscription's mapping sets `enable_batching: true`. */
+      batch: z.boolean(),
+    }),
+  ),
+  /** The automatic presets: the default of the `subscriptions` setting. */
+  presets: z.array(CatalogActionsSubscriptionSchema),
+  /** The destination has an authentication test (`POST .../destinations/{dst}:test`). */
+  has_test_authentication: z.boolean(),
+});
+export type CatalogDestinationActions = z.infer<typeof CatalogDestinationActionsSchema>;
+
 export const CatalogDestinationSchema = z.strictObject({
   name: z.string().regex(CATALOG_DESTINATION_NAME_PATTERN, 'must be catalog/destinations/<slug>'),
   display_name: z.string().min(1),
@@ -118,6 +147,7 @@ export const CatalogDestinationSchema = z.strictObject({
   components: z.array(CatalogDestinationComponentSchema).min(1),
   categories: CatalogDestinationCategoriesSchema,
   settings: z.array(CatalogDestinationSettingSchema),
+  actions: CatalogDestinationActionsSchema.optional(),
 });
 export type CatalogDestination = z.infer<typeof CatalogDestinationSchema>;
 

@@ -124,6 +124,25 @@ describe('catalog destinations: shape', () => {
     expect(CatalogDestinationListResponseSchema.safeParse(listResponse).success).toBe(true);
   });
 
+  it('sends an Actions entry its actions and presets for a subscription editor, other entries none', () => {
+    const amplitude = toWireCatalogDestination(destination('actions-amplitude'));
+    const actionNames = amplitude.actions?.partner_actions.map((action) => action.name) ?? [];
+    expect(actionNames).toEqual(expect.arrayContaining(['logEvent', 'identifyUser']));
+    expect(amplitude.actions?.partner_actions.find((action) => action.name === 'logEvent')).toEqual({
+      name: 'logEvent',
+      display_name: 'Log Event',
+      batch: false,
+    });
+    expect(amplitude.actions?.has_test_authentication).toBe(true);
+    // The presets are exactly what the subscriptions setting defaults to.
+    const subscriptions = destination('actions-amplitude').settings.find(
+      (setting) => setting.key === 'subscriptions',
+    );
+    expect(amplitude.actions?.presets).toEqual(subscriptions?.defaultValue);
+    expect(amplitude.actions?.presets.length).toBeGreaterThan(0);
+    expect(toWireCatalogDestination(destination('webhooks'))).not.toHaveProperty('actions');
+  });
+
   it('sends each setting with every validator field, zero values where unused', () => {
     const wire = toWireCatalogDestination(destination('actions-amplitude'));
     const endpoint = wire.settings.find((candidate) => candidate.name === 'endpoint');

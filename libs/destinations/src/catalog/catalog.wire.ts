@@ -14,6 +14,8 @@ import type {
   CatalogSourceDefinition,
   DestinationSettingDefinition,
 } from './catalog-entry.types';
+import { findActionsDestination } from './actions/actions-catalog.entries';
+import type { ActionsDestinationData } from './actions/actions-catalog.types';
 
 export function toWireCatalogSource(source: CatalogSourceDefinition): CatalogSource {
   return {
@@ -40,6 +42,28 @@ export function toWireCatalogDestination(destination: CatalogDestinationDefiniti
       additional: [...destination.categories.additional],
     },
     settings: destination.settings.map(toWireCatalogDestinationSetting),
+    ...actionsOf(findActionsDestination(destination.slug)),
+  };
+}
+
+/** What a subscription editor needs of an Actions entry, read from the generated data (no code loaded). */
+function actionsOf(actions: ActionsDestinationData | undefined): Pick<CatalogDestination, 'actions'> {
+  if (!actions) return {};
+  return {
+    actions: {
+      partner_actions: Object.entries(actions.actions).map(([name, action]) => ({
+        name,
+        display_name: action.title,
+        batch: action.batch,
+      })),
+      presets: actions.presets.map((preset) => ({
+        ...(preset.name !== undefined && { name: preset.name }),
+        subscribe: preset.subscribe,
+        partnerAction: preset.partnerAction,
+        mapping: { ...preset.mapping },
+      })),
+      has_test_authentication: actions.hasTestAuthentication,
+    },
   };
 }
 
