@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       ...configStoreModules(environment),
-      eventLogModule(environment),
+      eventLogModule(environment, { publishesTracking: false }),
       ConfigApiAccessModule.register(environment),
       RouterModule.register(environment),
       TerminusModule,

@@ -10,3 +10,17 @@ export { SqliteEventLog, type SqliteEventLogOptions } from './adapters/sqlite/sq
 // A nats-server launcher for tests and the bench (it has no jest dependency, so the build may carry it).
 export { NatsServerProcess } from './testing/nats-server.process';
 export * from './event-log.module';
+export * from './dedupe/dedupe-index.port';
+export {
+  DeduplicatedEventLog,
+  hasDedupeIndex,
+  DEDUPE_WRITE_STEPS,
+  type DedupeStatus,
+  type DedupeStatusSource,
+  type DedupeWriteStep,
+  type DedupeFaultHook,
+} from './dedupe/deduplicated-event-log';
+export { SqliteDedupeIndex } from './dedupe/sqlite-dedupe-index.adapter';
+export { WorkerDedupeIndex } from './dedupe/worker-dedupe-index.adapter';
+export { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
+export { CRASH_AT_STEP_VARIABLE } from './dedupe/crash-at-step.fault';
