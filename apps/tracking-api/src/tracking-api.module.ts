@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
+import { DEDUPE_INDEX_METRICS, EVENT_LOG, registerDedupeIndexMetrics } from '@tributary/event-log';
+import { Environment, ENVIRONMENT, MetricsRegistry, RateLimiter } from '@tributary/platform';
 import { IngestMessagesController } from './ingest-messages/ingest-messages.controller';
 import { IngestMessagesHandler, TRACKING_RATE_LIMITER } from './ingest-messages/ingest-messages.handler';
 import { OAuthTokenController } from './oauth-token/oauth-token.controller';
@@ -31,6 +32,11 @@ export class TrackingApiModule {
         },
         TrackingCounters,
         TrackingMetrics,
+        {
+          provide: DEDUPE_INDEX_METRICS,
+          inject: [MetricsRegistry, EVENT_LOG],
+          useFactory: registerDedupeIndexMetrics,
+        },
         TrackingApiErrorFilter,
         IngestMessagesHandler,
         OAuthTokenHandler,

@@ -39,6 +39,8 @@ export interface CreateEventLogOptions {
   dedupeIndexMaxBytes?: number;
 }
 
+const STARTUP_CATCH_UP_WAIT_MS = 10_000;
+
 export const SQLITE_EVENT_LOG_FILE_NAME = 'event-log.sqlite';
 export const DEDUPE_INDEX_FILE_NAME = 'dedupe-index.sqlite';
 
@@ -70,11 +72,15 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
       windowMs: settings.dedupeWindowMs,
       maxBytes: options.dedupeIndexMaxBytes,
     });
-    return await DeduplicatedEventLog.start(log, index, feed, {
+    const deduplicated = await DeduplicatedEventLog.start(log, index, feed, {
       guardWindowMs,
       windowMs: settings.dedupeWindowMs,
       faults: crashAtStepFromEnvironment(process.env),
     });
+    // A short catch-up (the usual restart) finishes before the process listens; a long one goes on
+    // while it serves, with `/health/ready` down and publishes answered 503 until it is done.
+    await deduplicated.whenCaughtUp(STARTUP_CATCH_UP_WAIT_MS).catch(() => undefined);
+    return deduplicated;
   } catch (error) {
     await index?.close().catch(() => undefined);
     await feed?.close();

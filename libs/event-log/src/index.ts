@@ -24,3 +24,4 @@ export { SqliteDedupeIndex } from './dedupe/sqlite-dedupe-index.adapter';
 export { WorkerDedupeIndex } from './dedupe/worker-dedupe-index.adapter';
 export { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
 export { CRASH_AT_STEP_VARIABLE } from './dedupe/crash-at-step.fault';
+export { registerDedupeIndexMetrics, DEDUPE_INDEX_METRICS } from './dedupe/dedupe-index.metrics';
