@@ -35,6 +35,8 @@ export interface CreateEventLogOptions {
   publishesTracking?: boolean;
   /** `DEDUPE_GUARD_WINDOW`; default 2 min. */
   dedupeGuardWindowMs?: number;
+  /** `DEDUPE_INDEX_DIR`: where the index file lives; one per replica. Default `dataDir`. */
+  dedupeIndexDir?: string;
   /** `DEDUPE_INDEX_MAX_BYTES`: the index's disk cap (0: none); over it the oldest hour goes early. */
   dedupeIndexMaxBytes?: number;
 }
@@ -68,7 +70,7 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
   let index: WorkerDedupeIndex | undefined;
   try {
     feed = await JetStreamMessageIdFeed.connect(options.natsUrl);
-    index = await WorkerDedupeIndex.start(join(options.dataDir, DEDUPE_INDEX_FILE_NAME), {
+    index = await WorkerDedupeIndex.start(join(options.dedupeIndexDir ?? options.dataDir, DEDUPE_INDEX_FILE_NAME), {
       windowMs: settings.dedupeWindowMs,
       maxBytes: options.dedupeIndexMaxBytes,
     });

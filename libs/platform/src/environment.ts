@@ -57,6 +57,8 @@ export const environmentSchema = z.object({
   DEDUPE_GUARD_WINDOW: durationSchema.default(2 * 60_000),
   /** Disk cap of the dedupe index in bytes (0: none); over it the oldest hour is dropped early. */
   DEDUPE_INDEX_MAX_BYTES: z.coerce.number().int().min(0).default(0),
+  /** Directory of the dedupe index file; each tracking API replica needs its own. Default DATA_DIR. */
+  DEDUPE_INDEX_DIR: optionalText,
   /** How long tracking messages stay in the log; bounds how far back a replay can reach. */
   RETENTION: durationSchema.default(7 * 86_400_000),
   /** The region this deployment serves; workspaces of another region are refused by the tracking API. */

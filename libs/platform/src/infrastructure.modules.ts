@@ -33,6 +33,7 @@ export function eventLogModule(environment: Environment, { publishesTracking = t
     dedupeIndex: environment.DEDUPE_INDEX === 'on',
     dedupeGuardWindowMs: environment.DEDUPE_GUARD_WINDOW,
     dedupeIndexMaxBytes: environment.DEDUPE_INDEX_MAX_BYTES,
+    dedupeIndexDir: environment.DEDUPE_INDEX_DIR,
     publishesTracking,
   });
 }
