@@ -2,7 +2,7 @@
  * `npm run bench`: how close `/v1/batch` comes to publishing straight to JetStream, how fast the
  * router then delivers and replays what was ingested, and how long Config API writes and reads take.
  *
- * One run, one nats-server, one Tributary server (its real entry point, in a child process), five phases:
+ * One run, one nats-server, one Tributary server (its real entry point, in a child process), six phases:
  * 1. ceiling: the stored JSON of every message published straight to JetStream with `Nats-Msg-Id` by
  *    the same client library Tributary uses (@nats-io/jetstream), all publishes of a batch in flight;
  * 2. tributary: the same messages as analytics-node sends them, POSTed to `/v1/batch` over keep-alive
@@ -31,7 +31,10 @@
  * phase (ingest, delivery, replay) to `.bench/` (summarize one with
  * `node bench/summarize-cpu-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node flags of the server),
  * BENCH_CONFIG_OPERATIONS (200), BENCH_PHASES (all; or a comma-separated list of `ingest` = phases 1-2,
- * `delivery` = phases 3-4, which needs `ingest`, and `config` = phase 5).
+ * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5 and `dedupe` = phase 6),
+ * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW).
+ * 6. dedupe memory (`dedupe-memory.phase.ts`): resident memory of nats-server plus Tributary per
+ *    messageId held in the dedupe window, after BENCH_DEDUPE_IDS unique ids.
  */
 import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
@@ -47,6 +50,7 @@ import { BatchPoster } from './batch-poster';
 import { createBenchMessages, type BenchMessages } from './bench-messages';
 import { BenchConfigApi } from './config-api.client';
 import { measureConfigApiLatency, printConfigApiTable } from './config-api-latency.phase';
+import { measureDedupeMemory, printDedupeMemory } from './dedupe-memory.phase';
 import { measureDelivery, measureReplay, printDeliveryTable, type ReplayResult } from './delivery-phases';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
 import { TributaryServerProcess } from './tributary-server.process';
@@ -57,7 +61,7 @@ const GOAL_P99_MS = 50;
 /** Same as the JetStream adapter's default publish timeout. */
 const PUBLISH_TIMEOUT_MS = 2000;
 
-const PHASE_GROUPS = ['ingest', 'delivery', 'config'] as const;
+const PHASE_GROUPS = ['ingest', 'delivery', 'config', 'dedupe'] as const;
 type PhaseGroup = (typeof PHASE_GROUPS)[number];
 
 /** BENCH_PHASES: every phase unless a list says which, for a quick run of one part while developing. */
@@ -73,6 +77,13 @@ function phasesSetting(): PhaseGroup[] {
   if (names.includes('delivery') && !names.includes('ingest'))
     throw new Error('BENCH_PHASES: delivery needs ingest (its figures are ratios to the ingest rate)');
   return PHASE_GROUPS.filter((name) => names.includes(name));
+}
+
+/** `10s`, `2m`, `500ms` (as DEDUPE_GUARD_WINDOW takes them) in milliseconds. */
+function durationMs(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text);
+  if (!match) throw new Error(`BENCH_DEDUPE_GUARD_WINDOW: "${text}" is not a duration such as 10s`);
+  return Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[(match[2] ?? 'ms') as 'ms'];
 }
 
 function numberSetting(name: string, fallback: number): number {
@@ -103,6 +114,13 @@ const settings = {
   /** Phase 5: requests of each Config API write and read kind. */
   configOperations: Math.round(numberSetting('BENCH_CONFIG_OPERATIONS', 200)),
   phases: phasesSetting(),
+  /** Phase 6: unique messageIds sent to measure the dedupe index's memory per id. */
+  dedupeIds: Math.round(numberSetting('BENCH_DEDUPE_IDS', 2_000_000)),
+  /**
+   * DEDUPE_GUARD_WINDOW of the server: JetStream keeps this window's ids in RAM (about 270 B each), so
+   * it must be short next to the time phase 6 takes for its figure to show the index's cost per id.
+   */
+  dedupeGuardWindow: process.env.BENCH_DEDUPE_GUARD_WINDOW?.trim() || '10s',
 };
 
 const repositoryRoot = join(__dirname, '..');
@@ -141,6 +159,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       // The bench measures throughput, not the limiter.
       TRACKING_RATE_LIMIT: '',
+      // The dedupe index is on (the default); its guard window is the bench's setting.
+      DEDUPE_GUARD_WINDOW: settings.dedupeGuardWindow,
       // Phase 4 polls its replay every 100 ms and phase 5 sends about ten requests per operation, all
       // beyond the default per-token limit meant for clients.
       CONFIG_API_RATE_LIMIT: String(Math.max(100_000, settings.configOperations * 20)),
@@ -252,6 +272,27 @@ async function main(): Promise<void> {
       console.log(`server CPU profile (config): ${await server.stopCpuProfile('config')}`);
     printConfigApiTable(configApi);
     results.configApi = configApi;
+    writeResults();
+  }
+
+  if (!runs('dedupe')) {
+    console.log('phase 6/6 (dedupe memory): not in BENCH_PHASES');
+  } else {
+    console.log(`phase 6/6: dedupe memory (${settings.dedupeIds} unique messageIds) ...`);
+    const writeKey = await api.createSource(WORKSPACE, 'dedupe');
+    const dedupe = await measureDedupeMemory({
+      baseUrl: server.baseUrl,
+      writeKey,
+      messages: createBenchMessages(writeKey),
+      pids: { nats: nats.pid, tributary: server.pid },
+      ids: settings.dedupeIds,
+      concurrency: settings.concurrency,
+      batchSize: settings.batchSize,
+      guardWindowMs: durationMs(settings.dedupeGuardWindow),
+      guardWindowText: settings.dedupeGuardWindow,
+    });
+    printDedupeMemory(dedupe);
+    results.dedupe = dedupe;
     writeResults();
   }
 

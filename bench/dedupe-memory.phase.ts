@@ -1,0 +1,138 @@
+/**
+ * Phase 6 (`dedupe`): what the long dedupe window costs in RAM. It sends BENCH_DEDUPE_IDS (2,000,000)
+ * messages with unique messageIds to `/v1/batch`, waits until the server's dedupe index has read
+ * them all and JetStream's guard window has passed over them, and divides the growth of resident
+ * memory (nats-server plus the Tributary server, worker threads included) by the number of ids: the
+ * bytes each id of the window costs. Resident memory is the median of several samples, before and
+ * after, since a V8 heap breathes.
+ */
+import { readFileSync } from 'node:fs';
+import { BatchPoster } from './batch-poster';
+import type { BenchMessages } from './bench-messages';
+import { round } from './load-loop';
+
+export interface DedupeMemoryResult {
+  ids: number;
+  seconds: number;
+  messagesPerSecond: number;
+  guardWindow: string;
+  rssBeforeMb: { nats: number; tributary: number };
+  rssAfterMb: { nats: number; tributary: number };
+  bytesPerId: number;
+  failedRequests: number;
+}
+
+export function residentBytes(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /VmRSS:\s+(\d+) kB/.exec(status);
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function medianResident(pids: { nats?: number; tributary: number }): Promise<{ nats: number; tributary: number }> {
+  const samples: Array<{ nats: number; tributary: number }> = [];
+  for (let sample = 0; sample < 7; sample += 1) {
+    samples.push({ nats: residentBytes(pids.nats), tributary: residentBytes(pids.tributary) });
+    await sleep(300);
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return { nats: median(samples.map((s) => s.nats)), tributary: median(samples.map((s) => s.tributary)) };
+}
+
+/** Waits until `/health/ready` answers 200: the dedupe index has caught up with the log. */
+async function untilReady(baseUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const response = await fetch(`${baseUrl}/health/ready`).catch(() => undefined);
+    if (response?.status === 200) return;
+    await sleep(200);
+  }
+  throw new Error(`the server was not ready within ${timeoutMs} ms after the dedupe phase`);
+}
+
+export async function measureDedupeMemory(options: {
+  baseUrl: string;
+  writeKey: string;
+  messages: BenchMessages;
+  pids: { nats?: number; tributary: number };
+  ids: number;
+  concurrency: number;
+  batchSize: number;
+  guardWindowMs: number;
+  guardWindowText: string;
+}): Promise<DedupeMemoryResult> {
+  const poster = new BatchPoster(options.baseUrl, options.writeKey, options.concurrency);
+  try {
+    // Warm up first, so the first-use growth (JIT, buffers, page tables, the first filters) is not
+    // counted as per-id cost.
+    await sendUnique(poster, options, 100_000);
+    await sleep(options.guardWindowMs + 2_000);
+    const before = await medianResident(options.pids);
+    const startedAt = performance.now();
+    const { accepted, failedRequests } = await sendUnique(poster, options, options.ids);
+    const seconds = (performance.now() - startedAt) / 1000;
+    await untilReady(options.baseUrl, 120_000);
+    // JetStream forgets the guard window's ids once it has passed; the index keeps them.
+    await sleep(options.guardWindowMs + 3_000);
+    const after = await medianResident(options.pids);
+    const growth = after.nats + after.tributary - (before.nats + before.tributary);
+    return {
+      ids: accepted,
+      seconds: round(seconds, 1),
+      messagesPerSecond: Math.round(accepted / seconds),
+      guardWindow: options.guardWindowText,
+      rssBeforeMb: { nats: megabytes(before.nats), tributary: megabytes(before.tributary) },
+      rssAfterMb: { nats: megabytes(after.nats), tributary: megabytes(after.tributary) },
+      bytesPerId: round(growth / accepted, 1),
+      failedRequests,
+    };
+  } finally {
+    poster.close();
+  }
+}
+
+async function sendUnique(
+  poster: BatchPoster,
+  options: { messages: BenchMessages; concurrency: number; batchSize: number },
+  count: number,
+): Promise<{ accepted: number; failedRequests: number }> {
+  let sent = 0;
+  let accepted = 0;
+  let failedRequests = 0;
+  const worker = async () => {
+    while (sent < count) {
+      sent += options.batchSize;
+      try {
+        accepted += await poster.send(options.messages.batchBody(options.batchSize), options.batchSize);
+      } catch {
+        failedRequests += 1;
+        sent -= options.batchSize;
+        await sleep(50);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  return { accepted, failedRequests };
+}
+
+function megabytes(bytes: number): number {
+  return round(bytes / 1024 / 1024, 1);
+}
+
+export function printDedupeMemory(result: DedupeMemoryResult): void {
+  console.log(
+    `dedupe phase: ${result.ids} unique ids in ${result.seconds} s (${result.messagesPerSecond} msg/s), ` +
+      `guard window ${result.guardWindow}; resident MB before nats ${result.rssBeforeMb.nats} + tributary ` +
+      `${result.rssBeforeMb.tributary}, after nats ${result.rssAfterMb.nats} + tributary ${result.rssAfterMb.tributary}` +
+      (result.failedRequests > 0 ? `; ${result.failedRequests} requests failed and were sent again` : ''),
+  );
+  console.log(`dedupe memory per id: ${result.bytesPerId} bytes (goal: at most 16)`);
+}
