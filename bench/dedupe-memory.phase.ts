@@ -37,7 +37,10 @@ async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function medianResident(pids: { nats?: number; tributary: number }): Promise<{ nats: number; tributary: number }> {
+async function medianResident(pids: {
+  nats?: number;
+  tributary: number;
+}): Promise<{ nats: number; tributary: number }> {
   const samples: Array<{ nats: number; tributary: number }> = [];
   for (let sample = 0; sample < 7; sample += 1) {
     samples.push({ nats: residentBytes(pids.nats), tributary: residentBytes(pids.tributary) });

@@ -98,7 +98,12 @@ describe('two tracking API replicas sharing one nats-server, each with its own d
   it('stores once a batch sent to both replicas at the same moment, and refuses both later', async () => {
     const batch = Array.from({ length: 50 }, (_, index) => trackMessage({ event: `Both ${index}` }));
     const ids = batch.map((message) => message.messageId as string);
-    await Promise.all([send(replicaA, batch), send(replicaB, batch), send(replicaA, batch), send(replicaB, batch)]);
+    await Promise.all([
+      send(replicaA, batch),
+      send(replicaB, batch),
+      send(replicaA, batch),
+      send(replicaB, batch),
+    ]);
     await sleep(GUARD_MS + 1_000);
     await Promise.all([send(replicaB, batch), send(replicaA, batch)]);
     expect(copiesOf(await storedTrackingMessageIds(nats.url), ids)).toEqual(ids.map(() => 1));

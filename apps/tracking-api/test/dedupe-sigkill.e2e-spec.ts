@@ -9,7 +9,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { POLLING_ENVIRONMENT, trackMessage } from '../../router/test/router-e2e.kit';
-import { createWorkspaceAndSource, pollUntil, postJson, sleep, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import {
+  createWorkspaceAndSource,
+  pollUntil,
+  postJson,
+  sleep,
+  type TestSource,
+} from '../../../test/support/tracking-e2e.kit';
 import { copiesOf, storedTrackingMessageIds } from '../../../test/support/tracking-log.reader';
 import { spawnTributaryApp, type TributaryProcess } from '../../../test/support/tributary-process';
 
@@ -99,7 +105,8 @@ describe('tracking API killed with SIGKILL at each step of the dedupe write path
         doomed.child.signalCode !== null || doomed.child.exitCode !== null ? true : undefined,
       );
       expect(doomed.child.signalCode).toBe('SIGKILL');
-      if (step === 'after-lookup') expect(copiesOf(await storedTrackingMessageIds(nats.url), ids)).toEqual(ids.map(() => 0));
+      if (step === 'after-lookup')
+        expect(copiesOf(await storedTrackingMessageIds(nats.url), ids)).toEqual(ids.map(() => 0));
 
       const restarted = await startTrackingApi(indexDir);
       await sendUntilAccepted(restarted, batch);

@@ -58,7 +58,10 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
     return SqliteEventLog.open({ ...settings, file: join(options.dataDir, SQLITE_EVENT_LOG_FILE_NAME) });
   }
   const indexed = options.dedupeIndex ?? true;
-  const guardWindowMs = Math.min(options.dedupeGuardWindowMs ?? DEFAULT_DEDUPE_GUARD_WINDOW_MS, settings.dedupeWindowMs);
+  const guardWindowMs = Math.min(
+    options.dedupeGuardWindowMs ?? DEFAULT_DEDUPE_GUARD_WINDOW_MS,
+    settings.dedupeWindowMs,
+  );
   const log = await JetStreamEventLog.connect({
     ...settings,
     servers: options.natsUrl,
@@ -70,10 +73,13 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
   let index: WorkerDedupeIndex | undefined;
   try {
     feed = await JetStreamMessageIdFeed.connect(options.natsUrl);
-    index = await WorkerDedupeIndex.start(join(options.dedupeIndexDir ?? options.dataDir, DEDUPE_INDEX_FILE_NAME), {
-      windowMs: settings.dedupeWindowMs,
-      maxBytes: options.dedupeIndexMaxBytes,
-    });
+    index = await WorkerDedupeIndex.start(
+      join(options.dedupeIndexDir ?? options.dataDir, DEDUPE_INDEX_FILE_NAME),
+      {
+        windowMs: settings.dedupeWindowMs,
+        maxBytes: options.dedupeIndexMaxBytes,
+      },
+    );
     const deduplicated = await DeduplicatedEventLog.start(log, index, feed, {
       guardWindowMs,
       windowMs: settings.dedupeWindowMs,

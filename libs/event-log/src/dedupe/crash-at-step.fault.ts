@@ -8,7 +8,9 @@ export const CRASH_AT_STEP_VARIABLE = 'TRIBUTARY_TEST_DEDUPE_CRASH_AT';
  * (from 1) it reaches that step of the dedupe write path, as a power cut or OOM kill would. Absent:
  * no hook at all, so the write path pays nothing for it.
  */
-export function crashAtStepFromEnvironment(environment: Record<string, string | undefined>): DedupeFaultHook | undefined {
+export function crashAtStepFromEnvironment(
+  environment: Record<string, string | undefined>,
+): DedupeFaultHook | undefined {
   const setting = environment[CRASH_AT_STEP_VARIABLE]?.trim();
   if (!setting) return undefined;
   const [step, countText = '1'] = setting.split(':');

@@ -107,7 +107,11 @@ export function describeDedupeIndexContract(adapterName: string, factory: Dedupe
         checkpointAt(2_000),
         START,
       );
-      await first.record({ messageIds: ['later'], sequences: [2_001] }, checkpointAt(2_001), START + 3 * HOUR);
+      await first.record(
+        { messageIds: ['later'], sequences: [2_001] },
+        checkpointAt(2_001),
+        START + 3 * HOUR,
+      );
       await first.close();
       const second = await open();
       expect(await second.checkpoint()).toEqual(checkpointAt(2_001));
@@ -172,7 +176,9 @@ export function describeDedupeIndexContract(adapterName: string, factory: Dedupe
         ids: 2_000,
       });
       // The newest hour is still answered exactly; the dropped oldest is forgotten.
-      expect((await index.lookup(['capped-11-5-xxxxx', 'capped-0-5-xxxxx'], START + 11 * HOUR))[0]).toBeGreaterThan(0);
+      expect(
+        (await index.lookup(['capped-11-5-xxxxx', 'capped-0-5-xxxxx'], START + 11 * HOUR))[0],
+      ).toBeGreaterThan(0);
       expect((await index.lookup(['capped-0-5-xxxxx'], START + 11 * HOUR))[0]).toBe(0);
     });
 

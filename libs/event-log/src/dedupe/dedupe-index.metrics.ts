@@ -50,10 +50,8 @@ export function registerDedupeIndexMetrics(registry: Registry, eventLog: unknown
     'Bytes of the in-memory filters of the dedupe index, one per hour bucket.',
     (value) => value.filterBytes,
   );
-  gaugeOf(
-    'tributary_dedupe_index_ids',
-    'Message ids held by the dedupe index, all buckets.',
-    (value) => value.buckets.reduce((sum, bucket) => sum + bucket.ids, 0),
+  gaugeOf('tributary_dedupe_index_ids', 'Message ids held by the dedupe index, all buckets.', (value) =>
+    value.buckets.reduce((sum, bucket) => sum + bucket.ids, 0),
   );
   new Gauge({
     name: 'tributary_dedupe_index_bucket_ids',
@@ -64,10 +62,15 @@ export function registerDedupeIndexMetrics(registry: Registry, eventLog: unknown
       const value = await stats();
       if (!value) return;
       this.reset();
-      for (const bucket of value.buckets) this.set({ bucket: new Date(bucket.startsAt).toISOString() }, bucket.ids);
+      for (const bucket of value.buckets)
+        this.set({ bucket: new Date(bucket.startsAt).toISOString() }, bucket.ids);
     },
   });
-  counterOf('tributary_dedupe_index_lookups_total', 'Message ids looked up in the dedupe index.', (value) => value.lookups);
+  counterOf(
+    'tributary_dedupe_index_lookups_total',
+    'Message ids looked up in the dedupe index.',
+    (value) => value.lookups,
+  );
   counterOf(
     'tributary_dedupe_index_hits_total',
     'Lookups that found the id in the dedupe index (duplicates older than the guard window, or not yet forgotten by it).',

@@ -129,7 +129,12 @@ interface World {
 }
 
 function batchOf(messageIds: string[]): MessageToPublish[] {
-  return messageIds.map((messageId) => ({ workspaceId: 'ws', sourceId: 'src', messageId, payload: { messageId } }));
+  return messageIds.map((messageId) => ({
+    workspaceId: 'ws',
+    sourceId: 'src',
+    messageId,
+    payload: { messageId },
+  }));
 }
 
 /** Every stored (messageId, sequence) of TRACKING, read back headers-only. */
@@ -166,7 +171,12 @@ async function publishRetrying(replica: Replica, messageIds: string[]): Promise<
 }
 
 /** Checks one publish's outcomes against the model, then records them in it. */
-function expectOutcomes(world: World, messageIds: string[], outcomes: PublishOutcome[], publishedAt: { fake: number; real: number }): void {
+function expectOutcomes(
+  world: World,
+  messageIds: string[],
+  outcomes: PublishOutcome[],
+  publishedAt: { fake: number; real: number },
+): void {
   const { model } = world;
   const inBatch = new Map<string, number>();
   outcomes.forEach((outcome, position) => {
@@ -183,7 +193,8 @@ function expectOutcomes(world: World, messageIds: string[], outcomes: PublishOut
       expect(outcome).toEqual({ messageId, duplicate: true, sequence: latest.sequence });
     } else if (
       !latest ||
-      (publishedAt.fake - latest.storedAt > WINDOW_MS + HOUR && publishedAt.real - latest.storedAtReal > GUARD_MS + 300)
+      (publishedAt.fake - latest.storedAt > WINDOW_MS + HOUR &&
+        publishedAt.real - latest.storedAtReal > GUARD_MS + 300)
     ) {
       // Never stored, or older than the window plus a bucket (and the guard): stored anew.
       expect(outcome.duplicate).toBe(false);
@@ -199,7 +210,10 @@ function expectOutcomes(world: World, messageIds: string[], outcomes: PublishOut
 }
 
 /** Copies the model has not seen (stored by a batch that crashed before its answer): learned from the log. */
-async function learnUnacknowledgedCopies(world: World, crashedAt: { fake: number; real: number }): Promise<void> {
+async function learnUnacknowledgedCopies(
+  world: World,
+  crashedAt: { fake: number; real: number },
+): Promise<void> {
   const log = await readLog(world.servers);
   const known = new Set([...world.model.copies.values()].flat().map((copy) => copy.sequence));
   for (const [sequence, messageId] of [...log.entries()].sort((a, b) => a[0] - b[0])) {
@@ -230,7 +244,8 @@ async function checkInvariants(world: World): Promise<void> {
   if (model.everUsed.length > 0) {
     const found = await replica.indexLookup(model.everUsed);
     model.everUsed.forEach((messageId, position) => {
-      if (found[position] > 0) expect({ messageId, stored: log.get(found[position]) }).toEqual({ messageId, stored: messageId });
+      if (found[position] > 0)
+        expect({ messageId, stored: log.get(found[position]) }).toEqual({ messageId, stored: messageId });
     });
   }
   // 5. Memory stays flat: never more buckets (and filter bytes) than one window holds.
@@ -245,7 +260,8 @@ type Command = fc.AsyncCommand<Model, World>;
 function pickIds(model: Model, picks: Array<{ kind: 'fresh' | 'old' | 'repeat'; at: number }>): string[] {
   const ids: string[] = [];
   for (const pick of picks) {
-    if (pick.kind === 'old' && model.everUsed.length > 0) ids.push(model.everUsed[pick.at % model.everUsed.length]);
+    if (pick.kind === 'old' && model.everUsed.length > 0)
+      ids.push(model.everUsed[pick.at % model.everUsed.length]);
     else if (pick.kind === 'repeat' && ids.length > 0) ids.push(ids[pick.at % ids.length]);
     else ids.push(model.freshId());
   }
@@ -253,7 +269,10 @@ function pickIds(model: Model, picks: Array<{ kind: 'fresh' | 'old' | 'repeat'; 
 }
 
 const pickArbitrary = fc.array(
-  fc.record({ kind: fc.constantFrom('fresh' as const, 'old' as const, 'old' as const, 'repeat' as const), at: fc.nat() }),
+  fc.record({
+    kind: fc.constantFrom('fresh' as const, 'old' as const, 'old' as const, 'repeat' as const),
+    at: fc.nat(),
+  }),
   { minLength: 1, maxLength: 12 },
 );
 
@@ -300,7 +319,8 @@ class CrashCommand implements Command {
         const latest = world.model.latestCopy(id);
         return (
           !latest ||
-          (crashedAt.fake - latest.storedAt > WINDOW_MS + HOUR && crashedAt.real - latest.storedAtReal > GUARD_MS + 300)
+          (crashedAt.fake - latest.storedAt > WINDOW_MS + HOUR &&
+            crashedAt.real - latest.storedAtReal > GUARD_MS + 300)
         );
       }),
     );
@@ -315,7 +335,8 @@ class CrashCommand implements Command {
       // A follower step: the publish was answered; the crash comes when the follower commits.
       expectOutcomes(world, ids, result.outcomes, crashedAt);
       const deadline = Date.now() + 5_000;
-      while (!replica.crashed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (!replica.crashed && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       if (!replica.crashed) {
         // Nothing new was stored (every id a duplicate), so the follower had nothing to commit.
         replica.crashAt = undefined;

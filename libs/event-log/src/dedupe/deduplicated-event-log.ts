@@ -164,7 +164,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     const lagMs = this.lagMs();
     const lagMessages = Math.max(0, this.lastSequenceSeen - this.indexedSequence);
     const status = { indexedSequence: this.indexedSequence, lagMs, lagMessages };
-    if (this.failure) return { ready: false, reason: `the dedupe index failed: ${this.failure.message}`, ...status };
+    if (this.failure)
+      return { ready: false, reason: `the dedupe index failed: ${this.failure.message}`, ...status };
     if (!this.caughtUp) {
       return {
         ready: false,
@@ -198,12 +199,17 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     const deadline = Date.now() + timeoutMs;
     while (this.indexedSequence < lastSequence) {
       if (this.failure) throw this.failure;
-      if (Date.now() > deadline) throw new Error(`the dedupe index did not reach ${lastSequence} within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`the dedupe index did not reach ${lastSequence} within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
 
-  consume(consumerName: string, options: ConsumeOptions, handler: DeliveryHandler): Promise<ConsumerSubscription> {
+  consume(
+    consumerName: string,
+    options: ConsumeOptions,
+    handler: DeliveryHandler,
+  ): Promise<ConsumerSubscription> {
     return this.inner.consume(consumerName, options, handler);
   }
 
@@ -290,14 +296,19 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     }
     await this.fault('before-index-commit');
     try {
-      await this.index.record(entries, { sequence: lastSequence, logIdentity: this.logIdentity }, this.clock());
+      await this.index.record(
+        entries,
+        { sequence: lastSequence, logIdentity: this.logIdentity },
+        this.clock(),
+      );
     } catch (error) {
       this.failure = error instanceof Error ? error : new Error(String(error));
       throw error;
     }
     this.indexedSequence = lastSequence;
     this.observe(lastSequence + batch.remaining);
-    while (this.observations.length > 0 && this.observations[0].sequence <= lastSequence) this.observations.shift();
+    while (this.observations.length > 0 && this.observations[0].sequence <= lastSequence)
+      this.observations.shift();
     if (!this.caughtUp && lastSequence >= this.startSequence) this.caughtUp = true;
     await this.fault('after-index-commit');
   }
@@ -308,7 +319,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     const now = this.clock();
     const newest = this.observations[this.observations.length - 1];
     // Coalesce observations a few ms apart: the queue stays short at any rate.
-    if (newest && now - newest.time < 20 && newest.sequence > this.indexedSequence) newest.sequence = sequence;
+    if (newest && now - newest.time < 20 && newest.sequence > this.indexedSequence)
+      newest.sequence = sequence;
     else this.observations.push({ time: now, sequence });
   }
 

@@ -65,28 +65,37 @@ export async function storedMessageIdsOnNats(servers: string): Promise<string[]>
   }
 }
 
-describeDeduplicatingLogContract('jetstream with the dedupe index (guard window shorter than the window)', () => ({
-  timing: { windowMs: WINDOW_MS, guardWindowMs: GUARD_MS, forgottenAfterMs: WINDOW_MS + BUCKET_MS + 500 },
-  async open() {
-    await deleteStreams();
-    const inner = await JetStreamEventLog.connect({
-      servers: server.url,
-      dedupeWindowMs: WINDOW_MS,
-      retentionMs: 3_600_000,
-      trackingDuplicateWindowMs: GUARD_MS,
-    });
-    const index = await WorkerDedupeIndex.start(join(mkdtempSync(join(tmpdir(), 'dedupe-log-')), 'index.sqlite'), {
-      windowMs: WINDOW_MS,
-      bucketMs: BUCKET_MS,
-    });
-    const feed = await JetStreamMessageIdFeed.connect(server.url);
-    const log = await DeduplicatedEventLog.start(inner, index, feed, { guardWindowMs: GUARD_MS, windowMs: WINDOW_MS });
-    await log.whenCaughtUp();
-    return log;
-  },
-  storedMessageIds: () => storedMessageIdsOnNats(server.url),
-  settled: (log: EventLog) => (log as DeduplicatedEventLog).whenIndexed(),
-}));
+describeDeduplicatingLogContract(
+  'jetstream with the dedupe index (guard window shorter than the window)',
+  () => ({
+    timing: { windowMs: WINDOW_MS, guardWindowMs: GUARD_MS, forgottenAfterMs: WINDOW_MS + BUCKET_MS + 500 },
+    async open() {
+      await deleteStreams();
+      const inner = await JetStreamEventLog.connect({
+        servers: server.url,
+        dedupeWindowMs: WINDOW_MS,
+        retentionMs: 3_600_000,
+        trackingDuplicateWindowMs: GUARD_MS,
+      });
+      const index = await WorkerDedupeIndex.start(
+        join(mkdtempSync(join(tmpdir(), 'dedupe-log-')), 'index.sqlite'),
+        {
+          windowMs: WINDOW_MS,
+          bucketMs: BUCKET_MS,
+        },
+      );
+      const feed = await JetStreamMessageIdFeed.connect(server.url);
+      const log = await DeduplicatedEventLog.start(inner, index, feed, {
+        guardWindowMs: GUARD_MS,
+        windowMs: WINDOW_MS,
+      });
+      await log.whenCaughtUp();
+      return log;
+    },
+    storedMessageIds: () => storedMessageIdsOnNats(server.url),
+    settled: (log: EventLog) => (log as DeduplicatedEventLog).whenIndexed(),
+  }),
+);
 
 describe('the JetStream guard window', () => {
   it('is the TRACKING stream duplicate window, while dead letters keep the whole window', async () => {
@@ -100,8 +109,12 @@ describe('the JetStream guard window', () => {
     const connection = await connect({ servers: server.url });
     try {
       const manager = await jetstreamManager(connection);
-      expect((await manager.streams.info(TRACKING_STREAM)).config.duplicate_window).toBe(GUARD_MS * 1_000_000);
-      expect((await manager.streams.info(DEAD_LETTER_STREAM)).config.duplicate_window).toBe(WINDOW_MS * 1_000_000);
+      expect((await manager.streams.info(TRACKING_STREAM)).config.duplicate_window).toBe(
+        GUARD_MS * 1_000_000,
+      );
+      expect((await manager.streams.info(DEAD_LETTER_STREAM)).config.duplicate_window).toBe(
+        WINDOW_MS * 1_000_000,
+      );
     } finally {
       await connection.close();
       await log.close();

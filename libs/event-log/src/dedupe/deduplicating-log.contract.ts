@@ -38,7 +38,10 @@ async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export function describeDeduplicatingLogContract(name: string, factory: () => DeduplicatingLogContractFactory): void {
+export function describeDeduplicatingLogContract(
+  name: string,
+  factory: () => DeduplicatingLogContractFactory,
+): void {
   describe(`Deduplicating log contract: ${name}`, () => {
     let log: EventLog;
     let subject: DeduplicatingLogContractFactory;

@@ -76,7 +76,9 @@ export class HourBucketedStore {
     `);
     this.pageSize = this.database.pragma('page_size', { simple: true }) as number;
     this.statements = {
-      readCheckpoint: this.database.prepare('SELECT sequence, log_identity FROM dedupe_checkpoint WHERE id = 1'),
+      readCheckpoint: this.database.prepare(
+        'SELECT sequence, log_identity FROM dedupe_checkpoint WHERE id = 1',
+      ),
       writeCheckpoint: this.database.prepare(
         `INSERT INTO dedupe_checkpoint (id, sequence, log_identity) VALUES (1, ?, ?)
          ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, log_identity = excluded.log_identity`,
@@ -104,7 +106,12 @@ export class HourBucketedStore {
     return sequences;
   }
 
-  record(messageIds: readonly string[], sequences: readonly number[], checkpoint: DedupeCheckpoint, now: number): void {
+  record(
+    messageIds: readonly string[],
+    sequences: readonly number[],
+    checkpoint: DedupeCheckpoint,
+    now: number,
+  ): void {
     const keys = messageIdKeys(messageIds);
     const current = this.bucketOf(now);
     this.expire(now);

@@ -66,7 +66,11 @@ export class WorkerDedupeIndex implements DedupeIndex {
   }
 
   lookup(messageIds: readonly string[], now: number): Promise<Float64Array> {
-    return this.call({ operation: 'lookup', messageIds: messageIds as string[], now }) as Promise<Float64Array>;
+    return this.call({
+      operation: 'lookup',
+      messageIds: messageIds as string[],
+      now,
+    }) as Promise<Float64Array>;
   }
 
   async record(entries: DedupeIndexEntries, checkpoint: DedupeCheckpoint, now: number): Promise<void> {

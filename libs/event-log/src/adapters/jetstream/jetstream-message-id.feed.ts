@@ -1,7 +1,12 @@
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import type { FeedSubscription, LogDescription, MessageIdBatch, MessageIdFeed } from '../../dedupe/message-id.feed';
+import type {
+  FeedSubscription,
+  LogDescription,
+  MessageIdBatch,
+  MessageIdFeed,
+} from '../../dedupe/message-id.feed';
 import { EventLogUnavailableError } from '../../event-log.port';
 import { TRACKING_STREAM } from './jetstream-event-log.adapter';
 
@@ -29,7 +34,10 @@ export class JetStreamMessageIdFeed implements MessageIdFeed {
         timeout: requestTimeoutMs,
         noAsyncTraces: true,
       });
-      return new JetStreamMessageIdFeed(connection, await jetstreamManager(connection, { timeout: requestTimeoutMs }));
+      return new JetStreamMessageIdFeed(
+        connection,
+        await jetstreamManager(connection, { timeout: requestTimeoutMs }),
+      );
     } catch (error) {
       throw new EventLogUnavailableError('the dedupe index cannot read the JetStream log', { cause: error });
     }
