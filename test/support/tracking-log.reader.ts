@@ -9,7 +9,7 @@ export async function storedTrackingMessageIds(natsUrl: string): Promise<string[
     const messageIds: string[] = [];
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
-    const subscription = await feed.follow({ fromSequence: 1 }, async (batch) => {
+    const subscription = await feed.follow(1, async (batch) => {
       messageIds.push(...batch.messageIds);
       if (batch.sequences[batch.sequences.length - 1] >= lastSequence) done();
     });

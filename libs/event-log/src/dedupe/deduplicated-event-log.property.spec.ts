@@ -146,7 +146,7 @@ async function readLog(servers: string): Promise<Map<number, string>> {
     if (lastSequence === 0) return log;
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
-    const subscription = await feed.follow({ fromSequence: 1 }, async (batch) => {
+    const subscription = await feed.follow(1, async (batch) => {
       batch.sequences.forEach((sequence, position) => log.set(sequence, batch.messageIds[position]));
       if (batch.sequences[batch.sequences.length - 1] >= lastSequence) done();
     });

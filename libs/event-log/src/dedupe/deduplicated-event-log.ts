@@ -40,7 +40,7 @@ export interface DeduplicatedEventLogOptions {
   guardWindowMs: number;
   /** `DEDUPE_WINDOW`: a new index starts reading the log this far back. */
   windowMs: number;
-  /** The index's clock (ms); `Date.now` except in tests. */
+  /** The clock of the index's hour buckets (ms); `Date.now` except in tests. */
   clock?: () => number;
   /** How often the log's newest sequence is read to measure catch-up lag. Default 500 ms. */
   lagProbeIntervalMs?: number;
@@ -267,18 +267,18 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
       await this.index.reset(checkpoint);
     }
     this.logIdentity = log.logIdentity;
-    this.indexedSequence = checkpoint.sequence;
+    // A new index reads one window back (what is older is outside the window); a known one resumes
+    // after its checkpoint, or at the oldest message left when retention deleted part of the rest.
+    const fromSequence =
+      checkpoint.sequence === 0
+        ? await this.feed.firstSequenceSince(new Date(Date.now() - this.options.windowMs))
+        : Math.max(checkpoint.sequence + 1, log.firstSequence);
+    this.indexedSequence = fromSequence - 1;
     this.startSequence = log.lastSequence;
     this.lastSequenceSeen = log.lastSequence;
-    this.observations.push({ time: this.clock(), sequence: log.lastSequence });
-    this.caughtUp = checkpoint.sequence >= log.lastSequence;
-    // A new index reads one window back; a known one resumes after its checkpoint (retention may have
-    // deleted part of it, then the oldest message left is where reading starts).
-    const start =
-      checkpoint.sequence === 0
-        ? { fromTime: new Date(Date.now() - this.options.windowMs) }
-        : { fromSequence: Math.max(checkpoint.sequence + 1, log.firstSequence) };
-    this.subscription = await this.feed.follow(start, (batch) => this.indexBatch(batch));
+    this.observations.push({ time: Date.now(), sequence: log.lastSequence });
+    this.caughtUp = this.indexedSequence >= log.lastSequence;
+    this.subscription = await this.feed.follow(fromSequence, (batch) => this.indexBatch(batch));
     this.subscription.failed.catch((error: Error) => {
       if (!this.closed) this.failure = error;
     });
@@ -316,7 +316,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   private observe(sequence: number): void {
     if (sequence <= this.lastSequenceSeen) return;
     this.lastSequenceSeen = sequence;
-    const now = this.clock();
+    // Real time, not the index's clock: the lag is measured against JetStream's guard window.
+    const now = Date.now();
     const newest = this.observations[this.observations.length - 1];
     // Coalesce observations a few ms apart: the queue stays short at any rate.
     if (newest && now - newest.time < 20 && newest.sequence > this.indexedSequence)
@@ -336,7 +337,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
 
   private lagMs(): number {
     const oldest = this.observations.find((observation) => observation.sequence > this.indexedSequence);
-    return oldest ? Math.max(0, this.clock() - oldest.time) : 0;
+    return oldest ? Math.max(0, Date.now() - oldest.time) : 0;
   }
 
   private assertServing(): void {

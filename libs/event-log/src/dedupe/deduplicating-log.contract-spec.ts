@@ -17,6 +17,7 @@ import { NatsServerProcess } from '../testing/nats-server.process';
 import { DeduplicatedEventLog } from './deduplicated-event-log';
 import { describeDeduplicatingLogContract } from './deduplicating-log.contract';
 import { WorkerDedupeIndex } from './worker-dedupe-index.adapter';
+import { storedTrackingMessageIds } from '../../../../test/support/tracking-log.reader';
 
 const WINDOW_MS = 3_000;
 const BUCKET_MS = 500;
@@ -41,27 +42,6 @@ async function deleteStreams(): Promise<void> {
     }
   } finally {
     await connection.close();
-  }
-}
-
-/** Every id in TRACKING, read back with the same headers-only feed the index follows. */
-export async function storedMessageIdsOnNats(servers: string): Promise<string[]> {
-  const feed = await JetStreamMessageIdFeed.connect(servers);
-  try {
-    const { lastSequence } = await feed.describe();
-    if (lastSequence === 0) return [];
-    const messageIds: string[] = [];
-    let done!: () => void;
-    const finished = new Promise<void>((resolve) => (done = resolve));
-    const subscription = await feed.follow({ fromSequence: 1 }, async (batch) => {
-      messageIds.push(...batch.messageIds);
-      if (batch.sequences[batch.sequences.length - 1] >= lastSequence) done();
-    });
-    await finished;
-    await subscription.stop();
-    return messageIds;
-  } finally {
-    await feed.close();
   }
 }
 
@@ -92,7 +72,7 @@ describeDeduplicatingLogContract(
       await log.whenCaughtUp();
       return log;
     },
-    storedMessageIds: () => storedMessageIdsOnNats(server.url),
+    storedMessageIds: () => storedTrackingMessageIds(server.url),
     settled: (log: EventLog) => (log as DeduplicatedEventLog).whenIndexed(),
   }),
 );
@@ -139,3 +119,67 @@ describeDeduplicatingLogContract('sqlite event log (its own dedupe table)', () =
   },
   settled: async () => undefined,
 }));
+
+describe('a new dedupe index on a log that already holds messages', () => {
+  async function startIndexedLog(inner: JetStreamEventLog): Promise<DeduplicatedEventLog> {
+    const index = await WorkerDedupeIndex.start(
+      join(mkdtempSync(join(tmpdir(), 'dedupe-new-index-')), 'index.sqlite'),
+      { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
+    );
+    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    return DeduplicatedEventLog.start(inner, index, feed, { guardWindowMs: GUARD_MS, windowMs: WINDOW_MS });
+  }
+
+  function connectInner(): Promise<JetStreamEventLog> {
+    return JetStreamEventLog.connect({
+      servers: server.url,
+      dedupeWindowMs: WINDOW_MS,
+      retentionMs: 3_600_000,
+      trackingDuplicateWindowMs: GUARD_MS,
+    });
+  }
+
+  const message = (messageId: string) => ({ workspaceId: 'ws1', sourceId: 'src-a', messageId, payload: {} });
+
+  it('reads back one window only, becomes ready, then refuses the ids of that window', async () => {
+    await deleteStreams();
+    const writer = await connectInner();
+    await writer.publishBatch([message('older-than-window')]);
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS + 300));
+    const [recent] = await writer.publishBatch([message('inside-window')]);
+    await writer.close();
+
+    const log = await startIndexedLog(await connectInner());
+    try {
+      await log.whenCaughtUp();
+      expect(log.dedupeStatus()).toMatchObject({
+        ready: true,
+        indexedSequence: recent.sequence,
+        lagMessages: 0,
+      });
+      const stats = await log.dedupeIndexStats();
+      expect(stats.buckets.reduce((sum, bucket) => sum + bucket.ids, 0)).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, GUARD_MS + 200));
+      const [again] = await log.publishBatch([message('inside-window')]);
+      expect(again).toEqual({ messageId: 'inside-window', duplicate: true, sequence: recent.sequence });
+    } finally {
+      await log.close();
+    }
+  }, 30_000);
+
+  it('is ready at once when every stored message is older than the window', async () => {
+    await deleteStreams();
+    const writer = await connectInner();
+    await writer.publishBatch([message('old-1'), message('old-2')]);
+    await writer.close();
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS + 300));
+    const log = await startIndexedLog(await connectInner());
+    try {
+      expect(log.dedupeStatus().ready).toBe(true);
+      const [accepted] = await log.publishBatch([message('old-1')]);
+      expect(accepted.duplicate).toBe(false);
+    } finally {
+      await log.close();
+    }
+  }, 30_000);
+});

@@ -2,16 +2,14 @@
 export interface MessageIdFeed {
   /** The log as it is now: its identity (changes when it is recreated) and its sequence range. */
   describe(): Promise<LogDescription>;
+  /** The sequence of the oldest message stored at or after `time`; `lastSequence + 1` when none is. */
+  firstSequenceSince(time: Date): Promise<number>;
   /**
-   * Delivers every stored message's id and sequence from `fromSequence` on (from the oldest message
-   * stored at or after `fromTime` when `fromSequence` is 0), in order, in batches. The next batch is
+   * Delivers every stored message's id and sequence from `fromSequence` on, in order, in batches. The next batch is
    * read only after `onBatch` resolved. `remaining` is how many messages the log held beyond the batch
    * when it was read (0: caught up at that moment).
    */
-  follow(
-    start: { fromSequence: number } | { fromTime: Date },
-    onBatch: (batch: MessageIdBatch) => Promise<void>,
-  ): Promise<FeedSubscription>;
+  follow(fromSequence: number, onBatch: (batch: MessageIdBatch) => Promise<void>): Promise<FeedSubscription>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,10 @@
-import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamManager,
+  type MsgRequest,
+} from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type {
@@ -10,6 +16,8 @@ import type {
 import { EventLogUnavailableError } from '../../event-log.port';
 import { TRACKING_STREAM } from './jetstream-event-log.adapter';
 
+/** Every subject of `TRACKING`. */
+const TRACKING_STREAM_SUBJECTS = 'tracking.>';
 /** Ids read before the batch is handed over, unless the log runs dry first. */
 const MAX_BATCH = 2_000;
 
@@ -52,15 +60,40 @@ export class JetStreamMessageIdFeed implements MessageIdFeed {
     };
   }
 
+  /**
+   * A binary search over stored times (one direct get per step, about 30 for a billion messages):
+   * sequences are stored in time order.
+   */
+  async firstSequenceSince(time: Date): Promise<number> {
+    const { firstSequence, lastSequence } = await this.describe();
+    if (firstSequence === 0) return lastSequence + 1;
+    let low = firstSequence;
+    let high = lastSequence + 1;
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      const stored = await this.manager.streams.getMessage(TRACKING_STREAM, {
+        seq: middle,
+        next_by_subj: TRACKING_STREAM_SUBJECTS,
+      } as unknown as MsgRequest);
+      if (!stored) {
+        high = middle;
+      } else if (stored.time.getTime() >= time.getTime()) {
+        high = Math.min(middle, stored.seq);
+      } else {
+        low = stored.seq + 1;
+      }
+    }
+    return low;
+  }
+
   async follow(
-    start: { fromSequence: number } | { fromTime: Date },
+    fromSequence: number,
     onBatch: (batch: MessageIdBatch) => Promise<void>,
   ): Promise<FeedSubscription> {
     const consumer = await jetstream(this.connection).consumers.get(TRACKING_STREAM, {
       headers_only: true,
-      ...('fromSequence' in start
-        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: Math.max(1, start.fromSequence) }
-        : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: start.fromTime.toISOString() }),
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: Math.max(1, fromSequence),
     });
     const messages = await consumer.consume({ max_messages: MAX_BATCH * 2 });
     let stopping = false;
