@@ -6,7 +6,8 @@
  * bytes each id of the window costs. Resident memory is the median of several samples, before and
  * after, since a V8 heap breathes.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { BatchPoster } from './batch-poster';
 import type { BenchMessages } from './bench-messages';
 import { round } from './load-loop';
@@ -19,6 +20,8 @@ export interface DedupeMemoryResult {
   rssBeforeMb: { nats: number; tributary: number };
   rssAfterMb: { nats: number; tributary: number };
   bytesPerId: number;
+  /** The index file with its write-ahead log (every id the bench sent, earlier phases included). */
+  indexFileMb: number | null;
   failedRequests: number;
 }
 
@@ -71,6 +74,8 @@ export async function measureDedupeMemory(options: {
   batchSize: number;
   guardWindowMs: number;
   guardWindowText: string;
+  /** The server's DATA_DIR, where `dedupe-index.sqlite` lives. */
+  dataDirectory: string;
 }): Promise<DedupeMemoryResult> {
   const poster = new BatchPoster(options.baseUrl, options.writeKey, options.concurrency);
   try {
@@ -95,6 +100,7 @@ export async function measureDedupeMemory(options: {
       rssBeforeMb: { nats: megabytes(before.nats), tributary: megabytes(before.tributary) },
       rssAfterMb: { nats: megabytes(after.nats), tributary: megabytes(after.tributary) },
       bytesPerId: round(growth / accepted, 1),
+      indexFileMb: indexFileMegabytes(options.dataDirectory),
       failedRequests,
     };
   } finally {
@@ -114,7 +120,8 @@ async function sendUnique(
     while (sent < count) {
       sent += options.batchSize;
       try {
-        accepted += await poster.send(options.messages.batchBody(options.batchSize), options.batchSize);
+        const stored = await poster.send(options.messages.batchBody(options.batchSize), options.batchSize);
+        accepted += stored;
       } catch {
         failedRequests += 1;
         sent -= options.batchSize;
@@ -124,6 +131,18 @@ async function sendUnique(
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   return { accepted, failedRequests };
+}
+
+function indexFileMegabytes(dataDirectory: string): number | null {
+  let total = 0;
+  for (const suffix of ['', '-wal']) {
+    try {
+      total += statSync(join(dataDirectory, `dedupe-index.sqlite${suffix}`)).size;
+    } catch {
+      // no write-ahead log right now
+    }
+  }
+  return total > 0 ? megabytes(total) : null;
 }
 
 function megabytes(bytes: number): number {
@@ -137,5 +156,8 @@ export function printDedupeMemory(result: DedupeMemoryResult): void {
       `${result.rssBeforeMb.tributary}, after nats ${result.rssAfterMb.nats} + tributary ${result.rssAfterMb.tributary}` +
       (result.failedRequests > 0 ? `; ${result.failedRequests} requests failed and were sent again` : ''),
   );
-  console.log(`dedupe memory per id: ${result.bytesPerId} bytes (goal: at most 16)`);
+  console.log(
+    `dedupe memory per id: ${result.bytesPerId} bytes (goal: at most 16); index file ` +
+      `${result.indexFileMb ?? '?'} MB (every id the bench sent, earlier phases and warm-up included)`,
+  );
 }

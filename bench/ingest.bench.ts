@@ -290,6 +290,7 @@ async function main(): Promise<void> {
       batchSize: settings.batchSize,
       guardWindowMs: durationMs(settings.dedupeGuardWindow),
       guardWindowText: settings.dedupeGuardWindow,
+      dataDirectory,
     });
     printDedupeMemory(dedupe);
     results.dedupe = dedupe;

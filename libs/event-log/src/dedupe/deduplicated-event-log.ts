@@ -32,6 +32,9 @@ export const DEDUPE_WRITE_STEPS = [
 ] as const;
 export type DedupeWriteStep = (typeof DEDUPE_WRITE_STEPS)[number];
 
+/** Follower batches handed to the index and not yet committed, before the follower waits. */
+const MAX_COMMITS_WAITING = 4;
+
 /** Called at each step; throwing (or killing the process) there is the crash. Tests only. */
 export type DedupeFaultHook = (step: DedupeWriteStep) => void | Promise<void>;
 
@@ -99,6 +102,9 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   private lastSequenceSeen = 0;
   private failure: Error | undefined;
   private closed = false;
+  /** The index commits of the follower, chained in log order. */
+  private commits: Promise<void> = Promise.resolve();
+  private readonly commitsWaiting: Array<Promise<void>> = [];
 
   private constructor(
     private readonly inner: EventLog,
@@ -250,6 +256,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     this.closed = true;
     clearInterval(this.probeTimer);
     await this.subscription?.stop();
+    await this.commits.catch(() => undefined);
     await this.feed.close();
     await this.index.close();
     await this.inner.close();
@@ -286,7 +293,13 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     this.probeTimer.unref();
   }
 
+  /**
+   * Hands the batch to the index and returns while it commits, so the next batch is read meanwhile;
+   * commits are chained, each sent only once the previous one succeeded, so a failed commit can never
+   * be followed by a later checkpoint that would skip its ids. At most a few commits wait in the chain.
+   */
   private async indexBatch(batch: MessageIdBatch): Promise<void> {
+    if (this.failure) throw this.failure;
     const lastSequence = batch.sequences[batch.sequences.length - 1];
     const entries = { messageIds: [] as string[], sequences: [] as number[] };
     for (let position = 0; position < batch.messageIds.length; position += 1) {
@@ -294,23 +307,33 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
       entries.messageIds.push(batch.messageIds[position]);
       entries.sequences.push(batch.sequences[position]);
     }
-    await this.fault('before-index-commit');
-    try {
+    const commit = this.commits.then(async () => {
+      await this.fault('before-index-commit');
       await this.index.record(
         entries,
         { sequence: lastSequence, logIdentity: this.logIdentity },
         this.clock(),
       );
-    } catch (error) {
-      this.failure = error instanceof Error ? error : new Error(String(error));
-      throw error;
-    }
-    this.indexedSequence = lastSequence;
-    this.observe(lastSequence + batch.remaining);
-    while (this.observations.length > 0 && this.observations[0].sequence <= lastSequence)
-      this.observations.shift();
-    if (!this.caughtUp && lastSequence >= this.startSequence) this.caughtUp = true;
-    await this.fault('after-index-commit');
+      this.indexedSequence = lastSequence;
+      this.observe(lastSequence + batch.remaining);
+      while (this.observations.length > 0 && this.observations[0].sequence <= lastSequence)
+        this.observations.shift();
+      if (!this.caughtUp && lastSequence >= this.startSequence) this.caughtUp = true;
+      await this.fault('after-index-commit');
+    });
+    this.commits = commit.catch((error: unknown) => {
+      this.failure ??= error instanceof Error ? error : new Error(String(error));
+      throw this.failure;
+    });
+    this.commits.catch(() => undefined);
+    this.commitsWaiting.push(commit);
+    void commit.then(
+      () => this.commitsWaiting.shift(),
+      () => this.commitsWaiting.shift(),
+    );
+    if (this.commitsWaiting.length >= MAX_COMMITS_WAITING)
+      await this.commitsWaiting[0].catch(() => undefined);
+    if (this.failure) throw this.failure;
   }
 
   private observe(sequence: number): void {

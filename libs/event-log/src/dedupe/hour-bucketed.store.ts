@@ -192,16 +192,17 @@ export class HourBucketedStore {
       `CREATE TABLE IF NOT EXISTS bucket_${number} (key BLOB PRIMARY KEY, sequence INTEGER NOT NULL) WITHOUT ROWID`,
     );
     this.statements.addBucket.run(number);
-    const bucket = this.openBucket(number, 0);
+    // Sized for as many ids as the previous hour held: with steady traffic one filter per hour.
+    const bucket = this.openBucket(number, 0, newest?.ids ?? 0);
     this.buckets.push(bucket);
     return bucket;
   }
 
-  private openBucket(number: number, ids: number): Bucket {
+  private openBucket(number: number, ids: number, expectedIds = ids): Bucket {
     return {
       number,
       ids,
-      filter: new GrowingBloomFilter(Math.max(INITIAL_FILTER_CAPACITY, ids)),
+      filter: new GrowingBloomFilter(Math.max(INITIAL_FILTER_CAPACITY, expectedIds)),
       find: this.database.prepare(`SELECT sequence FROM bucket_${number} WHERE key = ?`).pluck() as Statement<
         [Buffer],
         number
