@@ -327,10 +327,11 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     });
     this.commits.catch(() => undefined);
     this.commitsWaiting.push(commit);
-    void commit.then(
-      () => this.commitsWaiting.shift(),
-      () => this.commitsWaiting.shift(),
-    );
+    // Settled commits leave the queue (the handlers return nothing: shift() returns a promise).
+    const settled = () => {
+      this.commitsWaiting.shift();
+    };
+    void commit.then(settled, settled);
     if (this.commitsWaiting.length >= MAX_COMMITS_WAITING)
       await this.commitsWaiting[0].catch(() => undefined);
     if (this.failure) throw this.failure;
