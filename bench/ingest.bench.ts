@@ -32,7 +32,8 @@
  * `node bench/summarize-cpu-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node flags of the server),
  * BENCH_CONFIG_OPERATIONS (200), BENCH_PHASES (all; or a comma-separated list of `ingest` = phases 1-2,
  * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5 and `dedupe` = phase 6),
- * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW).
+ * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW),
+ * BENCH_DEDUPE_INDEX (on; `off` for a comparison run without the index).
  * 6. dedupe memory (`dedupe-memory.phase.ts`): resident memory of nats-server plus Tributary per
  *    messageId held in the dedupe window, after BENCH_DEDUPE_IDS unique ids.
  */
@@ -121,6 +122,8 @@ const settings = {
    * it must be short next to the time phase 6 takes for its figure to show the index's cost per id.
    */
   dedupeGuardWindow: process.env.BENCH_DEDUPE_GUARD_WINDOW?.trim() || '10s',
+  /** `off` runs the server without the dedupe index (JetStream's window only), for comparison. */
+  dedupeIndex: process.env.BENCH_DEDUPE_INDEX === 'off' ? 'off' : 'on',
 };
 
 const repositoryRoot = join(__dirname, '..');
@@ -159,7 +162,9 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       // The bench measures throughput, not the limiter.
       TRACKING_RATE_LIMIT: '',
-      // The dedupe index is on (the default); its guard window is the bench's setting.
+      // The dedupe index is on (the default) unless BENCH_DEDUPE_INDEX=off; its guard window is the
+      // bench's setting.
+      DEDUPE_INDEX: settings.dedupeIndex,
       DEDUPE_GUARD_WINDOW: settings.dedupeGuardWindow,
       // Phase 4 polls its replay every 100 ms and phase 5 sends about ten requests per operation, all
       // beyond the default per-token limit meant for clients.

@@ -13,7 +13,8 @@
  *   t + windowMs + bucketMs;
  * - a lookup issued after a record resolved sees it;
  * - an id recorded twice keeps its first sequence;
- * - the checkpoint and the ids of one `record` commit together, and survive a reopen;
+ * - the checkpoint reaches the disk with (or after) the ids it covers, never before; both survive a
+ *   reopen;
  * - when the store outgrows `maxBytes`, the oldest buckets are dropped early (counted in
  *   `droppedEarlyBuckets`), never a failed record.
  */
@@ -28,7 +29,10 @@ export interface DedupeIndex {
    * `checkpoint` is now indexed. Ids already inside the window keep their first sequence.
    */
   record(entries: DedupeIndexEntries, checkpoint: DedupeCheckpoint, now: number): Promise<void>;
-  /** What `record` last committed; `{ sequence: 0, logIdentity: '' }` for a new index. */
+  /**
+   * The checkpoint a restart would resume from (ids may be buffered in RAM before they reach the disk
+   * with their checkpoint; this writes them first); `{ sequence: 0, logIdentity: '' }` for a new index.
+   */
   checkpoint(): Promise<DedupeCheckpoint>;
   /** Forgets everything (the log it followed was replaced). */
   reset(checkpoint: DedupeCheckpoint): Promise<void>;

@@ -85,6 +85,9 @@ class Replica {
 
   /** A crash: nothing is closed gracefully beyond what a dead process leaves (committed state only). */
   async crashAndRestart(): Promise<void> {
+    // The index loses its write buffer, as a killed process would; the log is closed only to free
+    // its connections.
+    await this.index.abandon();
     await this.log.close().catch(() => undefined);
     await this.start();
   }

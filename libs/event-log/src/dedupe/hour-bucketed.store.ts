@@ -10,6 +10,10 @@ import {
 import { KEY_BYTES, messageIdKeys } from './message-id.key';
 import { GrowingBloomFilter } from './split-block-bloom.filter';
 
+/** Ids buffered before a group commit: a fixed few MB of RAM, re-read from the log after a crash. */
+const WRITE_BUFFER_IDS = 32_768;
+/** A quiet buffer is written after this long, so the checkpoint on disk stays recent. */
+const WRITE_BUFFER_MAX_AGE_MS = 1_000;
 /** A new bucket's first filter; the chain doubles from there (see GrowingBloomFilter). */
 const INITIAL_FILTER_CAPACITY = 16_384;
 
@@ -51,6 +55,7 @@ export class HourBucketedStore {
     freePages: Statement<[], number>;
   };
   private counters = { lookups: 0, hits: 0, storeReads: 0, droppedEarlyBuckets: 0 };
+  private readonly buffer = new WriteBuffer(WRITE_BUFFER_IDS);
 
   constructor(file: string, settings: DedupeIndexSettings) {
     this.bucketMs = settings.bucketMs ?? DEFAULT_DEDUPE_BUCKET_MS;
@@ -106,6 +111,12 @@ export class HourBucketedStore {
     return sequences;
   }
 
+  /**
+   * Adds the ids to the newest bucket. They are answered by lookups at once, from a write buffer in
+   * RAM, and written to disk in groups (group commit): sorted by key, so one page write carries many
+   * keys instead of one random B-tree insert each. The checkpoint goes to disk with its group, so
+   * what is on disk is always consistent; a crash loses only the buffer, which catch-up reads again.
+   */
   record(
     messageIds: readonly string[],
     sequences: readonly number[],
@@ -116,30 +127,60 @@ export class HourBucketedStore {
     const current = this.bucketOf(now);
     this.expire(now);
     const oldestLive = current - this.windowBuckets;
-    const added: number[] = [];
     const bucket = this.bucketNumbered(current);
-    this.database.transaction(() => {
-      for (let index = 0; index < messageIds.length; index += 1) {
-        const offset = index * KEY_BYTES;
-        if (this.find(keys, offset, oldestLive, false) > 0) continue;
-        const key = keys.subarray(offset, offset + KEY_BYTES);
-        if (bucket.insert.run(key, sequences[index]).changes > 0) added.push(offset);
+    if (this.buffer.bucket !== bucket) {
+      this.flush();
+      this.buffer.bucket = bucket;
+      this.buffer.since = Date.now();
+    }
+    for (let index = 0; index < messageIds.length; index += 1) {
+      const offset = index * KEY_BYTES;
+      if (this.find(keys, offset, oldestLive, false) > 0) continue;
+      if (this.buffer.full) {
+        this.buffer.checkpoint = undefined;
+        this.flush();
       }
-      if (added.length > 0) this.statements.countBucket.run(bucket.ids + added.length, bucket.number);
-      this.statements.writeCheckpoint.run(checkpoint.sequence, checkpoint.logIdentity);
+      this.buffer.add(keys, offset, sequences[index]);
+      bucket.filter.add(keys, offset);
+      bucket.ids += 1;
+    }
+    this.buffer.checkpoint = checkpoint;
+    if (this.buffer.count >= WRITE_BUFFER_IDS || Date.now() - this.buffer.since >= WRITE_BUFFER_MAX_AGE_MS) {
+      this.flush();
+    }
+  }
+
+  /** Writes the buffer, sorted by key, with its checkpoint, in one transaction. */
+  flush(): void {
+    const { bucket, checkpoint } = this.buffer;
+    if (!bucket || this.buffer.count === 0) return;
+    const order = this.buffer.sortedPositions();
+    const keys = this.buffer.keys;
+    this.database.transaction(() => {
+      for (const position of order) {
+        const offset = position * KEY_BYTES;
+        bucket.insert.run(keys.subarray(offset, offset + KEY_BYTES), this.buffer.sequences[position]);
+      }
+      this.statements.countBucket.run(bucket.ids, bucket.number);
+      // A buffer flushed because it filled up mid-record has no checkpoint of its own yet: the disk
+      // keeps the previous one, and catch-up adds the ids again (idempotently) after a crash.
+      if (checkpoint) this.statements.writeCheckpoint.run(checkpoint.sequence, checkpoint.logIdentity);
     })();
-    // Filters change only once the commit is done, so a failed commit leaves them matching the disk.
-    for (const offset of added) bucket.filter.add(keys, offset);
-    bucket.ids += added.length;
+    this.buffer.clear();
+    this.buffer.since = Date.now();
     this.enforceMaxBytes();
   }
 
+  /** The checkpoint on disk, after writing the buffer: what a restart would resume from. */
   checkpoint(): DedupeCheckpoint {
+    this.flush();
     const row = this.statements.readCheckpoint.get();
     return row ? { sequence: row.sequence, logIdentity: row.log_identity } : { sequence: 0, logIdentity: '' };
   }
 
   reset(checkpoint: DedupeCheckpoint): void {
+    this.buffer.clear();
+    this.buffer.bucket = undefined;
     this.database.transaction(() => {
       for (const bucket of this.buckets) this.dropTable(bucket.number);
       this.statements.writeCheckpoint.run(checkpoint.sequence, checkpoint.logIdentity);
@@ -150,7 +191,11 @@ export class HourBucketedStore {
   /** Drops every bucket older than the window: one DROP TABLE each. */
   expire(now: number): void {
     const oldestLive = this.bucketOf(now) - this.windowBuckets;
-    while (this.buckets.length > 0 && this.buckets[0].number < oldestLive) this.dropOldest();
+    while (this.buckets.length > 0 && this.buckets[0].number < oldestLive) {
+      // The buffer's checkpoint must reach the disk even when its bucket is dropped.
+      if (this.buckets[0] === this.buffer.bucket) this.flush();
+      this.dropOldest();
+    }
   }
 
   stats(): DedupeIndexStats {
@@ -163,6 +208,13 @@ export class HourBucketedStore {
   }
 
   close(): void {
+    if (!this.database.open) return;
+    this.flush();
+    this.database.close();
+  }
+
+  /** Closes without writing the buffer: what a crash leaves (tests). */
+  abandon(): void {
     if (this.database.open) this.database.close();
   }
 
@@ -178,6 +230,10 @@ export class HourBucketedStore {
       const bucket = this.buckets[index];
       if (bucket.number < oldestLive) break;
       if (!bucket.filter.mayContain(keys, offset)) continue;
+      if (bucket === this.buffer.bucket) {
+        const buffered = this.buffer.find(keys, offset);
+        if (buffered !== undefined) return buffered;
+      }
       if (count) this.counters.storeReads += 1;
       const sequence = bucket.find.get(keys.subarray(offset, offset + KEY_BYTES));
       if (sequence !== undefined) return sequence;
@@ -228,6 +284,10 @@ export class HourBucketedStore {
   private dropOldest(): void {
     const oldest = this.buckets.shift();
     if (!oldest) return;
+    if (oldest === this.buffer.bucket) {
+      this.buffer.clear();
+      this.buffer.bucket = undefined;
+    }
     this.database.transaction(() => this.dropTable(oldest.number))();
   }
 
@@ -247,5 +307,57 @@ export class HourBucketedStore {
       this.dropOldest();
       this.counters.droppedEarlyBuckets += 1;
     }
+  }
+}
+
+/** The newest bucket's ids not yet on disk; reused, so a group commit allocates nothing per id. */
+class WriteBuffer {
+  readonly keys: Buffer;
+  readonly sequences: Float64Array;
+  private readonly positions = new Map<string, number>();
+  count = 0;
+  bucket: Bucket | undefined;
+  checkpoint: DedupeCheckpoint | undefined;
+  since = 0;
+
+  constructor(private readonly capacity: number) {
+    this.keys = Buffer.alloc(capacity * KEY_BYTES);
+    this.sequences = new Float64Array(capacity);
+  }
+
+  get full(): boolean {
+    return this.count === this.capacity;
+  }
+
+  add(keys: Buffer, offset: number, sequence: number): void {
+    if (this.count === this.capacity) throw new Error('the dedupe write buffer is full; flush first');
+    const key = keys.toString('latin1', offset, offset + KEY_BYTES);
+    if (this.positions.has(key)) return;
+    keys.copy(this.keys, this.count * KEY_BYTES, offset, offset + KEY_BYTES);
+    this.sequences[this.count] = sequence;
+    this.positions.set(key, this.count);
+    this.count += 1;
+  }
+
+  find(keys: Buffer, offset: number): number | undefined {
+    if (this.count === 0) return undefined;
+    const position = this.positions.get(keys.toString('latin1', offset, offset + KEY_BYTES));
+    return position === undefined ? undefined : this.sequences[position];
+  }
+
+  /** Positions in key order: a B-tree takes sorted keys page by page. */
+  sortedPositions(): number[] {
+    const order = Array.from({ length: this.count }, (_, position) => position);
+    const keys = this.keys;
+    order.sort((a, b) =>
+      keys.compare(keys, b * KEY_BYTES, b * KEY_BYTES + KEY_BYTES, a * KEY_BYTES, a * KEY_BYTES + KEY_BYTES),
+    );
+    return order;
+  }
+
+  clear(): void {
+    this.count = 0;
+    this.positions.clear();
+    this.checkpoint = undefined;
   }
 }

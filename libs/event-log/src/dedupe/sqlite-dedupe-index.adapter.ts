@@ -55,6 +55,12 @@ export class SqliteDedupeIndex implements DedupeIndex {
     this.store.close();
   }
 
+  /** Closes without writing the buffered ids: what a crash leaves behind (tests). */
+  async abandon(): Promise<void> {
+    this.closed = true;
+    this.store.abandon();
+  }
+
   private assertOpen(): void {
     if (this.closed) throw new Error('the dedupe index is closed');
   }
