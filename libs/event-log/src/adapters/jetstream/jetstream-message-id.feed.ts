@@ -103,9 +103,10 @@ export class JetStreamMessageIdFeed implements MessageIdFeed {
         if (stopping) break;
         batch.messageIds.push(message.headers?.get('Nats-Msg-Id') ?? '');
         batch.sequences.push(message.seq);
-        const remaining = message.info.pending;
-        if (remaining === 0 || batch.messageIds.length >= MAX_BATCH) {
-          batch.remaining = remaining;
+        // The batch goes as soon as nothing more waits in the client's queue (the delivery info of
+        // the last message only: parsing it costs a string split per message).
+        if (messages.getPending() === 0 || batch.messageIds.length >= MAX_BATCH) {
+          batch.remaining = message.info.pending;
           const full = batch;
           batch = { messageIds: [], sequences: [], remaining: 0 };
           await onBatch(full);
