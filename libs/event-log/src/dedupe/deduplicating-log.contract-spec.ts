@@ -1,6 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import BetterSqlite3 from 'better-sqlite3';
+import { Registry } from 'prom-client';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { JetStreamMessageIdFeed } from '../adapters/jetstream/jetstream-message-
 import { SqliteEventLog } from '../adapters/sqlite/sqlite-event-log.adapter';
 import type { EventLog } from '../event-log.port';
 import { NatsServerProcess } from '../testing/nats-server.process';
+import { registerDedupeIndexMetrics } from './dedupe-index.metrics';
 import { DeduplicatedEventLog } from './deduplicated-event-log';
 import { describeDeduplicatingLogContract } from './deduplicating-log.contract';
 import { WorkerDedupeIndex } from './worker-dedupe-index.adapter';
@@ -178,6 +180,59 @@ describe('a new dedupe index on a log that already holds messages', () => {
       expect(log.dedupeStatus().ready).toBe(true);
       const [accepted] = await log.publishBatch([message('old-1')]);
       expect(accepted.duplicate).toBe(false);
+    } finally {
+      await log.close();
+    }
+  }, 30_000);
+});
+
+describe('dedupe index metrics', () => {
+  it('exposes index size, ids per bucket, lookups, hits and catch-up lag on the registry', async () => {
+    await deleteStreams();
+    const inner = await JetStreamEventLog.connect({
+      servers: server.url,
+      dedupeWindowMs: WINDOW_MS,
+      retentionMs: 3_600_000,
+      trackingDuplicateWindowMs: GUARD_MS,
+    });
+    const index = await WorkerDedupeIndex.start(
+      join(mkdtempSync(join(tmpdir(), 'dedupe-metrics-')), 'index.sqlite'),
+      { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
+    );
+    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    const log = await DeduplicatedEventLog.start(inner, index, feed, {
+      guardWindowMs: GUARD_MS,
+      windowMs: WINDOW_MS,
+    });
+    const registry = new Registry();
+    registerDedupeIndexMetrics(registry, log);
+    try {
+      const batch = ['m-1', 'm-2', 'm-3'].map((messageId) => ({
+        workspaceId: 'ws1',
+        sourceId: 'src-a',
+        messageId,
+        payload: {},
+      }));
+      await log.publishBatch(batch);
+      await log.whenIndexed();
+      await new Promise((resolve) => setTimeout(resolve, GUARD_MS + 200));
+      await log.publishBatch(batch.slice(0, 2));
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const text = await registry.metrics();
+      const value = (name: string) =>
+        Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+      expect(value('tributary_dedupe_index_ids')).toBe(3);
+      expect(value('tributary_dedupe_index_lookups_total')).toBe(5);
+      expect(value('tributary_dedupe_index_hits_total')).toBe(2);
+      expect(value('tributary_dedupe_index_filter_bytes')).toBeGreaterThan(0);
+      expect(value('tributary_dedupe_index_store_bytes')).toBeGreaterThan(0);
+      expect(value('tributary_dedupe_index_catch_up_lag_seconds')).toBe(0);
+      expect(value('tributary_dedupe_index_ready')).toBe(1);
+      expect(text).toMatch(/^tributary_dedupe_index_bucket_ids\{bucket="[0-9T:.-]+Z"\} 3$/m);
+      // A registry without an index (sqlite log, DEDUPE_INDEX=off) gets no dedupe metrics.
+      const plain = new Registry();
+      registerDedupeIndexMetrics(plain, inner);
+      expect(await plain.metrics()).not.toContain('tributary_dedupe_index');
     } finally {
       await log.close();
     }
