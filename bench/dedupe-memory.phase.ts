@@ -3,8 +3,8 @@
  * messages with unique messageIds to `/v1/batch`, waits until the server's dedupe index has read
  * them all and JetStream's guard window has passed over them, and divides the growth of resident
  * memory (nats-server plus the Tributary server, worker threads included) by the number of ids: the
- * bytes each id of the window costs. Resident memory is the median of several samples, before and
- * after, since a V8 heap breathes.
+ * bytes each id of the window costs. Resident memory is the lowest of 20 samples over 10 s of rest,
+ * before and after, since V8 and Go heaps breathe.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,17 +40,22 @@ async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function medianResident(pids: {
+/**
+ * The floor of resident memory over a few seconds of rest: a V8 or Go heap that has not collected
+ * its garbage yet only ever adds to a sample, so the lowest one is the memory actually held.
+ */
+async function restingResident(pids: {
   nats?: number;
   tributary: number;
 }): Promise<{ nats: number; tributary: number }> {
-  const samples: Array<{ nats: number; tributary: number }> = [];
-  for (let sample = 0; sample < 7; sample += 1) {
-    samples.push({ nats: residentBytes(pids.nats), tributary: residentBytes(pids.tributary) });
-    await sleep(300);
+  let nats = Number.POSITIVE_INFINITY;
+  let tributary = Number.POSITIVE_INFINITY;
+  for (let sample = 0; sample < 20; sample += 1) {
+    nats = Math.min(nats, residentBytes(pids.nats));
+    tributary = Math.min(tributary, residentBytes(pids.tributary));
+    await sleep(500);
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  return { nats: median(samples.map((s) => s.nats)), tributary: median(samples.map((s) => s.tributary)) };
+  return { nats, tributary };
 }
 
 /** Waits until `/health/ready` answers 200: the dedupe index has caught up with the log. */
@@ -83,14 +88,14 @@ export async function measureDedupeMemory(options: {
     // counted as per-id cost.
     await sendUnique(poster, options, 100_000);
     await sleep(options.guardWindowMs + 2_000);
-    const before = await medianResident(options.pids);
+    const before = await restingResident(options.pids);
     const startedAt = performance.now();
     const { accepted, failedRequests } = await sendUnique(poster, options, options.ids);
     const seconds = (performance.now() - startedAt) / 1000;
     await untilReady(options.baseUrl, 120_000);
     // JetStream forgets the guard window's ids once it has passed; the index keeps them.
     await sleep(options.guardWindowMs + 3_000);
-    const after = await medianResident(options.pids);
+    const after = await restingResident(options.pids);
     const growth = after.nats + after.tributary - (before.nats + before.tributary);
     return {
       ids: accepted,

@@ -68,9 +68,9 @@ export class HourBucketedStore {
     this.database = new BetterSqlite3(file);
     this.database.pragma('journal_mode = WAL');
     this.database.pragma('synchronous = NORMAL');
-    // A small page cache: lookups are rare (the filters answer most), inserts append to the newest
-    // bucket. The OS page cache does the rest, outside this process's resident memory.
-    this.database.pragma('cache_size = -8192');
+    // SQLite's default 2 MB page cache: lookups are rare (the filters answer most) and writes come
+    // in sorted groups; the OS page cache does the rest, outside this process's resident memory.
+    this.database.pragma('cache_size = -2048');
     this.database.exec(`
       CREATE TABLE IF NOT EXISTS dedupe_checkpoint (
         id INTEGER PRIMARY KEY CHECK (id = 1),
