@@ -2,14 +2,21 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { DedupeIndexSettings } from './dedupe-index.port';
 import { HourBucketedStore } from './hour-bucketed.store';
 
+/**
+ * Ids cross the thread boundary as one string joined by a line break, which no message id contains
+ * (the log refuses it: it would end the `Nats-Msg-Id` header): cloning one string is a copy, cloning
+ * an array of strings costs a structured-clone step per string.
+ */
+export const ID_SEPARATOR = '\n';
+
 /** One request to the worker; `id` pairs it with its answer. */
 export type DedupeWorkerRequest =
-  | { id: number; operation: 'lookup'; messageIds: string[]; now: number }
+  | { id: number; operation: 'lookup'; messageIds: string; now: number }
   | {
       id: number;
       operation: 'record';
-      messageIds: string[];
-      sequences: number[];
+      messageIds: string;
+      sequences: Float64Array;
       checkpointSequence: number;
       logIdentity: string;
       now: number;
@@ -45,13 +52,13 @@ function serve(): void {
     try {
       switch (request.operation) {
         case 'lookup': {
-          const sequences = store.lookup(request.messageIds, request.now);
+          const sequences = store.lookup(splitIds(request.messageIds), request.now);
           port.postMessage({ id: request.id, result: sequences }, [sequences.buffer as ArrayBuffer]);
           return;
         }
         case 'record':
           store.record(
-            request.messageIds,
+            splitIds(request.messageIds),
             request.sequences,
             { sequence: request.checkpointSequence, logIdentity: request.logIdentity },
             request.now,
@@ -80,6 +87,10 @@ function serve(): void {
       port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
     }
   });
+}
+
+function splitIds(joined: string): string[] {
+  return joined === '' ? [] : joined.split(ID_SEPARATOR);
 }
 
 serve();

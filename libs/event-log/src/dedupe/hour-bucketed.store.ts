@@ -119,7 +119,7 @@ export class HourBucketedStore {
    */
   record(
     messageIds: readonly string[],
-    sequences: readonly number[],
+    sequences: ArrayLike<number>,
     checkpoint: DedupeCheckpoint,
     now: number,
   ): void {

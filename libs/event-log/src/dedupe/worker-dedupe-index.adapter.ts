@@ -8,7 +8,12 @@ import type {
   DedupeIndexSettings,
   DedupeIndexStats,
 } from './dedupe-index.port';
-import type { DedupeWorkerAnswer, DedupeWorkerData, DedupeWorkerRequest } from './dedupe-index.worker';
+import {
+  ID_SEPARATOR,
+  type DedupeWorkerAnswer,
+  type DedupeWorkerData,
+  type DedupeWorkerRequest,
+} from './dedupe-index.worker';
 
 type RequestWithoutId = DedupeWorkerRequest extends infer Request
   ? Request extends { id: number }
@@ -68,20 +73,24 @@ export class WorkerDedupeIndex implements DedupeIndex {
   lookup(messageIds: readonly string[], now: number): Promise<Float64Array> {
     return this.call({
       operation: 'lookup',
-      messageIds: messageIds as string[],
+      messageIds: messageIds.join(ID_SEPARATOR),
       now,
     }) as Promise<Float64Array>;
   }
 
   async record(entries: DedupeIndexEntries, checkpoint: DedupeCheckpoint, now: number): Promise<void> {
-    await this.call({
-      operation: 'record',
-      messageIds: entries.messageIds,
-      sequences: entries.sequences,
-      checkpointSequence: checkpoint.sequence,
-      logIdentity: checkpoint.logIdentity,
-      now,
-    });
+    const sequences = Float64Array.from(entries.sequences);
+    await this.call(
+      {
+        operation: 'record',
+        messageIds: entries.messageIds.join(ID_SEPARATOR),
+        sequences,
+        checkpointSequence: checkpoint.sequence,
+        logIdentity: checkpoint.logIdentity,
+        now,
+      },
+      [sequences.buffer],
+    );
   }
 
   checkpoint(): Promise<DedupeCheckpoint> {
@@ -120,13 +129,13 @@ export class WorkerDedupeIndex implements DedupeIndex {
     await this.worker.terminate();
   }
 
-  private call(request: RequestWithoutId): Promise<unknown> {
+  private call(request: RequestWithoutId, transfer: ArrayBuffer[] = []): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the dedupe index is closed'));
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...request, id });
+      this.worker.postMessage({ ...request, id }, transfer);
     });
   }
 }

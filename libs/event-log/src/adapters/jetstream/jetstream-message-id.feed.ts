@@ -18,6 +18,8 @@ import { TRACKING_STREAM } from './jetstream-event-log.adapter';
 
 /** Every subject of `TRACKING`. */
 const TRACKING_STREAM_SUBJECTS = 'tracking.>';
+/** How long a batch waits for more ids once the client's queue is empty (ms). */
+const GATHER_MS = 2;
 /** Ids read before the batch is handed over, unless the log runs dry first. */
 const MAX_BATCH = 2_000;
 
@@ -99,18 +101,26 @@ export class JetStreamMessageIdFeed implements MessageIdFeed {
     let stopping = false;
     const reading = (async () => {
       let batch: MessageIdBatch = { messageIds: [], sequences: [], remaining: 0 };
+      let batchStartedAt = 0;
       for await (const message of messages) {
         if (stopping) break;
         batch.messageIds.push(message.headers?.get('Nats-Msg-Id') ?? '');
         batch.sequences.push(message.seq);
-        // The batch goes as soon as nothing more waits in the client's queue (the delivery info of
-        // the last message only: parsing it costs a string split per message).
-        if (messages.getPending() === 0 || batch.messageIds.length >= MAX_BATCH) {
-          batch.remaining = message.info.pending;
-          const full = batch;
-          batch = { messageIds: [], sequences: [], remaining: 0 };
-          await onBatch(full);
+        if (batch.messageIds.length === 1) batchStartedAt = performance.now();
+        if (batch.messageIds.length < MAX_BATCH) {
+          if (messages.getPending() > 0) continue;
+          // The client's queue is empty: wait a moment for more, so a steady trickle of messages
+          // still makes batches of some size (one worker round trip each), unless it is late already.
+          if (performance.now() - batchStartedAt < GATHER_MS) {
+            await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
+            if (messages.getPending() > 0) continue;
+          }
         }
+        // The delivery info of the batch's last message only: parsing it costs a string split.
+        batch.remaining = message.info.pending;
+        const full = batch;
+        batch = { messageIds: [], sequences: [], remaining: 0 };
+        await onBatch(full);
       }
     })();
     const failed = reading.then(
