@@ -152,6 +152,10 @@ function indexFileMegabytes(dataDirectory: string): number | null {
   return total > 0 ? megabytes(total) : null;
 }
 
+function perId(growthMb: number, ids: number): number {
+  return round((growthMb * 1024 * 1024) / ids, 1);
+}
+
 function megabytes(bytes: number): number {
   return round(bytes / 1024 / 1024, 1);
 }
@@ -164,7 +168,9 @@ export function printDedupeMemory(result: DedupeMemoryResult): void {
       (result.failedRequests > 0 ? `; ${result.failedRequests} requests failed and were sent again` : ''),
   );
   console.log(
-    `dedupe memory per id: ${result.bytesPerId} bytes (goal: at most 16); index file ` +
+    `dedupe memory per id: ${result.bytesPerId} bytes (goal: at most 16; nats-server ` +
+      `${perId(result.rssAfterMb.nats - result.rssBeforeMb.nats, result.ids)}, tributary ` +
+      `${perId(result.rssAfterMb.tributary - result.rssBeforeMb.tributary, result.ids)}); index file ` +
       `${result.indexFileMb ?? '?'} MB (every id the bench sent, earlier phases and warm-up included)`,
   );
 }
