@@ -79,6 +79,7 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
         windowMs: settings.dedupeWindowMs,
         maxBytes: options.dedupeIndexMaxBytes,
       },
+      options.natsUrl,
     );
     const deduplicated = await DeduplicatedEventLog.start(log, index, feed, {
       guardWindowMs,

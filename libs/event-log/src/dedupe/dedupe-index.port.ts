@@ -1,3 +1,5 @@
+import type { FeedSubscription } from './message-id.feed';
+
 /**
  * The dedupe index: which message ids the log stored in the last `DEDUPE_WINDOW`, and at which
  * sequence. It is a checkpointed cache of the log, never a second truth: ids enter it only from the
@@ -83,3 +85,30 @@ export interface DedupeIndexStats {
 }
 
 export const DEFAULT_DEDUPE_BUCKET_MS = 3_600_000;
+
+/** How far an index that follows the log itself has got: every message up to `sequence` is indexed. */
+export interface DedupeIndexProgress {
+  sequence: number;
+  /** Messages the log held beyond `sequence` when that batch was read. */
+  remaining: number;
+}
+
+/**
+ * An index that reads the log back and records its ids on its own (the worker adapter, with its own
+ * connection on its own thread), so the caller's event loop sees one progress report per batch
+ * instead of every message. It commits each batch with its checkpoint, as the caller's follower would.
+ */
+export interface SelfFollowingDedupeIndex extends DedupeIndex {
+  /** False when the adapter was started without a way to reach the log. */
+  readonly followsLog: boolean;
+  follow(
+    fromSequence: number,
+    logIdentity: string,
+    onProgress: (progress: DedupeIndexProgress) => void,
+  ): Promise<FeedSubscription>;
+}
+
+export function followsTheLogItself(index: DedupeIndex): index is SelfFollowingDedupeIndex {
+  const candidate = index as Partial<SelfFollowingDedupeIndex>;
+  return typeof candidate.follow === 'function' && candidate.followsLog === true;
+}

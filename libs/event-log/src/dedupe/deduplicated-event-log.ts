@@ -15,7 +15,7 @@ import {
   type PublishOutcome,
 } from '../event-log.port';
 import { assertValidMessages } from '../event-log.validation';
-import type { DedupeIndex, DedupeIndexStats } from './dedupe-index.port';
+import { followsTheLogItself, type DedupeIndex, type DedupeIndexStats } from './dedupe-index.port';
 import type { FeedSubscription, MessageIdBatch, MessageIdFeed } from './message-id.feed';
 
 /**
@@ -35,7 +35,11 @@ export type DedupeWriteStep = (typeof DEDUPE_WRITE_STEPS)[number];
 /** Follower batches handed to the index and not yet committed, before the follower waits. */
 const MAX_COMMITS_WAITING = 4;
 
-/** Called at each step; throwing (or killing the process) there is the crash. Tests only. */
+/**
+ * Called at each step; throwing (or killing the process) there is the crash. Tests only. With an
+ * index that follows the log itself, the two index-commit steps happen on its thread and this hook is
+ * not called for them (the worker reads TRIBUTARY_TEST_DEDUPE_CRASH_AT itself).
+ */
 export type DedupeFaultHook = (step: DedupeWriteStep) => void | Promise<void>;
 
 export interface DeduplicatedEventLogOptions {
@@ -285,7 +289,12 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     this.lastSequenceSeen = log.lastSequence;
     this.observations.push({ time: Date.now(), sequence: log.lastSequence });
     this.caughtUp = this.indexedSequence >= log.lastSequence;
-    this.subscription = await this.feed.follow(fromSequence, (batch) => this.indexBatch(batch));
+    // An index that reads the log itself (on its own thread) keeps the ids off this event loop.
+    this.subscription = followsTheLogItself(this.index)
+      ? await this.index.follow(fromSequence, log.logIdentity, ({ sequence, remaining }) =>
+          this.indexedUpTo(sequence, remaining),
+        )
+      : await this.feed.follow(fromSequence, (batch) => this.indexBatch(batch));
     this.subscription.failed.catch((error: Error) => {
       if (!this.closed) this.failure = error;
     });
@@ -314,11 +323,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
         { sequence: lastSequence, logIdentity: this.logIdentity },
         this.clock(),
       );
-      this.indexedSequence = lastSequence;
-      this.observe(lastSequence + batch.remaining);
-      while (this.observations.length > 0 && this.observations[0].sequence <= lastSequence)
-        this.observations.shift();
-      if (!this.caughtUp && lastSequence >= this.startSequence) this.caughtUp = true;
+      this.indexedUpTo(lastSequence, batch.remaining);
       await this.fault('after-index-commit');
     });
     this.commits = commit.catch((error: unknown) => {
@@ -335,6 +340,15 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     if (this.commitsWaiting.length >= MAX_COMMITS_WAITING)
       await this.commitsWaiting[0].catch(() => undefined);
     if (this.failure) throw this.failure;
+  }
+
+  /** Every message up to `lastSequence` is indexed; the log held `remaining` more at that moment. */
+  private indexedUpTo(lastSequence: number, remaining: number): void {
+    this.indexedSequence = lastSequence;
+    this.observe(lastSequence + remaining);
+    while (this.observations.length > 0 && this.observations[0].sequence <= lastSequence)
+      this.observations.shift();
+    if (!this.caughtUp && lastSequence >= this.startSequence) this.caughtUp = true;
   }
 
   private observe(sequence: number): void {

@@ -65,6 +65,7 @@ describeDeduplicatingLogContract(
           windowMs: WINDOW_MS,
           bucketMs: BUCKET_MS,
         },
+        server.url,
       );
       const feed = await JetStreamMessageIdFeed.connect(server.url);
       const log = await DeduplicatedEventLog.start(inner, index, feed, {
@@ -127,6 +128,7 @@ describe('a new dedupe index on a log that already holds messages', () => {
     const index = await WorkerDedupeIndex.start(
       join(mkdtempSync(join(tmpdir(), 'dedupe-new-index-')), 'index.sqlite'),
       { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
+      server.url,
     );
     const feed = await JetStreamMessageIdFeed.connect(server.url);
     return DeduplicatedEventLog.start(inner, index, feed, { guardWindowMs: GUARD_MS, windowMs: WINDOW_MS });

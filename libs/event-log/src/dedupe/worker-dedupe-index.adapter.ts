@@ -1,14 +1,17 @@
 import { existsSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import type { FeedSubscription } from './message-id.feed';
 import type {
   DedupeCheckpoint,
-  DedupeIndex,
   DedupeIndexEntries,
+  DedupeIndexProgress,
   DedupeIndexSettings,
   DedupeIndexStats,
+  SelfFollowingDedupeIndex,
 } from './dedupe-index.port';
 import {
+  FOLLOWER_REPORT_ID,
   ID_SEPARATOR,
   type DedupeWorkerAnswer,
   type DedupeWorkerData,
@@ -25,23 +28,40 @@ type RequestWithoutId = DedupeWorkerRequest extends infer Request
  * The dedupe index on a worker thread: hashing, filter tests and SQLite writes stay off the event
  * loop that serves HTTP. One message per call (a whole batch of ids), answered in order; lookups come
  * back as a transferred `Float64Array`, so no per-id objects cross the thread boundary.
+ *
+ * Started with the log's NATS servers, it also follows the log itself (`follow`): the worker reads
+ * the ids back on its own connection and commits them, and this thread only hears of its progress.
  */
-export class WorkerDedupeIndex implements DedupeIndex {
+export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
+  private onProgress: ((progress: DedupeIndexProgress) => void) | undefined;
+  private rejectFollowing: ((error: Error) => void) | undefined;
   private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   private nextId = 1;
   private failure: Error | undefined;
   private closed = false;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    readonly followsLog: boolean,
+  ) {
     worker.on('message', (answer: DedupeWorkerAnswer) => {
+      if (answer.id === FOLLOWER_REPORT_ID) {
+        if ('progress' in answer && answer.progress)
+          this.onProgress?.({ sequence: answer.progress[0], remaining: answer.progress[1] });
+        if ('followError' in answer && answer.followError !== undefined)
+          this.rejectFollowing?.(new Error(`dedupe index follower: ${answer.followError}`));
+        return;
+      }
       const waiting = this.pending.get(answer.id);
       if (!waiting) return;
       this.pending.delete(answer.id);
-      if (answer.error !== undefined) waiting.reject(new Error(`dedupe index: ${answer.error}`));
-      else waiting.resolve(answer.result);
+      if ('error' in answer && answer.error !== undefined)
+        waiting.reject(new Error(`dedupe index: ${answer.error}`));
+      else waiting.resolve('result' in answer ? answer.result : undefined);
     });
     const failAll = (error: Error) => {
       this.failure = error;
+      this.rejectFollowing?.(error);
       for (const waiting of this.pending.values()) waiting.reject(error);
       this.pending.clear();
     };
@@ -51,15 +71,20 @@ export class WorkerDedupeIndex implements DedupeIndex {
     });
   }
 
-  static async start(file: string, settings: DedupeIndexSettings): Promise<WorkerDedupeIndex> {
+  /** `natsServers`: the log's servers, so the worker can follow the log itself (see `follow`). */
+  static async start(
+    file: string,
+    settings: DedupeIndexSettings,
+    natsServers?: string,
+  ): Promise<WorkerDedupeIndex> {
     const script = workerScript();
-    const data: DedupeWorkerData = { file, settings };
+    const data: DedupeWorkerData = { file, settings, natsServers };
     const worker = new Worker(script.path, { workerData: data, execArgv: script.execArgv });
     await new Promise<void>((resolve, reject) => {
       const onFirst = (answer: DedupeWorkerAnswer) => {
         if (answer.id !== 0) return;
         worker.off('message', onFirst);
-        if (answer.error !== undefined) {
+        if ('error' in answer && answer.error !== undefined) {
           void worker.terminate();
           reject(new Error(`dedupe index: ${answer.error}`));
         } else resolve();
@@ -67,7 +92,26 @@ export class WorkerDedupeIndex implements DedupeIndex {
       worker.on('message', onFirst);
       worker.once('error', reject);
     });
-    return new WorkerDedupeIndex(worker);
+    return new WorkerDedupeIndex(worker, natsServers !== undefined);
+  }
+
+  async follow(
+    fromSequence: number,
+    logIdentity: string,
+    onProgress: (progress: DedupeIndexProgress) => void,
+  ): Promise<FeedSubscription> {
+    if (!this.followsLog) throw new Error('this dedupe index was started without the log to follow');
+    const failed = new Promise<never>((_, reject) => (this.rejectFollowing = reject));
+    failed.catch(() => undefined);
+    this.onProgress = onProgress;
+    await this.call({ operation: 'follow', fromSequence, logIdentity });
+    return {
+      failed,
+      stop: async () => {
+        this.onProgress = undefined;
+        if (!this.closed && !this.failure) await this.call({ operation: 'unfollow' });
+      },
+    };
   }
 
   lookup(messageIds: readonly string[], now: number): Promise<Float64Array> {
