@@ -310,11 +310,17 @@ export class HourBucketedStore {
   }
 }
 
-/** The newest bucket's ids not yet on disk; reused, so a group commit allocates nothing per id. */
+/**
+ * The newest bucket's ids not yet on disk; reused, so a group commit allocates nothing per id. Its
+ * positions are found through an open-addressing table indexed by the key's first bytes (the keys are
+ * uniform hashes already), with no string per key.
+ */
 class WriteBuffer {
   readonly keys: Buffer;
   readonly sequences: Float64Array;
-  private readonly positions = new Map<string, number>();
+  /** Position + 1 of the key in each slot, 0 for an empty slot; twice the capacity, so probes stay short. */
+  private readonly slots: Int32Array;
+  private readonly slotMask: number;
   count = 0;
   bucket: Bucket | undefined;
   checkpoint: DedupeCheckpoint | undefined;
@@ -323,6 +329,10 @@ class WriteBuffer {
   constructor(private readonly capacity: number) {
     this.keys = Buffer.alloc(capacity * KEY_BYTES);
     this.sequences = new Float64Array(capacity);
+    let slotCount = 1;
+    while (slotCount < capacity * 2) slotCount *= 2;
+    this.slots = new Int32Array(slotCount);
+    this.slotMask = slotCount - 1;
   }
 
   get full(): boolean {
@@ -331,18 +341,18 @@ class WriteBuffer {
 
   add(keys: Buffer, offset: number, sequence: number): void {
     if (this.count === this.capacity) throw new Error('the dedupe write buffer is full; flush first');
-    const key = keys.toString('latin1', offset, offset + KEY_BYTES);
-    if (this.positions.has(key)) return;
+    const slot = this.slotOf(keys, offset);
+    if (this.slots[slot] !== 0) return;
     keys.copy(this.keys, this.count * KEY_BYTES, offset, offset + KEY_BYTES);
     this.sequences[this.count] = sequence;
-    this.positions.set(key, this.count);
     this.count += 1;
+    this.slots[slot] = this.count;
   }
 
   find(keys: Buffer, offset: number): number | undefined {
     if (this.count === 0) return undefined;
-    const position = this.positions.get(keys.toString('latin1', offset, offset + KEY_BYTES));
-    return position === undefined ? undefined : this.sequences[position];
+    const position = this.slots[this.slotOf(keys, offset)];
+    return position === 0 ? undefined : this.sequences[position - 1];
   }
 
   /** Positions in key order: a B-tree takes sorted keys page by page. */
@@ -356,8 +366,27 @@ class WriteBuffer {
   }
 
   clear(): void {
+    if (this.count > 0) this.slots.fill(0);
     this.count = 0;
-    this.positions.clear();
     this.checkpoint = undefined;
+  }
+
+  /** The slot holding the key at `offset`, or the empty slot where it would go (linear probing). */
+  private slotOf(keys: Buffer, offset: number): number {
+    let slot =
+      (keys[offset] | (keys[offset + 1] << 8) | (keys[offset + 2] << 16) | (keys[offset + 3] << 24)) &
+      this.slotMask;
+    for (;;) {
+      const position = this.slots[slot];
+      if (position === 0 || this.sameKey(keys, offset, (position - 1) * KEY_BYTES)) return slot;
+      slot = (slot + 1) & this.slotMask;
+    }
+  }
+
+  private sameKey(keys: Buffer, offset: number, ownOffset: number): boolean {
+    for (let byte = 0; byte < KEY_BYTES; byte += 1) {
+      if (keys[offset + byte] !== this.keys[ownOffset + byte]) return false;
+    }
+    return true;
   }
 }
