@@ -16,6 +16,8 @@ const WRITE_BUFFER_IDS = 32_768;
 const WRITE_BUFFER_MAX_AGE_MS = 1_000;
 /** A new bucket's first filter; the chain doubles from there (see GrowingBloomFilter). */
 const INITIAL_FILTER_CAPACITY = 16_384;
+/** Keys per INSERT statement of a group commit: one statement step for many rows. */
+const ROWS_PER_INSERT = 64;
 
 interface Bucket {
   number: number;
@@ -23,6 +25,7 @@ interface Bucket {
   filter: GrowingBloomFilter;
   find: Statement<[Buffer], number>;
   insert: Statement<[Buffer, number]>;
+  insertMany: Statement<Array<Buffer | number>>;
 }
 
 /**
@@ -156,10 +159,21 @@ export class HourBucketedStore {
     if (!bucket || this.buffer.count === 0) return;
     const order = this.buffer.sortedPositions();
     const keys = this.buffer.keys;
+    const rows = new Array<Buffer | number>(ROWS_PER_INSERT * 2);
     this.database.transaction(() => {
-      for (const position of order) {
-        const offset = position * KEY_BYTES;
-        bucket.insert.run(keys.subarray(offset, offset + KEY_BYTES), this.buffer.sequences[position]);
+      let next = 0;
+      for (; next + ROWS_PER_INSERT <= order.length; next += ROWS_PER_INSERT) {
+        for (let row = 0; row < ROWS_PER_INSERT; row += 1) {
+          const position = order[next + row];
+          const offset = position * KEY_BYTES;
+          rows[row * 2] = keys.subarray(offset, offset + KEY_BYTES);
+          rows[row * 2 + 1] = this.buffer.sequences[position];
+        }
+        bucket.insertMany.run(...rows);
+      }
+      for (; next < order.length; next += 1) {
+        const offset = order[next] * KEY_BYTES;
+        bucket.insert.run(keys.subarray(offset, offset + KEY_BYTES), this.buffer.sequences[order[next]]);
       }
       this.statements.countBucket.run(bucket.ids, bucket.number);
       // A buffer flushed because it filled up mid-record has no checkpoint of its own yet: the disk
@@ -264,6 +278,12 @@ export class HourBucketedStore {
         number
       >,
       insert: this.database.prepare(`INSERT OR IGNORE INTO bucket_${number} (key, sequence) VALUES (?, ?)`),
+      insertMany: this.database.prepare(
+        `INSERT OR IGNORE INTO bucket_${number} (key, sequence) VALUES ${Array.from(
+          { length: ROWS_PER_INSERT },
+          () => '(?, ?)',
+        ).join(', ')}`,
+      ),
     };
   }
 
