@@ -2,7 +2,7 @@
  * `npm run bench`: how close `/v1/batch` comes to publishing straight to JetStream, how fast the
  * router then delivers and replays what was ingested, and how long Config API writes and reads take.
  *
- * One run, one nats-server, one Tributary server (its real entry point, in a child process), five phases:
+ * One run, one nats-server, one Tributary server (its real entry point, in a child process), six phases:
  * 1. ceiling: the stored JSON of every message published straight to JetStream with `Nats-Msg-Id` by
  *    the same client library Tributary uses (@nats-io/jetstream), all publishes of a batch in flight;
  * 2. tributary: the same messages as analytics-node sends them, POSTed to `/v1/batch` over keep-alive
@@ -35,7 +35,11 @@
  * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,
  * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
  * delivery as a ratio to webhook delivery, `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
- * BENCH_ACTIONS_CONCURRENCY (16)).
+ * BENCH_ACTIONS_CONCURRENCY (16), and `dedupe` = phase 6),
+ * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW),
+ * BENCH_DEDUPE_INDEX (off, the server's default; `on` runs the ingest phases with the index, and phase 6).
+ * 6. dedupe memory (`dedupe-memory.phase.ts`): resident memory of nats-server plus Tributary per
+ *    messageId held in the dedupe window, after BENCH_DEDUPE_IDS unique ids.
  */
 import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
@@ -52,6 +56,7 @@ import { createBenchMessages, type BenchMessages } from './bench-messages';
 import { BenchConfigApi } from './config-api.client';
 import { measureConfigApiLatency, printConfigApiTable } from './config-api-latency.phase';
 import { measureDeliveryCeiling } from './delivery-ceiling.phase';
+import { measureDedupeMemory, printDedupeMemory } from './dedupe-memory.phase';
 import { measureDelivery, measureReplay, printDeliveryTable, type ReplayResult } from './delivery-phases';
 import { measureFailingDestination } from './failing-destination.phase';
 import { measurePostgres } from './postgres.phase';
@@ -66,7 +71,7 @@ const GOAL_P99_MS = 50;
 /** Same as the JetStream adapter's default publish timeout. */
 const PUBLISH_TIMEOUT_MS = 2000;
 
-const PHASE_GROUPS = ['ingest', 'protocols', 'delivery', 'config', 'actions'] as const;
+const PHASE_GROUPS = ['ingest', 'protocols', 'delivery', 'config', 'actions', 'dedupe'] as const;
 /** Goal of `ratio protocols/ingest`: enforcing a realistic plan keeps at least this share of the rate. */
 const PROTOCOLS_GOAL_RATIO = 0.8;
 type PhaseGroup = (typeof PHASE_GROUPS)[number];
@@ -86,6 +91,13 @@ function phasesSetting(): PhaseGroup[] {
   if (names.includes('protocols') && !names.includes('ingest'))
     throw new Error('BENCH_PHASES: protocols needs ingest (its figure is a ratio to the ingest rate)');
   return PHASE_GROUPS.filter((name) => names.includes(name));
+}
+
+/** `10s`, `2m`, `500ms` (as DEDUPE_GUARD_WINDOW takes them) in milliseconds. */
+function durationMs(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text);
+  if (!match) throw new Error(`BENCH_DEDUPE_GUARD_WINDOW: "${text}" is not a duration such as 10s`);
+  return Number(match[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[(match[2] ?? 'ms') as 'ms'];
 }
 
 function numberSetting(name: string, fallback: number): number {
@@ -116,6 +128,18 @@ const settings = {
   /** Phase 5: requests of each Config API write and read kind. */
   configOperations: Math.round(numberSetting('BENCH_CONFIG_OPERATIONS', 200)),
   phases: phasesSetting(),
+  /** Phase 6: unique messageIds sent to measure the dedupe index's memory per id. */
+  dedupeIds: Math.round(numberSetting('BENCH_DEDUPE_IDS', 2_000_000)),
+  /**
+   * DEDUPE_GUARD_WINDOW of the server: JetStream keeps this window's ids in RAM (about 270 B each), so
+   * it must be short next to the time phase 6 takes for its figure to show the index's cost per id.
+   */
+  dedupeGuardWindow: process.env.BENCH_DEDUPE_GUARD_WINDOW?.trim() || '10s',
+  /**
+   * The server's DEDUPE_INDEX: `off` like the server's default (JetStream's window only), `on` to
+   * measure the ingest phases with the index and to run phase 6, which needs it.
+   */
+  dedupeIndex: process.env.BENCH_DEDUPE_INDEX === 'on' ? 'on' : 'off',
 };
 
 const repositoryRoot = join(__dirname, '..');
@@ -156,6 +180,10 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
       // The bench measures throughput, not the limiter.
       TRACKING_RATE_LIMIT: '',
+      // The dedupe index is off (the server's default) unless BENCH_DEDUPE_INDEX=on; its guard window
+      // is the bench's setting.
+      DEDUPE_INDEX: settings.dedupeIndex,
+      DEDUPE_GUARD_WINDOW: settings.dedupeGuardWindow,
       // Phase 4 polls its replay every 100 ms and phase 5 sends about ten requests per operation, all
       // beyond the default per-token limit meant for clients.
       CONFIG_API_RATE_LIMIT: String(Math.max(100_000, settings.configOperations * 20)),
@@ -190,6 +218,32 @@ async function main(): Promise<void> {
   };
   const failures: string[] = [];
   const runs = (phase: PhaseGroup) => settings.phases.includes(phase);
+
+  // The dedupe phase runs first: nats-server's Go heap, once grown by the ceiling phase's own
+  // 24 h duplicate window, breathes by more than the index costs, which would drown the figure.
+  if (!runs('dedupe')) {
+    console.log('phase 6/6 (dedupe memory): not in BENCH_PHASES');
+  } else if (settings.dedupeIndex !== 'on') {
+    console.log('phase 6/6 (dedupe memory): skipped, it measures the dedupe index (BENCH_DEDUPE_INDEX=on)');
+  } else {
+    console.log(`phase 6/6 (run first): dedupe memory (${settings.dedupeIds} unique messageIds) ...`);
+    const writeKey = await api.createSource(WORKSPACE, 'dedupe');
+    const dedupe = await measureDedupeMemory({
+      baseUrl: server.baseUrl,
+      writeKey,
+      messages: createBenchMessages(writeKey),
+      pids: { nats: nats.pid, tributary: server.pid },
+      ids: settings.dedupeIds,
+      concurrency: settings.concurrency,
+      batchSize: settings.batchSize,
+      guardWindowMs: durationMs(settings.dedupeGuardWindow),
+      guardWindowText: settings.dedupeGuardWindow,
+      dataDirectory,
+    });
+    printDedupeMemory(dedupe);
+    results.dedupe = dedupe;
+    writeResults();
+  }
 
   let tributary: TributaryResult | null = null;
   if (!runs('ingest')) {

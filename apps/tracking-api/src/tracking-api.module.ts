@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { Environment, ENVIRONMENT, RateLimiter, ServedSurface } from '@tributary/platform';
+import { DEDUPE_INDEX_METRICS, EVENT_LOG, registerDedupeIndexMetrics } from '@tributary/event-log';
+import { Environment, ENVIRONMENT, MetricsRegistry, RateLimiter, ServedSurface } from '@tributary/platform';
 import { AnalyticsJsController } from './browser-sources/analytics-js.controller';
 import { AnalyticsNextAssets } from './browser-sources/analytics-next-assets';
 import { ClientMetricsController } from './browser-sources/client-metrics.controller';
@@ -47,6 +48,11 @@ export class TrackingApiModule {
         },
         TrackingCounters,
         TrackingMetrics,
+        {
+          provide: DEDUPE_INDEX_METRICS,
+          inject: [MetricsRegistry, EVENT_LOG],
+          useFactory: registerDedupeIndexMetrics,
+        },
         TrackingApiErrorFilter,
         AnalyticsNextAssets,
         ProtocolsMetrics,
@@ -72,6 +78,7 @@ export function trackingApiSurface(environment: Environment): ServedSurface {
   const errorFilter = new TrackingApiErrorFilter();
   return {
     imports: [TrackingApiModule.register(environment)],
+    publishesTracking: true,
     edgeApi: 'tracking',
     errorFilter,
     claimedPaths: [

@@ -1,22 +1,50 @@
 import { join } from 'node:path';
 import { JetStreamEventLog } from './adapters/jetstream/jetstream-event-log.adapter';
+import { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.adapter';
+import { DeduplicatedEventLog } from './dedupe/deduplicated-event-log';
+import { crashAtStepFromEnvironment } from './dedupe/crash-at-step.fault';
+import { WorkerDedupeIndex } from './dedupe/worker-dedupe-index.adapter';
 import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS, type EventLog } from './event-log.port';
+
+/** `DEDUPE_GUARD_WINDOW` when not set: JetStream's own duplicate window under the dedupe index. */
+export const DEFAULT_DEDUPE_GUARD_WINDOW_MS = 2 * 60_000;
 
 export interface CreateEventLogOptions {
   /** `NATS_URL`: when set, the log is JetStream; otherwise the embedded sqlite log under `dataDir`. */
   natsUrl?: string;
-  /** `DATA_DIR`: the sqlite log is the file `event-log.sqlite` in it. */
+  /** `DATA_DIR`: the sqlite log is the file `event-log.sqlite` in it; the dedupe index is beside it. */
   dataDir: string;
-  /** `DEDUPE_WINDOW`; default 24 h. See `EventLogSettings.dedupeWindowMs` for its memory cost. */
+  /** `DEDUPE_WINDOW`; default 24 h. */
   dedupeWindowMs?: number;
   /** `RETENTION`; default 7 days. */
   retentionMs?: number;
   /** `NATS_STREAM_REPLICAS`: replicas of each JetStream stream; default 1. Ignored by the sqlite log. */
   streamReplicas?: number;
+  /**
+   * `DEDUPE_INDEX` (default true): on NATS, the long window is served by the on-disk dedupe index and
+   * JetStream keeps only `dedupeGuardWindowMs` of ids in RAM. False: JetStream keeps the whole window
+   * (about 150-270 bytes of server RAM per id). Every process of a deployment must agree, since it sets
+   * the stream's duplicate window.
+   */
+  dedupeIndex?: boolean;
+  /**
+   * Whether this process publishes tracking messages and so runs the index (the tracking API and the
+   * all-in-one); a router alone only consumes. Default true.
+   */
+  publishesTracking?: boolean;
+  /** `DEDUPE_GUARD_WINDOW`; default 2 min. */
+  dedupeGuardWindowMs?: number;
+  /** `DEDUPE_INDEX_DIR`: where the index file lives; one per replica. Default `dataDir`. */
+  dedupeIndexDir?: string;
+  /** `DEDUPE_INDEX_MAX_BYTES`: the index's disk cap (0: none); over it the oldest hour goes early. */
+  dedupeIndexMaxBytes?: number;
 }
 
+const STARTUP_CATCH_UP_WAIT_MS = 10_000;
+
 export const SQLITE_EVENT_LOG_FILE_NAME = 'event-log.sqlite';
+export const DEDUPE_INDEX_FILE_NAME = 'dedupe-index.sqlite';
 
 /** Picks the adapter from the configuration; throws `EventLogUnavailableError` if NATS cannot be reached. */
 export async function createEventLog(options: CreateEventLogOptions): Promise<EventLog> {
@@ -24,12 +52,48 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
     dedupeWindowMs: options.dedupeWindowMs ?? DEFAULT_DEDUPE_WINDOW_MS,
     retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
   };
-  if (options.natsUrl) {
-    return JetStreamEventLog.connect({
-      ...settings,
-      servers: options.natsUrl,
-      replicas: options.streamReplicas,
-    });
+  if (!options.natsUrl) {
+    // The embedded log keeps its dedupe ids in a table on disk, written in the message's own
+    // transaction: its memory does not grow with the window, so it needs no separate index.
+    return SqliteEventLog.open({ ...settings, file: join(options.dataDir, SQLITE_EVENT_LOG_FILE_NAME) });
   }
-  return SqliteEventLog.open({ ...settings, file: join(options.dataDir, SQLITE_EVENT_LOG_FILE_NAME) });
+  const indexed = options.dedupeIndex ?? true;
+  const guardWindowMs = Math.min(
+    options.dedupeGuardWindowMs ?? DEFAULT_DEDUPE_GUARD_WINDOW_MS,
+    settings.dedupeWindowMs,
+  );
+  const log = await JetStreamEventLog.connect({
+    ...settings,
+    servers: options.natsUrl,
+    replicas: options.streamReplicas,
+    trackingDuplicateWindowMs: indexed ? guardWindowMs : undefined,
+  });
+  if (!indexed || options.publishesTracking === false) return log;
+  let feed: JetStreamMessageIdFeed | undefined;
+  let index: WorkerDedupeIndex | undefined;
+  try {
+    feed = await JetStreamMessageIdFeed.connect(options.natsUrl);
+    index = await WorkerDedupeIndex.start(
+      join(options.dedupeIndexDir ?? options.dataDir, DEDUPE_INDEX_FILE_NAME),
+      {
+        windowMs: settings.dedupeWindowMs,
+        maxBytes: options.dedupeIndexMaxBytes,
+      },
+      options.natsUrl,
+    );
+    const deduplicated = await DeduplicatedEventLog.start(log, index, feed, {
+      guardWindowMs,
+      windowMs: settings.dedupeWindowMs,
+      faults: crashAtStepFromEnvironment(process.env),
+    });
+    // A short catch-up (the usual restart) finishes before the process listens; a long one goes on
+    // while it serves, with `/health/ready` down and publishes answered 503 until it is done.
+    await deduplicated.whenCaughtUp(STARTUP_CATCH_UP_WAIT_MS).catch(() => undefined);
+    return deduplicated;
+  } catch (error) {
+    await index?.close().catch(() => undefined);
+    await feed?.close();
+    await log.close();
+    throw error;
+  }
 }

@@ -117,8 +117,20 @@ export const environmentSchema = z.object({
    * server, 3 (or 5) in a JetStream cluster. Existing streams are moved to it at start.
    */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
-  /** How long a messageId is remembered for deduplication (JetStream keeps ~150 bytes per id). */
+  /** How long a messageId is remembered for deduplication. */
   DEDUPE_WINDOW: durationSchema.default(24 * 3_600_000),
+  /**
+   * On NATS: `on` serves DEDUPE_WINDOW from the on-disk dedupe index (RAM does not grow with the
+   * window); `off` leaves it to JetStream's duplicate window (150-270 bytes of server RAM per id).
+   * Off by default until the index costs the ingest path little enough (BENCHMARKS.md).
+   */
+  DEDUPE_INDEX: z.enum(['on', 'off']).default('off'),
+  /** JetStream's own duplicate window under the dedupe index: covers ids stored but not yet indexed. */
+  DEDUPE_GUARD_WINDOW: durationSchema.default(2 * 60_000),
+  /** Disk cap of the dedupe index in bytes (0: none); over it the oldest hour is dropped early. */
+  DEDUPE_INDEX_MAX_BYTES: z.coerce.number().int().min(0).default(0),
+  /** Directory of the dedupe index file; each tracking API replica needs its own. Default DATA_DIR. */
+  DEDUPE_INDEX_DIR: optionalText,
   /** How long tracking messages stay in the log; bounds how far back a replay can reach. */
   RETENTION: durationSchema.default(7 * 86_400_000),
   /** The region this deployment serves; workspaces of another region are refused by the tracking API. */

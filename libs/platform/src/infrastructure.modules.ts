@@ -23,12 +23,18 @@ export function configStoreModules(environment: Environment) {
   ];
 }
 
-export function eventLogModule(environment: Environment) {
+/** `publishesTracking`: false for a process that only reads the log (a router, a Config API): it runs no dedupe index. */
+export function eventLogModule(environment: Environment, { publishesTracking = true } = {}) {
   return EventLogModule.register({
     natsUrl: environment.NATS_URL,
     dataDir: environment.DATA_DIR,
     dedupeWindowMs: environment.DEDUPE_WINDOW,
     retentionMs: environment.RETENTION,
     streamReplicas: environment.NATS_STREAM_REPLICAS,
+    dedupeIndex: environment.DEDUPE_INDEX === 'on',
+    dedupeGuardWindowMs: environment.DEDUPE_GUARD_WINDOW,
+    dedupeIndexMaxBytes: environment.DEDUPE_INDEX_MAX_BYTES,
+    dedupeIndexDir: environment.DEDUPE_INDEX_DIR,
+    publishesTracking,
   });
 }

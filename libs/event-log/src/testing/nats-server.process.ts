@@ -30,6 +30,11 @@ export class NatsServerProcess {
     return this.child !== undefined;
   }
 
+  /** The server's process id while it runs (the bench reads its resident memory). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Finds the binary or returns null, so a caller can say why it cannot run. */
   static findBinary(): string | null {
     const candidates = [

@@ -11,7 +11,7 @@ import {
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
-import { EVENT_LOG, EventLog } from '@tributary/event-log';
+import { EVENT_LOG, EventLog, hasDedupeIndex } from '@tributary/event-log';
 import { EVENT_STORE, EventStore } from '@tributary/event-store';
 import type { FastifyReply } from 'fastify';
 
@@ -29,8 +29,9 @@ class HealthReportFilter implements ExceptionFilter {
 
 /**
  * `/health/live`: the process runs. `/health/ready`: it can do its work, that is the config event
- * store and the message log both answer; a load balancer sends traffic only then. Every app serves
- * it (the standalone Config API reads the message log too, for the live events).
+ * store and the message log both answer (and, on NATS, the dedupe index has caught up with the log);
+ * a load balancer sends traffic only then. Every app serves it (the standalone Config API reads the
+ * message log too, for the live events).
  */
 @ApiExcludeController()
 @Controller('health')
@@ -55,7 +56,15 @@ export class HealthController {
     return this.health.check([
       () => this.check('event_store', () => this.eventStore.ping()),
       ...(eventLog ? [() => this.check('event_log', () => eventLog.ping())] : []),
+      // Until the dedupe index has read the log up to date, a lookup could miss a stored id.
+      ...(hasDedupeIndex(eventLog) ? [() => this.dedupeIndex(eventLog)] : []),
     ]);
+  }
+
+  private dedupeIndex(source: { dedupeStatus(): { ready: boolean; reason?: string } }) {
+    const indicator = this.indicators.check('dedupe_index');
+    const status = source.dedupeStatus();
+    return status.ready ? indicator.up() : indicator.down({ message: status.reason ?? 'not ready' });
   }
 
   private async check(name: string, ping: () => Promise<boolean>) {

@@ -20,7 +20,9 @@ class ProcessModule {
       // The Config API's live events and violations read the message log too: every process opens it.
       imports: [
         ...configStoreModules(environment),
-        eventLogModule(environment),
+        eventLogModule(environment, {
+          publishesTracking: surfaces.some((surface) => surface.publishesTracking === true),
+        }),
         ...surfaces.flatMap((surface) => surface.imports),
         TerminusModule,
       ],

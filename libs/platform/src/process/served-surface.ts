@@ -23,6 +23,8 @@ export interface ServedSurface {
   errorFilter: ExceptionFilter;
   /** When it shares the port with other surfaces: the paths whose unrouted requests are its, in order. */
   claimedPaths: ClaimedPaths[];
+  /** True when it appends tracking messages to the log: only then does the process run a dedupe index. */
+  publishesTracking?: boolean;
   /** Runs once the application exists, before it listens (the OpenAPI document of its routes). */
   onCreated?(app: NestFastifyApplication): void;
 }

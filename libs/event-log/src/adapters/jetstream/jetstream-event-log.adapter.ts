@@ -107,6 +107,11 @@ export interface JetStreamEventLogOptions extends EventLogSettings {
   replicas?: number;
   /** Shown by the server in its connection list. */
   connectionName?: string;
+  /**
+   * `duplicate_window` of `TRACKING` when it must differ from `dedupeWindowMs`: the short guard
+   * (`DEDUPE_GUARD_WINDOW`) when the dedupe index serves the long window (dedupe/deduplicated-event-log.ts).
+   */
+  trackingDuplicateWindowMs?: number;
 }
 
 const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;
@@ -618,7 +623,12 @@ export class JetStreamEventLog implements EventLog {
       max_age: nanos(retentionMs),
       duplicate_window: nanos(dedupeWindowMs),
     };
-    await this.ensureStream({ ...common, name: TRACKING_STREAM, subjects: [`${TRACKING_SUBJECT_PREFIX}.>`] });
+    await this.ensureStream({
+      ...common,
+      name: TRACKING_STREAM,
+      subjects: [`${TRACKING_SUBJECT_PREFIX}.>`],
+      duplicate_window: nanos(this.options.trackingDuplicateWindowMs ?? dedupeWindowMs),
+    });
     await this.ensureStream({
       ...common,
       name: DEAD_LETTER_STREAM,

@@ -1,0 +1,434 @@
+import {
+  EventLogUnavailableError,
+  type ConsumeOptions,
+  type ConsumerLag,
+  type ConsumerSubscription,
+  type DeadLetter,
+  type DeadLetterOutcome,
+  type DeliveryAttempt,
+  type DeliveryHandler,
+  type EventLog,
+  type FailedAttempts,
+  type LeaseRecord,
+  type LeaseValue,
+  type ListDeadLettersOptions,
+  type MessageToPublish,
+  type NewDeadLetter,
+  type PublishOutcome,
+  type TailHandler,
+  type TailOptions,
+  type TailSubscription,
+} from '../event-log.port';
+import type {
+  ProtocolsOutcomeToRecord,
+  RecordedProtocolsOutcome,
+  RecordProtocolsOutcome,
+} from '../protocols-outcomes.port';
+import { assertValidMessages } from '../event-log.validation';
+import { followsTheLogItself, type DedupeIndex, type DedupeIndexStats } from './dedupe-index.port';
+import type { FeedSubscription, MessageIdBatch, MessageIdFeed } from './message-id.feed';
+
+/**
+ * The steps of the write path where a test may make the process crash: after the index lookup
+ * (nothing stored), while the append is in flight (stored or not), after the log acknowledged it (not
+ * yet indexed, no answer), and around the index commit of the log follower.
+ */
+export const DEDUPE_WRITE_STEPS = [
+  'after-lookup',
+  'during-append',
+  'after-append',
+  'before-index-commit',
+  'after-index-commit',
+] as const;
+export type DedupeWriteStep = (typeof DEDUPE_WRITE_STEPS)[number];
+
+/** Follower batches handed to the index and not yet committed, before the follower waits. */
+const MAX_COMMITS_WAITING = 4;
+
+/**
+ * Called at each step; throwing (or killing the process) there is the crash. Tests only. With an
+ * index that follows the log itself, the two index-commit steps happen on its thread and this hook is
+ * not called for them (the worker reads TRIBUTARY_TEST_DEDUPE_CRASH_AT itself).
+ */
+export type DedupeFaultHook = (step: DedupeWriteStep) => void | Promise<void>;
+
+export interface DeduplicatedEventLogOptions {
+  /** `DEDUPE_GUARD_WINDOW`: the log's own duplicate window, which covers ids not indexed yet. */
+  guardWindowMs: number;
+  /** `DEDUPE_WINDOW`: a new index starts reading the log this far back. */
+  windowMs: number;
+  /** The clock of the index's hour buckets (ms); `Date.now` except in tests. */
+  clock?: () => number;
+  /** How often the log's newest sequence is read to measure catch-up lag. Default 500 ms. */
+  lagProbeIntervalMs?: number;
+  faults?: DedupeFaultHook;
+}
+
+/** What `/health/ready` and `/metrics` read. */
+export interface DedupeStatus {
+  /** The index has read the log up to where it stood at start, and its lag is inside half the guard. */
+  ready: boolean;
+  /** Why not ready, for the operator. */
+  reason?: string;
+  /** Log sequence up to which every id is indexed. */
+  indexedSequence: number;
+  /** Age of the oldest stored message not yet indexed (0: none). */
+  lagMs: number;
+  /** Messages stored beyond the indexed sequence, as last seen. */
+  lagMessages: number;
+}
+
+export interface DedupeStatusSource {
+  dedupeStatus(): DedupeStatus;
+  dedupeIndexStats(): Promise<DedupeIndexStats>;
+}
+
+export function hasDedupeIndex(log: unknown): log is DedupeStatusSource {
+  return typeof (log as Partial<DedupeStatusSource> | null)?.dedupeStatus === 'function';
+}
+
+/**
+ * The event log with the long-horizon dedupe index in front of it (NATS topology).
+ *
+ * Write path of `publishBatch`: look the ids up in the index; append the rest to the log, each with
+ * its `Nats-Msg-Id`; answer. The index is written only by a follower that reads the log back
+ * (headers only) in sequence order, so it never holds an id whose message the log lacks, and a
+ * client's retry after any crash is stored, never refused. Between the append and the follower's
+ * commit, the log's short duplicate window (`guardWindowMs`) refuses the id instead; the same window
+ * settles two replicas appending one id at once. Every replica runs its own follower, so each sees
+ * the others' ids as soon as it has read them.
+ *
+ * The follower's commit carries the checkpoint (the last sequence read), so after a crash it resumes
+ * from there: the index is a checkpointed cache of the log. While it has not caught up, or when it
+ * lags by more than half the guard window, publishes fail as unavailable (503 and a retry), since a
+ * lookup could then miss an id the guard no longer covers.
+ */
+export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
+  private readonly clock: () => number;
+  private subscription: FeedSubscription | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private caughtUp = false;
+  private startSequence = 0;
+  private indexedSequence = 0;
+  private logIdentity = '';
+  /** (time, sequence) pairs, sequences increasing: the log was known to hold `sequence` at `time`. */
+  private readonly observations: Array<{ time: number; sequence: number }> = [];
+  private lastSequenceSeen = 0;
+  private failure: Error | undefined;
+  private closed = false;
+  /** The index commits of the follower, chained in log order. */
+  private commits: Promise<void> = Promise.resolve();
+  private readonly commitsWaiting: Array<Promise<void>> = [];
+
+  private constructor(
+    private readonly inner: EventLog,
+    private readonly index: DedupeIndex,
+    private readonly feed: MessageIdFeed,
+    private readonly options: DeduplicatedEventLogOptions,
+  ) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * Starts the follower from the index's checkpoint and resolves at once; `dedupeStatus().ready`
+   * turns true once it has caught up (`whenCaughtUp`).
+   */
+  static async start(
+    inner: EventLog,
+    index: DedupeIndex,
+    feed: MessageIdFeed,
+    options: DeduplicatedEventLogOptions,
+  ): Promise<DeduplicatedEventLog> {
+    const log = new DeduplicatedEventLog(inner, index, feed, options);
+    await log.startFollowing();
+    return log;
+  }
+
+  async publishBatch(messages: MessageToPublish[]): Promise<PublishOutcome[]> {
+    assertValidMessages(messages);
+    if (messages.length === 0) return [];
+    this.assertServing();
+    const messageIds = messages.map((message) => message.messageId);
+    const seen = await this.index.lookup(messageIds, this.clock());
+    await this.fault('after-lookup');
+    const outcomes = new Array<PublishOutcome>(messages.length);
+    const fresh: MessageToPublish[] = [];
+    const freshIndexes: number[] = [];
+    for (let index = 0; index < messages.length; index += 1) {
+      if (seen[index] > 0) {
+        outcomes[index] = { messageId: messageIds[index], duplicate: true, sequence: seen[index] };
+      } else {
+        fresh.push(messages[index]);
+        freshIndexes.push(index);
+      }
+    }
+    if (fresh.length > 0) {
+      const appending = this.inner.publishBatch(fresh);
+      if (this.options.faults) {
+        appending.catch(() => undefined);
+        await this.fault('during-append');
+      }
+      const appended = await appending;
+      await this.fault('after-append');
+      let newest = 0;
+      for (let position = 0; position < appended.length; position += 1) {
+        outcomes[freshIndexes[position]] = appended[position];
+        if (appended[position].sequence > newest) newest = appended[position].sequence;
+      }
+      this.observe(newest);
+    }
+    return outcomes;
+  }
+
+  dedupeStatus(): DedupeStatus {
+    const lagMs = this.lagMs();
+    const lagMessages = Math.max(0, this.lastSequenceSeen - this.indexedSequence);
+    const status = { indexedSequence: this.indexedSequence, lagMs, lagMessages };
+    if (this.failure)
+      return { ready: false, reason: `the dedupe index failed: ${this.failure.message}`, ...status };
+    if (!this.caughtUp) {
+      return {
+        ready: false,
+        reason: `the dedupe index is catching up with the log (${this.indexedSequence} of ${this.startSequence})`,
+        ...status,
+      };
+    }
+    if (lagMs > this.options.guardWindowMs / 2) {
+      return { ready: false, reason: `the dedupe index lags the log by ${Math.round(lagMs)} ms`, ...status };
+    }
+    return { ready: true, ...status };
+  }
+
+  dedupeIndexStats(): Promise<DedupeIndexStats> {
+    return this.index.stats();
+  }
+
+  /** Resolves once the index has read the log up to where it stood when this log started. */
+  async whenCaughtUp(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.caughtUp) {
+      if (this.failure) throw this.failure;
+      if (Date.now() > deadline) throw new Error(`the dedupe index did not catch up within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** Resolves once every message the log held when called is indexed (tests, the bench). */
+  async whenIndexed(timeoutMs = 60_000): Promise<void> {
+    const { lastSequence } = await this.feed.describe();
+    const deadline = Date.now() + timeoutMs;
+    while (this.indexedSequence < lastSequence) {
+      if (this.failure) throw this.failure;
+      if (Date.now() > deadline)
+        throw new Error(`the dedupe index did not reach ${lastSequence} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  consume(
+    consumerName: string,
+    options: ConsumeOptions,
+    handler: DeliveryHandler,
+  ): Promise<ConsumerSubscription> {
+    return this.inner.consume(consumerName, options, handler);
+  }
+
+  deleteConsumer(consumerName: string): Promise<boolean> {
+    return this.inner.deleteConsumer(consumerName);
+  }
+
+  consumerLag(consumerName: string): Promise<ConsumerLag> {
+    return this.inner.consumerLag(consumerName);
+  }
+
+  deadLetter(letter: NewDeadLetter): Promise<DeadLetterOutcome> {
+    return this.inner.deadLetter(letter);
+  }
+
+  listDeadLetters(options?: ListDeadLettersOptions): Promise<DeadLetter[]> {
+    return this.inner.listDeadLetters(options);
+  }
+
+  readDeadLetter(deadLetterSequence: number): Promise<DeadLetter | null> {
+    return this.inner.readDeadLetter(deadLetterSequence);
+  }
+
+  readLease(name: string): Promise<LeaseRecord | null> {
+    return this.inner.readLease(name);
+  }
+
+  writeLease(name: string, value: LeaseValue, expectedRevision: number): Promise<number | null> {
+    return this.inner.writeLease(name, value, expectedRevision);
+  }
+
+  ping(): Promise<boolean> {
+    return this.inner.ping();
+  }
+
+  // Everything but appending tracking messages goes to the wrapped log unchanged.
+
+  tail(options: TailOptions, handler: TailHandler): Promise<TailSubscription> {
+    return this.inner.tail(options, handler);
+  }
+
+  markSeenOnce(key: string, ttlMs: number): Promise<boolean> {
+    return this.inner.markSeenOnce(key, ttlMs);
+  }
+
+  recordFailedAttempt(
+    consumerName: string,
+    sequence: number,
+    attempt: DeliveryAttempt,
+  ): Promise<FailedAttempts> {
+    return this.inner.recordFailedAttempt(consumerName, sequence, attempt);
+  }
+
+  readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
+    return this.inner.readFailedAttempts(consumerName, sequence);
+  }
+
+  forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
+    return this.inner.forgetFailedAttempts(consumerName, sequence);
+  }
+
+  recordProtocolsOutcomes(outcomes: ProtocolsOutcomeToRecord[]): Promise<RecordProtocolsOutcome[]> {
+    return this.inner.recordProtocolsOutcomes(outcomes);
+  }
+
+  readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
+    return this.inner.readProtocolsOutcomes(sourceId, since);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.probeTimer);
+    await this.subscription?.stop();
+    await this.commits.catch(() => undefined);
+    await this.feed.close();
+    await this.index.close();
+    await this.inner.close();
+  }
+
+  // ------------------------------------------------------------------------------------------------
+
+  private async startFollowing(): Promise<void> {
+    const log = await this.feed.describe();
+    let checkpoint = await this.index.checkpoint();
+    // A log created again (its sequences start over) or one that lost its tail: the index would name
+    // sequences the log does not hold, so it starts over from the log.
+    if (checkpoint.logIdentity !== log.logIdentity || checkpoint.sequence > log.lastSequence) {
+      checkpoint = { sequence: 0, logIdentity: log.logIdentity };
+      await this.index.reset(checkpoint);
+    }
+    this.logIdentity = log.logIdentity;
+    // A new index reads one window back (what is older is outside the window); a known one resumes
+    // after its checkpoint, or at the oldest message left when retention deleted part of the rest.
+    const fromSequence =
+      checkpoint.sequence === 0
+        ? await this.feed.firstSequenceSince(new Date(Date.now() - this.options.windowMs))
+        : Math.max(checkpoint.sequence + 1, log.firstSequence);
+    this.indexedSequence = fromSequence - 1;
+    this.startSequence = log.lastSequence;
+    this.lastSequenceSeen = log.lastSequence;
+    this.observations.push({ time: Date.now(), sequence: log.lastSequence });
+    this.caughtUp = this.indexedSequence >= log.lastSequence;
+    // An index that reads the log itself (on its own thread) keeps the ids off this event loop.
+    this.subscription = followsTheLogItself(this.index)
+      ? await this.index.follow(fromSequence, log.logIdentity, ({ sequence, remaining }) =>
+          this.indexedUpTo(sequence, remaining),
+        )
+      : await this.feed.follow(fromSequence, (batch) => this.indexBatch(batch));
+    this.subscription.failed.catch((error: Error) => {
+      if (!this.closed) this.failure = error;
+    });
+    this.probeTimer = setInterval(() => void this.probeLog(), this.options.lagProbeIntervalMs ?? 500);
+    this.probeTimer.unref();
+  }
+
+  /**
+   * Hands the batch to the index and returns while it commits, so the next batch is read meanwhile;
+   * commits are chained, each sent only once the previous one succeeded, so a failed commit can never
+   * be followed by a later checkpoint that would skip its ids. At most a few commits wait in the chain.
+   */
+  private async indexBatch(batch: MessageIdBatch): Promise<void> {
+    if (this.failure) throw this.failure;
+    const lastSequence = batch.sequences[batch.sequences.length - 1];
+    const entries = { messageIds: [] as string[], sequences: [] as number[] };
+    for (let position = 0; position < batch.messageIds.length; position += 1) {
+      if (batch.messageIds[position] === '') continue;
+      entries.messageIds.push(batch.messageIds[position]);
+      entries.sequences.push(batch.sequences[position]);
+    }
+    const commit = this.commits.then(async () => {
+      await this.fault('before-index-commit');
+      await this.index.record(
+        entries,
+        { sequence: lastSequence, logIdentity: this.logIdentity },
+        this.clock(),
+      );
+      this.indexedUpTo(lastSequence, batch.remaining);
+      await this.fault('after-index-commit');
+    });
+    this.commits = commit.catch((error: unknown) => {
+      this.failure ??= error instanceof Error ? error : new Error(String(error));
+      throw this.failure;
+    });
+    this.commits.catch(() => undefined);
+    this.commitsWaiting.push(commit);
+    // Settled commits leave the queue (the handlers return nothing: shift() returns a promise).
+    const settled = () => {
+      this.commitsWaiting.shift();
+    };
+    void commit.then(settled, settled);
+    if (this.commitsWaiting.length >= MAX_COMMITS_WAITING)
+      await this.commitsWaiting[0].catch(() => undefined);
+    if (this.failure) throw this.failure;
+  }
+
+  /** Every message up to `lastSequence` is indexed; the log held `remaining` more at that moment. */
+  private indexedUpTo(lastSequence: number, remaining: number): void {
+    this.indexedSequence = lastSequence;
+    this.observe(lastSequence + remaining);
+    while (this.observations.length > 0 && this.observations[0].sequence <= lastSequence)
+      this.observations.shift();
+    if (!this.caughtUp && lastSequence >= this.startSequence) this.caughtUp = true;
+  }
+
+  private observe(sequence: number): void {
+    if (sequence <= this.lastSequenceSeen) return;
+    this.lastSequenceSeen = sequence;
+    // Real time, not the index's clock: the lag is measured against JetStream's guard window.
+    const now = Date.now();
+    const newest = this.observations[this.observations.length - 1];
+    // Coalesce observations a few ms apart: the queue stays short at any rate.
+    if (newest && now - newest.time < 20 && newest.sequence > this.indexedSequence)
+      newest.sequence = sequence;
+    else this.observations.push({ time: now, sequence });
+  }
+
+  private async probeLog(): Promise<void> {
+    try {
+      const log = await this.feed.describe();
+      this.observe(log.lastSequence);
+      if (!this.caughtUp && this.startSequence <= this.indexedSequence) this.caughtUp = true;
+    } catch {
+      // The log unreachable: publishes fail on their own; the lag stays as last measured.
+    }
+  }
+
+  private lagMs(): number {
+    const oldest = this.observations.find((observation) => observation.sequence > this.indexedSequence);
+    return oldest ? Math.max(0, Date.now() - oldest.time) : 0;
+  }
+
+  private assertServing(): void {
+    if (this.closed) throw new EventLogUnavailableError('the event log is closed');
+    const status = this.dedupeStatus();
+    if (!status.ready) throw new EventLogUnavailableError(status.reason ?? 'the dedupe index is not ready');
+  }
+
+  private async fault(step: DedupeWriteStep): Promise<void> {
+    if (this.options.faults) await this.options.faults(step);
+  }
+}

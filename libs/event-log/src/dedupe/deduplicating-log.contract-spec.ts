@@ -1,0 +1,242 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import BetterSqlite3 from 'better-sqlite3';
+import { Registry } from 'prom-client';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DEAD_LETTER_STREAM,
+  JetStreamEventLog,
+  LEASE_STREAM,
+  TRACKING_STREAM,
+} from '../adapters/jetstream/jetstream-event-log.adapter';
+import { JetStreamMessageIdFeed } from '../adapters/jetstream/jetstream-message-id.feed';
+import { SqliteEventLog } from '../adapters/sqlite/sqlite-event-log.adapter';
+import type { EventLog } from '../event-log.port';
+import { NatsServerProcess } from '../testing/nats-server.process';
+import { registerDedupeIndexMetrics } from './dedupe-index.metrics';
+import { DeduplicatedEventLog } from './deduplicated-event-log';
+import { describeDeduplicatingLogContract } from './deduplicating-log.contract';
+import { WorkerDedupeIndex } from './worker-dedupe-index.adapter';
+import { storedTrackingMessageIds } from '../../../../test/support/tracking-log.reader';
+
+const WINDOW_MS = 3_000;
+const BUCKET_MS = 500;
+const GUARD_MS = 600;
+
+let server: NatsServerProcess;
+
+beforeAll(async () => {
+  server = await NatsServerProcess.start();
+});
+
+afterAll(async () => {
+  await server?.dispose();
+});
+
+async function deleteStreams(): Promise<void> {
+  const connection = await connect({ servers: server.url });
+  try {
+    const manager = await jetstreamManager(connection);
+    for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM]) {
+      await manager.streams.delete(stream).catch(() => false);
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+describeDeduplicatingLogContract(
+  'jetstream with the dedupe index (guard window shorter than the window)',
+  () => ({
+    timing: { windowMs: WINDOW_MS, guardWindowMs: GUARD_MS, forgottenAfterMs: WINDOW_MS + BUCKET_MS + 500 },
+    async open() {
+      await deleteStreams();
+      const inner = await JetStreamEventLog.connect({
+        servers: server.url,
+        dedupeWindowMs: WINDOW_MS,
+        retentionMs: 3_600_000,
+        trackingDuplicateWindowMs: GUARD_MS,
+      });
+      const index = await WorkerDedupeIndex.start(
+        join(mkdtempSync(join(tmpdir(), 'dedupe-log-')), 'index.sqlite'),
+        {
+          windowMs: WINDOW_MS,
+          bucketMs: BUCKET_MS,
+        },
+        server.url,
+      );
+      const feed = await JetStreamMessageIdFeed.connect(server.url);
+      const log = await DeduplicatedEventLog.start(inner, index, feed, {
+        guardWindowMs: GUARD_MS,
+        windowMs: WINDOW_MS,
+      });
+      await log.whenCaughtUp();
+      return log;
+    },
+    storedMessageIds: () => storedTrackingMessageIds(server.url),
+    settled: (log: EventLog) => (log as DeduplicatedEventLog).whenIndexed(),
+  }),
+);
+
+describe('the JetStream guard window', () => {
+  it('is the TRACKING stream duplicate window, while dead letters keep the whole window', async () => {
+    await deleteStreams();
+    const log = await JetStreamEventLog.connect({
+      servers: server.url,
+      dedupeWindowMs: WINDOW_MS,
+      retentionMs: 3_600_000,
+      trackingDuplicateWindowMs: GUARD_MS,
+    });
+    const connection = await connect({ servers: server.url });
+    try {
+      const manager = await jetstreamManager(connection);
+      expect((await manager.streams.info(TRACKING_STREAM)).config.duplicate_window).toBe(
+        GUARD_MS * 1_000_000,
+      );
+      expect((await manager.streams.info(DEAD_LETTER_STREAM)).config.duplicate_window).toBe(
+        WINDOW_MS * 1_000_000,
+      );
+    } finally {
+      await connection.close();
+      await log.close();
+    }
+  });
+});
+
+let sqliteFile = '';
+describeDeduplicatingLogContract('sqlite event log (its own dedupe table)', () => ({
+  timing: { windowMs: WINDOW_MS, guardWindowMs: 0, forgottenAfterMs: WINDOW_MS + 500 },
+  async open() {
+    sqliteFile = join(mkdtempSync(join(tmpdir(), 'dedupe-sqlite-log-')), 'event-log.sqlite');
+    return SqliteEventLog.open({ file: sqliteFile, dedupeWindowMs: WINDOW_MS, retentionMs: 3_600_000 });
+  },
+  async storedMessageIds() {
+    const database = new BetterSqlite3(sqliteFile, { readonly: true });
+    try {
+      return database.prepare('SELECT message_id FROM messages ORDER BY sequence').pluck().all() as string[];
+    } finally {
+      database.close();
+    }
+  },
+  settled: async () => undefined,
+}));
+
+describe('a new dedupe index on a log that already holds messages', () => {
+  async function startIndexedLog(inner: JetStreamEventLog): Promise<DeduplicatedEventLog> {
+    const index = await WorkerDedupeIndex.start(
+      join(mkdtempSync(join(tmpdir(), 'dedupe-new-index-')), 'index.sqlite'),
+      { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
+      server.url,
+    );
+    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    return DeduplicatedEventLog.start(inner, index, feed, { guardWindowMs: GUARD_MS, windowMs: WINDOW_MS });
+  }
+
+  function connectInner(): Promise<JetStreamEventLog> {
+    return JetStreamEventLog.connect({
+      servers: server.url,
+      dedupeWindowMs: WINDOW_MS,
+      retentionMs: 3_600_000,
+      trackingDuplicateWindowMs: GUARD_MS,
+    });
+  }
+
+  const message = (messageId: string) => ({ workspaceId: 'ws1', sourceId: 'src-a', messageId, payload: {} });
+
+  it('reads back one window only, becomes ready, then refuses the ids of that window', async () => {
+    await deleteStreams();
+    const writer = await connectInner();
+    await writer.publishBatch([message('older-than-window')]);
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS + 300));
+    const [recent] = await writer.publishBatch([message('inside-window')]);
+    await writer.close();
+
+    const log = await startIndexedLog(await connectInner());
+    try {
+      await log.whenCaughtUp();
+      expect(log.dedupeStatus()).toMatchObject({
+        ready: true,
+        indexedSequence: recent.sequence,
+        lagMessages: 0,
+      });
+      const stats = await log.dedupeIndexStats();
+      expect(stats.buckets.reduce((sum, bucket) => sum + bucket.ids, 0)).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, GUARD_MS + 200));
+      const [again] = await log.publishBatch([message('inside-window')]);
+      expect(again).toEqual({ messageId: 'inside-window', duplicate: true, sequence: recent.sequence });
+    } finally {
+      await log.close();
+    }
+  }, 30_000);
+
+  it('is ready at once when every stored message is older than the window', async () => {
+    await deleteStreams();
+    const writer = await connectInner();
+    await writer.publishBatch([message('old-1'), message('old-2')]);
+    await writer.close();
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS + 300));
+    const log = await startIndexedLog(await connectInner());
+    try {
+      expect(log.dedupeStatus().ready).toBe(true);
+      const [accepted] = await log.publishBatch([message('old-1')]);
+      expect(accepted.duplicate).toBe(false);
+    } finally {
+      await log.close();
+    }
+  }, 30_000);
+});
+
+describe('dedupe index metrics', () => {
+  it('exposes index size, ids per bucket, lookups, hits and catch-up lag on the registry', async () => {
+    await deleteStreams();
+    const inner = await JetStreamEventLog.connect({
+      servers: server.url,
+      dedupeWindowMs: WINDOW_MS,
+      retentionMs: 3_600_000,
+      trackingDuplicateWindowMs: GUARD_MS,
+    });
+    const index = await WorkerDedupeIndex.start(
+      join(mkdtempSync(join(tmpdir(), 'dedupe-metrics-')), 'index.sqlite'),
+      { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
+    );
+    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    const log = await DeduplicatedEventLog.start(inner, index, feed, {
+      guardWindowMs: GUARD_MS,
+      windowMs: WINDOW_MS,
+    });
+    const registry = new Registry();
+    registerDedupeIndexMetrics(registry, log);
+    try {
+      const batch = ['m-1', 'm-2', 'm-3'].map((messageId) => ({
+        workspaceId: 'ws1',
+        sourceId: 'src-a',
+        messageId,
+        payload: {},
+      }));
+      await log.publishBatch(batch);
+      await log.whenIndexed();
+      await new Promise((resolve) => setTimeout(resolve, GUARD_MS + 200));
+      await log.publishBatch(batch.slice(0, 2));
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const text = await registry.metrics();
+      const value = (name: string) =>
+        Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]);
+      expect(value('tributary_dedupe_index_ids')).toBe(3);
+      expect(value('tributary_dedupe_index_lookups_total')).toBe(5);
+      expect(value('tributary_dedupe_index_hits_total')).toBe(2);
+      expect(value('tributary_dedupe_index_filter_bytes')).toBeGreaterThan(0);
+      expect(value('tributary_dedupe_index_store_bytes')).toBeGreaterThan(0);
+      expect(value('tributary_dedupe_index_catch_up_lag_seconds')).toBe(0);
+      expect(value('tributary_dedupe_index_ready')).toBe(1);
+      expect(text).toMatch(/^tributary_dedupe_index_bucket_ids\{bucket="[0-9T:.-]+Z"\} 3$/m);
+      // A registry without an index (sqlite log, DEDUPE_INDEX=off) gets no dedupe metrics.
+      const plain = new Registry();
+      registerDedupeIndexMetrics(plain, inner);
+      expect(await plain.metrics()).not.toContain('tributary_dedupe_index');
+    } finally {
+      await log.close();
+    }
+  }, 30_000);
+});

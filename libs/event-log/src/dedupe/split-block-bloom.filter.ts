@@ -1,0 +1,103 @@
+/** Bits of filter per key: about 0.1 % false positives for a split-block Bloom filter. */
+export const FILTER_BITS_PER_KEY = 14;
+
+/** Eight odd constants (as in Parquet's split-block Bloom filter) spread one 32-bit hash over eight words. */
+const SALTS = new Int32Array([
+  0x47b6137b, 0x44974d91, 0x8824ad5b, 0xa2b7289d, 0x705495c7, 0x2df1424b, 0x9efc4947, 0x5c6bfb31,
+]);
+const WORDS_PER_BLOCK = 8;
+const TWO_TO_32 = 4_294_967_296;
+
+/**
+ * A split-block Bloom filter over keys that are already uniform hashes (the first 8 bytes of a
+ * SHA-256): the key's bytes are the hash, so a test costs one cache line and no hashing. Each key sets
+ * one bit in each of the eight 32-bit words of one 256-bit block.
+ */
+export class SplitBlockBloomFilter {
+  private readonly words: Int32Array;
+  private readonly blocks: number;
+  private size = 0;
+
+  constructor(readonly capacity: number) {
+    this.blocks = Math.max(1, Math.ceil((capacity * FILTER_BITS_PER_KEY) / (WORDS_PER_BLOCK * 32)));
+    this.words = new Int32Array(this.blocks * WORDS_PER_BLOCK);
+  }
+
+  get keys(): number {
+    return this.size;
+  }
+
+  get full(): boolean {
+    return this.size >= this.capacity;
+  }
+
+  get bytes(): number {
+    return this.words.byteLength;
+  }
+
+  /** Adds the key whose 8 hash bytes start at `offset` in `keys`. */
+  add(keys: Uint8Array, offset: number): void {
+    const base = this.blockOf(keys, offset);
+    const hash = readInt32(keys, offset + 4);
+    for (let word = 0; word < WORDS_PER_BLOCK; word += 1) {
+      this.words[base + word] |= 1 << (Math.imul(hash, SALTS[word]) >>> 27);
+    }
+    this.size += 1;
+  }
+
+  /** False: the key was never added. True: it may have been. */
+  mayContain(keys: Uint8Array, offset: number): boolean {
+    const base = this.blockOf(keys, offset);
+    const hash = readInt32(keys, offset + 4);
+    for (let word = 0; word < WORDS_PER_BLOCK; word += 1) {
+      const bit = 1 << (Math.imul(hash, SALTS[word]) >>> 27);
+      if ((this.words[base + word] & bit) === 0) return false;
+    }
+    return true;
+  }
+
+  private blockOf(keys: Uint8Array, offset: number): number {
+    // Multiply-high instead of modulo: maps the 32-bit hash onto [0, blocks) evenly.
+    return Math.floor(((readInt32(keys, offset) >>> 0) * this.blocks) / TWO_TO_32) * WORDS_PER_BLOCK;
+  }
+}
+
+function readInt32(bytes: Uint8Array, offset: number): number {
+  return bytes[offset] | (bytes[offset + 1] << 8) | (bytes[offset + 2] << 16) | (bytes[offset + 3] << 24);
+}
+
+/**
+ * The filters of one bucket: a chain whose capacities double, so a bucket needs no size guess up
+ * front and a quiet bucket stays small. A test checks each filter of the chain (a handful at most).
+ */
+export class GrowingBloomFilter {
+  private readonly chain: SplitBlockBloomFilter[];
+
+  constructor(private readonly initialCapacity: number) {
+    this.chain = [new SplitBlockBloomFilter(initialCapacity)];
+  }
+
+  add(keys: Uint8Array, offset: number): void {
+    let last = this.chain[this.chain.length - 1];
+    if (last.full) {
+      last = new SplitBlockBloomFilter(Math.max(this.initialCapacity, last.capacity * 2));
+      this.chain.push(last);
+    }
+    last.add(keys, offset);
+  }
+
+  mayContain(keys: Uint8Array, offset: number): boolean {
+    for (let index = this.chain.length - 1; index >= 0; index -= 1) {
+      if (this.chain[index].mayContain(keys, offset)) return true;
+    }
+    return false;
+  }
+
+  get keys(): number {
+    return this.chain.reduce((sum, filter) => sum + filter.keys, 0);
+  }
+
+  get bytes(): number {
+    return this.chain.reduce((sum, filter) => sum + filter.bytes, 0);
+  }
+}
