@@ -19,7 +19,7 @@ export class BatchPoster {
   async send(body: string, batchSize: number): Promise<number> {
     const { status, text } = await this.post(body);
     if (status !== 200) throw new HttpFailure(status, text);
-    // A 200 may still list rejected messages (spec §6.5); those were not stored.
+    // A 200 may still list rejected messages (docs/tracking-api.md §6.5); those were not stored.
     const rejected = text.includes('"rejected"') ? (JSON.parse(text).rejected?.length ?? 0) : 0;
     return batchSize - rejected;
   }

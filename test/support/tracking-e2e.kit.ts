@@ -4,7 +4,7 @@ import { EVENT_LOG, type Delivery, type EventLog } from '@tributary/event-log';
 import { randomUUID } from 'node:crypto';
 import type { TributaryTestInstance } from './tributary-test-instance';
 
-/** RFC 3339 in UTC with exactly three fraction digits and `Z` (spec §7.2, output format). */
+/** RFC 3339 in UTC with exactly three fraction digits and `Z` (docs/tracking-api.md §7.2, output format). */
 export const RFC3339_UTC_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** What the HTTP helpers need of an instance: one started in this process or as a child process. */
@@ -149,7 +149,7 @@ export function postJson(
   });
 }
 
-/** The error body every tracking API failure carries (spec §9.2). */
+/** The error body every tracking API failure carries (docs/tracking-api.md §9.2). */
 export function expectErrorBody(response: TrackingResponse, status: number, code: string): void {
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);

@@ -1,4 +1,4 @@
-// Every error row of spec §4 over real HTTP, and the lenient inputs of spec §5 that must NOT be errors.
+// Every error row of docs/config-api.md §4 over real HTTP, and the lenient inputs of docs/config-api.md §5 that must NOT be errors.
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
   ApiResponse,
@@ -12,7 +12,7 @@ import {
   RFC3339_MILLIS,
 } from './support/config-api-client';
 
-describe('Config API errors (spec §4)', () => {
+describe('Config API errors (docs/config-api.md §4)', () => {
   let instance: TributaryTestInstance;
   let admin: ConfigApiClient;
   let writer: ConfigApiClient;
@@ -304,7 +304,7 @@ describe('Config API errors (spec §4)', () => {
     });
   });
 
-  describe('501, code 12: surfaces Tributary does not implement (spec §2.8, §2.9)', () => {
+  describe('501, code 12: surfaces Tributary does not implement (docs/config-api.md §2.8, §2.9)', () => {
     it.each<[string, string, unknown]>([
       ['GET', `workspaces/${ws}/functions`, undefined],
       ['POST', `workspaces/${ws}/functions?type=SOURCE`, { function: { display_name: 'f' } }],
@@ -328,7 +328,7 @@ describe('Config API errors (spec §4)', () => {
     });
   });
 
-  describe('lenient inputs that are not errors (spec §5)', () => {
+  describe('lenient inputs that are not errors (docs/config-api.md §5)', () => {
     it('strips trailing slashes and collapses //', async () => {
       expect(expectJsonSuccess(await writer.get(`workspaces/${ws}/sources/`)).sources.length).toBeGreaterThan(
         0,

@@ -1,4 +1,4 @@
-// POST /v1beta/filters/preview (spec §2.6): one filter run over a sample event exactly as the router
+// POST /v1beta/filters/preview (docs/config-api.md §2.6): one filter run over a sample event exactly as the router
 // runs it, with every bad input answered 400 in the Config API's error shape.
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {

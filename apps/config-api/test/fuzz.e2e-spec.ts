@@ -1,6 +1,6 @@
 // Property-based fuzzing of the Config API over real HTTP (issue 6): whatever the body, headers,
 // path, method or query under /v1beta, the server never answers 5xx, never dies, answers every
-// success 200 with a JSON object and every failure `{"error": string, "code": number}` (spec §4, §5).
+// success 200 with a JSON object and every failure `{"error": string, "code": number}` (docs/config-api.md §4, §5).
 // Runs are seeded: FUZZ_SEED=<n> replays a failure that fast-check reports with its seed and path.
 import fc from 'fast-check';
 import { METHODS as NODE_METHODS } from 'node:http';
@@ -252,7 +252,8 @@ function expectDocumentedAnswer(request: RawRequest, response: RawResponse): voi
   if (!/^application\/json/.test(type)) fail(request, response, `Content-Type ${type}`);
   if (!isPlainObject(response.body)) fail(request, response, 'the body is not a JSON object');
   if (response.status >= 200 && response.status < 300) {
-    if (response.status !== 200) fail(request, response, 'a success other than 200 (spec §5.1)');
+    if (response.status !== 200)
+      fail(request, response, 'a success other than 200 (docs/config-api.md §5.1)');
     return;
   }
   const { error, code } = response.body;
@@ -492,7 +493,7 @@ describe('Config API fuzz (issue 6): no 5xx, no crash, the documented error body
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
           expectDocumentedAnswer(request, response);
           // Certain outcomes. The parser reads the method first, so an unknown one is 404 (code 5,
-          // spec §4) at any size; then the head limit (near it, either answer); then the Host rule of
+          // docs/config-api.md §4) at any size; then the head limit (near it, either answer); then the Host rule of
           // HTTP/1.1; then routing.
           const expected = !NODE_METHODS.includes(method)
             ? 404

@@ -1,4 +1,4 @@
-// Each resource of the Config API over HTTP: its shape (spec §3), ids (§1.3), timestamps (§1.4),
+// Each resource of the Config API over HTTP: its shape (docs/config-api.md §3), ids (§1.3), timestamps (§1.4),
 // pagination (§1.5), and the audit trail and OpenAPI document Tributary adds.
 import { findCatalogDestination } from '@tributary/destinations';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
@@ -55,7 +55,7 @@ describe('Config API resources', () => {
     await instance?.stop({ removeData: true });
   });
 
-  describe('access tokens (spec §2.1)', () => {
+  describe('access tokens (docs/config-api.md §2.1)', () => {
     it('creates a token with Basic email:password and returns its plaintext once', async () => {
       const before = Math.floor(Date.now() / 1000) * 1000;
       const created = expectJsonSuccess(
@@ -151,7 +151,7 @@ describe('Config API resources', () => {
     });
   });
 
-  describe('workspaces (spec §2.2)', () => {
+  describe('workspaces (docs/config-api.md §2.2)', () => {
     it('creates, gets and lists workspaces', async () => {
       const created = await admin.ok('POST', 'workspaces', {
         workspace: {
@@ -192,7 +192,7 @@ describe('Config API resources', () => {
     });
   });
 
-  describe('catalog (spec §2.3)', () => {
+  describe('catalog (docs/config-api.md §2.3)', () => {
     it('lists and gets catalog sources', async () => {
       const listed = expectJsonSuccess(await admin.get('catalog/sources'));
       expect(listed.next_page_token).toBe('');
@@ -254,7 +254,7 @@ describe('Config API resources', () => {
     });
   });
 
-  describe('sources, destinations and filters (spec §2.4–§2.6)', () => {
+  describe('sources, destinations and filters (docs/config-api.md §2.4–§2.6)', () => {
     const source = 'workspaces/alpha/sources/web';
 
     it('creates a source with a generated write key and millisecond timestamps', async () => {
@@ -360,7 +360,7 @@ describe('Config API resources', () => {
     });
   });
 
-  describe('tracking plans and source connections (spec §2.7)', () => {
+  describe('tracking plans and source connections (docs/config-api.md §2.7)', () => {
     const rules = {
       events: [
         {
@@ -471,7 +471,7 @@ describe('Config API resources', () => {
     });
   });
 
-  describe('pagination (spec §1.5)', () => {
+  describe('pagination (docs/config-api.md §1.5)', () => {
     it('covers every item once, in pages ending with next_page_token ""', async () => {
       for (let index = 0; index < 7; index++) {
         await admin.ok('POST', 'workspaces/gamma/sources', {

@@ -1,4 +1,4 @@
-// Update masks (spec §1.6) over HTTP, on every resource that takes them, in the forms clients send.
+// Update masks (docs/config-api.md §1.6) over HTTP, on every resource that takes them, in the forms clients send.
 import { SecretBox } from '@tributary/auth';
 import { MASKED_SECRET } from '@tributary/contracts';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
@@ -20,7 +20,7 @@ function configByKey(destination: { config: { name: string; value: unknown; type
   return Object.fromEntries(destination.config.map((entry) => [entry.name.split('/').pop()!, entry]));
 }
 
-describe('update masks (spec §1.6)', () => {
+describe('update masks (docs/config-api.md §1.6)', () => {
   let instance: TributaryTestInstance;
   let writer: ConfigApiClient;
 

@@ -1,4 +1,4 @@
-// Replays (spec §12.4) end to end: a destination created after the messages were sent, still disabled,
+// Replays (docs/tracking-api.md §12.4) end to end: a destination created after the messages were sent, still disabled,
 // is filled with the log's history through the Config API; `end_time` bounds it; bad input is a 400.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {

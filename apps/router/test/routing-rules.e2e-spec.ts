@@ -51,7 +51,7 @@ describe('routing rules end to end', () => {
       enabled: true,
       actions: [{ type: 'blacklist_fields', fields: { properties: { fields: ['secret_note'] } } }],
     });
-    // Filters do not apply to warehouses (spec D7): one on PostgreSQL drops nothing.
+    // Filters do not apply to warehouses (docs/config-api.md D7): one on PostgreSQL drops nothing.
     await createFilter(t, source, 'postgres', {
       title: 'ignored',
       if: 'all',

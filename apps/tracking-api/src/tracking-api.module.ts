@@ -72,7 +72,7 @@ export class TrackingApiModule {
  * The tracking API as a process serves it. Alone on its port it answers every unrouted request in
  * its `{success, code, message, error}` shape; beside the Config API it claims every path outside
  * `/v1beta`, and `/token` in RFC 6749's shape (failures Fastify raises before the token route's own
- * filter runs, spec §11.5).
+ * filter runs, docs/tracking-api.md §11.5).
  */
 export function trackingApiSurface(environment: Environment): ServedSurface {
   const errorFilter = new TrackingApiErrorFilter();

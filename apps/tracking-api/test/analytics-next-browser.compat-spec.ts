@@ -27,7 +27,7 @@ if (!chromiumAvailable)
   console.warn('analytics-next-browser.compat-spec skipped: no Chromium at /usr/bin/chromium');
 const describeWithChromium = chromiumAvailable ? describe : describe.skip;
 
-/** analytics-next's id: `ajs-next-<Date.now()>-<uuid v4>` (spec §1e). */
+/** analytics-next's id: `ajs-next-<Date.now()>-<uuid v4>` (docs/tracking-api.md §1e). */
 const AJS_MESSAGE_ID = /^ajs-next-\d+-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describeWithChromium('analytics.js (@segment/analytics-next) in Chromium', () => {

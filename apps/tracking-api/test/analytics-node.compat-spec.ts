@@ -1,5 +1,5 @@
 // Drives the real @segment/analytics-node 3.1, unchanged, against the tracking API over loopback HTTP,
-// then reads what it sent back out of the event log (spec §4.2, §6.2, §7).
+// then reads what it sent back out of the event log (docs/tracking-api.md §4.2, §6.2, §7).
 import { Analytics } from '@segment/analytics-node';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
@@ -124,7 +124,7 @@ describe('@segment/analytics-node 3.1 against the tracking API', () => {
       const receivedAt = Date.parse(payload.receivedAt);
       expect(receivedAt).toBeGreaterThanOrEqual(before - 1000);
       expect(receivedAt).toBeLessThanOrEqual(after);
-      // timestamp = receivedAt − (sentAt − originalTimestamp) (spec §7.2)
+      // timestamp = receivedAt − (sentAt − originalTimestamp) (docs/tracking-api.md §7.2)
       expect(Date.parse(payload.timestamp)).toBe(
         receivedAt - (Date.parse(payload.sentAt) - Date.parse(payload.originalTimestamp)),
       );
@@ -153,7 +153,7 @@ describe('@segment/analytics-node 3.1 against the tracking API', () => {
     expect(Date.parse(track.timestamp) - pastTimestamp.getTime()).toBeGreaterThanOrEqual(0);
     expect(Date.parse(track.timestamp) - pastTimestamp.getTime()).toBeLessThan(after - before + 1000);
 
-    // Node copies the page category into properties.category (spec §6.2); both are kept.
+    // Node copies the page category into properties.category (docs/tracking-api.md §6.2); both are kept.
     expect(byType('page')).toMatchObject({
       userId: 'user-1',
       name: 'Getting Started',

@@ -1,4 +1,4 @@
-// Requests built byte for byte as analytics-python 2.3.4 and analytics-ruby 2.5.0 send them (spec §4.2,
+// Requests built byte for byte as analytics-python 2.3.4 and analytics-ruby 2.5.0 send them (docs/tracking-api.md §4.2,
 // §5.2, §6.2, §7.3), posted over loopback HTTP, then read back from the event log.
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';

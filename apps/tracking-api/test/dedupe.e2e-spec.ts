@@ -1,4 +1,4 @@
-// Deduplication on messageId (spec §6.3, §12.1) over loopback HTTP, read back from the event log.
+// Deduplication on messageId (docs/tracking-api.md §6.3, §12.1) over loopback HTTP, read back from the event log.
 import { randomUUID } from 'node:crypto';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { TrackingCounters } from '../src/shared/tracking-counters';

@@ -1,6 +1,6 @@
 // Property-based fuzzing of the tracking API and the OAuth token endpoint over real HTTP (issue 6):
 // whatever the body, headers, path, method or query, the server never answers 5xx, never dies, and
-// every refusal carries the documented error body (spec §9.2 for /v1, §11.5 for /token).
+// every refusal carries the documented error body (docs/tracking-api.md §9.2 for /v1, §11.5 for /token).
 // Runs are seeded: FUZZ_SEED=<n> replays a failure that fast-check reports with its seed and path.
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
@@ -370,7 +370,7 @@ function expectDocumentedAnswer(
   if (!/^application\/json/.test(contentType)) fail(request, response, `Content-Type ${contentType}`);
   if (!isPlainObject(response.body)) fail(request, response, 'the body is not a JSON object');
   if (response.status >= 200 && response.status < 300) {
-    if (response.status !== 200) fail(request, response, 'a 2xx other than 200 (spec §9.1)');
+    if (response.status !== 200) fail(request, response, 'a 2xx other than 200 (docs/tracking-api.md §9.1)');
     if (shape === 'tracking' && ('error' in response.body || response.body.success !== true)) {
       fail(request, response, 'a 200 that is not {success: true}');
     }

@@ -1,6 +1,6 @@
 // The tracking API on a real nats-server with JetStream (NATS_URL set): messages land in stream TRACKING,
 // an outage answers 503 and never 200 for a message that was not stored, and the service recovers by
-// itself when the server comes back (design.md invariant 1, spec §9.1).
+// itself when the server comes back (docs/architecture.md invariant 1, docs/tracking-api.md §9.1).
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { NatsServerProcess, SQLITE_EVENT_LOG_FILE_NAME, TRACKING_STREAM } from '@tributary/event-log';

@@ -1,4 +1,4 @@
-// Every size and count limit (spec §8.3), every validation rule (§6.5) and every refusal of a whole
+// Every size and count limit (docs/tracking-api.md §8.3), every validation rule (§6.5) and every refusal of a whole
 // request (§4.3, §5, §9), over loopback HTTP, with what reached the event log checked each time.
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';

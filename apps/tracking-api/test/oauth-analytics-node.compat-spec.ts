@@ -1,6 +1,6 @@
 // Drives the real @segment/analytics-node 3.1, unchanged, with its oauthSettings against Tributary:
 // it asks POST /token for an access token with a signed client assertion, then sends its batches
-// with Authorization: Bearer (spec §4.2, §11). The workspace requires OAuth, so a stored message
+// with Authorization: Bearer (docs/tracking-api.md §4.2, §11). The workspace requires OAuth, so a stored message
 // proves the bearer path; a recording HTTP client is the request log of what the library sent.
 import {
   Analytics,

@@ -1,5 +1,5 @@
 // Shared set-up for the OAuth suites: RSA key pairs, OAuth applications made through the Config API,
-// client assertions signed as Segment's clients sign them (spec §11.3), and raw calls to POST /token.
+// client assertions signed as Segment's clients sign them (docs/tracking-api.md §11.3), and raw calls to POST /token.
 import { SignJWT, type JWTPayload } from 'jose';
 import { generateKeyPairSync, KeyObject, randomUUID } from 'node:crypto';
 import { configApiRequest, type ConfigApiResponse } from '../../../test/compat/config-api-http';
@@ -109,7 +109,7 @@ export function tokenForm(assertion: string, overrides: Record<string, string | 
     scope: TRACKING_SCOPE,
     ...overrides,
   };
-  // Like the clients: values joined without percent-encoding, so the colons stay literal (spec §11.2).
+  // Like the clients: values joined without percent-encoding, so the colons stay literal (docs/tracking-api.md §11.2).
   return Object.entries(fields)
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => `${name}=${value}`)

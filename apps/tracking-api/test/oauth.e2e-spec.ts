@@ -1,4 +1,4 @@
-// OAuth 2.0 end to end over loopback HTTP: POST /token with signed client assertions (spec §11.1–11.5),
+// OAuth 2.0 end to end over loopback HTTP: POST /token with signed client assertions (docs/tracking-api.md §11.1–11.5),
 // then bearer tokens on the tracking API (§4.3, §11.6), with the messages read back from the event log.
 import { ACCESS_TOKEN_KEY_PURPOSE, issueAccessToken, SecretBox } from '@tributary/auth';
 import { randomUUID } from 'node:crypto';
@@ -38,7 +38,7 @@ function expectOAuthError(
 ): void {
   expect({ status: response.status, error: response.body?.error }).toEqual({ status, error });
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  // Both keys, both strings: a JSON body without either leaves Python's poller spinning (spec §11.5).
+  // Both keys, both strings: a JSON body without either leaves Python's poller spinning (docs/tracking-api.md §11.5).
   expect(Object.keys(response.body).sort()).toEqual(['error', 'error_description']);
   expect(typeof response.body.error_description).toBe('string');
   expect(response.body.error_description.length).toBeGreaterThan(0);

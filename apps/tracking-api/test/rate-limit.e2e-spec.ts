@@ -1,5 +1,5 @@
 // TRACKING_RATE_LIMIT: requests per second per workspace; past it, 429 with Retry-After and
-// X-RateLimit-Reset in small seconds and the JSON error body (spec §9.1, §9.2).
+// X-RateLimit-Reset in small seconds and the JSON error body (docs/tracking-api.md §9.1, §9.2).
 import { randomUUID } from 'node:crypto';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {

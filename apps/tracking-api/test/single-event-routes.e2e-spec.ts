@@ -1,5 +1,5 @@
-// `/v1/track` and the other single-event routes (spec §3, §4, §5.3), and the rule that a 200 means the
-// message is already in the log (design.md invariant 1).
+// `/v1/track` and the other single-event routes (docs/tracking-api.md §3, §4, §5.3), and the rule that a 200 means the
+// message is already in the log (docs/architecture.md invariant 1).
 import { randomUUID } from 'node:crypto';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
@@ -62,7 +62,7 @@ describe('single-event routes', () => {
         timestamp: expect.stringMatching(RFC3339_UTC_MILLIS),
         receivedAt: expect.stringMatching(RFC3339_UTC_MILLIS),
       });
-      // No timestamp nor sentAt sent: the event time is the server's (spec §7.2).
+      // No timestamp nor sentAt sent: the event time is the server's (docs/tracking-api.md §7.2).
       expect(stored!.payload.timestamp).toBe(stored!.payload.receivedAt);
     },
   );

@@ -1,4 +1,4 @@
-// Write keys follow the Config API (spec §4.3 rule 5): a new source accepts messages and a deleted one is
+// Write keys follow the Config API (docs/tracking-api.md §4.3 rule 5): a new source accepts messages and a deleted one is
 // refused, each within a second; a workspace's region decides which deployment takes its messages.
 import { randomUUID } from 'node:crypto';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';

@@ -1,6 +1,6 @@
 // Faults under a tracking load, with Tributary as a child process: killed (SIGKILL), stopped
 // (SIGTERM) mid-delivery, and its NATS server stopped and restarted. The invariant checked every time:
-// a message answered 200 is in the log afterwards (design.md, invariant 1), and while the log is
+// a message answered 200 is in the log afterwards (docs/architecture.md, invariant 1), and while the log is
 // unreachable the tracking API answers 503 with Retry-After, never 200 and never anything else.
 import { NatsServerProcess, type EventLog } from '@tributary/event-log';
 // What the server's own watchdog allows a graceful stop (10 s, issue 6).

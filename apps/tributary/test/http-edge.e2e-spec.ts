@@ -1,7 +1,7 @@
 // Hostile input at the HTTP edge (issue 6), over raw TCP on loopback: requests Node's HTTP parser
 // refuses before any route sees them (a head over 16 KiB, an unknown method, a malformed request line,
 // header or framing, a body cut short), HTTP/1.0, and bodies whose Content-Type or Content-Length lie.
-// Each gets the error body of the API it was sent to (tracking spec §9.2, Config API spec §4, RFC 6749
+// Each gets the error body of the API it was sent to (docs/tracking-api.md §9.2, docs/config-api.md §4, RFC 6749
 // on the token route), never a 5xx, never Node's or Fastify's own body, and the server carries on.
 import { randomUUID } from 'node:crypto';
 import { ParsedResponse, rawExchange, RawExchange } from '../../../test/support/raw-http';

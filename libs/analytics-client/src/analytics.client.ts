@@ -387,7 +387,7 @@ function authorizationError(cause: unknown, attempts: number): AnalyticsDelivery
   });
 }
 
-/** The 200 body's `rejected` list (spec §6.5); empty when absent or unreadable. */
+/** The 200 body's `rejected` list (docs/tracking-api.md §6.5); empty when absent or unreadable. */
 function readRejections(body: string): ServerRejection[] {
   try {
     const parsed = JSON.parse(body) as { rejected?: unknown };

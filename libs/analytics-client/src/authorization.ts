@@ -1,6 +1,6 @@
 /**
  * The seam for request authorization. With a write key alone, every request carries
- * `Authorization: Basic base64(writeKey:)` (and the write key in the body, spec §4). With OAuth (spec §11),
+ * `Authorization: Basic base64(writeKey:)` (and the write key in the body, docs/tracking-api.md §4). With OAuth (docs/tracking-api.md §11),
  * a provider fetches and caches a Bearer token and drops it when the server answers 400/401/403; the
  * transport only asks for a header and reports those statuses.
  */

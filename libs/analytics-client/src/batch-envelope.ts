@@ -1,10 +1,10 @@
 /**
- * The `/v1/batch` body, `{"batch":[…],"sentAt":"…","writeKey":"…"}` (spec §5.2), assembled from the
+ * The `/v1/batch` body, `{"batch":[…],"sentAt":"…","writeKey":"…"}` (docs/tracking-api.md §5.2), assembled from the
  * messages' JSON as serialized at call time, so that its size is known exactly before it is built.
  */
 import type { SerializedMessage } from './message-builder';
 
-/** Segment's documented batch limit; Tributary accepts 512 KiB, so this leaves room (spec §8). */
+/** Segment's documented batch limit; Tributary accepts 512 KiB, so this leaves room (docs/tracking-api.md §8). */
 export const MAX_BATCH_BYTES = 500_000;
 
 /** `Date#toISOString()` is always 24 characters (years 0 to 9999). */

@@ -1,10 +1,10 @@
 /**
- * The RS256 client-assertion JWT of the `client_credentials` grant (spec §11.3), signed with
+ * The RS256 client-assertion JWT of the `client_credentials` grant (docs/tracking-api.md §11.3), signed with
  * `node:crypto` alone so that the package keeps no dependencies.
  */
 import { createSign, randomUUID, type KeyObject } from 'node:crypto';
 
-/** How long an assertion lives. The server accepts 60 s (spec §11.3). */
+/** How long an assertion lives. The server accepts 60 s (docs/tracking-api.md §11.3). */
 export const ASSERTION_LIFETIME_SECONDS = 60;
 /**
  * `iat` is set this far in the past: the skew learned from a `Date` header is only accurate to the

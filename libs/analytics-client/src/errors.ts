@@ -59,7 +59,7 @@ export type AnalyticsDeliveryFailure =
   | 'network'
   /** No answer within `timeout` ms. */
   | 'timeout'
-  /** No OAuth access token could be had from the token endpoint; the batch was never sent (spec §11.5). */
+  /** No OAuth access token could be had from the token endpoint; the batch was never sent (docs/tracking-api.md §11.5). */
   | 'oauth';
 
 /**
@@ -102,7 +102,7 @@ export class AnalyticsDeliveryError extends AnalyticsError {
   }
 }
 
-/** One entry of the tracking API's `rejected` array (spec §6.5). */
+/** One entry of the tracking API's `rejected` array (docs/tracking-api.md §6.5). */
 export interface ServerRejection {
   index: number;
   messageId?: string;
@@ -112,7 +112,7 @@ export interface ServerRejection {
 
 /**
  * The server accepted the request (200) but refused some of its messages, listing them in `rejected`
- * (spec §6.5). The other messages of the batch were stored. Not retried: the same message would be
+ * (docs/tracking-api.md §6.5). The other messages of the batch were stored. Not retried: the same message would be
  * refused again.
  */
 export class AnalyticsRejectedError extends AnalyticsError {

@@ -38,7 +38,7 @@ export class HttpTransport implements BatchTransport {
       return { kind: 'unauthorized', error };
     }
     if (authorization !== undefined) headers.authorization = authorization;
-    // Logged by the tracking API (spec §9.1); newer Segment clients send the same header.
+    // Logged by the tracking API (docs/tracking-api.md §9.1); newer Segment clients send the same header.
     if (attempt > 0) headers['x-retry-count'] = String(attempt);
     let payload: string | Buffer = body;
     if (this.settings.gzip) {
@@ -49,7 +49,7 @@ export class HttpTransport implements BatchTransport {
     try {
       const response = await fetch(this.settings.url, { method: 'POST', headers, body: payload, signal });
       // The body is read to the end, also on success: the socket goes back to the keep-alive pool, and a
-      // 200 may list rejected messages (spec §6.5).
+      // 200 may list rejected messages (docs/tracking-api.md §6.5).
       const text = await response.text();
       if ([400, 401, 403].includes(response.status))
         this.authorization.requestRefused(response.status, authorization);

@@ -1,5 +1,5 @@
 /**
- * Turns a call's parameters into the wire message of the tracking API (spec §6), or refuses it with an
+ * Turns a call's parameters into the wire message of the tracking API (docs/tracking-api.md §6), or refuses it with an
  * `AnalyticsValidationError`. Pure: the id generator and the clock are passed in.
  */
 import { AnalyticsValidationError, type AnalyticsValidationCode } from './errors';
@@ -92,9 +92,9 @@ export interface SerializedMessage {
   bytes: number;
 }
 
-/** The tracking API's per-message limit (spec §8.3): only larger messages are refused. */
+/** The tracking API's per-message limit (docs/tracking-api.md §8.3): only larger messages are refused. */
 export const MAX_MESSAGE_BYTES = 32 * 1024;
-/** Segment's and Tributary's messageId limit, in characters (spec §6.3). */
+/** Segment's and Tributary's messageId limit, in characters (docs/tracking-api.md §6.3). */
 export const MAX_MESSAGE_ID_LENGTH = 100;
 
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;

@@ -1,5 +1,5 @@
 /**
- * OAuth 2.0 `client_credentials` with a signed JWT assertion (spec §11): fetches an access token from
+ * OAuth 2.0 `client_credentials` with a signed JWT assertion (docs/tracking-api.md §11): fetches an access token from
  * `<authServer>/token`, caches it, refreshes it at half its lifetime, and drops it when the tracking API
  * refuses a request that carried it. One token request at a time, however many sends are waiting.
  */
@@ -11,9 +11,9 @@ import { backoffDelayMs, parseRetryAfterMs } from './retry-policy';
 import { VERSION } from './version';
 
 const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-/** The wait after a 429 without a usable `Retry-After`, as Segment's Node client does (spec §11.5). */
+/** The wait after a 429 without a usable `Retry-After`, as Segment's Node client does (docs/tracking-api.md §11.5). */
 const DEFAULT_THROTTLE_WAIT_MS = 5_000;
-/** The descriptions of a 400 that a fresh assertion, signed with the newly learned skew, can fix (spec §11.5). */
+/** The descriptions of a 400 that a fresh assertion, signed with the newly learned skew, can fix (docs/tracking-api.md §11.5). */
 const CLOCK_SKEW_DESCRIPTIONS = new Set(['Token is expired', 'Token used before issued']);
 
 /** The two clocks the token logic reads; injectable so that tests can move time. */
@@ -99,7 +99,7 @@ export class OAuthAuthorization implements RequestAuthorization {
 
   /**
    * The tracking API answered 400, 401 or 403: the token may be revoked or stale, so the next send fetches
-   * a new one (spec §11.6). Only the token that was refused is dropped, not a newer one.
+   * a new one (docs/tracking-api.md §11.6). Only the token that was refused is dropped, not a newer one.
    */
   requestRefused(_status: number, sentHeader: string | undefined): void {
     if (this.token !== undefined && this.token.header === sentHeader) this.token = undefined;
@@ -210,7 +210,7 @@ export class OAuthAuthorization implements RequestAuthorization {
     return { kind: 'refused', failure };
   }
 
-  /** A 200 must carry a token and a numeric `expires_in` (spec §11.4); anything else is unusable. */
+  /** A 200 must carry a token and a numeric `expires_in` (docs/tracking-api.md §11.4); anything else is unusable. */
   private readToken(body: Record<string, unknown> | undefined, text: string, attempts: number): TokenAttempt {
     const accessToken = body?.access_token;
     const expiresIn = body?.expires_in;

@@ -35,7 +35,7 @@ export interface RetryBackoffOptions {
 }
 
 /**
- * OAuth 2.0 `client_credentials` with a signed JWT client assertion (spec §11). Every request then carries
+ * OAuth 2.0 `client_credentials` with a signed JWT client assertion (docs/tracking-api.md §11). Every request then carries
  * `Authorization: Bearer <access token>` as well as the write key in the body.
  */
 export interface OAuthOptions {
@@ -116,7 +116,7 @@ export interface ResolvedOptions {
   oauth?: ResolvedOAuthOptions;
 }
 
-/** The tracking API keeps only the first 2,500 messages of a batch (spec §8.3). */
+/** The tracking API keeps only the first 2,500 messages of a batch (docs/tracking-api.md §8.3). */
 export const MAX_BATCH_SIZE = 2500;
 
 const LOG_LEVELS: readonly LogLevel[] = ['silent', 'error', 'warn', 'info', 'debug'];
@@ -149,7 +149,7 @@ function booleanOption(options: object, field: string, fallback: boolean): boole
 
 /**
  * The request URL: `path` appended to `host`, keeping any path prefix of the host, so a Tributary mounted
- * under `/tracking` works with `host: 'https://example.com/tracking'` (spec §3).
+ * under `/tracking` works with `host: 'https://example.com/tracking'` (docs/tracking-api.md §3).
  */
 export function resolveUrl(host: string | undefined, path: string | undefined): string {
   const base = resolveHost(host);
@@ -214,7 +214,7 @@ export function resolveOAuthOptions(oauth: unknown, trackingBase: string): Resol
   if (scope !== undefined && (typeof scope !== 'string' || scope.trim() === '')) {
     invalid('oauth.scope', 'must be a non-empty string');
   }
-  // Python strips the trailing slash and Node keeps it (spec §11.1); one slash before /token is the tidy form.
+  // Python strips the trailing slash and Node keeps it (docs/tracking-api.md §11.1); one slash before /token is the tidy form.
   const authServer = (configuredServer ?? trackingBase).replace(/(?<!\/)\/+$/, '');
   return {
     clientId,

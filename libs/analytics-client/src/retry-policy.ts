@@ -1,5 +1,5 @@
 /**
- * Which answers are retried and how long to wait (spec §10): 429, every 5xx, network errors and timeouts
+ * Which answers are retried and how long to wait (docs/tracking-api.md §10): 429, every 5xx, network errors and timeouts
  * are retried with exponential backoff and jitter, or after the server's `Retry-After`; any other non-2xx
  * is final, since sending the same bytes again would get the same answer.
  */
@@ -27,7 +27,7 @@ export function backoffDelayMs(
 }
 
 /**
- * A `Retry-After` header in milliseconds: seconds from now (what Tributary sends, spec §9.1), or an HTTP
+ * A `Retry-After` header in milliseconds: seconds from now (what Tributary sends, docs/tracking-api.md §9.1), or an HTTP
  * date. Undefined when absent or unreadable; cut to `maxMs`.
  */
 export function parseRetryAfterMs(

@@ -164,7 +164,7 @@ export async function startFakeTokenEndpoint(
   };
 }
 
-/** A token answer as the real endpoint gives it (spec §11.4). */
+/** A token answer as the real endpoint gives it (docs/tracking-api.md §11.4). */
 export function tokenGranted(accessToken: string, expiresIn = 3600): FakeTokenAnswer {
   return {
     status: 200,

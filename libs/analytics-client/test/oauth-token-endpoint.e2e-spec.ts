@@ -61,7 +61,7 @@ describe('analytics-client OAuth: token endpoint edge cases (a fake token endpoi
     return request.signatureValid && exp > now - 5 && iat <= now + 5;
   }
 
-  it('sends the form and assertion of spec §11.2/§11.3, then uses the token with the write key in the body', async () => {
+  it('sends the form and assertion of docs/tracking-api.md §11.2/§11.3, then uses the token with the write key in the body', async () => {
     const { reports, requests } = await run(() => tokenGranted('tok-1'));
     expect(reports).toEqual([]);
     expect(requests).toHaveLength(1);

@@ -13,7 +13,7 @@ import {
 import { SignJWT, type JWTPayload } from 'jose';
 import { generateKeyPairSync, KeyObject, randomBytes, randomUUID } from 'node:crypto';
 
-// Client assertions as Segment's libraries build them (spec §11.3), checked at a fixed instant so
+// Client assertions as Segment's libraries build them (docs/tracking-api.md §11.3), checked at a fixed instant so
 // every time-dependent case is exact.
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const NOW_SECONDS = NOW.getTime() / 1000;
@@ -79,7 +79,7 @@ async function refusal(promise: Promise<unknown>): Promise<OAuthRequestError> {
 
 const verify = (jwt: string, audiences = [AUTH_SERVER]) => verifyClientAssertion(jwt, client, audiences, NOW);
 
-describe('verifyClientAssertion (spec §11.3)', () => {
+describe('verifyClientAssertion (docs/tracking-api.md §11.3)', () => {
   it('accepts the assertion Node 3.1 sends and reports its client, jti and expiry', async () => {
     const jti = randomUUID();
     await expect(verify(await assertion({ claims: { jti } }))).resolves.toEqual({

@@ -15,7 +15,7 @@ export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 /** A `jti` longer than this is refused: an id, not a payload. */
 export const MAX_JTI_LENGTH = 256;
 
-/** Why a token request is refused, in RFC 6749's terms (spec §11.5). */
+/** Why a token request is refused, in RFC 6749's terms (docs/tracking-api.md §11.5). */
 export class OAuthRequestError extends Error {
   constructor(
     readonly status: 400 | 401 | 415 | 429 | 503,
@@ -57,7 +57,7 @@ export function peekClientAssertion(assertion: string): { keyId?: string; subjec
 }
 
 /**
- * Checks a `client_credentials` client assertion as Segment's clients send it (spec §11.3): RS256
+ * Checks a `client_credentials` client assertion as Segment's clients send it (docs/tracking-api.md §11.3): RS256
  * with a registered `kid`, `sub` = the client id, `aud` the token endpoint with or without a
  * trailing slash, fractional `iat`/`exp` accepted, `iss` optional.
  */

@@ -5,7 +5,7 @@ import { ConcurrencyLimiter, ConcurrencyLimitError, Environment, RateLimiter } f
 import { ConfigApiError, GrpcCode } from './config-api.error';
 
 /**
- * Checks HTTP Basic `email:password` (token management, spec §2.1) without letting the route become
+ * Checks HTTP Basic `email:password` (token management, docs/tracking-api.md §2.1) without letting the route become
  * a password oracle or a CPU sink:
  * - attempts are counted per client address, then per email, before any hashing (429, code 8);
  * - an unknown email costs the same scrypt work as a known one, so timing does not reveal accounts;

@@ -6,7 +6,7 @@ import { RequestBodyLimitsGuard } from './request-body-limits.guard';
 import { ConfigApiErrorFilter } from './config-api-error.filter';
 
 /**
- * Every success of the Config API is 200 with a JSON body, creates included (spec §5.1: C1
+ * Every success of the Config API is 200 with a JSON body, creates included (docs/tracking-api.md §5.1: C1
  * accepts only 200 and 201, grpc-gateway answers 200), so Nest's 201 default for POST is replaced.
  */
 function RespondOkOnSuccess(): ClassDecorator {

@@ -15,7 +15,7 @@ const DOMAIN_ERRORS: Record<DomainError['kind'], [number, number]> = {
 
 /**
  * Every failure of the Config API leaves as `{"error": "...", "code": N}` with the status of
- * spec §4, including Nest's own (unknown route, body too large, bad JSON) and unexpected faults,
+ * docs/tracking-api.md §4, including Nest's own (unknown route, body too large, bad JSON) and unexpected faults,
  * which are logged and answered 500 without their details.
  */
 @Catch()
@@ -62,7 +62,7 @@ export class ConfigApiErrorFilter implements ExceptionFilter {
 
   private fromHttpException(exception: HttpException, request: FastifyRequest): ConfigApiError {
     const status = exception.getStatus();
-    // An unknown path or a method the path does not have: spec §4 answers both with 404, code 5.
+    // An unknown path or a method the path does not have: docs/tracking-api.md §4 answers both with 404, code 5.
     if (status === 404 || status === 405) {
       return ConfigApiError.notFound(`no route for ${request.method} ${request.url.split('?')[0]}`);
     }

@@ -1,4 +1,4 @@
-/** gRPC status codes as the Config API reports them in `{"error": "...", "code": N}` (spec §4). */
+/** gRPC status codes as the Config API reports them in `{"error": "...", "code": N}` (docs/tracking-api.md §4). */
 export const GrpcCode = {
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,

@@ -19,7 +19,7 @@ export function canReachWorkspace(principal: Principal, workspaceSlug: string): 
   return principal.kind === 'token' && principal.token.workspaceSlugs.includes(workspaceSlug);
 }
 
-/** Token management routes also accept HTTP Basic `email:password` (spec §2.1). */
+/** Token management routes also accept HTTP Basic `email:password` (docs/tracking-api.md §2.1). */
 export const ALLOW_BASIC_AUTH = 'tributary:allow-basic-auth';
 export const AllowBasicAuth = () => SetMetadata(ALLOW_BASIC_AUTH, true);
 

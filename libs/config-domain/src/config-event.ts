@@ -16,7 +16,7 @@ export type ConfigEvent =
   | TrackingPlanEvent
   | OAuthApplicationEvent;
 
-/** Stream names, one per aggregate instance (design.md, Storage). */
+/** Stream names, one per aggregate instance (docs/architecture.md, Storage). */
 export const streamNames = {
   workspace: (workspaceSlug: string) => `workspace-${workspaceSlug}`,
   user: (email: string) => `user-${email.toLowerCase()}`,

@@ -8,12 +8,12 @@ import type { ProtocolsOutcomeStore } from './protocols-outcomes.port';
  * - `publishBatch` resolves only once every message is durably stored (or known to be a duplicate);
  *   a client that got a 200 can never lose its events.
  * - A `messageId` published again inside the dedupe window is not stored again: it is reported as a
- *   duplicate with the sequence of the copy already stored. Dedupe is global (spec §12.1).
+ *   duplicate with the sequence of the copy already stored. Dedupe is global (docs/tracking-api.md §12.1).
  * - Each consumer is durable: it survives restarts, delivers at least once, in sequence order, and
  *   redelivers whatever was not acknowledged within its ack wait.
  */
 
-/** How long a `messageId` is remembered for dedupe when `DEDUPE_WINDOW` is not set (spec §12.1). */
+/** How long a `messageId` is remembered for dedupe when `DEDUPE_WINDOW` is not set (docs/tracking-api.md §12.1). */
 export const DEFAULT_DEDUPE_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** How long messages are kept when `RETENTION` is not set; this bounds how far back a replay reaches. */
 export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

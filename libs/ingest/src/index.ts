@@ -1,5 +1,5 @@
 /**
- * @tributary/ingest: pure handling of tracking API requests (spec tracking-api.md §4, §5–§8).
+ * @tributary/ingest: pure handling of tracking API requests (docs/tracking-api.md §4, §5–§8).
  * No I/O, no Nest, no clock reads: the caller passes `receivedAt` and an id generator.
  */
 export * from './ingest-result';

@@ -5,7 +5,7 @@ import {
   resolveIngestLimits,
 } from './ingest-limits';
 
-describe('ingest limits (spec §8.3)', () => {
+describe('ingest limits (docs/tracking-api.md §8.3)', () => {
   it('defaults to 512 KiB per batch, 32 KiB per single body and per message, 2,500 messages', () => {
     expect(DEFAULT_INGEST_LIMITS).toEqual({
       maxBatchBodyBytes: 524_288,

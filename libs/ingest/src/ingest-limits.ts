@@ -1,5 +1,5 @@
 /**
- * Size and count limits of the tracking API (spec §8.3). All byte limits apply to the inflated body.
+ * Size and count limits of the tracking API (docs/tracking-api.md §8.3). All byte limits apply to the inflated body.
  */
 import { isBatchRoute, type TrackingRoute } from '@tributary/contracts';
 
@@ -16,7 +16,7 @@ export interface IngestLimits {
 
 /**
  * 512 KiB rather than Segment's 500 KB: legitimate Ruby (≈ 512,050 B) and Python (≈ 508 KB) batches
- * exceed the strict figure, and both clients drop a batch for good on a 400 (spec §8.3).
+ * exceed the strict figure, and both clients drop a batch for good on a 400 (docs/tracking-api.md §8.3).
  */
 export const MIN_BATCH_BODY_BYTES = 512 * 1024;
 

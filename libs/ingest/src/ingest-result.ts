@@ -1,6 +1,6 @@
 /**
  * Ingest never throws for bad input: every refusal is a value that carries the spec's error code and the
- * HTTP status to answer with, so the HTTP layer only has to render it (spec §9).
+ * HTTP status to answer with, so the HTTP layer only has to render it (docs/tracking-api.md §9).
  * Thrown errors are reserved for programming mistakes (an invalid `receivedAt`, a limit set too low).
  */
 import {
@@ -11,7 +11,7 @@ import {
 
 export interface TrackingRequestError {
   code: TrackingErrorCode;
-  /** The status that goes with `code` in spec §9.2. */
+  /** The status that goes with `code` in docs/tracking-api.md §9.2. */
   status: TrackingErrorStatus;
   /** A sentence for the developer; the HTTP layer sends it as both `message` and `error`. */
   message: string;

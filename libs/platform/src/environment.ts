@@ -155,7 +155,7 @@ export const environmentSchema = z.object({
    * besides the address the request arrived at: set it when a proxy terminates TLS in front.
    */
   OAUTH_AUDIENCES: optionalText,
-  /** How long the router retries a failing delivery before dead-lettering it (spec §12.2: 4 hours). */
+  /** How long the router retries a failing delivery before dead-lettering it (docs/tracking-api.md §12.2: 4 hours). */
   RETRY_WINDOW: durationSchema.default(4 * 3_600_000),
   /** Messages in delivery at once per destination. */
   ROUTER_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(64),

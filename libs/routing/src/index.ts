@@ -1,6 +1,6 @@
 /**
  * @tributary/routing: pure decisions about which destinations get a message and in what form
- * (design.md). No I/O, no Nest, no clock reads: the caller passes `now`.
+ * (docs/architecture.md). No I/O, no Nest, no clock reads: the caller passes `now`.
  */
 export * from './delivery/delivery.decider';
 export * from './integrations/integrations.decider';

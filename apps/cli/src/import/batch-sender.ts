@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { parseRetryAfter as parseRetryAfterHeader } from '@tributary/contracts';
 import { describeFetchError } from '../shared/config-api.client';
 
-/** One entry of the 200 body's `rejected` array (tracking spec §6.5). */
+/** One entry of the 200 body's `rejected` array (docs/tracking-api.md §6.5). */
 export interface ServerRejection {
   index: number;
   messageId?: string;

@@ -4,7 +4,7 @@ import { BatchSenderOptions, sendBatch, ServerRejection } from './batch-sender';
 import { readLines } from './ndjson-lines';
 import { FileIdentity, identifyFile, loadResumePoint, ResumePoint, saveResumePoint } from './resume-point';
 
-/** The tracking API refuses a whole request holding a message over 32 KiB (spec §8.3). */
+/** The tracking API refuses a whole request holding a message over 32 KiB (docs/tracking-api.md §8.3). */
 export const MAX_MESSAGE_BYTES = 32 * 1024;
 /** Under the 512 KiB body limit, with room for the envelope. */
 export const DEFAULT_MAX_BATCH_BYTES = 480 * 1024;

@@ -22,7 +22,7 @@ import { presentAccessToken } from './access-token.presenter';
 class CreateAccessTokenDto extends createZodDto(CreateAccessTokenRequestSchema) {}
 
 /**
- * Personal access tokens. Managed with a user's Basic credentials (spec §2.1) or an instance-admin
+ * Personal access tokens. Managed with a user's Basic credentials (docs/config-api.md §2.1) or an instance-admin
  * token; a workspace token cannot mint further tokens.
  */
 @ApiTags('access-tokens')

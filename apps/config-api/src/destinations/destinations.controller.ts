@@ -45,7 +45,7 @@ import { presentDestination } from './destination.presenter';
 class CreateDestinationDto extends createZodDto(CreateDestinationRequestSchema) {}
 class UpdateDestinationDto extends createZodDto(UpdateDestinationRequestSchema) {}
 
-/** Zero values of a masked-but-absent field (spec §1.6); an empty config merges nothing. */
+/** Zero values of a masked-but-absent field (docs/config-api.md §1.6); an empty config merges nothing. */
 const DESTINATION_ZERO_VALUES = { enabled: false, connection_mode: 'UNSPECIFIED', config: [] };
 
 @ApiTags('destinations')
@@ -147,7 +147,7 @@ export class DestinationsController implements OnApplicationShutdown {
           catalogSlug: catalogEntry.slug,
           displayName: catalogEntry.displayName,
           connectionMode: body.destination.connection_mode ?? 'CLOUD',
-          // Created disabled unless asked otherwise (spec §2.5, D3).
+          // Created disabled unless asked otherwise (docs/config-api.md §2.5, D3).
           enabled: body.destination.enabled ?? false,
           config: this.configMapper.toSettingValues(body.destination.config ?? [], catalogEntry),
           createTime: metadata.time,

@@ -13,7 +13,7 @@ import { ConfigApiController, ConfigApiError } from '@tributary/config-api-acces
 const MAX_PREVIEW_INPUT_BYTES = 32 * 1024;
 
 /**
- * `POST /filters/preview` (spec §2.6, body `{filter, input}` with the event as a JSON string): runs
+ * `POST /filters/preview` (docs/config-api.md §2.6, body `{filter, input}` with the event as a JSON string): runs
  * one filter over a sample event exactly as the router would, and answers what comes out. The
  * response shape is Tributary's own (no source shows Segment's): `result` is `pass` (with `output`,
  * the event as the destination would get it) or the reason the event is held back.

@@ -1,7 +1,7 @@
 import { DestinationRecord, FilterRecord } from '@tributary/config-domain';
 import { destinationResourceName } from '../destinations/destination.presenter';
 
-/** Filters are returned flat, never wrapped (spec §2.6: C2 reads `name` from the top level). */
+/** Filters are returned flat, never wrapped (docs/config-api.md §2.6: C2 reads `name` from the top level). */
 export function presentFilter(destination: DestinationRecord, filter: FilterRecord) {
   return {
     name: `${destinationResourceName(destination)}/filters/${filter.filterId}`,

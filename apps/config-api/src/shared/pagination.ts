@@ -7,7 +7,7 @@ export interface PageRequest {
 
 /**
  * Offset pagination behind an opaque token. The last page carries `next_page_token: ""`: the
- * TypeScript SDK loops while the token is non-empty (spec §1.5).
+ * TypeScript SDK loops while the token is non-empty (docs/config-api.md §1.5).
  */
 export function paginate<T>(items: readonly T[], request: PageRequest, defaultPageSize = 100) {
   const pageSize = parsePageSize(request.page_size, defaultPageSize);

@@ -29,7 +29,7 @@ class UpdateSchemaConfigDto extends createZodDto(UpdateSchemaConfigRequestSchema
 class UpdateSourceDto extends createZodDto(UpdateSourceRequestSchema) {}
 
 /**
- * Sources are created, read and deleted; no Segment client updates one (spec §2.4). Tributary's one
+ * Sources are created, read and deleted; no Segment client updates one (docs/config-api.md §2.4). Tributary's one
  * updatable field, `allowed_origins` (browser sources), has PATCH and PUT on the source.
  */
 @ApiTags('sources')

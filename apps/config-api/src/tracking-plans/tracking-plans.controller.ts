@@ -25,7 +25,7 @@ class BatchCreateSourceConnectionsDto extends createZodDto(BatchCreateSourceConn
 
 /**
  * `rules` replaces the rules wholesale; the narrower `rules.<part>` paths replace one part each
- * (spec §1.6). A masked-but-absent part is emptied (lists) or removed (schemas).
+ * (docs/config-api.md §1.6). A masked-but-absent part is emptied (lists) or removed (schemas).
  */
 const TRACKING_PLAN_ZERO_VALUES = {
   display_name: '',
@@ -105,7 +105,7 @@ export class TrackingPlansController {
     return presentTrackingPlan(this.lookup.trackingPlan(workspaceSlug, planId).plan);
   }
 
-  /** Tracking plans are updated with PUT by every client (spec §1.2); PATCH works the same. */
+  /** Tracking plans are updated with PUT by every client (docs/config-api.md §1.2); PATCH works the same. */
   @Put(':plan')
   async update(
     @Param('workspace') workspaceSlug: string,
@@ -178,7 +178,7 @@ export class TrackingPlansController {
     };
   }
 
-  /** Returns the connection flat, as the docs show (spec §2.7). */
+  /** Returns the connection flat, as the docs show (docs/config-api.md §2.7). */
   @Post(':plan/source-connections')
   async createConnection(
     @Param('workspace') workspaceSlug: string,

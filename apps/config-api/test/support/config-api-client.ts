@@ -132,7 +132,7 @@ export function requestWithAnyBody(
   });
 }
 
-/** Asserts the error shape of spec §4: the status, `{error: string, code: number}`, JSON. */
+/** Asserts the error shape of docs/config-api.md §4: the status, `{error: string, code: number}`, JSON. */
 export function expectConfigApiError(response: ApiResponse, status: number, code: number): void {
   const summary = { status: response.status, body: response.body ?? response.text };
   expect(summary).toMatchObject({ status, body: { code } });
@@ -141,7 +141,7 @@ export function expectConfigApiError(response: ApiResponse, status: number, code
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
 }
 
-/** Asserts a success of spec §5.1: 200 with a JSON body. */
+/** Asserts a success of docs/config-api.md §5.1: 200 with a JSON body. */
 export function expectJsonSuccess(response: ApiResponse): any {
   expect({ status: response.status, body: response.body ?? response.text }).toMatchObject({ status: 200 });
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);

@@ -6,7 +6,7 @@ import { DeliveryMetrics, SERIES_BUCKET_MS } from './delivery-metrics';
 
 /**
  * Delivery metrics of one destination since the router started: counts by outcome and end-to-end
- * latency percentiles over recent windows, and the last hour minute by minute (`last_hour`). Segment's response shape is unknown (spec §2.8), so
+ * latency percentiles over recent windows, and the last hour minute by minute (`last_hour`). Segment's response shape is unknown (docs/config-api.md §2.8), so
  * this one is Tributary's own; `:getSummary` answers the same.
  */
 @ApiTags('delivery metrics')

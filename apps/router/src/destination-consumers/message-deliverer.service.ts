@@ -37,7 +37,7 @@ interface PreparedDestination {
 
 /**
  * What happens to one message for one destination, ending with the message settled in the log
- * only when its outcome is final (design.md, invariant 2): delivered, discarded, filtered,
+ * only when its outcome is final (docs/architecture.md, invariant 2): delivered, discarded, filtered,
  * skipped or dead-lettered are acknowledged; a retry is a delayed nak.
  *
  * The retry window and the attempt history live in the log (written only when an attempt fails), so

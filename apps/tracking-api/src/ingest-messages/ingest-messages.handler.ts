@@ -39,7 +39,7 @@ export interface IngestRequest {
 /**
  * One tracking request, from raw bytes to a durable log: inflate, parse, find the source of the
  * write key, normalize, publish every accepted message with all publishes in flight at once, and
- * answer 200 only when the log has acknowledged every one of them (design.md, invariant 1).
+ * answer 200 only when the log has acknowledged every one of them (docs/architecture.md, invariant 1).
  */
 @Injectable()
 export class IngestMessagesHandler {
@@ -148,7 +148,7 @@ export class IngestMessagesHandler {
     return trackingSuccessBody(normalized.rejected);
   }
 
-  /** Valid, unexpired, scoped for tracking, and issued to an application of the source's workspace (spec §11.6). */
+  /** Valid, unexpired, scoped for tracking, and issued to an application of the source's workspace (docs/tracking-api.md §11.6). */
   private async requireValidAccessToken(token: string, workspaceSlug: string): Promise<void> {
     const claims = await readAccessToken(token, this.accessTokenKey);
     const application = claims && this.readModel.oauthApplication(claims.workspaceSlug, claims.applicationId);

@@ -17,7 +17,7 @@ import { OAuthTokenHandler, TokenResponse } from './oauth-token.handler';
 
 /**
  * Token errors follow RFC 6749, `{error, error_description}`: a JSON body lacking either key leaves
- * Python's token poller spinning (spec §11.5). 429 carries both Retry-After and X-RateLimit-Reset.
+ * Python's token poller spinning (docs/tracking-api.md §11.5). 429 carries both Retry-After and X-RateLimit-Reset.
  */
 @Catch()
 export class OAuthErrorFilter implements ExceptionFilter {

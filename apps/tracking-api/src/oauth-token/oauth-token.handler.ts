@@ -41,7 +41,7 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * `POST /token`: the OAuth 2.0 `client_credentials` grant with a signed JWT client assertion, as
- * Segment's libraries request it (spec §11). The access token then authorizes tracking requests
+ * Segment's libraries request it (docs/tracking-api.md §11). The access token then authorizes tracking requests
  * for the sources of the application's workspace.
  *
  * Each assertion's `jti` is used once: the replay record lives in the event log (`markSeenOnce`),

@@ -5,7 +5,7 @@ import { TrackingApiError } from './tracking-api.error';
 
 /**
  * Every tracking API failure leaves as a JSON object with `success`, `code`, `message` and
- * `error` (spec §9.2): Python retries a 4xx whose JSON lacks `code` or `message`, Ruby reads
+ * `error` (docs/tracking-api.md §9.2): Python retries a 4xx whose JSON lacks `code` or `message`, Ruby reads
  * `error`. Unknown paths are 404; unexpected faults 500 without their details.
  */
 @Catch()
@@ -50,7 +50,7 @@ export class TrackingApiErrorFilter implements ExceptionFilter {
         ? exception.getStatus()
         : (exception as { statusCode?: number })?.statusCode;
     if (typeof clientStatus === 'number' && clientStatus >= 400 && clientStatus < 500) {
-      // Fastify's own refusals (a body over its hard limit, a bad header): never 413, always 400 (spec §9.1).
+      // Fastify's own refusals (a body over its hard limit, a bad header): never 413, always 400 (docs/tracking-api.md §9.1).
       const code = clientStatus === 413 ? 'payload_too_large' : 'invalid_request';
       return { status: 400, body: trackingErrorBody(code, (exception as Error).message), headers: {} };
     }

@@ -70,7 +70,7 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
           throw alreadyExists(`${destinationName(destination)} already exists`);
         }
         rejectUnknownSettings(destination.config, settings);
-        // The create response lists every setting of the catalog entry, filled with defaults (spec §2.5).
+        // The create response lists every setting of the catalog entry, filled with defaults (docs/config-api.md §2.5).
         const config = { ...defaultConfig(settings), ...destination.config };
         if (destination.enabled) rejectMissingRequiredSettings(config, settings);
         return [{ type: 'DestinationCreated', data: { ...destination, config } }];
@@ -240,7 +240,7 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
   },
 };
 
-/** Config changes merge by setting name (spec §2.5): settings not named keep their values. */
+/** Config changes merge by setting name (docs/config-api.md §2.5): settings not named keep their values. */
 export function applyDestinationChanges(
   destination: DestinationRecord,
   update: { changes: DestinationChanges; updateTime: string },

@@ -23,7 +23,7 @@ function refusalOf(run: () => unknown): DomainError {
   throw new Error('expected a refusal');
 }
 
-describe('resolveUpdateMask (spec §1.6)', () => {
+describe('resolveUpdateMask (docs/config-api.md §1.6)', () => {
   describe('the four rows of the table', () => {
     it('in the mask and in the body: the field is set to the body value', () => {
       expect(

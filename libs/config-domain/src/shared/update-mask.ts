@@ -1,7 +1,7 @@
 import { invalidArgument } from './decider';
 
 /**
- * Update-mask semantics of the Config API (spec §1.6):
+ * Update-mask semantics of the Config API (docs/config-api.md §1.6):
  * - a path in the mask sets the field, to its zero value when the body lacks it;
  * - a field in the body but not in the mask is ignored;
  * - paths may carry the resource prefix (`destination.enabled`) or not (`enabled`, as filters send);

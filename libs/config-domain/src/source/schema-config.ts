@@ -1,4 +1,4 @@
-/** Protocols enforcement settings of a source (spec §3 SchemaConfig), in wire (snake_case) names. */
+/** Protocols enforcement settings of a source (docs/config-api.md §3 SchemaConfig), in wire (snake_case) names. */
 export interface SchemaConfig {
   allow_unplanned_track_events: boolean;
   allow_unplanned_identify_traits: boolean;
@@ -33,7 +33,7 @@ export const DEFAULT_SCHEMA_CONFIG: SchemaConfig = {
 };
 
 /**
- * Values a masked-but-absent field takes (spec §1.6). Go clients leave `false` out of the body
+ * Values a masked-but-absent field takes (docs/config-api.md §1.6). Go clients leave `false` out of the body
  * while masking the field, so the zero value of a boolean must be `false`. For the enums, proto3's
  * zero is the first value, `ALLOW`.
  */

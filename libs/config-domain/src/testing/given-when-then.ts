@@ -1,7 +1,7 @@
 import { Decider, DomainError, DomainErrorKind, DomainEvent, fold } from '../shared/decider';
 
 /**
- * given / when / then for pure deciders (design.md), with no framework beyond jest's `expect`.
+ * given / when / then for pure deciders (docs/architecture.md), with no framework beyond jest's `expect`.
  *
  *   given(sourceDecider, [sourceCreated]).when({ type: 'DeleteSource' }).then([sourceDeleted]);
  *   given(sourceDecider).when(deleteSource).thenThrows('not_found', 'source not found');

@@ -6,7 +6,7 @@ const planIdentity = { workspaceSlug: 'ws', planId: 'rs_1LMmY55PRAqJrqPrGzyk2nlY
 const createdAt = '2019-05-17T15:19:44Z';
 const later = '2019-10-20T03:47:14Z';
 
-/** JSON Schema content that must come back exactly as written (spec §3, "Store rule schemas verbatim"). */
+/** JSON Schema content that must come back exactly as written (docs/config-api.md §3, "Store rule schemas verbatim"). */
 const orderCompletedSchema = {
   $schema: 'http://json-schema.org/draft-04/schema#',
   id: 'https://example.com/schemas/order-completed',

@@ -54,7 +54,7 @@ describe('workspace decider', () => {
     });
 
     it.each(['', '  '])('refuses renaming to a blank display name (%j), as create does', (displayName) => {
-      // A masked-but-absent display_name resolves to "" (spec §1.6); a workspace must keep a name.
+      // A masked-but-absent display_name resolves to "" (docs/config-api.md §1.6); a workspace must keep a name.
       given(workspaceDecider, [workspaceCreated])
         .when({ type: 'UpdateWorkspace', changes: { displayName } })
         .thenThrows('invalid_argument', 'workspace.display_name');

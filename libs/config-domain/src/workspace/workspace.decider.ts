@@ -20,7 +20,7 @@ export const workspaceDecider: Decider<WorkspaceState, WorkspaceCommand, Workspa
         return [{ type: 'WorkspaceCreated', data: command.workspace }];
       case 'UpdateWorkspace':
         if (state.status !== 'active') throw notFound('workspace not found');
-        // The same rule as on create: a masked-but-absent display_name arrives as "" (spec §1.6).
+        // The same rule as on create: a masked-but-absent display_name arrives as "" (docs/config-api.md §1.6).
         if (command.changes.displayName !== undefined && !command.changes.displayName.trim()) {
           throw invalidArgument('workspace.display_name must not be empty');
         }

@@ -1,6 +1,6 @@
 /**
  * Wire shapes of the Config API catalog (`GET /v1beta/catalog/sources`, `/catalog/destinations`),
- * config-api spec §2.3 and §3 "Catalog entries".
+ * config-api docs/config-api.md §2.3 and §3 "Catalog entries".
  *
  * These describe what Tributary sends, so they are strict: a field that is not on the wire (a default
  * value, a router capability) makes the parse fail instead of leaking to clients.
@@ -99,7 +99,7 @@ export const CatalogDestinationComponentSchema = z.strictObject({
 });
 export type CatalogDestinationComponent = z.infer<typeof CatalogDestinationComponentSchema>;
 
-/** An object, not the `string[]` of one TypeScript client: a Go client fails to decode an array (spec §6). */
+/** An object, not the `string[]` of one TypeScript client: a Go client fails to decode an array (docs/config-api.md §6). */
 export const CatalogDestinationCategoriesSchema = z.strictObject({
   primary: z.string().min(1),
   secondary: z.string(),

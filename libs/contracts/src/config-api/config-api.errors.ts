@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** `{"error": "...", "code": N}`; `message` duplicates `error` as grpc-gateway does (spec §4). */
+/** `{"error": "...", "code": N}`; `message` duplicates `error` as grpc-gateway does (docs/config-api.md §4). */
 export const ConfigApiErrorBodySchema = z.object({
   error: z.string(),
   code: z.number().int(),

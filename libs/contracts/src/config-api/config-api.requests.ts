@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * Request bodies of the Config API. Every object is loose: clients echo read-only fields
- * (`create_time`, `name`, `id`, `library_config`, ...) and those must not fail a request (spec §5.5).
+ * (`create_time`, `name`, `id`, `library_config`, ...) and those must not fail a request (docs/config-api.md §5.5).
  * `null` is accepted wherever a field is optional, as Go clients send it.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Shapes of the Config API's responses (spec config-api.md §3 and Tributary's own routes), as the
+ * Shapes of the Config API's responses (docs/config-api.md §3 and Tributary's own routes), as the
  * presenters write them and the web console reads them. Types only: responses are built by the
  * server, so nothing here parses.
  */

@@ -54,7 +54,7 @@ describe('tracking error body', () => {
     expect(trackingErrorBodySchema.parse(body)).toEqual(body);
   });
 
-  it('maps every code of spec §9.2 to its status', () => {
+  it('maps every code of docs/tracking-api.md §9.2 to its status', () => {
     expect(TRACKING_ERROR_STATUS).toEqual({
       invalid_json: 400,
       invalid_request: 400,

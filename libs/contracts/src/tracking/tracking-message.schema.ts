@@ -1,5 +1,5 @@
 /**
- * Tracking messages: lenient in, normalized out (spec §5, §6, §7).
+ * Tracking messages: lenient in, normalized out (docs/tracking-api.md §5, §6, §7).
  *
  * The `incoming*` schemas describe what the tracking API tolerates on the wire: ids as strings or numbers,
  * `null` anywhere an optional field may be, unknown keys, timestamps in any form (an unparseable one is
@@ -12,14 +12,14 @@
  */
 import { z } from 'zod';
 
-/** Segment's documented cap (spec §6.3); longer ids are rejected, never truncated. */
+/** Segment's documented cap (docs/tracking-api.md §6.3); longer ids are rejected, never truncated. */
 export const MAX_MESSAGE_ID_LENGTH = 100;
 
 /** A JSON object (not an array, not null). Values are data and are never looked into. */
 export const jsonObjectSchema = z.record(z.string(), z.unknown());
 export type JsonObject = z.infer<typeof jsonObjectSchema>;
 
-/** Ids arrive as strings, or as JSON numbers that Tributary turns into strings (spec §6.1). */
+/** Ids arrive as strings, or as JSON numbers that Tributary turns into strings (docs/tracking-api.md §6.1). */
 export const incomingIdSchema = z.union([z.string(), z.number()]).nullish();
 
 /** One message as a client may send it, inside a batch or as a single-event body. */
@@ -32,7 +32,7 @@ export const incomingMessageSchema = z.looseObject({
   anonymousId: incomingIdSchema,
   groupId: incomingIdSchema,
   previousId: incomingIdSchema,
-  /** Any value: an unparseable timestamp counts as absent (spec §7.2). */
+  /** Any value: an unparseable timestamp counts as absent (docs/tracking-api.md §7.2). */
   timestamp: z.unknown().optional(),
   sentAt: z.unknown().optional(),
   context: jsonObjectSchema.nullish(),
@@ -46,7 +46,7 @@ export const incomingMessageSchema = z.looseObject({
 });
 export type IncomingMessage = z.infer<typeof incomingMessageSchema>;
 
-/** The `/v1/batch` and `/v1/import` body (spec §5.2). Other top-level keys are ignored. */
+/** The `/v1/batch` and `/v1/import` body (docs/tracking-api.md §5.2). Other top-level keys are ignored. */
 export const incomingBatchEnvelopeSchema = z.looseObject({
   batch: z.array(z.unknown()),
   writeKey: z.unknown().optional(),
@@ -72,7 +72,7 @@ const commonNormalizedFields = {
   anonymousId: z.string().min(1).optional(),
   context: jsonObjectSchema,
   integrations: jsonObjectSchema,
-  /** Event time corrected for client clock skew (spec §7.2). */
+  /** Event time corrected for client clock skew (docs/tracking-api.md §7.2). */
   timestamp: utcMillisecondTimestampSchema,
   /** The message's `timestamp` as the client sent it; absent when it sent none that parses. */
   originalTimestamp: utcMillisecondTimestampSchema.optional(),
@@ -121,7 +121,7 @@ export const normalizedAliasMessageSchema = z.looseObject({
 
 /**
  * A message as stored in the event log. Unknown keys are kept (the objects are loose), and at least one
- * of `userId` and `anonymousId` is present (spec §6.1).
+ * of `userId` and `anonymousId` is present (docs/tracking-api.md §6.1).
  */
 export const normalizedMessageSchema = z
   .discriminatedUnion('type', [

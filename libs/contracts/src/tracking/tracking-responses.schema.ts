@@ -1,12 +1,12 @@
 /**
- * Response bodies of the tracking API (spec §6.5, §9).
+ * Response bodies of the tracking API (docs/tracking-api.md §6.5, §9).
  *
  * Every client reads these differently: Python needs `code` and `message` on every error or it retries,
  * Ruby needs a JSON object and reads `error`, Node ignores bodies. So the error body carries all three.
  */
 import { z } from 'zod';
 
-/** Codes that name why one message was refused (spec §6.5). */
+/** Codes that name why one message was refused (docs/tracking-api.md §6.5). */
 export const MESSAGE_REJECTION_CODES = [
   'no_user_anon_id',
   'missing_event',
@@ -22,7 +22,7 @@ export type MessageRejectionCode = (typeof MESSAGE_REJECTION_CODES)[number];
 export const BATCH_REJECTION_CODES = [...MESSAGE_REJECTION_CODES, 'batch_too_long'] as const;
 export type BatchRejectionCode = (typeof BATCH_REJECTION_CODES)[number];
 
-/** Every error body `code` with its HTTP status (spec §9.2). */
+/** Every error body `code` with its HTTP status (docs/tracking-api.md §9.2). */
 export const TRACKING_ERROR_STATUS = Object.freeze({
   invalid_json: 400,
   invalid_request: 400,
@@ -38,7 +38,7 @@ export const TRACKING_ERROR_STATUS = Object.freeze({
   not_found: 404,
   // Tributary's own: a browser request from an origin the source does not list in `allowed_origins`.
   origin_not_allowed: 403,
-  // Tributary's own: a tracking route asked with another method than POST (spec §3: wrong method 405).
+  // Tributary's own: a tracking route asked with another method than POST (docs/tracking-api.md §3: wrong method 405).
   method_not_allowed: 405,
   rate_limited: 429,
   internal: 500,

@@ -1,5 +1,5 @@
 /**
- * The names every part of Tributary uses for the tracking API's routes and event types (spec §3, §6.1).
+ * The names every part of Tributary uses for the tracking API's routes and event types (docs/tracking-api.md §3, §6.1).
  */
 
 /** The six Segment event types; a message's `type` must be one of these. */

@@ -83,7 +83,7 @@ export const CATALOG_DESTINATIONS: readonly CatalogDestinationDefinition[] = [
       }),
     ],
     // A warehouse: rows are inserted whatever their age, in batches, and Segment does not run
-    // destination filters for warehouses (spec D7).
+    // destination filters for warehouses (docs/config-api.md D7).
     capabilities: {
       acceptsHistoricalTimestampsUpToMs: null,
       supportsBatching: true,

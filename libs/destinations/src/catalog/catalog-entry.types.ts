@@ -54,7 +54,7 @@ export interface DestinationCapabilities {
   readonly acceptsHistoricalTimestampsUpToMs: number | null;
   /** The vendor API takes several messages in one request, so the adapter may send batches. */
   readonly supportsBatching: boolean;
-  /** Destination filters run for this destination. Segment skips them for warehouses and S3 (spec D7). */
+  /** Destination filters run for this destination. Segment skips them for warehouses and S3 (docs/config-api.md D7). */
   readonly destinationFiltersApply: boolean;
 }
 

@@ -44,7 +44,7 @@ export function findCatalogDestination(slug: string): CatalogDestinationDefiniti
 
 /**
  * Every setting of a catalog destination with its default value, in catalog order: what a new
- * destination's config holds before the create request's entries are merged in (spec §2.5).
+ * destination's config holds before the create request's entries are merged in (docs/config-api.md §2.5).
  * `undefined` for an unknown slug. Values are copies, safe to change.
  */
 export function defaultConfigFor(slug: string): DestinationSettingDefault[] | undefined {

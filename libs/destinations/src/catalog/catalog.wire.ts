@@ -1,5 +1,5 @@
 /**
- * Catalog entries as the Config API sends them (spec §3). Internal fields (defaults, capabilities,
+ * Catalog entries as the Config API sends them (docs/config-api.md §3). Internal fields (defaults, capabilities,
  * descriptions of settings) stay behind; the zod schemas in contracts are strict, so a leak fails tests.
  */
 import {

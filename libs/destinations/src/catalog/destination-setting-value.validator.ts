@@ -13,7 +13,7 @@ export type ValidatedSetting = Pick<
  * The reason `value` is not acceptable for `setting`, or `null` when it is.
  *
  * An empty string is accepted for string-like settings even when a pattern is set: it is the zero
- * value an update mask writes (spec §1.6) and means "not set". Whether a required setting is set is a
+ * value an update mask writes (docs/config-api.md §1.6) and means "not set". Whether a required setting is set is a
  * separate question, asked when a destination is enabled (`missingRequiredSettings`).
  */
 export function validateDestinationSettingValue(setting: ValidatedSetting, value: unknown): string | null {

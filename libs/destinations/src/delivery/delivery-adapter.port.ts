@@ -1,6 +1,6 @@
 /**
  * The delivery port: how the router hands messages to a destination and learns, per message, what became
- * of them (spec §12.2). One adapter per catalog entry that Tributary delivers to.
+ * of them (docs/tracking-api.md §12.2). One adapter per catalog entry that Tributary delivers to.
  *
  * Contract every adapter keeps:
  * - `deliver` never rejects: every failure becomes an outcome, so one bad message or one unreachable

@@ -30,7 +30,7 @@ describe('createDeliveryAdapterRegistry', () => {
   });
 });
 
-describe('classifyHttpStatus (spec §12.2)', () => {
+describe('classifyHttpStatus (docs/tracking-api.md §12.2)', () => {
   it.each([200, 201, 204, 299])('%i is delivered', (status) => {
     expect(classifyHttpStatus(status, null, '')).toEqual({ outcome: 'delivered' });
   });

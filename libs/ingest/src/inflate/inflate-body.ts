@@ -1,8 +1,8 @@
 /**
- * Undoes `Content-Encoding` (spec §5.1): `gzip` must be inflated (Python's `gzip=True`), `deflate` may be.
+ * Undoes `Content-Encoding` (docs/tracking-api.md §5.1): `gzip` must be inflated (Python's `gzip=True`), `deflate` may be.
  *
  * This is computation over a buffer already in memory, so it belongs in the pure ingest lib. The output
- * is capped: zlib stops as soon as the output would pass `maxBytes` (the gzip-bomb guard, spec §8.3), so a
+ * is capped: zlib stops as soon as the output would pass `maxBytes` (the gzip-bomb guard, docs/tracking-api.md §8.3), so a
  * tiny body that expands to gigabytes costs at most `maxBytes` of memory.
  */
 import { gunzipSync, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';

@@ -1,5 +1,5 @@
 /**
- * Request bodies exactly as the official clients send them (spec §5.2, §6.2), for the tests.
+ * Request bodies exactly as the official clients send them (docs/tracking-api.md §5.2, §6.2), for the tests.
  * The Node body was captured from @segment/analytics-node 3.1.0 posting to a local server, with its times
  * and ids replaced by fixed ones; the Python and Ruby bodies follow the shapes the spec documents.
  */

@@ -43,7 +43,7 @@ describe('normalizeMessage', () => {
     });
   });
 
-  describe('null means absent (spec §6.4)', () => {
+  describe('null means absent (docs/tracking-api.md §6.4)', () => {
     it('when Python sends anonymousId, name and category as null, then they are left out', () => {
       const { message } = accepted({
         type: 'page',
@@ -155,7 +155,7 @@ describe('normalizeMessage', () => {
     });
   });
 
-  describe('ids sent as numbers become strings (spec §6.1)', () => {
+  describe('ids sent as numbers become strings (docs/tracking-api.md §6.1)', () => {
     it('when userId, anonymousId, groupId, previousId and messageId are numbers, then each is a string', () => {
       const { message } = accepted({
         type: 'group',
@@ -211,7 +211,7 @@ describe('normalizeMessage', () => {
     });
   });
 
-  describe('messageId (spec §6.3)', () => {
+  describe('messageId (docs/tracking-api.md §6.3)', () => {
     it.each([
       ['absent', {}],
       ['null', { messageId: null }],
@@ -420,7 +420,7 @@ describe('normalizeMessage', () => {
     });
   });
 
-  describe('batch-level context and integrations (spec §5.2)', () => {
+  describe('batch-level context and integrations (docs/tracking-api.md §5.2)', () => {
     it('when both levels have context, then keys merge by top level and the message’s keys win', () => {
       const { message } = accepted(
         {
@@ -455,7 +455,7 @@ describe('normalizeMessage', () => {
     });
   });
 
-  describe('timestamps (spec §7)', () => {
+  describe('timestamps (docs/tracking-api.md §7)', () => {
     it('when the message has timestamp and the batch sentAt, then all four are written in UTC with ms', () => {
       const { message } = accepted(
         {
@@ -500,7 +500,7 @@ describe('findMistypedField, the hand-written check of incomingMessageSchema', (
   it('for any message, names the same field as the zod contract, or none when the contract passes', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.constantFrom(...knownFields), anyValue), (message) => {
-        // The contract sees the message as normalizeMessage reads it: nulls are absent (spec §6.4).
+        // The contract sees the message as normalizeMessage reads it: nulls are absent (docs/tracking-api.md §6.4).
         const withoutNulls = Object.fromEntries(
           Object.entries(message).filter(([, value]) => value !== null),
         );

@@ -1,5 +1,5 @@
 /**
- * One message, lenient in, normalized out (spec §6, §7). Pure: the clock reading and the id generator
+ * One message, lenient in, normalized out (docs/tracking-api.md §6, §7). Pure: the clock reading and the id generator
  * come from the caller.
  */
 import {
@@ -47,7 +47,7 @@ export type MessageNormalization =
       messageId?: string;
     };
 
-/** Ids that may arrive as JSON numbers and are stored as strings (spec §6.1). */
+/** Ids that may arrive as JSON numbers and are stored as strings (docs/tracking-api.md §6.1). */
 const ID_FIELDS = ['userId', 'anonymousId', 'groupId', 'previousId'] as const;
 
 /**
@@ -99,7 +99,7 @@ export function findMistypedField(message: JsonObject): { field: string; expecte
  * - `writeKey`: a credential (single-event bodies carry it), so it must not be stored or forwarded.
  * - `_metadata`: Node's `{nodeVersion, jsRuntime}` describes the sending runtime, not the event. The spec
  *   says to tolerate it with no need to store it; dropping it keeps it out of every destination [decision].
- * - `receivedAt`, `originalTimestamp`: set by Tributary only (spec §7.1); a client's values are replaced.
+ * - `receivedAt`, `originalTimestamp`: set by Tributary only (docs/tracking-api.md §7.1); a client's values are replaced.
  * `options` (Ruby's legacy field) is kept like any unknown key.
  */
 const SERVER_OWNED_OR_DROPPED_KEYS = new Set(['writeKey', '_metadata', 'receivedAt', 'originalTimestamp']);
@@ -128,7 +128,7 @@ export function normalizeMessage(raw: unknown, context: MessageNormalizationCont
       message: `A message must be a JSON object, got ${describeJsonType(raw)}`,
     };
   }
-  // null means absent for every top-level field (spec §6.4). Known fields are read in place rather than
+  // null means absent for every top-level field (docs/tracking-api.md §6.4). Known fields are read in place rather than
   // copied (none of their names exists on Object.prototype, so a missing one reads as undefined).
   const field = (key: string): unknown => (raw[key] === null ? undefined : raw[key]);
   const sentMessageId = describeSentMessageId(field('messageId'));
@@ -192,7 +192,7 @@ export function normalizeMessage(raw: unknown, context: MessageNormalizationCont
       Object.defineProperty(normalized, key, { value, enumerable: true, writable: true, configurable: true });
     else normalized[key] = value;
   }
-  // Merged by top-level key, the message's own keys winning (spec §5.2). Spread copies own keys as data
+  // Merged by top-level key, the message's own keys winning (docs/tracking-api.md §5.2). Spread copies own keys as data
   // properties, so "__proto__" inside these objects stays harmless too.
   normalized.context = mergeUnder(context.batchContext, field('context') as JsonObject | undefined);
   normalized.integrations = mergeUnder(
@@ -253,7 +253,7 @@ function checkMessageId(value: unknown): MessageIdCheck {
       problem: '"messageId" must not contain control characters (U+0000 to U+001F, U+007F)',
     };
   }
-  // Rejected rather than truncated: truncation could merge distinct ids into one dedupe key (spec §6.3).
+  // Rejected rather than truncated: truncation could merge distinct ids into one dedupe key (docs/tracking-api.md §6.3).
   // Code points, not UTF-16 units; an id no longer than the limit in units is within it in code points.
   const length = value.length <= MAX_MESSAGE_ID_LENGTH ? value.length : [...value].length;
   if (length > MAX_MESSAGE_ID_LENGTH) {

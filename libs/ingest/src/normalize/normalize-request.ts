@@ -1,6 +1,6 @@
 /**
  * The one entry point both kinds of route use: a request body in, accepted and rejected messages out
- * (spec §5, §6.5, §8).
+ * (docs/tracking-api.md §5, §6.5, §8).
  */
 import { type BatchRejection, type NormalizedMessage, type TrackingRoute } from '@tributary/contracts';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../ingest-limits';
@@ -12,7 +12,7 @@ export interface NormalizeRequestInput {
   route: TrackingRoute;
   /** The inflated body, or what `parseTrackingBody` already made of it (to avoid parsing twice). */
   body: Buffer | Uint8Array | string | ParsedTrackingBody;
-  /** Server clock on arrival; one value for the whole request (spec §7.1). */
+  /** Server clock on arrival; one value for the whole request (docs/tracking-api.md §7.1). */
   receivedAt: Date;
   /** Returns a fresh UUIDv4 for messages sent without a messageId (the app passes `crypto.randomUUID`). */
   generateId: () => string;
@@ -31,7 +31,7 @@ export interface NormalizedRequest {
   route: TrackingRoute;
   /** In request order. Empty for an empty batch, which is still a success. */
   accepted: AcceptedMessage[];
-  /** Batch routes only, in request order; the 200 body lists them (spec §6.5). Always empty on single routes. */
+  /** Batch routes only, in request order; the 200 body lists them (docs/tracking-api.md §6.5). Always empty on single routes. */
   rejected: BatchRejection[];
 }
 

@@ -206,7 +206,7 @@ describe('parseTrackingBody', () => {
     });
   });
 
-  describe('given the size limits of spec §8.3', () => {
+  describe('given the size limits of docs/tracking-api.md §8.3', () => {
     it('when a batch body is exactly 512 KiB, then it passes', () => {
       const body = batchBodyOfSize(512 * KiB);
       expect(Buffer.byteLength(body)).toBe(512 * KiB);

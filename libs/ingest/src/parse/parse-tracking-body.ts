@@ -1,5 +1,5 @@
 /**
- * From the inflated request body to a batch envelope or a single message (spec §5, §8), enforcing the
+ * From the inflated request body to a batch envelope or a single message (docs/tracking-api.md §5, §8), enforcing the
  * size limits that decide the whole request. Per-message rules (type, identity, ...) come later, in
  * `normalizeRequest`, because a batch keeps its valid messages.
  */

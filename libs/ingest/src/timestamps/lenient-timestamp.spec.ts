@@ -6,7 +6,7 @@ const iso = (value: unknown) => {
   return epochMs === undefined ? undefined : formatUtcMilliseconds(epochMs);
 };
 
-describe('parseLenientTimestamp: every form of spec §7.3', () => {
+describe('parseLenientTimestamp: every form of docs/tracking-api.md §7.3', () => {
   it.each([
     // [row of the table, input, expected UTC]
     ['milliseconds, Z (Node)', '2026-11-25T21:15:05.320Z', '2026-11-25T21:15:05.320Z'],

@@ -1,5 +1,5 @@
 /**
- * Lenient ISO-8601 parsing for the message-level `timestamp` and `sentAt` (spec §7.3).
+ * Lenient ISO-8601 parsing for the message-level `timestamp` and `sentAt` (docs/tracking-api.md §7.3).
  *
  * Deliberately not `Date.parse`: it reads a naive time as *local* time, which would make the result depend
  * on the server's time zone, and it accepts forms (`"Nov 25 2026"`) whose meaning is a guess. This parser
@@ -20,7 +20,7 @@ const EARLIEST_WRITABLE_MS = new Date('0000-01-01T00:00:00.000Z').getTime();
 const LATEST_WRITABLE_MS = new Date('9999-12-31T23:59:59.999Z').getTime();
 
 /**
- * Epoch milliseconds for a timestamp string, or `undefined` when the value is not one (spec §7.2:
+ * Epoch milliseconds for a timestamp string, or `undefined` when the value is not one (docs/tracking-api.md §7.2:
  * unparseable means absent). A naive time is read as UTC, a date alone as midnight UTC [decision].
  * Fractions finer than a millisecond are truncated, never rounded, so a time never moves to the next second.
  */
@@ -61,7 +61,7 @@ export function parseLenientTimestamp(value: unknown): number | undefined {
   return isWritableAsRfc3339(epochMs) ? epochMs : undefined;
 }
 
-/** `2026-11-25T21:15:05.320Z`: RFC 3339, UTC, exactly three fraction digits (spec §7.2). */
+/** `2026-11-25T21:15:05.320Z`: RFC 3339, UTC, exactly three fraction digits (docs/tracking-api.md §7.2). */
 export function formatUtcMilliseconds(epochMs: number): string {
   if (!isWritableAsRfc3339(epochMs)) {
     throw new RangeError(`${epochMs} ms is outside the years RFC 3339 can represent`);

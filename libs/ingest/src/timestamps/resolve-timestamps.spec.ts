@@ -2,7 +2,7 @@ import { resolveTimestamps } from './resolve-timestamps';
 
 const receivedAt = new Date('2026-11-25T21:15:06.000Z');
 
-describe('resolveTimestamps: the rows of spec §7.2', () => {
+describe('resolveTimestamps: the rows of docs/tracking-api.md §7.2', () => {
   it('given originalTimestamp and sentAt, then timestamp = receivedAt − (sentAt − originalTimestamp)', () => {
     // The client clock runs 1 h 0.5 s ahead; the event happened 2 s before sending.
     const result = resolveTimestamps({

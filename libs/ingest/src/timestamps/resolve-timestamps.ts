@@ -1,5 +1,5 @@
 /**
- * The four timestamps of a message (spec §7.1, §7.2).
+ * The four timestamps of a message (docs/tracking-api.md §7.1, §7.2).
  */
 import { formatUtcMilliseconds, isWritableAsRfc3339, parseLenientTimestamp } from './lenient-timestamp';
 

@@ -3,7 +3,7 @@ import { parseAuthorization, readBodyWriteKey, resolveWriteKey } from './resolve
 
 const basic = (text: string) => `Basic ${Buffer.from(text, 'utf8').toString('base64')}`;
 
-describe('resolveWriteKey (spec §4.3)', () => {
+describe('resolveWriteKey (docs/tracking-api.md §4.3)', () => {
   describe('given a Basic header', () => {
     it('when it encodes "<writeKey>:", then the key is the text before the colon (Ruby: Basic V0s6)', () => {
       expect(resolveWriteKey('Basic V0s6', undefined)).toEqual({
@@ -104,7 +104,7 @@ describe('resolveWriteKey (spec §4.3)', () => {
     });
   });
 
-  describe('given a Bearer header (OAuth, spec §11.6)', () => {
+  describe('given a Bearer header (OAuth, docs/tracking-api.md §11.6)', () => {
     it('when the body has writeKey, then both the token and the body key are returned', () => {
       expect(resolveWriteKey('Bearer tok.en-123', { writeKey: 'WK' })).toEqual({
         ok: true,

@@ -1,5 +1,5 @@
 /**
- * Which write key a tracking request is for (spec §4.3). Only resolution happens here; whether the key
+ * Which write key a tracking request is for (docs/tracking-api.md §4.3). Only resolution happens here; whether the key
  * exists and whether a bearer token is valid is for the caller to check against its stores.
  */
 import { failure, success, type IngestResult } from '../ingest-result';

@@ -12,8 +12,8 @@ import { normalizeRequestUrl } from './request-url';
 
 /**
  * Which APIs an application serves, and so whose error body a refusal carries:
- * - `config` (the Config API and router apps): `{error, code: <gRPC code>, message}` (config spec §4);
- * - `tracking` (the tracking API app): `{success: false, code, message, error}` (tracking spec §9.2),
+ * - `config` (the Config API and router apps): `{error, code: <gRPC code>, message}` (docs/config-api.md §4);
+ * - `tracking` (the tracking API app): `{success: false, code, message, error}` (docs/tracking-api.md §9.2),
  *   and RFC 6749's `{error, error_description}` on the token route (§11.5);
  * - `all` (the all-in-one app): by path, as its route-not-found filter does: `/v1beta` is the Config
  *   API's, `/token` the token route's, everything else the tracking API's.
@@ -26,11 +26,11 @@ export type HttpErrorShape = 'tracking' | 'config' | 'oauth';
 export type EdgeRefusal = 'malformed' | 'unknown_method' | 'head_too_large' | 'timeout' | 'missing_host';
 
 /** Status and each API's code per refusal. 431 and 408 are not in the tracking spec's table; 413 is
- *  never sent (tracking spec §9.1: older Node clients retry it). */
+ *  never sent (docs/tracking-api.md §9.1: older Node clients retry it). */
 const REFUSALS: Record<EdgeRefusal, { status: number; tracking: string; grpc: number }> = {
   malformed: { status: 400, tracking: 'invalid_request', grpc: 3 },
   missing_host: { status: 400, tracking: 'invalid_request', grpc: 3 },
-  // Config spec §4: a wrong method is 404 NOT_FOUND there; the tracking filter answers known methods
+  // Config docs/tracking-api.md §4: a wrong method is 404 NOT_FOUND there; the tracking filter answers known methods
   // on a route that lacks them 404 `not_found` too, so an unknown method gets the same.
   unknown_method: { status: 404, tracking: 'not_found', grpc: 5 },
   head_too_large: { status: 431, tracking: 'headers_too_large', grpc: 3 },

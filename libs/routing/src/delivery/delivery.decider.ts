@@ -1,9 +1,9 @@
 /**
- * Whether one message goes to one destination, and in what form (design.md, `routing`). Pure: the router
+ * Whether one message goes to one destination, and in what form (docs/architecture.md, `routing`). Pure: the router
  * passes the clock reading in `now`.
  *
  * The checks run in this order; the first that stops the message gives the decision:
- * 1. `enabled`: a disabled destination gets nothing, except a replay (spec §12.4: "a disabled destination
+ * 1. `enabled`: a disabled destination gets nothing, except a replay (docs/tracking-api.md §12.4: "a disabled destination
  *    can still receive a replay").
  * 2. `integrations` (see `decideIntegrations`). A replay is routed with the integrations object the
  *    replayer wrote (`prepareReplayMessage`), so it passes for the replayed destination.
@@ -11,8 +11,8 @@
  *    `acceptsHistoricalTimestampsUpToMs`) is skipped when `now − timestamp` exceeds the limit, rather
  *    than failing at the vendor. This holds for replays too: the vendor refuses them just the same.
  * 4. Destination filters (see `applyDestinationFilters`), unless the catalog says filters do not apply to
- *    this destination (Segment skips them for warehouses and S3, spec D7). They apply to replays
- *    (spec §12.4). Spec §12.5 puts them after source-scoped transformations, which happen before routing.
+ *    this destination (Segment skips them for warehouses and S3, docs/config-api.md D7). They apply to replays
+ *    (docs/tracking-api.md §12.4). Spec §12.5 puts them after source-scoped transformations, which happen before routing.
  */
 import type { NormalizedMessage } from '@tributary/contracts';
 import {

@@ -1,5 +1,5 @@
 /**
- * The message's `integrations` object turns destinations on and off (spec tracking-api.md §6.1; seed
+ * The message's `integrations` object turns destinations on and off (docs/tracking-api.md §6.1; seed
  * "Rules" 1). Keys are destination names exactly as the catalog publishes them (`displayName`), case
  * sensitive.
  *

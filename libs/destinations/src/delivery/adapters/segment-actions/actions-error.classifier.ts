@@ -1,5 +1,5 @@
 /**
- * What an Actions destination's failure means for the message (spec §12.2), from the errors
+ * What an Actions destination's failure means for the message (docs/tracking-api.md §12.2), from the errors
  * `@segment/actions-core` throws: `HTTPError` (the vendor's status, `Retry-After`), `RetryableError`,
  * `InvalidAuthenticationError`, `PayloadValidationError`, `IntegrationError`, timeouts and connection
  * errors. Authentication failures are retried, not discarded: they outlast the retry window as dead

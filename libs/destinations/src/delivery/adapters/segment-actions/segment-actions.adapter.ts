@@ -38,7 +38,7 @@ import { classifyActionsError, classifyMultiStatus } from './actions-error.class
 import type { ParsedFql, RunnableActionsDestination } from './actions-core.types';
 import { parseSubscriptionFql, subscriptionMatches } from './actions-subscriptions';
 
-/** Per HTTP request an action makes: Segment's webhook timeout (spec §12.3). */
+/** Per HTTP request an action makes: Segment's webhook timeout (docs/tracking-api.md §12.3). */
 export const ACTIONS_REQUEST_TIMEOUT_MS = 5_000;
 /** Per message, over all the requests its subscriptions make. */
 export const ACTIONS_MESSAGE_TIMEOUT_MS = 15_000;

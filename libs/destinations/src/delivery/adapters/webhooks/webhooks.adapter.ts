@@ -1,5 +1,5 @@
 /**
- * Webhooks (spec §12.3): each message is POSTed as JSON to the configured URL. With a shared secret the
+ * Webhooks (docs/tracking-api.md §12.3): each message is POSTed as JSON to the configured URL. With a shared secret the
  * request carries `X-Signature`, the hex HMAC-SHA1 of the exact body bytes, keyed with the secret, so
  * the receiver can check the request came from us (Segment's receivers already verify it this way).
  *
@@ -48,7 +48,7 @@ import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
 import { trimHttpWhitespace } from './http-whitespace';
 import { problemWithWebhookHeaders } from './webhook-settings.validator';
 
-/** Segment's webhook timeout (spec §12.3). */
+/** Segment's webhook timeout (docs/tracking-api.md §12.3). */
 export const WEBHOOK_TIMEOUT_MS = 5_000;
 
 /**
@@ -69,7 +69,7 @@ const HEADERS_OWNED_BY_THE_ADAPTER = new Set([
 const BODY_EXCERPT_CHARS = 200;
 
 export interface WebhooksAdapterOptions {
-  /** Per request, covering the response body too. Default 5 s (spec §12.3). */
+  /** Per request, covering the response body too. Default 5 s (docs/tracking-api.md §12.3). */
   timeoutMs?: number;
   /** Requests in flight at once for one `deliver` call. Default 8. */
   maxConcurrentRequests?: number;
