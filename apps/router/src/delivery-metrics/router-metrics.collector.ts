@@ -54,41 +54,42 @@ export class RouterMetricsCollector {
       },
     });
 
-    new Counter({
-      name: `${METRIC_PREFIX}destination_values_not_stored_total`,
-      help: 'Values of delivered messages a destination did not store as sent, since the process started: cause=type_conflict (stored as null), cause=column_limit (column not created).',
-      labelNames: [...DESTINATION_LABELS, 'cause'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const view of readModel.listAllDestinations()) {
-          const causes = deliveryMetrics.causesOf(
-            destinationKey(view.destination.sourceId, view.destination.destinationSlug),
-          );
-          if (!causes) continue;
-          for (const cause of VALUE_NOT_STORED_CAUSES)
-            this.inc({ ...labelsOf(view), cause }, causes.valuesNotStored[cause]);
-        }
-      },
-    });
-
-    new Counter({
-      name: `${METRIC_PREFIX}destination_refusals_total`,
-      help: "Messages discarded because a destination's guard refused them, since the process started: cause=system_schema, foreign_table (a table Tributary did not create), table_limit, egress_denied (the egress policy refused the target).",
-      labelNames: [...DESTINATION_LABELS, 'cause'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const view of readModel.listAllDestinations()) {
-          const causes = deliveryMetrics.causesOf(
-            destinationKey(view.destination.sourceId, view.destination.destinationSlug),
-          );
-          if (!causes) continue;
-          for (const cause of DISCARD_CAUSES)
-            this.inc({ ...labelsOf(view), cause }, causes.discardsByCause[cause]);
-        }
-      },
-    });
+    /** One counter per cause of a destination's `causesOf` tally, read at each scrape. */
+    const causeCounter = <Cause extends string>(
+      name: string,
+      help: string,
+      causes: readonly Cause[],
+      tally: (of: NonNullable<ReturnType<DeliveryMetrics['causesOf']>>) => Readonly<Record<Cause, number>>,
+    ) =>
+      new Counter({
+        name: `${METRIC_PREFIX}${name}`,
+        help,
+        labelNames: [...DESTINATION_LABELS, 'cause'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const view of readModel.listAllDestinations()) {
+            const tallies = deliveryMetrics.causesOf(
+              destinationKey(view.destination.sourceId, view.destination.destinationSlug),
+            );
+            if (!tallies) continue;
+            const counts = tally(tallies);
+            for (const cause of causes) this.inc({ ...labelsOf(view), cause }, counts[cause]);
+          }
+        },
+      });
+    causeCounter(
+      'destination_values_not_stored_total',
+      'Values of delivered messages a destination did not store as sent, since the process started: cause=type_conflict (stored as null), cause=column_limit (column not created).',
+      VALUE_NOT_STORED_CAUSES,
+      (tallies) => tallies.valuesNotStored,
+    );
+    causeCounter(
+      'destination_refusals_total',
+      "Messages discarded because a destination's guard refused them, since the process started: cause=system_schema, foreign_table (a table Tributary did not create), table_limit, egress_denied (the egress policy refused the target).",
+      DISCARD_CAUSES,
+      (tallies) => tallies.discardsByCause,
+    );
 
     const consumerLag = new Gauge<DestinationLabel | 'state'>({
       name: `${METRIC_PREFIX}destination_consumer_lag_messages`,
