@@ -1,13 +1,9 @@
 // Property, through HTTP: for random plans, schema configs and messages, a message Protocols lets
 // through unchanged is stored byte for byte as a source with no plan stores it; a blocked one is not
 // stored; a changed one carries context.protocols. The pure verdict (libs/protocols) is the oracle.
-import {
-  compilePlan,
-  judgeMessage,
-  type EnforcementSettings,
-  type TrackingMessage,
-} from '@tributary/protocols';
+import { compilePlan, judgeMessage, type TrackingMessage } from '@tributary/protocols';
 import fc from 'fast-check';
+import { PERMISSIVE_SETTINGS } from '../../../../libs/protocols/src/testing/protocols.fixtures';
 import { randomUUID } from 'node:crypto';
 import { createSource, createWorkspace, postJson, readLog } from '../../../../test/support/tracking-e2e.kit';
 import { startTributary, type TributaryTestInstance } from '../../../../test/support/tributary-test-instance';
@@ -61,22 +57,6 @@ const scenario = fc.record({
     { minLength: 1, maxLength: 6 },
   ),
 });
-
-const PERMISSIVE: EnforcementSettings = {
-  allow_unplanned_track_events: true,
-  allow_unplanned_identify_traits: true,
-  allow_unplanned_group_traits: true,
-  forwarding_blocked_events_to: '',
-  allow_unplanned_track_event_properties: true,
-  allow_track_event_on_violations: true,
-  allow_identify_traits_on_violations: true,
-  allow_group_traits_on_violations: true,
-  forwarding_violations_to: '',
-  allow_track_properties_on_violations: true,
-  common_track_event_on_violations: 'ALLOW',
-  common_identify_event_on_violations: 'ALLOW',
-  common_group_event_on_violations: 'ALLOW',
-};
 
 /** The stored JSON without the two fields that differ between two requests: byte-comparable. */
 function comparable(payload: Record<string, unknown>): string {
@@ -148,7 +128,7 @@ describe('Protocols leaves what it allows unchanged byte for byte (property, HTT
         bodies.forEach((_body, index) => {
           const withoutPlan = unplannedById.get(unplannedIds[index])!;
           expect(withoutPlan).toBeDefined();
-          const verdict = judgeMessage(plan, { ...PERMISSIVE, ...settings }, planned.sourceId, {
+          const verdict = judgeMessage(plan, { ...PERMISSIVE_SETTINGS, ...settings }, planned.sourceId, {
             ...withoutPlan,
             messageId: plannedIds[index],
           } as TrackingMessage);
