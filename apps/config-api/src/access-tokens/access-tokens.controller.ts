@@ -12,7 +12,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { generateAccessTokenSecret, hashAccessToken } from '@tributary/auth';
 import { accessTokenDecider, DomainError, streamNames } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { CreateAccessTokenRequestSchema } from '@tributary/contracts';
+import { CreateAccessTokenRequestSchema, workspaceName } from '@tributary/contracts';
 import { EventMetadata, WrongExpectedRevisionError } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
@@ -44,7 +44,7 @@ export class AccessTokensController {
     const workspaceSlugs = [...new Set((body.access_token.workspace_names ?? []).map(lastSegment))];
     const unknown = workspaceSlugs.filter((slug) => !this.readModel.workspace(slug));
     if (unknown.length > 0)
-      throw ConfigApiError.notFound(`workspaces/${unknown.join(', workspaces/')} not found`);
+      throw ConfigApiError.notFound(`${unknown.map(workspaceName).join(', ')} not found`);
     const plaintext = generateAccessTokenSecret();
     // Two creates may pick the same number; the loser's append fails on its expected revision and
     // it takes the next number instead.

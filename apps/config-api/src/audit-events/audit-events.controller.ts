@@ -1,3 +1,4 @@
+import { auditEventName } from '@tributary/contracts';
 import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
 import { Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
@@ -7,7 +8,7 @@ import { PageRequest, parsePageSize } from '../shared/pagination';
 
 function presentAuditEntry(workspaceSlug: string, entry: AuditEntry) {
   return {
-    name: `workspaces/${workspaceSlug}/audit-events/${entry.position}`,
+    name: auditEventName(workspaceSlug, entry.position),
     type: entry.type,
     resource_name: entry.resourceName,
     actor: entry.actor,

@@ -23,6 +23,7 @@ import {
   catalogSlugFromName,
   CreateDestinationRequestSchema,
   UpdateDestinationRequestSchema,
+  sourceName,
 } from '@tributary/contracts';
 import {
   ActionsAuthenticationTester,
@@ -37,7 +38,7 @@ import { Environment, ENVIRONMENT } from '@tributary/platform';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment, slugUnder, sourceName } from '../shared/resource-names';
+import { lastSegment, slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from './destination-config';
 import { presentDestination } from './destination.presenter';
@@ -120,7 +121,7 @@ export class DestinationsController implements OnApplicationShutdown {
   ) {
     const { source } = this.lookup.source(workspaceSlug, sourceSlug);
     const destinationSlug = slugUnder(
-      sourceName(workspaceSlug, sourceSlug),
+      sourceName({ workspaceSlug, sourceSlug }),
       'destinations',
       body.destination.name,
       'destination.name',

@@ -1,3 +1,4 @@
+import { sourceName } from '@tributary/contracts';
 import { Get, Headers, Inject, Logger, Param, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG, EventLog, EventLogUnavailableError, type TailSubscription } from '@tributary/event-log';
@@ -69,7 +70,7 @@ export class LiveEventsController {
     events.onEnd((reason) => {
       if (reason === 'reader-too-slow') {
         this.logger.warn(
-          `dropped a live-events reader of workspaces/${workspaceSlug}/sources/${sourceSlug}: it fell behind`,
+          `dropped a live-events reader of ${sourceName({ workspaceSlug, sourceSlug })}: it fell behind`,
         );
       }
       void tail.stop();

@@ -11,6 +11,7 @@ import {
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
 import {
   CreateOAuthApplicationRequestSchema,
+  oauthApplicationName,
   UpdateOAuthApplicationRequestSchema,
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
@@ -165,9 +166,7 @@ export class OAuthApplicationsController {
     this.lookup.workspace(workspaceSlug);
     const application = this.readModel.oauthApplication(workspaceSlug, applicationId);
     if (!application) {
-      throw ConfigApiError.notFound(
-        `workspaces/${workspaceSlug}/oauth-applications/${applicationId} not found`,
-      );
+      throw ConfigApiError.notFound(`${oauthApplicationName({ workspaceSlug, applicationId })} not found`);
     }
     return application;
   }

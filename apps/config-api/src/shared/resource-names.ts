@@ -24,7 +24,3 @@ export function slugUnder(parentName: string, collection: string, name: string, 
   }
   return slug;
 }
-
-export const workspaceName = (workspaceSlug: string) => `workspaces/${workspaceSlug}`;
-export const sourceName = (workspaceSlug: string, sourceSlug: string) =>
-  `workspaces/${workspaceSlug}/sources/${sourceSlug}`;

@@ -15,13 +15,14 @@ import {
   CreateSourceRequestSchema,
   UpdateSchemaConfigRequestSchema,
   UpdateSourceRequestSchema,
+  workspaceName,
 } from '@tributary/contracts';
 import { findCatalogSource } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
+import { lastSegment, slugUnder } from '../shared/resource-names';
 import { presentSchemaConfig, presentSource } from './source.presenter';
 
 class CreateSourceDto extends createZodDto(CreateSourceRequestSchema) {}

@@ -9,12 +9,13 @@ import {
   CreateSourceConnectionRequestSchema,
   CreateTrackingPlanRequestSchema,
   UpdateTrackingPlanRequestSchema,
+  workspaceName,
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { KeyedLock } from '@tributary/concurrency';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
+import { lastSegment, slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentConnection, presentTrackingPlan } from './tracking-plan.presenter';
 

@@ -1,3 +1,4 @@
+import { sourceName } from '@tributary/contracts';
 import { Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG, EventLogUnavailableError, type EventLog } from '@tributary/event-log';
@@ -54,6 +55,6 @@ export class ViolationsController {
       window as ViolationWindow,
       now,
     );
-    return { name: `workspaces/${workspaceSlug}/sources/${sourceSlug}/violations`, ...summary };
+    return { name: `${sourceName({ workspaceSlug, sourceSlug })}/violations`, ...summary };
   }
 }

@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import { destinationDecider, streamNames } from '@tributary/config-domain';
 import { CommandRunner } from '@tributary/config-projections';
-import { MASKED_SECRET } from '@tributary/contracts';
+import { MASKED_SECRET, destinationName } from '@tributary/contracts';
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import type { EventMetadata } from '@tributary/event-store';
 import {
@@ -49,7 +49,7 @@ export class DeadLettersController {
       afterSequence,
       limit: pageSize,
     });
-    const name = `workspaces/${workspaceSlug}/sources/${sourceSlug}/destinations/${destinationSlug}/dead-letters`;
+    const name = `${destinationName({ workspaceSlug, sourceSlug, destinationSlug })}/dead-letters`;
     return {
       dead_letters: letters
         .filter((letter) => !view.redrivenDeadLetters.has(letter.deadLetterSequence))

@@ -1,6 +1,7 @@
 import { Get, Param } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ConfigApiController, ResourceLookup } from '@tributary/config-api-access';
+import { destinationName } from '@tributary/contracts';
 import { destinationKey } from '../destination-consumers/consumer-names';
 import { DeliveryMetrics, SERIES_BUCKET_MS } from './delivery-metrics';
 
@@ -25,7 +26,7 @@ export class DeliveryMetricsController {
   ) {
     const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const snapshot = this.metrics.snapshot(destinationKey(destination.sourceId, destinationSlug));
-    const name = `workspaces/${workspaceSlug}/sources/${sourceSlug}/destinations/${destinationSlug}`;
+    const name = destinationName({ workspaceSlug, sourceSlug, destinationSlug });
     return {
       name: `${name}/metrics`,
       destination_name: name,

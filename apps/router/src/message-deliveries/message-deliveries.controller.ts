@@ -2,6 +2,7 @@ import { Get, Param, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
+import { destinationName } from '@tributary/contracts';
 import { RecentMessageOutcomes } from './recent-message-outcomes';
 
 const MAX_MESSAGE_IDS = 100;
@@ -32,7 +33,6 @@ export class MessageDeliveriesController {
     if (ids.length > MAX_MESSAGE_IDS) {
       throw ConfigApiError.invalidArgument(`give at most ${MAX_MESSAGE_IDS} message_id values`);
     }
-    const sourceName = `workspaces/${workspaceSlug}/sources/${sourceSlug}`;
     return {
       message_deliveries: ids.map((messageId) => ({
         message_id: messageId,
@@ -40,7 +40,11 @@ export class MessageDeliveriesController {
           .outcomesOf(source.sourceId, messageId)
           .filter((outcome) => this.readModel.destination(source.sourceId, outcome.destinationSlug))
           .map((outcome) => ({
-            destination_name: `${sourceName}/destinations/${outcome.destinationSlug}`,
+            destination_name: destinationName({
+              workspaceSlug,
+              sourceSlug,
+              destinationSlug: outcome.destinationSlug,
+            }),
             outcome: outcome.outcome,
             time: outcome.at,
             ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
