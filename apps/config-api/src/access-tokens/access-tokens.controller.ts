@@ -12,11 +12,10 @@ import { ApiTags } from '@nestjs/swagger';
 import { generateAccessTokenSecret, hashAccessToken } from '@tributary/auth';
 import { accessTokenDecider, DomainError, streamNames } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { CreateAccessTokenRequestSchema, workspaceName } from '@tributary/contracts';
+import { CreateAccessTokenRequestSchema, workspaceName, lastSegment } from '@tributary/contracts';
 import { EventMetadata, WrongExpectedRevisionError } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment } from '../shared/resource-names';
 import { presentAccessToken } from './access-token.presenter';
 
 class CreateAccessTokenDto extends createZodDto(CreateAccessTokenRequestSchema) {}

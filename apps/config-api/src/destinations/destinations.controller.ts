@@ -19,12 +19,7 @@ import {
 import { ApiTags } from '@nestjs/swagger';
 import { catalogSlugOf, destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import {
-  catalogSlugFromName,
-  CreateDestinationRequestSchema,
-  UpdateDestinationRequestSchema,
-  sourceName,
-} from '@tributary/contracts';
+import { catalogSlugFromName, CreateDestinationRequestSchema, UpdateDestinationRequestSchema, sourceName, lastSegment } from '@tributary/contracts';
 import {
   ActionsAuthenticationTester,
   CatalogDestinationDefinition,
@@ -38,7 +33,7 @@ import { Environment, ENVIRONMENT } from '@tributary/platform';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment, slugUnder } from '../shared/resource-names';
+import { slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from './destination-config';
 import { presentDestination } from './destination.presenter';

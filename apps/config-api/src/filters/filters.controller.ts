@@ -14,7 +14,7 @@ import {
   resolveUpdateMask,
   streamNames,
 } from '@tributary/config-domain';
-import { FilterRequestSchema } from '@tributary/contracts';
+import { FilterRequestSchema, lastSegment } from '@tributary/contracts';
 import {
   compileFilterActions,
   compileFilterCondition,
@@ -24,7 +24,6 @@ import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { CommandRunner } from '@tributary/config-projections';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentFilter } from './filter.presenter';
 

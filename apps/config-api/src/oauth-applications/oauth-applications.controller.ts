@@ -9,11 +9,7 @@ import {
   streamNames,
 } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import {
-  CreateOAuthApplicationRequestSchema,
-  oauthApplicationName,
-  UpdateOAuthApplicationRequestSchema,
-} from '@tributary/contracts';
+import { CreateOAuthApplicationRequestSchema, oauthApplicationName, UpdateOAuthApplicationRequestSchema, lastSegment } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { importSPKI } from 'jose';
 import { createZodDto } from 'nestjs-zod';
@@ -25,7 +21,6 @@ import {
   ResourceLookup,
 } from '@tributary/config-api-access';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentOAuthApplication } from './oauth-application.presenter';
 

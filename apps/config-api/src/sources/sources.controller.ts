@@ -1,4 +1,10 @@
-import { ConfigApiController, ResourceLookup, ChangeMetadata } from '@tributary/config-api-access';
+import {
+  ChangeMetadata,
+  ConfigApiController,
+  ResourceLookup,
+  SourceInPath,
+  WorkspaceInPath,
+} from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateSourceId, generateWriteKey } from '@tributary/auth';
@@ -6,10 +12,11 @@ import {
   resolveUpdateMask,
   SCHEMA_CONFIG_ZERO_VALUES,
   SchemaConfig,
+  WorkspaceRecord,
   sourceDecider,
   streamNames,
 } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { CommandRunner, ConfigReadModel, SourceView } from '@tributary/config-projections';
 import {
   catalogSlugFromName,
   CreateSourceRequestSchema,
@@ -22,7 +29,7 @@ import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment, slugUnder } from '../shared/resource-names';
+import { slugUnder } from '../shared/resource-names';
 import { presentSchemaConfig, presentSource } from './source.presenter';
 
 class CreateSourceDto extends createZodDto(CreateSourceRequestSchema) {}
@@ -44,10 +51,9 @@ export class SourcesController {
   ) {}
 
   @Get()
-  list(@Param('workspace') workspaceSlug: string, @Query() query: PageRequest) {
-    this.lookup.workspace(workspaceSlug);
+  list(@WorkspaceInPath() workspace: WorkspaceRecord, @Query() query: PageRequest) {
     const sources = this.readModel
-      .listSources(workspaceSlug)
+      .listSources(workspace.slug)
       .sort((a, b) => a.source.sourceSlug.localeCompare(b.source.sourceSlug));
     const { page, nextPageToken } = paginate(sources, query);
     return { sources: page.map((view) => presentSource(view.source)), next_page_token: nextPageToken };
@@ -86,18 +92,16 @@ export class SourcesController {
   }
 
   @Get(':source')
-  get(@Param('workspace') workspaceSlug: string, @Param('source') sourceSlug: string) {
-    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
+  get(@SourceInPath() { source }: SourceView) {
+    return presentSource(source);
   }
 
   @Patch(':source')
   async update(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
+    @SourceInPath() { source: { workspaceSlug, sourceSlug } }: SourceView,
     @Body() body: UpdateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    this.lookup.source(workspaceSlug, sourceSlug);
     const changes = resolveUpdateMask('source', body.source, body.update_mask?.paths ?? undefined, {
       allowed_origins: [],
     }) as { allowed_origins?: string[] };
@@ -115,22 +119,18 @@ export class SourcesController {
 
   @Put(':source')
   replace(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
+    @SourceInPath() view: SourceView,
     @Body() body: UpdateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    return this.update(workspaceSlug, sourceSlug, body, metadata);
+    return this.update(view, body, metadata);
   }
 
   @Delete(':source')
   async delete(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') source: string,
+    @SourceInPath({ acceptFullName: true }) { source: { workspaceSlug, sourceSlug } }: SourceView,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const sourceSlug = lastSegment(source);
-    this.lookup.source(workspaceSlug, sourceSlug);
     await this.commands.execute(
       streamNames.source(workspaceSlug, sourceSlug),
       sourceDecider,
@@ -141,19 +141,16 @@ export class SourcesController {
   }
 
   @Get(':source/schema-config')
-  getSchemaConfig(@Param('workspace') workspaceSlug: string, @Param('source') sourceSlug: string) {
-    const view = this.lookup.source(workspaceSlug, sourceSlug);
+  getSchemaConfig(@SourceInPath() view: SourceView) {
     return presentSchemaConfig(view.source, view.schemaConfig);
   }
 
   @Patch(':source/schema-config')
   async updateSchemaConfig(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
+    @SourceInPath() { source: { workspaceSlug, sourceSlug } }: SourceView,
     @Body() body: UpdateSchemaConfigDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    this.lookup.source(workspaceSlug, sourceSlug);
     const changes = resolveUpdateMask(
       'schema_config',
       body.schema_config ?? {},
@@ -178,11 +175,10 @@ export class SourcesController {
 
   @Put(':source/schema-config')
   replaceSchemaConfig(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
+    @SourceInPath() view: SourceView,
     @Body() body: UpdateSchemaConfigDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    return this.updateSchemaConfig(workspaceSlug, sourceSlug, body, metadata);
+    return this.updateSchemaConfig(view, body, metadata);
   }
 }

@@ -4,18 +4,12 @@ import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import { resolveUpdateMask, streamNames, trackingPlanDecider } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import {
-  BatchCreateSourceConnectionsRequestSchema,
-  CreateSourceConnectionRequestSchema,
-  CreateTrackingPlanRequestSchema,
-  UpdateTrackingPlanRequestSchema,
-  workspaceName,
-} from '@tributary/contracts';
+import { BatchCreateSourceConnectionsRequestSchema, CreateSourceConnectionRequestSchema, CreateTrackingPlanRequestSchema, UpdateTrackingPlanRequestSchema, workspaceName, lastSegment } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { KeyedLock } from '@tributary/concurrency';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment, slugUnder } from '../shared/resource-names';
+import { slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentConnection, presentTrackingPlan } from './tracking-plan.presenter';
 

@@ -15,11 +15,10 @@ import { ApiTags } from '@nestjs/swagger';
 import { generateWorkspaceId } from '@tributary/auth';
 import { resolveUpdateMask, streamNames, workspaceDecider } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '@tributary/contracts';
+import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema, lastSegment } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment } from '../shared/resource-names';
 import { presentWorkspace } from './workspace.presenter';
 
 class CreateWorkspaceDto extends createZodDto(CreateWorkspaceRequestSchema) {}

@@ -1,6 +1,7 @@
 import {
   auditEventName,
   destinationName,
+  lastSegment,
   oauthApplicationName,
   sourceName,
   trackingPlanName,
@@ -26,5 +27,14 @@ describe('Config API resource names (docs/config-api.md §1.3)', () => {
   it('takes the segments as they are: callers building a URL path encode them first', () => {
     expect(workspaceName(encodeURIComponent('a b'))).toBe('workspaces/a%20b');
     expect(sourceName({ workspaceSlug: 'ws', sourceSlug: '' })).toBe('workspaces/ws/sources/');
+  });
+});
+
+describe('lastSegment', () => {
+  it('reads the slug of a full name, ignoring trailing slashes, and keeps a bare slug as it is', () => {
+    expect(lastSegment('workspaces/ws/sources/js')).toBe('js');
+    expect(lastSegment('workspaces/ws/sources/js//')).toBe('js');
+    expect(lastSegment('js')).toBe('js');
+    expect(lastSegment('')).toBe('');
   });
 });

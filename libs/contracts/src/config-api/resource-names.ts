@@ -32,3 +32,12 @@ export function oauthApplicationName(application: { workspaceSlug: string; appli
 export function auditEventName(workspaceSlug: string, position: string | number | bigint): string {
   return `${workspaceName(workspaceSlug)}/audit-events/${position}`;
 }
+
+/**
+ * The last segment of a resource name, or the text itself when it is already a bare slug: where a
+ * slug is expected a full name is accepted too (docs/config-api.md §5.12).
+ */
+export function lastSegment(nameOrSlug: string): string {
+  const trimmed = nameOrSlug.replace(/(?<!\/)\/+$/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
