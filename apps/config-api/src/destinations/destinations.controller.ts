@@ -2,24 +2,20 @@ import {
   ConfigApiController,
   ConfigApiError,
   ChangeMetadata,
+  DestinationInPath,
   ResourceLookup,
+  SourceInPath,
 } from '@tributary/config-api-access';
-import {
-  Body,
-  Delete,
-  Get,
-  Inject,
-  OnApplicationShutdown,
-  Param,
-  Patch,
-  Post,
-  Put,
-  Query,
-} from '@nestjs/common';
+import { Body, Delete, Get, Inject, OnApplicationShutdown, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { catalogSlugOf, destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { catalogSlugFromName, CreateDestinationRequestSchema, UpdateDestinationRequestSchema, sourceName, lastSegment } from '@tributary/contracts';
+import { CommandRunner, ConfigReadModel, DestinationView, SourceView } from '@tributary/config-projections';
+import {
+  catalogSlugFromName,
+  CreateDestinationRequestSchema,
+  UpdateDestinationRequestSchema,
+  sourceName,
+} from '@tributary/contracts';
 import {
   ActionsAuthenticationTester,
   CatalogDestinationDefinition,
@@ -71,12 +67,7 @@ export class DestinationsController implements OnApplicationShutdown {
    * destinations), with its stored settings: `{status: OK | FAILED | UNSUPPORTED, message}`.
    */
   @Post(':destination/@test')
-  async testAuthentication(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-  ) {
-    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+  async testAuthentication(@DestinationInPath() { destination }: DestinationView) {
     const result = await this.authenticationTester.test(
       catalogSlugOf(destination),
       this.secretBox.revealAll(destination.config),
@@ -90,12 +81,7 @@ export class DestinationsController implements OnApplicationShutdown {
   }
 
   @Get()
-  list(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Query() query: PageRequest,
-  ) {
-    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
+  list(@SourceInPath() { source }: SourceView, @Query() query: PageRequest) {
     const destinations = this.readModel
       .listDestinations(source.sourceId)
       .sort((a, b) => a.destination.destinationSlug.localeCompare(b.destination.destinationSlug));
@@ -109,14 +95,13 @@ export class DestinationsController implements OnApplicationShutdown {
   /** The destination's slug is its catalog slug: a source has at most one destination of each kind. */
   @Post()
   async create(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
+    @SourceInPath() { source }: SourceView,
     @Body() body: CreateDestinationDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
+    const { workspaceSlug, sourceSlug } = source;
     const destinationSlug = slugUnder(
-      sourceName({ workspaceSlug, sourceSlug }),
+      sourceName(source),
       'destinations',
       body.destination.name,
       'destination.name',
@@ -158,25 +143,17 @@ export class DestinationsController implements OnApplicationShutdown {
   }
 
   @Get(':destination')
-  get(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-  ) {
-    return presentDestination(
-      this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination,
-    );
+  get(@DestinationInPath() { destination }: DestinationView) {
+    return presentDestination(destination);
   }
 
   @Patch(':destination')
   async update(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() { destination }: DestinationView,
     @Body() body: UpdateDestinationDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const { workspaceSlug, sourceSlug, destinationSlug } = destination;
     const catalogEntry = this.requireCatalogEntry(catalogSlugOf(destination));
     const changes = resolveUpdateMask(
       'destination',
@@ -213,26 +190,20 @@ export class DestinationsController implements OnApplicationShutdown {
 
   @Put(':destination')
   replace(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() view: DestinationView,
     @Body() body: UpdateDestinationDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    return this.update(workspaceSlug, sourceSlug, destinationSlug, body, metadata);
+    return this.update(view, body, metadata);
   }
 
   @Delete(':destination')
   async delete(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destination: string,
+    @DestinationInPath({ acceptFullName: true }) { destination }: DestinationView,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const destinationSlug = lastSegment(destination);
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     await this.commands.execute(
-      streamNames.destination(view.destination.sourceId, destinationSlug),
+      streamNames.destination(destination.sourceId, destination.destinationSlug),
       destinationDecider,
       { type: 'DeleteDestination' },
       metadata,

@@ -2,6 +2,7 @@ import {
   ConfigApiController,
   ConfigApiError,
   ChangeMetadata,
+  DestinationInPath,
   ResourceLookup,
 } from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
@@ -9,6 +10,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import {
   destinationDecider,
+  DestinationRecord,
   FilterAction,
   FilterChanges,
   resolveUpdateMask,
@@ -22,7 +24,7 @@ import {
 } from '@tributary/routing';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { CommandRunner } from '@tributary/config-projections';
+import { CommandRunner, DestinationView } from '@tributary/config-projections';
 import { paginate, PageRequest } from '../shared/pagination';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { presentFilter } from './filter.presenter';
@@ -42,13 +44,7 @@ export class FiltersController {
   ) {}
 
   @Get()
-  list(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-    @Query() query: PageRequest,
-  ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+  list(@DestinationInPath() view: DestinationView, @Query() query: PageRequest) {
     const { page, nextPageToken } = paginate(view.filters, query);
     return {
       filters: page.map((filter) => presentFilter(view.destination, filter)),
@@ -58,18 +54,16 @@ export class FiltersController {
 
   @Post()
   async create(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() view: DestinationView,
     @Body() body: FilterRequestDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const { destination } = view;
     validateFilterSemantics(body.filter.if, body.filter.actions);
     const filterId = `df_${generateKsuid()}`;
     this.quotas.assertCanAddFilter(view);
     await this.commands.execute(
-      streamNames.destination(view.destination.sourceId, destinationSlug),
+      streamNames.destination(destination.sourceId, destination.destinationSlug),
       destinationDecider,
       {
         type: 'CreateFilter',
@@ -86,32 +80,21 @@ export class FiltersController {
       },
       metadata,
     );
-    return this.get(workspaceSlug, sourceSlug, destinationSlug, filterId);
+    return this.presentCurrentFilter(destination, filterId);
   }
 
   @Get(':filter')
-  get(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-    @Param('filter') filterId: string,
-  ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
-    const filter = view.filters.find((candidate) => candidate.filterId === filterId);
-    if (!filter) throw ConfigApiError.notFound(`filter ${filterId} not found`);
-    return presentFilter(view.destination, filter);
+  get(@DestinationInPath() view: DestinationView, @Param('filter') filterId: string) {
+    return presentFilterOf(view, filterId);
   }
 
   @Patch(':filter')
   async update(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() { destination }: DestinationView,
     @Param('filter') filterId: string,
     @Body() body: FilterRequestDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const changes = resolveUpdateMask(
       'filter',
       body.filter,
@@ -120,43 +103,52 @@ export class FiltersController {
     );
     validateFilterSemantics(changes.if as string | undefined, changes.actions as FilterAction[] | undefined);
     await this.commands.execute(
-      streamNames.destination(view.destination.sourceId, destinationSlug),
+      streamNames.destination(destination.sourceId, destination.destinationSlug),
       destinationDecider,
       { type: 'UpdateFilter', filterId, changes: changes as FilterChanges, now: metadata.time },
       metadata,
     );
-    return this.get(workspaceSlug, sourceSlug, destinationSlug, filterId);
+    return this.presentCurrentFilter(destination, filterId);
   }
 
   @Put(':filter')
   replace(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() view: DestinationView,
     @Param('filter') filterId: string,
     @Body() body: FilterRequestDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    return this.update(workspaceSlug, sourceSlug, destinationSlug, filterId, body, metadata);
+    return this.update(view, filterId, body, metadata);
   }
 
   @Delete(':filter')
   async delete(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() { destination }: DestinationView,
     @Param('filter') filter: string,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     await this.commands.execute(
-      streamNames.destination(view.destination.sourceId, destinationSlug),
+      streamNames.destination(destination.sourceId, destination.destinationSlug),
       destinationDecider,
       { type: 'DeleteFilter', filterId: lastSegment(filter) },
       metadata,
     );
     return {};
   }
+
+  /** The filter as the read model holds it after a write to its destination. */
+  private presentCurrentFilter(destination: DestinationRecord, filterId: string) {
+    return presentFilterOf(
+      this.lookup.destination(destination.workspaceSlug, destination.sourceSlug, destination.destinationSlug),
+      filterId,
+    );
+  }
+}
+
+function presentFilterOf(view: DestinationView, filterId: string) {
+  const filter = view.filters.find((candidate) => candidate.filterId === filterId);
+  if (!filter) throw ConfigApiError.notFound(`filter ${filterId} not found`);
+  return presentFilter(view.destination, filter);
 }
 
 /**

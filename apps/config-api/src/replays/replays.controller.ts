@@ -2,7 +2,7 @@ import { Body, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import { destinationDecider, streamNames } from '@tributary/config-domain';
-import { CommandRunner } from '@tributary/config-projections';
+import { CommandRunner, DestinationView } from '@tributary/config-projections';
 import { CreateReplayRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
@@ -10,6 +10,7 @@ import {
   ConfigApiController,
   ConfigApiError,
   ChangeMetadata,
+  DestinationInPath,
   ResourceLookup,
 } from '@tributary/config-api-access';
 import { paginate, PageRequest } from '../shared/pagination';
@@ -34,13 +35,11 @@ export class ReplaysController {
 
   @Post()
   async create(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() { destination }: DestinationView,
     @Body() body: CreateReplayDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const { workspaceSlug, sourceSlug, destinationSlug } = destination;
     const replayId = `rp_${generateKsuid()}`;
     const request = body.replay ?? body;
     this.quotas.assertCanStartReplay(workspaceSlug);
@@ -56,17 +55,11 @@ export class ReplaysController {
       },
       metadata,
     );
-    return this.get(workspaceSlug, sourceSlug, destinationSlug, replayId);
+    return presentReplayOf(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug), replayId);
   }
 
   @Get()
-  list(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-    @Query() query: PageRequest,
-  ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+  list(@DestinationInPath() view: DestinationView, @Query() query: PageRequest) {
     const newestFirst = [...view.replays].reverse();
     const { page, nextPageToken } = paginate(newestFirst, query);
     return {
@@ -76,15 +69,13 @@ export class ReplaysController {
   }
 
   @Get(':replay')
-  get(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-    @Param('replay') replayId: string,
-  ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
-    const replay = view.replays.find((candidate) => candidate.replayId === replayId);
-    if (!replay) throw ConfigApiError.notFound(`replay ${replayId} not found`);
-    return presentReplay(view.destination, replay);
+  get(@DestinationInPath() view: DestinationView, @Param('replay') replayId: string) {
+    return presentReplayOf(view, replayId);
   }
+}
+
+function presentReplayOf(view: DestinationView, replayId: string) {
+  const replay = view.replays.find((candidate) => candidate.replayId === replayId);
+  if (!replay) throw ConfigApiError.notFound(`replay ${replayId} not found`);
+  return presentReplay(view.destination, replay);
 }
