@@ -9,7 +9,7 @@ import { lastSegment } from '@tributary/contracts';
 import { ResourceLookup } from './resource-lookup.service';
 
 /** The resources a Config API path names, by the path parameter that names each. */
-type PathResource = 'workspace' | 'source' | 'destination' | 'plan';
+type PathResource = 'workspace' | 'source' | 'destination' | 'plan' | 'application';
 
 export interface PathResourceOptions {
   /**
@@ -25,7 +25,7 @@ interface PathResourceRequest extends PathResourceOptions {
 
 /**
  * Resolves the resource a route's path names, and its parents, against the read model, so that an
- * unknown workspace, source, destination or tracking plan answers the same 404 on every route
+ * unknown workspace, source, destination, tracking plan or OAuth application answers the same 404 on every route
  * (`ResourceLookup`: the resource name and gRPC code 5).
  *
  * It runs as a parameter pipe, after the global validation pipe of the same request: a body or
@@ -48,6 +48,8 @@ export class PathResourcesPipe implements PipeTransform<Record<string, string>> 
         return this.lookup.destination(params.workspace, params.source, own(params.destination));
       case 'plan':
         return this.lookup.trackingPlan(params.workspace, own(params.plan));
+      case 'application':
+        return this.lookup.oauthApplication(params.workspace, own(params.application));
     }
   }
 }
@@ -74,3 +76,6 @@ export const DestinationInPath = (options?: PathResourceOptions) => pathResource
 
 /** The tracking plan of `:workspace/tracking-plans/:plan`, as a `TrackingPlanView`; 404 when missing. */
 export const TrackingPlanInPath = (options?: PathResourceOptions) => pathResource('plan', options);
+
+/** The OAuth application of `:workspace/oauth-applications/:application`; 404 when missing. */
+export const OAuthApplicationInPath = (options?: PathResourceOptions) => pathResource('application', options);

@@ -5,8 +5,14 @@ import {
   SourceView,
   TrackingPlanView,
 } from '@tributary/config-projections';
-import { WorkspaceRecord } from '@tributary/config-domain';
-import { destinationName, sourceName, trackingPlanName, workspaceName } from '@tributary/contracts';
+import { OAuthApplicationRecord, WorkspaceRecord } from '@tributary/config-domain';
+import {
+  destinationName,
+  oauthApplicationName,
+  sourceName,
+  trackingPlanName,
+  workspaceName,
+} from '@tributary/contracts';
 import { ConfigApiError } from './config-api.error';
 
 /** Reads a resource by its URL parts, or answers 404 with the resource name. */
@@ -47,5 +53,13 @@ export class ResourceLookup {
     const view = this.readModel.trackingPlan(workspaceSlug, planId);
     if (!view) throw ConfigApiError.notFound(`${trackingPlanName({ workspaceSlug, planId })} not found`);
     return view;
+  }
+
+  oauthApplication(workspaceSlug: string, applicationId: string): OAuthApplicationRecord {
+    this.workspace(workspaceSlug);
+    const application = this.readModel.oauthApplication(workspaceSlug, applicationId);
+    if (!application)
+      throw ConfigApiError.notFound(`${oauthApplicationName({ workspaceSlug, applicationId })} not found`);
+    return application;
   }
 }

@@ -7,18 +7,24 @@ import {
   OAuthPublicKey,
   resolveUpdateMask,
   streamNames,
+  WorkspaceRecord,
 } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { CreateOAuthApplicationRequestSchema, oauthApplicationName, UpdateOAuthApplicationRequestSchema, lastSegment } from '@tributary/contracts';
+import {
+  CreateOAuthApplicationRequestSchema,
+  UpdateOAuthApplicationRequestSchema,
+} from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { importSPKI } from 'jose';
 import { createZodDto } from 'nestjs-zod';
 import type { KeyObject } from 'node:crypto';
 import {
+  ChangeMetadata,
   ConfigApiController,
   ConfigApiError,
-  ChangeMetadata,
+  OAuthApplicationInPath,
   ResourceLookup,
+  WorkspaceInPath,
 } from '@tributary/config-api-access';
 import { paginate, PageRequest } from '../shared/pagination';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
@@ -53,10 +59,9 @@ export class OAuthApplicationsController {
   ) {}
 
   @Get()
-  list(@Param('workspace') workspaceSlug: string, @Query() query: PageRequest) {
-    this.lookup.workspace(workspaceSlug);
+  list(@WorkspaceInPath() workspace: WorkspaceRecord, @Query() query: PageRequest) {
     const applications = this.readModel
-      .listOAuthApplications(workspaceSlug)
+      .listOAuthApplications(workspace.slug)
       .sort((a, b) => a.createTime.localeCompare(b.createTime));
     const { page, nextPageToken } = paginate(applications, query);
     return { oauth_applications: page.map(presentOAuthApplication), next_page_token: nextPageToken };
@@ -89,22 +94,21 @@ export class OAuthApplicationsController {
       },
       metadata,
     );
-    return presentOAuthApplication(this.requireApplication(workspaceSlug, applicationId));
+    return presentOAuthApplication(this.lookup.oauthApplication(workspaceSlug, applicationId));
   }
 
   @Get(':application')
-  get(@Param('workspace') workspaceSlug: string, @Param('application') applicationId: string) {
-    return presentOAuthApplication(this.requireApplication(workspaceSlug, applicationId));
+  get(@OAuthApplicationInPath() application: OAuthApplicationRecord) {
+    return presentOAuthApplication(application);
   }
 
   @Patch(':application')
   async update(
-    @Param('workspace') workspaceSlug: string,
-    @Param('application') applicationId: string,
+    @OAuthApplicationInPath() current: OAuthApplicationRecord,
     @Body() body: UpdateOAuthApplicationDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const current = this.requireApplication(workspaceSlug, applicationId);
+    const { workspaceSlug, applicationId } = current;
     const changes = resolveUpdateMask(
       'oauth_application',
       body.oauth_application,
@@ -127,27 +131,24 @@ export class OAuthApplicationsController {
       },
       metadata,
     );
-    return presentOAuthApplication(this.requireApplication(workspaceSlug, applicationId));
+    return presentOAuthApplication(this.lookup.oauthApplication(workspaceSlug, applicationId));
   }
 
   @Put(':application')
   replace(
-    @Param('workspace') workspaceSlug: string,
-    @Param('application') applicationId: string,
+    @OAuthApplicationInPath() current: OAuthApplicationRecord,
     @Body() body: UpdateOAuthApplicationDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    return this.update(workspaceSlug, applicationId, body, metadata);
+    return this.update(current, body, metadata);
   }
 
   @Delete(':application')
   async delete(
-    @Param('workspace') workspaceSlug: string,
-    @Param('application') application: string,
+    @OAuthApplicationInPath({ acceptFullName: true })
+    { workspaceSlug, applicationId }: OAuthApplicationRecord,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const applicationId = lastSegment(application);
-    this.requireApplication(workspaceSlug, applicationId);
     await this.commands.execute(
       streamNames.oauthApplication(workspaceSlug, applicationId),
       oauthApplicationDecider,
@@ -155,15 +156,6 @@ export class OAuthApplicationsController {
       metadata,
     );
     return {};
-  }
-
-  private requireApplication(workspaceSlug: string, applicationId: string): OAuthApplicationRecord {
-    this.lookup.workspace(workspaceSlug);
-    const application = this.readModel.oauthApplication(workspaceSlug, applicationId);
-    if (!application) {
-      throw ConfigApiError.notFound(`${oauthApplicationName({ workspaceSlug, applicationId })} not found`);
-    }
-    return application;
   }
 }
 

@@ -1,10 +1,28 @@
-import { ConfigApiController, ChangeMetadata, ResourceLookup } from '@tributary/config-api-access';
+import {
+  ChangeMetadata,
+  ConfigApiController,
+  ResourceLookup,
+  TrackingPlanInPath,
+  WorkspaceInPath,
+} from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
-import { resolveUpdateMask, streamNames, trackingPlanDecider } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { BatchCreateSourceConnectionsRequestSchema, CreateSourceConnectionRequestSchema, CreateTrackingPlanRequestSchema, UpdateTrackingPlanRequestSchema, workspaceName, lastSegment } from '@tributary/contracts';
+import {
+  resolveUpdateMask,
+  streamNames,
+  trackingPlanDecider,
+  WorkspaceRecord,
+} from '@tributary/config-domain';
+import { CommandRunner, ConfigReadModel, TrackingPlanView } from '@tributary/config-projections';
+import {
+  BatchCreateSourceConnectionsRequestSchema,
+  CreateSourceConnectionRequestSchema,
+  CreateTrackingPlanRequestSchema,
+  UpdateTrackingPlanRequestSchema,
+  workspaceName,
+  lastSegment,
+} from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { KeyedLock } from '@tributary/concurrency';
@@ -52,10 +70,9 @@ export class TrackingPlansController {
   ) {}
 
   @Get()
-  list(@Param('workspace') workspaceSlug: string, @Query() query: PageRequest) {
-    this.lookup.workspace(workspaceSlug);
+  list(@WorkspaceInPath() workspace: WorkspaceRecord, @Query() query: PageRequest) {
     const plans = this.readModel
-      .listTrackingPlans(workspaceSlug)
+      .listTrackingPlans(workspace.slug)
       .sort(
         (a, b) =>
           a.plan.createTime.localeCompare(b.plan.createTime) || a.plan.planId.localeCompare(b.plan.planId),
@@ -96,19 +113,17 @@ export class TrackingPlansController {
   }
 
   @Get(':plan')
-  get(@Param('workspace') workspaceSlug: string, @Param('plan') planId: string) {
-    return presentTrackingPlan(this.lookup.trackingPlan(workspaceSlug, planId).plan);
+  get(@TrackingPlanInPath() { plan }: TrackingPlanView) {
+    return presentTrackingPlan(plan);
   }
 
   /** Tracking plans are updated with PUT by every client (docs/config-api.md §1.2); PATCH works the same. */
   @Put(':plan')
   async update(
-    @Param('workspace') workspaceSlug: string,
-    @Param('plan') planId: string,
+    @TrackingPlanInPath() { plan: { workspaceSlug, planId } }: TrackingPlanView,
     @Body() body: UpdateTrackingPlanDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    this.lookup.trackingPlan(workspaceSlug, planId);
     const masked = resolveUpdateMask(
       'tracking_plan',
       body.tracking_plan,
@@ -138,21 +153,18 @@ export class TrackingPlansController {
 
   @Patch(':plan')
   patch(
-    @Param('workspace') workspaceSlug: string,
-    @Param('plan') planId: string,
+    @TrackingPlanInPath() view: TrackingPlanView,
     @Body() body: UpdateTrackingPlanDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    return this.update(workspaceSlug, planId, body, metadata);
+    return this.update(view, body, metadata);
   }
 
   @Delete(':plan')
   async delete(
-    @Param('workspace') workspaceSlug: string,
-    @Param('plan') planId: string,
+    @TrackingPlanInPath() { plan: { workspaceSlug, planId } }: TrackingPlanView,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    this.lookup.trackingPlan(workspaceSlug, planId);
     await this.commands.execute(
       streamNames.trackingPlan(workspaceSlug, planId),
       trackingPlanDecider,
@@ -163,8 +175,8 @@ export class TrackingPlansController {
   }
 
   @Get(':plan/source-connections')
-  listConnections(@Param('workspace') workspaceSlug: string, @Param('plan') planId: string) {
-    const view = this.lookup.trackingPlan(workspaceSlug, planId);
+  listConnections(@TrackingPlanInPath() view: TrackingPlanView) {
+    const { workspaceSlug, planId } = view.plan;
     return {
       connections: view.connectedSourceSlugs.map((sourceSlug) =>
         presentConnection(workspaceSlug, sourceSlug, planId),
@@ -201,12 +213,10 @@ export class TrackingPlansController {
   /** Answers exactly `{}`: C1 fails on any other body. `{source}` may be a full source name. */
   @Delete(':plan/source-connections/:source')
   async deleteConnection(
-    @Param('workspace') workspaceSlug: string,
-    @Param('plan') planId: string,
+    @TrackingPlanInPath() { plan: { workspaceSlug, planId } }: TrackingPlanView,
     @Param('source') source: string,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    this.lookup.trackingPlan(workspaceSlug, planId);
     await this.commands.execute(
       streamNames.trackingPlan(workspaceSlug, planId),
       trackingPlanDecider,

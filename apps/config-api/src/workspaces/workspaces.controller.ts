@@ -8,14 +8,19 @@ import {
   CurrentPrincipal,
   InstanceAdminOnly,
   Principal,
+  WorkspaceInPath,
 } from '@tributary/config-api-access';
-import { Body, Get, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Get, Inject, Patch, Post, Put, Query } from '@nestjs/common';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { ApiTags } from '@nestjs/swagger';
 import { generateWorkspaceId } from '@tributary/auth';
-import { resolveUpdateMask, streamNames, workspaceDecider } from '@tributary/config-domain';
+import { resolveUpdateMask, streamNames, workspaceDecider, WorkspaceRecord } from '@tributary/config-domain';
 import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema, lastSegment } from '@tributary/contracts';
+import {
+  CreateWorkspaceRequestSchema,
+  UpdateWorkspaceRequestSchema,
+  lastSegment,
+} from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
@@ -51,8 +56,8 @@ export class WorkspacesController {
   }
 
   @Get(':workspace')
-  get(@Param('workspace') workspaceSlug: string) {
-    return presentWorkspace(this.lookup.workspace(workspaceSlug));
+  get(@WorkspaceInPath() workspace: WorkspaceRecord) {
+    return presentWorkspace(workspace);
   }
 
   @Post()
@@ -79,20 +84,19 @@ export class WorkspacesController {
 
   @Put(':workspace')
   replace(
-    @Param('workspace') workspaceSlug: string,
+    @WorkspaceInPath() workspace: WorkspaceRecord,
     @Body() body: UpdateWorkspaceDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    return this.update(workspaceSlug, body, metadata);
+    return this.update(workspace, body, metadata);
   }
 
   @Patch(':workspace')
   async update(
-    @Param('workspace') workspaceSlug: string,
+    @WorkspaceInPath() { slug: workspaceSlug }: WorkspaceRecord,
     @Body() body: UpdateWorkspaceDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    this.lookup.workspace(workspaceSlug);
     const changes = resolveUpdateMask('workspace', body.workspace, body.update_mask?.paths ?? undefined, {
       display_name: '',
       oauth_required: false,
