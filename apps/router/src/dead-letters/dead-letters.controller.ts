@@ -1,8 +1,8 @@
-import { Get, Inject, Param, Post, Query } from '@nestjs/common';
+import { Get, Inject, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import { destinationDecider, streamNames } from '@tributary/config-domain';
-import { CommandRunner } from '@tributary/config-projections';
+import { CommandRunner, DestinationView } from '@tributary/config-projections';
 import { MASKED_SECRET, destinationName } from '@tributary/contracts';
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import type { EventMetadata } from '@tributary/event-store';
@@ -10,7 +10,7 @@ import {
   ConfigApiController,
   ConfigApiError,
   ChangeMetadata,
-  ResourceLookup,
+  DestinationInPath,
 } from '@tributary/config-api-access';
 import { destinationConsumerName } from '../destination-consumers/consumer-names';
 
@@ -24,17 +24,14 @@ export class DeadLettersController {
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     private readonly commands: CommandRunner,
-    private readonly lookup: ResourceLookup,
   ) {}
 
   @Get()
   async list(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() view: DestinationView,
     @Query() query: { page_size?: string; page_token?: string },
   ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const { destination } = view;
     const pageSize = query.page_size === undefined ? 100 : Number(query.page_size);
     const afterSequence =
       query.page_token === undefined || query.page_token === '' ? 0 : Number(query.page_token);
@@ -45,11 +42,11 @@ export class DeadLettersController {
       throw ConfigApiError.invalidArgument('page_token is not a token this API returned');
     }
     const letters = await this.eventLog.listDeadLetters({
-      consumerName: destinationConsumerName(view.destination.sourceId, destinationSlug),
+      consumerName: destinationConsumerName(destination.sourceId, destination.destinationSlug),
       afterSequence,
       limit: pageSize,
     });
-    const name = `${destinationName({ workspaceSlug, sourceSlug, destinationSlug })}/dead-letters`;
+    const name = `${destinationName(destination)}/dead-letters`;
     return {
       dead_letters: letters
         .filter((letter) => !view.redrivenDeadLetters.has(letter.deadLetterSequence))
@@ -71,15 +68,12 @@ export class DeadLettersController {
 
   @Post('@redrive')
   async redrive(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() { destination }: DestinationView,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const redriveId = `rd_${generateKsuid()}`;
     await this.commands.execute(
-      streamNames.destination(destination.sourceId, destinationSlug),
+      streamNames.destination(destination.sourceId, destination.destinationSlug),
       destinationDecider,
       { type: 'RequestDeadLetterRedrive', redriveId, now: metadata.time },
       metadata,

@@ -1,7 +1,7 @@
-import { Get, Param, Query } from '@nestjs/common';
+import { Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ConfigReadModel } from '@tributary/config-projections';
-import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
+import { ConfigReadModel, SourceView } from '@tributary/config-projections';
+import { ConfigApiController, ConfigApiError, SourceInPath } from '@tributary/config-api-access';
 import { destinationName } from '@tributary/contracts';
 import { RecentMessageOutcomes } from './recent-message-outcomes';
 
@@ -17,17 +17,14 @@ const MAX_MESSAGE_IDS = 100;
 export class MessageDeliveriesController {
   constructor(
     private readonly outcomes: RecentMessageOutcomes,
-    private readonly lookup: ResourceLookup,
     private readonly readModel: ConfigReadModel,
   ) {}
 
   @Get()
   list(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
+    @SourceInPath() { source }: SourceView,
     @Query('message_id') messageIds: string | string[] | undefined,
   ) {
-    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
     const ids = [...new Set(messageIds === undefined ? [] : [messageIds].flat())];
     if (ids.length === 0) throw ConfigApiError.invalidArgument('give at least one message_id');
     if (ids.length > MAX_MESSAGE_IDS) {
@@ -41,8 +38,8 @@ export class MessageDeliveriesController {
           .filter((outcome) => this.readModel.destination(source.sourceId, outcome.destinationSlug))
           .map((outcome) => ({
             destination_name: destinationName({
-              workspaceSlug,
-              sourceSlug,
+              workspaceSlug: source.workspaceSlug,
+              sourceSlug: source.sourceSlug,
               destinationSlug: outcome.destinationSlug,
             }),
             outcome: outcome.outcome,
