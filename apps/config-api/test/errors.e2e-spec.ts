@@ -266,6 +266,20 @@ describe('Config API errors (docs/config-api.md §4)', () => {
       expectConfigApiError(await admin.delete('access-tokens/999999'), 404, 5);
     });
 
+    it('names the first missing resource of the path; a body that fails its schema answers 400 first', async () => {
+      const ghostSource = `workspaces/${ws}/sources/ghost`;
+      expect((await writer.get(`${ghostSource}/destinations/webhooks/filters`)).body.error).toBe(
+        `${ghostSource} not found`,
+      );
+      expect((await admin.get('workspaces/ghost/tracking-plans')).body.error).toBe(
+        'workspaces/ghost not found',
+      );
+      expectConfigApiError(await writer.patch(ghostSource, { source: 5 }), 400, 3);
+      // Page sizes are read by the handler, once the resources of its path are found.
+      expectConfigApiError(await writer.get(`${ghostSource}/destinations?page_size=-1`), 404, 5);
+      expectConfigApiError(await writer.patch(ghostSource, { source: {} }), 404, 5);
+    });
+
     it("answers a workspace out of the token's reach as if it did not exist", async () => {
       expectConfigApiError(await writer.get('workspaces/elsewhere'), 404, 5);
       expectConfigApiError(await writer.get('workspaces/elsewhere/sources'), 404, 5);
