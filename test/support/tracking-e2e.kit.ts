@@ -2,6 +2,7 @@
 // HTTP calls on loopback, and a reader that takes messages back out of the instance's own event log.
 import { EVENT_LOG, type Delivery, type EventLog } from '@tributary/event-log';
 import { randomUUID } from 'node:crypto';
+import { configApi } from './config-api.client';
 import type { TributaryTestInstance } from './tributary-test-instance';
 
 /** RFC 3339 in UTC with exactly three fraction digits and `Z` (docs/tracking-api.md §7.2, output format). */
@@ -16,24 +17,6 @@ export interface TestSource {
   sourceSlug: string;
   sourceId: string;
   writeKey: string;
-}
-
-export async function configApi(
-  t: ApiEndpoint,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${t.baseUrl}/v1beta/${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${t.adminToken}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
 
 let slugCounter = 0;

@@ -1,16 +1,15 @@
 // Every error row of docs/config-api.md §4 over real HTTP, and the lenient inputs of docs/config-api.md §5 that must NOT be errors.
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
-  ApiResponse,
+  ConfigApiResponse,
   basicAuthorization,
   ConfigApiClient,
   createWorkspaceWithTokens,
-  eventStoreOf,
   expectConfigApiError,
   expectJsonSuccess,
   requestWithAnyBody,
-  RFC3339_MILLIS,
-} from './support/config-api-client';
+} from '../../../test/support/config-api.client';
+import { eventStoreOf, RFC3339_MILLIS } from './support/config-api-e2e.kit';
 
 describe('Config API errors (docs/config-api.md §4)', () => {
   let instance: TributaryTestInstance;
@@ -478,7 +477,7 @@ describe('Config API errors (docs/config-api.md §4)', () => {
     });
 
     it('answers every delete with exactly {} and status 200', async () => {
-      const responses: ApiResponse[] = [];
+      const responses: ConfigApiResponse[] = [];
       const destination = `workspaces/${ws}/sources/curl-form/destinations/actions-google-analytics-4`;
       await writer.ok('POST', `workspaces/${ws}/sources/curl-form/destinations`, {
         destination: { name: destination },

@@ -6,12 +6,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import {
-  configApi,
   pollUntil,
   postJson,
   type ApiEndpoint,
   type TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 
 export interface WebhookRequest {
   /** The parsed body; `messageId` read from it. */

@@ -5,12 +5,12 @@ import { createPublicKey, createVerify, generateKeyPairSync } from 'node:crypto'
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  configApi,
   createSource,
   createWorkspace,
   type ApiEndpoint,
   type TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 
 export interface ClientKeyPair {
   /** PKCS #8 PEM: what the client is given. */

@@ -3,7 +3,6 @@
 // forwarding sources and the violations route read back.
 import { Analytics } from '@segment/analytics-node';
 import {
-  configApi,
   createSource,
   createWorkspace,
   readSourceMessages,
@@ -11,6 +10,7 @@ import {
   type StoredMessage,
   type TestSource,
 } from '../../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../../test/support/config-api.client';
 import type { TributaryTestInstance } from '../../../../test/support/tributary-test-instance';
 
 /** A source connected to a plan, with two sibling sources that can receive forwards. */
