@@ -25,6 +25,7 @@ import {
   serveConfigApiOpenApiDocument,
 } from '@tributary/config-api-access';
 import { SourcesController } from './sources/sources.controller';
+import { TrackingPlanCommands } from './tracking-plans/tracking-plan.commands';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
 import { ViolationsController } from './violations/violations.controller';
@@ -72,6 +73,7 @@ export class ConfigApiModule {
           } satisfies WorkspaceQuotaLimits,
         },
         WorkspaceQuotas,
+        TrackingPlanCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
       ],

@@ -126,6 +126,8 @@ export const PageQuerySchema = z.looseObject({
 });
 
 export type UpdateMask = z.infer<typeof UpdateMaskSchema>;
+export type TrackingPlanBody = z.infer<typeof TrackingPlanBodySchema>;
+export type UpdateTrackingPlanRequest = z.infer<typeof UpdateTrackingPlanRequestSchema>;
 
 const ReplayBodySchema = z.looseObject({
   start_time: z.string().min(1, 'start_time is required (RFC 3339)').nullish(),

@@ -1,0 +1,187 @@
+// The tracking-plan use cases without HTTP: a real SQLite event store, the read model folded from
+// it, and the command runner between them, as the Config API wires them.
+import { ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
+import { DEFAULT_SCHEMA_CONFIG, DomainError } from '@tributary/config-domain';
+import { CommandRunner, ConfigProjectionRunner, ConfigReadModel } from '@tributary/config-projections';
+import { SqliteEventStore, type EventMetadata } from '@tributary/event-store';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WorkspaceQuotas } from '../shared/workspace-quotas';
+import { TrackingPlanCommands } from './tracking-plan.commands';
+
+const metadata: EventMetadata = {
+  actor: 'access-tokens/1',
+  requestId: 'req',
+  time: '2026-01-01T00:00:00.000Z',
+};
+
+describe('TrackingPlanCommands', () => {
+  let dataDir: string;
+  let store: SqliteEventStore;
+  let projection: ConfigProjectionRunner;
+  let readModel: ConfigReadModel;
+  let trackingPlans: TrackingPlanCommands;
+  let seeded = 0;
+
+  async function seed(type: string, data: Record<string, unknown>): Promise<void> {
+    seeded += 1;
+    const { position } = await store.append(`seed-${seeded}`, [{ type, data, metadata }], 'no_stream');
+    await readModel.waitFor(position);
+  }
+
+  const seedSource = (sourceSlug: string) =>
+    seed('SourceCreated', {
+      workspaceSlug: 'ws',
+      sourceSlug,
+      sourceId: `id-${sourceSlug}`,
+      catalogName: 'catalog/sources/javascript',
+      displayName: sourceSlug,
+      writeKey: `key-${sourceSlug}`.padEnd(32, 'x'),
+      createTime: metadata.time,
+      schemaConfig: DEFAULT_SCHEMA_CONFIG,
+    });
+
+  const plan = (planId: string) => readModel.trackingPlan('ws', planId);
+
+  beforeEach(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'tracking-plan-commands-'));
+    store = new SqliteEventStore(join(dataDir, 'config-events.sqlite'));
+    readModel = new ConfigReadModel();
+    projection = new ConfigProjectionRunner(store, readModel);
+    await projection.start();
+    const quotas = new WorkspaceQuotas(readModel, {
+      sources: 10,
+      destinations: 10,
+      filtersPerDestination: 10,
+      trackingPlans: 3,
+      oauthApplications: 1,
+      runningReplays: 1,
+    });
+    trackingPlans = new TrackingPlanCommands(
+      readModel,
+      new CommandRunner(store, readModel),
+      new ResourceLookup(readModel),
+      quotas,
+    );
+    await seed('WorkspaceCreated', {
+      slug: 'ws',
+      id: 'e5bdb0902b',
+      displayName: 'WS',
+      region: 'us',
+      createTime: metadata.time,
+    });
+    await Promise.all(['web', 'server', 'ios'].map(seedSource));
+  });
+
+  afterEach(async () => {
+    await projection.stop();
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates a plan under a fresh rs_ id, with empty rules and name when none are given', async () => {
+    const planId = await trackingPlans.create('ws', { display_name: 'Main' }, metadata);
+
+    expect(planId).toMatch(/^rs_[0-9A-Za-z]{27}$/);
+    expect(plan(planId)?.plan).toMatchObject({ displayName: 'Main', rules: {}, createTime: metadata.time });
+    await expect(trackingPlans.create('nope', { display_name: 'x' }, metadata)).rejects.toEqual(
+      new DomainError('not_found', 'workspaces/nope not found'),
+    );
+  });
+
+  it('refuses a plan past the workspace quota with 429, code 8, and stores nothing', async () => {
+    for (let count = 0; count < 3; count += 1)
+      await trackingPlans.create('ws', { display_name: 'p' }, metadata);
+
+    const refusal = await trackingPlans
+      .create('ws', { display_name: 'one too many' }, metadata)
+      .catch((e) => e);
+
+    expect(refusal).toBeInstanceOf(ConfigApiError);
+    expect(refusal).toMatchObject({ status: 429, code: 8 });
+    expect(readModel.listTrackingPlans('ws')).toHaveLength(3);
+  });
+
+  it('updates what the mask names: one part of the rules, the other parts kept', async () => {
+    const planId = await trackingPlans.create(
+      'ws',
+      {
+        display_name: 'Main',
+        rules: { events: [{ name: 'Signed Up' }], identify_traits: [{ name: 'email' }] },
+      },
+      metadata,
+    );
+
+    await trackingPlans.update(
+      'ws',
+      planId,
+      {
+        tracking_plan: { display_name: 'ignored', rules: { events: [] } },
+        update_mask: { paths: ['tracking_plan.rules.events'] },
+      },
+      metadata,
+    );
+
+    expect(plan(planId)?.plan).toMatchObject({
+      displayName: 'Main',
+      rules: { events: [], identify_traits: [{ name: 'email' }] },
+    });
+  });
+
+  it('connects sources named by full name or slug once each, and refuses one connected to another plan', async () => {
+    const first = await trackingPlans.create('ws', { display_name: 'First' }, metadata);
+    const second = await trackingPlans.create('ws', { display_name: 'Second' }, metadata);
+
+    expect(
+      await trackingPlans.connect('ws', first, ['workspaces/ws/sources/web', 'web', 'server'], metadata),
+    ).toEqual(['web', 'server']);
+    expect(plan(first)?.connectedSourceSlugs).toEqual(['web', 'server']);
+
+    await expect(trackingPlans.connect('ws', second, ['server'], metadata)).rejects.toMatchObject({
+      kind: 'already_exists',
+      message: `workspaces/ws/sources/server is already connected to tracking plan ${first}`,
+    });
+    await expect(
+      trackingPlans.connect('ws', second, ['workspaces/other/sources/x'], metadata),
+    ).rejects.toEqual(
+      ConfigApiError.invalidArgument(
+        'source_name must be workspaces/ws/sources/<slug>, got "workspaces/other/sources/x"',
+      ),
+    );
+    await expect(trackingPlans.connect('ws', 'rs_missing', ['ios'], metadata)).rejects.toEqual(
+      ConfigApiError.notFound('workspaces/ws/tracking-plans/rs_missing not found'),
+    );
+  });
+
+  it('connects a source to one plan only when two plans ask for it at once', async () => {
+    const [first, second] = await Promise.all([
+      trackingPlans.create('ws', { display_name: 'First' }, metadata),
+      trackingPlans.create('ws', { display_name: 'Second' }, metadata),
+    ]);
+
+    const outcomes = await Promise.allSettled([
+      trackingPlans.connect('ws', first, ['ios'], metadata),
+      trackingPlans.connect('ws', second, ['ios'], metadata),
+    ]);
+
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const connectedTo = [first, second].filter((planId) =>
+      plan(planId)?.connectedSourceSlugs.includes('ios'),
+    );
+    expect(connectedTo).toHaveLength(1);
+    expect(readModel.trackingPlanIdOfSource('ws', 'ios')).toBe(connectedTo[0]);
+  });
+
+  it('disconnects a source named by its full name, and deletes the plan', async () => {
+    const planId = await trackingPlans.create('ws', { display_name: 'Main' }, metadata);
+    await trackingPlans.connect('ws', planId, ['web', 'ios'], metadata);
+
+    await trackingPlans.disconnect('ws', planId, 'workspaces/ws/sources/web', metadata);
+    expect(plan(planId)?.connectedSourceSlugs).toEqual(['ios']);
+
+    await trackingPlans.delete('ws', planId, metadata);
+    expect(plan(planId)).toBeUndefined();
+    expect(readModel.trackingPlanIdOfSource('ws', 'ios')).toBeUndefined();
+  });
+});
