@@ -24,6 +24,7 @@ import {
   ConfigApiErrorFilter,
   serveConfigApiOpenApiDocument,
 } from '@tributary/config-api-access';
+import { SourceCommands } from './sources/source.commands';
 import { SourcesController } from './sources/sources.controller';
 import { TrackingPlanCommands } from './tracking-plans/tracking-plan.commands';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
@@ -74,6 +75,7 @@ export class ConfigApiModule {
         },
         WorkspaceQuotas,
         TrackingPlanCommands,
+        SourceCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
       ],

@@ -7,29 +7,17 @@ import {
 } from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { generateSourceId, generateWriteKey } from '@tributary/auth';
+import type { WorkspaceRecord } from '@tributary/config-domain';
+import { ConfigReadModel, SourceView } from '@tributary/config-projections';
 import {
-  resolveUpdateMask,
-  SCHEMA_CONFIG_ZERO_VALUES,
-  SchemaConfig,
-  WorkspaceRecord,
-  sourceDecider,
-  streamNames,
-} from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel, SourceView } from '@tributary/config-projections';
-import {
-  catalogSlugFromName,
   CreateSourceRequestSchema,
   UpdateSchemaConfigRequestSchema,
   UpdateSourceRequestSchema,
-  workspaceName,
 } from '@tributary/contracts';
-import { findCatalogSource } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { paginate, PageRequest } from '../shared/pagination';
-import { slugUnder } from '../shared/resource-names';
+import { SourceCommands } from './source.commands';
 import { presentSchemaConfig, presentSource } from './source.presenter';
 
 class CreateSourceDto extends createZodDto(CreateSourceRequestSchema) {}
@@ -38,16 +26,16 @@ class UpdateSourceDto extends createZodDto(UpdateSourceRequestSchema) {}
 
 /**
  * Sources are created, read and deleted; no Segment client updates one (docs/config-api.md §2.4). Tributary's one
- * updatable field, `allowed_origins` (browser sources), has PATCH and PUT on the source.
+ * updatable field, `allowed_origins` (browser sources), has PATCH and PUT on the source. What a request
+ * does is `SourceCommands`'.
  */
 @ApiTags('sources')
 @ConfigApiController('v1beta/workspaces/:workspace/sources')
 export class SourcesController {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly sources: SourceCommands,
     private readonly lookup: ResourceLookup,
-    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Get()
@@ -65,29 +53,7 @@ export class SourcesController {
     @Body() body: CreateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const sourceSlug = slugUnder(workspaceName(workspaceSlug), 'sources', body.source.name, 'source.name');
-    const catalogSlug = catalogSlugFromName(body.source.catalog_name, 'sources') ?? body.source.catalog_name;
-    this.quotas.assertCanAddSource(workspaceSlug);
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
-      {
-        type: 'CreateSource',
-        workspaceExists: Boolean(this.readModel.workspace(workspaceSlug)),
-        catalogSourceExists: Boolean(findCatalogSource(catalogSlug)),
-        source: {
-          workspaceSlug,
-          sourceSlug,
-          sourceId: generateSourceId(),
-          catalogName: `catalog/sources/${catalogSlug}`,
-          displayName: body.source.display_name ?? sourceSlug,
-          writeKey: generateWriteKey(),
-          createTime: metadata.time,
-          ...(body.source.allowed_origins && { allowedOrigins: body.source.allowed_origins }),
-        },
-      },
-      metadata,
-    );
+    const sourceSlug = await this.sources.create(workspaceSlug, body.source, metadata);
     return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
   }
 
@@ -102,18 +68,7 @@ export class SourcesController {
     @Body() body: UpdateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const changes = resolveUpdateMask('source', body.source, body.update_mask?.paths ?? undefined, {
-      allowed_origins: [],
-    }) as { allowed_origins?: string[] };
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
-      {
-        type: 'UpdateSource',
-        changes: changes.allowed_origins === undefined ? {} : { allowedOrigins: changes.allowed_origins },
-      },
-      metadata,
-    );
+    await this.sources.update(workspaceSlug, sourceSlug, body, metadata);
     return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
   }
 
@@ -131,12 +86,7 @@ export class SourcesController {
     @SourceInPath({ acceptFullName: true }) { source: { workspaceSlug, sourceSlug } }: SourceView,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
-      { type: 'DeleteSource' },
-      metadata,
-    );
+    await this.sources.delete(workspaceSlug, sourceSlug, metadata);
     return {};
   }
 
@@ -151,24 +101,7 @@ export class SourcesController {
     @Body() body: UpdateSchemaConfigDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const changes = resolveUpdateMask(
-      'schema_config',
-      body.schema_config ?? {},
-      body.update_mask?.paths ?? undefined,
-      SCHEMA_CONFIG_ZERO_VALUES,
-    ) as Partial<SchemaConfig>;
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
-      {
-        type: 'UpdateSchemaConfig',
-        changes,
-        workspaceSourceSlugs: this.readModel
-          .listSources(workspaceSlug)
-          .map((source) => source.source.sourceSlug),
-      },
-      metadata,
-    );
+    await this.sources.updateSchemaConfig(workspaceSlug, sourceSlug, body, metadata);
     const view = this.lookup.source(workspaceSlug, sourceSlug);
     return presentSchemaConfig(view.source, view.schemaConfig);
   }

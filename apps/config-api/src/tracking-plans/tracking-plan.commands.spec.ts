@@ -1,84 +1,32 @@
-// The tracking-plan use cases without HTTP: a real SQLite event store, the read model folded from
-// it, and the command runner between them, as the Config API wires them.
-import { ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
-import { DEFAULT_SCHEMA_CONFIG, DomainError } from '@tributary/config-domain';
-import { CommandRunner, ConfigProjectionRunner, ConfigReadModel } from '@tributary/config-projections';
-import { SqliteEventStore, type EventMetadata } from '@tributary/event-store';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { WorkspaceQuotas } from '../shared/workspace-quotas';
+// The tracking-plan use cases without HTTP, on a real SQLite event store and read model.
+import { ConfigApiError } from '@tributary/config-api-access';
+import { DomainError } from '@tributary/config-domain';
+import {
+  COMMAND_METADATA as metadata,
+  type CommandHarness,
+  startCommandHarness,
+} from '../../test/support/config-commands.kit';
 import { TrackingPlanCommands } from './tracking-plan.commands';
 
-const metadata: EventMetadata = {
-  actor: 'access-tokens/1',
-  requestId: 'req',
-  time: '2026-01-01T00:00:00.000Z',
-};
-
 describe('TrackingPlanCommands', () => {
-  let dataDir: string;
-  let store: SqliteEventStore;
-  let projection: ConfigProjectionRunner;
-  let readModel: ConfigReadModel;
+  let harness: CommandHarness;
   let trackingPlans: TrackingPlanCommands;
-  let seeded = 0;
 
-  async function seed(type: string, data: Record<string, unknown>): Promise<void> {
-    seeded += 1;
-    const { position } = await store.append(`seed-${seeded}`, [{ type, data, metadata }], 'no_stream');
-    await readModel.waitFor(position);
-  }
-
-  const seedSource = (sourceSlug: string) =>
-    seed('SourceCreated', {
-      workspaceSlug: 'ws',
-      sourceSlug,
-      sourceId: `id-${sourceSlug}`,
-      catalogName: 'catalog/sources/javascript',
-      displayName: sourceSlug,
-      writeKey: `key-${sourceSlug}`.padEnd(32, 'x'),
-      createTime: metadata.time,
-      schemaConfig: DEFAULT_SCHEMA_CONFIG,
-    });
-
-  const plan = (planId: string) => readModel.trackingPlan('ws', planId);
+  const plan = (planId: string) => harness.readModel.trackingPlan('ws', planId);
 
   beforeEach(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'tracking-plan-commands-'));
-    store = new SqliteEventStore(join(dataDir, 'config-events.sqlite'));
-    readModel = new ConfigReadModel();
-    projection = new ConfigProjectionRunner(store, readModel);
-    await projection.start();
-    const quotas = new WorkspaceQuotas(readModel, {
-      sources: 10,
-      destinations: 10,
-      filtersPerDestination: 10,
-      trackingPlans: 3,
-      oauthApplications: 1,
-      runningReplays: 1,
-    });
+    harness = await startCommandHarness({ trackingPlans: 3 });
     trackingPlans = new TrackingPlanCommands(
-      readModel,
-      new CommandRunner(store, readModel),
-      new ResourceLookup(readModel),
-      quotas,
+      harness.readModel,
+      harness.runner,
+      harness.lookup,
+      harness.quotas,
     );
-    await seed('WorkspaceCreated', {
-      slug: 'ws',
-      id: 'e5bdb0902b',
-      displayName: 'WS',
-      region: 'us',
-      createTime: metadata.time,
-    });
-    await Promise.all(['web', 'server', 'ios'].map(seedSource));
+    await harness.seedWorkspace('ws');
+    for (const source of ['web', 'server', 'ios']) await harness.seedSource('ws', source);
   });
 
-  afterEach(async () => {
-    await projection.stop();
-    await store.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterEach(() => harness.stop());
 
   it('creates a plan under a fresh rs_ id, with empty rules and name when none are given', async () => {
     const planId = await trackingPlans.create('ws', { display_name: 'Main' }, metadata);
@@ -100,7 +48,7 @@ describe('TrackingPlanCommands', () => {
 
     expect(refusal).toBeInstanceOf(ConfigApiError);
     expect(refusal).toMatchObject({ status: 429, code: 8 });
-    expect(readModel.listTrackingPlans('ws')).toHaveLength(3);
+    expect(harness.readModel.listTrackingPlans('ws')).toHaveLength(3);
   });
 
   it('updates what the mask names: one part of the rules, the other parts kept', async () => {
@@ -170,7 +118,7 @@ describe('TrackingPlanCommands', () => {
       plan(planId)?.connectedSourceSlugs.includes('ios'),
     );
     expect(connectedTo).toHaveLength(1);
-    expect(readModel.trackingPlanIdOfSource('ws', 'ios')).toBe(connectedTo[0]);
+    expect(harness.readModel.trackingPlanIdOfSource('ws', 'ios')).toBe(connectedTo[0]);
   });
 
   it('disconnects a source named by its full name, and deletes the plan', async () => {
@@ -182,6 +130,6 @@ describe('TrackingPlanCommands', () => {
 
     await trackingPlans.delete('ws', planId, metadata);
     expect(plan(planId)).toBeUndefined();
-    expect(readModel.trackingPlanIdOfSource('ws', 'ios')).toBeUndefined();
+    expect(harness.readModel.trackingPlanIdOfSource('ws', 'ios')).toBeUndefined();
   });
 });

@@ -126,6 +126,9 @@ export const PageQuerySchema = z.looseObject({
 });
 
 export type UpdateMask = z.infer<typeof UpdateMaskSchema>;
+export type CreateSourceRequest = z.infer<typeof CreateSourceRequestSchema>;
+export type UpdateSourceRequest = z.infer<typeof UpdateSourceRequestSchema>;
+export type UpdateSchemaConfigRequest = z.infer<typeof UpdateSchemaConfigRequestSchema>;
 export type TrackingPlanBody = z.infer<typeof TrackingPlanBodySchema>;
 export type UpdateTrackingPlanRequest = z.infer<typeof UpdateTrackingPlanRequestSchema>;
 
