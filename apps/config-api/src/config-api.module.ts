@@ -11,6 +11,7 @@ import { ConsoleModule } from './console/console.module';
 import { LiveEventsModule } from './live-events/live-events.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
+import { DestinationCommands } from './destinations/destination.commands';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FilterPreviewController } from './filter-preview/filter-preview.controller';
 import { FiltersController } from './filters/filters.controller';
@@ -76,6 +77,7 @@ export class ConfigApiModule {
         WorkspaceQuotas,
         TrackingPlanCommands,
         SourceCommands,
+        DestinationCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
       ],

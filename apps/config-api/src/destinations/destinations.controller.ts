@@ -8,38 +8,22 @@ import {
 } from '@tributary/config-api-access';
 import { Body, Delete, Get, Inject, OnApplicationShutdown, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { catalogSlugOf, destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel, DestinationView, SourceView } from '@tributary/config-projections';
-import {
-  catalogSlugFromName,
-  CreateDestinationRequestSchema,
-  UpdateDestinationRequestSchema,
-  sourceName,
-} from '@tributary/contracts';
-import {
-  ActionsAuthenticationTester,
-  CatalogDestinationDefinition,
-  findCatalogDestination,
-  notInCatalogReason,
-  EgressGuard,
-  parseEgressPolicy,
-} from '@tributary/destinations';
+import { catalogSlugOf } from '@tributary/config-domain';
+import { ConfigReadModel, DestinationView, SourceView } from '@tributary/config-projections';
+import { CreateDestinationRequestSchema, UpdateDestinationRequestSchema } from '@tributary/contracts';
+import { ActionsAuthenticationTester, EgressGuard, parseEgressPolicy } from '@tributary/destinations';
 import { SecretBox } from '@tributary/auth';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
-import { slugUnder } from '../shared/resource-names';
-import { WorkspaceQuotas } from '../shared/workspace-quotas';
-import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from './destination-config';
+import { DestinationCommands } from './destination.commands';
 import { presentDestination } from './destination.presenter';
 
 class CreateDestinationDto extends createZodDto(CreateDestinationRequestSchema) {}
 class UpdateDestinationDto extends createZodDto(UpdateDestinationRequestSchema) {}
 
-/** Zero values of a masked-but-absent field (docs/config-api.md §1.6); an empty config merges nothing. */
-const DESTINATION_ZERO_VALUES = { enabled: false, connection_mode: 'UNSPECIFIED', config: [] };
-
+/** Destinations of a source over HTTP; what a change does is `DestinationCommands`'. */
 @ApiTags('destinations')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations')
 export class DestinationsController implements OnApplicationShutdown {
@@ -48,10 +32,8 @@ export class DestinationsController implements OnApplicationShutdown {
 
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly destinations: DestinationCommands,
     private readonly lookup: ResourceLookup,
-    private readonly configMapper: DestinationConfigMapper,
-    private readonly quotas: WorkspaceQuotas,
     private readonly secretBox: SecretBox,
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
@@ -99,46 +81,9 @@ export class DestinationsController implements OnApplicationShutdown {
     @Body() body: CreateDestinationDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const { workspaceSlug, sourceSlug } = source;
-    const destinationSlug = slugUnder(
-      sourceName(source),
-      'destinations',
-      body.destination.name,
-      'destination.name',
-    );
-    const requestedCatalogName = body.destination.catalog_name;
-    const catalogEntry = this.requireCatalogEntry(
-      requestedCatalogName
-        ? (catalogSlugFromName(requestedCatalogName, 'destinations') ?? requestedCatalogName)
-        : destinationSlug,
-    );
-    const sourceId = source.sourceId;
-    this.quotas.assertCanAddDestination(workspaceSlug);
-    await this.commands.execute(
-      streamNames.destination(sourceId, destinationSlug),
-      destinationDecider,
-      {
-        type: 'CreateDestination',
-        settings: settingDefinitionsOf(catalogEntry),
-        destination: {
-          workspaceSlug,
-          sourceSlug,
-          sourceId,
-          destinationSlug,
-          catalogSlug: catalogEntry.slug,
-          displayName: catalogEntry.displayName,
-          connectionMode: body.destination.connection_mode ?? 'CLOUD',
-          // Created disabled unless asked otherwise (docs/config-api.md §2.5, D3).
-          enabled: body.destination.enabled ?? false,
-          config: this.configMapper.toSettingValues(body.destination.config ?? [], catalogEntry),
-          createTime: metadata.time,
-          updateTime: metadata.time,
-        },
-      },
-      metadata,
-    );
+    const destinationSlug = await this.destinations.create(source, body.destination, metadata);
     return presentDestination(
-      this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination,
+      this.lookup.destination(source.workspaceSlug, source.sourceSlug, destinationSlug).destination,
     );
   }
 
@@ -153,36 +98,8 @@ export class DestinationsController implements OnApplicationShutdown {
     @Body() body: UpdateDestinationDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
+    await this.destinations.update(destination, body, metadata);
     const { workspaceSlug, sourceSlug, destinationSlug } = destination;
-    const catalogEntry = this.requireCatalogEntry(catalogSlugOf(destination));
-    const changes = resolveUpdateMask(
-      'destination',
-      body.destination,
-      body.update_mask?.paths ?? undefined,
-      DESTINATION_ZERO_VALUES,
-    );
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destinationSlug),
-      destinationDecider,
-      {
-        type: 'UpdateDestination',
-        settings: settingDefinitionsOf(catalogEntry),
-        now: metadata.time,
-        changes: {
-          enabled: changes.enabled as boolean | undefined,
-          connectionMode: changes.connection_mode as 'UNSPECIFIED' | 'CLOUD' | 'DEVICE' | undefined,
-          config:
-            changes.config === undefined
-              ? undefined
-              : this.configMapper.toSettingValues(
-                  changes.config as ConfigEntryInput[],
-                  catalogEntry,
-                  destination,
-                ),
-        },
-      },
-      metadata,
-    );
     return presentDestination(
       this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination,
     );
@@ -202,21 +119,8 @@ export class DestinationsController implements OnApplicationShutdown {
     @DestinationInPath({ acceptFullName: true }) { destination }: DestinationView,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
-      { type: 'DeleteDestination' },
-      metadata,
-    );
+    await this.destinations.delete(destination, metadata);
     return {};
-  }
-
-  private requireCatalogEntry(catalogSlug: string): CatalogDestinationDefinition {
-    const catalogEntry = findCatalogDestination(catalogSlug);
-    if (!catalogEntry) {
-      throw ConfigApiError.invalidArgument(`destination: ${notInCatalogReason(catalogSlug)}`);
-    }
-    return catalogEntry;
   }
 }
 

@@ -129,6 +129,9 @@ export type UpdateMask = z.infer<typeof UpdateMaskSchema>;
 export type CreateSourceRequest = z.infer<typeof CreateSourceRequestSchema>;
 export type UpdateSourceRequest = z.infer<typeof UpdateSourceRequestSchema>;
 export type UpdateSchemaConfigRequest = z.infer<typeof UpdateSchemaConfigRequestSchema>;
+export type CreateDestinationRequest = z.infer<typeof CreateDestinationRequestSchema>;
+export type UpdateDestinationRequest = z.infer<typeof UpdateDestinationRequestSchema>;
+export type FilterRequest = z.infer<typeof FilterRequestSchema>;
 export type TrackingPlanBody = z.infer<typeof TrackingPlanBodySchema>;
 export type UpdateTrackingPlanRequest = z.infer<typeof UpdateTrackingPlanRequestSchema>;
 
