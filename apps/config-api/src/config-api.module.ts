@@ -14,6 +14,7 @@ import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationCommands } from './destinations/destination.commands';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FilterPreviewController } from './filter-preview/filter-preview.controller';
+import { FilterCommands } from './filters/filter.commands';
 import { FiltersController } from './filters/filters.controller';
 import {
   CONFIG_PROJECTION_METRICS,
@@ -78,6 +79,7 @@ export class ConfigApiModule {
         TrackingPlanCommands,
         SourceCommands,
         DestinationCommands,
+        FilterCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
       ],

@@ -1,46 +1,30 @@
 import {
+  ChangeMetadata,
   ConfigApiController,
   ConfigApiError,
-  ChangeMetadata,
   DestinationInPath,
   ResourceLookup,
 } from '@tributary/config-api-access';
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { generateKsuid } from '@tributary/auth';
-import {
-  destinationDecider,
-  DestinationRecord,
-  FilterAction,
-  FilterChanges,
-  resolveUpdateMask,
-  streamNames,
-} from '@tributary/config-domain';
-import { FilterRequestSchema, lastSegment } from '@tributary/contracts';
-import {
-  compileFilterActions,
-  compileFilterCondition,
-  InvalidDestinationFilterError,
-} from '@tributary/routing';
+import type { DestinationRecord } from '@tributary/config-domain';
+import { DestinationView } from '@tributary/config-projections';
+import { FilterRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { CommandRunner, DestinationView } from '@tributary/config-projections';
 import { paginate, PageRequest } from '../shared/pagination';
-import { WorkspaceQuotas } from '../shared/workspace-quotas';
+import { FilterCommands } from './filter.commands';
 import { presentFilter } from './filter.presenter';
 
 class FilterRequestDto extends createZodDto(FilterRequestSchema) {}
 
-/** Filters take bare mask paths (`if`, `actions`, ...) as C1 sends them; prefixed ones work too. */
-const FILTER_ZERO_VALUES = { title: '', description: '', if: '', enabled: false, actions: [] };
-
+/** A destination's filters over HTTP; what a change does is `FilterCommands`'. */
 @ApiTags('destination filters')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/filters')
 export class FiltersController {
   constructor(
-    private readonly commands: CommandRunner,
+    private readonly filters: FilterCommands,
     private readonly lookup: ResourceLookup,
-    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Get()
@@ -58,29 +42,8 @@ export class FiltersController {
     @Body() body: FilterRequestDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const { destination } = view;
-    validateFilterSemantics(body.filter.if, body.filter.actions);
-    const filterId = `df_${generateKsuid()}`;
-    this.quotas.assertCanAddFilter(view);
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
-      {
-        type: 'CreateFilter',
-        filter: {
-          filterId,
-          title: body.filter.title ?? '',
-          description: body.filter.description ?? '',
-          if: body.filter.if ?? '',
-          enabled: body.filter.enabled ?? false,
-          actions: body.filter.actions ?? [],
-          createTime: metadata.time,
-          updateTime: metadata.time,
-        },
-      },
-      metadata,
-    );
-    return this.presentCurrentFilter(destination, filterId);
+    const filterId = await this.filters.create(view, body.filter, metadata);
+    return this.presentCurrentFilter(view.destination, filterId);
   }
 
   @Get(':filter')
@@ -95,19 +58,7 @@ export class FiltersController {
     @Body() body: FilterRequestDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const changes = resolveUpdateMask(
-      'filter',
-      body.filter,
-      body.update_mask?.paths ?? undefined,
-      FILTER_ZERO_VALUES,
-    );
-    validateFilterSemantics(changes.if as string | undefined, changes.actions as FilterAction[] | undefined);
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
-      { type: 'UpdateFilter', filterId, changes: changes as FilterChanges, now: metadata.time },
-      metadata,
-    );
+    await this.filters.update(destination, filterId, body, metadata);
     return this.presentCurrentFilter(destination, filterId);
   }
 
@@ -127,12 +78,7 @@ export class FiltersController {
     @Param('filter') filter: string,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
-      { type: 'DeleteFilter', filterId: lastSegment(filter) },
-      metadata,
-    );
+    await this.filters.delete(destination, filter, metadata);
     return {};
   }
 
@@ -149,24 +95,4 @@ function presentFilterOf(view: DestinationView, filterId: string) {
   const filter = view.filters.find((candidate) => candidate.filterId === filterId);
   if (!filter) throw ConfigApiError.notFound(`filter ${filterId} not found`);
   return presentFilter(view.destination, filter);
-}
-
-/**
- * A filter the router could not evaluate would hold messages back, so its FQL condition and its
- * actions are compiled here and refused with 400 when they do not compile. Empty values are left
- * to the domain's own checks.
- */
-function validateFilterSemantics(
-  condition: string | null | undefined,
-  actions: readonly FilterAction[] | null | undefined,
-): void {
-  try {
-    if (condition) compileFilterCondition(condition);
-    if (actions && actions.length > 0) compileFilterActions(actions);
-  } catch (error) {
-    if (error instanceof InvalidDestinationFilterError) {
-      throw ConfigApiError.invalidArgument(`filter.${error.field}: ${error.message}`);
-    }
-    throw error;
-  }
 }
