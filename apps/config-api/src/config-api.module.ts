@@ -4,6 +4,7 @@ import { Environment, ENVIRONMENT, MetricsRegistry, ServedSurface } from '@tribu
 import { ZodValidationPipe } from 'nestjs-zod';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
 import { AuditEventsController } from './audit-events/audit-events.controller';
+import { OAuthApplicationCommands } from './oauth-applications/oauth-application.commands';
 import { OAuthApplicationsController } from './oauth-applications/oauth-applications.controller';
 import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
@@ -80,6 +81,7 @@ export class ConfigApiModule {
         SourceCommands,
         DestinationCommands,
         FilterCommands,
+        OAuthApplicationCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
       ],

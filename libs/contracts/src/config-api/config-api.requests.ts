@@ -132,6 +132,8 @@ export type UpdateSchemaConfigRequest = z.infer<typeof UpdateSchemaConfigRequest
 export type CreateDestinationRequest = z.infer<typeof CreateDestinationRequestSchema>;
 export type UpdateDestinationRequest = z.infer<typeof UpdateDestinationRequestSchema>;
 export type FilterRequest = z.infer<typeof FilterRequestSchema>;
+export type CreateOAuthApplicationRequest = z.infer<typeof CreateOAuthApplicationRequestSchema>;
+export type UpdateOAuthApplicationRequest = z.infer<typeof UpdateOAuthApplicationRequestSchema>;
 export type TrackingPlanBody = z.infer<typeof TrackingPlanBodySchema>;
 export type UpdateTrackingPlanRequest = z.infer<typeof UpdateTrackingPlanRequestSchema>;
 
