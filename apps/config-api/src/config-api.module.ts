@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
 import { Environment, ENVIRONMENT, MetricsRegistry, ServedSurface } from '@tributary/platform';
 import { ZodValidationPipe } from 'nestjs-zod';
+import { AccessTokenCommands } from './access-tokens/access-token.commands';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
 import { AuditEventsController } from './audit-events/audit-events.controller';
 import { OAuthApplicationCommands } from './oauth-applications/oauth-application.commands';
@@ -82,6 +83,7 @@ export class ConfigApiModule {
         DestinationCommands,
         FilterCommands,
         OAuthApplicationCommands,
+        AccessTokenCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
       ],

@@ -126,6 +126,7 @@ export const PageQuerySchema = z.looseObject({
 });
 
 export type UpdateMask = z.infer<typeof UpdateMaskSchema>;
+export type CreateAccessTokenRequest = z.infer<typeof CreateAccessTokenRequestSchema>;
 export type CreateSourceRequest = z.infer<typeof CreateSourceRequestSchema>;
 export type UpdateSourceRequest = z.infer<typeof UpdateSourceRequestSchema>;
 export type UpdateSchemaConfigRequest = z.infer<typeof UpdateSchemaConfigRequestSchema>;
