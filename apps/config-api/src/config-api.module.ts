@@ -34,6 +34,7 @@ import { TrackingPlanCommands } from './tracking-plans/tracking-plan.commands';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
 import { ViolationsController } from './violations/violations.controller';
+import { WorkspaceCommands } from './workspaces/workspace.commands';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 import { WORKSPACE_QUOTA_LIMITS, WorkspaceQuotaLimits, WorkspaceQuotas } from './shared/workspace-quotas';
 
@@ -84,6 +85,7 @@ export class ConfigApiModule {
         FilterCommands,
         OAuthApplicationCommands,
         AccessTokenCommands,
+        WorkspaceCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
       ],

@@ -1,6 +1,5 @@
 import {
   ConfigApiController,
-  ConfigApiError,
   ResourceLookup,
   AllowBasicAuth,
   canReachWorkspace,
@@ -10,20 +9,15 @@ import {
   Principal,
   WorkspaceInPath,
 } from '@tributary/config-api-access';
-import { Body, Get, Inject, Patch, Post, Put, Query } from '@nestjs/common';
-import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { Body, Get, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { generateWorkspaceId } from '@tributary/auth';
-import { resolveUpdateMask, streamNames, workspaceDecider, WorkspaceRecord } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
-import {
-  CreateWorkspaceRequestSchema,
-  UpdateWorkspaceRequestSchema,
-  lastSegment,
-} from '@tributary/contracts';
+import type { WorkspaceRecord } from '@tributary/config-domain';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
+import { WorkspaceCommands } from './workspace.commands';
 import { presentWorkspace } from './workspace.presenter';
 
 class CreateWorkspaceDto extends createZodDto(CreateWorkspaceRequestSchema) {}
@@ -34,9 +28,8 @@ class UpdateWorkspaceDto extends createZodDto(UpdateWorkspaceRequestSchema) {}
 export class WorkspacesController {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly workspaces: WorkspaceCommands,
     private readonly lookup: ResourceLookup,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
   /**
@@ -63,22 +56,7 @@ export class WorkspacesController {
   @Post()
   @InstanceAdminOnly()
   async create(@Body() body: CreateWorkspaceDto, @ChangeMetadata() metadata: EventMetadata) {
-    const slug = lastSegment(body.workspace.name);
-    await this.commands.execute(
-      streamNames.workspace(slug),
-      workspaceDecider,
-      {
-        type: 'CreateWorkspace',
-        workspace: {
-          slug,
-          id: generateWorkspaceId(),
-          displayName: body.workspace.display_name ?? slug,
-          region: body.workspace.region ?? this.environment.TRIBUTARY_REGION,
-          createTime: metadata.time,
-        },
-      },
-      metadata,
-    );
+    const slug = await this.workspaces.create(body.workspace, metadata);
     return presentWorkspace(this.lookup.workspace(slug));
   }
 
@@ -97,24 +75,7 @@ export class WorkspacesController {
     @Body() body: UpdateWorkspaceDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const changes = resolveUpdateMask('workspace', body.workspace, body.update_mask?.paths ?? undefined, {
-      display_name: '',
-      oauth_required: false,
-    });
-    if (changes.display_name === '')
-      throw ConfigApiError.invalidArgument('workspace.display_name must not be empty');
-    await this.commands.execute(
-      streamNames.workspace(workspaceSlug),
-      workspaceDecider,
-      {
-        type: 'UpdateWorkspace',
-        changes: {
-          displayName: changes.display_name as string | undefined,
-          oauthRequired: changes.oauth_required as boolean | undefined,
-        },
-      },
-      metadata,
-    );
+    await this.workspaces.update(workspaceSlug, body, metadata);
     return presentWorkspace(this.lookup.workspace(workspaceSlug));
   }
 }

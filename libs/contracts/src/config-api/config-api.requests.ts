@@ -126,6 +126,8 @@ export const PageQuerySchema = z.looseObject({
 });
 
 export type UpdateMask = z.infer<typeof UpdateMaskSchema>;
+export type CreateWorkspaceRequest = z.infer<typeof CreateWorkspaceRequestSchema>;
+export type UpdateWorkspaceRequest = z.infer<typeof UpdateWorkspaceRequestSchema>;
 export type CreateAccessTokenRequest = z.infer<typeof CreateAccessTokenRequestSchema>;
 export type CreateSourceRequest = z.infer<typeof CreateSourceRequestSchema>;
 export type UpdateSourceRequest = z.infer<typeof UpdateSourceRequestSchema>;
