@@ -7,6 +7,7 @@ import { AccessTokensController } from './access-tokens/access-tokens.controller
 import { AuditEventsController } from './audit-events/audit-events.controller';
 import { OAuthApplicationCommands } from './oauth-applications/oauth-application.commands';
 import { OAuthApplicationsController } from './oauth-applications/oauth-applications.controller';
+import { ReplayCommands } from './replays/replay.commands';
 import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
 import { ConsoleModule } from './console/console.module';
@@ -86,6 +87,7 @@ export class ConfigApiModule {
         OAuthApplicationCommands,
         AccessTokenCommands,
         WorkspaceCommands,
+        ReplayCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
       ],

@@ -1,8 +1,6 @@
 import { Body, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { generateKsuid } from '@tributary/auth';
-import { destinationDecider, streamNames } from '@tributary/config-domain';
-import { CommandRunner, DestinationView } from '@tributary/config-projections';
+import { DestinationView } from '@tributary/config-projections';
 import { CreateReplayRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
@@ -14,7 +12,7 @@ import {
   ResourceLookup,
 } from '@tributary/config-api-access';
 import { paginate, PageRequest } from '../shared/pagination';
-import { WorkspaceQuotas } from '../shared/workspace-quotas';
+import { ReplayCommands } from './replay.commands';
 import { presentReplay } from './replay.presenter';
 
 class CreateReplayDto extends createZodDto(CreateReplayRequestSchema) {}
@@ -28,9 +26,8 @@ class CreateReplayDto extends createZodDto(CreateReplayRequestSchema) {}
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/replays')
 export class ReplaysController {
   constructor(
-    private readonly commands: CommandRunner,
+    private readonly replays: ReplayCommands,
     private readonly lookup: ResourceLookup,
-    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Post()
@@ -40,21 +37,7 @@ export class ReplaysController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const { workspaceSlug, sourceSlug, destinationSlug } = destination;
-    const replayId = `rp_${generateKsuid()}`;
-    const request = body.replay ?? body;
-    this.quotas.assertCanStartReplay(workspaceSlug);
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destinationSlug),
-      destinationDecider,
-      {
-        type: 'RequestReplay',
-        replayId,
-        startTime: request.start_time ?? '',
-        endTime: request.end_time ?? null,
-        now: metadata.time,
-      },
-      metadata,
-    );
+    const replayId = await this.replays.request(destination, body, metadata);
     return presentReplayOf(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug), replayId);
   }
 

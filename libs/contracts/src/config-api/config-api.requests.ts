@@ -135,6 +135,7 @@ export type UpdateSchemaConfigRequest = z.infer<typeof UpdateSchemaConfigRequest
 export type CreateDestinationRequest = z.infer<typeof CreateDestinationRequestSchema>;
 export type UpdateDestinationRequest = z.infer<typeof UpdateDestinationRequestSchema>;
 export type FilterRequest = z.infer<typeof FilterRequestSchema>;
+export type CreateReplayRequest = z.infer<typeof CreateReplayRequestSchema>;
 export type CreateOAuthApplicationRequest = z.infer<typeof CreateOAuthApplicationRequestSchema>;
 export type UpdateOAuthApplicationRequest = z.infer<typeof UpdateOAuthApplicationRequestSchema>;
 export type TrackingPlanBody = z.infer<typeof TrackingPlanBodySchema>;
