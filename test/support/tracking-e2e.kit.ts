@@ -1,5 +1,6 @@
 // Shared set-up for the tracking API end-to-end suites: sources made through the Config API, raw
 // HTTP calls on loopback, and a reader that takes messages back out of the instance's own event log.
+import { sourceName, workspaceName } from '@tributary/contracts';
 import { EVENT_LOG, type Delivery, type EventLog } from '@tributary/event-log';
 import { randomUUID } from 'node:crypto';
 import { configApi } from './config-api.client';
@@ -33,7 +34,7 @@ export async function createWorkspace(
   const slug = uniqueSlug('ws');
   const response = await configApi(t, 'POST', 'workspaces', {
     workspace: {
-      name: `workspaces/${slug}`,
+      name: workspaceName(slug),
       display_name: `E2E ${slug}`,
       ...(options.region && { region: options.region }),
     },
@@ -50,9 +51,9 @@ export async function createSource(
   catalog = 'node',
 ): Promise<TestSource> {
   const sourceSlug = uniqueSlug('src');
-  const response = await configApi(t, 'POST', `workspaces/${workspace.slug}/sources`, {
+  const response = await configApi(t, 'POST', `${workspaceName(workspace.slug)}/sources`, {
     source: {
-      name: `workspaces/${workspace.slug}/sources/${sourceSlug}`,
+      name: sourceName({ workspaceSlug: workspace.slug, sourceSlug }),
       catalog_name: `catalog/sources/${catalog}`,
     },
   });
@@ -75,11 +76,7 @@ export async function createWorkspaceAndSource(
 }
 
 export async function deleteSource(t: ApiEndpoint, source: TestSource): Promise<void> {
-  const response = await configApi(
-    t,
-    'DELETE',
-    `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}`,
-  );
+  const response = await configApi(t, 'DELETE', sourceName(source));
   if (response.status !== 200)
     throw new Error(`deleting source: ${response.status} ${JSON.stringify(response.body)}`);
 }

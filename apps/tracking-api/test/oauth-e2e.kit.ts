@@ -1,5 +1,6 @@
 // Shared set-up for the OAuth suites: RSA key pairs, OAuth applications made through the Config API,
 // client assertions signed as Segment's clients sign them (docs/tracking-api.md §11.3), and raw calls to POST /token.
+import { workspaceName } from '@tributary/contracts';
 import { SignJWT, type JWTPayload } from 'jose';
 import { generateKeyPairSync, KeyObject, randomUUID } from 'node:crypto';
 import { ConfigApiClient, type ConfigApiResponse } from '../../../test/support/config-api.client';
@@ -43,7 +44,7 @@ export async function createOAuthApplication(
 ): Promise<TestOAuthApplication> {
   const response = await new ConfigApiClient(t).request(
     'POST',
-    `workspaces/${workspaceSlug}/oauth-applications`,
+    `${workspaceName(workspaceSlug)}/oauth-applications`,
     {
       json: {
         oauth_application: {
@@ -69,7 +70,7 @@ export function setOAuthRequired(
   workspaceSlug: string,
   required: boolean,
 ): Promise<ConfigApiResponse> {
-  return new ConfigApiClient(t).request('PATCH', `workspaces/${workspaceSlug}`, {
+  return new ConfigApiClient(t).request('PATCH', workspaceName(workspaceSlug), {
     json: {
       workspace: { oauth_required: required },
       update_mask: { paths: ['workspace.oauth_required'] },
