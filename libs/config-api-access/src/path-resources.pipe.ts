@@ -28,9 +28,10 @@ interface PathResourceRequest extends PathResourceOptions {
  * unknown workspace, source, destination, tracking plan or OAuth application answers the same 404 on every route
  * (`ResourceLookup`: the resource name and gRPC code 5).
  *
- * It runs as a parameter pipe, after the global validation pipe of the same request: a body or
- * query that fails validation still answers its 400 before a missing resource's 404, as when
- * handlers looked resources up themselves.
+ * It runs as a parameter pipe. Nest resolves a handler's parameters together, each through the
+ * global validation pipe first, so a body or query that fails validation rejects a step before
+ * this lookup does: its 400 still comes before a missing resource's 404, as when handlers looked
+ * resources up themselves (the Config API's errors e2e suite holds that order).
  */
 @Injectable()
 export class PathResourcesPipe implements PipeTransform<Record<string, string>> {
