@@ -1,6 +1,6 @@
 import { SqliteEventStore, type NewEvent, type RecordedEvent } from '@tributary/event-store';
-import { ConfigProjectionRunner } from './config-projection.runner';
-import { type ConfigFoldFailure, ConfigReadModel } from './config-read-model';
+import { type ConfigFoldFailure, ConfigProjectionRunner } from './config-projection.runner';
+import { ConfigReadModel } from './config-read-model';
 
 const metadata = { actor: 'system', requestId: 'req-1', time: '2026-01-01T00:00:00.000Z' };
 const identity = { workspaceSlug: 'ws', sourceSlug: 'js', sourceId: 'src1', destinationSlug: 'webhooks' };
@@ -21,16 +21,17 @@ const destinationCreated = (position: number) =>
     updateTime: metadata.time,
   });
 
-describe('ConfigReadModel is total', () => {
+describe('ConfigProjectionRunner is total', () => {
   it('skips, reports and counts an event it cannot fold, and folds the ones after it', async () => {
     const failures: ConfigFoldFailure[] = [];
-    const model = new ConfigReadModel((failure) => failures.push(failure));
-    model.apply(destinationCreated(1));
-    model.apply(
+    const runner = new ConfigProjectionRunner((failure) => failures.push(failure));
+    const model = new ConfigReadModel(runner);
+    runner.apply(destinationCreated(1));
+    runner.apply(
       recorded(2, 'DestinationDeadLettersRedriven', { ...identity, redriveId: 'r', delivered: 'all' }),
     );
     const waited = model.waitFor(3n);
-    model.apply(
+    runner.apply(
       recorded(3, 'DestinationUpdated', {
         ...identity,
         changes: { enabled: false },
@@ -41,7 +42,7 @@ describe('ConfigReadModel is total', () => {
 
     expect(model.currentPosition).toBe(3n);
     expect(model.destination('src1', 'webhooks')?.destination.enabled).toBe(false);
-    expect(model.foldFailures).toEqual({ fold: 1, listener: 0 });
+    expect(runner.foldFailures).toEqual({ fold: 1, listener: 0 });
     expect(failures).toEqual([
       expect.objectContaining({ stage: 'fold', position: 2n, type: 'DestinationDeadLettersRedriven' }),
     ]);
@@ -50,9 +51,10 @@ describe('ConfigReadModel is total', () => {
   it('folds data nested far past any stack without walking it', () => {
     let deep: unknown = 'leaf';
     for (let level = 0; level < 100_000; level += 1) deep = { a: deep };
-    const model = new ConfigReadModel();
-    model.apply(destinationCreated(1));
-    model.apply(
+    const runner = new ConfigProjectionRunner();
+    const model = new ConfigReadModel(runner);
+    runner.apply(destinationCreated(1));
+    runner.apply(
       recorded(2, 'DestinationUpdated', {
         ...identity,
         changes: { config: { deep } },
@@ -60,28 +62,30 @@ describe('ConfigReadModel is total', () => {
       }),
     );
     expect(model.destination('src1', 'webhooks')?.destination.config.deep).toBe(deep);
-    expect(model.foldFailures.fold).toBe(0);
+    expect(runner.foldFailures.fold).toBe(0);
   });
 
   it('keeps telling the other listeners when one of them throws', () => {
-    const model = new ConfigReadModel();
+    const runner = new ConfigProjectionRunner();
     const heard: string[] = [];
-    model.onChange(() => {
+    runner.onChange(() => {
       throw new Error('listener bug');
     });
-    model.onChange((change) => heard.push(change.kind));
-    model.apply(destinationCreated(1));
+    runner.onChange((change) => heard.push(change.kind));
+    runner.apply(destinationCreated(1));
     expect(heard).toEqual(['destination-upserted']);
-    expect(model.foldFailures).toEqual({ fold: 0, listener: 1 });
-    expect(model.currentPosition).toBe(1n);
+    expect(runner.foldFailures).toEqual({ fold: 0, listener: 1 });
+    expect(runner.currentPosition).toBe(1n);
   });
 
   it('survives a reporter that throws', () => {
-    const model = new ConfigReadModel(() => {
+    const runner = new ConfigProjectionRunner(() => {
       throw new Error('logger down');
     });
-    model.apply(recorded(1, 'DestinationDeadLettersRedriven', { ...identity, delivered: null }));
-    expect(model.currentPosition).toBe(1n);
+    runner.apply(destinationCreated(1));
+    runner.apply(recorded(2, 'DestinationDeadLettersRedriven', { ...identity, delivered: null }));
+    expect(runner.foldFailures.fold).toBe(1);
+    expect(runner.currentPosition).toBe(2n);
   });
 });
 
@@ -99,11 +103,11 @@ describe('ConfigProjectionRunner on a store holding an event no fold expects', (
       [event('DestinationDeadLettersRedriven', { ...identity, redriveId: 'r', delivered: 42 })],
       0,
     );
-    const model = new ConfigReadModel();
-    const runner = new ConfigProjectionRunner(store, model);
+    const runner = new ConfigProjectionRunner();
+    const model = new ConfigReadModel(runner);
     try {
-      await runner.start();
-      expect(model.foldFailures.fold).toBe(1);
+      await runner.start(store);
+      expect(runner.foldFailures.fold).toBe(1);
       const { position } = await store.append(
         'destination-src1/webhooks',
         [
