@@ -445,7 +445,10 @@ describe('instance bootstrap', () => {
   it('creates the TRIBUTARY_BOOTSTRAP_TOKEN admin token once, however often the instance starts', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tributary-bootstrap-'));
     const adminTokens = (instance: TributaryTestInstance) =>
-      instance.app.get(ConfigReadModel).listAccessTokens().filter((token) => token.instanceAdmin);
+      instance.app
+        .get(ConfigReadModel)
+        .listAccessTokens()
+        .filter((token) => token.instanceAdmin);
     try {
       let instance = await startTributary({ dataDir });
       const adminToken = instance.adminToken;

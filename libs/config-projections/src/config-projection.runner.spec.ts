@@ -89,6 +89,53 @@ describe('ConfigProjectionRunner is total', () => {
   });
 });
 
+describe('ConfigProjectionRunner folds each event into every projection', () => {
+  it('tells listeners of a deleted source’s destinations before the source, once every view holds the event', () => {
+    const runner = new ConfigProjectionRunner();
+    const model = new ConfigReadModel(runner);
+    const source = {
+      workspaceSlug: 'ws',
+      sourceSlug: 'js',
+      sourceId: 'src1',
+      catalogName: 'catalog/sources/javascript',
+      displayName: 'JS',
+      writeKey: 'key-js',
+      createTime: metadata.time,
+    };
+    runner.apply(recorded(1, 'SourceCreated', { ...source, schemaConfig: {} }));
+    runner.apply(destinationCreated(2));
+    runner.apply(recorded(3, 'TrackingPlanCreated', { workspaceSlug: 'ws', planId: 'rs_1', rules: {} }));
+    runner.apply(
+      recorded(4, 'TrackingPlanSourceConnected', { workspaceSlug: 'ws', planId: 'rs_1', sourceSlug: 'js' }),
+    );
+    const heard: { kind: string; sourceKnown: boolean; destinations: number; planOfSource?: string }[] = [];
+    runner.onChange((change) =>
+      heard.push({
+        kind: change.kind,
+        sourceKnown: model.sourceByWriteKey('key-js') !== undefined,
+        destinations: model.listDestinations('src1').length,
+        planOfSource: model.trackingPlanIdOfSource('ws', 'js'),
+      }),
+    );
+    runner.apply(recorded(5, 'SourceDeleted', { workspaceSlug: 'ws', sourceSlug: 'js', sourceId: 'src1' }));
+    expect(heard).toEqual([
+      { kind: 'destination-deleted', sourceKnown: false, destinations: 0, planOfSource: undefined },
+      { kind: 'source-deleted', sourceKnown: false, destinations: 0, planOfSource: undefined },
+    ]);
+    expect(model.trackingPlan('ws', 'rs_1')?.connectedSourceSlugs).toEqual([]);
+  });
+
+  it('ignores an event at or before its position: a catch-up that overlaps the live feed folds nothing twice', () => {
+    const runner = new ConfigProjectionRunner();
+    const heard: string[] = [];
+    runner.onChange((change) => heard.push(change.kind));
+    runner.apply(destinationCreated(1));
+    runner.apply(destinationCreated(1));
+    expect(heard).toEqual(['destination-upserted']);
+    expect(runner.eventsApplied).toBe(1);
+  });
+});
+
 describe('ConfigProjectionRunner on a store holding an event no fold expects', () => {
   it('catches up, becomes ready and stays live', async () => {
     const store = new SqliteEventStore(':memory:');

@@ -41,7 +41,10 @@ describe('SourceEnforcementRegistry', () => {
   beforeEach(() => {
     runner = new ConfigProjectionRunner();
     metricsRegistry = new MetricsRegistry();
-    registry = new SourceEnforcementRegistry(new ConfigReadModel(runner), new ProtocolsMetrics(metricsRegistry));
+    registry = new SourceEnforcementRegistry(
+      new ConfigReadModel(runner),
+      new ProtocolsMetrics(metricsRegistry),
+    );
     apply({ type: 'SourceCreated', data: { ...source('a'), schemaConfig: DEFAULT_SCHEMA_CONFIG } });
     apply({ type: 'SourceCreated', data: { ...source('b'), schemaConfig: DEFAULT_SCHEMA_CONFIG } });
   });

@@ -68,7 +68,10 @@ function evolveDestination(
   const state = destinationDecider.evolve(before ? stateOf(before) : destinationDecider.initialState, event);
   if (state.status !== 'active') {
     view.delete(key);
-    return { view, changes: before ? [{ kind: 'destination-deleted', destination: before.destination }] : [] };
+    return {
+      view,
+      changes: before ? [{ kind: 'destination-deleted', destination: before.destination }] : [],
+    };
   }
   const after: DestinationView = {
     destination: state.destination,
@@ -81,7 +84,10 @@ function evolveDestination(
   return { view, changes: changesOf(event, after) };
 }
 
-function changesOf(event: DestinationEventOf<`Destination${string}`>, after: DestinationView): ConfigChange[] {
+function changesOf(
+  event: DestinationEventOf<`Destination${string}`>,
+  after: DestinationView,
+): ConfigChange[] {
   switch (event.type) {
     case 'DestinationDeadLettersRedriveRequested':
       return [{ kind: 'dead-letter-redrive-requested', view: after, redriveId: event.data.redriveId }];

@@ -51,7 +51,11 @@ export const sourcesProjection: ConfigProjection<SourcesView> = {
   },
 };
 
-export function sourceOf(view: SourcesView, workspaceSlug: string, sourceSlug: string): SourceView | undefined {
+export function sourceOf(
+  view: SourcesView,
+  workspaceSlug: string,
+  sourceSlug: string,
+): SourceView | undefined {
   return view.bySlug.get(sourceKey(workspaceSlug, sourceSlug));
 }
 

@@ -10,7 +10,9 @@ export const workspacesProjection: ConfigProjection<WorkspacesView> = {
   evolve(view, event) {
     if (event.type !== 'WorkspaceCreated' && event.type !== 'WorkspaceUpdated') return unchanged(view);
     const before = view.get(event.data.slug);
-    const stateBefore: WorkspaceState = before ? { status: 'active', workspace: before } : { status: 'absent' };
+    const stateBefore: WorkspaceState = before
+      ? { status: 'active', workspace: before }
+      : { status: 'absent' };
     const state = workspaceDecider.evolve(stateBefore, event);
     if (state.status !== 'active') return unchanged(view);
     view.set(state.workspace.slug, state.workspace);
