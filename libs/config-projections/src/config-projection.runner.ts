@@ -70,7 +70,10 @@ export class ConfigProjectionRunner {
 
   constructor(private readonly onFailure: (failure: ConfigFoldFailure) => void = () => undefined) {}
 
-  /** Read by the query facade (`ConfigReadModel`) through each projection's query functions. */
+  /**
+   * For the query facade (`ConfigReadModel`) only, which reads them through each projection's query
+   * functions: callers ask the facade, never a map.
+   */
   get views(): ConfigViews {
     return this.current;
   }

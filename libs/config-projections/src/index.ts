@@ -1,6 +1,6 @@
 export * from './config-read-model';
 export * from './audit-trail';
-export * from './config-projection.runner';
+export { ConfigProjectionRunner, type ConfigFoldFailure } from './config-projection.runner';
 export * from './config-projections.module';
 export * from './command-runner';
 export * from './config-projection.metrics';
