@@ -16,7 +16,7 @@ import { FilterPreviewController } from './filter-preview/filter-preview.control
 import { FiltersController } from './filters/filters.controller';
 import {
   CONFIG_PROJECTION_METRICS,
-  ConfigReadModel,
+  ConfigProjectionRunner,
   registerConfigProjectionMetrics,
 } from '@tributary/config-projections';
 import {
@@ -90,7 +90,7 @@ export function configApiSurface(environment: Environment): ServedSurface {
     providers: [
       {
         provide: CONFIG_PROJECTION_METRICS,
-        inject: [MetricsRegistry, ConfigReadModel],
+        inject: [MetricsRegistry, ConfigProjectionRunner],
         useFactory: registerConfigProjectionMetrics,
       },
     ],

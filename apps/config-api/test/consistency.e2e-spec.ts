@@ -404,7 +404,7 @@ describe('restart on the same data directory', () => {
     };
     const before = await snapshot(writer);
     expect(JSON.stringify(before)).not.toContain(secret);
-    const tokensBefore = [...first.app.get(ConfigReadModel).tokensByNumber.values()];
+    const tokensBefore = first.app.get(ConfigReadModel).listAccessTokens();
     await first.stop();
     first = undefined;
 
@@ -412,7 +412,7 @@ describe('restart on the same data directory', () => {
     const writerAfter = new ConfigApiClient(second, writerToken);
     const after = await snapshot(writerAfter);
     expect(after).toEqual(before);
-    expect([...second.app.get(ConfigReadModel).tokensByNumber.values()]).toEqual(tokensBefore);
+    expect(second.app.get(ConfigReadModel).listAccessTokens()).toEqual(tokensBefore);
 
     // The secret still decrypts with the key kept beside the data, and sending the mask keeps it.
     const patched = await writerAfter.ok('PATCH', destination, {
@@ -445,7 +445,10 @@ describe('instance bootstrap', () => {
   it('creates the TRIBUTARY_BOOTSTRAP_TOKEN admin token once, however often the instance starts', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tributary-bootstrap-'));
     const adminTokens = (instance: TributaryTestInstance) =>
-      [...instance.app.get(ConfigReadModel).tokensByNumber.values()].filter((token) => token.instanceAdmin);
+      instance.app
+        .get(ConfigReadModel)
+        .listAccessTokens()
+        .filter((token) => token.instanceAdmin);
     try {
       let instance = await startTributary({ dataDir });
       const adminToken = instance.adminToken;

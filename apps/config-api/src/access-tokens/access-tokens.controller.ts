@@ -76,7 +76,8 @@ export class AccessTokensController {
   @Get()
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageRequest) {
     this.requireTokenManager(principal);
-    const tokens = [...this.readModel.tokensByNumber.values()]
+    const tokens = this.readModel
+      .listAccessTokens()
       .filter((token) => !token.instanceAdmin)
       .sort((a, b) => a.number - b.number);
     const { page, nextPageToken } = paginate(tokens, query);
@@ -91,7 +92,7 @@ export class AccessTokensController {
   ) {
     this.requireTokenManager(principal);
     const tokenNumber = Number(lastSegment(number));
-    if (!Number.isInteger(tokenNumber) || !this.readModel.tokensByNumber.has(tokenNumber)) {
+    if (!Number.isInteger(tokenNumber) || !this.readModel.accessToken(tokenNumber)) {
       throw ConfigApiError.notFound(`access-tokens/${number} not found`);
     }
     await this.commands.execute(

@@ -27,7 +27,7 @@ export class InstanceBootstrapService implements OnApplicationBootstrap {
     const { TRIBUTARY_ADMIN_EMAIL: email, TRIBUTARY_ADMIN_PASSWORD: password } = this.environment;
     const bootstrapToken = this.environment.TRIBUTARY_BOOTSTRAP_TOKEN;
     const storeWasEmpty = this.readModel.currentPosition < 0n;
-    if (email && password && !this.readModel.users.has(email.toLowerCase())) {
+    if (email && password && !this.readModel.user(email)) {
       const passwordHash = await hashPassword(password);
       await this.ignoringRaces(() =>
         this.commands.execute(
@@ -38,7 +38,7 @@ export class InstanceBootstrapService implements OnApplicationBootstrap {
         ),
       );
     }
-    if (bootstrapToken && !this.readModel.tokensByHash.has(hashAccessToken(bootstrapToken))) {
+    if (bootstrapToken && !this.readModel.accessTokenByHash(hashAccessToken(bootstrapToken))) {
       await this.createAdminToken(bootstrapToken, 'bootstrap token (TRIBUTARY_BOOTSTRAP_TOKEN)');
     }
     if (!email && !bootstrapToken && storeWasEmpty) {
