@@ -38,7 +38,7 @@ import { ensureStreams } from './jetstream-streams';
 import { JetStreamTails } from './jetstream-tails';
 import type { PublishPath } from './pipelined-publisher';
 
-// Stream names stay importable from here, the adapter's module, as before the adapter was split.
+// The stream names belong to this module's exports: index.ts, the message-id feed and the tests read them here.
 export { DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM, TRACKING_STREAM } from './jetstream-streams';
 
 export interface JetStreamEventLogOptions extends EventLogSettings {
@@ -78,7 +78,7 @@ export interface JetStreamEventLogOptions extends EventLogSettings {
  *   (`jetstream-leases.ts`), one-time keys (`jetstream-seen-once.ts`), Protocols outcomes
  *   (`jetstream-protocols-outcomes.ts`).
  *
- * The connection reconnects forever by itself. While it is down, every call fails at once with
+ * The connection reconnects forever by itself. While it is down, publishes fail at once with
  * `EventLogUnavailableError` instead of being buffered, so the HTTP layer can answer 503 quickly.
  */
 export class JetStreamEventLog implements EventLog {
