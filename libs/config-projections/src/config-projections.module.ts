@@ -8,7 +8,6 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { createEventStore, EVENT_STORE, EventStore } from '@tributary/event-store';
-import { CommandRunner } from './command-runner';
 import { ConfigProjectionRunner } from './config-projection.runner';
 import { ConfigFoldFailure, ConfigReadModel } from './config-read-model';
 
@@ -49,8 +48,9 @@ function logFoldFailure(failure: ConfigFoldFailure): void {
 }
 
 /**
- * The config event store, its read model and the command runner that writes through both, shared
- * by every app of a process: every surface reads the model (write keys, destinations, ...).
+ * The config event store and its read model, shared by every app of a process: every surface reads
+ * the model (write keys, destinations, ...). Commands write through `ConfigCommandsModule`
+ * (`@tributary/config-commands`), which waits on this model.
  */
 @Module({})
 export class ConfigProjectionsModule {
@@ -62,9 +62,8 @@ export class ConfigProjectionsModule {
         { provide: EVENT_STORE, useFactory: () => createEventStore(options) },
         { provide: ConfigReadModel, useFactory: () => new ConfigReadModel(logFoldFailure) },
         ConfigProjectionService,
-        CommandRunner,
       ],
-      exports: [EVENT_STORE, ConfigReadModel, CommandRunner],
+      exports: [EVENT_STORE, ConfigReadModel],
     };
   }
 }
