@@ -36,6 +36,12 @@ export class SourceConnectionsHandler {
     metadata: EventMetadata,
   ): Promise<void> {
     if (sourceSlugs.length === 0) throw invalidArgument('source_names must name at least one source');
+    // Checked once the read model holds each source's stream as stored, so a connection another
+    // replica just took back does not refuse this one.
+    for (const sourceSlug of sourceSlugs) {
+      const view = this.readModel.source(workspaceSlug, sourceSlug);
+      if (view) await this.commands.catchUp(sourceTrackingPlanAggregate, view.source.sourceId);
+    }
     for (const sourceSlug of sourceSlugs) {
       sourceTrackingPlanDecider.decide(
         null,
