@@ -25,6 +25,7 @@ import {
   serveConfigApiOpenApiDocument,
 } from '@tributary/config-api-access';
 import { SourcesController } from './sources/sources.controller';
+import { SourceConnectionsHandler } from './tracking-plans/source-connections.handler';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
 import { ViolationsController } from './violations/violations.controller';
@@ -74,6 +75,7 @@ export class ConfigApiModule {
         WorkspaceQuotas,
         DestinationConfigMapper,
         InstanceBootstrapService,
+        SourceConnectionsHandler,
       ],
     };
   }

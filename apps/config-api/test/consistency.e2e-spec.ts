@@ -279,12 +279,12 @@ describe('concurrent writes and read-your-writes', () => {
         }),
       ),
     );
-    const planStreams = new Set(plans.map((plan) => `tracking-plan-${ws}/${plan.name.split('/').pop()}`));
-    // Two plans are two streams: the store alone cannot see the conflict, so both reads are held
-    // to make each side decide before the other has written. A server that decides connections
-    // one at a time never has both reads waiting; the hold then gives up quickly.
+    // A source's connection is decided in its own stream: both sides' reads of it are held so each
+    // decides before the other has written, and the store must refuse one of the two appends. A
+    // server that decides connections one at a time never has both reads waiting; the hold then
+    // gives up quickly.
     const restore = forceRace
-      ? holdStreamReads(eventStoreOf(instance), (name) => planStreams.has(name), 2, 150)
+      ? holdStreamReads(eventStoreOf(instance), (name) => name.startsWith('source-tracking-plan-'), 2, 150)
       : () => undefined;
     let responses: ApiResponse[];
     try {

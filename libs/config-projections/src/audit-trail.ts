@@ -1,7 +1,6 @@
 import { ConfigEvent } from '@tributary/config-domain';
 import { ENCRYPTED_VALUE_PREFIX, MASKED_SECRET } from '@tributary/contracts';
-import type { EventStore, RecordedEvent } from '@tributary/event-store';
-import { EventStoreUnavailableError } from './command-runner';
+import { EventStore, EventStoreUnavailableError, RecordedEvent } from '@tributary/event-store';
 
 /** One change as the audit trail shows it: what changed, on which resource, by whom, when, in which request. */
 export interface AuditEntry {

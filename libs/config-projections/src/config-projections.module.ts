@@ -8,7 +8,6 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { createEventStore, EVENT_STORE, EventStore } from '@tributary/event-store';
-import { CommandRunner } from './command-runner';
 import { ConfigFoldFailure, ConfigProjectionRunner } from './config-projection.runner';
 import { ConfigReadModel } from './config-read-model';
 
@@ -45,9 +44,9 @@ function logFoldFailure(failure: ConfigFoldFailure): void {
 }
 
 /**
- * The config event store, the runner of its projections, the read model that queries them and the
- * command runner that writes through both, shared by every app of a process: every surface reads the
- * model (write keys, destinations, ...).
+ * The config event store, the runner of its projections and the read model that queries them,
+ * shared by every app of a process: every surface reads the model (write keys, destinations, ...).
+ * Commands write through `ConfigCommandsModule` (`@tributary/config-commands`), which waits on it.
  */
 @Module({})
 export class ConfigProjectionsModule {
@@ -64,9 +63,8 @@ export class ConfigProjectionsModule {
           useFactory: (runner: ConfigProjectionRunner) => new ConfigReadModel(runner),
         },
         ConfigProjectionService,
-        CommandRunner,
       ],
-      exports: [EVENT_STORE, ConfigProjectionRunner, ConfigReadModel, CommandRunner],
+      exports: [EVENT_STORE, ConfigProjectionRunner, ConfigReadModel],
     };
   }
 }

@@ -2,7 +2,6 @@ export * from './config-read-model';
 export * from './audit-trail';
 export { ConfigProjectionRunner, type ConfigFoldFailure } from './config-projection.runner';
 export * from './config-projections.module';
-export * from './command-runner';
 export * from './config-projection.metrics';
 export type { ConfigChange } from './projections/config-projection';
 export type { DestinationView } from './projections/destinations.projection';

@@ -10,8 +10,9 @@ import {
 import { Body, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateAccessTokenSecret, hashAccessToken } from '@tributary/auth';
-import { accessTokenDecider, DomainError, streamNames } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { accessTokenAggregate, DomainError } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import { CreateAccessTokenRequestSchema } from '@tributary/contracts';
 import { EventMetadata, WrongExpectedRevisionError } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
@@ -31,7 +32,7 @@ class CreateAccessTokenDto extends createZodDto(CreateAccessTokenRequestSchema) 
 export class AccessTokensController {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
   ) {}
 
   @Post()
@@ -60,9 +61,9 @@ export class AccessTokensController {
         createTime: metadata.time,
       };
       try {
-        await this.commands.execute(
-          streamNames.accessToken(number),
-          accessTokenDecider,
+        await this.commands.handle(
+          accessTokenAggregate,
+          number,
           { type: 'CreateAccessToken', token: record },
           metadata,
         );
@@ -95,12 +96,7 @@ export class AccessTokensController {
     if (!Number.isInteger(tokenNumber) || !this.readModel.accessToken(tokenNumber)) {
       throw ConfigApiError.notFound(`access-tokens/${number} not found`);
     }
-    await this.commands.execute(
-      streamNames.accessToken(tokenNumber),
-      accessTokenDecider,
-      { type: 'DeleteAccessToken' },
-      metadata,
-    );
+    await this.commands.handle(accessTokenAggregate, tokenNumber, { type: 'DeleteAccessToken' }, metadata);
     return {};
   }
 

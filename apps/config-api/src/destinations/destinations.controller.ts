@@ -17,8 +17,9 @@ import {
   Query,
 } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { catalogSlugOf, destinationDecider, resolveUpdateMask, streamNames } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { catalogSlugOf, destinationAggregate, resolveUpdateMask } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import {
   catalogSlugFromName,
   CreateDestinationRequestSchema,
@@ -56,7 +57,7 @@ export class DestinationsController implements OnApplicationShutdown {
 
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly lookup: ResourceLookup,
     private readonly configMapper: DestinationConfigMapper,
     private readonly quotas: WorkspaceQuotas,
@@ -133,9 +134,9 @@ export class DestinationsController implements OnApplicationShutdown {
     );
     const sourceId = source.sourceId;
     this.quotas.assertCanAddDestination(workspaceSlug);
-    await this.commands.execute(
-      streamNames.destination(sourceId, destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId, destinationSlug },
       {
         type: 'CreateDestination',
         settings: settingDefinitionsOf(catalogEntry),
@@ -188,9 +189,9 @@ export class DestinationsController implements OnApplicationShutdown {
       body.update_mask?.paths ?? undefined,
       DESTINATION_ZERO_VALUES,
     );
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug },
       {
         type: 'UpdateDestination',
         settings: settingDefinitionsOf(catalogEntry),
@@ -235,9 +236,9 @@ export class DestinationsController implements OnApplicationShutdown {
   ) {
     const destinationSlug = lastSegment(destination);
     const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
-    await this.commands.execute(
-      streamNames.destination(view.destination.sourceId, destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: view.destination.sourceId, destinationSlug },
       { type: 'DeleteDestination' },
       metadata,
     );

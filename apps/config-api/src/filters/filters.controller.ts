@@ -8,11 +8,10 @@ import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/commo
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import {
-  destinationDecider,
+  destinationAggregate,
   FilterAction,
   FilterChanges,
   resolveUpdateMask,
-  streamNames,
 } from '@tributary/config-domain';
 import { FilterRequestSchema } from '@tributary/contracts';
 import {
@@ -22,7 +21,7 @@ import {
 } from '@tributary/routing';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { CommandRunner } from '@tributary/config-projections';
+import { ConfigCommandHandler } from '@tributary/config-commands';
 import { paginate, PageRequest } from '../shared/pagination';
 import { lastSegment } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
@@ -37,7 +36,7 @@ const FILTER_ZERO_VALUES = { title: '', description: '', if: '', enabled: false,
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/filters')
 export class FiltersController {
   constructor(
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly lookup: ResourceLookup,
     private readonly quotas: WorkspaceQuotas,
   ) {}
@@ -69,9 +68,9 @@ export class FiltersController {
     validateFilterSemantics(body.filter.if, body.filter.actions);
     const filterId = `df_${generateKsuid()}`;
     this.quotas.assertCanAddFilter(view);
-    await this.commands.execute(
-      streamNames.destination(view.destination.sourceId, destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: view.destination.sourceId, destinationSlug },
       {
         type: 'CreateFilter',
         filter: {
@@ -120,9 +119,9 @@ export class FiltersController {
       FILTER_ZERO_VALUES,
     );
     validateFilterSemantics(changes.if as string | undefined, changes.actions as FilterAction[] | undefined);
-    await this.commands.execute(
-      streamNames.destination(view.destination.sourceId, destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: view.destination.sourceId, destinationSlug },
       { type: 'UpdateFilter', filterId, changes: changes as FilterChanges, now: metadata.time },
       metadata,
     );
@@ -150,9 +149,9 @@ export class FiltersController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
-    await this.commands.execute(
-      streamNames.destination(view.destination.sourceId, destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: view.destination.sourceId, destinationSlug },
       { type: 'DeleteFilter', filterId: lastSegment(filter) },
       metadata,
     );

@@ -2,13 +2,13 @@ import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/commo
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import {
-  oauthApplicationDecider,
+  oauthApplicationAggregate,
   OAuthApplicationRecord,
   OAuthPublicKey,
   resolveUpdateMask,
-  streamNames,
 } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import {
   CreateOAuthApplicationRequestSchema,
   UpdateOAuthApplicationRequestSchema,
@@ -51,7 +51,7 @@ interface PublicKeyInput {
 export class OAuthApplicationsController {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly lookup: ResourceLookup,
     private readonly quotas: WorkspaceQuotas,
   ) {}
@@ -75,9 +75,9 @@ export class OAuthApplicationsController {
     const applicationId = `oa_${generateKsuid()}`;
     const request = body.oauth_application;
     this.quotas.assertCanAddOAuthApplication(workspaceSlug);
-    await this.commands.execute(
-      streamNames.oauthApplication(workspaceSlug, applicationId),
-      oauthApplicationDecider,
+    await this.commands.handle(
+      oauthApplicationAggregate,
+      { workspaceSlug, applicationId },
       {
         type: 'CreateOAuthApplication',
         workspaceExists: Boolean(this.readModel.workspace(workspaceSlug)),
@@ -115,9 +115,9 @@ export class OAuthApplicationsController {
       body.update_mask?.paths ?? undefined,
       OAUTH_APPLICATION_ZERO_VALUES,
     );
-    await this.commands.execute(
-      streamNames.oauthApplication(workspaceSlug, applicationId),
-      oauthApplicationDecider,
+    await this.commands.handle(
+      oauthApplicationAggregate,
+      { workspaceSlug, applicationId },
       {
         type: 'UpdateOAuthApplication',
         changes: {
@@ -152,9 +152,9 @@ export class OAuthApplicationsController {
   ) {
     const applicationId = lastSegment(application);
     this.requireApplication(workspaceSlug, applicationId);
-    await this.commands.execute(
-      streamNames.oauthApplication(workspaceSlug, applicationId),
-      oauthApplicationDecider,
+    await this.commands.handle(
+      oauthApplicationAggregate,
+      { workspaceSlug, applicationId },
       { type: 'DeleteOAuthApplication' },
       metadata,
     );

@@ -1,8 +1,8 @@
 import { Body, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
-import { destinationDecider, streamNames } from '@tributary/config-domain';
-import { CommandRunner } from '@tributary/config-projections';
+import { destinationAggregate } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
 import { CreateReplayRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
@@ -27,7 +27,7 @@ class CreateReplayDto extends createZodDto(CreateReplayRequestSchema) {}
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/replays')
 export class ReplaysController {
   constructor(
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly lookup: ResourceLookup,
     private readonly quotas: WorkspaceQuotas,
   ) {}
@@ -44,9 +44,9 @@ export class ReplaysController {
     const replayId = `rp_${generateKsuid()}`;
     const request = body.replay ?? body;
     this.quotas.assertCanStartReplay(workspaceSlug);
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug },
       {
         type: 'RequestReplay',
         replayId,

@@ -6,10 +6,10 @@ import {
   resolveUpdateMask,
   SCHEMA_CONFIG_ZERO_VALUES,
   SchemaConfig,
-  sourceDecider,
-  streamNames,
+  sourceAggregate,
 } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import {
   catalogSlugFromName,
   CreateSourceRequestSchema,
@@ -37,7 +37,7 @@ class UpdateSourceDto extends createZodDto(UpdateSourceRequestSchema) {}
 export class SourcesController {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly lookup: ResourceLookup,
     private readonly quotas: WorkspaceQuotas,
   ) {}
@@ -61,9 +61,9 @@ export class SourcesController {
     const sourceSlug = slugUnder(workspaceName(workspaceSlug), 'sources', body.source.name, 'source.name');
     const catalogSlug = catalogSlugFromName(body.source.catalog_name, 'sources') ?? body.source.catalog_name;
     this.quotas.assertCanAddSource(workspaceSlug);
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
       {
         type: 'CreateSource',
         workspaceExists: Boolean(this.readModel.workspace(workspaceSlug)),
@@ -100,9 +100,9 @@ export class SourcesController {
     const changes = resolveUpdateMask('source', body.source, body.update_mask?.paths ?? undefined, {
       allowed_origins: [],
     }) as { allowed_origins?: string[] };
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
       {
         type: 'UpdateSource',
         changes: changes.allowed_origins === undefined ? {} : { allowedOrigins: changes.allowed_origins },
@@ -130,9 +130,9 @@ export class SourcesController {
   ) {
     const sourceSlug = lastSegment(source);
     this.lookup.source(workspaceSlug, sourceSlug);
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
       { type: 'DeleteSource' },
       metadata,
     );
@@ -159,9 +159,9 @@ export class SourcesController {
       body.update_mask?.paths ?? undefined,
       SCHEMA_CONFIG_ZERO_VALUES,
     ) as Partial<SchemaConfig>;
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
       {
         type: 'UpdateSchemaConfig',
         changes,

@@ -2,8 +2,9 @@ import { ConfigApiController, ChangeMetadata, ResourceLookup } from '@tributary/
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
-import { resolveUpdateMask, streamNames, trackingPlanDecider } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { resolveUpdateMask, trackingPlanAggregate } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import {
   BatchCreateSourceConnectionsRequestSchema,
   CreateSourceConnectionRequestSchema,
@@ -12,10 +13,10 @@ import {
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
-import { KeyedLock } from '@tributary/concurrency';
 import { paginate, PageRequest } from '../shared/pagination';
 import { lastSegment, slugUnder, workspaceName } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
+import { SourceConnectionsHandler } from './source-connections.handler';
 import { presentConnection, presentTrackingPlan } from './tracking-plan.presenter';
 
 class CreateTrackingPlanDto extends createZodDto(CreateTrackingPlanRequestSchema) {}
@@ -41,19 +42,12 @@ const TRACKING_PLAN_ZERO_VALUES = {
 @ApiTags('tracking plans')
 @ConfigApiController('v1beta/workspaces/:workspace/tracking-plans')
 export class TrackingPlansController {
-  /**
-   * Connections of one workspace are decided one at a time. "A source is connected to at most one
-   * tracking plan" spans streams (one per plan), so it is checked against the read model, and two
-   * requests could both pass the check before either had written; holding the workspace's key from
-   * the check until the write is in the read model closes that gap for one Config API process.
-   */
-  private readonly connectionLock = new KeyedLock();
-
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly lookup: ResourceLookup,
     private readonly quotas: WorkspaceQuotas,
+    private readonly connections: SourceConnectionsHandler,
   ) {}
 
   @Get()
@@ -80,9 +74,9 @@ export class TrackingPlansController {
   ) {
     const planId = `rs_${generateKsuid()}`;
     this.quotas.assertCanAddTrackingPlan(workspaceSlug);
-    await this.commands.execute(
-      streamNames.trackingPlan(workspaceSlug, planId),
-      trackingPlanDecider,
+    await this.commands.handle(
+      trackingPlanAggregate,
+      { workspaceSlug, planId },
       {
         type: 'CreateTrackingPlan',
         workspaceExists: Boolean(this.readModel.workspace(workspaceSlug)),
@@ -124,9 +118,9 @@ export class TrackingPlansController {
     for (const [path, value] of Object.entries(masked)) {
       if (path.startsWith('rules.')) ruleParts[path.slice('rules.'.length)] = value;
     }
-    await this.commands.execute(
-      streamNames.trackingPlan(workspaceSlug, planId),
-      trackingPlanDecider,
+    await this.commands.handle(
+      trackingPlanAggregate,
+      { workspaceSlug, planId },
       {
         type: 'UpdateTrackingPlan',
         now: metadata.time,
@@ -158,9 +152,9 @@ export class TrackingPlansController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     this.lookup.trackingPlan(workspaceSlug, planId);
-    await this.commands.execute(
-      streamNames.trackingPlan(workspaceSlug, planId),
-      trackingPlanDecider,
+    await this.commands.handle(
+      trackingPlanAggregate,
+      { workspaceSlug, planId },
       { type: 'DeleteTrackingPlan' },
       metadata,
     );
@@ -212,46 +206,23 @@ export class TrackingPlansController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     this.lookup.trackingPlan(workspaceSlug, planId);
-    await this.commands.execute(
-      streamNames.trackingPlan(workspaceSlug, planId),
-      trackingPlanDecider,
-      { type: 'DisconnectSource', sourceSlug: lastSegment(source) },
-      metadata,
-    );
+    await this.connections.disconnect(workspaceSlug, planId, lastSegment(source), metadata);
     return {};
   }
 
-  private connect(
+  private async connect(
     workspaceSlug: string,
     planId: string,
     sourceNames: readonly string[],
     metadata: EventMetadata,
   ): Promise<string[]> {
-    // Whether a source is already connected elsewhere is read from the read model, across plans'
-    // streams; the lock keeps that answer true until this connection is written and folded in.
-    return this.connectionLock.run(workspaceSlug, async () => {
-      this.lookup.trackingPlan(workspaceSlug, planId);
-      const sourceSlugs = [
-        ...new Set(
-          sourceNames.map((name) => slugUnder(workspaceName(workspaceSlug), 'sources', name, 'source_name')),
-        ),
-      ];
-      const sources = Object.fromEntries(
-        sourceSlugs.map((sourceSlug) => [
-          sourceSlug,
-          {
-            exists: Boolean(this.readModel.source(workspaceSlug, sourceSlug)),
-            connectedPlanId: this.readModel.trackingPlanIdOfSource(workspaceSlug, sourceSlug),
-          },
-        ]),
-      );
-      await this.commands.execute(
-        streamNames.trackingPlan(workspaceSlug, planId),
-        trackingPlanDecider,
-        { type: 'ConnectSources', sourceSlugs, sources },
-        metadata,
-      );
-      return sourceSlugs;
-    });
+    this.lookup.trackingPlan(workspaceSlug, planId);
+    const sourceSlugs = [
+      ...new Set(
+        sourceNames.map((name) => slugUnder(workspaceName(workspaceSlug), 'sources', name, 'source_name')),
+      ),
+    ];
+    await this.connections.connect(workspaceSlug, planId, sourceSlugs, metadata);
+    return sourceSlugs;
   }
 }

@@ -13,8 +13,9 @@ import { Body, Get, Inject, Param, Patch, Post, Put, Query } from '@nestjs/commo
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { ApiTags } from '@nestjs/swagger';
 import { generateWorkspaceId } from '@tributary/auth';
-import { resolveUpdateMask, streamNames, workspaceDecider } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { resolveUpdateMask, workspaceAggregate } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
@@ -30,7 +31,7 @@ class UpdateWorkspaceDto extends createZodDto(UpdateWorkspaceRequestSchema) {}
 export class WorkspacesController {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly lookup: ResourceLookup,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
@@ -60,9 +61,9 @@ export class WorkspacesController {
   @InstanceAdminOnly()
   async create(@Body() body: CreateWorkspaceDto, @ChangeMetadata() metadata: EventMetadata) {
     const slug = lastSegment(body.workspace.name);
-    await this.commands.execute(
-      streamNames.workspace(slug),
-      workspaceDecider,
+    await this.commands.handle(
+      workspaceAggregate,
+      slug,
       {
         type: 'CreateWorkspace',
         workspace: {
@@ -100,9 +101,9 @@ export class WorkspacesController {
     });
     if (changes.display_name === '')
       throw ConfigApiError.invalidArgument('workspace.display_name must not be empty');
-    await this.commands.execute(
-      streamNames.workspace(workspaceSlug),
-      workspaceDecider,
+    await this.commands.handle(
+      workspaceAggregate,
+      workspaceSlug,
       {
         type: 'UpdateWorkspace',
         changes: {

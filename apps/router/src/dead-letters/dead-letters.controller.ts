@@ -1,8 +1,8 @@
 import { Get, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
-import { destinationDecider, streamNames } from '@tributary/config-domain';
-import { CommandRunner } from '@tributary/config-projections';
+import { destinationAggregate } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
 import { MASKED_SECRET } from '@tributary/contracts';
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import type { EventMetadata } from '@tributary/event-store';
@@ -23,7 +23,7 @@ import { destinationConsumerName } from '../destination-consumers/consumer-names
 export class DeadLettersController {
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly lookup: ResourceLookup,
   ) {}
 
@@ -78,9 +78,9 @@ export class DeadLettersController {
   ) {
     const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const redriveId = `rd_${generateKsuid()}`;
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug },
       { type: 'RequestDeadLetterRedrive', redriveId, now: metadata.time },
       metadata,
     );

@@ -1,4 +1,9 @@
-import { trackingPlanDecider, TrackingPlanRecord, TrackingPlanState } from '@tributary/config-domain';
+import {
+  ConfigEvent,
+  trackingPlanDecider,
+  TrackingPlanRecord,
+  TrackingPlanState,
+} from '@tributary/config-domain';
 import { ConfigProjection, unchanged } from './config-projection';
 import { sourceKey } from './sources.projection';
 
@@ -36,10 +41,11 @@ export const trackingPlansProjection: ConfigProjection<TrackingPlansView> = {
     const { workspaceSlug, planId } = event.data;
     const key = planKey(workspaceSlug, planId);
     const before = view.byId.get(key);
-    const stateBefore: TrackingPlanState = before ? { status: 'active', ...before } : { status: 'absent' };
+    const stateBefore: TrackingPlanState = before ? { status: 'active', plan: before.plan } : { status: 'absent' };
     const state = trackingPlanDecider.evolve(stateBefore, event);
     if (state.status === 'active') {
-      view.byId.set(key, { plan: state.plan, connectedSourceSlugs: state.connectedSourceSlugs });
+      const connectedSourceSlugs = connectedAfter(before?.connectedSourceSlugs ?? [], event);
+      view.byId.set(key, { plan: state.plan, connectedSourceSlugs });
     } else {
       view.byId.delete(key);
     }
@@ -59,6 +65,18 @@ export const trackingPlansProjection: ConfigProjection<TrackingPlansView> = {
     return { view, changes: [{ kind: 'protocols-changed', workspaceSlug }] };
   },
 };
+
+/**
+ * The plan's connected sources, which only the view keeps: connections are decided in each source's
+ * stream (`sourceTrackingPlanDecider`), and the plan's decider knows nothing of them.
+ */
+function connectedAfter(connected: string[], event: ConfigEvent): string[] {
+  if (event.type === 'TrackingPlanSourceConnected' && !connected.includes(event.data.sourceSlug))
+    return [...connected, event.data.sourceSlug];
+  if (event.type === 'TrackingPlanSourceDisconnected' && connected.includes(event.data.sourceSlug))
+    return connected.filter((slug) => slug !== event.data.sourceSlug);
+  return connected;
+}
 
 /**
  * A deleted source loses its connection here, though the plan's own stream still lists it: the plan
