@@ -24,7 +24,7 @@ export interface SpawnOptions {
   adminToken?: string;
   /** More environment variables (`RETRY_WINDOW`, `ROUTER_MAX_IN_FLIGHT`, ...). */
   environment?: Record<string, string>;
-  /** How long to wait for the "listening" line. Default 30 s. */
+  /** How long to wait for the "listening" line. Default 60 s: a loaded machine compiles the app slowly. */
   startTimeoutMs?: number;
 }
 
@@ -91,8 +91,8 @@ export async function spawnTributaryApp(
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       void kill('SIGKILL');
-      reject(new Error(`${app} did not start within ${options.startTimeoutMs ?? 30_000} ms:\n${output}`));
-    }, options.startTimeoutMs ?? 30_000);
+      reject(new Error(`${app} did not start within ${options.startTimeoutMs ?? 60_000} ms:\n${output}`));
+    }, options.startTimeoutMs ?? 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const listening = LISTENING.exec(output);

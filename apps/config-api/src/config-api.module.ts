@@ -21,7 +21,7 @@ import { FilterCommands } from './filters/filter.commands';
 import { FiltersController } from './filters/filters.controller';
 import {
   CONFIG_PROJECTION_METRICS,
-  ConfigReadModel,
+  ConfigProjectionRunner,
   registerConfigProjectionMetrics,
 } from '@tributary/config-projections';
 import {
@@ -31,6 +31,7 @@ import {
 } from '@tributary/config-api-access';
 import { SourceCommands } from './sources/source.commands';
 import { SourcesController } from './sources/sources.controller';
+import { SourceConnectionsHandler } from './tracking-plans/source-connections.handler';
 import { TrackingPlanCommands } from './tracking-plans/tracking-plan.commands';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
@@ -90,6 +91,7 @@ export class ConfigApiModule {
         ReplayCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
+        SourceConnectionsHandler,
       ],
     };
   }
@@ -106,7 +108,7 @@ export function configApiSurface(environment: Environment): ServedSurface {
     providers: [
       {
         provide: CONFIG_PROJECTION_METRICS,
-        inject: [MetricsRegistry, ConfigReadModel],
+        inject: [MetricsRegistry, ConfigProjectionRunner],
         useFactory: registerConfigProjectionMetrics,
       },
     ],

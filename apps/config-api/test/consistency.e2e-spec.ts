@@ -277,12 +277,12 @@ describe('concurrent writes and read-your-writes', () => {
         }),
       ),
     );
-    const planStreams = new Set(plans.map((plan) => `tracking-plan-${ws}/${plan.name.split('/').pop()}`));
-    // Two plans are two streams: the store alone cannot see the conflict, so both reads are held
-    // to make each side decide before the other has written. A server that decides connections
-    // one at a time never has both reads waiting; the hold then gives up quickly.
+    // A source's connection is decided in its own stream: both sides' reads of it are held so each
+    // decides before the other has written, and the store must refuse one of the two appends. A
+    // server that decides connections one at a time never has both reads waiting; the hold then
+    // gives up quickly.
     const restore = forceRace
-      ? holdStreamReads(eventStoreOf(instance), (name) => planStreams.has(name), 2, 150)
+      ? holdStreamReads(eventStoreOf(instance), (name) => name.startsWith('source-tracking-plan-'), 2, 150)
       : () => undefined;
     let responses: ConfigApiResponse[];
     try {
@@ -402,7 +402,7 @@ describe('restart on the same data directory', () => {
     };
     const before = await snapshot(writer);
     expect(JSON.stringify(before)).not.toContain(secret);
-    const tokensBefore = [...first.app.get(ConfigReadModel).tokensByNumber.values()];
+    const tokensBefore = first.app.get(ConfigReadModel).listAccessTokens();
     await first.stop();
     first = undefined;
 
@@ -410,7 +410,7 @@ describe('restart on the same data directory', () => {
     const writerAfter = new ConfigApiClient(second, writerToken);
     const after = await snapshot(writerAfter);
     expect(after).toEqual(before);
-    expect([...second.app.get(ConfigReadModel).tokensByNumber.values()]).toEqual(tokensBefore);
+    expect(second.app.get(ConfigReadModel).listAccessTokens()).toEqual(tokensBefore);
 
     // The secret still decrypts with the key kept beside the data, and sending the mask keeps it.
     const patched = await writerAfter.ok('PATCH', destination, {
@@ -443,7 +443,10 @@ describe('instance bootstrap', () => {
   it('creates the TRIBUTARY_BOOTSTRAP_TOKEN admin token once, however often the instance starts', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tributary-bootstrap-'));
     const adminTokens = (instance: TributaryTestInstance) =>
-      [...instance.app.get(ConfigReadModel).tokensByNumber.values()].filter((token) => token.instanceAdmin);
+      instance.app
+        .get(ConfigReadModel)
+        .listAccessTokens()
+        .filter((token) => token.instanceAdmin);
     try {
       let instance = await startTributary({ dataDir });
       const adminToken = instance.adminToken;

@@ -7,7 +7,7 @@ import { SQLITE_EVENT_STORE_FILE } from '@tributary/event-store';
 import Database from 'better-sqlite3';
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
-import { ConfigReadModel } from '@tributary/config-projections';
+import { ConfigProjectionRunner, ConfigReadModel } from '@tributary/config-projections';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
   ConfigApiClient,
@@ -205,7 +205,8 @@ describe('Config API against hostile input', () => {
   describe('an event stored before the caps existed', () => {
     it('is folded or skipped, never stops the read model, and a restart serves on such a store', async () => {
       const model = instance.app.get(ConfigReadModel);
-      const failuresBefore = model.foldFailures.fold;
+      const runner = instance.app.get(ConfigProjectionRunner);
+      const failuresBefore = runner.foldFailures.fold;
       const store = eventStoreOf(instance);
       const view = model
         .listAllDestinations()
@@ -258,7 +259,7 @@ describe('Config API against hostile input', () => {
       });
       expectJsonSuccess(later);
       expectJsonSuccess(await writer.request('GET', `workspaces/${WS}/sources/after`));
-      expect(model.foldFailures.fold).toBe(failuresBefore + 1);
+      expect(runner.foldFailures.fold).toBe(failuresBefore + 1);
 
       // The audit trail shows the deep event, masked, and cut where it nests past 64 levels.
       const trail = expectJsonSuccess(
@@ -293,7 +294,7 @@ describe('Config API against hostile input', () => {
       expect(ready.status).toBe(200);
       expectJsonSuccess(await writer.request('GET', `workspaces/${WS}/sources/after`));
       expectJsonSuccess(await writer.request('GET', DESTINATION));
-      expect(instance.app.get(ConfigReadModel).foldFailures.fold).toBe(1);
+      expect(instance.app.get(ConfigProjectionRunner).foldFailures.fold).toBe(1);
       const again = await writer.request('POST', `workspaces/${WS}/sources`, {
         json: {
           source: {

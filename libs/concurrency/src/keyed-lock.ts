@@ -1,9 +1,7 @@
 /**
  * Runs operations that share a key one after another within this process; other keys run freely.
  * Only within one process: several processes need the store's own guard (an expected revision, a
- * database lock). Users: the Config API's tracking-plan connections (one workspace at a time, from
- * the check against the read model until the write is in it) and the PostgreSQL adapter's DDL on a
- * table (one statement at a time).
+ * database lock). User: the PostgreSQL adapter's DDL on a table (one statement at a time).
  */
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<void>>();

@@ -82,7 +82,7 @@ export class ConfigApiAuthGuard implements CanActivate {
   ): Promise<Principal> {
     const [scheme, credentials] = (header ?? '').trim().split(/\s+/, 2);
     if (/^bearer$/i.test(scheme ?? '') && credentials) {
-      const token = this.readModel.tokensByHash.get(hashAccessToken(credentials));
+      const token = this.readModel.accessTokenByHash(hashAccessToken(credentials));
       if (!token) throw ConfigApiError.unauthenticated('the access token is invalid or was deleted');
       return { kind: 'token', token, actor: `access-tokens/${token.number}` };
     }

@@ -39,7 +39,7 @@ export class BasicCredentialsChecker {
     const email = (separator < 0 ? decoded : decoded.slice(0, separator)).toLowerCase();
     const password = separator < 0 ? '' : decoded.slice(separator + 1);
     this.throttle(this.perEmail, email);
-    const user = this.readModel.users.get(email);
+    const user = this.readModel.user(email);
     let matches: boolean;
     try {
       matches = await this.hashing.run(() => verifyPassword(password, user?.passwordHash));

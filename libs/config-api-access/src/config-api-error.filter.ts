@@ -1,7 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { DomainError } from '@tributary/config-domain';
-import { EventStoreUnavailableError } from '@tributary/config-projections';
-import { WrongExpectedRevisionError } from '@tributary/event-store';
+import { EventStoreUnavailableError, WrongExpectedRevisionError } from '@tributary/event-store';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { ConfigApiError, GrpcCode } from './config-api.error';

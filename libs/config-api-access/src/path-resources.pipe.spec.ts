@@ -1,5 +1,5 @@
 import { DEFAULT_SCHEMA_CONFIG } from '@tributary/config-domain';
-import { ConfigReadModel } from '@tributary/config-projections';
+import { ConfigProjectionRunner, ConfigReadModel } from '@tributary/config-projections';
 import type { RecordedEvent } from '@tributary/event-store';
 import { ConfigApiError } from './config-api.error';
 import { PathResourcesPipe } from './path-resources.pipe';
@@ -12,8 +12,9 @@ function recorded(position: number, type: string, data: Record<string, unknown>)
 }
 
 describe('PathResourcesPipe', () => {
-  const readModel = new ConfigReadModel();
-  readModel.apply(
+  const projections = new ConfigProjectionRunner();
+  const readModel = new ConfigReadModel(projections);
+  projections.apply(
     recorded(1, 'WorkspaceCreated', {
       slug: 'ws',
       id: 'e5bdb0902b',
@@ -22,7 +23,7 @@ describe('PathResourcesPipe', () => {
       createTime: metadata.time,
     }),
   );
-  readModel.apply(
+  projections.apply(
     recorded(2, 'SourceCreated', {
       workspaceSlug: 'ws',
       sourceSlug: 'js',
@@ -34,7 +35,7 @@ describe('PathResourcesPipe', () => {
       schemaConfig: DEFAULT_SCHEMA_CONFIG,
     }),
   );
-  readModel.apply(
+  projections.apply(
     recorded(3, 'DestinationCreated', {
       workspaceSlug: 'ws',
       sourceSlug: 'js',

@@ -25,6 +25,8 @@ export const streamNames = {
   /** Keyed by the source id, so a re-created source starts without the old one's destinations. */
   destination: (sourceId: string, destinationSlug: string) => `destination-${sourceId}/${destinationSlug}`,
   trackingPlan: (workspaceSlug: string, planId: string) => `tracking-plan-${workspaceSlug}/${planId}`,
+  /** Keyed by the source id, so a re-created source starts unconnected, as its read model view does. */
+  sourceTrackingPlan: (sourceId: string) => `source-tracking-plan-${sourceId}`,
   oauthApplication: (workspaceSlug: string, applicationId: string) =>
     `oauth-application-${workspaceSlug}/${applicationId}`,
 };

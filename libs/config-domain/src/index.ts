@@ -17,3 +17,6 @@ export * from './tracking-plan/tracking-plan.decider';
 export * from './oauth-application/oauth-application.events';
 export * from './oauth-application/oauth-application.decider';
 export * from './config-event';
+export * from './shared/aggregate';
+export * from './tracking-plan/source-tracking-plan.decider';
+export * from './aggregates';

@@ -1,7 +1,11 @@
 import { MASKED_SECRET } from '@tributary/contracts';
-import { type EventStore, type NewEvent, SqliteEventStore } from '@tributary/event-store';
+import {
+  type EventStore,
+  EventStoreUnavailableError,
+  type NewEvent,
+  SqliteEventStore,
+} from '@tributary/event-store';
 import { limitDepth, maskSecrets, readAuditPage, TOO_DEEP_MARKER } from './audit-trail';
-import { EventStoreUnavailableError } from './command-runner';
 
 const metadata = { actor: 'access-tokens/1', requestId: 'req', time: '2026-01-01T00:00:00.000Z' };
 const event = (type: string, data: Record<string, unknown>): NewEvent => ({ type, data, metadata });

@@ -8,8 +8,7 @@ import {
   trackingPlanName,
   workspaceName,
 } from '@tributary/contracts';
-import type { EventStore, RecordedEvent } from '@tributary/event-store';
-import { EventStoreUnavailableError } from './command-runner';
+import { EventStore, EventStoreUnavailableError, RecordedEvent } from '@tributary/event-store';
 
 /** One change as the audit trail shows it: what changed, on which resource, by whom, when, in which request. */
 export interface AuditEntry {

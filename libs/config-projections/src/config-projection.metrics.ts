@@ -1,12 +1,12 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import { ConfigReadModel } from './config-read-model';
+import { ConfigProjectionRunner } from './config-projection.runner';
 
 /**
  * The read model's progress, read on scrape. The event store's port has no cheap "latest position"
  * to subtract from, so the lag shows as events applied and the time of the last one: a projection
  * that stopped while commands still succeed stands out as a flat count and an old timestamp.
  */
-export function registerConfigProjectionMetrics(registry: Registry, model: ConfigReadModel): void {
+export function registerConfigProjectionMetrics(registry: Registry, model: ConfigProjectionRunner): void {
   new Counter({
     name: 'tributary_config_projection_events_applied_total',
     help: 'Config events folded into the read model since the process started.',

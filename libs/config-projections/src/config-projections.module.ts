@@ -8,24 +8,19 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { createEventStore, EVENT_STORE, EventStore } from '@tributary/event-store';
-import { CommandRunner } from './command-runner';
-import { ConfigProjectionRunner } from './config-projection.runner';
-import { ConfigFoldFailure, ConfigReadModel } from './config-read-model';
+import { ConfigFoldFailure, ConfigProjectionRunner } from './config-projection.runner';
+import { ConfigReadModel } from './config-read-model';
 
-/** Fills the read model before the server takes requests, keeps it live, closes the store last. */
+/** Fills the projections before the server takes requests, keeps them live, closes the store last. */
 @Injectable()
 export class ConfigProjectionService implements OnModuleInit, OnApplicationShutdown {
-  private readonly runner: ConfigProjectionRunner;
-
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    readModel: ConfigReadModel,
-  ) {
-    this.runner = new ConfigProjectionRunner(store, readModel);
-  }
+    private readonly runner: ConfigProjectionRunner,
+  ) {}
 
   async onModuleInit(): Promise<void> {
-    await this.runner.start();
+    await this.runner.start(this.store);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -49,8 +44,9 @@ function logFoldFailure(failure: ConfigFoldFailure): void {
 }
 
 /**
- * The config event store, its read model and the command runner that writes through both, shared
- * by every app of a process: every surface reads the model (write keys, destinations, ...).
+ * The config event store, the runner of its projections and the read model that queries them,
+ * shared by every app of a process: every surface reads the model (write keys, destinations, ...).
+ * Commands write through `ConfigCommandsModule` (`@tributary/config-commands`), which waits on it.
  */
 @Module({})
 export class ConfigProjectionsModule {
@@ -60,11 +56,15 @@ export class ConfigProjectionsModule {
       global: true,
       providers: [
         { provide: EVENT_STORE, useFactory: () => createEventStore(options) },
-        { provide: ConfigReadModel, useFactory: () => new ConfigReadModel(logFoldFailure) },
+        { provide: ConfigProjectionRunner, useFactory: () => new ConfigProjectionRunner(logFoldFailure) },
+        {
+          provide: ConfigReadModel,
+          inject: [ConfigProjectionRunner],
+          useFactory: (runner: ConfigProjectionRunner) => new ConfigReadModel(runner),
+        },
         ConfigProjectionService,
-        CommandRunner,
       ],
-      exports: [EVENT_STORE, ConfigReadModel, CommandRunner],
+      exports: [EVENT_STORE, ConfigProjectionRunner, ConfigReadModel],
     };
   }
 }

@@ -1,6 +1,9 @@
 export * from './config-read-model';
 export * from './audit-trail';
-export * from './config-projection.runner';
+export { ConfigProjectionRunner, type ConfigFoldFailure } from './config-projection.runner';
 export * from './config-projections.module';
-export * from './command-runner';
 export * from './config-projection.metrics';
+export type { ConfigChange } from './projections/config-projection';
+export type { DestinationView } from './projections/destinations.projection';
+export type { SourceView } from './projections/sources.projection';
+export type { TrackingPlanView } from './projections/tracking-plans.projection';

@@ -1,4 +1,5 @@
 export * from './event-store.port';
+export * from './event-store-unavailable.error';
 export { SqliteEventStore, type SqliteEventStoreOptions } from './adapters/sqlite/sqlite-event-store.adapter';
 export {
   KurrentDbEventStore,

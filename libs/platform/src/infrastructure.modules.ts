@@ -1,12 +1,14 @@
 import { SecretBoxModule } from '@tributary/auth';
-import { ConfigProjectionsModule } from '@tributary/config-projections';
+import { ConfigCommandsModule } from '@tributary/config-commands';
+import { ConfigProjectionsModule, ConfigReadModel } from '@tributary/config-projections';
 import { EventLogModule } from '@tributary/event-log';
 import { join } from 'node:path';
 import type { Environment } from './environment';
 
 /**
  * The shared parts every Tributary process wires the same way from its environment: the config
- * event store with its read model, the deployment's secret box, and (where the process needs it)
+ * event store with its read model and the command handler that writes through both (waiting on
+ * that model for read-your-writes), the deployment's secret box, and (where the process needs it)
  * the tracking message log. One place, so the all-in-one server and each app cannot drift apart.
  */
 export function configStoreModules(environment: Environment) {
@@ -15,6 +17,7 @@ export function configStoreModules(environment: Environment) {
       eventStoreUrl: environment.EVENTSTORE_URL,
       dataDir: environment.DATA_DIR,
     }),
+    ConfigCommandsModule.register({ projections: ConfigReadModel }),
     SecretBoxModule.register({
       secretKeyHex: environment.TRIBUTARY_SECRET_KEY,
       previousKeysHex: environment.TRIBUTARY_PREVIOUS_SECRET_KEYS,

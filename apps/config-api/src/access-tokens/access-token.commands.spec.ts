@@ -15,7 +15,7 @@ describe('AccessTokenCommands', () => {
 
   beforeEach(async () => {
     harness = await startCommandHarness();
-    accessTokens = new AccessTokenCommands(harness.readModel, harness.runner);
+    accessTokens = new AccessTokenCommands(harness.readModel, harness.commands);
     await harness.seedWorkspace('ws');
     await harness.seedWorkspace('other');
   });
@@ -29,7 +29,7 @@ describe('AccessTokenCommands', () => {
     );
 
     expect(token).toMatchObject({ description: '', scope: 'workspace', workspaceSlugs: ['ws', 'other'] });
-    expect(harness.readModel.tokensByHash.get(hashAccessToken(plaintext))?.number).toBe(token.number);
+    expect(harness.readModel.accessTokenByHash(hashAccessToken(plaintext))?.number).toBe(token.number);
     const stored = await harness.store.readStream(streamNames.accessToken(token.number));
     expect(stored.map((event) => event.type)).toEqual(['AccessTokenCreated']);
     expect(JSON.stringify(stored.map((event) => event.data))).not.toContain(plaintext);
@@ -42,7 +42,7 @@ describe('AccessTokenCommands', () => {
         metadata,
       ),
     ).rejects.toEqual(ConfigApiError.notFound('workspaces/gone, workspaces/lost not found'));
-    expect(harness.readModel.tokensByNumber.size).toBe(0);
+    expect(harness.readModel.listAccessTokens().length).toBe(0);
   });
 
   it('gives tokens minted at once a number each', async () => {
@@ -53,7 +53,7 @@ describe('AccessTokenCommands', () => {
     );
 
     expect(new Set(minted.map(({ token }) => token.number)).size).toBe(5);
-    expect(harness.readModel.tokensByNumber.size).toBe(5);
+    expect(harness.readModel.listAccessTokens().length).toBe(5);
   });
 
   it('deletes a token named by number or full name, and answers 404 for one that does not exist', async () => {
@@ -63,7 +63,7 @@ describe('AccessTokenCommands', () => {
     );
 
     await accessTokens.delete(`access-tokens/${token.number}`, metadata);
-    expect(harness.readModel.tokensByHash.has(hashAccessToken(plaintext))).toBe(false);
+    expect(harness.readModel.accessTokenByHash(hashAccessToken(plaintext))).toBeUndefined();
     await expect(accessTokens.delete(String(token.number), metadata)).rejects.toEqual(
       ConfigApiError.notFound(`access-tokens/${token.number} not found`),
     );

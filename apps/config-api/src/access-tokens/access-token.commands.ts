@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { generateAccessTokenSecret, hashAccessToken } from '@tributary/auth';
 import { ConfigApiError } from '@tributary/config-api-access';
-import { accessTokenDecider, AccessTokenRecord, DomainError, streamNames } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { accessTokenAggregate, AccessTokenRecord, DomainError } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import { type CreateAccessTokenRequest, lastSegment, workspaceName } from '@tributary/contracts';
 import { EventMetadata, WrongExpectedRevisionError } from '@tributary/event-store';
 
@@ -15,7 +16,7 @@ import { EventMetadata, WrongExpectedRevisionError } from '@tributary/event-stor
 export class AccessTokenCommands {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
   ) {}
 
   /** Mints a token and answers what was stored with the plaintext, shown this once. */
@@ -42,9 +43,9 @@ export class AccessTokenCommands {
         createTime: metadata.time,
       };
       try {
-        await this.commands.execute(
-          streamNames.accessToken(number),
-          accessTokenDecider,
+        await this.commands.handle(
+          accessTokenAggregate,
+          number,
           { type: 'CreateAccessToken', token: record },
           metadata,
         );
@@ -58,15 +59,10 @@ export class AccessTokenCommands {
   /** `number` may be the token's full name, `access-tokens/<n>`. */
   async delete(number: string, metadata: EventMetadata): Promise<void> {
     const tokenNumber = Number(lastSegment(number));
-    if (!Number.isInteger(tokenNumber) || !this.readModel.tokensByNumber.has(tokenNumber)) {
+    if (!Number.isInteger(tokenNumber) || !this.readModel.accessToken(tokenNumber)) {
       throw ConfigApiError.notFound(`access-tokens/${number} not found`);
     }
-    await this.commands.execute(
-      streamNames.accessToken(tokenNumber),
-      accessTokenDecider,
-      { type: 'DeleteAccessToken' },
-      metadata,
-    );
+    await this.commands.handle(accessTokenAggregate, tokenNumber, { type: 'DeleteAccessToken' }, metadata);
   }
 }
 

@@ -46,7 +46,8 @@ export class AccessTokensController {
   @Get()
   list(@CurrentPrincipal() principal: Principal, @Query() query: PageRequest) {
     this.requireTokenManager(principal);
-    const tokens = [...this.readModel.tokensByNumber.values()]
+    const tokens = this.readModel
+      .listAccessTokens()
       .filter((token) => !token.instanceAdmin)
       .sort((a, b) => a.number - b.number);
     const { page, nextPageToken } = paginate(tokens, query);

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { generateAccessTokenSecret, hashAccessToken, hashPassword } from '@tributary/auth';
-import { accessTokenDecider, DomainError, streamNames, userDecider } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { accessTokenAggregate, DomainError, userAggregate } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import { EventMetadata, WrongExpectedRevisionError } from '@tributary/event-store';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
@@ -20,25 +21,25 @@ export class InstanceBootstrapService implements OnApplicationBootstrap {
   constructor(
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const { TRIBUTARY_ADMIN_EMAIL: email, TRIBUTARY_ADMIN_PASSWORD: password } = this.environment;
     const bootstrapToken = this.environment.TRIBUTARY_BOOTSTRAP_TOKEN;
     const storeWasEmpty = this.readModel.currentPosition < 0n;
-    if (email && password && !this.readModel.users.has(email.toLowerCase())) {
+    if (email && password && !this.readModel.user(email)) {
       const passwordHash = await hashPassword(password);
       await this.ignoringRaces(() =>
-        this.commands.execute(
-          streamNames.user(email),
-          userDecider,
+        this.commands.handle(
+          userAggregate,
+          email,
           { type: 'RegisterUser', user: { email: email.toLowerCase(), passwordHash, instanceAdmin: true } },
           this.metadata(),
         ),
       );
     }
-    if (bootstrapToken && !this.readModel.tokensByHash.has(hashAccessToken(bootstrapToken))) {
+    if (bootstrapToken && !this.readModel.accessTokenByHash(hashAccessToken(bootstrapToken))) {
       await this.createAdminToken(bootstrapToken, 'bootstrap token (TRIBUTARY_BOOTSTRAP_TOKEN)');
     }
     if (!email && !bootstrapToken && storeWasEmpty) {
@@ -56,9 +57,9 @@ export class InstanceBootstrapService implements OnApplicationBootstrap {
     for (let attempt = 0; attempt < 20; attempt++) {
       const number = this.readModel.nextTokenNumber() + attempt;
       try {
-        await this.commands.execute(
-          streamNames.accessToken(number),
-          accessTokenDecider,
+        await this.commands.handle(
+          accessTokenAggregate,
+          number,
           {
             type: 'CreateAccessToken',
             token: {

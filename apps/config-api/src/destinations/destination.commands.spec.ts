@@ -32,7 +32,7 @@ describe('DestinationCommands', () => {
     harness = await startCommandHarness({ destinations: 2 });
     secretBox = new SecretBox(randomBytes(32));
     destinations = new DestinationCommands(
-      harness.runner,
+      harness.commands,
       new DestinationConfigMapper(secretBox),
       harness.quotas,
     );

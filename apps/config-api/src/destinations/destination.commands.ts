@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { ConfigApiError } from '@tributary/config-api-access';
 import {
   catalogSlugOf,
-  destinationDecider,
+  destinationAggregate,
   DestinationRecord,
   resolveUpdateMask,
   SourceRecord,
-  streamNames,
 } from '@tributary/config-domain';
-import { CommandRunner } from '@tributary/config-projections';
+import { ConfigCommandHandler } from '@tributary/config-commands';
 import {
   catalogSlugFromName,
   type CreateDestinationRequest,
@@ -37,7 +36,7 @@ const DESTINATION_ZERO_VALUES = { enabled: false, connection_mode: 'UNSPECIFIED'
 @Injectable()
 export class DestinationCommands {
   constructor(
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly configMapper: DestinationConfigMapper,
     private readonly quotas: WorkspaceQuotas,
   ) {}
@@ -60,9 +59,9 @@ export class DestinationCommands {
         : destinationSlug,
     );
     this.quotas.assertCanAddDestination(workspaceSlug);
-    await this.commands.execute(
-      streamNames.destination(sourceId, destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId, destinationSlug },
       {
         type: 'CreateDestination',
         settings: settingDefinitionsOf(catalogEntry),
@@ -99,9 +98,9 @@ export class DestinationCommands {
       body.update_mask?.paths ?? undefined,
       DESTINATION_ZERO_VALUES,
     );
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
       {
         type: 'UpdateDestination',
         settings: settingDefinitionsOf(catalogEntry),
@@ -124,9 +123,9 @@ export class DestinationCommands {
   }
 
   async delete(destination: DestinationRecord, metadata: EventMetadata): Promise<void> {
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
       { type: 'DeleteDestination' },
       metadata,
     );

@@ -24,13 +24,13 @@ describe('FilterCommands', () => {
 
   beforeEach(async () => {
     harness = await startCommandHarness({ filtersPerDestination: 2 });
-    filters = new FilterCommands(harness.runner, harness.quotas);
+    filters = new FilterCommands(harness.commands, harness.quotas);
     await harness.seedWorkspace('ws');
     await harness.seedSource('ws', 'web');
     const source = harness.readModel.source('ws', 'web')!.source;
     sourceId = source.sourceId;
     const destinations = new DestinationCommands(
-      harness.runner,
+      harness.commands,
       new DestinationConfigMapper(new SecretBox(randomBytes(32))),
       harness.quotas,
     );

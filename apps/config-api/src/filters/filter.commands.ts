@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { generateKsuid } from '@tributary/auth';
 import { ConfigApiError } from '@tributary/config-api-access';
 import {
-  destinationDecider,
+  destinationAggregate,
   DestinationRecord,
   FilterAction,
   FilterChanges,
   resolveUpdateMask,
-  streamNames,
 } from '@tributary/config-domain';
-import { CommandRunner, DestinationView } from '@tributary/config-projections';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { DestinationView } from '@tributary/config-projections';
 import { type FilterRequest, lastSegment } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import {
@@ -30,7 +30,7 @@ const FILTER_ZERO_VALUES = { title: '', description: '', if: '', enabled: false,
 @Injectable()
 export class FilterCommands {
   constructor(
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly quotas: WorkspaceQuotas,
   ) {}
 
@@ -44,9 +44,9 @@ export class FilterCommands {
     validateFilterSemantics(request.if, request.actions);
     const filterId = `df_${generateKsuid()}`;
     this.quotas.assertCanAddFilter(view);
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
       {
         type: 'CreateFilter',
         filter: {
@@ -78,9 +78,9 @@ export class FilterCommands {
       FILTER_ZERO_VALUES,
     );
     validateFilterSemantics(changes.if as string | undefined, changes.actions as FilterAction[] | undefined);
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
       { type: 'UpdateFilter', filterId, changes: changes as FilterChanges, now: metadata.time },
       metadata,
     );
@@ -88,9 +88,9 @@ export class FilterCommands {
 
   /** `filter` may be the filter's full name (docs/config-api.md §5.12). */
   async delete(destination: DestinationRecord, filter: string, metadata: EventMetadata): Promise<void> {
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
       { type: 'DeleteFilter', filterId: lastSegment(filter) },
       metadata,
     );

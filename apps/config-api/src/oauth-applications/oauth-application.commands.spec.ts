@@ -26,7 +26,7 @@ describe('OAuthApplicationCommands', () => {
 
   beforeEach(async () => {
     harness = await startCommandHarness({ oauthApplications: 1 });
-    applications = new OAuthApplicationCommands(harness.readModel, harness.runner, harness.quotas);
+    applications = new OAuthApplicationCommands(harness.readModel, harness.commands, harness.quotas);
     await harness.seedWorkspace('ws');
   });
 

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { generateKsuid } from '@tributary/auth';
 import { ConfigApiError } from '@tributary/config-api-access';
 import {
-  oauthApplicationDecider,
+  oauthApplicationAggregate,
   OAuthApplicationRecord,
   OAuthPublicKey,
   resolveUpdateMask,
-  streamNames,
 } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import type { CreateOAuthApplicationRequest, UpdateOAuthApplicationRequest } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { importSPKI } from 'jose';
@@ -35,7 +35,7 @@ interface PublicKeyInput {
 export class OAuthApplicationCommands {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly quotas: WorkspaceQuotas,
   ) {}
 
@@ -47,9 +47,9 @@ export class OAuthApplicationCommands {
   ): Promise<string> {
     const applicationId = `oa_${generateKsuid()}`;
     this.quotas.assertCanAddOAuthApplication(workspaceSlug);
-    await this.commands.execute(
-      streamNames.oauthApplication(workspaceSlug, applicationId),
-      oauthApplicationDecider,
+    await this.commands.handle(
+      oauthApplicationAggregate,
+      { workspaceSlug, applicationId },
       {
         type: 'CreateOAuthApplication',
         workspaceExists: Boolean(this.readModel.workspace(workspaceSlug)),
@@ -80,9 +80,9 @@ export class OAuthApplicationCommands {
       body.update_mask?.paths ?? undefined,
       OAUTH_APPLICATION_ZERO_VALUES,
     );
-    await this.commands.execute(
-      streamNames.oauthApplication(workspaceSlug, applicationId),
-      oauthApplicationDecider,
+    await this.commands.handle(
+      oauthApplicationAggregate,
+      { workspaceSlug, applicationId },
       {
         type: 'UpdateOAuthApplication',
         changes: {
@@ -100,9 +100,9 @@ export class OAuthApplicationCommands {
 
   async delete(application: OAuthApplicationRecord, metadata: EventMetadata): Promise<void> {
     const { workspaceSlug, applicationId } = application;
-    await this.commands.execute(
-      streamNames.oauthApplication(workspaceSlug, applicationId),
-      oauthApplicationDecider,
+    await this.commands.handle(
+      oauthApplicationAggregate,
+      { workspaceSlug, applicationId },
       { type: 'DeleteOAuthApplication' },
       metadata,
     );

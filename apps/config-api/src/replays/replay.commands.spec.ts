@@ -21,13 +21,13 @@ describe('ReplayCommands', () => {
 
   beforeEach(async () => {
     harness = await startCommandHarness({ runningReplays: 1 });
-    replays = new ReplayCommands(harness.runner, harness.quotas);
+    replays = new ReplayCommands(harness.commands, harness.quotas);
     await harness.seedWorkspace('ws');
     await harness.seedSource('ws', 'web');
     const source = harness.readModel.source('ws', 'web')!.source;
     sourceId = source.sourceId;
     await new DestinationCommands(
-      harness.runner,
+      harness.commands,
       new DestinationConfigMapper(new SecretBox(randomBytes(32))),
       harness.quotas,
     ).create(

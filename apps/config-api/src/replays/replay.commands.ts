@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { generateKsuid } from '@tributary/auth';
-import { destinationDecider, DestinationRecord, streamNames } from '@tributary/config-domain';
-import { CommandRunner } from '@tributary/config-projections';
+import { destinationAggregate, DestinationRecord } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
 import type { CreateReplayRequest } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
@@ -14,7 +14,7 @@ import { WorkspaceQuotas } from '../shared/workspace-quotas';
 @Injectable()
 export class ReplayCommands {
   constructor(
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly quotas: WorkspaceQuotas,
   ) {}
 
@@ -27,9 +27,9 @@ export class ReplayCommands {
     const replayId = `rp_${generateKsuid()}`;
     const request = body.replay ?? body;
     this.quotas.assertCanStartReplay(destination.workspaceSlug);
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
       {
         type: 'RequestReplay',
         replayId,

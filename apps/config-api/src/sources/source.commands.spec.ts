@@ -16,7 +16,7 @@ describe('SourceCommands', () => {
 
   beforeEach(async () => {
     harness = await startCommandHarness({ sources: 3 });
-    sources = new SourceCommands(harness.readModel, harness.runner, harness.quotas);
+    sources = new SourceCommands(harness.readModel, harness.commands, harness.quotas);
     await harness.seedWorkspace('ws');
   });
 

@@ -4,10 +4,10 @@ import {
   resolveUpdateMask,
   SCHEMA_CONFIG_ZERO_VALUES,
   SchemaConfig,
-  sourceDecider,
-  streamNames,
+  sourceAggregate,
 } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import {
   catalogSlugFromName,
   type CreateSourceRequest,
@@ -30,7 +30,7 @@ import { WorkspaceQuotas } from '../shared/workspace-quotas';
 export class SourceCommands {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly quotas: WorkspaceQuotas,
   ) {}
 
@@ -43,9 +43,9 @@ export class SourceCommands {
     const sourceSlug = slugUnder(workspaceName(workspaceSlug), 'sources', request.name, 'source.name');
     const catalogSlug = catalogSlugFromName(request.catalog_name, 'sources') ?? request.catalog_name;
     this.quotas.assertCanAddSource(workspaceSlug);
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
       {
         type: 'CreateSource',
         workspaceExists: Boolean(this.readModel.workspace(workspaceSlug)),
@@ -76,9 +76,9 @@ export class SourceCommands {
     const changes = resolveUpdateMask('source', body.source, body.update_mask?.paths ?? undefined, {
       allowed_origins: [],
     }) as { allowed_origins?: string[] };
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
       {
         type: 'UpdateSource',
         changes: changes.allowed_origins === undefined ? {} : { allowedOrigins: changes.allowed_origins },
@@ -88,9 +88,9 @@ export class SourceCommands {
   }
 
   async delete(workspaceSlug: string, sourceSlug: string, metadata: EventMetadata): Promise<void> {
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
       { type: 'DeleteSource' },
       metadata,
     );
@@ -109,9 +109,9 @@ export class SourceCommands {
       body.update_mask?.paths ?? undefined,
       SCHEMA_CONFIG_ZERO_VALUES,
     ) as Partial<SchemaConfig>;
-    await this.commands.execute(
-      streamNames.source(workspaceSlug, sourceSlug),
-      sourceDecider,
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
       {
         type: 'UpdateSchemaConfig',
         changes,

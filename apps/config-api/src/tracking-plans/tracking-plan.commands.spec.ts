@@ -6,6 +6,7 @@ import {
   type CommandHarness,
   startCommandHarness,
 } from '../../test/support/config-commands.kit';
+import { SourceConnectionsHandler } from './source-connections.handler';
 import { TrackingPlanCommands } from './tracking-plan.commands';
 
 describe('TrackingPlanCommands', () => {
@@ -18,9 +19,10 @@ describe('TrackingPlanCommands', () => {
     harness = await startCommandHarness({ trackingPlans: 3 });
     trackingPlans = new TrackingPlanCommands(
       harness.readModel,
-      harness.runner,
+      harness.commands,
       harness.lookup,
       harness.quotas,
+      new SourceConnectionsHandler(harness.readModel, harness.commands),
     );
     await harness.seedWorkspace('ws');
     for (const source of ['web', 'server', 'ios']) await harness.seedSource('ws', source);

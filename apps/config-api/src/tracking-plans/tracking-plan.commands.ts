@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { generateKsuid } from '@tributary/auth';
 import { ResourceLookup } from '@tributary/config-api-access';
-import { KeyedLock } from '@tributary/concurrency';
-import { resolveUpdateMask, streamNames, trackingPlanDecider } from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel } from '@tributary/config-projections';
+import { resolveUpdateMask, trackingPlanAggregate } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigReadModel } from '@tributary/config-projections';
 import {
   lastSegment,
   type TrackingPlanBody,
@@ -13,6 +13,7 @@ import {
 import type { EventMetadata } from '@tributary/event-store';
 import { slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
+import { SourceConnectionsHandler } from './source-connections.handler';
 
 /**
  * `rules` replaces the rules wholesale; the narrower `rules.<part>` paths replace one part each
@@ -31,33 +32,27 @@ const TRACKING_PLAN_ZERO_VALUES = {
 
 /**
  * The tracking-plan use cases of the Config API, apart from HTTP: the plan's id, what an update mask
- * changes, and the rule that spans plans (a source is connected to at most one). Each ends in one
- * command of the plan's aggregate; its caller reads the result back from the read model.
+ * changes, and which sources a connection names. A plan's own changes end in one command of the
+ * plan's aggregate; connections are decided in each source's stream by `SourceConnectionsHandler`.
+ * The caller reads the result back from the read model.
  */
 @Injectable()
 export class TrackingPlanCommands {
-  /**
-   * Connections of one workspace are decided one at a time. "A source is connected to at most one
-   * tracking plan" spans streams (one per plan), so it is checked against the read model, and two
-   * requests could both pass the check before either had written; holding the workspace's key from
-   * the check until the write is in the read model closes that gap for one Config API process.
-   */
-  private readonly connectionLock = new KeyedLock();
-
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly lookup: ResourceLookup,
     private readonly quotas: WorkspaceQuotas,
+    private readonly connections: SourceConnectionsHandler,
   ) {}
 
   /** Creates a plan in the workspace and answers its id (`rs_` and a KSUID). */
   async create(workspaceSlug: string, body: TrackingPlanBody, metadata: EventMetadata): Promise<string> {
     const planId = `rs_${generateKsuid()}`;
     this.quotas.assertCanAddTrackingPlan(workspaceSlug);
-    await this.commands.execute(
-      streamNames.trackingPlan(workspaceSlug, planId),
-      trackingPlanDecider,
+    await this.commands.handle(
+      trackingPlanAggregate,
+      { workspaceSlug, planId },
       {
         type: 'CreateTrackingPlan',
         workspaceExists: Boolean(this.readModel.workspace(workspaceSlug)),
@@ -92,9 +87,9 @@ export class TrackingPlanCommands {
     for (const [path, value] of Object.entries(masked)) {
       if (path.startsWith('rules.')) ruleParts[path.slice('rules.'.length)] = value;
     }
-    await this.commands.execute(
-      streamNames.trackingPlan(workspaceSlug, planId),
-      trackingPlanDecider,
+    await this.commands.handle(
+      trackingPlanAggregate,
+      { workspaceSlug, planId },
       {
         type: 'UpdateTrackingPlan',
         now: metadata.time,
@@ -109,9 +104,9 @@ export class TrackingPlanCommands {
   }
 
   async delete(workspaceSlug: string, planId: string, metadata: EventMetadata): Promise<void> {
-    await this.commands.execute(
-      streamNames.trackingPlan(workspaceSlug, planId),
-      trackingPlanDecider,
+    await this.commands.handle(
+      trackingPlanAggregate,
+      { workspaceSlug, planId },
       { type: 'DeleteTrackingPlan' },
       metadata,
     );
@@ -119,40 +114,23 @@ export class TrackingPlanCommands {
 
   /**
    * Connects the sources named (full names or bare slugs) to the plan and answers their slugs, each
-   * once. A source connected to another plan of the workspace is refused (409).
+   * once. A source connected to another plan of the workspace is refused (409); the rule is held by
+   * each source's own stream (`SourceConnectionsHandler`).
    */
-  connect(
+  async connect(
     workspaceSlug: string,
     planId: string,
     sourceNames: readonly string[],
     metadata: EventMetadata,
   ): Promise<string[]> {
-    // Whether a source is already connected elsewhere is read from the read model, across plans'
-    // streams; the lock keeps that answer true until this connection is written and folded in.
-    return this.connectionLock.run(workspaceSlug, async () => {
-      this.lookup.trackingPlan(workspaceSlug, planId);
-      const sourceSlugs = [
-        ...new Set(
-          sourceNames.map((name) => slugUnder(workspaceName(workspaceSlug), 'sources', name, 'source_name')),
-        ),
-      ];
-      const sources = Object.fromEntries(
-        sourceSlugs.map((sourceSlug) => [
-          sourceSlug,
-          {
-            exists: Boolean(this.readModel.source(workspaceSlug, sourceSlug)),
-            connectedPlanId: this.readModel.trackingPlanIdOfSource(workspaceSlug, sourceSlug),
-          },
-        ]),
-      );
-      await this.commands.execute(
-        streamNames.trackingPlan(workspaceSlug, planId),
-        trackingPlanDecider,
-        { type: 'ConnectSources', sourceSlugs, sources },
-        metadata,
-      );
-      return sourceSlugs;
-    });
+    this.lookup.trackingPlan(workspaceSlug, planId);
+    const sourceSlugs = [
+      ...new Set(
+        sourceNames.map((name) => slugUnder(workspaceName(workspaceSlug), 'sources', name, 'source_name')),
+      ),
+    ];
+    await this.connections.connect(workspaceSlug, planId, sourceSlugs, metadata);
+    return sourceSlugs;
   }
 
   /** `source` may be a full source name (docs/config-api.md §5.12). */
@@ -162,11 +140,6 @@ export class TrackingPlanCommands {
     source: string,
     metadata: EventMetadata,
   ): Promise<void> {
-    await this.commands.execute(
-      streamNames.trackingPlan(workspaceSlug, planId),
-      trackingPlanDecider,
-      { type: 'DisconnectSource', sourceSlug: lastSegment(source) },
-      metadata,
-    );
+    await this.connections.disconnect(workspaceSlug, planId, lastSegment(source), metadata);
   }
 }

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { generateWorkspaceId } from '@tributary/auth';
 import { ConfigApiError } from '@tributary/config-api-access';
-import { resolveUpdateMask, streamNames, workspaceDecider } from '@tributary/config-domain';
-import { CommandRunner } from '@tributary/config-projections';
+import { resolveUpdateMask, workspaceAggregate } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
 import { type CreateWorkspaceRequest, lastSegment, type UpdateWorkspaceRequest } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
@@ -16,16 +16,16 @@ import { Environment, ENVIRONMENT } from '@tributary/platform';
 @Injectable()
 export class WorkspaceCommands {
   constructor(
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
   /** Creates the workspace named in the request and answers its slug. */
   async create(request: CreateWorkspaceRequest['workspace'], metadata: EventMetadata): Promise<string> {
     const slug = lastSegment(request.name);
-    await this.commands.execute(
-      streamNames.workspace(slug),
-      workspaceDecider,
+    await this.commands.handle(
+      workspaceAggregate,
+      slug,
       {
         type: 'CreateWorkspace',
         workspace: {
@@ -48,9 +48,9 @@ export class WorkspaceCommands {
     });
     if (changes.display_name === '')
       throw ConfigApiError.invalidArgument('workspace.display_name must not be empty');
-    await this.commands.execute(
-      streamNames.workspace(workspaceSlug),
-      workspaceDecider,
+    await this.commands.handle(
+      workspaceAggregate,
+      workspaceSlug,
       {
         type: 'UpdateWorkspace',
         changes: {

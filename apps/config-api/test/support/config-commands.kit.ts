@@ -1,9 +1,11 @@
 // What the Config API's command modules run on in their unit tests, without HTTP: a real SQLite
-// event store, the read model folded from it and the command runner between them, as the Config API
-// wires them; resources other modules own are seeded as the events that record them.
+// event store, the projections' runner folding it, the read model over the runner and the command
+// handler that writes to the store and waits for the projections, as the Config API wires them;
+// resources other modules own are seeded as the events that record them.
 import { ResourceLookup } from '@tributary/config-api-access';
 import { DEFAULT_SCHEMA_CONFIG } from '@tributary/config-domain';
-import { CommandRunner, ConfigProjectionRunner, ConfigReadModel } from '@tributary/config-projections';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { ConfigProjectionRunner, ConfigReadModel } from '@tributary/config-projections';
 import { SqliteEventStore, type EventMetadata } from '@tributary/event-store';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,7 @@ export const COMMAND_METADATA: EventMetadata = {
 export interface CommandHarness {
   store: SqliteEventStore;
   readModel: ConfigReadModel;
-  runner: CommandRunner;
+  commands: ConfigCommandHandler;
   lookup: ResourceLookup;
   quotas: WorkspaceQuotas;
   seedWorkspace(slug: string): Promise<void>;
@@ -32,9 +34,9 @@ export async function startCommandHarness(
 ): Promise<CommandHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'config-commands-'));
   const store = new SqliteEventStore(join(dataDir, 'config-events.sqlite'));
-  const readModel = new ConfigReadModel();
-  const projection = new ConfigProjectionRunner(store, readModel);
-  await projection.start();
+  const projections = new ConfigProjectionRunner();
+  const readModel = new ConfigReadModel(projections);
+  await projections.start(store);
   let seeded = 0;
   const seed = async (type: string, data: Record<string, unknown>) => {
     seeded += 1;
@@ -48,7 +50,7 @@ export async function startCommandHarness(
   return {
     store,
     readModel,
-    runner: new CommandRunner(store, readModel),
+    commands: new ConfigCommandHandler(store, readModel),
     lookup: new ResourceLookup(readModel),
     quotas: new WorkspaceQuotas(readModel, {
       sources: 10,
@@ -79,7 +81,7 @@ export async function startCommandHarness(
         schemaConfig: DEFAULT_SCHEMA_CONFIG,
       }),
     async stop() {
-      await projection.stop();
+      await projections.stop();
       await store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

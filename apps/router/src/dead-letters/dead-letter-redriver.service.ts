@@ -6,11 +6,11 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { SecretBox } from '@tributary/auth';
-import { catalogSlugOf, DomainError, destinationDecider, streamNames } from '@tributary/config-domain';
-import { CommandRunner, ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
+import { catalogSlugOf, destinationAggregate, DomainError } from '@tributary/config-domain';
+import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
+import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
 import { DeadLetter, EVENT_LOG, EventLog } from '@tributary/event-log';
-import { WrongExpectedRevisionError } from '@tributary/event-store';
 import { randomUUID } from 'node:crypto';
 import { destinationConsumerName } from '../destination-consumers/consumer-names';
 import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
@@ -18,8 +18,6 @@ import { HeldLease, JobLeases, LeaseLostError } from '../job-leases/job-leases';
 import { LeasedJobs } from '../job-leases/leased-jobs';
 
 const PAGE_SIZE = 500;
-/** Recording a redrive may meet a concurrent write to the destination's stream: read and try again. */
-const RECORD_ATTEMPTS = 5;
 
 /** One lease per destination: its redrives run one after the other, each seeing what the last delivered. */
 export const redriveLeaseName = (sourceId: string, destinationSlug: string) =>
@@ -50,7 +48,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly deliveries: DestinationDeliveries,
     private readonly secretBox: SecretBox,
     leases: JobLeases,
@@ -90,11 +88,10 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
     lease: HeldLease,
     stopping: AbortSignal,
   ): Promise<void> {
-    const stream = streamNames.destination(sourceId, destinationSlug);
     let inherited = lease.inherited as Partial<RedriveProgress>;
     for (;;) {
       // The previous holder may have recorded a redrive a moment ago: look at the stream as stored now.
-      await this.commands.catchUp(stream);
+      await this.commands.catchUp(destinationAggregate, { sourceId, destinationSlug });
       const view = this.readModel.destination(sourceId, destinationSlug);
       const redriveId = view?.pendingRedriveIds[0];
       if (!view || !redriveId) {
@@ -116,7 +113,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
         if (error instanceof LeaseLostError) return;
         throw error;
       }
-      await this.record(stream, progress);
+      await this.record({ sourceId, destinationSlug }, progress);
       await lease.save({});
     }
   }
@@ -153,24 +150,23 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
     return true;
   }
 
-  private async record(stream: string, progress: RedriveProgress): Promise<void> {
+  private async record(
+    destination: { sourceId: string; destinationSlug: string },
+    progress: RedriveProgress,
+  ): Promise<void> {
     const { redriveId, delivered, failed } = progress;
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.commands.execute(
-          stream,
-          destinationDecider,
-          { type: 'RecordDeadLetterRedrive', redriveId, delivered, failed, now: new Date().toISOString() },
-          { actor: 'system:router', requestId: `redrive-${randomUUID()}`, time: new Date().toISOString() },
-        );
-        return;
-      } catch (error) {
-        if (error instanceof DomainError) {
-          this.logger.warn(`redrive ${redriveId} ended without a record: ${error.message}`);
-          return;
-        }
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= RECORD_ATTEMPTS) throw error;
-      }
+    try {
+      await this.commands.handle(
+        destinationAggregate,
+        destination,
+        { type: 'RecordDeadLetterRedrive', redriveId, delivered, failed, now: new Date().toISOString() },
+        { actor: 'system:router', requestId: `redrive-${randomUUID()}`, time: new Date().toISOString() },
+        // A concurrent write to the destination (an operator's change) leaves the redrive to record.
+        { retry: RETRY_ON_CONFLICT },
+      );
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.warn(`redrive ${redriveId} ended without a record: ${error.message}`);
     }
   }
 

@@ -1,8 +1,9 @@
 import { Get, Inject, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
-import { destinationDecider, streamNames } from '@tributary/config-domain';
-import { CommandRunner, DestinationView } from '@tributary/config-projections';
+import { destinationAggregate } from '@tributary/config-domain';
+import { ConfigCommandHandler } from '@tributary/config-commands';
+import { DestinationView } from '@tributary/config-projections';
 import { MASKED_SECRET, destinationName } from '@tributary/contracts';
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import type { EventMetadata } from '@tributary/event-store';
@@ -23,7 +24,7 @@ import { destinationConsumerName } from '../destination-consumers/consumer-names
 export class DeadLettersController {
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
   ) {}
 
   @Get()
@@ -72,9 +73,9 @@ export class DeadLettersController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const redriveId = `rd_${generateKsuid()}`;
-    await this.commands.execute(
-      streamNames.destination(destination.sourceId, destination.destinationSlug),
-      destinationDecider,
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
       { type: 'RequestDeadLetterRedrive', redriveId, now: metadata.time },
       metadata,
     );

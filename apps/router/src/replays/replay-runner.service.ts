@@ -5,16 +5,10 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import {
-  DomainError,
-  destinationDecider,
-  ReplayCounts,
-  ReplayRecord,
-  streamNames,
-} from '@tributary/config-domain';
-import { CommandRunner, ConfigReadModel, DestinationView } from '@tributary/config-projections';
+import { DomainError, destinationAggregate, ReplayCounts, ReplayRecord } from '@tributary/config-domain';
+import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
+import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { Delivery, EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
-import { WrongExpectedRevisionError } from '@tributary/event-store';
 import { randomUUID } from 'node:crypto';
 import { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
 import { replayConsumerName } from '../destination-consumers/consumer-names';
@@ -25,8 +19,6 @@ import { ReplayCheckpoint, ReplayTally } from './replay-tally';
 
 /** How often a running replay checks whether it has sent everything. */
 const COMPLETION_CHECK_MS = 250;
-/** Recording the end may meet a concurrent write to the destination's stream: read and try again. */
-const RECORD_ATTEMPTS = 5;
 
 export const replayLeaseName = (replayId: string) => `replay_${replayId}`;
 
@@ -62,7 +54,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     private readonly readModel: ConfigReadModel,
-    private readonly commands: CommandRunner,
+    private readonly commands: ConfigCommandHandler,
     private readonly deliverer: MessageDeliverer,
     leases: JobLeases,
   ) {
@@ -105,7 +97,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     const { sourceId, destinationSlug, replayId } = job;
     const consumerName = replayConsumerName(replayId);
     // The previous holder may have finished it a moment ago: look at the stream as stored now.
-    await this.commands.catchUp(streamNames.destination(sourceId, destinationSlug));
+    await this.commands.catchUp(destinationAggregate, { sourceId, destinationSlug });
     const running = this.runningReplay(job);
     if (!running) {
       await this.eventLog.deleteConsumer(consumerName).catch(() => false);
@@ -181,30 +173,26 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     counts: ReplayCounts,
     failureReason: string | null,
   ): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.commands.execute(
-          streamNames.destination(job.sourceId, job.destinationSlug),
-          destinationDecider,
-          {
-            type: 'FinishReplay',
-            replayId: job.replayId,
-            state,
-            counts,
-            failureReason,
-            now: new Date().toISOString(),
-          },
-          { actor: 'system:router', requestId: `replay-${randomUUID()}`, time: new Date().toISOString() },
-        );
-        return;
-      } catch (error) {
-        // The destination is gone: there is nothing left to record the replay on.
-        if (error instanceof DomainError) {
-          this.logger.warn(`replay ${job.replayId} ended without a record: ${error.message}`);
-          return;
-        }
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= RECORD_ATTEMPTS) throw error;
-      }
+    try {
+      await this.commands.handle(
+        destinationAggregate,
+        { sourceId: job.sourceId, destinationSlug: job.destinationSlug },
+        {
+          type: 'FinishReplay',
+          replayId: job.replayId,
+          state,
+          counts,
+          failureReason,
+          now: new Date().toISOString(),
+        },
+        { actor: 'system:router', requestId: `replay-${randomUUID()}`, time: new Date().toISOString() },
+        // A concurrent write to the destination (an operator's change) leaves the end to record.
+        { retry: RETRY_ON_CONFLICT },
+      );
+    } catch (error) {
+      // The destination is gone: there is nothing left to record the replay on.
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.warn(`replay ${job.replayId} ended without a record: ${error.message}`);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { DEFAULT_SCHEMA_CONFIG, type ConfigEvent } from '@tributary/config-domain';
-import { ConfigReadModel } from '@tributary/config-projections';
+import { ConfigProjectionRunner, ConfigReadModel } from '@tributary/config-projections';
 import { MetricsRegistry } from '@tributary/platform';
 import { ProtocolsMetrics } from './protocols.metrics';
 import { SourceEnforcementRegistry } from './source-enforcement.registry';
@@ -20,14 +20,14 @@ const rules = (required: string) => ({
 });
 
 describe('SourceEnforcementRegistry', () => {
-  let readModel: ConfigReadModel;
+  let runner: ConfigProjectionRunner;
   let registry: SourceEnforcementRegistry;
   let metricsRegistry: MetricsRegistry;
   let position = 0n;
 
   const apply = (event: ConfigEvent) => {
     position += 1n;
-    readModel.apply({
+    runner.apply({
       streamName: 'test',
       type: event.type,
       data: event.data as unknown as Record<string, unknown>,
@@ -39,9 +39,12 @@ describe('SourceEnforcementRegistry', () => {
   const nextTick = () => new Promise((resolve) => setImmediate(resolve));
 
   beforeEach(() => {
-    readModel = new ConfigReadModel();
+    runner = new ConfigProjectionRunner();
     metricsRegistry = new MetricsRegistry();
-    registry = new SourceEnforcementRegistry(readModel, new ProtocolsMetrics(metricsRegistry));
+    registry = new SourceEnforcementRegistry(
+      new ConfigReadModel(runner),
+      new ProtocolsMetrics(metricsRegistry),
+    );
     apply({ type: 'SourceCreated', data: { ...source('a'), schemaConfig: DEFAULT_SCHEMA_CONFIG } });
     apply({ type: 'SourceCreated', data: { ...source('b'), schemaConfig: DEFAULT_SCHEMA_CONFIG } });
   });

@@ -94,7 +94,7 @@ describe('tracking plan decider', () => {
   describe('CreateTrackingPlan', () => {
     it('creates a plan with its rules', () => {
       const { state } = given(trackingPlanDecider).when(createCommand(plan.rules)).then([planCreated]);
-      expect(state).toEqual({ status: 'active', plan, connectedSourceSlugs: [] });
+      expect(state).toEqual({ status: 'active', plan });
     });
 
     it('fills the always-present parts: missing rules, missing parts and null traits become empty lists', () => {
@@ -474,124 +474,18 @@ describe('tracking plan decider', () => {
     });
   });
 
-  describe('ConnectSources', () => {
-    const known = { js: { exists: true }, ios: { exists: true }, android: { exists: true } };
-
-    it('connects each named source', () => {
-      const { state } = given(trackingPlanDecider, [planCreated])
-        .when({ type: 'ConnectSources', sourceSlugs: ['js', 'ios'], sources: known })
-        .then([connected('js'), connected('ios')]);
-      expect(state.status === 'active' && state.connectedSourceSlugs).toEqual(['js', 'ios']);
-    });
-
-    it('is idempotent: a source already connected to this plan yields no event and no error', () => {
-      given(trackingPlanDecider, [planCreated, connected('js')])
-        .when({
-          type: 'ConnectSources',
-          sourceSlugs: ['js'],
-          sources: { js: { exists: true, connectedPlanId: planIdentity.planId } },
-        })
-        .then([]);
-      given(trackingPlanDecider, [planCreated, connected('js')])
-        .when({
-          type: 'ConnectSources',
-          sourceSlugs: ['js', 'ios'],
-          sources: { ...known, js: { exists: true, connectedPlanId: planIdentity.planId } },
-        })
-        .then([connected('ios')]);
-    });
-
-    it('connects anew a source whose connection went with its deletion (the read model no longer shows it)', () => {
-      given(trackingPlanDecider, [planCreated, connected('js')])
-        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: { js: { exists: true } } })
-        .then([connected('js')]);
-    });
-
-    it('connects a source named twice in one batch once', () => {
-      given(trackingPlanDecider, [planCreated])
-        .when({ type: 'ConnectSources', sourceSlugs: ['js', 'js'], sources: known })
-        .then([connected('js')]);
-    });
-
-    it('refuses a source that does not exist with not_found, connecting none of the batch', () => {
-      given(trackingPlanDecider, [planCreated])
-        .when({ type: 'ConnectSources', sourceSlugs: ['js', 'web'], sources: known })
-        .thenThrows('not_found', 'workspaces/ws/sources/web not found');
-      given(trackingPlanDecider, [planCreated])
-        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: { js: { exists: false } } })
-        .thenThrows('not_found', 'workspaces/ws/sources/js not found');
-    });
-
-    it('refuses a source connected to another plan with already_exists, naming that plan', () => {
-      given(trackingPlanDecider, [planCreated])
-        .when({
-          type: 'ConnectSources',
-          sourceSlugs: ['ios', 'js'],
-          sources: { ...known, js: { exists: true, connectedPlanId: 'rs_other' } },
-        })
-        .thenThrows(
-          'already_exists',
-          'workspaces/ws/sources/js is already connected to tracking plan rs_other',
-        );
-    });
-
-    it('refuses an empty batch with invalid_argument', () => {
-      given(trackingPlanDecider, [planCreated])
-        .when({ type: 'ConnectSources', sourceSlugs: [], sources: {} })
-        .thenThrows('invalid_argument', 'source_names must name at least one source');
-    });
-
-    it('does not mistake inherited object members for sources', () => {
-      given(trackingPlanDecider, [planCreated])
-        .when({ type: 'ConnectSources', sourceSlugs: ['constructor'], sources: {} })
-        .thenThrows('not_found', 'workspaces/ws/sources/constructor not found');
-    });
-
-    it('refuses to connect to a plan that does not exist, or was deleted, with not_found', () => {
-      given(trackingPlanDecider)
-        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: known })
-        .thenThrows('not_found', 'tracking plan not found');
-      given(trackingPlanDecider, [planCreated, planDeleted])
-        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: known })
-        .thenThrows('not_found', 'tracking plan not found');
-    });
-  });
-
-  describe('DisconnectSource', () => {
-    it('disconnects a connected source and keeps the others', () => {
-      const { state } = given(trackingPlanDecider, [planCreated, connected('js'), connected('ios')])
-        .when({ type: 'DisconnectSource', sourceSlug: 'js' })
-        .then([disconnected('js')]);
-      expect(state.status === 'active' && state.connectedSourceSlugs).toEqual(['ios']);
-    });
-
-    it('refuses a source that is not connected, or no longer is, with not_found', () => {
-      given(trackingPlanDecider, [planCreated])
-        .when({ type: 'DisconnectSource', sourceSlug: 'js' })
-        .thenThrows('not_found', `source js is not connected to tracking plan ${planIdentity.planId}`);
-      given(trackingPlanDecider, [planCreated, connected('js'), disconnected('js')])
-        .when({ type: 'DisconnectSource', sourceSlug: 'js' })
-        .thenThrows('not_found', 'source js is not connected');
-    });
-
-    it('lets a disconnected source be connected again', () => {
-      given(trackingPlanDecider, [planCreated, connected('js'), disconnected('js')])
-        .when({ type: 'ConnectSources', sourceSlugs: ['js'], sources: { js: { exists: true } } })
-        .then([connected('js')]);
-    });
-
-    it('refuses to disconnect from a deleted plan with not_found', () => {
-      given(trackingPlanDecider, [planCreated, connected('js'), planDeleted])
-        .when({ type: 'DisconnectSource', sourceSlug: 'js' })
-        .thenThrows('not_found', 'tracking plan not found');
-    });
-  });
-
   it('ignores changes to a plan that is not active when folding', () => {
     expect(stateAfter(trackingPlanDecider, [planCreated, planDeleted, connected('js')])).toEqual({
       status: 'deleted',
     });
     expect(stateAfter(trackingPlanDecider, [connected('js')])).toEqual({ status: 'absent' });
+  });
+
+  it('folds the connections a plan stream holds from before per-source streams into nothing it decides on', () => {
+    expect(stateAfter(trackingPlanDecider, [planCreated, connected('js'), disconnected('js')])).toEqual({
+      status: 'active',
+      plan,
+    });
   });
 });
 

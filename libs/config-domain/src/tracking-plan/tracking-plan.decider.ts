@@ -8,9 +8,7 @@ import {
 } from './tracking-plan.events';
 
 export type TrackingPlanState =
-  | { status: 'absent' }
-  | { status: 'active'; plan: TrackingPlanRecord; connectedSourceSlugs: string[] }
-  | { status: 'deleted' };
+  { status: 'absent' } | { status: 'active'; plan: TrackingPlanRecord } | { status: 'deleted' };
 
 export type TrackingPlanCommand =
   | {
@@ -23,14 +21,7 @@ export type TrackingPlanCommand =
       changes: { displayName?: string; rules?: unknown; ruleParts?: Record<string, unknown> };
       now: string;
     }
-  | { type: 'DeleteTrackingPlan' }
-  | {
-      type: 'ConnectSources';
-      sourceSlugs: string[];
-      /** Source slug -> whether it exists, and the plan it is already connected to, if any. */
-      sources: Record<string, { exists: boolean; connectedPlanId?: string }>;
-    }
-  | { type: 'DisconnectSource'; sourceSlug: string };
+  | { type: 'DeleteTrackingPlan' };
 
 const RULE_PARTS = ['events', 'identify_traits', 'group_traits', 'global', 'identify', 'group'] as const;
 
@@ -84,51 +75,13 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
           { type: 'TrackingPlanDeleted', data: { workspaceSlug: plan.workspaceSlug, planId: plan.planId } },
         ];
       }
-      case 'ConnectSources': {
-        const active = requireActive(state);
-        const { workspaceSlug, planId } = active.plan;
-        if (command.sourceSlugs.length === 0)
-          throw invalidArgument('source_names must name at least one source');
-        const events: TrackingPlanEvent[] = [];
-        const connected = new Set(active.connectedSourceSlugs);
-        for (const sourceSlug of new Set(command.sourceSlugs)) {
-          const source = command.sources[sourceSlug];
-          if (!source?.exists) throw notFound(`workspaces/${workspaceSlug}/sources/${sourceSlug} not found`);
-          if (source.connectedPlanId && source.connectedPlanId !== planId) {
-            throw alreadyExists(
-              `workspaces/${workspaceSlug}/sources/${sourceSlug} is already connected to tracking plan ${source.connectedPlanId}`,
-            );
-          }
-          // Connecting twice is not an error: the connection exists, which is what was asked. A source
-          // deleted and created again lost its connection, so it is connected anew.
-          if (connected.has(sourceSlug) && source.connectedPlanId === planId) continue;
-          connected.add(sourceSlug);
-          events.push({ type: 'TrackingPlanSourceConnected', data: { workspaceSlug, planId, sourceSlug } });
-        }
-        return events;
-      }
-      case 'DisconnectSource': {
-        const active = requireActive(state);
-        if (!active.connectedSourceSlugs.includes(command.sourceSlug)) {
-          throw notFound(
-            `source ${command.sourceSlug} is not connected to tracking plan ${active.plan.planId}`,
-          );
-        }
-        const { workspaceSlug, planId } = active.plan;
-        return [
-          {
-            type: 'TrackingPlanSourceDisconnected',
-            data: { workspaceSlug, planId, sourceSlug: command.sourceSlug },
-          },
-        ];
-      }
     }
   },
 
   evolve(state, event) {
     switch (event.type) {
       case 'TrackingPlanCreated':
-        return { status: 'active', plan: event.data, connectedSourceSlugs: [] };
+        return { status: 'active', plan: event.data };
       case 'TrackingPlanDeleted':
         return { status: 'deleted' };
     }
@@ -136,16 +89,10 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
     switch (event.type) {
       case 'TrackingPlanUpdated':
         return { ...state, plan: applyTrackingPlanChanges(state.plan, event.data) };
-      case 'TrackingPlanSourceConnected':
-        return {
-          ...state,
-          connectedSourceSlugs: [...new Set([...state.connectedSourceSlugs, event.data.sourceSlug])],
-        };
-      case 'TrackingPlanSourceDisconnected':
-        return {
-          ...state,
-          connectedSourceSlugs: state.connectedSourceSlugs.filter((slug) => slug !== event.data.sourceSlug),
-        };
+      // Connections are decided in each source's stream (`sourceTrackingPlanDecider`); those a plan's
+      // stream holds from before are for the read model, and change nothing the plan decides on.
+      default:
+        return state;
     }
   },
 };

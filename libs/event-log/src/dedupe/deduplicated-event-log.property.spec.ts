@@ -419,6 +419,12 @@ const commandArbitraries = [
   fc.constant(new ThroughWindowsCommand()),
 ];
 
+/** `FC_SEED` and `FC_PATH` (from a failure's report) run that one case again, for debugging. */
+function replayOfAFailure(): { seed?: number; path?: string } {
+  const seed = process.env.FC_SEED;
+  return seed ? { seed: Number(seed), path: process.env.FC_PATH } : {};
+}
+
 describe('DeduplicatedEventLog, model-based with crashes and an injected clock', () => {
   let server: NatsServerProcess;
 
@@ -459,7 +465,7 @@ describe('DeduplicatedEventLog, model-based with crashes and an injected clock',
           rmSync(directory, { recursive: true, force: true });
         }
       }),
-      { numRuns: 6, endOnFailure: true, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH } : {}) },
+      { numRuns: 6, endOnFailure: true, ...replayOfAFailure() },
     );
   }, 600_000);
 });

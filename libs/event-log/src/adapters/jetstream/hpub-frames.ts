@@ -12,7 +12,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
  * The write goes through the client's own outbound buffer (`protocol.sendCommand`, what `publish` itself
  * calls), so ordering, flushing and reconnect buffering stay the client's. That method is part of the
  * connection class but not of the `NatsConnection` interface: `rawFrameWriter` returns null when it is
- * missing (a future client), and callers then publish message by message.
+ * missing (a future client), and callers then publish message by message. The `@nats-io/*` packages
+ * are pinned to an exact version and pipelined-publisher.spec.ts fails on that fallback, so a client
+ * upgrade cannot make it happen unnoticed.
  */
 export type RawFrameWriter = (frames: Uint8Array) => void;
 

@@ -5,6 +5,12 @@ import { encodePublishFrames, rawFrameWriter, type FramedPublish, type RawFrameW
 /** One message to publish: its subject, its id (`Nats-Msg-Id`) and its JSON text. */
 export type PipelinedPublish = FramedPublish;
 
+/**
+ * How a batch reaches the server: `frames`, one write of HPUB frames through the client's internal
+ * writer (hpub-frames.ts), or `message-by-message`, the fallback through the public `publish`.
+ */
+export type PublishPath = 'frames' | 'message-by-message';
+
 export interface PubAck {
   sequence: number;
   duplicate: boolean;
@@ -27,6 +33,12 @@ interface PendingBatch {
  * Here every publish carries `Nats-Msg-Id` and a reply subject `<inbox>.<batch>.<index>` under one
  * wildcard inbox, so a batch of messages costs one promise and one bookkeeping entry; one sweep expires
  * batches not fully acknowledged in time.
+ *
+ * Two client internals are relied on: the connection's `protocol.sendCommand` (hpub-frames.ts) and the
+ * header class `MsgHdrsImpl` (see `Utf8Headers`). Neither is in the client's public interface, so no
+ * semver range promises them: package.json pins every `@nats-io/*` package to an exact version, and
+ * pipelined-publisher.spec.ts fails when the installed client no longer takes the fast path (the
+ * fallback works, only slower, so nothing else would notice). Raise the pin only with that test green.
  */
 export class PipelinedJetStreamPublisher {
   private readonly inbox = createInbox();
@@ -36,6 +48,8 @@ export class PipelinedJetStreamPublisher {
   /** One write per batch where the client allows it (see hpub-frames.ts); null: message by message. */
   private readonly writeFrames: RawFrameWriter | null;
   private nextBatchId = 1;
+  /** Batches written each way since the start: a fallback to `message-by-message` shows here. */
+  readonly batchesWritten: Record<PublishPath, number> = { frames: 0, 'message-by-message': 0 };
 
   constructor(
     private readonly connection: NatsConnection,
@@ -47,6 +61,11 @@ export class PipelinedJetStreamPublisher {
     this.sweeper = setInterval(() => this.expireOverdue(), Math.max(10, Math.min(250, timeoutMs / 4)));
     this.sweeper.unref();
     this.writeFrames = rawFrameWriter(connection);
+  }
+
+  /** The path every batch takes, fixed at construction by what the client offers. */
+  get path(): PublishPath {
+    return this.writeFrames ? 'frames' : 'message-by-message';
   }
 
   /** Resolves with one PubAck per message, in order, once JetStream has stored (or deduplicated) them all. */
@@ -68,8 +87,10 @@ export class PipelinedJetStreamPublisher {
           // The server's limit, as `publish` checks it; 1 MiB is nats-server's default before it has told us.
           const maxPayloadBytes = this.connection.info?.max_payload ?? 1024 * 1024;
           this.writeFrames(encodePublishFrames(messages, replyPrefix, maxPayloadBytes));
+          this.batchesWritten.frames += 1;
         } else {
           this.publishOneByOne(messages, replyPrefix);
+          this.batchesWritten['message-by-message'] += 1;
         }
       } catch (error) {
         // Those already written may still be stored; the caller must treat the batch as not acknowledged.

@@ -42,8 +42,10 @@ describe('Segment Actions adapter (Actions Amplitude)', () => {
       egressGuard: vendor.egressGuard,
       ca: vendor.ca,
       portMap: vendor.portMap,
-      requestTimeoutMs: 1_000,
-      messageTimeoutMs: 2_000,
+      // Short enough for the hanging vendor's case, long enough for twenty TLS requests on a loaded
+      // machine (a full CI run shares two cores with everything else).
+      requestTimeoutMs: 3_000,
+      messageTimeoutMs: 6_000,
     });
     adapter = new SegmentActionsDeliveryAdapter(amplitude, runtime);
   });

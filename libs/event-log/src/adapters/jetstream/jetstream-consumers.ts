@@ -1,0 +1,210 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiCodes,
+  ReplayPolicy,
+  type ConsumerMessages,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import {
+  ConsumerMismatchError,
+  ConsumerNotFoundError,
+  type ConsumeOptions,
+  type ConsumerLag,
+  type ConsumerSubscription,
+  type Delivery,
+  type DeliveryHandler,
+} from '../../event-log.port';
+import { assertConsumerName, assertPositiveInteger, assertSubjectToken } from '../../event-log.validation';
+import { RunningHandlers } from '../../running-handlers';
+import type { JetStreamAttemptHistory } from './attempt-history';
+import { CoalescedAcks } from './coalesced-acks';
+import { isApiError, type JetStreamSession } from './jetstream-session';
+import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
+
+/**
+ * The durable consumers of `TRACKING`: one pull consumer per name, explicit ack, unlimited
+ * `max_deliver` (the router decides when to give up and dead-letters), `max_ack_pending` =
+ * maxInFlight; the deliveries they hand out, with ack, delayed nak and terminate.
+ */
+export class JetStreamConsumers {
+  private readonly subscriptions = new Map<string, Set<ConsumerSubscription>>();
+  private readonly acks = new CoalescedAcks();
+
+  constructor(
+    private readonly session: JetStreamSession,
+    private readonly attemptHistory: JetStreamAttemptHistory,
+  ) {}
+
+  async consume(
+    consumerName: string,
+    options: ConsumeOptions,
+    handler: DeliveryHandler,
+  ): Promise<ConsumerSubscription> {
+    assertConsumerName(consumerName);
+    assertConsumeOptions(options);
+    this.session.assertUsable();
+    let messages: ConsumerMessages;
+    try {
+      await this.ensureConsumer(consumerName, options);
+      const consumer = await this.session.client.consumers.get(TRACKING_STREAM, consumerName);
+      const handlers = new RunningHandlers(handler, options.onHandlerError, options.ackWaitMs);
+      messages = await consumer.consume({
+        max_messages: options.maxInFlight,
+        // A slow handler tells the server it is still working, so its message is not redelivered
+        // meanwhile: the ack wait can then be short, and a dead router's messages come back quickly.
+        callback: (message) =>
+          handlers.start(this.toDelivery(message, options.confirmAcks !== false), () => message.working()),
+      });
+      const subscription: ConsumerSubscription = {
+        stop: async () => {
+          this.subscriptions.get(consumerName)?.delete(subscription);
+          await messages.close();
+          await handlers.whenIdle();
+          this.acks.flush();
+        },
+      };
+      const ofConsumer = this.subscriptions.get(consumerName) ?? new Set<ConsumerSubscription>();
+      ofConsumer.add(subscription);
+      this.subscriptions.set(consumerName, ofConsumer);
+      return subscription;
+    } catch (error) {
+      throw this.session.translate(error, `consumer ${consumerName}`);
+    }
+  }
+
+  async deleteConsumer(consumerName: string): Promise<boolean> {
+    assertConsumerName(consumerName);
+    this.session.assertUsable();
+    await Promise.all(
+      [...(this.subscriptions.get(consumerName) ?? [])].map((subscription) => subscription.stop()),
+    );
+    try {
+      const deleted = await this.session.manager.consumers.delete(TRACKING_STREAM, consumerName);
+      await this.attemptHistory.forgetConsumer(consumerName);
+      return deleted;
+    } catch (error) {
+      if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return false;
+      throw this.session.translate(error, `delete of consumer ${consumerName}`);
+    }
+  }
+
+  async consumerLag(consumerName: string): Promise<ConsumerLag> {
+    assertConsumerName(consumerName);
+    this.session.assertUsable();
+    try {
+      const info = await this.session.manager.consumers.info(TRACKING_STREAM, consumerName);
+      return { undelivered: info.num_pending, unacknowledged: info.num_ack_pending };
+    } catch (error) {
+      if (isApiError(error, JetStreamApiCodes.ConsumerNotFound))
+        throw new ConsumerNotFoundError(consumerName);
+      throw this.session.translate(error, `lag of consumer ${consumerName}`);
+    }
+  }
+
+  /** Stops every subscription and sends the acks still queued (the log is closing). */
+  async stopAll(): Promise<void> {
+    const all = [...this.subscriptions.values()].flatMap((ofConsumer) => [...ofConsumer]);
+    await Promise.allSettled(all.map((subscription) => subscription.stop()));
+  }
+
+  /** Sends the acks still queued (the log is closing). */
+  flushAcks(): void {
+    this.acks.flush();
+  }
+
+  private async ensureConsumer(consumerName: string, options: ConsumeOptions): Promise<void> {
+    const { manager } = this.session;
+    const filterSubject = trackingFilter(options.sourceId);
+    const ackWait = nanos(options.ackWaitMs);
+    try {
+      const info = await manager.consumers.info(TRACKING_STREAM, consumerName);
+      if ((info.config.filter_subject ?? '') !== filterSubject) {
+        throw new ConsumerMismatchError(
+          consumerName,
+          sourceIdOfFilter(info.config.filter_subject),
+          options.sourceId,
+        );
+      }
+      if (info.config.ack_wait !== ackWait || info.config.max_ack_pending !== options.maxInFlight) {
+        await manager.consumers.update(TRACKING_STREAM, consumerName, {
+          ack_wait: ackWait,
+          max_ack_pending: options.maxInFlight,
+        });
+      }
+      return;
+    } catch (error) {
+      if (!isApiError(error, JetStreamApiCodes.ConsumerNotFound)) throw error;
+    }
+    await manager.consumers.add(TRACKING_STREAM, {
+      durable_name: consumerName,
+      filter_subject: filterSubject,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: ackWait,
+      max_ack_pending: options.maxInFlight,
+      max_deliver: -1,
+      replay_policy: ReplayPolicy.Instant,
+      ...(options.deliverFrom
+        ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.deliverFrom.toISOString() }
+        : { deliver_policy: DeliverPolicy.New }),
+    });
+  }
+
+  private toDelivery(message: JsMsg, confirmAck: boolean): Delivery {
+    // Subject tokens were validated at publish: exactly `tracking.<workspaceId>.<sourceId>`.
+    const [, workspaceId, sourceId] = message.subject.split('.');
+    return {
+      workspaceId,
+      sourceId,
+      messageId: message.headers?.get('Nats-Msg-Id') ?? '',
+      payload: message.json<Record<string, unknown>>(),
+      sequence: message.seq,
+      publishedAt: message.time,
+      deliveryCount: message.info.deliveryCount,
+      ack: confirmAck
+        ? async () => {
+            // ackAck waits for the server to confirm, so a resolved ack is a recorded ack.
+            try {
+              await message.ackAck({ timeout: this.session.publishTimeoutMs });
+            } catch (error) {
+              throw this.session.translate(error, `ack of ${message.seq}`);
+            }
+          }
+        : async () => {
+            // No request, inbox and timer per message: every ack of one event-loop turn shares one
+            // socket write. One lost to a crash comes back after the ack wait (see `confirmAcks`).
+            this.session.assertUsable();
+            this.acks.ack(message);
+          },
+      nak: async (delayMs = 0) => {
+        if (delayMs > 0) message.nak(delayMs);
+        else message.nak();
+      },
+      // A server before 2.10.4 does not understand `+TERM <reason>` and silently redelivers instead:
+      // send the reason only when the server can take it.
+      term: async (reason: string) => message.term(this.serverTakesTermReason() ? reason : undefined),
+    };
+  }
+
+  private serverTakesTermReason(): boolean {
+    const [major = 0, minor = 0, patch = 0] = (this.session.connection.info?.version ?? '0.0.0')
+      .split(/[.-]/)
+      .map((part) => Number.parseInt(part, 10) || 0);
+    return major > 2 || (major === 2 && (minor > 10 || (minor === 10 && patch >= 4)));
+  }
+}
+
+function assertConsumeOptions(options: ConsumeOptions): void {
+  if (options.sourceId !== undefined) assertSubjectToken('sourceId', options.sourceId);
+  assertPositiveInteger('ackWaitMs', options.ackWaitMs);
+  assertPositiveInteger('maxInFlight', options.maxInFlight);
+  if (options.deliverFrom !== undefined && Number.isNaN(options.deliverFrom.getTime())) {
+    throw new TypeError('deliverFrom is an invalid date');
+  }
+}
+
+function sourceIdOfFilter(filterSubject: string | undefined): string | undefined {
+  const tokens = (filterSubject ?? '').split('.');
+  return tokens.length === 3 && tokens[2] !== '*' ? tokens[2] : undefined;
+}

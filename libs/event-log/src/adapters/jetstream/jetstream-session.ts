@@ -1,0 +1,134 @@
+import {
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
+import {
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  NoRespondersError,
+  TimeoutError,
+  type NatsConnection,
+} from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { ConsumerMismatchError, EventLogUnavailableError } from '../../event-log.port';
+import type { JetStreamEventLogOptions } from './jetstream-event-log.adapter';
+
+const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
+const DEFAULT_RECONNECT_WAIT_MS = 500;
+
+/**
+ * What every part of the JetStream event log shares: one connection and its clients, the timeouts,
+ * whether the log can be used right now, and how a client error becomes the port's error. The
+ * facade (`jetstream-event-log.adapter.ts`) owns it and keeps `connected` and `closed` current.
+ */
+export class JetStreamSession {
+  connected = true;
+  closed = false;
+
+  constructor(
+    readonly connection: NatsConnection,
+    readonly client: JetStreamClient,
+    readonly manager: JetStreamManager,
+    readonly publishTimeoutMs: number,
+    readonly requestTimeoutMs: number,
+  ) {}
+
+  /** Connects to NATS and JetStream. Throws `EventLogUnavailableError` if NATS is down. */
+  static async open(options: JetStreamEventLogOptions): Promise<JetStreamSession> {
+    const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    let connection: NatsConnection;
+    try {
+      connection = await connect({
+        servers:
+          typeof options.servers === 'string'
+            ? options.servers.split(',').map((url) => url.trim())
+            : options.servers,
+        name: options.connectionName ?? 'tributary-event-log',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: options.reconnectWaitMs ?? DEFAULT_RECONNECT_WAIT_MS,
+        timeout: requestTimeoutMs,
+        // Otherwise every publish captures two stack traces (an Error for async context and one for its
+        // timeout) just in case it fails, a large share of the tracking API's CPU under load (BENCHMARKS.md).
+        // Our errors are translated to EventLogUnavailableError with the cause kept, so nothing relies on them.
+        noAsyncTraces: true,
+      });
+    } catch (error) {
+      throw new EventLogUnavailableError(`cannot connect to NATS at ${String(options.servers)}`, {
+        cause: error,
+      });
+    }
+    try {
+      const manager = await jetstreamManager(connection, { timeout: requestTimeoutMs });
+      return new JetStreamSession(
+        connection,
+        jetstream(connection, { timeout: requestTimeoutMs }),
+        manager,
+        options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS,
+        requestTimeoutMs,
+      );
+    } catch (error) {
+      await connection.close();
+      throw JetStreamSession.unavailableAtStart(error);
+    }
+  }
+
+  /** What a failure while setting the log up is thrown as: unavailable when it is one, else as it is. */
+  static unavailableAtStart(error: unknown): unknown {
+    return isUnavailability(error)
+      ? new EventLogUnavailableError('JetStream is not available', { cause: error })
+      : error;
+  }
+
+  assertUsable(): void {
+    if (this.closed) throw new EventLogUnavailableError('the JetStream event log is closed');
+    if (!this.connected) throw new EventLogUnavailableError('not connected to NATS (reconnecting)');
+  }
+
+  translate(error: unknown, what: string): unknown {
+    if (error instanceof EventLogUnavailableError || error instanceof ConsumerMismatchError) return error;
+    if (this.closed || isUnavailability(error)) {
+      return new EventLogUnavailableError(`${what} failed: JetStream unavailable`, { cause: error });
+    }
+    return error;
+  }
+
+  /** `work` once the log is usable, its failure translated (`what` names it in the error). */
+  async guard<T>(what: string, work: () => Promise<T>): Promise<T> {
+    this.assertUsable();
+    try {
+      return await work();
+    } catch (error) {
+      throw this.translate(error, what);
+    }
+  }
+}
+
+export function isApiError(error: unknown, code: number): boolean {
+  return error instanceof JetStreamApiError && error.code === code;
+}
+
+/** Errors that mean "the log cannot be reached right now", looking through `cause` chains. */
+export function isUnavailability(error: unknown): boolean {
+  for (
+    let current = error;
+    current instanceof Error;
+    current = (current as Error & { cause?: unknown }).cause
+  ) {
+    if (
+      current instanceof TimeoutError ||
+      current instanceof NoRespondersError ||
+      current instanceof ClosedConnectionError ||
+      current instanceof DrainingConnectionError ||
+      current instanceof ConnectionError ||
+      (current instanceof JetStreamApiError && current.status === 503)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
