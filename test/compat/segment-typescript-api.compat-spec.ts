@@ -10,12 +10,7 @@ import type {
   RuleMetadata,
 } from 'segment-typescript-api/cjs/config_request';
 import { startTributary, TributaryTestInstance } from '../support/tributary-test-instance';
-import {
-  configApiRequest,
-  createWorkspaceWithTokens,
-  parseRejection,
-  WorkspaceAccess,
-} from './config-api-http';
+import { ConfigApiClient, createWorkspaceWithTokens, WorkspaceAccess } from '../support/config-api.client';
 
 const RFC3339_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const RFC3339_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
@@ -33,6 +28,14 @@ async function rejectionOf(call: Promise<unknown>): Promise<{ error: string; cod
     },
   );
   return parseRejection(rejection);
+}
+
+/** segment-typescript-api rejects with the raw response text; this reads the error body in it. */
+function parseRejection(rejection: unknown): { error: string; code: number } {
+  if (typeof rejection !== 'string') {
+    throw new Error(`expected the raw response text, got ${String(rejection)}`);
+  }
+  return JSON.parse(rejection);
 }
 
 type JsonSchema = RuleMetadata['rules'];
@@ -60,9 +63,13 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
   beforeAll(async () => {
     instance = await startTributary();
     process.env.TRIBUTARY_CONFIG_API_PORT = String(instance.port);
-    access = await createWorkspaceWithTokens(instance, 'sdk-compat');
+    access = await createWorkspaceWithTokens(
+      new ConfigApiClient(instance),
+      'sdk-compat',
+      'Compat sdk-compat',
+    );
     ws = access.slug;
-    token = access.token;
+    token = access.writerToken;
   });
 
   afterAll(async () => {
@@ -156,11 +163,11 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
 
     it('refuses a write with a read-only token: insufficient scope, code 7', async () => {
       const error = await rejectionOf(
-        segment.createSource(access.readOnlyToken, ws, { name: 'read-only', catalog_name: 'javascript' }),
+        segment.createSource(access.readerToken, ws, { name: 'read-only', catalog_name: 'javascript' }),
       );
       expect(error).toEqual(expect.objectContaining({ error: 'insufficient scope', code: 7 }));
       // Reads still work with the same token.
-      expect((await segment.getWorkspace(access.readOnlyToken, ws)).name).toBe('workspaces/sdk-compat');
+      expect((await segment.getWorkspace(access.readerToken, ws)).name).toBe('workspaces/sdk-compat');
     });
   });
 
@@ -530,7 +537,7 @@ describe('segment-typescript-api 0.6.10 against the Config API', () => {
 
       // So the real delete goes over plain HTTP.
       const filterPath = created.name;
-      const deleted = await configApiRequest(instance, 'DELETE', filterPath, token);
+      const deleted = await new ConfigApiClient(instance, token).request('DELETE', filterPath);
       expect(deleted.status).toBe(200);
       expect(deleted.body).toEqual({});
       const gone = await rejectionOf(segment.getFilter(token, ws, source, destination, created.name));

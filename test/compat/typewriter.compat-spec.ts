@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startTributary, TributaryTestInstance } from '../support/tributary-test-instance';
-import { configApiRequest, createWorkspaceWithTokens, WorkspaceAccess } from './config-api-http';
+import { ConfigApiClient, createWorkspaceWithTokens, WorkspaceAccess } from '../support/config-api.client';
 
 const REPO_ROOT = resolve(__dirname, '..', '..');
 const PRELOAD = join(REPO_ROOT, 'test', 'support', 'segment-api-redirect.preload.js');
@@ -150,11 +150,9 @@ describe('typewriter 7.4.1 against the Config API', () => {
   const planPath = (dir: string) => join(dir, 'analytics', 'plan.json');
   const generatedIndex = (dir: string) => readFile(join(dir, 'analytics', 'index.ts'), 'utf8');
   const serverPlan = async () => {
-    const response = await configApiRequest(
-      instance,
+    const response = await new ConfigApiClient(instance, access.writerToken).request(
       'GET',
       `workspaces/${access.slug}/tracking-plans/${trackingPlanId}`,
-      access.token,
     );
     expect(response.status).toBe(200);
     return response.body;
@@ -162,16 +160,16 @@ describe('typewriter 7.4.1 against the Config API', () => {
 
   beforeAll(async () => {
     instance = await startTributary();
-    access = await createWorkspaceWithTokens(instance, 'typewriter-compat');
-    const created = await configApiRequest(
-      instance,
+    access = await createWorkspaceWithTokens(new ConfigApiClient(instance), 'typewriter-compat');
+    const created = await new ConfigApiClient(instance, access.writerToken).request(
       'POST',
       `workspaces/${access.slug}/tracking-plans`,
-      access.token,
       {
-        tracking_plan: {
-          display_name: 'Typewriter Compat Plan',
-          rules: { events: [ORDER_COMPLETED, SIGNED_UP], identify_traits: [], group_traits: [] },
+        json: {
+          tracking_plan: {
+            display_name: 'Typewriter Compat Plan',
+            rules: { events: [ORDER_COMPLETED, SIGNED_UP], identify_traits: [], group_traits: [] },
+          },
         },
       },
     );
@@ -191,7 +189,7 @@ describe('typewriter 7.4.1 against the Config API', () => {
     const dir = await makeProject({
       root,
       name: 'update',
-      token: access.token,
+      token: access.writerToken,
       workspaceSlug: access.slug,
       trackingPlanId,
     });
@@ -233,7 +231,7 @@ describe('typewriter 7.4.1 against the Config API', () => {
     const dir = await makeProject({
       root,
       name: 'update-then-build',
-      token: access.token,
+      token: access.writerToken,
       workspaceSlug: access.slug,
       trackingPlanId,
     });
@@ -241,14 +239,14 @@ describe('typewriter 7.4.1 against the Config API', () => {
     expect(await generatedIndex(dir)).not.toContain('checkoutStarted');
 
     const before = await serverPlan();
-    const updated = await configApiRequest(
-      instance,
+    const updated = await new ConfigApiClient(instance, access.writerToken).request(
       'PUT',
       `workspaces/${access.slug}/tracking-plans/${trackingPlanId}`,
-      access.token,
       {
-        tracking_plan: { rules: { events: [...before.rules.events, CHECKOUT_STARTED] } },
-        update_mask: { paths: ['tracking_plan.rules'] },
+        json: {
+          tracking_plan: { rules: { events: [...before.rules.events, CHECKOUT_STARTED] } },
+          update_mask: { paths: ['tracking_plan.rules'] },
+        },
       },
     );
     expect(updated.status).toBe(200);
@@ -274,7 +272,7 @@ describe('typewriter 7.4.1 against the Config API', () => {
     const dir = await makeProject({
       root,
       name: 'build-without-plan',
-      token: access.token,
+      token: access.writerToken,
       workspaceSlug: access.slug,
       trackingPlanId,
     });
@@ -314,7 +312,7 @@ describe('typewriter 7.4.1 against the Config API', () => {
     const dir = await makeProject({
       root,
       name: 'bad-token-with-local-plan',
-      token: access.token,
+      token: access.writerToken,
       workspaceSlug: access.slug,
       trackingPlanId,
     });
@@ -345,7 +343,7 @@ describe('typewriter 7.4.1 against the Config API', () => {
     const good = await makeProject({
       root,
       name: 'token-good',
-      token: access.token,
+      token: access.writerToken,
       workspaceSlug: access.slug,
       trackingPlanId,
     });
@@ -356,17 +354,17 @@ describe('typewriter 7.4.1 against the Config API', () => {
   });
 
   it('a token for another workspace cannot read the plan; update falls back to the local copy', async () => {
-    const other = await createWorkspaceWithTokens(instance, 'typewriter-other');
+    const other = await createWorkspaceWithTokens(new ConfigApiClient(instance), 'typewriter-other');
     const dir = await makeProject({
       root,
       name: 'foreign-token',
-      token: access.token,
+      token: access.writerToken,
       workspaceSlug: access.slug,
       trackingPlanId,
     });
     expect((await runTypewriter(instance, dir, 'update')).exitCode).toBe(0);
     const localPlan = await readFile(planPath(dir), 'utf8');
-    await writeFile(join(dir, '.segment-token'), `${other.token}\n`);
+    await writeFile(join(dir, '.segment-token'), `${other.writerToken}\n`);
 
     const run = await runTypewriter(instance, dir, 'update');
 
@@ -381,7 +379,7 @@ describe('typewriter 7.4.1 against the Config API', () => {
     const dir = await makeProject({
       root,
       name: 'nested-path',
-      token: access.token,
+      token: access.writerToken,
       workspaceSlug: access.slug,
       trackingPlanId,
     });

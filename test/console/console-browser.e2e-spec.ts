@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { WebhookReceiver } from '../../apps/router/test/router-e2e.kit';
+import { ConfigApiClient, type HttpMethod } from '../support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../support/tributary-test-instance';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -43,17 +44,8 @@ describeWithChromium('the web console in a browser', () => {
   const ws = 'shop';
   const consoleUrl = (path: string) => `${instance.baseUrl}/console${path}`;
 
-  async function admin(method: string, path: string, body?: unknown): Promise<any> {
-    const response = await fetch(`${instance.baseUrl}/v1beta/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${instance.adminToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer = await response.json();
-    if (response.status !== 200)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
-    return answer;
-  }
+  const admin = (method: HttpMethod, path: string, body?: unknown) =>
+    new ConfigApiClient(instance).ok(method, path, body);
 
   async function shoot(name: string): Promise<void> {
     await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });

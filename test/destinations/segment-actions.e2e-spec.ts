@@ -18,7 +18,8 @@ import {
   type RecordedRequest,
 } from '../support/fake-vendor.kit';
 import { startTributary, type TributaryTestInstance } from '../support/tributary-test-instance';
-import { configApi, createWorkspaceAndSource, pollUntil, type TestSource } from '../support/tracking-e2e.kit';
+import { createWorkspaceAndSource, pollUntil, type TestSource } from '../support/tracking-e2e.kit';
+import { configApi } from '../support/config-api.client';
 import {
   createDestination,
   deliveryMetrics,

@@ -3,8 +3,8 @@
 // answer at once, and gives the same answers as the expression it replaced on short inputs.
 import fc from 'fast-check';
 import { toSnakeCase } from '@tributary/destinations';
+import { lastSegment } from '@tributary/contracts';
 import { durationSchema, normalizeRequestUrl } from '@tributary/platform';
-import { lastSegment } from '../../apps/config-api/src/shared/resource-names';
 
 /** Milliseconds `work` takes. */
 function timed(work: () => unknown): number {

@@ -1,7 +1,9 @@
 // Shared set-up for the tracking API end-to-end suites: sources made through the Config API, raw
 // HTTP calls on loopback, and a reader that takes messages back out of the instance's own event log.
+import { sourceName, workspaceName } from '@tributary/contracts';
 import { EVENT_LOG, type Delivery, type EventLog } from '@tributary/event-log';
 import { randomUUID } from 'node:crypto';
+import { configApi } from './config-api.client';
 import type { TributaryTestInstance } from './tributary-test-instance';
 
 /** RFC 3339 in UTC with exactly three fraction digits and `Z` (docs/tracking-api.md §7.2, output format). */
@@ -18,24 +20,6 @@ export interface TestSource {
   writeKey: string;
 }
 
-export async function configApi(
-  t: ApiEndpoint,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${t.baseUrl}/v1beta/${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${t.adminToken}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
-}
-
 let slugCounter = 0;
 function uniqueSlug(prefix: string): string {
   slugCounter += 1;
@@ -50,7 +34,7 @@ export async function createWorkspace(
   const slug = uniqueSlug('ws');
   const response = await configApi(t, 'POST', 'workspaces', {
     workspace: {
-      name: `workspaces/${slug}`,
+      name: workspaceName(slug),
       display_name: `E2E ${slug}`,
       ...(options.region && { region: options.region }),
     },
@@ -67,9 +51,9 @@ export async function createSource(
   catalog = 'node',
 ): Promise<TestSource> {
   const sourceSlug = uniqueSlug('src');
-  const response = await configApi(t, 'POST', `workspaces/${workspace.slug}/sources`, {
+  const response = await configApi(t, 'POST', `${workspaceName(workspace.slug)}/sources`, {
     source: {
-      name: `workspaces/${workspace.slug}/sources/${sourceSlug}`,
+      name: sourceName({ workspaceSlug: workspace.slug, sourceSlug }),
       catalog_name: `catalog/sources/${catalog}`,
     },
   });
@@ -92,11 +76,7 @@ export async function createWorkspaceAndSource(
 }
 
 export async function deleteSource(t: ApiEndpoint, source: TestSource): Promise<void> {
-  const response = await configApi(
-    t,
-    'DELETE',
-    `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}`,
-  );
+  const response = await configApi(t, 'DELETE', sourceName(source));
   if (response.status !== 200)
     throw new Error(`deleting source: ${response.status} ${JSON.stringify(response.body)}`);
 }

@@ -21,13 +21,13 @@ import {
 } from '../../apps/router/test/router-e2e.kit';
 import { describeResponse, rawRequest, type RawRequest, type RawResponse } from '../support/raw-http';
 import {
-  configApi,
   createSource,
   createWorkspace,
   pollUntil,
   postJson,
   type ApiEndpoint,
 } from '../support/tracking-e2e.kit';
+import { configApi } from '../support/config-api.client';
 import { spawnTributaryApp, type TributaryProcess } from '../support/tributary-process';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_126);

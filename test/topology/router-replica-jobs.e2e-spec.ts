@@ -14,7 +14,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  configApi,
   createWorkspaceAndSource,
   pollUntil,
   postJson,
@@ -22,6 +21,7 @@ import {
   type ApiEndpoint,
   type TestSource,
 } from '../support/tracking-e2e.kit';
+import { configApi } from '../support/config-api.client';
 import {
   auditEvents,
   createWebhookDestination,

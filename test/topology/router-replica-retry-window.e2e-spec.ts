@@ -16,7 +16,6 @@ import {
   WebhookReceiver,
 } from '../../apps/router/test/router-e2e.kit';
 import {
-  configApi,
   createWorkspaceAndSource,
   pollUntil,
   postJson,
@@ -24,6 +23,7 @@ import {
   type ApiEndpoint,
   type TestSource,
 } from '../support/tracking-e2e.kit';
+import { configApi } from '../support/config-api.client';
 import { spawnTributaryApp, type TributaryProcess } from '../support/tributary-process';
 
 const RETRY_WINDOW_MS = 20_000;

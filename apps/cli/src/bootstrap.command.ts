@@ -1,9 +1,10 @@
 import { Command } from 'commander';
+import { workspaceName } from '@tributary/contracts';
 import type { CliContext } from './shared/cli-context';
 import { ConfigApiClient, ConfigApiRequestError } from './shared/config-api.client';
 import { Connection, resolveConnection } from './shared/connection-options';
 import { print, renderRecord } from './shared/output';
-import { createSource } from './sources.command';
+import { createSource, sourcePath } from './sources.command';
 
 /** gRPC code 6 on a 409: the resource exists already, which a rerun of bootstrap may meet. */
 function isAlreadyExists(error: unknown): boolean {
@@ -63,19 +64,19 @@ export function bootstrapCommand(context: CliContext): Command {
       let workspace: any;
       try {
         workspace = await client.request('POST', 'workspaces', {
-          workspace: { name: `workspaces/${slug}`, display_name: options.displayName ?? slug },
+          workspace: { name: workspaceName(slug), display_name: options.displayName ?? slug },
         });
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
         workspaceCreated = false;
-        workspace = await client.request('GET', `workspaces/${encodeURIComponent(slug)}`);
+        workspace = await client.request('GET', workspaceName(encodeURIComponent(slug)));
       }
       const token = options.accessToken
         ? await client.request('POST', 'access-tokens', {
             access_token: {
               description: `bootstrap of ${slug}`,
               scopes: 'workspace',
-              workspace_names: [`workspaces/${slug}`],
+              workspace_names: [workspaceName(slug)],
             },
           })
         : undefined;
@@ -86,10 +87,7 @@ export function bootstrapCommand(context: CliContext): Command {
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;
         sourceCreated = false;
-        source = await client.request(
-          'GET',
-          `workspaces/${encodeURIComponent(slug)}/sources/${encodeURIComponent(options.source)}`,
-        );
+        source = await client.request('GET', sourcePath(slug, options.source));
       }
       const result = {
         workspace,

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { sourceName, workspaceName } from '@tributary/contracts';
 import type { CliContext } from './shared/cli-context';
 import { ConfigApiClient } from './shared/config-api.client';
 import { resolveConnection } from './shared/connection-options';
@@ -23,9 +24,12 @@ export function describeSource(source: any): string {
   ]);
 }
 
-function sourcePath(workspace: string, source?: string): string {
-  const base = `workspaces/${encodeURIComponent(workspace)}/sources`;
-  return source === undefined ? base : `${base}/${encodeURIComponent(source)}`;
+/** A source's URL path is its name (docs/config-api.md §1.3), each slug encoded as a path segment. */
+export function sourcePath(workspace: string, source?: string): string {
+  const workspaceSlug = encodeURIComponent(workspace);
+  return source === undefined
+    ? `${workspaceName(workspaceSlug)}/sources`
+    : sourceName({ workspaceSlug, sourceSlug: encodeURIComponent(source) });
 }
 
 export async function createSource(
@@ -36,7 +40,7 @@ export async function createSource(
 ): Promise<any> {
   return client.request('POST', sourcePath(workspace), {
     source: {
-      name: `workspaces/${workspace}/sources/${slug}`,
+      name: sourceName({ workspaceSlug: workspace, sourceSlug: slug }),
       catalog_name: options.catalog.includes('/') ? options.catalog : `catalog/sources/${options.catalog}`,
       ...(options.displayName !== undefined && { display_name: options.displayName }),
     },
@@ -96,7 +100,7 @@ export function sourcesCommand(context: CliContext): Command {
     .action(async (workspace: string, slug: string, _options: unknown, command: Command) => {
       const connection = resolveConnection(command, context);
       await new ConfigApiClient(connection).request('DELETE', sourcePath(workspace, slug));
-      const name = `workspaces/${workspace}/sources/${slug}`;
+      const name = sourceName({ workspaceSlug: workspace, sourceSlug: slug });
       print(context, connection, { deleted: name }, () => `Deleted ${name}\n`);
     });
 

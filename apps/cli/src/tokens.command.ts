@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { workspaceName } from '@tributary/contracts';
 import { CliError, type CliContext } from './shared/cli-context';
 import { ConfigApiClient } from './shared/config-api.client';
 import { resolveConnection } from './shared/connection-options';
@@ -39,7 +40,7 @@ export function tokensCommand(context: CliContext): Command {
           access_token: {
             description: options.description,
             scopes: options.scope,
-            workspace_names: options.workspace.map((slug) => `workspaces/${slug}`),
+            workspace_names: options.workspace.map(workspaceName),
           },
         });
         print(

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { workspaceName } from '@tributary/contracts';
 import type { CliContext } from './shared/cli-context';
 import { ConfigApiClient } from './shared/config-api.client';
 import { resolveConnection } from './shared/connection-options';
@@ -44,7 +45,7 @@ export function workspacesCommand(context: CliContext): Command {
       const connection = resolveConnection(command, context);
       const workspace = await new ConfigApiClient(connection).request('POST', 'workspaces', {
         workspace: {
-          name: `workspaces/${slug}`,
+          name: workspaceName(slug),
           ...(options.displayName !== undefined && { display_name: options.displayName }),
           ...(options.region !== undefined && { region: options.region }),
         },
@@ -69,7 +70,7 @@ export function workspacesCommand(context: CliContext): Command {
       const connection = resolveConnection(command, context);
       const workspace = await new ConfigApiClient(connection).request(
         'GET',
-        `workspaces/${encodeURIComponent(slug)}`,
+        workspaceName(encodeURIComponent(slug)),
       );
       print(context, connection, workspace, () => describeWorkspace(workspace));
     });

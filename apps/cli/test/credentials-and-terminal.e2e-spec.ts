@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { safeForTerminal, safeJsonForTerminal } from '../src/shared/terminal-text';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { configApi, createWorkspaceAndSource } from '../../../test/support/tracking-e2e.kit';
+import { createWorkspaceAndSource } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import { runCliChild, runCliInProcess, startFaultyProxy } from './cli-e2e.kit';
 
 /** What a hostile display name would send: OSC 52 (write the clipboard), clear screen, CR, RLO, C1 CSI. */

@@ -2,17 +2,22 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
 import { Environment, ENVIRONMENT, MetricsRegistry, ServedSurface } from '@tributary/platform';
 import { ZodValidationPipe } from 'nestjs-zod';
+import { AccessTokenCommands } from './access-tokens/access-token.commands';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
 import { AuditEventsController } from './audit-events/audit-events.controller';
+import { OAuthApplicationCommands } from './oauth-applications/oauth-application.commands';
 import { OAuthApplicationsController } from './oauth-applications/oauth-applications.controller';
+import { ReplayCommands } from './replays/replay.commands';
 import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
 import { ConsoleModule } from './console/console.module';
 import { LiveEventsModule } from './live-events/live-events.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
+import { DestinationCommands } from './destinations/destination.commands';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FilterPreviewController } from './filter-preview/filter-preview.controller';
+import { FilterCommands } from './filters/filter.commands';
 import { FiltersController } from './filters/filters.controller';
 import {
   CONFIG_PROJECTION_METRICS,
@@ -24,11 +29,14 @@ import {
   ConfigApiErrorFilter,
   serveConfigApiOpenApiDocument,
 } from '@tributary/config-api-access';
+import { SourceCommands } from './sources/source.commands';
 import { SourcesController } from './sources/sources.controller';
 import { SourceConnectionsHandler } from './tracking-plans/source-connections.handler';
+import { TrackingPlanCommands } from './tracking-plans/tracking-plan.commands';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
 import { ViolationsController } from './violations/violations.controller';
+import { WorkspaceCommands } from './workspaces/workspace.commands';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 import { WORKSPACE_QUOTA_LIMITS, WorkspaceQuotaLimits, WorkspaceQuotas } from './shared/workspace-quotas';
 
@@ -73,6 +81,14 @@ export class ConfigApiModule {
           } satisfies WorkspaceQuotaLimits,
         },
         WorkspaceQuotas,
+        TrackingPlanCommands,
+        SourceCommands,
+        DestinationCommands,
+        FilterCommands,
+        OAuthApplicationCommands,
+        AccessTokenCommands,
+        WorkspaceCommands,
+        ReplayCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
         SourceConnectionsHandler,

@@ -1,6 +1,7 @@
 // HTTP Basic (email:password) on /v1beta/access-tokens, as an attacker would try it: guessing
 // passwords (rate limits per email and per client address), probing which emails have an account
 // (timing), and flooding the route with hashes to compute (bounded concurrency).
+import { ConfigApiClient } from '../../../test/support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 
 jest.setTimeout(120_000);
@@ -25,14 +26,13 @@ async function listTokens(
   headers: Record<string, string> = {},
 ): Promise<Answer> {
   const started = performance.now();
-  const response = await fetch(`${t.baseUrl}/v1beta/access-tokens`, {
+  const response = await new ConfigApiClient(t, null).get('access-tokens', {
     headers: { ...headers, authorization },
   });
-  const body = await response.json();
   return {
     status: response.status,
     retryAfter: response.headers.get('retry-after'),
-    body,
+    body: response.body,
     elapsedMs: performance.now() - started,
   };
 }

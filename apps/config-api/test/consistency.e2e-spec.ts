@@ -10,14 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
-  ACCESS_TOKEN,
-  ApiResponse,
+  ConfigApiResponse,
   ConfigApiClient,
   createWorkspaceWithTokens,
-  eventStoreOf,
   expectConfigApiError,
-  readAllEvents,
-} from './support/config-api-client';
+} from '../../../test/support/config-api.client';
+import { ACCESS_TOKEN, eventStoreOf, readAllEvents } from './support/config-api-e2e.kit';
 
 /**
  * Holds every read of one stream until `size` reads are waiting, then lets them all go: every
@@ -56,7 +54,7 @@ function holdStreamReads(
   };
 }
 
-function statusesOf(responses: ApiResponse[]): Record<string, number> {
+function statusesOf(responses: ConfigApiResponse[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const response of responses) {
     const key = response.status === 200 ? '200' : `${response.status}/${response.body?.code}`;
@@ -97,7 +95,7 @@ describe('concurrent writes and read-your-writes', () => {
     ];
     const writes: {
       requestId: string;
-      send: () => Promise<ApiResponse>;
+      send: () => Promise<ConfigApiResponse>;
       visibleIn: (state: any) => boolean;
     }[] = [];
     configChanges.forEach(([key, value]) =>
@@ -182,7 +180,7 @@ describe('concurrent writes and read-your-writes', () => {
             writes.length,
           )
         : () => undefined;
-      let responses: ApiResponse[];
+      let responses: ConfigApiResponse[];
       try {
         responses = await Promise.all(writes.map((write) => write.send()));
       } finally {
@@ -230,7 +228,7 @@ describe('concurrent writes and read-your-writes', () => {
     const restore = forceRace
       ? holdStreamReads(eventStoreOf(instance), (name) => name.includes(slug), 20)
       : () => undefined;
-    let responses: ApiResponse[];
+    let responses: ConfigApiResponse[];
     try {
       responses = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
@@ -286,7 +284,7 @@ describe('concurrent writes and read-your-writes', () => {
     const restore = forceRace
       ? holdStreamReads(eventStoreOf(instance), (name) => name.startsWith('source-tracking-plan-'), 2, 150)
       : () => undefined;
-    let responses: ApiResponse[];
+    let responses: ConfigApiResponse[];
     try {
       responses = await Promise.all(
         plans.map((plan) =>

@@ -1,16 +1,15 @@
 // Every error row of docs/config-api.md §4 over real HTTP, and the lenient inputs of docs/config-api.md §5 that must NOT be errors.
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
-  ApiResponse,
+  ConfigApiResponse,
   basicAuthorization,
   ConfigApiClient,
   createWorkspaceWithTokens,
-  eventStoreOf,
   expectConfigApiError,
   expectJsonSuccess,
   requestWithAnyBody,
-  RFC3339_MILLIS,
-} from './support/config-api-client';
+} from '../../../test/support/config-api.client';
+import { eventStoreOf, RFC3339_MILLIS } from './support/config-api-e2e.kit';
 
 describe('Config API errors (docs/config-api.md §4)', () => {
   let instance: TributaryTestInstance;
@@ -266,6 +265,20 @@ describe('Config API errors (docs/config-api.md §4)', () => {
       expectConfigApiError(await admin.delete('access-tokens/999999'), 404, 5);
     });
 
+    it('names the first missing resource of the path; a body that fails its schema answers 400 first', async () => {
+      const ghostSource = `workspaces/${ws}/sources/ghost`;
+      expect((await writer.get(`${ghostSource}/destinations/webhooks/filters`)).body.error).toBe(
+        `${ghostSource} not found`,
+      );
+      expect((await admin.get('workspaces/ghost/tracking-plans')).body.error).toBe(
+        'workspaces/ghost not found',
+      );
+      expectConfigApiError(await writer.patch(ghostSource, { source: 5 }), 400, 3);
+      // Page sizes are read by the handler, once the resources of its path are found.
+      expectConfigApiError(await writer.get(`${ghostSource}/destinations?page_size=-1`), 404, 5);
+      expectConfigApiError(await writer.patch(ghostSource, { source: {} }), 404, 5);
+    });
+
     it("answers a workspace out of the token's reach as if it did not exist", async () => {
       expectConfigApiError(await writer.get('workspaces/elsewhere'), 404, 5);
       expectConfigApiError(await writer.get('workspaces/elsewhere/sources'), 404, 5);
@@ -464,7 +477,7 @@ describe('Config API errors (docs/config-api.md §4)', () => {
     });
 
     it('answers every delete with exactly {} and status 200', async () => {
-      const responses: ApiResponse[] = [];
+      const responses: ConfigApiResponse[] = [];
       const destination = `workspaces/${ws}/sources/curl-form/destinations/actions-google-analytics-4`;
       await writer.ok('POST', `workspaces/${ws}/sources/curl-form/destinations`, {
         destination: { name: destination },

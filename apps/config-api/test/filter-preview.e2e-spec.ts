@@ -5,7 +5,7 @@ import {
   ConfigApiClient,
   createWorkspaceWithTokens,
   expectConfigApiError,
-} from './support/config-api-client';
+} from '../../../test/support/config-api.client';
 
 describe('POST /v1beta/filters/preview', () => {
   let instance: TributaryTestInstance;

@@ -12,7 +12,7 @@ import {
   rawSocketRequest,
 } from '../../../test/support/raw-http';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { ConfigApiClient, createWorkspaceWithTokens } from './support/config-api-client';
+import { ConfigApiClient, createWorkspaceWithTokens } from '../../../test/support/config-api.client';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_601);
 const runs = (numRuns: number): fc.Parameters<unknown> => ({ seed: SEED, numRuns, endOnFailure: true });

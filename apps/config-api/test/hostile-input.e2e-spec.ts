@@ -11,11 +11,12 @@ import { ConfigProjectionRunner, ConfigReadModel } from '@tributary/config-proje
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
   ConfigApiClient,
+  type ConfigApiResponse,
   createWorkspaceWithTokens,
-  eventStoreOf,
   expectConfigApiError,
   expectJsonSuccess,
-} from './support/config-api-client';
+} from '../../../test/support/config-api.client';
+import { eventStoreOf } from './support/config-api-e2e.kit';
 
 const WS = 'hostile';
 const SOURCE = `workspaces/${WS}/sources/js`;
@@ -336,7 +337,7 @@ describe('workspace quotas (issue 10, item 6)', () => {
     await instance?.stop({ removeData: true });
   });
 
-  function expectQuotaExceeded(response: Awaited<ReturnType<ConfigApiClient['request']>>, message: RegExp) {
+  function expectQuotaExceeded(response: ConfigApiResponse, message: RegExp) {
     expectConfigApiError(response, 429, 8);
     expect(response.body.error).toMatch(message);
     // Waiting does not help, unlike the rate limit's 429.

@@ -9,7 +9,7 @@ import {
   ConfigApiClient,
   createWorkspaceWithTokens,
   expectConfigApiError,
-} from './support/config-api-client';
+} from '../../../test/support/config-api.client';
 
 interface SseEvent {
   id: number;

@@ -3,10 +3,10 @@
 // changes are checked where they matter too: at the tracking API's POST /token.
 import { generateKeyPairSync } from 'node:crypto';
 import {
-  configApiRequest,
+  ConfigApiClient,
   createWorkspaceWithTokens,
   type WorkspaceAccess,
-} from '../../../test/compat/config-api-http';
+} from '../../../test/support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { postToken, rsaKeyPair, signAssertion, tokenForm } from '../../tracking-api/test/oauth-e2e.kit';
 
@@ -23,8 +23,8 @@ describe('Config API: OAuth applications', () => {
     method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
     path: string,
     body?: unknown,
-    token = access.token,
-  ) => configApiRequest(t, method, path, token, body);
+    token = access.writerToken,
+  ) => new ConfigApiClient(t, token).request(method, path, { json: body });
   const applicationsPath = () => `workspaces/${access.slug}/oauth-applications`;
 
   async function create(overrides: Record<string, unknown> = {}) {
@@ -46,7 +46,7 @@ describe('Config API: OAuth applications', () => {
 
   beforeAll(async () => {
     t = await startTributary({ environment: { CONFIG_API_RATE_LIMIT: '100000' } });
-    access = await createWorkspaceWithTokens(t, `oauth-apps-${process.pid}`);
+    access = await createWorkspaceWithTokens(new ConfigApiClient(t), `oauth-apps-${process.pid}`);
   });
 
   afterAll(async () => {
@@ -97,21 +97,20 @@ describe('Config API: OAuth applications', () => {
     );
     expect(createTimes).toEqual([...createTimes].sort());
 
-    const other = await createWorkspaceWithTokens(t, `oauth-apps-other-${process.pid}-${++slugCounter}`);
-    const otherList = await configApiRequest(
-      t,
+    const other = await createWorkspaceWithTokens(
+      new ConfigApiClient(t),
+      `oauth-apps-other-${process.pid}-${++slugCounter}`,
+    );
+    const otherList = await new ConfigApiClient(t, other.writerToken).request(
       'GET',
       `workspaces/${other.slug}/oauth-applications`,
-      other.token,
     );
     expect(otherList.status).toBe(200);
     expect(otherList.body.oauth_applications).toEqual([]);
     // Nor can it be read through the other workspace's path.
-    const crossed = await configApiRequest(
-      t,
+    const crossed = await new ConfigApiClient(t, other.writerToken).request(
       'GET',
       `workspaces/${other.slug}/oauth-applications/${applicationId}`,
-      other.token,
     );
     expect({ status: crossed.status, code: crossed.body.code }).toEqual({ status: 404, code: 5 });
   });
@@ -278,13 +277,16 @@ describe('Config API: OAuth applications', () => {
       status: 404,
       code: 5,
     });
-    const unknownWorkspace = await configApiRequest(
-      t,
+    const unknownWorkspace = await new ConfigApiClient(t).request(
       'POST',
       'workspaces/no-such-workspace/oauth-applications',
-      t.adminToken,
       {
-        oauth_application: { display_name: 'x', public_keys: [{ key_id: 'first', pem: firstKey.publicPem }] },
+        json: {
+          oauth_application: {
+            display_name: 'x',
+            public_keys: [{ key_id: 'first', pem: firstKey.publicPem }],
+          },
+        },
       },
     );
     expect({ status: unknownWorkspace.status, code: unknownWorkspace.body.code }).toEqual({
@@ -296,7 +298,7 @@ describe('Config API: OAuth applications', () => {
   it('lets a read-only token list and get, but not create, update or delete: 403 code 7', async () => {
     const created = (await create()).body;
     const path = `${applicationsPath()}/${created.name.split('/').pop()}`;
-    const readOnly = access.readOnlyToken;
+    const readOnly = access.readerToken;
 
     expect((await api('GET', applicationsPath(), undefined, readOnly)).status).toBe(200);
     expect((await api('GET', path, undefined, readOnly)).body).toEqual(created);
@@ -339,14 +341,20 @@ describe('Config API: OAuth applications', () => {
   });
 
   it("hides another workspace's applications from a token of this one: 404 code 5", async () => {
-    const other = await createWorkspaceWithTokens(t, `oauth-apps-hidden-${process.pid}-${++slugCounter}`);
-    const response = await configApiRequest(
-      t,
+    const other = await createWorkspaceWithTokens(
+      new ConfigApiClient(t),
+      `oauth-apps-hidden-${process.pid}-${++slugCounter}`,
+    );
+    const response = await new ConfigApiClient(t, access.writerToken).request(
       'POST',
       `workspaces/${other.slug}/oauth-applications`,
-      access.token,
       {
-        oauth_application: { display_name: 'x', public_keys: [{ key_id: 'first', pem: firstKey.publicPem }] },
+        json: {
+          oauth_application: {
+            display_name: 'x',
+            public_keys: [{ key_id: 'first', pem: firstKey.publicPem }],
+          },
+        },
       },
     );
     expect({ status: response.status, code: response.body.code }).toEqual({ status: 404, code: 5 });

@@ -3,17 +3,19 @@
 import { findCatalogDestination } from '@tributary/destinations';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
-  ACCESS_TOKEN,
   basicAuthorization,
   ConfigApiClient,
   createWorkspaceWithTokens,
   expectConfigApiError,
   expectJsonSuccess,
+} from '../../../test/support/config-api.client';
+import {
+  ACCESS_TOKEN,
   KSUID,
   RFC3339_MILLIS,
   RFC3339_SECONDS,
   WRITE_KEY,
-} from './support/config-api-client';
+} from './support/config-api-e2e.kit';
 
 const ADMIN_EMAIL = 'Admin@Example.com';
 const ADMIN_PASSWORD = 'correct horse battery staple';

@@ -5,12 +5,10 @@ import { startTributary, TributaryTestInstance } from '../../../test/support/tri
 import {
   ConfigApiClient,
   createWorkspaceWithTokens,
-  eventStoreOf,
   expectConfigApiError,
   expectJsonSuccess,
-  readAllEvents,
-  RFC3339_SECONDS,
-} from './support/config-api-client';
+} from '../../../test/support/config-api.client';
+import { eventStoreOf, readAllEvents, RFC3339_SECONDS } from './support/config-api-e2e.kit';
 
 const ws = 'masks';
 const source = `workspaces/${ws}/sources/js`;

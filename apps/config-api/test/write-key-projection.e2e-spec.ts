@@ -2,7 +2,8 @@
 // API: a source's write key resolves as soon as its create returns, and stops when it is deleted.
 import { ConfigChange, ConfigReadModel } from '@tributary/config-projections';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { ConfigApiClient, createWorkspaceWithTokens, WRITE_KEY } from './support/config-api-client';
+import { ConfigApiClient, createWorkspaceWithTokens } from '../../../test/support/config-api.client';
+import { WRITE_KEY } from './support/config-api-e2e.kit';
 
 describe('write keys in the config read model', () => {
   let instance: TributaryTestInstance;

@@ -2,12 +2,12 @@
 // more, all through the Config API with a 2 s retry window.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
-  configApi,
   createWorkspaceAndSource,
   pollUntil,
   sleep,
   type TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import { createServer, type AddressInfo } from 'node:net';
 import {
   auditEvents,

@@ -6,12 +6,8 @@
 import { streamNames } from '@tributary/config-domain';
 import { EVENT_STORE, type EventStore } from '@tributary/event-store';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import {
-  configApi,
-  createWorkspaceAndSource,
-  pollUntil,
-  type TestSource,
-} from '../../../test/support/tracking-e2e.kit';
+import { createWorkspaceAndSource, pollUntil, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import {
   createWebhookDestination,
   deliveryMetrics,

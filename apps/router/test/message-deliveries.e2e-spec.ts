@@ -1,12 +1,8 @@
 // Where each message went, per destination, as the console's debugger asks it: the router's memory of
 // recent outcomes behind GET .../sources/{src}/message-deliveries, with the Config API's auth and errors.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import {
-  configApi,
-  createWorkspaceAndSource,
-  pollUntil,
-  type TestSource,
-} from '../../../test/support/tracking-e2e.kit';
+import { createWorkspaceAndSource, pollUntil, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import {
   createFilter,
   createWebhookDestination,

@@ -2,7 +2,8 @@
 // system schemas refused by the Config API, tables Tributary did not create left alone, the event table
 // limit, and type conflicts landing as null and counted in the destination's metrics and in Prometheus.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { configApi, createWorkspaceAndSource, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import { createWorkspaceAndSource, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import {
   createDestination,
   deliveryMetrics,

@@ -2,12 +2,8 @@
 // replays running at once; one more is refused with 429, code 8, until a running one finishes. The
 // replays here are kept running by a receiver that answers slowly.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import {
-  configApi,
-  createWorkspaceAndSource,
-  pollUntil,
-  type TestSource,
-} from '../../../test/support/tracking-e2e.kit';
+import { createWorkspaceAndSource, pollUntil, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import {
   createWebhookDestination,
   destinationName,

@@ -2,12 +2,12 @@
 // is filled with the log's history through the Config API; `end_time` bounds it; bad input is a 400.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
-  configApi,
   createWorkspaceAndSource,
   pollUntil,
   sleep,
   type TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import {
   auditEvents,
   createFilter,

@@ -6,13 +6,13 @@
 import { rmSync } from 'node:fs';
 import { spawnTributary, type TributaryProcess } from '../../../test/support/tributary-process';
 import {
-  configApi,
   createWorkspaceAndSource,
   pollUntil,
   sleep,
   type ApiEndpoint,
   type TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import {
   createWebhookDestination,
   destinationName,

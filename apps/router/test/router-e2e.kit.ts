@@ -1,17 +1,18 @@
 // Shared set-up for the router end-to-end suites: webhook receivers on loopback that check the
 // signature of what they get, destinations and filters made through the Config API, delivery metrics,
 // the audit trail, and a PostgreSQL schema of its own per run.
+import { destinationName as destinationNameOf, sourceName, workspaceName } from '@tributary/contracts';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import {
-  configApi,
   pollUntil,
   postJson,
   type ApiEndpoint,
   type TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 
 export interface WebhookRequest {
   /** The parsed body; `messageId` read from it. */
@@ -128,7 +129,7 @@ export const POLLING_ENVIRONMENT = { CONFIG_API_RATE_LIMIT: '100000' };
 
 /** `workspaces/<ws>/sources/<src>/destinations/<slug>`: the destination's resource name. */
 export function destinationName(source: TestSource, destinationSlug: string): string {
-  return `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/destinations/${destinationSlug}`;
+  return destinationNameOf({ ...source, destinationSlug });
 }
 
 export interface DestinationInput {
@@ -145,22 +146,17 @@ export async function createDestination(
   source: TestSource,
   input: DestinationInput,
 ): Promise<any> {
-  const response = await configApi(
-    t,
-    'POST',
-    `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/destinations`,
-    {
-      destination: {
-        name: destinationName(source, input.slug),
-        ...(input.catalogSlug && { catalog_name: `catalog/destinations/${input.catalogSlug}` }),
-        enabled: input.enabled,
-        config: Object.entries(input.config).map(([key, value]) => ({
-          name: `${destinationName(source, input.slug)}/config/${key}`,
-          value,
-        })),
-      },
+  const response = await configApi(t, 'POST', `${sourceName(source)}/destinations`, {
+    destination: {
+      name: destinationName(source, input.slug),
+      ...(input.catalogSlug && { catalog_name: `catalog/destinations/${input.catalogSlug}` }),
+      enabled: input.enabled,
+      config: Object.entries(input.config).map(([key, value]) => ({
+        name: `${destinationName(source, input.slug)}/config/${key}`,
+        value,
+      })),
     },
-  );
+  });
   if (response.status !== 200)
     throw new Error(
       `creating destination ${input.slug}: ${response.status} ${JSON.stringify(response.body)}`,
@@ -248,7 +244,7 @@ export async function auditEvents(
   const response = await configApi(
     t,
     'GET',
-    `workspaces/${source.workspaceSlug}/audit-events?page_size=200&resource_name_prefix=${encodeURIComponent(resourceNamePrefix)}`,
+    `${workspaceName(source.workspaceSlug)}/audit-events?page_size=200&resource_name_prefix=${encodeURIComponent(resourceNamePrefix)}`,
   );
   if (response.status !== 200)
     throw new Error(`reading the audit trail: ${response.status} ${JSON.stringify(response.body)}`);

@@ -1,7 +1,8 @@
 // Which destinations get which message, end to end: the `integrations` object, destination filters
 // made through the Config API, ingest dedupe, and the delivery metrics that count each outcome.
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { configApi, createWorkspaceAndSource, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import { createWorkspaceAndSource, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import {
   createDestination,
   createFilter,

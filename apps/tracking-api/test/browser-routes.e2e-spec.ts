@@ -10,7 +10,6 @@ import { rawExchange, rawRequest } from '../../../test/support/raw-http';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
   basicAuth,
-  configApi,
   createWorkspaceAndSource,
   deleteSource,
   expectErrorBody,
@@ -18,6 +17,7 @@ import {
   readSourceMessages,
   type TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 
 const UMD_DIRECTORY = join(dirname(require.resolve('@segment/analytics-next/package.json')), 'dist', 'umd');
 const PAGE_ORIGIN = 'http://127.0.0.1:8081';

@@ -10,7 +10,7 @@ import {
   type HTTPResponse,
 } from '@segment/analytics-node';
 import { randomUUID } from 'node:crypto';
-import { configApiRequest } from '../../../test/compat/config-api-http';
+import { ConfigApiClient } from '../../../test/support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
   createOAuthApplication,
@@ -182,11 +182,9 @@ describe('@segment/analytics-node 3.1 with OAuth against Tributary', () => {
 
   it('reports an error and stores nothing when the application was deleted: /token answers 401 invalid_client', async () => {
     const doomed = await createOAuthApplication(t, source.workspaceSlug, [rsaKeyPair('doomed-key')]);
-    const deleted = await configApiRequest(
-      t,
+    const deleted = await new ConfigApiClient(t).request(
       'DELETE',
       `workspaces/${source.workspaceSlug}/oauth-applications/${doomed.applicationId}`,
-      t.adminToken,
     );
     expect(deleted.status).toBe(200);
 

@@ -1,8 +1,9 @@
 // Shared set-up for the OAuth suites: RSA key pairs, OAuth applications made through the Config API,
 // client assertions signed as Segment's clients sign them (docs/tracking-api.md §11.3), and raw calls to POST /token.
+import { workspaceName } from '@tributary/contracts';
 import { SignJWT, type JWTPayload } from 'jose';
 import { generateKeyPairSync, KeyObject, randomUUID } from 'node:crypto';
-import { configApiRequest, type ConfigApiResponse } from '../../../test/compat/config-api-http';
+import { ConfigApiClient, type ConfigApiResponse } from '../../../test/support/config-api.client';
 import type { TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -41,16 +42,16 @@ export async function createOAuthApplication(
   keys: RsaKeyPair[] = [rsaKeyPair()],
   tokenLifetimeSeconds = 3600,
 ): Promise<TestOAuthApplication> {
-  const response = await configApiRequest(
-    t,
+  const response = await new ConfigApiClient(t).request(
     'POST',
-    `workspaces/${workspaceSlug}/oauth-applications`,
-    t.adminToken,
+    `${workspaceName(workspaceSlug)}/oauth-applications`,
     {
-      oauth_application: {
-        display_name: `OAuth app of ${workspaceSlug}`,
-        public_keys: keys.map((key) => ({ key_id: key.keyId, pem: key.publicPem })),
-        token_lifetime_seconds: tokenLifetimeSeconds,
+      json: {
+        oauth_application: {
+          display_name: `OAuth app of ${workspaceSlug}`,
+          public_keys: keys.map((key) => ({ key_id: key.keyId, pem: key.publicPem })),
+          token_lifetime_seconds: tokenLifetimeSeconds,
+        },
       },
     },
   );
@@ -69,9 +70,11 @@ export function setOAuthRequired(
   workspaceSlug: string,
   required: boolean,
 ): Promise<ConfigApiResponse> {
-  return configApiRequest(t, 'PATCH', `workspaces/${workspaceSlug}`, t.adminToken, {
-    workspace: { oauth_required: required },
-    update_mask: { paths: ['workspace.oauth_required'] },
+  return new ConfigApiClient(t).request('PATCH', workspaceName(workspaceSlug), {
+    json: {
+      workspace: { oauth_required: required },
+      update_mask: { paths: ['workspace.oauth_required'] },
+    },
   });
 }
 

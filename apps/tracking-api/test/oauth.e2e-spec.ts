@@ -2,7 +2,7 @@
 // then bearer tokens on the tracking API (§4.3, §11.6), with the messages read back from the event log.
 import { ACCESS_TOKEN_KEY_PURPOSE, issueAccessToken, SecretBox } from '@tributary/auth';
 import { randomUUID } from 'node:crypto';
-import { configApiRequest } from '../../../test/compat/config-api-http';
+import { ConfigApiClient } from '../../../test/support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
   accessTokenFor,
@@ -463,11 +463,9 @@ describe('OAuth: POST /token and bearer tokens on the tracking API', () => {
       const application = await freshApplication();
       const token = await accessTokenFor(t, application);
       expect((await bearerBatch(token, source.writeKey, [`before-delete-${randomUUID()}`])).status).toBe(200);
-      const deleted = await configApiRequest(
-        t,
+      const deleted = await new ConfigApiClient(t).request(
         'DELETE',
         `workspaces/${workspace.slug}/oauth-applications/${application.applicationId}`,
-        t.adminToken,
       );
       expect(deleted.status).toBe(200);
       expectErrorBody(

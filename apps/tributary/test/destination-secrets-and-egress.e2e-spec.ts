@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MASKED_SECRET } from '@tributary/contracts';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { eventStoreOf, readAllEvents } from '../../config-api/test/support/config-api-client';
+import { eventStoreOf, readAllEvents } from '../../config-api/test/support/config-api-e2e.kit';
 import {
   auditEvents,
   createDestination,
@@ -16,7 +16,8 @@ import {
   trackMessage,
   waitForSettled,
 } from '../../router/test/router-e2e.kit';
-import { configApi, createWorkspaceAndSource, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import { createWorkspaceAndSource, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 
 const URL_PASSWORD = 'url-pa55word-do-not-leak';
 const URL_USER = 'hook-user';

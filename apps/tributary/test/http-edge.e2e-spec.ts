@@ -7,12 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { ParsedResponse, rawExchange, RawExchange } from '../../../test/support/raw-http';
 import {
   basicAuth,
-  configApi,
   createWorkspaceAndSource,
   postJson,
   readSourceMessages,
   TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 
 type Refusal = 'malformed' | 'unknown_method' | 'head_too_large' | 'missing_host';

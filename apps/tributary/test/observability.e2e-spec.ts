@@ -11,12 +11,12 @@ import {
 } from '../../router/test/router-e2e.kit';
 import {
   basicAuth,
-  configApi,
   createWorkspaceAndSource,
   pollUntil,
   postJson,
   postTracking,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 
 interface Sample {
   name: string;

@@ -1,16 +1,17 @@
 // OAuth set-up for the client's end-to-end suites: a workspace that requires OAuth, an OAuth application
 // registered through the real Config API, and a small fake token endpoint for the situations the real
 // server will not produce on demand (clock skew, 5xx, 429, malformed answers).
+import { workspaceName } from '@tributary/contracts';
 import { createPublicKey, createVerify, generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  configApi,
   createSource,
   createWorkspace,
   type ApiEndpoint,
   type TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 
 export interface ClientKeyPair {
   /** PKCS #8 PEM: what the client is given. */
@@ -44,7 +45,7 @@ export async function createOAuthWorkspace(
   const workspace = await createWorkspace(t);
   const source = await createSource(t, workspace);
   if (options.oauthRequired ?? true) {
-    const patched = await configApi(t, 'PATCH', `workspaces/${workspace.slug}`, {
+    const patched = await configApi(t, 'PATCH', workspaceName(workspace.slug), {
       workspace: { oauth_required: true },
       update_mask: { paths: ['workspace.oauth_required'] },
     });
@@ -54,7 +55,7 @@ export async function createOAuthWorkspace(
   }
   const key = generateClientKey();
   const keyId = 'key-1';
-  const created = await configApi(t, 'POST', `workspaces/${workspace.slug}/oauth-applications`, {
+  const created = await configApi(t, 'POST', `${workspaceName(workspace.slug)}/oauth-applications`, {
     oauth_application: {
       display_name: 'client e2e',
       public_keys: [{ key_id: keyId, pem: key.publicPem }],

@@ -2,7 +2,8 @@
 // `/token` endpoint can get messages stored, and they are read back from the instance's event log. A
 // recording proxy sits in front of the tracking API where a test needs to see the headers or to inject
 // the one answer the real server will not give on demand (a 401 for a token that is still valid).
-import { configApi, postJson, readSourceMessages } from '../../../test/support/tracking-e2e.kit';
+import { postJson, readSourceMessages } from '../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../test/support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { Analytics, AnalyticsDeliveryError, type AnalyticsOptions } from '../src';
 import { LeveledLogger } from '../src/leveled-logger';

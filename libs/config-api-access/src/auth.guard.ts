@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { hashAccessToken } from '@tributary/auth';
+import { workspaceName } from '@tributary/contracts';
 import { ConfigReadModel } from '@tributary/config-projections';
 import type { RequestWithBodyError } from '@tributary/platform';
 import { BasicCredentialsChecker } from './basic-credentials.checker';
@@ -62,7 +63,7 @@ export class ConfigApiAuthGuard implements CanActivate {
     }
     const workspaceSlug = (request.params as Record<string, string> | undefined)?.workspace;
     if (workspaceSlug !== undefined && !canReachWorkspace(principal, workspaceSlug)) {
-      throw ConfigApiError.notFound(`workspaces/${workspaceSlug} not found`);
+      throw ConfigApiError.notFound(`${workspaceName(workspaceSlug)} not found`);
     }
     if (
       !READ_METHODS.has(request.method) &&

@@ -19,7 +19,7 @@ export function serveConfigApiOpenApiDocument(app: INestApplication): void {
   document.paths = Object.fromEntries(
     Object.entries(document.paths)
       .filter(([path]) => path.startsWith('/v1beta'))
-      .map(([path, item]) => [path.replace(/\/@([A-Za-z]+)$/, ':$1'), item]),
+      .map(([path, item]) => [path.replace(/\/@([A-Za-z]+)$/, ':$1'), withPathParameters(path, item)]),
   );
   const body = JSON.stringify(document);
   app
@@ -31,4 +31,28 @@ export function serveConfigApiOpenApiDocument(app: INestApplication): void {
         reply.send(body);
       },
     );
+}
+
+/**
+ * Lists every parameter of the path template, first and in template order, on each operation: the
+ * handlers that take a resolved resource (`SourceInPath()` and its kin) read the path parameters
+ * through one decorator that the document generator cannot see.
+ */
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+function withPathParameters(path: string, item: Record<string, any>): Record<string, any> {
+  const pathParameters = [...path.matchAll(/\{([^{}]+)\}/g)].map(([, name]) => ({
+    name,
+    required: true,
+    in: 'path',
+    schema: { type: 'string' },
+  }));
+  for (const [method, operation] of Object.entries(item)) {
+    if (!HTTP_METHODS.has(method)) continue;
+    const others = (operation.parameters ?? []).filter(
+      (parameter: { in: string }) => parameter.in !== 'path',
+    );
+    operation.parameters = [...pathParameters, ...others];
+  }
+  return item;
 }

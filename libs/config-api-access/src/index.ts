@@ -5,6 +5,7 @@ export * from './auth.guard';
 export * from './basic-credentials.checker';
 export * from './request-body-limits.guard';
 export * from './resource-lookup.service';
+export * from './path-resources.pipe';
 export * from './config-api-controller.decorator';
 export * from './config-api-access.module';
 export * from './config-api-openapi';

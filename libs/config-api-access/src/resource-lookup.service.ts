@@ -5,7 +5,14 @@ import {
   SourceView,
   TrackingPlanView,
 } from '@tributary/config-projections';
-import { WorkspaceRecord } from '@tributary/config-domain';
+import { OAuthApplicationRecord, WorkspaceRecord } from '@tributary/config-domain';
+import {
+  destinationName,
+  oauthApplicationName,
+  sourceName,
+  trackingPlanName,
+  workspaceName,
+} from '@tributary/contracts';
 import { ConfigApiError } from './config-api.error';
 
 /** Reads a resource by its URL parts, or answers 404 with the resource name. */
@@ -15,14 +22,14 @@ export class ResourceLookup {
 
   workspace(workspaceSlug: string): WorkspaceRecord {
     const workspace = this.readModel.workspace(workspaceSlug);
-    if (!workspace) throw ConfigApiError.notFound(`workspaces/${workspaceSlug} not found`);
+    if (!workspace) throw ConfigApiError.notFound(`${workspaceName(workspaceSlug)} not found`);
     return workspace;
   }
 
   source(workspaceSlug: string, sourceSlug: string): SourceView {
     this.workspace(workspaceSlug);
     const view = this.readModel.source(workspaceSlug, sourceSlug);
-    if (!view) throw ConfigApiError.notFound(`workspaces/${workspaceSlug}/sources/${sourceSlug} not found`);
+    if (!view) throw ConfigApiError.notFound(`${sourceName({ workspaceSlug, sourceSlug })} not found`);
     return view;
   }
 
@@ -35,7 +42,7 @@ export class ResourceLookup {
     const view = this.readModel.destination(sourceView.source.sourceId, destinationSlug);
     if (!view) {
       throw ConfigApiError.notFound(
-        `workspaces/${workspaceSlug}/sources/${sourceSlug}/destinations/${destinationSlug} not found`,
+        `${destinationName({ workspaceSlug, sourceSlug, destinationSlug })} not found`,
       );
     }
     return { ...view, sourceView };
@@ -44,8 +51,15 @@ export class ResourceLookup {
   trackingPlan(workspaceSlug: string, planId: string): TrackingPlanView {
     this.workspace(workspaceSlug);
     const view = this.readModel.trackingPlan(workspaceSlug, planId);
-    if (!view)
-      throw ConfigApiError.notFound(`workspaces/${workspaceSlug}/tracking-plans/${planId} not found`);
+    if (!view) throw ConfigApiError.notFound(`${trackingPlanName({ workspaceSlug, planId })} not found`);
     return view;
+  }
+
+  oauthApplication(workspaceSlug: string, applicationId: string): OAuthApplicationRecord {
+    this.workspace(workspaceSlug);
+    const application = this.readModel.oauthApplication(workspaceSlug, applicationId);
+    if (!application)
+      throw ConfigApiError.notFound(`${oauthApplicationName({ workspaceSlug, applicationId })} not found`);
+    return application;
   }
 }

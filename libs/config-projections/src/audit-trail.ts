@@ -1,5 +1,13 @@
 import { ConfigEvent } from '@tributary/config-domain';
-import { ENCRYPTED_VALUE_PREFIX, MASKED_SECRET } from '@tributary/contracts';
+import {
+  destinationName,
+  ENCRYPTED_VALUE_PREFIX,
+  MASKED_SECRET,
+  oauthApplicationName,
+  sourceName,
+  trackingPlanName,
+  workspaceName,
+} from '@tributary/contracts';
 import { EventStore, EventStoreUnavailableError, RecordedEvent } from '@tributary/event-store';
 
 /** One change as the audit trail shows it: what changed, on which resource, by whom, when, in which request. */
@@ -107,7 +115,7 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
   switch (event.type) {
     case 'WorkspaceCreated':
     case 'WorkspaceUpdated':
-      return { workspaceSlugs: [event.data.slug], resourceName: `workspaces/${event.data.slug}` };
+      return { workspaceSlugs: [event.data.slug], resourceName: workspaceName(event.data.slug) };
     case 'UserRegistered':
       return undefined;
     case 'AccessTokenCreated':
@@ -162,27 +170,20 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
     case 'OAuthApplicationDeleted':
       return {
         workspaceSlugs,
-        resourceName: `workspaces/${event.data.workspaceSlug}/oauth-applications/${event.data.applicationId}`,
+        resourceName: oauthApplicationName(event.data),
       };
     case 'TrackingPlanCreated':
     case 'TrackingPlanUpdated':
     case 'TrackingPlanDeleted':
-      return { workspaceSlugs, resourceName: planName(event.data) };
+      return { workspaceSlugs, resourceName: trackingPlanName(event.data) };
     case 'TrackingPlanSourceConnected':
     case 'TrackingPlanSourceDisconnected':
       return {
         workspaceSlugs,
-        resourceName: `${planName(event.data)}/source-connections/${event.data.sourceSlug}`,
+        resourceName: `${trackingPlanName(event.data)}/source-connections/${event.data.sourceSlug}`,
       };
   }
 }
-
-const sourceName = (data: { workspaceSlug: string; sourceSlug: string }) =>
-  `workspaces/${data.workspaceSlug}/sources/${data.sourceSlug}`;
-const destinationName = (data: { workspaceSlug: string; sourceSlug: string; destinationSlug: string }) =>
-  `${sourceName(data)}/destinations/${data.destinationSlug}`;
-const planName = (data: { workspaceSlug: string; planId: string }) =>
-  `workspaces/${data.workspaceSlug}/tracking-plans/${data.planId}`;
 
 /**
  * How deep a stored value is shown: far deeper than the Config API accepts (32), so nothing written

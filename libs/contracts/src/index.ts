@@ -4,4 +4,5 @@ export * from './config-api/config-api.requests';
 export * from './config-api/config-api.errors';
 export * from './tracking';
 export * from './config-api/config-api.resources';
+export * from './config-api/resource-names';
 export * from './http/retry-after';

@@ -1,3 +1,4 @@
+import { workspaceName } from '@tributary/contracts';
 import { AccessTokenRecord } from '@tributary/config-domain';
 import { withSeconds } from '../shared/timestamps';
 
@@ -6,7 +7,7 @@ export function presentAccessToken(token: AccessTokenRecord, plaintext?: string)
     name: `access-tokens/${token.number}`,
     description: token.description,
     scopes: token.scope,
-    workspace_names: token.workspaceSlugs.map((slug) => `workspaces/${slug}`),
+    workspace_names: token.workspaceSlugs.map(workspaceName),
     create_time: withSeconds(token.createTime),
     ...(plaintext === undefined ? {} : { token: plaintext }),
   };

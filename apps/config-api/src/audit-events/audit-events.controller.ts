@@ -1,5 +1,7 @@
-import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
-import { Get, Inject, Param, Query } from '@nestjs/common';
+import { auditEventName } from '@tributary/contracts';
+import { ConfigApiController, ConfigApiError, WorkspaceInPath } from '@tributary/config-api-access';
+import { Get, Inject, Query } from '@nestjs/common';
+import type { WorkspaceRecord } from '@tributary/config-domain';
 import { ApiTags } from '@nestjs/swagger';
 import { AuditEntry, readAuditPage } from '@tributary/config-projections';
 import { EVENT_STORE, type EventStore } from '@tributary/event-store';
@@ -7,7 +9,7 @@ import { PageRequest, parsePageSize } from '../shared/pagination';
 
 function presentAuditEntry(workspaceSlug: string, entry: AuditEntry) {
   return {
-    name: `workspaces/${workspaceSlug}/audit-events/${entry.position}`,
+    name: auditEventName(workspaceSlug, entry.position),
     type: entry.type,
     resource_name: entry.resourceName,
     actor: entry.actor,
@@ -26,17 +28,13 @@ function presentAuditEntry(workspaceSlug: string, entry: AuditEntry) {
 @ApiTags('audit trail')
 @ConfigApiController('v1beta/workspaces/:workspace/audit-events')
 export class AuditEventsController {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly lookup: ResourceLookup,
-  ) {}
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   @Get()
   async list(
-    @Param('workspace') workspaceSlug: string,
+    @WorkspaceInPath() { slug: workspaceSlug }: WorkspaceRecord,
     @Query() query: PageRequest & { resource_name_prefix?: string },
   ) {
-    this.lookup.workspace(workspaceSlug);
     const pageSize = parsePageSize(query.page_size, 100);
     const before = parseAuditPageToken(query.page_token);
     const page = await readAuditPage(this.store, {

@@ -1,22 +1,18 @@
 import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
 import { limitDepth } from '@tributary/config-projections';
-import { ENCRYPTED_VALUE_PREFIX, MASKED_SECRET } from '@tributary/contracts';
+import { destinationName, ENCRYPTED_VALUE_PREFIX, MASKED_SECRET, sourceName } from '@tributary/contracts';
 import { findCatalogDestination, maskUrlCredentials, secrecyOfSetting } from '@tributary/destinations';
-import { sourceName } from '../shared/resource-names';
 import { withMilliseconds } from '../shared/timestamps';
-
-export const destinationResourceName = (destination: DestinationRecord) =>
-  `${sourceName(destination.workspaceSlug, destination.sourceSlug)}/destinations/${destination.destinationSlug}`;
 
 /** Every setting of the catalog entry, in catalog order, with secrets masked. */
 export function presentDestination(destination: DestinationRecord) {
-  const name = destinationResourceName(destination);
+  const name = destinationName(destination);
   const catalogSlug = catalogSlugOf(destination);
   const catalogEntry = findCatalogDestination(catalogSlug);
   const settings = catalogEntry?.settings ?? [];
   return {
     name,
-    parent: sourceName(destination.workspaceSlug, destination.sourceSlug),
+    parent: sourceName(destination),
     display_name: catalogEntry?.displayName ?? catalogSlug,
     catalog_name: `catalog/destinations/${catalogSlug}`,
     enabled: destination.enabled,

@@ -1,8 +1,10 @@
-import { Get, Headers, Inject, Logger, Param, Res } from '@nestjs/common';
+import { sourceName } from '@tributary/contracts';
+import { Get, Headers, Inject, Logger, Res } from '@nestjs/common';
+import type { SourceView } from '@tributary/config-projections';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG, EventLog, EventLogUnavailableError, type TailSubscription } from '@tributary/event-log';
 import type { FastifyReply } from 'fastify';
-import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
+import { ConfigApiController, ConfigApiError, SourceInPath } from '@tributary/config-api-access';
 import { parseLastEventId } from './last-event-id';
 import { OpenLiveEventStreams } from './open-live-event-streams';
 import { LiveEventLimits, ServerSentEventStream } from './server-sent-events';
@@ -20,7 +22,6 @@ export class LiveEventsController {
 
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
-    private readonly lookup: ResourceLookup,
     private readonly limits: LiveEventLimits,
     private readonly openStreams: OpenLiveEventStreams,
   ) {}
@@ -35,12 +36,10 @@ export class LiveEventsController {
   })
   @ApiProduces('text/event-stream')
   async stream(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
+    @SourceInPath() { source }: SourceView,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
     const afterSequence = parseLastEventId(lastEventId);
     if (afterSequence === null) {
       throw ConfigApiError.invalidArgument('Last-Event-ID must be the id of an event this stream sent');
@@ -68,15 +67,13 @@ export class LiveEventsController {
     reply.hijack();
     events.onEnd((reason) => {
       if (reason === 'reader-too-slow') {
-        this.logger.warn(
-          `dropped a live-events reader of workspaces/${workspaceSlug}/sources/${sourceSlug}: it fell behind`,
-        );
+        this.logger.warn(`dropped a live-events reader of ${sourceName(source)}: it fell behind`);
       }
       void tail.stop();
     });
     void tail.ended.then((end) => {
       if (end.reason === 'failed') {
-        this.logger.warn(`live events of ${sourceSlug} ended: ${String(end.error)}`);
+        this.logger.warn(`live events of ${source.sourceSlug} ended: ${String(end.error)}`);
       }
       events.end();
     });

@@ -1,10 +1,11 @@
+import { oauthApplicationName } from '@tributary/contracts';
 import { OAuthApplicationRecord } from '@tributary/config-domain';
 import { withMilliseconds } from '../shared/timestamps';
 
 /** Public keys are listed by id only: the PEM was given by the client and is not echoed back. */
 export function presentOAuthApplication(application: OAuthApplicationRecord) {
   return {
-    name: `workspaces/${application.workspaceSlug}/oauth-applications/${application.applicationId}`,
+    name: oauthApplicationName(application),
     client_id: application.clientId,
     display_name: application.displayName,
     public_keys: application.publicKeys.map((key) => ({ key_id: key.keyId })),

@@ -1,10 +1,10 @@
+import { destinationName } from '@tributary/contracts';
 import { DestinationRecord, ReplayRecord } from '@tributary/config-domain';
-import { destinationResourceName } from '../destinations/destination.presenter';
 import { withMilliseconds } from '../shared/timestamps';
 
 export function presentReplay(destination: DestinationRecord, replay: ReplayRecord) {
   return {
-    name: `${destinationResourceName(destination)}/replays/${replay.replayId}`,
+    name: `${destinationName(destination)}/replays/${replay.replayId}`,
     start_time: withMilliseconds(replay.startTime),
     end_time: replay.endTime === null ? null : withMilliseconds(replay.endTime),
     state: replay.state,

@@ -1,8 +1,6 @@
 import { Body, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { generateKsuid } from '@tributary/auth';
-import { destinationAggregate } from '@tributary/config-domain';
-import { ConfigCommandHandler } from '@tributary/config-commands';
+import { DestinationView } from '@tributary/config-projections';
 import { CreateReplayRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
@@ -10,10 +8,11 @@ import {
   ConfigApiController,
   ConfigApiError,
   ChangeMetadata,
+  DestinationInPath,
   ResourceLookup,
 } from '@tributary/config-api-access';
 import { paginate, PageRequest } from '../shared/pagination';
-import { WorkspaceQuotas } from '../shared/workspace-quotas';
+import { ReplayCommands } from './replay.commands';
 import { presentReplay } from './replay.presenter';
 
 class CreateReplayDto extends createZodDto(CreateReplayRequestSchema) {}
@@ -27,46 +26,23 @@ class CreateReplayDto extends createZodDto(CreateReplayRequestSchema) {}
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/replays')
 export class ReplaysController {
   constructor(
-    private readonly commands: ConfigCommandHandler,
+    private readonly replays: ReplayCommands,
     private readonly lookup: ResourceLookup,
-    private readonly quotas: WorkspaceQuotas,
   ) {}
 
   @Post()
   async create(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() { destination }: DestinationView,
     @Body() body: CreateReplayDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
-    const replayId = `rp_${generateKsuid()}`;
-    const request = body.replay ?? body;
-    this.quotas.assertCanStartReplay(workspaceSlug);
-    await this.commands.handle(
-      destinationAggregate,
-      { sourceId: destination.sourceId, destinationSlug },
-      {
-        type: 'RequestReplay',
-        replayId,
-        startTime: request.start_time ?? '',
-        endTime: request.end_time ?? null,
-        now: metadata.time,
-      },
-      metadata,
-    );
-    return this.get(workspaceSlug, sourceSlug, destinationSlug, replayId);
+    const { workspaceSlug, sourceSlug, destinationSlug } = destination;
+    const replayId = await this.replays.request(destination, body, metadata);
+    return presentReplayOf(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug), replayId);
   }
 
   @Get()
-  list(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-    @Query() query: PageRequest,
-  ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+  list(@DestinationInPath() view: DestinationView, @Query() query: PageRequest) {
     const newestFirst = [...view.replays].reverse();
     const { page, nextPageToken } = paginate(newestFirst, query);
     return {
@@ -76,15 +52,13 @@ export class ReplaysController {
   }
 
   @Get(':replay')
-  get(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-    @Param('replay') replayId: string,
-  ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
-    const replay = view.replays.find((candidate) => candidate.replayId === replayId);
-    if (!replay) throw ConfigApiError.notFound(`replay ${replayId} not found`);
-    return presentReplay(view.destination, replay);
+  get(@DestinationInPath() view: DestinationView, @Param('replay') replayId: string) {
+    return presentReplayOf(view, replayId);
   }
+}
+
+function presentReplayOf(view: DestinationView, replayId: string) {
+  const replay = view.replays.find((candidate) => candidate.replayId === replayId);
+  if (!replay) throw ConfigApiError.notFound(`replay ${replayId} not found`);
+  return presentReplay(view.destination, replay);
 }

@@ -2,12 +2,6 @@ import { ConfigApiError } from '@tributary/config-api-access';
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 
-/** The last segment of a resource name, or the text itself when it is already a bare slug. */
-export function lastSegment(nameOrSlug: string): string {
-  const trimmed = nameOrSlug.replace(/(?<!\/)\/+$/, '');
-  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
-}
-
 /**
  * Reads the slug of a resource created under `parentName` from the name the client sent:
  * `workspaces/ws/sources/js` under `workspaces/ws` gives `js`. A bare slug is accepted too.
@@ -24,7 +18,3 @@ export function slugUnder(parentName: string, collection: string, name: string, 
   }
   return slug;
 }
-
-export const workspaceName = (workspaceSlug: string) => `workspaces/${workspaceSlug}`;
-export const sourceName = (workspaceSlug: string, sourceSlug: string) =>
-  `workspaces/${workspaceSlug}/sources/${sourceSlug}`;

@@ -1,10 +1,10 @@
+import { sourceName, workspaceName } from '@tributary/contracts';
 import { SchemaConfig, SourceRecord } from '@tributary/config-domain';
 import { withMilliseconds } from '../shared/timestamps';
-import { sourceName, workspaceName } from '../shared/resource-names';
 
 export function presentSource(source: SourceRecord) {
   return {
-    name: sourceName(source.workspaceSlug, source.sourceSlug),
+    name: sourceName(source),
     parent: workspaceName(source.workspaceSlug),
     catalog_name: source.catalogName,
     display_name: source.displayName,
@@ -23,6 +23,6 @@ export function presentSource(source: SourceRecord) {
 }
 
 export function presentSchemaConfig(source: SourceRecord, schemaConfig: SchemaConfig) {
-  const parent = sourceName(source.workspaceSlug, source.sourceSlug);
+  const parent = sourceName(source);
   return { name: `${parent}/schema-config`, parent, ...schemaConfig };
 }

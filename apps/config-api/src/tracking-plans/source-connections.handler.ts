@@ -9,6 +9,7 @@ import {
 } from '@tributary/config-domain';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigReadModel } from '@tributary/config-projections';
+import { sourceName } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 
 /**
@@ -129,6 +130,6 @@ export class SourceConnectionsHandler {
       if (error instanceof DomainError) return error;
       throw error;
     }
-    return notFound(`workspaces/${workspaceSlug}/sources/${sourceSlug} not found`);
+    return notFound(`${sourceName({ workspaceSlug, sourceSlug })} not found`);
   }
 }

@@ -1,12 +1,10 @@
+import { sourceName, trackingPlanName } from '@tributary/contracts';
 import { TrackingPlanRecord } from '@tributary/config-domain';
 import { withSeconds } from '../shared/timestamps';
 
-export const trackingPlanResourceName = (plan: TrackingPlanRecord) =>
-  `workspaces/${plan.workspaceSlug}/tracking-plans/${plan.planId}`;
-
 export function presentTrackingPlan(plan: TrackingPlanRecord) {
   return {
-    name: trackingPlanResourceName(plan),
+    name: trackingPlanName(plan),
     display_name: plan.displayName,
     rules: plan.rules,
     create_time: withSeconds(plan.createTime),
@@ -15,5 +13,5 @@ export function presentTrackingPlan(plan: TrackingPlanRecord) {
 }
 
 export function presentConnection(workspaceSlug: string, sourceSlug: string, planId: string) {
-  return { source_name: `workspaces/${workspaceSlug}/sources/${sourceSlug}`, tracking_plan_id: planId };
+  return { source_name: sourceName({ workspaceSlug, sourceSlug }), tracking_plan_id: planId };
 }

@@ -1,4 +1,6 @@
-import { Get, Inject, Param, Query } from '@nestjs/common';
+import { sourceName } from '@tributary/contracts';
+import { Get, Inject, Query } from '@nestjs/common';
+import type { SourceView } from '@tributary/config-projections';
 import { ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG, EventLogUnavailableError, type EventLog } from '@tributary/event-log';
 import {
@@ -7,7 +9,7 @@ import {
   type ProtocolsOutcome,
   type ViolationWindow,
 } from '@tributary/protocols';
-import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
+import { ConfigApiController, ConfigApiError, SourceInPath } from '@tributary/config-api-access';
 
 /**
  * Tracking-plan violations of a source over the last hour, day or week (docs/protocols.md R13), a
@@ -17,18 +19,10 @@ import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/
 @ApiTags('tracking plans')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/violations')
 export class ViolationsController {
-  constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
-    private readonly lookup: ResourceLookup,
-  ) {}
+  constructor(@Inject(EVENT_LOG) private readonly eventLog: EventLog) {}
 
   @Get()
-  async summary(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Query() query: { window?: string },
-  ) {
-    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
+  async summary(@SourceInPath() { source }: SourceView, @Query() query: { window?: string }) {
     const window = query.window ?? '24h';
     if (typeof window !== 'string' || !Object.hasOwn(VIOLATION_WINDOWS, window)) {
       throw ConfigApiError.invalidArgument(
@@ -54,6 +48,6 @@ export class ViolationsController {
       window as ViolationWindow,
       now,
     );
-    return { name: `workspaces/${workspaceSlug}/sources/${sourceSlug}/violations`, ...summary };
+    return { name: `${sourceName(source)}/violations`, ...summary };
   }
 }

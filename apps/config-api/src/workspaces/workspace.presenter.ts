@@ -1,9 +1,10 @@
+import { workspaceName } from '@tributary/contracts';
 import { WorkspaceRecord } from '@tributary/config-domain';
 import { withMilliseconds } from '../shared/timestamps';
 
 export function presentWorkspace(workspace: WorkspaceRecord) {
   return {
-    name: `workspaces/${workspace.slug}`,
+    name: workspaceName(workspace.slug),
     display_name: workspace.displayName,
     id: workspace.id,
     region: workspace.region,

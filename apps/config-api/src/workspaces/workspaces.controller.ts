@@ -1,6 +1,5 @@
 import {
   ConfigApiController,
-  ConfigApiError,
   ResourceLookup,
   AllowBasicAuth,
   canReachWorkspace,
@@ -8,19 +7,17 @@ import {
   CurrentPrincipal,
   InstanceAdminOnly,
   Principal,
+  WorkspaceInPath,
 } from '@tributary/config-api-access';
-import { Body, Get, Inject, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { Body, Get, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { generateWorkspaceId } from '@tributary/auth';
-import { resolveUpdateMask, workspaceAggregate } from '@tributary/config-domain';
-import { ConfigCommandHandler } from '@tributary/config-commands';
+import type { WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { CreateWorkspaceRequestSchema, UpdateWorkspaceRequestSchema } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
-import { lastSegment } from '../shared/resource-names';
+import { WorkspaceCommands } from './workspace.commands';
 import { presentWorkspace } from './workspace.presenter';
 
 class CreateWorkspaceDto extends createZodDto(CreateWorkspaceRequestSchema) {}
@@ -31,9 +28,8 @@ class UpdateWorkspaceDto extends createZodDto(UpdateWorkspaceRequestSchema) {}
 export class WorkspacesController {
   constructor(
     private readonly readModel: ConfigReadModel,
-    private readonly commands: ConfigCommandHandler,
+    private readonly workspaces: WorkspaceCommands,
     private readonly lookup: ResourceLookup,
-    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
   /**
@@ -53,66 +49,33 @@ export class WorkspacesController {
   }
 
   @Get(':workspace')
-  get(@Param('workspace') workspaceSlug: string) {
-    return presentWorkspace(this.lookup.workspace(workspaceSlug));
+  get(@WorkspaceInPath() workspace: WorkspaceRecord) {
+    return presentWorkspace(workspace);
   }
 
   @Post()
   @InstanceAdminOnly()
   async create(@Body() body: CreateWorkspaceDto, @ChangeMetadata() metadata: EventMetadata) {
-    const slug = lastSegment(body.workspace.name);
-    await this.commands.handle(
-      workspaceAggregate,
-      slug,
-      {
-        type: 'CreateWorkspace',
-        workspace: {
-          slug,
-          id: generateWorkspaceId(),
-          displayName: body.workspace.display_name ?? slug,
-          region: body.workspace.region ?? this.environment.TRIBUTARY_REGION,
-          createTime: metadata.time,
-        },
-      },
-      metadata,
-    );
+    const slug = await this.workspaces.create(body.workspace, metadata);
     return presentWorkspace(this.lookup.workspace(slug));
   }
 
   @Put(':workspace')
   replace(
-    @Param('workspace') workspaceSlug: string,
+    @WorkspaceInPath() workspace: WorkspaceRecord,
     @Body() body: UpdateWorkspaceDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    return this.update(workspaceSlug, body, metadata);
+    return this.update(workspace, body, metadata);
   }
 
   @Patch(':workspace')
   async update(
-    @Param('workspace') workspaceSlug: string,
+    @WorkspaceInPath() { slug: workspaceSlug }: WorkspaceRecord,
     @Body() body: UpdateWorkspaceDto,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    this.lookup.workspace(workspaceSlug);
-    const changes = resolveUpdateMask('workspace', body.workspace, body.update_mask?.paths ?? undefined, {
-      display_name: '',
-      oauth_required: false,
-    });
-    if (changes.display_name === '')
-      throw ConfigApiError.invalidArgument('workspace.display_name must not be empty');
-    await this.commands.handle(
-      workspaceAggregate,
-      workspaceSlug,
-      {
-        type: 'UpdateWorkspace',
-        changes: {
-          displayName: changes.display_name as string | undefined,
-          oauthRequired: changes.oauth_required as boolean | undefined,
-        },
-      },
-      metadata,
-    );
+    await this.workspaces.update(workspaceSlug, body, metadata);
     return presentWorkspace(this.lookup.workspace(workspaceSlug));
   }
 }

@@ -1,16 +1,17 @@
-import { Get, Inject, Param, Post, Query } from '@nestjs/common';
+import { Get, Inject, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import { destinationAggregate } from '@tributary/config-domain';
 import { ConfigCommandHandler } from '@tributary/config-commands';
-import { MASKED_SECRET } from '@tributary/contracts';
+import { DestinationView } from '@tributary/config-projections';
+import { MASKED_SECRET, destinationName } from '@tributary/contracts';
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import type { EventMetadata } from '@tributary/event-store';
 import {
   ConfigApiController,
   ConfigApiError,
   ChangeMetadata,
-  ResourceLookup,
+  DestinationInPath,
 } from '@tributary/config-api-access';
 import { destinationConsumerName } from '../destination-consumers/consumer-names';
 
@@ -24,17 +25,14 @@ export class DeadLettersController {
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     private readonly commands: ConfigCommandHandler,
-    private readonly lookup: ResourceLookup,
   ) {}
 
   @Get()
   async list(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() view: DestinationView,
     @Query() query: { page_size?: string; page_token?: string },
   ) {
-    const view = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+    const { destination } = view;
     const pageSize = query.page_size === undefined ? 100 : Number(query.page_size);
     const afterSequence =
       query.page_token === undefined || query.page_token === '' ? 0 : Number(query.page_token);
@@ -45,11 +43,11 @@ export class DeadLettersController {
       throw ConfigApiError.invalidArgument('page_token is not a token this API returned');
     }
     const letters = await this.eventLog.listDeadLetters({
-      consumerName: destinationConsumerName(view.destination.sourceId, destinationSlug),
+      consumerName: destinationConsumerName(destination.sourceId, destination.destinationSlug),
       afterSequence,
       limit: pageSize,
     });
-    const name = `workspaces/${workspaceSlug}/sources/${sourceSlug}/destinations/${destinationSlug}/dead-letters`;
+    const name = `${destinationName(destination)}/dead-letters`;
     return {
       dead_letters: letters
         .filter((letter) => !view.redrivenDeadLetters.has(letter.deadLetterSequence))
@@ -71,16 +69,13 @@ export class DeadLettersController {
 
   @Post('@redrive')
   async redrive(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
+    @DestinationInPath() { destination }: DestinationView,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
     const redriveId = `rd_${generateKsuid()}`;
     await this.commands.handle(
       destinationAggregate,
-      { sourceId: destination.sourceId, destinationSlug },
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
       { type: 'RequestDeadLetterRedrive', redriveId, now: metadata.time },
       metadata,
     );

@@ -1,6 +1,8 @@
-import { Get, Param } from '@nestjs/common';
+import { Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ConfigApiController, ResourceLookup } from '@tributary/config-api-access';
+import { ConfigApiController, DestinationInPath } from '@tributary/config-api-access';
+import type { DestinationView } from '@tributary/config-projections';
+import { destinationName } from '@tributary/contracts';
 import { destinationKey } from '../destination-consumers/consumer-names';
 import { DeliveryMetrics, SERIES_BUCKET_MS } from './delivery-metrics';
 
@@ -12,20 +14,13 @@ import { DeliveryMetrics, SERIES_BUCKET_MS } from './delivery-metrics';
 @ApiTags('delivery metrics')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/metrics')
 export class DeliveryMetricsController {
-  constructor(
-    private readonly metrics: DeliveryMetrics,
-    private readonly lookup: ResourceLookup,
-  ) {}
+  constructor(private readonly metrics: DeliveryMetrics) {}
 
   @Get()
-  summary(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-  ) {
-    const { destination } = this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug);
+  summary(@DestinationInPath() { destination }: DestinationView) {
+    const { destinationSlug } = destination;
     const snapshot = this.metrics.snapshot(destinationKey(destination.sourceId, destinationSlug));
-    const name = `workspaces/${workspaceSlug}/sources/${sourceSlug}/destinations/${destinationSlug}`;
+    const name = destinationName(destination);
     return {
       name: `${name}/metrics`,
       destination_name: name,
@@ -65,11 +60,7 @@ export class DeliveryMetricsController {
   }
 
   @Get('@getSummary')
-  getSummary(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
-    @Param('destination') destinationSlug: string,
-  ) {
-    return this.summary(workspaceSlug, sourceSlug, destinationSlug);
+  getSummary(@DestinationInPath() view: DestinationView) {
+    return this.summary(view);
   }
 }

@@ -1,7 +1,8 @@
-import { Get, Param, Query } from '@nestjs/common';
+import { Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ConfigReadModel } from '@tributary/config-projections';
-import { ConfigApiController, ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
+import { ConfigReadModel, SourceView } from '@tributary/config-projections';
+import { ConfigApiController, ConfigApiError, SourceInPath } from '@tributary/config-api-access';
+import { destinationName } from '@tributary/contracts';
 import { RecentMessageOutcomes } from './recent-message-outcomes';
 
 const MAX_MESSAGE_IDS = 100;
@@ -16,23 +17,19 @@ const MAX_MESSAGE_IDS = 100;
 export class MessageDeliveriesController {
   constructor(
     private readonly outcomes: RecentMessageOutcomes,
-    private readonly lookup: ResourceLookup,
     private readonly readModel: ConfigReadModel,
   ) {}
 
   @Get()
   list(
-    @Param('workspace') workspaceSlug: string,
-    @Param('source') sourceSlug: string,
+    @SourceInPath() { source }: SourceView,
     @Query('message_id') messageIds: string | string[] | undefined,
   ) {
-    const { source } = this.lookup.source(workspaceSlug, sourceSlug);
     const ids = [...new Set(messageIds === undefined ? [] : [messageIds].flat())];
     if (ids.length === 0) throw ConfigApiError.invalidArgument('give at least one message_id');
     if (ids.length > MAX_MESSAGE_IDS) {
       throw ConfigApiError.invalidArgument(`give at most ${MAX_MESSAGE_IDS} message_id values`);
     }
-    const sourceName = `workspaces/${workspaceSlug}/sources/${sourceSlug}`;
     return {
       message_deliveries: ids.map((messageId) => ({
         message_id: messageId,
@@ -40,7 +37,11 @@ export class MessageDeliveriesController {
           .outcomesOf(source.sourceId, messageId)
           .filter((outcome) => this.readModel.destination(source.sourceId, outcome.destinationSlug))
           .map((outcome) => ({
-            destination_name: `${sourceName}/destinations/${outcome.destinationSlug}`,
+            destination_name: destinationName({
+              workspaceSlug: source.workspaceSlug,
+              sourceSlug: source.sourceSlug,
+              destinationSlug: outcome.destinationSlug,
+            }),
             outcome: outcome.outcome,
             time: outcome.at,
             ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),

@@ -1,9 +1,9 @@
 // Set-up for the Protocols end-to-end suites: tracking plans, connections and schema configs made
 // through the Config API, messages sent with the real @segment/analytics-node, and the log, the
 // forwarding sources and the violations route read back.
+import { sourceName, trackingPlanName, workspaceName } from '@tributary/contracts';
 import { Analytics } from '@segment/analytics-node';
 import {
-  configApi,
   createSource,
   createWorkspace,
   readSourceMessages,
@@ -11,6 +11,7 @@ import {
   type StoredMessage,
   type TestSource,
 } from '../../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../../test/support/config-api.client';
 import type { TributaryTestInstance } from '../../../../test/support/tributary-test-instance';
 
 /** A source connected to a plan, with two sibling sources that can receive forwards. */
@@ -28,7 +29,7 @@ export async function createPlan(
   rules: Record<string, unknown>,
   displayName = 'E2E plan',
 ): Promise<{ planId: string; body: any }> {
-  const response = await configApi(t, 'POST', `workspaces/${workspaceSlug}/tracking-plans`, {
+  const response = await configApi(t, 'POST', `${workspaceName(workspaceSlug)}/tracking-plans`, {
     tracking_plan: { display_name: displayName, rules },
   });
   if (response.status !== 200)
@@ -40,8 +41,8 @@ export async function connectPlan(t: ApiEndpoint, source: TestSource, planId: st
   const response = await configApi(
     t,
     'POST',
-    `workspaces/${source.workspaceSlug}/tracking-plans/${planId}/source-connections`,
-    { source_name: `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}` },
+    `${trackingPlanName({ workspaceSlug: source.workspaceSlug, planId })}/source-connections`,
+    { source_name: sourceName(source) },
   );
   if (response.status !== 200)
     throw new Error(`connecting: ${response.status} ${JSON.stringify(response.body)}`);
@@ -51,7 +52,7 @@ export async function disconnectPlan(t: ApiEndpoint, source: TestSource, planId:
   const response = await configApi(
     t,
     'DELETE',
-    `workspaces/${source.workspaceSlug}/tracking-plans/${planId}/source-connections/${source.sourceSlug}`,
+    `${trackingPlanName({ workspaceSlug: source.workspaceSlug, planId })}/source-connections/${source.sourceSlug}`,
   );
   if (response.status !== 200)
     throw new Error(`disconnecting: ${response.status} ${JSON.stringify(response.body)}`);
@@ -63,15 +64,10 @@ export function patchSchemaConfig(
   source: TestSource,
   changes: Record<string, unknown>,
 ): Promise<{ status: number; body: any }> {
-  return configApi(
-    t,
-    'PATCH',
-    `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/schema-config`,
-    {
-      schema_config: changes,
-      update_mask: { paths: Object.keys(changes).map((field) => `schema_config.${field}`) },
-    },
-  );
+  return configApi(t, 'PATCH', `${sourceName(source)}/schema-config`, {
+    schema_config: changes,
+    update_mask: { paths: Object.keys(changes).map((field) => `schema_config.${field}`) },
+  });
 }
 
 export async function setSchemaConfig(t: ApiEndpoint, source: TestSource, changes: Record<string, unknown>) {
@@ -145,11 +141,7 @@ export async function violationsOf(
   source: TestSource,
   window = '24h',
 ): Promise<{ status: number; body: any }> {
-  return configApi(
-    t,
-    'GET',
-    `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/violations?window=${window}`,
-  );
+  return configApi(t, 'GET', `${sourceName(source)}/violations?window=${window}`);
 }
 
 /** Rules of one event whose `properties` object has these property schemas (draft-07, typewriter's shape). */

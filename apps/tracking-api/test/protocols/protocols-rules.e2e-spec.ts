@@ -5,13 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  configApi,
   createSource,
   createWorkspace,
   deleteSource,
   pollUntil,
   postJson,
 } from '../../../../test/support/tracking-e2e.kit';
+import { configApi } from '../../../../test/support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../../../../test/support/tributary-test-instance';
 import { SEGMENT_UI_PLAN_RULES } from '../../../../libs/protocols/src/testing/segment-ui-plan.fixture';
 import { createWebhookDestination, WebhookReceiver } from '../../../router/test/router-e2e.kit';

@@ -1,10 +1,5 @@
 import { given, stateAfter } from '../testing/given-when-then';
-import {
-  DestinationCommand,
-  destinationDecider,
-  destinationName,
-  SettingDefinition,
-} from './destination.decider';
+import { DestinationCommand, destinationDecider, SettingDefinition } from './destination.decider';
 import { DestinationEvent, DestinationRecord, FilterAction, FilterRecord } from './destination.events';
 
 const identity = {
@@ -554,9 +549,5 @@ describe('destination decider', () => {
       ]),
     ).toEqual({ status: 'deleted' });
     expect(activeState([destinationCreated]).destination.config).toEqual(fullConfig);
-  });
-
-  it('names a destination by workspace, source and catalog slug', () => {
-    expect(destinationName(identity)).toBe('workspaces/ws/sources/js/destinations/google-analytics');
   });
 });

@@ -1,3 +1,4 @@
+import { destinationName } from '@tributary/contracts';
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
 import {
   DestinationChanges,
@@ -283,10 +284,6 @@ export function catalogSlugOf(
   destination: Pick<DestinationRecord, 'catalogSlug' | 'destinationSlug'>,
 ): string {
   return destination.catalogSlug ?? destination.destinationSlug;
-}
-
-export function destinationName(identity: DestinationIdentity): string {
-  return `workspaces/${identity.workspaceSlug}/sources/${identity.sourceSlug}/destinations/${identity.destinationSlug}`;
 }
 
 const FILTER_ACTION_TYPES = [

@@ -1,3 +1,4 @@
+import { workspaceName } from '@tributary/contracts';
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
 import {
   OAuthApplicationChanges,
@@ -29,7 +30,7 @@ export const oauthApplicationDecider: Decider<
     switch (command.type) {
       case 'CreateOAuthApplication': {
         const { application } = command;
-        if (!command.workspaceExists) throw notFound(`workspaces/${application.workspaceSlug} not found`);
+        if (!command.workspaceExists) throw notFound(`${workspaceName(application.workspaceSlug)} not found`);
         if (state.status !== 'absent')
           throw alreadyExists(`OAuth application ${application.applicationId} already exists`);
         if (!application.displayName.trim())

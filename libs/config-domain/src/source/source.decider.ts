@@ -1,3 +1,4 @@
+import { sourceName, workspaceName } from '@tributary/contracts';
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
 import { DEFAULT_SCHEMA_CONFIG, SchemaConfig, schemaConfigValueProblem } from './schema-config';
 import { MAX_ALLOWED_ORIGINS, parseAllowedOrigin } from './allowed-origins';
@@ -28,8 +29,8 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
     switch (command.type) {
       case 'CreateSource': {
         const { source } = command;
-        const name = `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}`;
-        if (!command.workspaceExists) throw notFound(`workspaces/${source.workspaceSlug} not found`);
+        const name = sourceName(source);
+        if (!command.workspaceExists) throw notFound(`${workspaceName(source.workspaceSlug)} not found`);
         if (state.status === 'active') throw alreadyExists(`${name} already exists`);
         if (!command.catalogSourceExists) {
           throw invalidArgument(`source.catalog_name "${source.catalogName}" is not in the catalog`);
@@ -70,7 +71,7 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
           }
           if (!command.workspaceSourceSlugs.includes(target)) {
             throw invalidArgument(
-              `schema_config.${field}: workspaces/${source.workspaceSlug}/sources/${target} does not exist`,
+              `schema_config.${field}: ${sourceName({ workspaceSlug: source.workspaceSlug, sourceSlug: target })} does not exist`,
             );
           }
         }

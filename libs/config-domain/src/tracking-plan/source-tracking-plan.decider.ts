@@ -1,3 +1,4 @@
+import { sourceName } from '@tributary/contracts';
 import { alreadyExists, Decider, notFound } from '../shared/decider';
 import { TrackingPlanEvent } from './tracking-plan.events';
 
@@ -46,11 +47,10 @@ export const sourceTrackingPlanDecider: Decider<
     if (!command.planActive) throw notFound('tracking plan not found');
     switch (command.type) {
       case 'ConnectTrackingPlan':
-        if (!command.sourceExists)
-          throw notFound(`workspaces/${workspaceSlug}/sources/${sourceSlug} not found`);
+        if (!command.sourceExists) throw notFound(`${sourceName({ workspaceSlug, sourceSlug })} not found`);
         if (command.connectedPlanId && command.connectedPlanId !== planId) {
           throw alreadyExists(
-            `workspaces/${workspaceSlug}/sources/${sourceSlug} is already connected to tracking plan ${command.connectedPlanId}`,
+            `${sourceName({ workspaceSlug, sourceSlug })} is already connected to tracking plan ${command.connectedPlanId}`,
           );
         }
         // Connecting twice is not an error: the connection exists, which is what was asked.

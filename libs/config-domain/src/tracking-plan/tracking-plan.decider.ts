@@ -1,3 +1,4 @@
+import { workspaceName } from '@tributary/contracts';
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
 import {
   TrackingPlanChanges,
@@ -30,7 +31,8 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
   decide(state, command) {
     switch (command.type) {
       case 'CreateTrackingPlan': {
-        if (!command.workspaceExists) throw notFound(`workspaces/${command.plan.workspaceSlug} not found`);
+        if (!command.workspaceExists)
+          throw notFound(`${workspaceName(command.plan.workspaceSlug)} not found`);
         if (state.status !== 'absent')
           throw alreadyExists(`tracking plan ${command.plan.planId} already exists`);
         if (!command.plan.displayName?.trim())

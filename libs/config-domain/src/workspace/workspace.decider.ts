@@ -1,3 +1,4 @@
+import { workspaceName } from '@tributary/contracts';
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
 import { WorkspaceEvent, WorkspaceRecord } from './workspace.events';
 
@@ -14,7 +15,7 @@ export const workspaceDecider: Decider<WorkspaceState, WorkspaceCommand, Workspa
     switch (command.type) {
       case 'CreateWorkspace':
         if (state.status === 'active')
-          throw alreadyExists(`workspaces/${command.workspace.slug} already exists`);
+          throw alreadyExists(`${workspaceName(command.workspace.slug)} already exists`);
         if (!command.workspace.displayName.trim())
           throw invalidArgument('workspace.display_name is required');
         return [{ type: 'WorkspaceCreated', data: command.workspace }];

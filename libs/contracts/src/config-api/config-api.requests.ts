@@ -126,6 +126,20 @@ export const PageQuerySchema = z.looseObject({
 });
 
 export type UpdateMask = z.infer<typeof UpdateMaskSchema>;
+export type CreateWorkspaceRequest = z.infer<typeof CreateWorkspaceRequestSchema>;
+export type UpdateWorkspaceRequest = z.infer<typeof UpdateWorkspaceRequestSchema>;
+export type CreateAccessTokenRequest = z.infer<typeof CreateAccessTokenRequestSchema>;
+export type CreateSourceRequest = z.infer<typeof CreateSourceRequestSchema>;
+export type UpdateSourceRequest = z.infer<typeof UpdateSourceRequestSchema>;
+export type UpdateSchemaConfigRequest = z.infer<typeof UpdateSchemaConfigRequestSchema>;
+export type CreateDestinationRequest = z.infer<typeof CreateDestinationRequestSchema>;
+export type UpdateDestinationRequest = z.infer<typeof UpdateDestinationRequestSchema>;
+export type FilterRequest = z.infer<typeof FilterRequestSchema>;
+export type CreateReplayRequest = z.infer<typeof CreateReplayRequestSchema>;
+export type CreateOAuthApplicationRequest = z.infer<typeof CreateOAuthApplicationRequestSchema>;
+export type UpdateOAuthApplicationRequest = z.infer<typeof UpdateOAuthApplicationRequestSchema>;
+export type TrackingPlanBody = z.infer<typeof TrackingPlanBodySchema>;
+export type UpdateTrackingPlanRequest = z.infer<typeof UpdateTrackingPlanRequestSchema>;
 
 const ReplayBodySchema = z.looseObject({
   start_time: z.string().min(1, 'start_time is required (RFC 3339)').nullish(),

@@ -1,17 +1,25 @@
-// Plain HTTP over loopback to a running Tributary, as the end-to-end suites of the Config API need
-// it: any method, any header, raw bodies, and the response's status, headers and parsed JSON.
-import { EVENT_STORE, EventStore, RecordedEvent } from '@tributary/event-store';
+// The one HTTP client of the Config API (`/v1beta`) that test suites use, whatever they test: any
+// method, any header, raw bodies, and the response's status, headers, text and parsed JSON. Works
+// against an instance started in this process or as a child process (it needs only its base URL).
+import { workspaceName, type AccessTokenResource, type WorkspaceResource } from '@tributary/contracts';
 import { request as httpRequest } from 'node:http';
-import type { TributaryTestInstance } from '../../../../test/support/tributary-test-instance';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
 
-export interface ApiResponse {
+/** What the client needs of a running Tributary. */
+export interface ConfigApiTarget {
+  /** `http://127.0.0.1:<port>`, without `/v1beta`. */
+  baseUrl: string;
+  /** An instance-admin token: the client's token unless told otherwise. */
+  adminToken: string;
+}
+
+export interface ConfigApiResponse<Body = any> {
   status: number;
   headers: Headers;
   text: string;
   /** The parsed JSON body; `undefined` when the body is empty or not JSON. */
-  body: any;
+  body: Body;
 }
 
 export interface RequestOptions {
@@ -24,29 +32,28 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-export const RFC3339_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-export const RFC3339_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
-export const WRITE_KEY = /^[A-Za-z0-9]{32}$/;
-export const ACCESS_TOKEN = /^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/;
-export const KSUID = /^[0-9A-Za-z]{27}$/;
-
 /** Calls `/v1beta/<path>` of one instance with one token unless told otherwise. */
 export class ConfigApiClient {
   constructor(
-    readonly instance: TributaryTestInstance,
+    readonly instance: ConfigApiTarget,
     readonly token: string | null = instance.adminToken,
   ) {}
 
+  /** The same instance, called with another token (`null`: none). */
   as(token: string | null): ConfigApiClient {
     return new ConfigApiClient(this.instance, token);
   }
 
   /** `path` is taken as it is after `/v1beta/`, so tests can send `//` and trailing slashes. */
   url(path: string): string {
-    return `http://127.0.0.1:${this.instance.port}/v1beta/${path}`;
+    return `${this.instance.baseUrl}/v1beta/${path}`;
   }
 
-  async request(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  async request<Body = any>(
+    method: HttpMethod,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ConfigApiResponse<Body>> {
     const token = options.token === undefined ? this.token : options.token;
     const headers: Record<string, string> = {
       ...(token === null ? {} : { authorization: `Bearer ${token}` }),
@@ -56,32 +63,41 @@ export class ConfigApiClient {
     const body = options.json !== undefined ? JSON.stringify(options.json) : options.rawBody;
     const response = await fetch(this.url(path), { method, headers, body });
     const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, body: parsed };
+    return { status: response.status, headers: response.headers, text, body: parseJson(text) as Body };
   }
 
-  get = (path: string, options?: RequestOptions) => this.request('GET', path, options);
-  delete = (path: string, options?: RequestOptions) => this.request('DELETE', path, options);
-  post = (path: string, json?: unknown, options?: RequestOptions) =>
-    this.request('POST', path, { ...options, json });
-  patch = (path: string, json?: unknown, options?: RequestOptions) =>
-    this.request('PATCH', path, { ...options, json });
-  put = (path: string, json?: unknown, options?: RequestOptions) =>
-    this.request('PUT', path, { ...options, json });
+  get = <Body = any>(path: string, options?: RequestOptions) => this.request<Body>('GET', path, options);
+  delete = <Body = any>(path: string, options?: RequestOptions) =>
+    this.request<Body>('DELETE', path, options);
+  post = <Body = any>(path: string, json?: unknown, options?: RequestOptions) =>
+    this.request<Body>('POST', path, { ...options, json });
+  patch = <Body = any>(path: string, json?: unknown, options?: RequestOptions) =>
+    this.request<Body>('PATCH', path, { ...options, json });
+  put = <Body = any>(path: string, json?: unknown, options?: RequestOptions) =>
+    this.request<Body>('PUT', path, { ...options, json });
 
   /** Like `request`, but fails the test with the response when the status is not 200. */
-  async ok(method: HttpMethod, path: string, json?: unknown): Promise<any> {
-    const response = await this.request(method, path, { json });
+  async ok<Body = any>(method: HttpMethod, path: string, json?: unknown): Promise<Body> {
+    const response = await this.request<Body>(method, path, { json });
     if (response.status !== 200) {
       throw new Error(`${method} ${path}: expected 200, got ${response.status} ${response.text}`);
     }
     return response.body;
   }
+}
+
+/**
+ * `request` in one call for set-up code that has only an instance: with the admin token, or the
+ * one given, and `body` sent as JSON when present.
+ */
+export function configApi<Body = any>(
+  instance: ConfigApiTarget,
+  method: HttpMethod,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<ConfigApiResponse<Body>> {
+  return new ConfigApiClient(instance, token).request<Body>(method, path, { json: body });
 }
 
 /**
@@ -94,7 +110,7 @@ export function requestWithAnyBody(
   path: string,
   body: string,
   headers: Record<string, string> = {},
-): Promise<ApiResponse> {
+): Promise<ConfigApiResponse> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
       client.url(path),
@@ -117,13 +133,12 @@ export function requestWithAnyBody(
             if (value !== undefined)
               responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
           }
-          let parsed: unknown;
-          try {
-            parsed = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ status: incoming.statusCode ?? 0, headers: responseHeaders, text, body: parsed });
+          resolve({
+            status: incoming.statusCode ?? 0,
+            headers: responseHeaders,
+            text,
+            body: parseJson(text),
+          });
         });
       },
     );
@@ -133,7 +148,7 @@ export function requestWithAnyBody(
 }
 
 /** Asserts the error shape of docs/config-api.md §4: the status, `{error: string, code: number}`, JSON. */
-export function expectConfigApiError(response: ApiResponse, status: number, code: number): void {
+export function expectConfigApiError(response: ConfigApiResponse, status: number, code: number): void {
   const summary = { status: response.status, body: response.body ?? response.text };
   expect(summary).toMatchObject({ status, body: { code } });
   expect(typeof response.body.error).toBe('string');
@@ -142,7 +157,7 @@ export function expectConfigApiError(response: ApiResponse, status: number, code
 }
 
 /** Asserts a success of docs/config-api.md §5.1: 200 with a JSON body. */
-export function expectJsonSuccess(response: ApiResponse): any {
+export function expectJsonSuccess(response: ConfigApiResponse): any {
   expect({ status: response.status, body: response.body ?? response.text }).toMatchObject({ status: 200 });
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
   expect(response.body).toBeDefined();
@@ -153,49 +168,51 @@ export function basicAuthorization(email: string, password: string): string {
   return `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`;
 }
 
-export function eventStoreOf(instance: TributaryTestInstance): EventStore {
-  return instance.app.get<EventStore>(EVENT_STORE);
-}
-
-/** Every event in the store, in position order: a catch-up subscription stopped once caught up. */
-export async function readAllEvents(store: EventStore): Promise<RecordedEvent[]> {
-  const events: RecordedEvent[] = [];
-  let subscription: { stop(): Promise<void> } | undefined;
-  await new Promise<void>((resolve, reject) => {
-    subscription = store.subscribeToAll((event) => void events.push(event), {
-      onCaughtUp: resolve,
-      onError: reject,
-    });
-  });
-  await subscription?.stop();
-  return events;
-}
-
-/** Creates a workspace with the admin token and mints a read-write and a read-only token for it. */
-export async function createWorkspaceWithTokens(
-  admin: ConfigApiClient,
-  slug: string,
-): Promise<{
+export interface WorkspaceAccess {
   slug: string;
+  workspace: WorkspaceResource;
+  /** Clients of the workspace with a read-write (`workspace`) and a read-only (`workspace:read`) token. */
   writer: ConfigApiClient;
   reader: ConfigApiClient;
   writerToken: string;
   readerToken: string;
-}> {
-  await admin.ok('POST', 'workspaces', {
-    workspace: { name: `workspaces/${slug}`, display_name: `E2E ${slug}` },
+}
+
+/** Creates `workspaces/<slug>` with the admin token and mints a read-write and a read-only token for it. */
+export async function createWorkspaceWithTokens(
+  admin: ConfigApiClient,
+  slug: string,
+  displayName = `E2E ${slug}`,
+): Promise<WorkspaceAccess> {
+  const workspace = await admin.ok<WorkspaceResource>('POST', 'workspaces', {
+    workspace: { name: workspaceName(slug), display_name: displayName },
   });
   const mint = async (scopes: 'workspace' | 'workspace:read') =>
     (
-      await admin.ok('POST', 'access-tokens', {
+      await admin.ok<AccessTokenResource>('POST', 'access-tokens', {
         access_token: {
           description: `e2e ${slug} ${scopes}`,
           scopes,
-          workspace_names: [`workspaces/${slug}`],
+          workspace_names: [workspaceName(slug)],
         },
       })
     ).token as string;
   const writerToken = await mint('workspace');
   const readerToken = await mint('workspace:read');
-  return { slug, writer: admin.as(writerToken), reader: admin.as(readerToken), writerToken, readerToken };
+  return {
+    slug,
+    workspace,
+    writer: admin.as(writerToken),
+    reader: admin.as(readerToken),
+    writerToken,
+    readerToken,
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
