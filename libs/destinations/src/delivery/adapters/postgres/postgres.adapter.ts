@@ -394,8 +394,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     const known = warehouse.tables.get(tableKey);
     // A table at its column cap gets no new columns: no DDL to attempt, so no lock to take.
     const columns =
-      known &&
-      (known.size >= this.maxColumnsPerTable || [...row.values.keys()].every((column) => known.has(column)))
+      known && (known.size >= this.maxColumnsPerTable || hasEveryColumn(known, row.values))
         ? known
         : await underTableLock(warehouse, tableKey, () =>
             this.createTableOrColumns(client, warehouse, schema, row),
@@ -430,6 +429,11 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     }
     return prepared;
   }
+}
+
+function hasEveryColumn(columns: ReadonlyMap<string, ColumnKind>, values: ReadonlyMap<string, unknown>): boolean {
+  for (const column of values.keys()) if (!columns.has(column)) return false;
+  return true;
 }
 
 /** The columns a new table starts with: every message has them, so queries on them work from the start. */

@@ -153,11 +153,21 @@ function chunkForParameters(rows: readonly BatchRow[], columns: number): BatchRo
   return chunks;
 }
 
+/** By `rows x columns`: a router's batches come in a few shapes, each written again and again. */
+const placeholderTexts = new Map<string, string>();
+const MAX_PLACEHOLDER_TEXTS = 256;
+
 function placeholders(rows: number, columns: number): string {
+  const key = `${rows}x${columns}`;
+  const known = placeholderTexts.get(key);
+  if (known !== undefined) return known;
   const tuples: string[] = [];
   for (let row = 0; row < rows; row += 1) {
     const base = row * columns;
     tuples.push(`(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(', ')})`);
   }
-  return tuples.join(', ');
+  const text = tuples.join(', ');
+  if (placeholderTexts.size >= MAX_PLACEHOLDER_TEXTS) placeholderTexts.clear();
+  placeholderTexts.set(key, text);
+  return text;
 }
