@@ -110,8 +110,11 @@ interface Warehouse {
 
 export class PostgresDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'postgres';
-  /** Rows of many messages go in one transaction and multi-row statements (`warehouse-batch.writer.ts`). */
-  readonly gathering = { maxMessages: 250 };
+  /**
+   * Rows of many messages go in one transaction and multi-row statements (`warehouse-batch.writer.ts`),
+   * one call per pool connection at once: while one waits for the database, the others keep it busy.
+   */
+  readonly gathering: { maxMessages: number; callsAtOnce: number };
   private readonly warehouses = new Map<string, Warehouse>();
   private readonly egressGuard: EgressGuard;
   /** Per connection string: may the server's messages be shown (see `pinnedPostgresConnection`)? */
@@ -119,6 +122,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
 
   constructor(private readonly options: PostgresAdapterOptions = {}) {
     this.egressGuard = options.egressGuard ?? new EgressGuard();
+    this.gathering = { maxMessages: 250, callsAtOnce: this.maxConnectionsPerPool };
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
@@ -210,7 +214,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     this.serverMessagesShown.set(connectionString, connection.serverMessagesShown);
     const pool = new Pool({
       ...connection.poolConfig,
-      max: this.options.maxConnectionsPerPool ?? 4,
+      max: this.maxConnectionsPerPool,
       connectionTimeoutMillis: this.options.connectionTimeoutMs ?? 5_000,
       statement_timeout: this.options.statementTimeoutMs ?? 30_000,
       // Naive date-times in properties are read as UTC, whatever the server's default time zone.
@@ -324,6 +328,10 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     if (found.rowCount === 0) await runDdl(client, `CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
     await ensureTableRegistry(client, schema, runDdl);
     warehouse.schemas.set(schema, await readTableRegistry(client, schema));
+  }
+
+  private get maxConnectionsPerPool(): number {
+    return Math.max(1, this.options.maxConnectionsPerPool ?? 4);
   }
 
   private get maxColumnsPerTable(): number {

@@ -103,7 +103,12 @@ async function upsertUsers(client: PoolClient, schema: string, rows: readonly Ba
     else byUser.set(key, [row]);
   }
   const rounds: BatchRow[][] = [];
-  for (const ofUser of byUser.values()) {
+  // Users in the order of their keys: concurrent batches of one destination (the router has several
+  // under way) then lock the users they share in the same order, rather than in a cycle that
+  // PostgreSQL breaks by failing one of them (whose messages then go one by one).
+  const userKeys = [...byUser.keys()].sort();
+  for (const key of userKeys) {
+    const ofUser = byUser.get(key)!;
     ofUser.sort((left, right) => receivedAtOf(left) - receivedAtOf(right));
     ofUser.forEach((row, index) => (rounds[index] ??= []).push(row));
   }
