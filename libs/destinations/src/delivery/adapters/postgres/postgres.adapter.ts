@@ -95,7 +95,19 @@ export interface PostgresAdapterOptions {
 interface PreparedRow {
   values: Map<string, WarehouseValue | null>;
   notStored: ValueNotStored[];
+  /**
+   * Every column written reads a JSON scalar as it reads the same value's text (`text`, `number`,
+   * `boolean`, `timestamp` kinds), so the row may go through `json_populate_recordset`.
+   */
+  readsJsonAsText: boolean;
 }
+
+const KINDS_READING_JSON_AS_TEXT: ReadonlySet<ColumnKind> = new Set([
+  'text',
+  'number',
+  'boolean',
+  'timestamp',
+]);
 
 /** A database reached through one connection string, with what we know of its tables. */
 interface Warehouse {
@@ -241,6 +253,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   ): Promise<DeliveryResult[] | undefined> {
     const batch: BatchMessageRows[] = [];
     const notStored: ValueNotStored[][] = [];
+    let valuesAsJson = true;
     try {
       for (const message of messages) {
         const plan = planWarehouseRows(message, sourceId);
@@ -255,13 +268,14 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
           ...(plan.userRow && userRow ? { userRow: { table: 'users', values: userRow.values } } : {}),
         });
         notStored.push([primary, eventRow, userRow].flatMap((row) => row?.notStored ?? []));
+        valuesAsJson &&= [primary, eventRow, userRow].every((row) => row?.readsJsonAsText !== false);
       }
     } catch {
       return undefined;
     }
     try {
       await client.query('BEGIN');
-      const isNew = await writeWarehouseBatch(client, schema, batch);
+      const isNew = await writeWarehouseBatch(client, schema, batch, { valuesAsJson });
       await client.query('COMMIT');
       // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
       return messages.map((message, index) => ({
@@ -408,9 +422,10 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
             this.createTableOrColumns(client, warehouse, schema, row),
           );
 
-    const prepared: PreparedRow = { values: new Map(), notStored: [] };
+    const prepared: PreparedRow = { values: new Map(), notStored: [], readsJsonAsText: true };
     for (const [column, value] of row.values) {
       const kind = columns.get(column);
+      if (kind !== undefined && !KINDS_READING_JSON_AS_TEXT.has(kind)) prepared.readsJsonAsText = false;
       if (kind === undefined) {
         prepared.notStored.push({
           cause: 'column_limit',
@@ -439,7 +454,10 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   }
 }
 
-function hasEveryColumn(columns: ReadonlyMap<string, ColumnKind>, values: ReadonlyMap<string, unknown>): boolean {
+function hasEveryColumn(
+  columns: ReadonlyMap<string, ColumnKind>,
+  values: ReadonlyMap<string, unknown>,
+): boolean {
   for (const column of values.keys()) if (!columns.has(column)) return false;
   return true;
 }

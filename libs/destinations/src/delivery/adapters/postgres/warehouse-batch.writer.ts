@@ -28,42 +28,108 @@ const MAX_PARAMETERS = 65_000;
 /**
  * Writes every message's rows in the open transaction; answers, per message in order, whether it was
  * new (its primary row inserted). Of several messages with the same id in one batch, the first counts.
+ *
+ * `valuesAsJson`: each group of rows goes as one JSON parameter that `json_populate_recordset` turns
+ * into rows of the table's own type, and the primary and event rows of the whole batch go in one
+ * statement (the event rows only of the messages whose primary row it inserted). A round trip per
+ * table and thousands of parameters per batch cost the database more than the rows themselves. Only
+ * for columns whose kind reads a JSON value as its parameter text would be read (text, number,
+ * boolean, timestamp), which the caller checks; otherwise each group is a multi-row statement of
+ * parameters, as before.
  */
 export async function writeWarehouseBatch(
   client: PoolClient,
   schema: string,
   messages: readonly BatchMessageRows[],
+  options: { valuesAsJson?: boolean } = {},
 ): Promise<boolean[]> {
   const firstOfId = new Map<string, number>();
   messages.forEach((rows, index) => {
     const id = String(rows.primary.values.get('id'));
     if (!firstOfId.has(id)) firstOfId.set(id, index);
   });
-  const uniquePrimaries = [...firstOfId.values()].map((index) => messages[index]!.primary);
-  const insertedIds = await insertRows(
-    client,
-    schema,
-    uniquePrimaries,
-    'ON CONFLICT (id) DO NOTHING RETURNING id',
-  );
+  const firstMessages = [...firstOfId.values()].map((index) => messages[index]!);
+  const uniquePrimaries = firstMessages.map((rows) => rows.primary);
+  const insertedIds = options.valuesAsJson
+    ? await insertPrimaryAndEventRowsAsJson(
+        client,
+        schema,
+        uniquePrimaries,
+        firstMessages.flatMap((rows) => (rows.eventRow ? [rows.eventRow] : [])),
+      )
+    : await insertRows(client, schema, uniquePrimaries, 'ON CONFLICT (id) DO NOTHING RETURNING id');
   const isNew = messages.map(
     (rows, index) =>
       firstOfId.get(String(rows.primary.values.get('id'))) === index &&
       insertedIds.has(String(rows.primary.values.get('id'))),
   );
   const newMessages = messages.filter((_, index) => isNew[index]);
-  await insertRows(
-    client,
-    schema,
-    newMessages.flatMap((rows) => (rows.eventRow ? [rows.eventRow] : [])),
-    'ON CONFLICT (id) DO NOTHING',
-  );
+  if (!options.valuesAsJson) {
+    await insertRows(
+      client,
+      schema,
+      newMessages.flatMap((rows) => (rows.eventRow ? [rows.eventRow] : [])),
+      'ON CONFLICT (id) DO NOTHING',
+    );
+  }
   await upsertUsers(
     client,
     schema,
     newMessages.flatMap((rows) => (rows.userRow ? [rows.userRow] : [])),
+    options.valuesAsJson === true,
   );
   return isNew;
+}
+
+/**
+ * One statement: each group of primary rows inserted from one JSON parameter (`RETURNING id`), then
+ * each group of event rows, keeping only those whose id one of the primary inserts returned (an event
+ * row goes with a new message only). Answers the ids inserted.
+ */
+async function insertPrimaryAndEventRowsAsJson(
+  client: PoolClient,
+  schema: string,
+  primaries: readonly BatchRow[],
+  eventRows: readonly BatchRow[],
+): Promise<Set<string>> {
+  const parameters: string[] = [];
+  const steps: string[] = [];
+  const primaryGroups = groupByShape(primaries);
+  primaryGroups.forEach((group, index) => {
+    parameters.push(rowsAsJson(group));
+    steps.push(
+      `p${index} AS (${insertFromJson(schema, group, parameters.length)} ON CONFLICT (id) DO NOTHING RETURNING id)`,
+    );
+  });
+  const inserted = primaryGroups.map((_, index) => `SELECT id FROM p${index}`).join(' UNION ALL ');
+  steps.push(`inserted AS (${inserted})`);
+  groupByShape(eventRows).forEach((group, index) => {
+    parameters.push(rowsAsJson(group));
+    steps.push(
+      `e${index} AS (${insertFromJson(schema, group, parameters.length)} ` +
+        'WHERE id IN (SELECT id FROM inserted) ON CONFLICT (id) DO NOTHING)',
+    );
+  });
+  const result = await client.query<{ id: string }>(
+    `WITH ${steps.join(', ')} SELECT id FROM inserted`,
+    parameters,
+  );
+  return new Set(result.rows.map((row) => String(row.id)));
+}
+
+/** `INSERT INTO table (columns) SELECT columns FROM` the rows of parameter `$n`, typed as the table's rows. */
+function insertFromJson(schema: string, group: readonly BatchRow[], parameter: number): string {
+  const table = `${quoteIdentifier(schema)}.${quoteIdentifier(group[0]!.table)}`;
+  const columns = [...group[0]!.values.keys()].map(quoteIdentifier).join(', ');
+  return (
+    `INSERT INTO ${table} (${columns}) ` +
+    `SELECT ${columns} FROM json_populate_recordset(NULL::${table}, $${parameter})`
+  );
+}
+
+/** The rows as a JSON array of objects keyed by column name. */
+function rowsAsJson(rows: readonly BatchRow[]): string {
+  return JSON.stringify(rows.map((row) => Object.fromEntries(row.values)));
 }
 
 /** Rows grouped by table and column list, each group in as few statements as the parameter cap allows. */
@@ -94,7 +160,12 @@ async function insertRows(
  * columns, and only over a stored row that is not later. One statement cannot touch a row twice, so
  * several rows of one user go in rounds (the earliest `received_at` first), one statement per round.
  */
-async function upsertUsers(client: PoolClient, schema: string, rows: readonly BatchRow[]): Promise<void> {
+async function upsertUsers(
+  client: PoolClient,
+  schema: string,
+  rows: readonly BatchRow[],
+  valuesAsJson: boolean,
+): Promise<void> {
   const byUser = new Map<string, BatchRow[]>();
   for (const row of rows) {
     const key = `${String(row.values.get('id'))}\u0000${String(row.values.get('source_id'))}`;
@@ -118,12 +189,23 @@ async function upsertUsers(client: PoolClient, schema: string, rows: readonly Ba
       const updates = columns
         .filter((column) => column !== 'id' && column !== 'source_id')
         .map((column) => `${quoteIdentifier(column)} = EXCLUDED.${quoteIdentifier(column)}`);
+      const upsert =
+        `ON CONFLICT (id, source_id) DO UPDATE SET ${updates.join(', ')}, uuid_ts = now() ` +
+        `WHERE existing.received_at IS NULL OR existing.received_at <= EXCLUDED.received_at`;
+      if (valuesAsJson) {
+        const table = `${quoteIdentifier(schema)}.users`;
+        const quoted = columns.map(quoteIdentifier).join(', ');
+        await client.query(
+          `INSERT INTO ${table} AS existing (${quoted}) ` +
+            `SELECT ${quoted} FROM json_populate_recordset(NULL::${table}, $1) ${upsert}`,
+          [rowsAsJson(group)],
+        );
+        continue;
+      }
       for (const part of chunkForParameters(group, columns.length)) {
         await client.query(
           `INSERT INTO ${quoteIdentifier(schema)}.users AS existing (${columns.map(quoteIdentifier).join(', ')}) ` +
-            `VALUES ${placeholders(part.length, columns.length)} ` +
-            `ON CONFLICT (id, source_id) DO UPDATE SET ${updates.join(', ')}, uuid_ts = now() ` +
-            `WHERE existing.received_at IS NULL OR existing.received_at <= EXCLUDED.received_at`,
+            `VALUES ${placeholders(part.length, columns.length)} ${upsert}`,
           part.flatMap((row) => [...row.values.values()]),
         );
       }
