@@ -91,7 +91,6 @@ export interface DeliverySeriesBucket {
   latency: { p50: number | null; p95: number | null };
 }
 
-
 function percentileOf(sorted: ArrayLike<number>, p: number): number | null {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]! : null;
 }
@@ -171,6 +170,28 @@ class DestinationMetrics {
     }
   }
 
+  /**
+   * Percentiles of every window. The windows are nested, so one holding as many samples as the next
+   * larger one holds the same samples: its percentiles are that one's, without another sort (under
+   * steady load every sample is recent, and all windows are the same).
+   */
+  latencyOverWindows(now: number): DestinationMetricsSnapshot['latency'] {
+    const windows = (Object.entries(LATENCY_WINDOWS_MS) as [keyof typeof LATENCY_WINDOWS_MS, number][]).sort(
+      ([, left], [, right]) => right - left,
+    );
+    const result = {} as DestinationMetricsSnapshot['latency'];
+    let larger: { p50: number | null; p95: number | null; samples: number } | undefined;
+    for (const [name, windowMs] of windows) {
+      let samples = 0;
+      for (let index = this.firstKept; index < this.latencies.length; index++) {
+        if (this.latencies[index].at >= now - windowMs) samples += 1;
+      }
+      larger = larger?.samples === samples ? larger : this.latencyOver(windowMs, now);
+      result[name] = larger;
+    }
+    return result;
+  }
+
   latencyOver(windowMs: number, now: number) {
     const values: number[] = [];
     for (let index = this.firstKept; index < this.latencies.length; index++) {
@@ -220,15 +241,14 @@ export class DeliveryMetrics {
   snapshot(destinationKey: string): DestinationMetricsSnapshot {
     const metrics = this.metricsOf(destinationKey);
     const now = this.now();
-    const latency = Object.fromEntries(
-      Object.entries(LATENCY_WINDOWS_MS).map(([name, windowMs]) => [
-        name,
-        metrics.latencyOver(windowMs, now),
-      ]),
-    ) as DestinationMetricsSnapshot['latency'];
+    const latency = metrics.latencyOverWindows(now);
     return {
       counts: { ...metrics.counts },
-      latency,
+      latency: {
+        last_minute: { ...latency.last_minute },
+        last_5_minutes: { ...latency.last_5_minutes },
+        last_hour: { ...latency.last_hour },
+      },
       lastDiscardReasons: [...metrics.lastDiscardReasons],
       valuesNotStored: { ...metrics.valuesNotStored },
       lastValuesNotStored: [...metrics.lastValuesNotStored],
