@@ -54,7 +54,7 @@ import {
 } from './warehouse-row.planner';
 import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
 import { pinnedPostgresConnection, withoutServerMessages } from './postgres-connection';
-import { writeWarehouseBatch, type BatchMessageRows } from './warehouse-batch.writer';
+import { writeWarehouseBatch, writesInOneStatement, type BatchMessageRows } from './warehouse-batch.writer';
 
 export { quoteIdentifier } from './postgres-identifiers';
 
@@ -273,17 +273,19 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     } catch {
       return undefined;
     }
+    // One statement is atomic by itself: no transaction round trips around it.
+    const inTransaction = !writesInOneStatement(batch, { valuesAsJson });
     try {
-      await client.query('BEGIN');
+      if (inTransaction) await client.query('BEGIN');
       const isNew = await writeWarehouseBatch(client, schema, batch, { valuesAsJson });
-      await client.query('COMMIT');
+      if (inTransaction) await client.query('COMMIT');
       // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
       return messages.map((message, index) => ({
         messageId: message.messageId,
         ...delivered(isNew[index] ? notStored[index] : []),
       }));
     } catch {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (inTransaction) await client.query('ROLLBACK').catch(() => undefined);
       return undefined;
     }
   }

@@ -4,7 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Pool, type PoolClient } from 'pg';
-import { writeWarehouseBatch, type BatchMessageRows, type BatchRow } from './warehouse-batch.writer';
+import {
+  writeWarehouseBatch,
+  writesInOneStatement,
+  type BatchMessageRows,
+  type BatchRow,
+} from './warehouse-batch.writer';
 import type { WarehouseValue } from './warehouse-row.planner';
 
 const databaseUrl = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -133,6 +138,45 @@ describe('writeWarehouseBatch against a real PostgreSQL', () => {
       expect(await write(schema, redelivered, valuesAsJson)).toEqual(redelivered.map(() => false));
       expect(await contentsOf(schema)).toEqual(stored);
     }
+  });
+
+  it('upserts users in the one statement when each has one row, only for the messages it inserted', async () => {
+    const stored = identify(randomUUID(), 'user-e', '2026-02-01T00:00:00.000Z', { plan: 'stored' });
+    const later = identify(randomUUID(), 'user-c', '2026-02-03T00:00:00.000Z', { plan: 'later' });
+    const first = [stored, later];
+    const second: BatchMessageRows[] = [
+      // Older than the stored identify of user-c: the users row keeps the later one.
+      identify(randomUUID(), 'user-c', '2026-02-02T00:00:00.000Z', { plan: 'older', logins: 7 }),
+      identify(randomUUID(), 'user-d', '2026-02-02T00:00:00.000Z', { plan: 'new' }),
+      track(randomUUID(), { total: 3 }),
+      // Delivered again with other, later traits: not a new message, so its user is left alone.
+      {
+        primary: stored.primary,
+        userRow: row('users', {
+          id: 'user-e',
+          source_id: 'src',
+          received_at: '2026-03-01T00:00:00.000Z',
+          plan: 'changed',
+        }),
+      },
+    ];
+    expect(writesInOneStatement(second, { valuesAsJson: true })).toBe(true);
+    expect(writesInOneStatement(second, { valuesAsJson: false })).toBe(false);
+    for (const [schema, valuesAsJson] of [
+      [asParameters, false],
+      [asJson, true],
+    ] as const) {
+      expect(await write(schema, first, valuesAsJson)).toEqual([true, true]);
+      expect(await write(schema, second, valuesAsJson)).toEqual([true, true, true, false]);
+    }
+    const contents = await contentsOf(asParameters);
+    expect(await contentsOf(asJson)).toEqual(contents);
+    const users = Object.fromEntries(
+      (contents['users'] as Array<Record<string, unknown>>).map((user) => [user['id'], user]),
+    );
+    expect(users['user-c']).toMatchObject({ plan: 'later' });
+    expect(users['user-d']).toMatchObject({ plan: 'new' });
+    expect(users['user-e']).toMatchObject({ plan: 'stored' });
   });
 
   it('fails as a whole when a value does not fit, as with parameters, so the caller goes one by one', async () => {
