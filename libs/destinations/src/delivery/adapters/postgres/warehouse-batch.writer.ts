@@ -124,7 +124,8 @@ const MESSAGE_ID_KEY = 'message id';
 /**
  * One statement: each group of primary rows inserted from one JSON parameter (`RETURNING id`), then
  * each group of event rows, keeping only those whose id one of the primary inserts returned (an event
- * row goes with a new message only). Answers the ids inserted.
+ * row goes with a new message only), then the users' upserts of `withUsers` (at most one row per user)
+ * whose message it inserted. Answers the ids inserted.
  */
 async function insertPrimaryAndEventRowsAsJson(
   client: PoolClient,
