@@ -36,6 +36,7 @@
  * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
  * delivery as a ratio to webhook delivery, `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
  * BENCH_ACTIONS_CONCURRENCY (16), and `dedupe` = phase 6),
+ * `postgres` = the PostgreSQL phase alone (`delivery` runs it too, after its own phases),
  * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW),
  * BENCH_DEDUPE_INDEX (off, the server's default; `on` runs the ingest phases with the index, and phase 6).
  * 6. dedupe memory (`dedupe-memory.phase.ts`): resident memory of nats-server plus Tributary per
@@ -71,7 +72,7 @@ const GOAL_P99_MS = 50;
 /** Same as the JetStream adapter's default publish timeout. */
 const PUBLISH_TIMEOUT_MS = 2000;
 
-const PHASE_GROUPS = ['ingest', 'protocols', 'delivery', 'config', 'actions', 'dedupe'] as const;
+const PHASE_GROUPS = ['ingest', 'protocols', 'delivery', 'postgres', 'config', 'actions', 'dedupe'] as const;
 /** Goal of `ratio protocols/ingest`: enforcing a realistic plan keeps at least this share of the rate. */
 const PROTOCOLS_GOAL_RATIO = 0.8;
 type PhaseGroup = (typeof PHASE_GROUPS)[number];
@@ -353,6 +354,11 @@ async function main(): Promise<void> {
     writeResults();
   }
 
+  if (runs('postgres') && !runs('delivery')) {
+    failures.push(...(await postgresPhase(server, api, results)));
+    writeResults();
+  }
+
   if (runs('actions')) {
     console.log('actions: Actions Amplitude delivery against webhooks delivery, in this process ...');
     const actions = await measureActionsDelivery(
@@ -513,36 +519,11 @@ async function deliveryAndReplay(
   );
   console.log(`ratio healthy beside failing/alone: ${isolation.ratio.toFixed(3)} (goal: >= 0.9)`);
 
-  console.log('postgres: a postgres destination under /v1/batch load, then a raw pg insert of its rows ...');
-  const postgres = await measurePostgres({
-    api,
-    workspace: WORKSPACE,
-    baseUrl: server.baseUrl,
-    databaseUrl:
-      process.env['BENCH_DATABASE_URL'] ??
-      process.env['TEST_DATABASE_URL'] ??
-      'postgres://postgres@127.0.0.1:5432/postgres',
-    rowsPerStatement: routerConcurrency,
-    settings: { ...settings, seconds: settings.deliverySeconds },
-  });
-  if (typeof postgres === 'string') {
-    console.log(`postgres: skipped, ${postgres}`);
-  } else {
-    results.postgres = postgres;
-    console.log(
-      `postgres: ${postgres.deliveredMessages}/${postgres.acceptedMessages} messages delivered, ${postgres.rows} rows ` +
-        `in ${postgres.spanSeconds} s = ${postgres.rowsPerSecond.toLocaleString('en-US')} rows/s; raw pg multi-row ` +
-        `insert of the same rows: ${postgres.ceiling.rowsPerSecond.toLocaleString('en-US')} rows/s ` +
-        `(${postgres.ceiling.rows} rows in ${postgres.ceiling.seconds} s)`,
-    );
-    console.log(`ratio postgres/ceiling: ${postgres.ratio.toFixed(3)}`);
-  }
+  const postgresFailures = await postgresPhase(server, api, results);
 
   return [
     ...(ceiling.signatureMismatches > 0 ? ['the delivery ceiling measured wrongly signed requests'] : []),
-    ...(typeof postgres !== 'string' && postgres.deliveredMessages < postgres.acceptedMessages
-      ? ['the postgres destination did not store every message in time']
-      : []),
+    ...postgresFailures,
     ...(isolation.besideFailing.deliveredMessages < isolation.besideFailing.acceptedMessages
       ? ['the healthy destination beside a failing one did not get every message in time']
       : []),
@@ -560,6 +541,45 @@ async function deliveryAndReplay(
       : []),
     ...(replay && replay.signatures.mismatches > 0 ? ['replayed messages carried a wrong X-Signature'] : []),
   ];
+}
+
+/** The PostgreSQL phase; returns what went wrong (messages not stored in time). */
+async function postgresPhase(
+  server: TributaryServerProcess,
+  api: BenchConfigApi,
+  results: Record<string, unknown>,
+): Promise<string[]> {
+  const routerConcurrency = Number(process.env['ROUTER_MAX_IN_FLIGHT'] ?? 64);
+  console.log('postgres: a postgres destination under /v1/batch load, then a raw pg insert of its rows ...');
+  if (settings.cpuProfile) server.startCpuProfile();
+  const postgres = await measurePostgres({
+    api,
+    workspace: WORKSPACE,
+    baseUrl: server.baseUrl,
+    databaseUrl:
+      process.env['BENCH_DATABASE_URL'] ??
+      process.env['TEST_DATABASE_URL'] ??
+      'postgres://postgres@127.0.0.1:5432/postgres',
+    rowsPerStatement: routerConcurrency,
+    settings: { ...settings, seconds: settings.deliverySeconds },
+  });
+  if (settings.cpuProfile)
+    console.log(`server CPU profile (postgres): ${await server.stopCpuProfile('postgres')}`);
+  if (typeof postgres === 'string') {
+    console.log(`postgres: skipped, ${postgres}`);
+  } else {
+    results.postgres = postgres;
+    console.log(
+      `postgres: ${postgres.deliveredMessages}/${postgres.acceptedMessages} messages delivered, ${postgres.rows} rows ` +
+        `in ${postgres.spanSeconds} s = ${postgres.rowsPerSecond.toLocaleString('en-US')} rows/s; raw pg multi-row ` +
+        `insert of the same rows: ${postgres.ceiling.rowsPerSecond.toLocaleString('en-US')} rows/s ` +
+        `(${postgres.ceiling.rows} rows in ${postgres.ceiling.seconds} s)`,
+    );
+    console.log(`ratio postgres/ceiling: ${postgres.ratio.toFixed(3)}`);
+  }
+  return typeof postgres !== 'string' && postgres.deliveredMessages < postgres.acceptedMessages
+    ? ['the postgres destination did not store every message in time']
+    : [];
 }
 
 type TributaryResult = PhaseResult & {

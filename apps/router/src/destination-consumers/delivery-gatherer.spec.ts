@@ -5,13 +5,19 @@ import { DeliveryGatherer } from './delivery-gatherer';
 /** An adapter of the port that takes its time and records each call's messages. */
 class RecordingAdapter implements DeliveryAdapter {
   readonly slug = 'recording';
-  readonly gathering = { maxMessages: 3 };
   readonly calls: string[][] = [];
   failWith: Error | undefined;
+  private underWay = 0;
+  mostUnderWay = 0;
+
+  constructor(readonly gathering: { maxMessages: number; callsAtOnce?: number } = { maxMessages: 3 }) {}
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
     this.calls.push(request.messages.map((message) => message.messageId));
+    this.underWay += 1;
+    this.mostUnderWay = Math.max(this.mostUnderWay, this.underWay);
     await new Promise((resolve) => setTimeout(resolve, 20));
+    this.underWay -= 1;
     if (this.failWith) throw this.failWith;
     return request.messages.map((message) => ({
       messageId: message.messageId,
@@ -46,6 +52,20 @@ describe('DeliveryGatherer', () => {
       'delivered',
       'discard',
     ]);
+  });
+
+  it('has as many calls under way as the adapter takes at once, two when it does not say', async () => {
+    for (const [gathering, expected] of [
+      [{ maxMessages: 1 }, 2],
+      [{ maxMessages: 1, callsAtOnce: 4 }, 4],
+    ] as const) {
+      const adapter = new RecordingAdapter(gathering);
+      const gatherer = new DeliveryGatherer(adapter);
+      const ids = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6'];
+      await Promise.all(ids.map((id) => gatherer.deliver({ settings, sourceId: 's' }, message(id))));
+      expect(adapter.mostUnderWay).toBe(expected);
+      expect(adapter.calls.flat().sort()).toEqual(ids);
+    }
   });
 
   it('keeps sources and config versions apart', async () => {

@@ -16,21 +16,35 @@ interface Lane {
 
 /** How long the first message of a call waits for others: a pull from the log arrives over a few ms. */
 export const GATHER_WAIT_MS = 3;
-/** Calls under way at once per destination and source: one writes while the next gathers. */
+/**
+ * Calls under way at once per destination and source when the adapter does not say (`callsAtOnce`):
+ * one writes while the next gathers.
+ */
 export const CALLS_AT_ONCE = 2;
+
+/** Calls under way at once per destination and source for an adapter that gathers. */
+export function callsAtOnceOf(gathering: { callsAtOnce?: number }): number {
+  return Math.max(1, gathering.callsAtOnce ?? CALLS_AT_ONCE);
+}
 
 /**
  * Gathers the single-message deliveries of one destination into multi-message calls of an adapter
  * that asks for it (`gathering`): a call goes out once `maxMessages` are waiting or `GATHER_WAIT_MS`
- * after the first one arrived, with up to `CALLS_AT_ONCE` calls under way; messages arriving while
- * both are busy go together in the next one. Under load the calls grow to `maxMessages`; when idle a
+ * after the first one arrived, with up to `callsAtOnceOf(gathering)` calls under way; messages
+ * arriving while all are busy go together in the next one. Under load the calls grow to `maxMessages`; when idle a
  * message waits a few milliseconds at most.
  */
 export class DeliveryGatherer {
   /** By the destination's frozen settings object (one per config version) and source. */
   private readonly lanes = new WeakMap<object, Map<string, Lane>>();
 
-  constructor(private readonly adapter: DeliveryAdapter & { gathering: { maxMessages: number } }) {}
+  private readonly callsAtOnce: number;
+
+  constructor(
+    private readonly adapter: DeliveryAdapter & { gathering: { maxMessages: number; callsAtOnce?: number } },
+  ) {
+    this.callsAtOnce = callsAtOnceOf(adapter.gathering);
+  }
 
   deliver(request: Omit<DeliveryRequest, 'messages'>, message: NormalizedMessage): Promise<DeliveryOutcome> {
     const lane = this.laneOf(request);
@@ -41,7 +55,7 @@ export class DeliveryGatherer {
   }
 
   private schedule(lane: Lane): void {
-    if (lane.waiting.length === 0 || lane.sending >= CALLS_AT_ONCE) return;
+    if (lane.waiting.length === 0 || lane.sending >= this.callsAtOnce) return;
     if (lane.waiting.length >= this.adapter.gathering.maxMessages) {
       clearTimeout(lane.flushTimer);
       lane.flushTimer = undefined;

@@ -7,7 +7,7 @@ import {
   parseEgressPolicy,
 } from '@tributary/destinations';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
-import { CALLS_AT_ONCE, DeliveryGatherer } from './delivery-gatherer';
+import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
 
 /** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
@@ -36,12 +36,12 @@ export class DestinationDeliveries implements OnApplicationShutdown {
 
   /**
    * Messages a destination's consumer holds at once: `ROUTER_MAX_IN_FLIGHT`, or, for an adapter that
-   * writes gathered calls, enough for `CALLS_AT_ONCE` full calls, so one call writes while the next
-   * gathers instead of each waiting for the previous one's acks.
+   * writes gathered calls, enough for as many full calls as it takes at once (`callsAtOnceOf`), so
+   * one call writes while the next gathers instead of each waiting for the previous one's acks.
    */
   maxInFlightFor(catalogSlug: string, configured: number): number {
     const gathering = this.registry.deliveryAdapterFor(catalogSlug)?.gathering;
-    return gathering ? Math.max(configured, gathering.maxMessages * CALLS_AT_ONCE) : configured;
+    return gathering ? Math.max(configured, gathering.maxMessages * callsAtOnceOf(gathering)) : configured;
   }
 
   async deliver(

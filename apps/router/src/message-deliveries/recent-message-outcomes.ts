@@ -19,8 +19,15 @@ export const MAX_REMEMBERED_MESSAGES = 50_000;
  * answers "where did this message go" for messages seen in the live debugger.
  */
 export class RecentMessageOutcomes {
-  /** Insertion-ordered, so the first key is the oldest message. */
-  private readonly byMessage = new Map<string, MessageOutcome[]>();
+  /** By `sourceId NUL messageId`. */
+  private readonly byMessage = new Map<string, StoredOutcome[]>();
+  /**
+   * The keys of `byMessage` in insertion order, as a ring: the slot of the next message holds the
+   * oldest one's key. Evicting by key keeps each record O(1); taking a Map's first key instead walks
+   * over every entry deleted before it, which costs more than the rest of a record once it is full.
+   */
+  private readonly order: string[] = [];
+  private nextSlot = 0;
 
   constructor(
     private readonly capacity = MAX_REMEMBERED_MESSAGES,
@@ -38,23 +45,49 @@ export class RecentMessageOutcomes {
     let outcomes = this.byMessage.get(key);
     if (!outcomes) {
       outcomes = [];
-      this.byMessage.set(key, outcomes);
-      if (this.byMessage.size > this.capacity) {
-        this.byMessage.delete(this.byMessage.keys().next().value as string);
-      }
+      this.remember(key, outcomes);
     }
-    const entry: MessageOutcome = {
+    // The time is formatted when read: far fewer messages are looked up than settled.
+    const entry: StoredOutcome = {
       destinationSlug,
       outcome,
-      at: new Date(this.now()).toISOString(),
-      ...(detail === undefined ? {} : { detail: detail.slice(0, 300) }),
+      atMs: this.now(),
+      detail: detail === undefined ? undefined : detail.slice(0, 300),
     };
-    const existing = outcomes.findIndex((known) => known.destinationSlug === destinationSlug);
-    if (existing >= 0) outcomes[existing] = entry;
-    else outcomes.push(entry);
+    for (let index = 0; index < outcomes.length; index++) {
+      if (outcomes[index]!.destinationSlug === destinationSlug) {
+        outcomes[index] = entry;
+        return;
+      }
+    }
+    outcomes.push(entry);
   }
 
   outcomesOf(sourceId: string, messageId: string): MessageOutcome[] {
-    return [...(this.byMessage.get(`${sourceId}\u0000${messageId}`) ?? [])];
+    return (this.byMessage.get(`${sourceId}\u0000${messageId}`) ?? []).map((stored) => ({
+      destinationSlug: stored.destinationSlug,
+      outcome: stored.outcome,
+      at: new Date(stored.atMs).toISOString(),
+      ...(stored.detail === undefined ? {} : { detail: stored.detail }),
+    }));
   }
+
+  private remember(key: string, outcomes: StoredOutcome[]): void {
+    if (this.capacity <= 0) return;
+    if (this.order.length < this.capacity) {
+      this.order.push(key);
+    } else {
+      this.byMessage.delete(this.order[this.nextSlot]!);
+      this.order[this.nextSlot] = key;
+      this.nextSlot = (this.nextSlot + 1) % this.capacity;
+    }
+    this.byMessage.set(key, outcomes);
+  }
+}
+
+interface StoredOutcome {
+  destinationSlug: string;
+  outcome: DeliveryOutcomeKind;
+  atMs: number;
+  detail: string | undefined;
 }

@@ -92,7 +92,10 @@ export class ReplayTally {
   }
 
   private saveBatch(): Promise<void> {
-    // One batch at a time: a checkpoint must list every count the previous ones left unconfirmed.
+    // One save at a time: a checkpoint must list every count the previous ones left unconfirmed. The
+    // acks are not part of the chain: a batch's sequences are in `unconfirmed` from its save on, so the
+    // next checkpoint lists them while their acks are still on the wire, and the next save need not
+    // wait for those round trips.
     this.saving = this.saving.then(() => this.saveNextBatch());
     return this.saving;
   }
@@ -117,7 +120,7 @@ export class ReplayTally {
     }
     this.counts = counts;
     batch.forEach((settlement) => this.unconfirmed.add(settlement.sequence));
-    await Promise.all(
+    void Promise.all(
       batch.map(async (settlement) => {
         try {
           await settlement.ack();

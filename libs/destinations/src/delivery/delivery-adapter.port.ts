@@ -89,10 +89,10 @@ export interface DeliveryAdapter {
   /**
    * Set when several messages per `deliver` call cost much less than one call each (a warehouse
    * writes them in one transaction): the router then gathers messages into calls of up to
-   * `maxMessages`, and lets the destination's consumer hold two such calls' worth. Absent: one
-   * message per call.
+   * `maxMessages`, with up to `callsAtOnce` calls under way (two when not set), and lets the
+   * destination's consumer hold that many calls' worth. Absent: one message per call.
    */
-  readonly gathering?: { readonly maxMessages: number };
+  readonly gathering?: { readonly maxMessages: number; readonly callsAtOnce?: number };
   /** One result per message, in order; never rejects (see the contract above). */
   deliver(request: DeliveryRequest): Promise<DeliveryResult[]>;
   /** Releases what the adapter holds (database pools); later `deliver` calls may reopen them. */

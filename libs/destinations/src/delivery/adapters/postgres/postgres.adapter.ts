@@ -54,7 +54,7 @@ import {
 } from './warehouse-row.planner';
 import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
 import { pinnedPostgresConnection, withoutServerMessages } from './postgres-connection';
-import { writeWarehouseBatch, type BatchMessageRows } from './warehouse-batch.writer';
+import { writeWarehouseBatch, writesInOneStatement, type BatchMessageRows } from './warehouse-batch.writer';
 
 export { quoteIdentifier } from './postgres-identifiers';
 
@@ -95,7 +95,19 @@ export interface PostgresAdapterOptions {
 interface PreparedRow {
   values: Map<string, WarehouseValue | null>;
   notStored: ValueNotStored[];
+  /**
+   * Every column written reads a JSON scalar as it reads the same value's text (`text`, `number`,
+   * `boolean`, `timestamp` kinds), so the row may go through `json_populate_recordset`.
+   */
+  readsJsonAsText: boolean;
 }
+
+const KINDS_READING_JSON_AS_TEXT: ReadonlySet<ColumnKind> = new Set([
+  'text',
+  'number',
+  'boolean',
+  'timestamp',
+]);
 
 /** A database reached through one connection string, with what we know of its tables. */
 interface Warehouse {
@@ -110,8 +122,11 @@ interface Warehouse {
 
 export class PostgresDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'postgres';
-  /** Rows of many messages go in one transaction and multi-row statements (`warehouse-batch.writer.ts`). */
-  readonly gathering = { maxMessages: 250 };
+  /**
+   * Rows of many messages go in one transaction and multi-row statements (`warehouse-batch.writer.ts`),
+   * one call per pool connection at once: while one waits for the database, the others keep it busy.
+   */
+  readonly gathering: { maxMessages: number; callsAtOnce: number };
   private readonly warehouses = new Map<string, Warehouse>();
   private readonly egressGuard: EgressGuard;
   /** Per connection string: may the server's messages be shown (see `pinnedPostgresConnection`)? */
@@ -119,6 +134,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
 
   constructor(private readonly options: PostgresAdapterOptions = {}) {
     this.egressGuard = options.egressGuard ?? new EgressGuard();
+    this.gathering = { maxMessages: 250, callsAtOnce: this.maxConnectionsPerPool };
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
@@ -210,7 +226,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     this.serverMessagesShown.set(connectionString, connection.serverMessagesShown);
     const pool = new Pool({
       ...connection.poolConfig,
-      max: this.options.maxConnectionsPerPool ?? 4,
+      max: this.maxConnectionsPerPool,
       connectionTimeoutMillis: this.options.connectionTimeoutMs ?? 5_000,
       statement_timeout: this.options.statementTimeoutMs ?? 30_000,
       // Naive date-times in properties are read as UTC, whatever the server's default time zone.
@@ -237,6 +253,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   ): Promise<DeliveryResult[] | undefined> {
     const batch: BatchMessageRows[] = [];
     const notStored: ValueNotStored[][] = [];
+    let valuesAsJson = true;
     try {
       for (const message of messages) {
         const plan = planWarehouseRows(message, sourceId);
@@ -251,21 +268,24 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
           ...(plan.userRow && userRow ? { userRow: { table: 'users', values: userRow.values } } : {}),
         });
         notStored.push([primary, eventRow, userRow].flatMap((row) => row?.notStored ?? []));
+        valuesAsJson &&= [primary, eventRow, userRow].every((row) => row?.readsJsonAsText !== false);
       }
     } catch {
       return undefined;
     }
+    // One statement is atomic by itself: no transaction round trips around it.
+    const inTransaction = !writesInOneStatement(batch, { valuesAsJson });
     try {
-      await client.query('BEGIN');
-      const isNew = await writeWarehouseBatch(client, schema, batch);
-      await client.query('COMMIT');
+      if (inTransaction) await client.query('BEGIN');
+      const isNew = await writeWarehouseBatch(client, schema, batch, { valuesAsJson });
+      if (inTransaction) await client.query('COMMIT');
       // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
       return messages.map((message, index) => ({
         messageId: message.messageId,
         ...delivered(isNew[index] ? notStored[index] : []),
       }));
     } catch {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (inTransaction) await client.query('ROLLBACK').catch(() => undefined);
       return undefined;
     }
   }
@@ -324,6 +344,10 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     if (found.rowCount === 0) await runDdl(client, `CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
     await ensureTableRegistry(client, schema, runDdl);
     warehouse.schemas.set(schema, await readTableRegistry(client, schema));
+  }
+
+  private get maxConnectionsPerPool(): number {
+    return Math.max(1, this.options.maxConnectionsPerPool ?? 4);
   }
 
   private get maxColumnsPerTable(): number {
@@ -394,16 +418,16 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     const known = warehouse.tables.get(tableKey);
     // A table at its column cap gets no new columns: no DDL to attempt, so no lock to take.
     const columns =
-      known &&
-      (known.size >= this.maxColumnsPerTable || [...row.values.keys()].every((column) => known.has(column)))
+      known && (known.size >= this.maxColumnsPerTable || hasEveryColumn(known, row.values))
         ? known
         : await underTableLock(warehouse, tableKey, () =>
             this.createTableOrColumns(client, warehouse, schema, row),
           );
 
-    const prepared: PreparedRow = { values: new Map(), notStored: [] };
+    const prepared: PreparedRow = { values: new Map(), notStored: [], readsJsonAsText: true };
     for (const [column, value] of row.values) {
       const kind = columns.get(column);
+      if (kind !== undefined && !KINDS_READING_JSON_AS_TEXT.has(kind)) prepared.readsJsonAsText = false;
       if (kind === undefined) {
         prepared.notStored.push({
           cause: 'column_limit',
@@ -430,6 +454,14 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     }
     return prepared;
   }
+}
+
+function hasEveryColumn(
+  columns: ReadonlyMap<string, ColumnKind>,
+  values: ReadonlyMap<string, unknown>,
+): boolean {
+  for (const column of values.keys()) if (!columns.has(column)) return false;
+  return true;
 }
 
 /** The columns a new table starts with: every message has them, so queries on them work from the start. */

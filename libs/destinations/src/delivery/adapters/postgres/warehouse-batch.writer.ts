@@ -26,44 +26,179 @@ export interface BatchMessageRows {
 const MAX_PARAMETERS = 65_000;
 
 /**
- * Writes every message's rows in the open transaction; answers, per message in order, whether it was
- * new (its primary row inserted). Of several messages with the same id in one batch, the first counts.
+ * Writes every message's rows in the open transaction (none is needed when `writesInOneStatement`);
+ * answers, per message in order, whether it was new (its primary row inserted). Of several messages
+ * with the same id in one batch, the first counts.
+ *
+ * `valuesAsJson`: each group of rows goes as one JSON parameter that `json_populate_recordset` turns
+ * into rows of the table's own type, and the primary and event rows of the whole batch go in one
+ * statement (the event rows only of the messages whose primary row it inserted). A round trip per
+ * table and thousands of parameters per batch cost the database more than the rows themselves. Only
+ * for columns whose kind reads a JSON value as its parameter text would be read (text, number,
+ * boolean, timestamp), which the caller checks; otherwise each group is a multi-row statement of
+ * parameters, as before. When no user has two rows in the batch, the users' upserts go in that one
+ * statement too (for the messages it inserted), so the whole batch is one statement.
  */
 export async function writeWarehouseBatch(
   client: PoolClient,
   schema: string,
   messages: readonly BatchMessageRows[],
+  options: { valuesAsJson?: boolean } = {},
 ): Promise<boolean[]> {
-  const firstOfId = new Map<string, number>();
-  messages.forEach((rows, index) => {
-    const id = String(rows.primary.values.get('id'));
-    if (!firstOfId.has(id)) firstOfId.set(id, index);
-  });
-  const uniquePrimaries = [...firstOfId.values()].map((index) => messages[index]!.primary);
-  const insertedIds = await insertRows(
-    client,
-    schema,
-    uniquePrimaries,
-    'ON CONFLICT (id) DO NOTHING RETURNING id',
-  );
+  const firstOfId = firstMessageOfEachId(messages);
+  const firstMessages = [...firstOfId.values()].map((index) => messages[index]!);
+  const uniquePrimaries = firstMessages.map((rows) => rows.primary);
+  const oneStatement = writesInOneStatement(messages, options);
+  const insertedIds = options.valuesAsJson
+    ? await insertPrimaryAndEventRowsAsJson(
+        client,
+        schema,
+        uniquePrimaries,
+        firstMessages.flatMap((rows) => (rows.eventRow ? [rows.eventRow] : [])),
+        oneStatement ? firstMessages.filter((rows) => rows.userRow) : [],
+      )
+    : await insertRows(client, schema, uniquePrimaries, 'ON CONFLICT (id) DO NOTHING RETURNING id');
   const isNew = messages.map(
     (rows, index) =>
       firstOfId.get(String(rows.primary.values.get('id'))) === index &&
       insertedIds.has(String(rows.primary.values.get('id'))),
   );
   const newMessages = messages.filter((_, index) => isNew[index]);
-  await insertRows(
-    client,
-    schema,
-    newMessages.flatMap((rows) => (rows.eventRow ? [rows.eventRow] : [])),
-    'ON CONFLICT (id) DO NOTHING',
-  );
-  await upsertUsers(
-    client,
-    schema,
-    newMessages.flatMap((rows) => (rows.userRow ? [rows.userRow] : [])),
-  );
+  if (!options.valuesAsJson) {
+    await insertRows(
+      client,
+      schema,
+      newMessages.flatMap((rows) => (rows.eventRow ? [rows.eventRow] : [])),
+      'ON CONFLICT (id) DO NOTHING',
+    );
+  }
+  if (!oneStatement) {
+    await upsertUsers(
+      client,
+      schema,
+      newMessages.flatMap((rows) => (rows.userRow ? [rows.userRow] : [])),
+      options.valuesAsJson === true,
+    );
+  }
   return isNew;
+}
+
+/**
+ * True when `writeWarehouseBatch` writes the batch in a single statement, which is atomic by itself:
+ * values as JSON, and no user with two rows among the messages (one statement cannot upsert a row
+ * twice, so several identifies of one user go in rounds).
+ */
+export function writesInOneStatement(
+  messages: readonly BatchMessageRows[],
+  options: { valuesAsJson?: boolean },
+): boolean {
+  if (!options.valuesAsJson) return false;
+  const users = new Set<string>();
+  for (const index of firstMessageOfEachId(messages).values()) {
+    const userRow = messages[index]!.userRow;
+    if (!userRow) continue;
+    const key = userKeyOf(userRow);
+    if (users.has(key)) return false;
+    users.add(key);
+  }
+  return true;
+}
+
+/** Message id → index of its first message in the batch. */
+function firstMessageOfEachId(messages: readonly BatchMessageRows[]): Map<string, number> {
+  const firstOfId = new Map<string, number>();
+  messages.forEach((rows, index) => {
+    const id = String(rows.primary.values.get('id'));
+    if (!firstOfId.has(id)) firstOfId.set(id, index);
+  });
+  return firstOfId;
+}
+
+function userKeyOf(row: BatchRow): string {
+  return `${String(row.values.get('id'))}\u0000${String(row.values.get('source_id'))}`;
+}
+
+/** The JSON key carrying an identify's message id beside its users row; never a column name we write. */
+const MESSAGE_ID_KEY = 'message id';
+
+/**
+ * One statement: each group of primary rows inserted from one JSON parameter (`RETURNING id`), then
+ * each group of event rows, keeping only those whose id one of the primary inserts returned (an event
+ * row goes with a new message only), then the users' upserts of `withUsers` (at most one row per user)
+ * whose message it inserted. Answers the ids inserted.
+ */
+async function insertPrimaryAndEventRowsAsJson(
+  client: PoolClient,
+  schema: string,
+  primaries: readonly BatchRow[],
+  eventRows: readonly BatchRow[],
+  withUsers: readonly BatchMessageRows[],
+): Promise<Set<string>> {
+  const parameters: string[] = [];
+  const steps: string[] = [];
+  const primaryGroups = groupByShape(primaries);
+  primaryGroups.forEach((group, index) => {
+    parameters.push(rowsAsJson(group));
+    steps.push(
+      `p${index} AS (${insertFromJson(schema, group, parameters.length)} ON CONFLICT (id) DO NOTHING RETURNING id)`,
+    );
+  });
+  const inserted = primaryGroups.map((_, index) => `SELECT id FROM p${index}`).join(' UNION ALL ');
+  steps.push(`inserted AS (${inserted})`);
+  groupByShape(eventRows).forEach((group, index) => {
+    parameters.push(rowsAsJson(group));
+    steps.push(
+      `e${index} AS (${insertFromJson(schema, group, parameters.length)} ` +
+        'WHERE id IN (SELECT id FROM inserted) ON CONFLICT (id) DO NOTHING)',
+    );
+  });
+  // Users in key order (see `upsertUsers`), each group keeping only the rows of inserted messages.
+  const users = [...withUsers].sort((left, right) =>
+    compareText(userKeyOf(left.userRow!), userKeyOf(right.userRow!)),
+  );
+  groupByShape(users.map((rows) => rows.userRow!)).forEach((group, index) => {
+    const ofGroup = new Set(group);
+    const rows = users.filter((each) => ofGroup.has(each.userRow!));
+    parameters.push(
+      JSON.stringify(
+        rows.map((each) => ({
+          ...Object.fromEntries(each.userRow!.values),
+          [MESSAGE_ID_KEY]: String(each.primary.values.get('id')),
+        })),
+      ),
+    );
+    const table = `${quoteIdentifier(schema)}.users`;
+    const columns = [...group[0]!.values.keys()].map(quoteIdentifier);
+    steps.push(
+      `u${index} AS (INSERT INTO ${table} AS existing (${columns.join(', ')}) ` +
+        `SELECT ${columns.map((column) => `user_row.${column}`).join(', ')} ` +
+        `FROM json_array_elements($${parameters.length}) WITH ORDINALITY AS user_json(fields, position), ` +
+        `json_populate_record(NULL::${table}, user_json.fields) AS user_row ` +
+        `WHERE user_json.fields->>'${MESSAGE_ID_KEY}' IN (SELECT id FROM inserted) ` +
+        // The join with `inserted` may reorder the rows; the upserts must keep the key order.
+        `ORDER BY user_json.position ${userUpsertClause(columns)})`,
+    );
+  });
+  const result = await client.query<{ id: string }>(
+    `WITH ${steps.join(', ')} SELECT id FROM inserted`,
+    parameters,
+  );
+  return new Set(result.rows.map((row) => String(row.id)));
+}
+
+/** `INSERT INTO table (columns) SELECT columns FROM` the rows of parameter `$n`, typed as the table's rows. */
+function insertFromJson(schema: string, group: readonly BatchRow[], parameter: number): string {
+  const table = `${quoteIdentifier(schema)}.${quoteIdentifier(group[0]!.table)}`;
+  const columns = [...group[0]!.values.keys()].map(quoteIdentifier).join(', ');
+  return (
+    `INSERT INTO ${table} (${columns}) ` +
+    `SELECT ${columns} FROM json_populate_recordset(NULL::${table}, $${parameter})`
+  );
+}
+
+/** The rows as a JSON array of objects keyed by column name. */
+function rowsAsJson(rows: readonly BatchRow[]): string {
+  return JSON.stringify(rows.map((row) => Object.fromEntries(row.values)));
 }
 
 /** Rows grouped by table and column list, each group in as few statements as the parameter cap allows. */
@@ -94,36 +229,70 @@ async function insertRows(
  * columns, and only over a stored row that is not later. One statement cannot touch a row twice, so
  * several rows of one user go in rounds (the earliest `received_at` first), one statement per round.
  */
-async function upsertUsers(client: PoolClient, schema: string, rows: readonly BatchRow[]): Promise<void> {
+async function upsertUsers(
+  client: PoolClient,
+  schema: string,
+  rows: readonly BatchRow[],
+  valuesAsJson: boolean,
+): Promise<void> {
   const byUser = new Map<string, BatchRow[]>();
   for (const row of rows) {
-    const key = `${String(row.values.get('id'))}\u0000${String(row.values.get('source_id'))}`;
+    const key = userKeyOf(row);
     const ofUser = byUser.get(key);
     if (ofUser) ofUser.push(row);
     else byUser.set(key, [row]);
   }
   const rounds: BatchRow[][] = [];
-  for (const ofUser of byUser.values()) {
+  // Users in the order of their keys: concurrent batches of one destination (the router has several
+  // under way) then lock the users they share in the same order, rather than in a cycle that
+  // PostgreSQL breaks by failing one of them (whose messages then go one by one).
+  const userKeys = [...byUser.keys()].sort();
+  for (const key of userKeys) {
+    const ofUser = byUser.get(key)!;
     ofUser.sort((left, right) => receivedAtOf(left) - receivedAtOf(right));
     ofUser.forEach((row, index) => (rounds[index] ??= []).push(row));
   }
   for (const round of rounds) {
     for (const group of groupByShape(round)) {
       const columns = [...group[0]!.values.keys()];
-      const updates = columns
-        .filter((column) => column !== 'id' && column !== 'source_id')
-        .map((column) => `${quoteIdentifier(column)} = EXCLUDED.${quoteIdentifier(column)}`);
+      const upsert = userUpsertClause(columns.map(quoteIdentifier));
+      if (valuesAsJson) {
+        const table = `${quoteIdentifier(schema)}.users`;
+        const quoted = columns.map(quoteIdentifier).join(', ');
+        await client.query(
+          `INSERT INTO ${table} AS existing (${quoted}) ` +
+            `SELECT ${quoted} FROM json_populate_recordset(NULL::${table}, $1) ${upsert}`,
+          [rowsAsJson(group)],
+        );
+        continue;
+      }
       for (const part of chunkForParameters(group, columns.length)) {
         await client.query(
           `INSERT INTO ${quoteIdentifier(schema)}.users AS existing (${columns.map(quoteIdentifier).join(', ')}) ` +
-            `VALUES ${placeholders(part.length, columns.length)} ` +
-            `ON CONFLICT (id, source_id) DO UPDATE SET ${updates.join(', ')}, uuid_ts = now() ` +
-            `WHERE existing.received_at IS NULL OR existing.received_at <= EXCLUDED.received_at`,
+            `VALUES ${placeholders(part.length, columns.length)} ${upsert}`,
           part.flatMap((row) => [...row.values.values()]),
         );
       }
     }
   }
+}
+
+/**
+ * Each upsert only sets its own columns, and only over a stored row that is not later (messages can
+ * arrive out of order, and a replay brings old ones back). `quotedColumns` are quoted identifiers.
+ */
+function userUpsertClause(quotedColumns: readonly string[]): string {
+  const updates = quotedColumns
+    .filter((column) => column !== '"id"' && column !== '"source_id"')
+    .map((column) => `${column} = EXCLUDED.${column}`);
+  return (
+    `ON CONFLICT (id, source_id) DO UPDATE SET ${updates.join(', ')}, uuid_ts = now() ` +
+    'WHERE existing.received_at IS NULL OR existing.received_at <= EXCLUDED.received_at'
+  );
+}
+
+function compareText(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
 }
 
 function receivedAtOf(row: BatchRow): number {
@@ -153,11 +322,21 @@ function chunkForParameters(rows: readonly BatchRow[], columns: number): BatchRo
   return chunks;
 }
 
+/** By `rows x columns`: a router's batches come in a few shapes, each written again and again. */
+const placeholderTexts = new Map<string, string>();
+const MAX_PLACEHOLDER_TEXTS = 256;
+
 function placeholders(rows: number, columns: number): string {
+  const key = `${rows}x${columns}`;
+  const known = placeholderTexts.get(key);
+  if (known !== undefined) return known;
   const tuples: string[] = [];
   for (let row = 0; row < rows; row += 1) {
     const base = row * columns;
     tuples.push(`(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(', ')})`);
   }
-  return tuples.join(', ');
+  const text = tuples.join(', ');
+  if (placeholderTexts.size >= MAX_PLACEHOLDER_TEXTS) placeholderTexts.clear();
+  placeholderTexts.set(key, text);
+  return text;
 }

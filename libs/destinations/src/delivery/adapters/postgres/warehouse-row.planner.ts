@@ -116,7 +116,7 @@ export function planWarehouseRows(message: NormalizedMessage, sourceId?: string)
 
   switch (message.type) {
     case 'track': {
-      const table = eventTableName(message.event);
+      const table = eventTableNames.of('', message.event);
       const trackColumns = withContext(
         withEntries(common, [
           ['event', table],
@@ -190,12 +190,55 @@ function withData(base: ReadonlyMap<string, WarehouseValue>, data: unknown): Map
   return result;
 }
 
+/**
+ * Names worked out from a message's keys, remembered by prefix and key: messages of one source repeat
+ * the same few hundred keys, and the snake_case conversion (four Unicode regular expressions and a byte
+ * count) was a large share of a warehouse write's CPU. Bounded: a source sending ever new keys only
+ * refills it.
+ */
+class RememberedNames {
+  private static readonly MAX_NAMES = 10_000;
+  private readonly byPrefix = new Map<string, Map<string, string>>();
+  private size = 0;
+
+  constructor(private readonly work: (prefix: string, key: string) => string) {}
+
+  of(prefix: string, key: string): string {
+    let ofPrefix = this.byPrefix.get(prefix);
+    const known = ofPrefix?.get(key);
+    if (known !== undefined) return known;
+    const name = this.work(prefix, key);
+    if (this.size >= RememberedNames.MAX_NAMES) {
+      this.byPrefix.clear();
+      this.size = 0;
+      ofPrefix = undefined;
+    }
+    if (!ofPrefix) {
+      ofPrefix = new Map();
+      this.byPrefix.set(prefix, ofPrefix);
+    }
+    ofPrefix.set(key, name);
+    this.size += 1;
+    return name;
+  }
+}
+
+/** `prefix_key` in snake_case, truncated like every identifier; empty when the key has nothing usable. */
+const columnNames = new RememberedNames((prefix, key) => {
+  const part = toSnakeCase(key);
+  if (part === '') return '';
+  return truncateToBytes(prefix === '' ? part : `${prefix}_${part}`, MAX_IDENTIFIER_BYTES);
+});
+
+const eventTableNames = new RememberedNames((_, event) => eventTableName(event));
+
 function flattenInto(target: Map<string, WarehouseValue>, value: unknown, prefix: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
-  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-    const part = toSnakeCase(key);
-    if (part === '') continue;
-    const column = truncateToBytes(prefix === '' ? part : `${prefix}_${part}`, MAX_IDENTIFIER_BYTES);
+  for (const key in value as Record<string, unknown>) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const child = (value as Record<string, unknown>)[key];
+    const column = columnNames.of(prefix, key);
+    if (column === '') continue;
     if (child === null || child === undefined) continue;
     if (typeof child === 'object' && !Array.isArray(child)) {
       flattenInto(target, child, column);
