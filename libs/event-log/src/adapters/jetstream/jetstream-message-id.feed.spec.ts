@@ -12,7 +12,6 @@ const TRACKING_SUBJECTS = ['tracking.>'];
 /** Ids as the tracking API lets them through: printable, no line breaks, no edge spaces. */
 const messageIdArbitrary = fc
   .string({ unit: 'grapheme', minLength: 1, maxLength: 80 })
-  // eslint-disable-next-line no-control-regex
   .filter((text) => !/[\u0000-\u001f\u007f]/.test(text) && text.trim() === text && text.length > 0);
 
 describe('JetStreamMessageIdFeed on a real nats-server', () => {
