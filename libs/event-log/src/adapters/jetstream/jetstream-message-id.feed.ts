@@ -145,6 +145,8 @@ const DOT = 0x2e;
 const CARRIAGE_RETURN = 0x0d;
 const MESSAGE_ID_HEADER = Buffer.from('\r\nNats-Msg-Id:');
 const ACK_PREFIX = Buffer.from('$JS.ACK.');
+/** Where each token of a reply subject after the first starts; 12 tokens at most are read. */
+const TOKEN_STARTS = new Int32Array(12);
 
 /**
  * Reads a consumer message's sequences (from its reply subject,
@@ -161,16 +163,18 @@ export function parseIdMessage(message: Msg, into: IdMessage): boolean {
   if (reply.length < ACK_PREFIX.length) return false;
   for (let position = 0; position < ACK_PREFIX.length; position += 1)
     if (reply[position] !== ACK_PREFIX[position]) return false;
-  // Token boundaries: the two layouts have 9 or 12 tokens (11 without the trailing token).
-  const dots: number[] = [];
-  for (let position = 0; position < reply.length; position += 1) if (reply[position] === DOT) dots.push(position);
-  const tokens = dots.length + 1;
+  // Token boundaries, kept in a reused array: the two layouts have 9 or 12 tokens (11 without the
+  // trailing token).
+  let dots = 0;
+  for (let position = 0; position < reply.length && dots < TOKEN_STARTS.length; position += 1)
+    if (reply[position] === DOT) TOKEN_STARTS[dots++] = position + 1;
+  const tokens = dots + 1;
   let first: number;
   if (tokens === 9) first = 5;
   else if (tokens === 11 || tokens === 12) first = 7;
   else return false;
   const token = (index: number) =>
-    parseDigits(reply, dots[index - 1] + 1, index < dots.length ? dots[index] : reply.length);
+    parseDigits(reply, TOKEN_STARTS[index - 1], index < dots ? TOKEN_STARTS[index] - 1 : reply.length);
   into.streamSequence = token(first);
   into.deliverySequence = token(first + 1);
   into.pending = token(first + 3);
