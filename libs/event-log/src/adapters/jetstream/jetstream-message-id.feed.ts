@@ -209,7 +209,10 @@ function headerValue(data: Uint8Array, length: number, name: Uint8Array): string
     let valueEnd = valueStart;
     while (valueEnd < end && data[valueEnd] !== CARRIAGE_RETURN) valueEnd += 1;
     while (valueEnd > valueStart && (data[valueEnd - 1] === 0x20 || data[valueEnd - 1] === 0x09)) valueEnd -= 1;
-    return Buffer.from(data.buffer, data.byteOffset + valueStart, valueEnd - valueStart).toString('utf8');
+    // The client hands over slices of the socket's Buffers: decoded in place, without a view per id.
+    return data instanceof Buffer
+      ? data.toString('utf8', valueStart, valueEnd)
+      : Buffer.from(data.buffer, data.byteOffset + valueStart, valueEnd - valueStart).toString('utf8');
   }
   return '';
 }
