@@ -103,6 +103,30 @@ describe('JetStreamMessageIdFeed on a real nats-server', () => {
     );
   });
 
+  it('hands every id over once and in order to a reader slower than the log (flow control held back)', async () => {
+    const client = jetstream(connection);
+    const messageIds = Array.from({ length: 20_000 }, (_, index) => `slow-${index}`);
+    for (let start = 0; start < messageIds.length; start += 500) {
+      await Promise.all(
+        messageIds.slice(start, start + 500).map((messageId) => client.publish('tracking.w.s', '{}', { msgID: messageId })),
+      );
+    }
+    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    const read: string[] = [];
+    const subscription = await feed.follow(1, async (batch) => {
+      // Slow at first, so that the ids the consumer pushes pile up beyond what the feed buffers.
+      if (read.length < 6_000) await new Promise((resolve) => setTimeout(resolve, 100));
+      read.push(...batch.messageIds);
+    });
+    try {
+      await waitUntil(() => read.length >= messageIds.length, 30_000);
+      expect(read).toEqual(messageIds);
+    } finally {
+      await subscription.stop();
+      await feed.close();
+    }
+  }, 60_000);
+
   it('goes on after the last id read, none lost or repeated, when its consumer is deleted', async () => {
     const feed = await JetStreamMessageIdFeed.connect(server.url);
     const first = Array.from({ length: 50 }, (_, index) => `first-${index}`);

@@ -378,8 +378,11 @@ class OrderedIdFollower {
       // Idle heartbeat: it names the last delivery, so a lost message is noticed even when no other follows.
       const lastDelivered = Number(headers.get('Nats-Last-Consumer') || '0');
       if (lastDelivered >= this.expectedDelivery) this.restart();
+      // A stalled consumer names the flow-control request it waits for: answered now, or once the
+      // ids waiting are few enough, like the request itself.
       const stalled = headers.get('Nats-Consumer-Stalled');
-      if (stalled) this.connection.publish(stalled);
+      if (stalled && this.buffered >= MAX_BUFFERED_IDS) this.heldFlowControl = stalled;
+      else if (stalled) this.connection.publish(stalled);
       return false;
     }
     // The consumer was deleted, or another error status: start a new one.
