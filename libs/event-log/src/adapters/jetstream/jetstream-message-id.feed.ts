@@ -239,6 +239,9 @@ class OrderedIdFollower {
   /** A flow-control request held back while too many ids wait (its reply subject). */
   private heldFlowControl: string | undefined;
   private restarting: Promise<void> | undefined;
+  /** `stop` was called: no more messages are read, the ids read are still handed over. */
+  private closing = false;
+  /** Nothing more is handed over (stopped, or `onBatch` failed). */
   private stopped = false;
   private readonly parsed: IdMessage = { streamSequence: 0, deliverySequence: 0, pending: 0, messageId: '' };
 
@@ -256,18 +259,24 @@ class OrderedIdFollower {
   async start(): Promise<void> {
     await this.subscribe();
     this.heartbeatTimer = setInterval(() => {
-      if (!this.stopped && Date.now() - this.lastHeard > 2 * HEARTBEAT_MS) this.restart();
+      if (!this.closing && Date.now() - this.lastHeard > 2 * HEARTBEAT_MS) this.restart();
     }, HEARTBEAT_MS);
     this.heartbeatTimer.unref?.();
   }
 
+  /**
+   * Stops reading, then hands over the ids already read (a graceful stop leaves the index as far as
+   * the feed got, so a restart re-reads nothing it did not have to); resolves once `onBatch` is idle.
+   */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.closing = true;
     clearInterval(this.heartbeatTimer);
-    clearTimeout(this.gatherTimer);
     await this.restarting?.catch(() => undefined);
     await this.unsubscribe();
-    while (this.handing) await new Promise((resolve) => setTimeout(resolve, 1));
+    this.seal();
+    while (this.handing || (this.ready.length > 0 && !this.stopped))
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    this.stopped = true;
   }
 
   /** A new inbox and a consumer delivering to it from `nextSequence`. */
@@ -314,13 +323,13 @@ class OrderedIdFollower {
 
   /** Starts a new consumer after the last sequence read; retried until it works or the follower stops. */
   private restart(): void {
-    if (this.restarting || this.stopped) return;
+    if (this.restarting || this.closing) return;
     this.subscription?.unsubscribe();
     this.subscription = undefined;
     this.heldFlowControl = undefined;
     this.restarting = (async () => {
       await this.unsubscribe();
-      while (!this.stopped) {
+      while (!this.closing) {
         try {
           await this.subscribe();
           return;
@@ -332,6 +341,7 @@ class OrderedIdFollower {
   }
 
   private receive(message: Msg): void {
+    if (this.closing) return;
     this.lastHeard = Date.now();
     const parsed = this.parsed;
     if (!parseIdMessage(message, parsed)) {
@@ -408,7 +418,7 @@ class OrderedIdFollower {
         const batch = this.ready.shift()!;
         await this.onBatch(batch);
         this.buffered -= batch.messageIds.length;
-        if (this.heldFlowControl && this.buffered < MAX_BUFFERED_IDS) {
+        if (this.heldFlowControl && !this.closing && this.buffered < MAX_BUFFERED_IDS) {
           this.connection.publish(this.heldFlowControl);
           this.heldFlowControl = undefined;
         }
