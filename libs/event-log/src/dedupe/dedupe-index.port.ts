@@ -7,7 +7,7 @@ import type { FeedSubscription } from './message-id.feed';
  * says up to which log sequence it is complete. After a crash it is caught up from the log.
  *
  * Memory does not grow with the window: ids live on disk in buckets of `bucketMs` (an hour), each
- * with a compact filter in RAM (about 2 bytes per id) that screens out ids never seen; a whole bucket
+ * with a compact filter in RAM (about 4 bytes per id) that screens out ids never seen; a whole bucket
  * expires at once.
  *
  * Guarantees every adapter gives (checked by `dedupe-index.contract.ts`):

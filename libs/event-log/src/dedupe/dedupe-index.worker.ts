@@ -2,7 +2,7 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { JetStreamMessageIdFeed } from '../adapters/jetstream/jetstream-message-id.feed';
 import { crashAtStepFromEnvironment } from './crash-at-step.fault';
 import type { DedupeIndexSettings } from './dedupe-index.port';
-import { HourBucketedStore } from './hour-bucketed.store';
+import { HourBucketedStore, type SharedFilterLayout } from './hour-bucketed.store';
 import type { FeedSubscription, MessageIdBatch } from './message-id.feed';
 
 /**
@@ -14,7 +14,8 @@ export const ID_SEPARATOR = '\n';
 
 /** One request to the worker; `id` pairs it with its answer. */
 export type DedupeWorkerRequest =
-  | { id: number; operation: 'lookup'; messageIds: string; now: number }
+  /** `count` keys (`message-id.key.ts`) packed in `keys`: the ids the caller's filters could not rule out. */
+  | { id: number; operation: 'lookupKeys'; keys: Uint8Array; count: number; now: number }
   | {
       id: number;
       operation: 'record';
@@ -32,11 +33,22 @@ export type DedupeWorkerRequest =
 
 /** The `id` of the reports the worker's own follower sends, unasked. */
 export const FOLLOWER_REPORT_ID = -1;
+/**
+ * The `id` of the report of new filters (a bucket started or dropped, a filter chain grew), sent
+ * before the answer or progress report of the operation that changed them.
+ */
+export const FILTERS_REPORT_ID = -2;
 
 export type DedupeWorkerAnswer =
   | { id: number; result?: unknown; error?: string }
   /** `progress`: [indexed sequence, remaining]; `followError`: the follower stopped for good. */
-  | { id: typeof FOLLOWER_REPORT_ID; progress?: [number, number]; followError?: string };
+  | { id: typeof FOLLOWER_REPORT_ID; progress?: [number, number]; followError?: string }
+  | { id: typeof FILTERS_REPORT_ID; filters: SharedFilterLayout };
+
+/** The worker's first message: the store opened, with its filters (or the error that stopped it). */
+export interface DedupeWorkerReady {
+  filters: SharedFilterLayout;
+}
 
 export interface DedupeWorkerData {
   file: string;
@@ -60,8 +72,10 @@ function serve(): void {
     port.postMessage({ id: 0, error: error instanceof Error ? error.message : String(error) });
     return;
   }
-  port.postMessage({ id: 0, result: 'ready' });
-  const follower = new WorkerFollower(store, port, natsServers);
+  const ready: DedupeWorkerReady = { filters: store.filterLayout() };
+  port.postMessage({ id: 0, result: ready });
+  const filters = new FilterReporter(store, port);
+  const follower = new WorkerFollower(store, port, natsServers, filters);
   port.on('message', (request: DedupeWorkerRequest) => {
     try {
       switch (request.operation) {
@@ -75,8 +89,8 @@ function serve(): void {
               : follower.stop(),
           );
           return;
-        case 'lookup': {
-          const sequences = store.lookup(splitIds(request.messageIds), request.now);
+        case 'lookupKeys': {
+          const sequences = store.lookupKeys(request.keys, request.count, request.now);
           port.postMessage({ id: request.id, result: sequences }, [sequences.buffer as ArrayBuffer]);
           return;
         }
@@ -88,9 +102,13 @@ function serve(): void {
             request.now,
           );
           break;
-        case 'checkpoint':
-          port.postMessage({ id: request.id, result: store.checkpoint() });
+        case 'checkpoint': {
+          // Writing the buffer may drop a bucket (the size cap).
+          const checkpoint = store.checkpoint();
+          filters.reportIfChanged();
+          port.postMessage({ id: request.id, result: checkpoint });
           return;
+        }
         case 'reset':
           store.reset({ sequence: request.checkpointSequence, logIdentity: request.logIdentity });
           break;
@@ -108,11 +126,35 @@ function serve(): void {
           });
           return;
       }
+      filters.reportIfChanged();
       port.postMessage({ id: request.id });
     } catch (error) {
+      filters.reportIfChanged();
       port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
     }
   });
+}
+
+/**
+ * Tells the caller's thread of new buckets and filters, before the answer (or progress report) of the
+ * operation that made them, so that once it hears an id is indexed its filters cover that id.
+ */
+class FilterReporter {
+  private reportedVersion: number;
+
+  constructor(
+    private readonly store: HourBucketedStore,
+    private readonly port: MessagePort,
+  ) {
+    this.reportedVersion = store.filterLayoutVersion;
+  }
+
+  reportIfChanged(): void {
+    const version = this.store.filterLayoutVersion;
+    if (version === this.reportedVersion) return;
+    this.reportedVersion = version;
+    this.port.postMessage({ id: FILTERS_REPORT_ID, filters: this.store.filterLayout() });
+  }
 }
 
 function answerLater(port: MessagePort, id: number, work: Promise<void>): void {
@@ -138,6 +180,7 @@ class WorkerFollower {
     private readonly store: HourBucketedStore,
     private readonly port: MessagePort,
     private readonly natsServers: string | undefined,
+    private readonly filters: FilterReporter,
   ) {}
 
   async start(fromSequence: number, logIdentity: string): Promise<void> {
@@ -172,6 +215,7 @@ class WorkerFollower {
     void this.crashAt?.('before-index-commit');
     this.store.record(messageIds, sequences, { sequence: last, logIdentity }, Date.now());
     void this.crashAt?.('after-index-commit');
+    this.filters.reportIfChanged();
     this.port.postMessage({ id: FOLLOWER_REPORT_ID, progress: [last, batch.remaining] });
   }
 }

@@ -19,14 +19,15 @@ import { EventLogUnavailableError, type MessageToPublish, type PublishOutcome } 
 import { NatsServerProcess } from '../testing/nats-server.process';
 import { DEDUPE_WRITE_STEPS, DeduplicatedEventLog, type DedupeWriteStep } from './deduplicated-event-log';
 import { SqliteDedupeIndex } from './sqlite-dedupe-index.adapter';
+import { FILTER_BITS_PER_KEY } from './split-block-bloom.filter';
 
 const HOUR = 1_000;
 const WINDOW_BUCKETS = 4;
 const WINDOW_MS = WINDOW_BUCKETS * HOUR;
 /** JetStream's guard runs on real time; the injected clock does not move it. */
 const GUARD_MS = 400;
-/** A filter chain's first filter (16,384 keys at 14 bits): the most one bucket needs in this test. */
-const FILTER_BYTES_PER_BUCKET = Math.ceil((16_384 * 14) / 256) * 32;
+/** A filter chain's first filter (16,384 keys): the most one bucket needs in this test. */
+const FILTER_BYTES_PER_BUCKET = Math.ceil((16_384 * FILTER_BITS_PER_KEY) / 256) * 32;
 
 class SimulatedCrash extends Error {
   constructor(readonly step: DedupeWriteStep) {

@@ -8,7 +8,7 @@ import {
   type DedupeIndexStats,
 } from './dedupe-index.port';
 import { KEY_BYTES, messageIdKeys } from './message-id.key';
-import { GrowingBloomFilter } from './split-block-bloom.filter';
+import { GrowingBloomFilter, type SharedFilterBits } from './split-block-bloom.filter';
 
 /** Ids buffered before a group commit: a fixed few MB of RAM, re-read from the log after a crash. */
 const WRITE_BUFFER_IDS = 32_768;
@@ -18,6 +18,19 @@ const WRITE_BUFFER_MAX_AGE_MS = 1_000;
 const INITIAL_FILTER_CAPACITY = 16_384;
 /** Keys per INSERT statement of a group commit: one statement step for many rows. */
 const ROWS_PER_INSERT = 64;
+/** Above any write buffer position: a sort number is key prefix × this + position (under 2^53). */
+const POSITION_RANGE = 2 ** 20;
+
+/**
+ * The filters of the live buckets, in memory shared with other threads: enough for a thread that does
+ * not own the store to rule out ids never seen without asking it (see worker-dedupe-index.adapter.ts).
+ */
+export interface SharedFilterLayout {
+  bucketMs: number;
+  windowBuckets: number;
+  /** Oldest first. */
+  buckets: Array<{ number: number; filters: SharedFilterBits[] }>;
+}
 
 interface Bucket {
   number: number;
@@ -59,6 +72,8 @@ export class HourBucketedStore {
   };
   private counters = { lookups: 0, hits: 0, storeReads: 0, droppedEarlyBuckets: 0 };
   private readonly buffer = new WriteBuffer(WRITE_BUFFER_IDS);
+  /** Counts the changes of the buckets and filters (not their bits): see `filterLayout`. */
+  private layoutChanges = 0;
 
   constructor(file: string, settings: DedupeIndexSettings) {
     this.bucketMs = settings.bucketMs ?? DEFAULT_DEDUPE_BUCKET_MS;
@@ -102,16 +117,35 @@ export class HourBucketedStore {
   }
 
   lookup(messageIds: readonly string[], now: number): Float64Array {
-    const keys = messageIdKeys(messageIds);
-    const sequences = new Float64Array(messageIds.length);
+    return this.lookupKeys(messageIdKeys(messageIds), messageIds.length, now);
+  }
+
+  /** `lookup` of ids already turned into keys (`message-id.key.ts`), `count` keys packed in `keys`. */
+  lookupKeys(keys: Uint8Array, count: number, now: number): Float64Array {
+    const keyBuffer = Buffer.from(keys.buffer, keys.byteOffset, count * KEY_BYTES);
+    const sequences = new Float64Array(count);
     const oldestLive = this.bucketOf(now) - this.windowBuckets;
-    for (let index = 0; index < messageIds.length; index += 1) {
-      const sequence = this.find(keys, index * KEY_BYTES, oldestLive);
+    for (let index = 0; index < count; index += 1) {
+      const sequence = this.find(keyBuffer, index * KEY_BYTES, oldestLive);
       sequences[index] = sequence;
       if (sequence > 0) this.counters.hits += 1;
     }
-    this.counters.lookups += messageIds.length;
+    this.counters.lookups += count;
     return sequences;
+  }
+
+  /** How many times the buckets or their filter chains changed: a new value means a new `filterLayout`. */
+  get filterLayoutVersion(): number {
+    return this.layoutChanges;
+  }
+
+  /** The live buckets' filters, shared (not copied): their bits stay current as ids are added. */
+  filterLayout(): SharedFilterLayout {
+    return {
+      bucketMs: this.bucketMs,
+      windowBuckets: this.windowBuckets,
+      buckets: this.buckets.map((bucket) => ({ number: bucket.number, filters: bucket.filter.shared })),
+    };
   }
 
   /**
@@ -144,7 +178,7 @@ export class HourBucketedStore {
         this.flush();
       }
       this.buffer.add(keys, offset, sequences[index]);
-      bucket.filter.add(keys, offset);
+      if (bucket.filter.add(keys, offset)) this.layoutChanges += 1;
       bucket.ids += 1;
     }
     this.buffer.checkpoint = checkpoint;
@@ -200,6 +234,7 @@ export class HourBucketedStore {
       this.statements.writeCheckpoint.run(checkpoint.sequence, checkpoint.logIdentity);
     })();
     this.buckets = [];
+    this.layoutChanges += 1;
   }
 
   /** Drops every bucket older than the window: one DROP TABLE each. */
@@ -265,6 +300,7 @@ export class HourBucketedStore {
     // Sized for as many ids as the previous hour held: with steady traffic one filter per hour.
     const bucket = this.openBucket(number, 0, newest?.ids ?? 0);
     this.buckets.push(bucket);
+    this.layoutChanges += 1;
     return bucket;
   }
 
@@ -304,6 +340,7 @@ export class HourBucketedStore {
   private dropOldest(): void {
     const oldest = this.buckets.shift();
     if (!oldest) return;
+    this.layoutChanges += 1;
     if (oldest === this.buffer.bucket) {
       this.buffer.clear();
       this.buffer.bucket = undefined;
@@ -375,13 +412,23 @@ class WriteBuffer {
     return position === 0 ? undefined : this.sequences[position - 1];
   }
 
-  /** Positions in key order: a B-tree takes sorted keys page by page. */
-  sortedPositions(): number[] {
-    const order = Array.from({ length: this.count }, (_, position) => position);
+  /**
+   * Positions in key order, or nearly: a B-tree takes sorted keys page by page. Sorted on each key's
+   * first 4 bytes (as SQLite compares blobs, most significant first) with the position in the low
+   * bits, one number each, by the typed array's own sort instead of a comparison callback per pair;
+   * keys that share those 4 bytes (rare, they are uniform hashes) stay in arrival order.
+   */
+  sortedPositions(): Float64Array {
     const keys = this.keys;
-    order.sort((a, b) =>
-      keys.compare(keys, b * KEY_BYTES, b * KEY_BYTES + KEY_BYTES, a * KEY_BYTES, a * KEY_BYTES + KEY_BYTES),
-    );
+    const order = new Float64Array(this.count);
+    for (let position = 0; position < this.count; position += 1) {
+      const offset = position * KEY_BYTES;
+      const prefix =
+        ((keys[offset] << 24) | (keys[offset + 1] << 16) | (keys[offset + 2] << 8) | keys[offset + 3]) >>> 0;
+      order[position] = prefix * POSITION_RANGE + position;
+    }
+    order.sort();
+    for (let index = 0; index < order.length; index += 1) order[index] = order[index] % POSITION_RANGE;
     return order;
   }
 

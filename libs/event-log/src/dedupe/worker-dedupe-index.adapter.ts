@@ -11,12 +11,17 @@ import type {
   SelfFollowingDedupeIndex,
 } from './dedupe-index.port';
 import {
+  FILTERS_REPORT_ID,
   FOLLOWER_REPORT_ID,
   ID_SEPARATOR,
   type DedupeWorkerAnswer,
   type DedupeWorkerData,
+  type DedupeWorkerReady,
   type DedupeWorkerRequest,
 } from './dedupe-index.worker';
+import type { SharedFilterLayout } from './hour-bucketed.store';
+import { KEY_BYTES, messageIdKeys } from './message-id.key';
+import { GrowingBloomFilter } from './split-block-bloom.filter';
 
 type RequestWithoutId = DedupeWorkerRequest extends infer Request
   ? Request extends { id: number }
@@ -25,9 +30,12 @@ type RequestWithoutId = DedupeWorkerRequest extends infer Request
   : never;
 
 /**
- * The dedupe index on a worker thread: hashing, filter tests and SQLite writes stay off the event
- * loop that serves HTTP. One message per call (a whole batch of ids), answered in order; lookups come
- * back as a transferred `Float64Array`, so no per-id objects cross the thread boundary.
+ * The dedupe index on a worker thread: SQLite reads and writes stay off the event loop that serves
+ * HTTP. A lookup first tests the ids against the buckets' filters right here (their bits are memory
+ * shared with the worker, which adds to them): a new id, almost every id, is answered without a message
+ * to the worker, so a publish never waits behind the worker's group commits. Only the keys the filters
+ * cannot rule out (duplicates, rare false positives) go to the worker, in one message. Other calls are
+ * one message each, answered in order.
  *
  * Started with the log's NATS servers, it also follows the log itself (`follow`): the worker reads
  * the ids back on its own connection and commits them, and this thread only hears of its progress.
@@ -39,12 +47,26 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
   private nextId = 1;
   private failure: Error | undefined;
   private closed = false;
+  private filters: SharedFilters;
+  /** Lookups the filters answered here (the worker counts the others). */
+  private screenedLookups = 0;
+  /**
+   * Records and resets sent and not answered yet: meanwhile lookups go to the worker whole, queued
+   * behind them, so a lookup sent after a record sees it even before the record resolved.
+   */
+  private changesInFlight = 0;
 
   private constructor(
     private readonly worker: Worker,
     readonly followsLog: boolean,
+    ready: DedupeWorkerReady,
   ) {
+    this.filters = new SharedFilters(ready.filters);
     worker.on('message', (answer: DedupeWorkerAnswer) => {
+      if (answer.id === FILTERS_REPORT_ID && 'filters' in answer) {
+        this.filters = new SharedFilters(answer.filters);
+        return;
+      }
       if (answer.id === FOLLOWER_REPORT_ID) {
         if ('progress' in answer && answer.progress)
           this.onProgress?.({ sequence: answer.progress[0], remaining: answer.progress[1] });
@@ -80,19 +102,19 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
     const script = workerScript();
     const data: DedupeWorkerData = { file, settings, natsServers };
     const worker = new Worker(script.path, { workerData: data, execArgv: script.execArgv });
-    await new Promise<void>((resolve, reject) => {
+    const ready = await new Promise<DedupeWorkerReady>((resolve, reject) => {
       const onFirst = (answer: DedupeWorkerAnswer) => {
         if (answer.id !== 0) return;
         worker.off('message', onFirst);
         if ('error' in answer && answer.error !== undefined) {
           void worker.terminate();
           reject(new Error(`dedupe index: ${answer.error}`));
-        } else resolve();
+        } else resolve((answer as { result: DedupeWorkerReady }).result);
       };
       worker.on('message', onFirst);
       worker.once('error', reject);
     });
-    return new WorkerDedupeIndex(worker, natsServers !== undefined);
+    return new WorkerDedupeIndex(worker, natsServers !== undefined, ready);
   }
 
   async follow(
@@ -114,17 +136,34 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
     };
   }
 
-  lookup(messageIds: readonly string[], now: number): Promise<Float64Array> {
-    return this.call({
-      operation: 'lookup',
-      messageIds: messageIds.join(ID_SEPARATOR),
-      now,
-    }) as Promise<Float64Array>;
+  async lookup(messageIds: readonly string[], now: number): Promise<Float64Array> {
+    if (this.closed) throw new Error('the dedupe index is closed');
+    if (this.failure) throw this.failure;
+    const keys = messageIdKeys(messageIds);
+    const candidates =
+      this.changesInFlight > 0
+        ? Array.from({ length: messageIds.length }, (_, position) => position)
+        : this.filters.candidates(keys, messageIds.length, now);
+    this.screenedLookups += messageIds.length - candidates.length;
+    const sequences = new Float64Array(messageIds.length);
+    if (candidates.length === 0) return sequences;
+    const candidateKeys = new Uint8Array(candidates.length * KEY_BYTES);
+    for (let position = 0; position < candidates.length; position += 1) {
+      const offset = candidates[position] * KEY_BYTES;
+      candidateKeys.set(keys.subarray(offset, offset + KEY_BYTES), position * KEY_BYTES);
+    }
+    const found = (await this.call(
+      { operation: 'lookupKeys', keys: candidateKeys, count: candidates.length, now },
+      [candidateKeys.buffer],
+    )) as Float64Array;
+    for (let position = 0; position < candidates.length; position += 1)
+      sequences[candidates[position]] = found[position];
+    return sequences;
   }
 
   async record(entries: DedupeIndexEntries, checkpoint: DedupeCheckpoint, now: number): Promise<void> {
     const sequences = Float64Array.from(entries.sequences);
-    await this.call(
+    await this.change(
       {
         operation: 'record',
         messageIds: entries.messageIds.join(ID_SEPARATOR),
@@ -142,7 +181,7 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
   }
 
   async reset(checkpoint: DedupeCheckpoint): Promise<void> {
-    await this.call({
+    await this.change({
       operation: 'reset',
       checkpointSequence: checkpoint.sequence,
       logIdentity: checkpoint.logIdentity,
@@ -153,8 +192,9 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
     await this.call({ operation: 'expire', now });
   }
 
-  stats(): Promise<DedupeIndexStats> {
-    return this.call({ operation: 'stats' }) as Promise<DedupeIndexStats>;
+  async stats(): Promise<DedupeIndexStats> {
+    const stats = (await this.call({ operation: 'stats' })) as DedupeIndexStats;
+    return { ...stats, lookups: stats.lookups + this.screenedLookups };
   }
 
   async close(): Promise<void> {
@@ -173,6 +213,15 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
     await this.worker.terminate();
   }
 
+  private async change(request: RequestWithoutId, transfer: ArrayBuffer[] = []): Promise<void> {
+    this.changesInFlight += 1;
+    try {
+      await this.call(request, transfer);
+    } finally {
+      this.changesInFlight -= 1;
+    }
+  }
+
   private call(request: RequestWithoutId, transfer: ArrayBuffer[] = []): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('the dedupe index is closed'));
     if (this.failure) return Promise.reject(this.failure);
@@ -181,6 +230,43 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ ...request, id }, transfer);
     });
+  }
+}
+
+/**
+ * The worker's filters as this thread sees them: which keys may be in a live bucket. Rebuilt from each
+ * report of the worker (new buckets and filters are rare: one bucket an hour, a chain growing by
+ * doubling); the bits themselves are shared, so they are current without a report.
+ */
+class SharedFilters {
+  /** Newest first. */
+  private readonly buckets: Array<{ number: number; filter: GrowingBloomFilter }>;
+  private readonly bucketMs: number;
+  private readonly windowBuckets: number;
+
+  constructor(layout: SharedFilterLayout) {
+    this.bucketMs = layout.bucketMs;
+    this.windowBuckets = layout.windowBuckets;
+    this.buckets = layout.buckets
+      .map((bucket) => ({ number: bucket.number, filter: GrowingBloomFilter.fromShared(bucket.filters) }))
+      .reverse();
+  }
+
+  /** Positions of the `count` keys in `keys` that some live bucket's filter may hold. */
+  candidates(keys: Buffer, count: number, now: number): number[] {
+    const oldestLive = Math.floor(now / this.bucketMs) - this.windowBuckets;
+    const positions: number[] = [];
+    for (let position = 0; position < count; position += 1) {
+      const offset = position * KEY_BYTES;
+      for (const bucket of this.buckets) {
+        if (bucket.number < oldestLive) break;
+        if (bucket.filter.mayContain(keys, offset)) {
+          positions.push(position);
+          break;
+        }
+      }
+    }
+    return positions;
   }
 }
 

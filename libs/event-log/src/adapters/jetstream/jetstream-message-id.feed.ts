@@ -1,11 +1,11 @@
 import {
+  AckPolicy,
   DeliverPolicy,
-  jetstream,
   jetstreamManager,
   type JetStreamManager,
   type MsgRequest,
 } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
+import { createInbox, nanos, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type {
   FeedSubscription,
@@ -18,10 +18,25 @@ import { TRACKING_STREAM } from './jetstream-event-log.adapter';
 
 /** Every subject of `TRACKING`. */
 const TRACKING_STREAM_SUBJECTS = 'tracking.>';
-/** How long a batch waits for more ids once the client's queue is empty (ms). */
-const GATHER_MS = 2;
+/**
+ * How long a batch waits for more ids after its first one (ms): each batch is one index commit and one
+ * progress report to the thread that serves HTTP, so under a steady load fewer, larger batches cost
+ * less, while the lag it adds stays far inside the guard window.
+ */
+const GATHER_MS = 10;
 /** Ids read before the batch is handed over, unless the log runs dry first. */
 const MAX_BATCH = 2_000;
+/**
+ * Ids read and not handed over yet beyond which the server's flow-control requests wait for an answer,
+ * which pauses its deliveries: a catch-up of millions of messages never piles up in RAM.
+ */
+const MAX_BUFFERED_IDS = 4 * MAX_BATCH;
+/** The consumer's idle heartbeat; two missed ones start a new consumer. */
+const HEARTBEAT_MS = 5_000;
+/** A consumer the follower stopped reading (a crash) is deleted by the server after this long. */
+const INACTIVE_THRESHOLD_MS = 5 * 60_000;
+/** Wait before creating the consumer again when the server could not be reached. */
+const RETRY_MS = 500;
 
 /**
  * Reads `TRACKING`'s message ids back with an ordered, headers-only consumer: the payloads stay on
@@ -88,57 +103,333 @@ export class JetStreamMessageIdFeed implements MessageIdFeed {
     return low;
   }
 
+  /**
+   * An ordered push consumer of our own (ephemeral, headers only, no acks, flow control and idle
+   * heartbeats), read through a plain subscription callback: the message's sequences and id are read
+   * from its raw bytes (`parseIdMessage`), without the client's per-message JetStream objects, header
+   * maps or async iteration. A gap in the consumer's delivery sequence (a message lost on the way, a
+   * reconnect), missed heartbeats or a deleted consumer start a new consumer after the last sequence
+   * read, as the client's ordered consumer does.
+   */
   async follow(
     fromSequence: number,
     onBatch: (batch: MessageIdBatch) => Promise<void>,
   ): Promise<FeedSubscription> {
-    const consumer = await jetstream(this.connection).consumers.get(TRACKING_STREAM, {
-      headers_only: true,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: Math.max(1, fromSequence),
-    });
-    const messages = await consumer.consume({ max_messages: MAX_BATCH * 2 });
-    let stopping = false;
-    const reading = (async () => {
-      let batch: MessageIdBatch = { messageIds: [], sequences: [], remaining: 0 };
-      let batchStartedAt = 0;
-      for await (const message of messages) {
-        if (stopping) break;
-        batch.messageIds.push(message.headers?.get('Nats-Msg-Id') ?? '');
-        batch.sequences.push(message.seq);
-        if (batch.messageIds.length === 1) batchStartedAt = performance.now();
-        if (batch.messageIds.length < MAX_BATCH) {
-          if (messages.getPending() > 0) continue;
-          // The client's queue is empty: wait a moment for more, so a steady trickle of messages
-          // still makes batches of some size (one worker round trip each), unless it is late already.
-          if (performance.now() - batchStartedAt < GATHER_MS) {
-            await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
-            if (messages.getPending() > 0) continue;
-          }
-        }
-        // The delivery info of the batch's last message only: parsing it costs a string split.
-        batch.remaining = message.info.pending;
-        const full = batch;
-        batch = { messageIds: [], sequences: [], remaining: 0 };
-        await onBatch(full);
-      }
-    })();
-    const failed = reading.then(
-      () => new Promise<never>(() => undefined),
-      (error: unknown) => Promise.reject(error instanceof Error ? error : new Error(String(error))),
-    );
-    failed.catch(() => undefined);
-    return {
-      failed,
-      stop: async () => {
-        stopping = true;
-        await messages.close();
-        await reading.catch(() => undefined);
-      },
-    };
+    const follower = new OrderedIdFollower(this.connection, this.manager, Math.max(1, fromSequence), onBatch);
+    await follower.start();
+    return { failed: follower.failed, stop: () => follower.stop() };
   }
 
   async close(): Promise<void> {
     await this.connection.close().catch(() => undefined);
+  }
+}
+
+/** A message of the consumer, read from its raw bytes. */
+export interface IdMessage {
+  streamSequence: number;
+  deliverySequence: number;
+  /** Messages the stream held beyond this one for the consumer. */
+  pending: number;
+  /** `Nats-Msg-Id`; '' when the message has none. */
+  messageId: string;
+}
+
+/** The client's message fields `parseIdMessage` reads (nats-core's `MsgImpl`). */
+interface RawMessage {
+  _msg?: { hdr?: number; reply?: Uint8Array };
+  _rdata?: Uint8Array;
+}
+
+const DOT = 0x2e;
+const CARRIAGE_RETURN = 0x0d;
+const MESSAGE_ID_HEADER = Buffer.from('\r\nNats-Msg-Id:');
+const ACK_PREFIX = Buffer.from('$JS.ACK.');
+/** Where each token of a reply subject after the first starts; 12 tokens at most are read. */
+const TOKEN_STARTS = new Int32Array(12);
+
+/**
+ * Reads a consumer message's sequences (from its reply subject,
+ * `$JS.ACK.[<domain>.<account>.]<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>[.<token>]`)
+ * and its `Nats-Msg-Id` header from the raw bytes the client received, into `into`. False for a
+ * message that is not a stored message (a status: heartbeat, flow control, error), or when the client
+ * does not hold the raw bytes where expected; then read it through the client's own accessors.
+ */
+export function parseIdMessage(message: Msg, into: IdMessage): boolean {
+  const raw = (message as unknown as RawMessage)._msg;
+  const data = (message as unknown as RawMessage)._rdata;
+  const reply = raw?.reply;
+  if (!reply || !(reply instanceof Uint8Array) || typeof raw.hdr !== 'number') return false;
+  if (reply.length < ACK_PREFIX.length) return false;
+  for (let position = 0; position < ACK_PREFIX.length; position += 1)
+    if (reply[position] !== ACK_PREFIX[position]) return false;
+  // Token boundaries, kept in a reused array: the two layouts have 9 or 12 tokens (11 without the
+  // trailing token).
+  let dots = 0;
+  for (let position = 0; position < reply.length && dots < TOKEN_STARTS.length; position += 1)
+    if (reply[position] === DOT) TOKEN_STARTS[dots++] = position + 1;
+  const tokens = dots + 1;
+  let first: number;
+  if (tokens === 9) first = 5;
+  else if (tokens === 11 || tokens === 12) first = 7;
+  else return false;
+  const token = (index: number) =>
+    parseDigits(reply, TOKEN_STARTS[index - 1], index < dots ? TOKEN_STARTS[index] - 1 : reply.length);
+  into.streamSequence = token(first);
+  into.deliverySequence = token(first + 1);
+  into.pending = token(first + 3);
+  if (into.streamSequence < 0 || into.deliverySequence < 0 || into.pending < 0) return false;
+  into.messageId = '';
+  if (raw.hdr > 0 && data) into.messageId = headerValue(data, raw.hdr, MESSAGE_ID_HEADER);
+  return true;
+}
+
+/** The decimal number in `bytes[start, end)`; -1 if it is not one. */
+function parseDigits(bytes: Uint8Array, start: number, end: number): number {
+  if (end <= start) return -1;
+  let value = 0;
+  for (let position = start; position < end; position += 1) {
+    const digit = bytes[position] - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/** The value of the header whose `\r\nName:` is `name` within the first `length` bytes; '' if absent. */
+function headerValue(data: Uint8Array, length: number, name: Uint8Array): string {
+  const end = Math.min(length, data.length);
+  const first = name[0];
+  search: for (let position = 0; position + name.length <= end; position += 1) {
+    if (data[position] !== first) continue;
+    for (let offset = 1; offset < name.length; offset += 1)
+      if (data[position + offset] !== name[offset]) continue search;
+    let valueStart = position + name.length;
+    while (valueStart < end && (data[valueStart] === 0x20 || data[valueStart] === 0x09)) valueStart += 1;
+    let valueEnd = valueStart;
+    while (valueEnd < end && data[valueEnd] !== CARRIAGE_RETURN) valueEnd += 1;
+    while (valueEnd > valueStart && (data[valueEnd - 1] === 0x20 || data[valueEnd - 1] === 0x09)) valueEnd -= 1;
+    // The client hands over slices of the socket's Buffers: decoded in place, without a view per id.
+    return data instanceof Buffer
+      ? data.toString('utf8', valueStart, valueEnd)
+      : Buffer.from(data.buffer, data.byteOffset + valueStart, valueEnd - valueStart).toString('utf8');
+  }
+  return '';
+}
+
+/**
+ * One `follow`: the consumer, its subscription, the batch being gathered and the batches waiting
+ * for `onBatch`, which runs for one batch at a time.
+ */
+class OrderedIdFollower {
+  readonly failed: Promise<never>;
+  private fail!: (error: Error) => void;
+  private subscription: Subscription | undefined;
+  private consumerName: string | undefined;
+  /** The next stream sequence to read: where a new consumer starts. */
+  private nextSequence: number;
+  private expectedDelivery = 1;
+  private batch: MessageIdBatch = { messageIds: [], sequences: [], remaining: 0 };
+  private readonly ready: MessageIdBatch[] = [];
+  private buffered = 0;
+  private gatherTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private lastHeard = Date.now();
+  private handing = false;
+  /** A flow-control request held back while too many ids wait (its reply subject). */
+  private heldFlowControl: string | undefined;
+  private restarting: Promise<void> | undefined;
+  /** `stop` was called: no more messages are read, the ids read are still handed over. */
+  private closing = false;
+  /** Nothing more is handed over (stopped, or `onBatch` failed). */
+  private stopped = false;
+  private readonly parsed: IdMessage = { streamSequence: 0, deliverySequence: 0, pending: 0, messageId: '' };
+
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly manager: JetStreamManager,
+    fromSequence: number,
+    private readonly onBatch: (batch: MessageIdBatch) => Promise<void>,
+  ) {
+    this.nextSequence = fromSequence;
+    this.failed = new Promise<never>((_, reject) => (this.fail = reject));
+    this.failed.catch(() => undefined);
+  }
+
+  async start(): Promise<void> {
+    await this.subscribe();
+    this.heartbeatTimer = setInterval(() => {
+      if (!this.closing && Date.now() - this.lastHeard > 2 * HEARTBEAT_MS) this.restart();
+    }, HEARTBEAT_MS);
+    this.heartbeatTimer.unref?.();
+  }
+
+  /**
+   * Stops reading, then hands over the ids already read (a graceful stop leaves the index as far as
+   * the feed got, so a restart re-reads nothing it did not have to); resolves once `onBatch` is idle.
+   */
+  async stop(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.heartbeatTimer);
+    await this.restarting?.catch(() => undefined);
+    await this.unsubscribe();
+    this.seal();
+    while (this.handing || (this.ready.length > 0 && !this.stopped))
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    this.stopped = true;
+  }
+
+  /** A new inbox and a consumer delivering to it from `nextSequence`. */
+  private async subscribe(): Promise<void> {
+    const inbox = createInbox();
+    const subscription = this.connection.subscribe(inbox, {
+      callback: (error, message) => {
+        if (error || this.subscription !== subscription) return;
+        this.receive(message);
+      },
+    });
+    this.subscription = subscription;
+    this.expectedDelivery = 1;
+    this.lastHeard = Date.now();
+    try {
+      const info = await this.manager.consumers.add(TRACKING_STREAM, {
+        deliver_subject: inbox,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: this.nextSequence,
+        ack_policy: AckPolicy.None,
+        headers_only: true,
+        flow_control: true,
+        idle_heartbeat: nanos(HEARTBEAT_MS),
+        inactive_threshold: nanos(INACTIVE_THRESHOLD_MS),
+        mem_storage: true,
+        num_replicas: 1,
+      });
+      this.consumerName = info.name;
+    } catch (error) {
+      subscription.unsubscribe();
+      if (this.subscription === subscription) this.subscription = undefined;
+      throw error;
+    }
+  }
+
+  private async unsubscribe(): Promise<void> {
+    const { subscription, consumerName } = this;
+    this.subscription = undefined;
+    this.consumerName = undefined;
+    subscription?.unsubscribe();
+    if (consumerName)
+      await this.manager.consumers.delete(TRACKING_STREAM, consumerName).catch(() => undefined);
+  }
+
+  /** Starts a new consumer after the last sequence read; retried until it works or the follower stops. */
+  private restart(): void {
+    if (this.restarting || this.closing) return;
+    this.subscription?.unsubscribe();
+    this.subscription = undefined;
+    this.heldFlowControl = undefined;
+    this.restarting = (async () => {
+      await this.unsubscribe();
+      while (!this.closing) {
+        try {
+          await this.subscribe();
+          return;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        }
+      }
+    })().finally(() => (this.restarting = undefined));
+  }
+
+  private receive(message: Msg): void {
+    if (this.closing) return;
+    this.lastHeard = Date.now();
+    const parsed = this.parsed;
+    if (!parseIdMessage(message, parsed)) {
+      if (!this.readWithClient(message, parsed)) return;
+    }
+    if (parsed.deliverySequence !== this.expectedDelivery) {
+      this.restart();
+      return;
+    }
+    this.expectedDelivery += 1;
+    this.nextSequence = parsed.streamSequence + 1;
+    const batch = this.batch;
+    batch.messageIds.push(parsed.messageId);
+    batch.sequences.push(parsed.streamSequence);
+    batch.remaining = parsed.pending;
+    this.buffered += 1;
+    if (batch.messageIds.length >= MAX_BATCH) this.seal();
+    else this.gatherTimer ??= setTimeout(() => this.seal(), GATHER_MS);
+  }
+
+  /**
+   * The slow path: a status message (flow control, heartbeat, error) or a client whose raw fields
+   * moved. True when `message` is a stored message, read into `into`.
+   */
+  private readWithClient(message: Msg, into: IdMessage): boolean {
+    const reply = message.reply ?? '';
+    if (reply.startsWith('$JS.ACK.')) {
+      const tokens = reply.split('.');
+      const first = tokens.length === 9 ? 5 : 7;
+      into.streamSequence = Number(tokens[first]);
+      into.deliverySequence = Number(tokens[first + 1]);
+      into.pending = Number(tokens[first + 3]);
+      into.messageId = message.headers?.get('Nats-Msg-Id') ?? '';
+      return true;
+    }
+    const headers = message.headers;
+    if (headers?.code === 100 && reply !== '') {
+      // Flow control: answered once the ids waiting are few enough (see MAX_BUFFERED_IDS).
+      if (this.buffered >= MAX_BUFFERED_IDS) this.heldFlowControl = reply;
+      else message.respond();
+      return false;
+    }
+    if (headers?.code === 100) {
+      // Idle heartbeat: it names the last delivery, so a lost message is noticed even when no other follows.
+      const lastDelivered = Number(headers.get('Nats-Last-Consumer') || '0');
+      if (lastDelivered >= this.expectedDelivery) this.restart();
+      // A stalled consumer names the flow-control request it waits for: answered now, or once the
+      // ids waiting are few enough, like the request itself.
+      const stalled = headers.get('Nats-Consumer-Stalled');
+      if (stalled && this.buffered >= MAX_BUFFERED_IDS) this.heldFlowControl = stalled;
+      else if (stalled) this.connection.publish(stalled);
+      return false;
+    }
+    // The consumer was deleted, or another error status: start a new one.
+    this.restart();
+    return false;
+  }
+
+  /** Closes the batch being gathered and hands it over when `onBatch` is free. */
+  private seal(): void {
+    clearTimeout(this.gatherTimer);
+    this.gatherTimer = undefined;
+    if (this.batch.messageIds.length === 0) return;
+    this.ready.push(this.batch);
+    this.batch = { messageIds: [], sequences: [], remaining: 0 };
+    void this.handOver();
+  }
+
+  private async handOver(): Promise<void> {
+    if (this.handing) return;
+    this.handing = true;
+    try {
+      while (this.ready.length > 0 && !this.stopped) {
+        const batch = this.ready.shift()!;
+        await this.onBatch(batch);
+        this.buffered -= batch.messageIds.length;
+        if (this.heldFlowControl && !this.closing && this.buffered < MAX_BUFFERED_IDS) {
+          this.connection.publish(this.heldFlowControl);
+          this.heldFlowControl = undefined;
+        }
+      }
+    } catch (error) {
+      this.stopped = true;
+      clearInterval(this.heartbeatTimer);
+      void this.unsubscribe();
+      this.fail(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      this.handing = false;
+    }
   }
 }
