@@ -77,7 +77,12 @@ export async function measurePostgres(options: {
     try {
       // The probe: one message of every shape the bench sends, so the schema, every table and every
       // column exist before the clock runs (the drain writes rows, it does not create tables).
-      const probeMessages = await ingest(poster, (size) => messages.batchBody(size), messages.templateCount, settings);
+      const probeMessages = await ingest(
+        poster,
+        (size) => messages.batchBody(size),
+        messages.templateCount,
+        settings,
+      );
       await until('the postgres destination did not deliver the probe', 60_000, async () => {
         return ((await counts()).delivered ?? 0) >= probeMessages;
       });
@@ -85,7 +90,12 @@ export async function measurePostgres(options: {
       // The backlog: history the destination has not received.
       await api.setDestinationEnabled(workspace, source, DESTINATION, false);
       const backlogFrom = new Date();
-      const acceptedMessages = await ingest(poster, (size) => messages.batchBody(size), options.messages, settings);
+      const acceptedMessages = await ingest(
+        poster,
+        (size) => messages.batchBody(size),
+        options.messages,
+        settings,
+      );
       await until('the disabled destination did not skip the backlog', 60_000, async () => {
         return ((await counts()).skipped ?? 0) >= acceptedMessages;
       });
