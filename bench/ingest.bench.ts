@@ -568,6 +568,7 @@ async function postgresPhase(
       'postgres://postgres@127.0.0.1:5432/postgres',
     rowsPerStatement: routerConcurrency,
     messages: settings.postgresMessages,
+    serverCpuTimeMs: () => server.cpuTimeMs(),
     settings: {
       ...settings,
       drainTimeoutSeconds: Math.max(settings.drainTimeoutSeconds, settings.replayTimeoutSeconds),
@@ -594,7 +595,8 @@ async function postgresPhase(
     );
     console.log(
       `postgres drain: replay ${postgres.replayState}, first row ${postgres.firstRowSeconds ?? 'n/a'} s and last row ` +
-        `${postgres.spanSeconds} s after the replay request`,
+        `${postgres.spanSeconds} s after the replay request; server CPU ` +
+        `${postgres.serverCpuMsPerThousandMessages ?? 'n/a'} ms per 1,000 messages`,
     );
     console.log(`ratio postgres/ceiling: ${postgres.ratio.toFixed(3)}`);
   }

@@ -42,6 +42,8 @@ export interface PostgresPhaseResult {
   firstRowSeconds: number | null;
   spanSeconds: number;
   rowsPerSecond: number;
+  /** The server's CPU time over the drain per 1,000 replayed messages: steadier than rows/s on a shared machine. */
+  serverCpuMsPerThousandMessages: number | null;
   ceiling: { rows: number; seconds: number; rowsPerSecond: number };
   ratio: number;
 }
@@ -55,6 +57,8 @@ export async function measurePostgres(options: {
   /** Messages in the backlog the router drains. */
   messages: number;
   settings: { concurrency: number; batchSize: number; drainTimeoutSeconds: number };
+  /** The server process's CPU time so far (user + system), when it can be read. */
+  serverCpuTimeMs: () => number | null;
   /** Called when the timed drain starts and when it ends (the server's CPU profile covers the drain). */
   drain?: { started(): void; finished(): Promise<void> };
 }): Promise<PostgresPhaseResult | string> {
@@ -104,6 +108,7 @@ export async function measurePostgres(options: {
 
       // The drain, timed from the replay request.
       options.drain?.started();
+      const cpuBefore = options.serverCpuTimeMs();
       const requestedAt = Date.now();
       const deadline = requestedAt + settings.drainTimeoutSeconds * 1000;
       const replayId = await api.requestReplay(workspace, source, DESTINATION, backlogFrom);
@@ -127,6 +132,7 @@ export async function measurePostgres(options: {
       }
       // Acknowledged means written: rows the last poll missed were written before COMPLETED showed.
       await look();
+      const cpuAfter = options.serverCpuTimeMs();
       await options.drain?.finished();
       const rows = rowsSeen - rowsBefore;
       const spanSeconds = (lastRowAt - requestedAt) / 1000;
@@ -148,6 +154,10 @@ export async function measurePostgres(options: {
         firstRowSeconds: firstRowAt === null ? null : round((firstRowAt - requestedAt) / 1000, 3),
         spanSeconds: round(spanSeconds, 3),
         rowsPerSecond,
+        serverCpuMsPerThousandMessages:
+          cpuBefore === null || cpuAfter === null || acceptedMessages === 0
+            ? null
+            : round(((cpuAfter - cpuBefore) / acceptedMessages) * 1000, 1),
         ceiling,
         ratio: ceiling.rowsPerSecond > 0 ? round(rowsPerSecond / ceiling.rowsPerSecond, 3) : 0,
       };
