@@ -171,7 +171,7 @@ export class JetStreamConsumers {
       ack: confirmAck
         ? async () => {
             // The server answers once it has recorded the ack, so a resolved ack is a recorded ack.
-            this.session.assertUsable();
+            // While reconnecting, the client buffers the ack and sends it once connected again.
             try {
               // A pulled message's reply subject is where its ack goes (`JsMsg` only types it on the class).
               await this.confirmedAcks.ack((message as JsMsg & { reply?: string }).reply);
