@@ -74,6 +74,22 @@ export class BenchConfigApi {
     });
   }
 
+  /**
+   * Enables or disables a destination. A disabled one still has its consumer, which acknowledges
+   * every message as skipped; a replay still sends it history.
+   */
+  async setDestinationEnabled(
+    workspace: string,
+    source: string,
+    destination: string,
+    enabled: boolean,
+  ): Promise<void> {
+    await this.call('PATCH', `workspaces/${workspace}/sources/${source}/destinations/${destination}`, {
+      destination: { enabled },
+      update_mask: { paths: ['destination.enabled'] },
+    });
+  }
+
   /** The destination's delivery counts (`delivered`, `retried`, ...) from its metrics. */
   async deliveryCounts(
     workspace: string,
@@ -109,7 +125,7 @@ export class BenchConfigApi {
     );
   }
 
-  private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> {
+  private async call(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<any> {
     const response = await fetch(`${this.baseUrl}/v1beta/${path}`, {
       method,
       headers: {

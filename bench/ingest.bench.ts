@@ -36,7 +36,8 @@
  * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
  * delivery as a ratio to webhook delivery, `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
  * BENCH_ACTIONS_CONCURRENCY (16), and `dedupe` = phase 6),
- * `postgres` = the PostgreSQL phase alone (`delivery` runs it too, after its own phases),
+ * `postgres` = the PostgreSQL phase alone (`delivery` runs it too, after its own phases;
+ * BENCH_POSTGRES_MESSAGES (40000) messages of backlog, drained by a replay, `postgres.phase.ts`),
  * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW),
  * BENCH_DEDUPE_INDEX (off, the server's default; `on` runs the ingest phases with the index, and phase 6).
  * 6. dedupe memory (`dedupe-memory.phase.ts`): resident memory of nats-server plus Tributary per
@@ -121,6 +122,8 @@ const settings = {
   deliverySeconds: numberSetting('BENCH_DELIVERY_SECONDS', 5),
   /** How long phase 3 waits, after the load, for the last messages to arrive. */
   drainTimeoutSeconds: numberSetting('BENCH_DRAIN_TIMEOUT_SECONDS', 30),
+  /** The PostgreSQL phase: messages in the backlog the router drains into the destination. */
+  postgresMessages: Math.round(numberSetting('BENCH_POSTGRES_MESSAGES', 40_000)),
   /** How long phase 4 waits for the replay to complete. */
   replayTimeoutSeconds: numberSetting('BENCH_REPLAY_TIMEOUT_SECONDS', 30),
   cpuProfile: process.env.BENCH_CPU_PROFILE === '1',
@@ -550,8 +553,11 @@ async function postgresPhase(
   results: Record<string, unknown>,
 ): Promise<string[]> {
   const routerConcurrency = Number(process.env['ROUTER_MAX_IN_FLIGHT'] ?? 64);
-  console.log('postgres: a postgres destination under /v1/batch load, then a raw pg insert of its rows ...');
-  if (settings.cpuProfile) server.startCpuProfile();
+  console.log(
+    `postgres: ${settings.postgresMessages.toLocaleString('en-US')} messages ingested for a disabled postgres ` +
+      'destination, a replay of them into it timed to its last row, then a raw pg insert of its rows ...',
+  );
+  let profile: string | undefined;
   const postgres = await measurePostgres({
     api,
     workspace: WORKSPACE,
@@ -561,10 +567,22 @@ async function postgresPhase(
       process.env['TEST_DATABASE_URL'] ??
       'postgres://postgres@127.0.0.1:5432/postgres',
     rowsPerStatement: routerConcurrency,
-    settings: { ...settings, seconds: settings.deliverySeconds },
+    messages: settings.postgresMessages,
+    serverCpuTimeMs: () => server.cpuTimeMs(),
+    settings: {
+      ...settings,
+      drainTimeoutSeconds: Math.max(settings.drainTimeoutSeconds, settings.replayTimeoutSeconds),
+    },
+    drain: settings.cpuProfile
+      ? {
+          started: () => server.startCpuProfile(),
+          finished: async () => {
+            profile = await server.stopCpuProfile('postgres');
+          },
+        }
+      : undefined,
   });
-  if (settings.cpuProfile)
-    console.log(`server CPU profile (postgres): ${await server.stopCpuProfile('postgres')}`);
+  if (profile) console.log(`server CPU profile (postgres drain): ${profile}`);
   if (typeof postgres === 'string') {
     console.log(`postgres: skipped, ${postgres}`);
   } else {
@@ -574,6 +592,11 @@ async function postgresPhase(
         `in ${postgres.spanSeconds} s = ${postgres.rowsPerSecond.toLocaleString('en-US')} rows/s; raw pg multi-row ` +
         `insert of the same rows: ${postgres.ceiling.rowsPerSecond.toLocaleString('en-US')} rows/s ` +
         `(${postgres.ceiling.rows} rows in ${postgres.ceiling.seconds} s)`,
+    );
+    console.log(
+      `postgres drain: replay ${postgres.replayState}, first row ${postgres.firstRowSeconds ?? 'n/a'} s and last row ` +
+        `${postgres.spanSeconds} s after the replay request; server CPU ` +
+        `${postgres.serverCpuMsPerThousandMessages ?? 'n/a'} ms per 1,000 messages`,
     );
     console.log(`ratio postgres/ceiling: ${postgres.ratio.toFixed(3)}`);
   }

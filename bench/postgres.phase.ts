@@ -1,26 +1,49 @@
 /**
- * The PostgreSQL destination against a raw `pg` client writing the same rows. A source with a
- * postgres destination gets `/v1/batch` load; its delivered rows per second (every row of every table
- * of its schema, over first to last delivery) are compared with a plain `pg` client inserting the
- * very same rows (read back from that schema) into copies of its tables: multi-row INSERTs of
- * `ROUTER_MAX_IN_FLIGHT` rows, one transaction each, on as many connections as the adapter's pool.
+ * The PostgreSQL destination draining a backlog, against a raw `pg` client writing the same rows.
+ *
+ * Under live load the destination keeps up with `/v1/batch`, so rows per second over the load would
+ * measure the ingest rate, not the router. So the phase builds a backlog first and times its drain:
+ * 1. a source with a postgres destination; one message of every bench message shape is delivered,
+ *    which creates the schema, its tables and their columns before anything is timed;
+ * 2. the destination is disabled (its consumer then acknowledges every message as skipped, so it
+ *    builds no backlog of its own), and `messages` messages are ingested through `/v1/batch`, untimed;
+ *    the phase waits until the consumer has skipped them all, so the drain has the machine to itself;
+ * 3. a replay of that history into the destination is requested through the Config API (a replay
+ *    sends to a disabled destination), and the phase polls the tables' row counts: the drain is
+ *    timed from the replay request to the poll that first saw the last row (the replay COMPLETED
+ *    means every message was acknowledged, so every row was written by then).
+ * The router's rows/s (rows the replay added over that span) is compared with a plain `pg` client
+ * inserting the very same rows (read back from that schema) into copies of its tables: multi-row
+ * INSERTs of `ROUTER_MAX_IN_FLIGHT` rows, one transaction each, on as many connections as the
+ * adapter's pool.
  */
 import { Client, Pool } from 'pg';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages } from './bench-messages';
-import type { BenchConfigApi } from './config-api.client';
-import { round, runClosedLoop } from './load-loop';
+import type { BenchConfigApi, ReplayState } from './config-api.client';
+import { round } from './load-loop';
 
 const REGISTRY_TABLE = '_tributary_tables';
 const POOL_CONNECTIONS = 4;
 const POLL_MS = 100;
+/** Row counts during the drain: the span's resolution. */
+const POLL_ROWS_MS = 50;
+const DESTINATION = 'postgres';
 
 export interface PostgresPhaseResult {
+  /** Messages ingested into the backlog (the probe not included). */
   acceptedMessages: number;
+  /** Messages the replay delivered (its own count). */
   deliveredMessages: number;
+  replayState: string;
+  /** Rows the replay added to the destination's tables. */
   rows: number;
+  /** From the replay request to the first row written, and to the last. */
+  firstRowSeconds: number | null;
   spanSeconds: number;
   rowsPerSecond: number;
+  /** The server's CPU time over the drain per 1,000 replayed messages: steadier than rows/s on a shared machine. */
+  serverCpuMsPerThousandMessages: number | null;
   ceiling: { rows: number; seconds: number; rowsPerSecond: number };
   ratio: number;
 }
@@ -31,7 +54,13 @@ export async function measurePostgres(options: {
   baseUrl: string;
   databaseUrl: string;
   rowsPerStatement: number;
-  settings: { seconds: number; concurrency: number; batchSize: number; drainTimeoutSeconds: number };
+  /** Messages in the backlog the router drains. */
+  messages: number;
+  settings: { concurrency: number; batchSize: number; drainTimeoutSeconds: number };
+  /** The server process's CPU time so far (user + system), when it can be read. */
+  serverCpuTimeMs: () => number | null;
+  /** Called when the timed drain starts and when it ends (the server's CPU profile covers the drain). */
+  drain?: { started(): void; finished(): Promise<void> };
 }): Promise<PostgresPhaseResult | string> {
   const { api, workspace, settings } = options;
   const admin = new Client({ connectionString: options.databaseUrl });
@@ -48,33 +77,66 @@ export async function measurePostgres(options: {
     await api.createPostgresDestination(workspace, source, { connectionString: options.databaseUrl, schema });
     const messages = createBenchMessages(writeKey);
     const poster = new BatchPoster(options.baseUrl, writeKey, settings.concurrency);
-    const delivered = () =>
-      api.deliveryCounts(workspace, source, 'postgres').then((counts) => counts.delivered ?? 0);
+    const counts = () => api.deliveryCounts(workspace, source, DESTINATION);
     try {
-      // The probe: the schema and its tables exist before the clock runs.
-      await poster.send(messages.batchBody(1), 1);
-      await until(async () => (await delivered()) >= 1, 30_000);
-      const ingest = await runClosedLoop({
-        concurrency: settings.concurrency,
-        warmupSeconds: 0,
-        seconds: settings.seconds,
-        send: () => poster.send(messages.batchBody(settings.batchSize), settings.batchSize),
+      // The probe: one message of every shape the bench sends, so the schema, every table and every
+      // column exist before the clock runs (the drain writes rows, it does not create tables).
+      const probeMessages = await ingest(
+        poster,
+        (size) => messages.batchBody(size),
+        messages.templateCount,
+        settings,
+      );
+      await until('the postgres destination did not deliver the probe', 60_000, async () => {
+        return ((await counts()).delivered ?? 0) >= probeMessages;
       });
-      const target = 1 + ingest.acceptedMessages;
-      // From the start of the load (nothing was pending then) to the last delivery, seen by polling.
-      const firstAt = Date.now() - ingest.seconds * 1000;
-      const deadline = Date.now() + settings.drainTimeoutSeconds * 1000;
-      let count = 0;
-      while (Date.now() < deadline) {
-        count = await delivered();
-        if (count >= target) break;
-        await sleep(POLL_MS);
-      }
-      const lastAt = Date.now();
+
+      // The backlog: history the destination has not received.
+      await api.setDestinationEnabled(workspace, source, DESTINATION, false);
+      const backlogFrom = new Date();
+      const acceptedMessages = await ingest(
+        poster,
+        (size) => messages.batchBody(size),
+        options.messages,
+        settings,
+      );
+      await until('the disabled destination did not skip the backlog', 60_000, async () => {
+        return ((await counts()).skipped ?? 0) >= acceptedMessages;
+      });
       const tables = await tablesOf(admin, schema);
-      let rows = 0;
-      for (const table of tables) rows += await countRows(admin, schema, table);
-      const spanSeconds = (lastAt - firstAt) / 1000;
+      const rowsBefore = await countAllRows(admin, schema, tables);
+
+      // The drain, timed from the replay request.
+      options.drain?.started();
+      const cpuBefore = options.serverCpuTimeMs();
+      const requestedAt = Date.now();
+      const deadline = requestedAt + settings.drainTimeoutSeconds * 1000;
+      const replayId = await api.requestReplay(workspace, source, DESTINATION, backlogFrom);
+      let replay: ReplayState = await api.replay(workspace, source, DESTINATION, replayId);
+      let rowsSeen = rowsBefore;
+      let firstRowAt: number | null = null;
+      let lastRowAt = requestedAt;
+      const look = async () => {
+        const rows = await countAllRows(admin, schema, tables);
+        if (rows > rowsSeen) {
+          const now = Date.now();
+          firstRowAt ??= now;
+          lastRowAt = now;
+          rowsSeen = rows;
+        }
+      };
+      while (replay.state === 'RUNNING' && Date.now() < deadline) {
+        await sleep(POLL_ROWS_MS);
+        await look();
+        replay = await api.replay(workspace, source, DESTINATION, replayId);
+      }
+      // Acknowledged means written: rows the last poll missed were written before COMPLETED showed.
+      await look();
+      const cpuAfter = options.serverCpuTimeMs();
+      await options.drain?.finished();
+      const rows = rowsSeen - rowsBefore;
+      const spanSeconds = (lastRowAt - requestedAt) / 1000;
+      const rowsPerSecond = spanSeconds > 0 ? Math.round(rows / spanSeconds) : 0;
 
       const ceiling = await rawInsertCeiling(
         admin,
@@ -84,13 +146,18 @@ export async function measurePostgres(options: {
         tables,
         options.rowsPerStatement,
       );
-      const rowsPerSecond = spanSeconds > 0 ? Math.round(rows / spanSeconds) : 0;
       return {
-        acceptedMessages: ingest.acceptedMessages,
-        deliveredMessages: count - 1,
+        acceptedMessages,
+        deliveredMessages: replay.counts?.delivered ?? 0,
+        replayState: replay.state,
         rows,
+        firstRowSeconds: firstRowAt === null ? null : round((firstRowAt - requestedAt) / 1000, 3),
         spanSeconds: round(spanSeconds, 3),
         rowsPerSecond,
+        serverCpuMsPerThousandMessages:
+          cpuBefore === null || cpuAfter === null || acceptedMessages === 0
+            ? null
+            : round(((cpuAfter - cpuBefore) / acceptedMessages) * 1000, 1),
         ceiling,
         ratio: ceiling.rowsPerSecond > 0 ? round(rowsPerSecond / ceiling.rowsPerSecond, 3) : 0,
       };
@@ -102,6 +169,27 @@ export async function measurePostgres(options: {
     await admin.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`).catch(() => undefined);
     await admin.end();
   }
+}
+
+/** Posts batches, `concurrency` at a time, until `total` messages are stored; resolves to how many were. */
+async function ingest(
+  poster: BatchPoster,
+  batchBody: (size: number) => string,
+  total: number,
+  settings: { concurrency: number; batchSize: number },
+): Promise<number> {
+  let requested = 0;
+  let accepted = 0;
+  const worker = async () => {
+    while (requested < total) {
+      const size = Math.min(settings.batchSize, total - requested);
+      requested += size;
+      const stored = await poster.send(batchBody(size), size);
+      accepted += stored;
+    }
+  };
+  await Promise.all(Array.from({ length: settings.concurrency }, worker));
+  return accepted;
 }
 
 async function rawInsertCeiling(
@@ -167,16 +255,18 @@ async function tablesOf(admin: Client, schema: string): Promise<string[]> {
   return result.rows.map((row) => row.table_name);
 }
 
-async function countRows(admin: Client, schema: string, table: string): Promise<number> {
-  const result = await admin.query<{ count: string }>(`SELECT count(*) FROM "${schema}"."${table}"`);
-  return Number(result.rows[0]!.count);
+/** Rows of every table of the schema, in one statement. */
+async function countAllRows(admin: Client, schema: string, tables: string[]): Promise<number> {
+  if (tables.length === 0) return 0;
+  const counts = tables.map((table) => `(SELECT count(*) FROM "${schema}"."${table}")`).join(' + ');
+  const result = await admin.query<{ rows: string }>(`SELECT ${counts} AS rows`);
+  return Number(result.rows[0]!.rows);
 }
 
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+async function until(what: string, timeoutMs: number, condition: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline)
-      throw new Error(`the postgres destination delivered nothing within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
     await sleep(POLL_MS);
   }
 }

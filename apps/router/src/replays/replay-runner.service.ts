@@ -5,13 +5,21 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { DomainError, destinationAggregate, ReplayCounts, ReplayRecord } from '@tributary/config-domain';
+import {
+  catalogSlugOf,
+  DomainError,
+  destinationAggregate,
+  ReplayCounts,
+  ReplayRecord,
+} from '@tributary/config-domain';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { Delivery, EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
 import { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
 import { replayConsumerName } from '../destination-consumers/consumer-names';
+import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
 import { MessageDeliverer } from '../destination-consumers/message-deliverer.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
 import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
@@ -56,6 +64,8 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly readModel: ConfigReadModel,
     private readonly commands: ConfigCommandHandler,
     private readonly deliverer: MessageDeliverer,
+    private readonly deliveries: DestinationDeliveries,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
     leases: JobLeases,
   ) {
     this.jobs = new LeasedJobs(leases, this.logger);
@@ -104,7 +114,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       await lease.finish();
       return;
     }
-    const { replay } = running;
+    const { view, replay } = running;
     const tally = new ReplayTally(lease, lease.inherited as Partial<ReplayCheckpoint>);
     const endTime = replay.endTime === null ? null : Date.parse(replay.endTime);
     let subscription;
@@ -115,7 +125,12 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
           sourceId,
           deliverFrom: new Date(replay.startTime),
           ackWaitMs: REPLAY_ACK_WAIT_MS,
-          maxInFlight: 64,
+          // The budget of the destination's own consumer: an adapter that writes gathered calls needs
+          // several full calls in flight, or each call waits for the acks (and checkpoint) of the last.
+          maxInFlight: this.deliveries.maxInFlightFor(
+            catalogSlugOf(view.destination),
+            this.environment.ROUTER_MAX_IN_FLIGHT,
+          ),
         },
         (delivery) => {
           if (tally.countedBefore(delivery.sequence)) {

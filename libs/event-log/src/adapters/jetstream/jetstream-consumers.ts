@@ -20,6 +20,7 @@ import { assertConsumerName, assertPositiveInteger, assertSubjectToken } from '.
 import { RunningHandlers } from '../../running-handlers';
 import type { JetStreamAttemptHistory } from './attempt-history';
 import { CoalescedAcks } from './coalesced-acks';
+import { ConfirmedAcks } from './confirmed-acks';
 import { isApiError, type JetStreamSession } from './jetstream-session';
 import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
 
@@ -31,11 +32,14 @@ import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
 export class JetStreamConsumers {
   private readonly subscriptions = new Map<string, Set<ConsumerSubscription>>();
   private readonly acks = new CoalescedAcks();
+  private readonly confirmedAcks: ConfirmedAcks;
 
   constructor(
     private readonly session: JetStreamSession,
     private readonly attemptHistory: JetStreamAttemptHistory,
-  ) {}
+  ) {
+    this.confirmedAcks = new ConfirmedAcks(session.connection, session.publishTimeoutMs);
+  }
 
   async consume(
     consumerName: string,
@@ -63,6 +67,7 @@ export class JetStreamConsumers {
           await messages.close();
           await handlers.whenIdle();
           this.acks.flush();
+          this.confirmedAcks.flush();
         },
       };
       const ofConsumer = this.subscriptions.get(consumerName) ?? new Set<ConsumerSubscription>();
@@ -112,6 +117,7 @@ export class JetStreamConsumers {
   /** Sends the acks still queued (the log is closing). */
   flushAcks(): void {
     this.acks.flush();
+    this.confirmedAcks.flush();
   }
 
   private async ensureConsumer(consumerName: string, options: ConsumeOptions): Promise<void> {
@@ -164,9 +170,11 @@ export class JetStreamConsumers {
       deliveryCount: message.info.deliveryCount,
       ack: confirmAck
         ? async () => {
-            // ackAck waits for the server to confirm, so a resolved ack is a recorded ack.
+            // The server answers once it has recorded the ack, so a resolved ack is a recorded ack.
+            // While reconnecting, the client buffers the ack and sends it once connected again.
             try {
-              await message.ackAck({ timeout: this.session.publishTimeoutMs });
+              // A pulled message's reply subject is where its ack goes (`JsMsg` only types it on the class).
+              await this.confirmedAcks.ack((message as JsMsg & { reply?: string }).reply);
             } catch (error) {
               throw this.session.translate(error, `ack of ${message.seq}`);
             }

@@ -1,0 +1,114 @@
+import {
+  createInbox,
+  NoRespondersError,
+  TimeoutError,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/nats-core';
+
+const ACK = new TextEncoder().encode('+ACK');
+
+interface Waiting {
+  sentAt: number;
+  subject: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Acks whose recording the server confirms (what `JsMsg.ackAck` does), without a request object, a
+ * timer and an error per ack: `ackAck` makes a `RequestOne` whose settling always builds a
+ * `RequestError` with its stack, which a replay paid for every message it sent. Here each ack carries a
+ * reply subject under one inbox subscription shared by all, one timer checks for the overdue, and the
+ * acks of one turn of the event loop share one socket write (as `CoalescedAcks` sends plain ones).
+ */
+export class ConfirmedAcks {
+  private readonly inbox = createInbox();
+  private readonly waiting = new Map<string, Waiting>();
+  private queued: Array<{ subject: string; token: string }> = [];
+  private scheduled = false;
+  private nextToken = 0;
+  private subscription: Subscription | undefined;
+  private overdueTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /**
+   * Acks the message delivered with this reply subject. Resolves once the server has recorded the ack
+   * (at once for a message without one, as `ackAck` does); rejects after `timeoutMs` without an answer.
+   */
+  ack(replySubject: string | undefined): Promise<void> {
+    if (!replySubject) return Promise.resolve();
+    this.listen();
+    const token = String(this.nextToken++);
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.set(token, { sentAt: Date.now(), subject: replySubject, resolve, reject });
+      this.queued.push({ subject: replySubject, token });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    });
+  }
+
+  /** Sends what is queued now (a subscription stopping must not leave acks behind). */
+  flush(): void {
+    this.scheduled = false;
+    const queued = this.queued;
+    this.queued = [];
+    for (const { subject, token } of queued) {
+      try {
+        this.connection.publish(subject, ACK, { reply: `${this.inbox}.${token}` });
+      } catch (error) {
+        this.settle(token, error);
+      }
+    }
+  }
+
+  private listen(): void {
+    if (!this.subscription) {
+      this.subscription = this.connection.subscribe(`${this.inbox}.*`, {
+        callback: (error, reply) => this.answered(error, reply),
+      });
+    }
+    if (!this.overdueTimer) {
+      this.overdueTimer = setInterval(() => this.rejectOverdue(), Math.max(50, this.timeoutMs / 4));
+      this.overdueTimer.unref();
+    }
+  }
+
+  private answered(error: Error | null, reply: Msg): void {
+    if (error) {
+      // The subscription itself ended (the connection closed): no answer will come.
+      for (const token of [...this.waiting.keys()]) this.settle(token, error);
+      this.subscription = undefined;
+      return;
+    }
+    const token = reply.subject.slice(this.inbox.length + 1);
+    const waiting = this.waiting.get(token);
+    if (!waiting) return;
+    this.settle(token, reply.headers?.code === 503 ? new NoRespondersError(waiting.subject) : undefined);
+  }
+
+  private rejectOverdue(): void {
+    const overdueBefore = Date.now() - this.timeoutMs;
+    for (const [token, waiting] of this.waiting) {
+      if (waiting.sentAt <= overdueBefore) this.settle(token, new TimeoutError());
+    }
+    if (this.waiting.size === 0 && this.queued.length === 0) {
+      clearInterval(this.overdueTimer);
+      this.overdueTimer = undefined;
+    }
+  }
+
+  private settle(token: string, error: unknown): void {
+    const waiting = this.waiting.get(token);
+    if (!waiting) return;
+    this.waiting.delete(token);
+    if (error === undefined) waiting.resolve();
+    else waiting.reject(error);
+  }
+}
