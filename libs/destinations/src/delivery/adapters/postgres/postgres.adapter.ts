@@ -45,9 +45,10 @@ import {
   STANDARD_COLUMN_TYPES,
   STANDARD_TABLES,
   columnKindOf,
-  fitValueToColumn,
+  fittedValue,
   inferColumnType,
   planWarehouseRows,
+  whyValueDoesNotFit,
   type ColumnKind,
   type WarehouseRow,
   type WarehouseValue,
@@ -424,7 +425,9 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
             this.createTableOrColumns(client, warehouse, schema, row),
           );
 
-    const prepared: PreparedRow = { values: new Map(), notStored: [], readsJsonAsText: true };
+    // Fitted in place: the plan's map is this delivery's own, and a batch holds many rows at once.
+    const values = row.values as Map<string, WarehouseValue | null>;
+    const prepared: PreparedRow = { values, notStored: [], readsJsonAsText: true };
     for (const [column, value] of row.values) {
       const kind = columns.get(column);
       if (kind !== undefined && !KINDS_READING_JSON_AS_TEXT.has(kind)) prepared.readsJsonAsText = false;
@@ -437,20 +440,21 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
             `table "${row.table}" has ${columns.size} columns, the most this destination may create ` +
             `(POSTGRES_DESTINATION_MAX_COLUMNS); column "${column}" is not created and its value not stored`,
         });
+        values.delete(column);
         continue;
       }
-      const fit = fitValueToColumn(column, kind, value);
-      if (fit.fits) {
-        prepared.values.set(column, fit.value);
-      } else {
-        prepared.values.set(column, null);
-        prepared.notStored.push({
-          cause: 'type_conflict',
-          table: row.table,
-          column,
-          reason: `table "${row.table}": ${fit.reason}; stored null`,
-        });
+      const fitted = fittedValue(kind, value);
+      if (fitted !== undefined) {
+        if (fitted !== value) values.set(column, fitted);
+        continue;
       }
+      values.set(column, null);
+      prepared.notStored.push({
+        cause: 'type_conflict',
+        table: row.table,
+        column,
+        reason: `table "${row.table}": ${whyValueDoesNotFit(column, kind, value)}; stored null`,
+      });
     }
     return prepared;
   }

@@ -160,11 +160,9 @@ async function insertPrimaryAndEventRowsAsJson(
     const ofGroup = new Set(group);
     const rows = users.filter((each) => ofGroup.has(each.userRow!));
     parameters.push(
-      JSON.stringify(
-        rows.map((each) => ({
-          ...Object.fromEntries(each.userRow!.values),
-          [MESSAGE_ID_KEY]: String(each.primary.values.get('id')),
-        })),
+      rowsAsJson(
+        rows.map((each) => each.userRow!),
+        rows.map((each) => String(each.primary.values.get('id'))),
       ),
     );
     const table = `${quoteIdentifier(schema)}.users`;
@@ -196,9 +194,43 @@ function insertFromJson(schema: string, group: readonly BatchRow[], parameter: n
   );
 }
 
-/** The rows as a JSON array of objects keyed by column name. */
-function rowsAsJson(rows: readonly BatchRow[]): string {
-  return JSON.stringify(rows.map((row) => Object.fromEntries(row.values)));
+/**
+ * The rows as a JSON array of objects keyed by column name, written straight from the rows' maps:
+ * no object per row is built only to be serialized (`json_populate_recordset` reads keys by name, so
+ * the order of the keys is the maps'). With `messageIds`, each row also carries its message's id
+ * under `MESSAGE_ID_KEY`.
+ */
+function rowsAsJson(rows: readonly BatchRow[], messageIds?: readonly string[]): string {
+  let json = '[';
+  for (let index = 0; index < rows.length; index += 1) {
+    const row = rows[index]!;
+    json += index === 0 ? '{' : ',{';
+    let first = true;
+    for (const [column, value] of row.values) {
+      // As JSON.stringify leaves out a key whose value it cannot write.
+      const valueJson = JSON.stringify(value) as string | undefined;
+      if (valueJson === undefined) continue;
+      json += (first ? '' : ',') + jsonKeyOf(column) + valueJson;
+      first = false;
+    }
+    if (messageIds)
+      json += (first ? '' : ',') + jsonKeyOf(MESSAGE_ID_KEY) + JSON.stringify(messageIds[index]);
+    json += '}';
+  }
+  return `${json}]`;
+}
+
+/** `"column":` by column: the same few hundred columns come in every batch. */
+const jsonKeys = new Map<string, string>();
+const MAX_JSON_KEYS = 10_000;
+
+function jsonKeyOf(column: string): string {
+  const known = jsonKeys.get(column);
+  if (known !== undefined) return known;
+  if (jsonKeys.size >= MAX_JSON_KEYS) jsonKeys.clear();
+  const key = `${JSON.stringify(column)}:`;
+  jsonKeys.set(column, key);
+  return key;
 }
 
 /** Rows grouped by table and column list, each group in as few statements as the parameter cap allows. */
