@@ -336,15 +336,42 @@ function receivedAtOf(row: BatchRow): number {
   return Number.isNaN(time) ? -Infinity : time;
 }
 
+/**
+ * Rows by table and column list (in order), the groups in the order of their first row. A row is
+ * compared with the first row of each group of its table, key by key: no key text per row, and a
+ * table's rows come in a few shapes.
+ */
 function groupByShape(rows: readonly BatchRow[]): BatchRow[][] {
-  const groups = new Map<string, BatchRow[]>();
+  const groups: BatchRow[][] = [];
+  const groupsOfTable = new Map<string, BatchRow[][]>();
   for (const row of rows) {
-    const key = `${row.table}\u0000${[...row.values.keys()].join('\u0000')}`;
-    const group = groups.get(key);
+    let ofTable = groupsOfTable.get(row.table);
+    if (!ofTable) {
+      ofTable = [];
+      groupsOfTable.set(row.table, ofTable);
+    }
+    let group: BatchRow[] | undefined;
+    for (const candidate of ofTable) {
+      if (sameColumns(candidate[0]!.values, row.values)) {
+        group = candidate;
+        break;
+      }
+    }
     if (group) group.push(row);
-    else groups.set(key, [row]);
+    else {
+      group = [row];
+      ofTable.push(group);
+      groups.push(group);
+    }
   }
-  return [...groups.values()];
+  return groups;
+}
+
+function sameColumns(left: ReadonlyMap<string, unknown>, right: ReadonlyMap<string, unknown>): boolean {
+  if (left.size !== right.size) return false;
+  const rightColumns = right.keys();
+  for (const column of left.keys()) if (rightColumns.next().value !== column) return false;
+  return true;
 }
 
 function chunkForParameters(rows: readonly BatchRow[], columns: number): BatchRow[][] {
