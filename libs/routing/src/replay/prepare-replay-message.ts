@@ -9,7 +9,7 @@
  * only what the replay rewrites is copied. The stored message is not touched. Nested values are shared
  * with it, as a live delivery hands the stored message itself to routing and to the destination (which
  * read messages, never change them); a replay holds as many messages in flight as a live consumer, and
- * a deep copy of each doubled what they keep alive.
+ * a deep copy of each would double what they keep alive.
  */
 import type { NormalizedMessage } from '@tributary/contracts';
 
