@@ -5,7 +5,11 @@
  * other, whatever the original said; everything else, the consent object `context.consent` included,
  * is kept as stored. The `messageId` is kept too.
  *
- * Returns a deep copy; the stored message is not touched.
+ * Returns a new message object with a new `integrations` object and the stored message's other values:
+ * only what the replay rewrites is copied. The stored message is not touched. Nested values are shared
+ * with it, as a live delivery hands the stored message itself to routing and to the destination (which
+ * read messages, never change them); a replay holds as many messages in flight as a live consumer, and
+ * a deep copy of each would double what they keep alive.
  */
 import type { NormalizedMessage } from '@tributary/contracts';
 
@@ -13,33 +17,6 @@ export function prepareReplayMessage(
   message: NormalizedMessage,
   destinationDisplayName: string,
 ): NormalizedMessage {
-  const copy = deepCopy(message) as NormalizedMessage;
-  copy.integrations = { All: false, [destinationDisplayName]: true };
-  return copy;
-}
-
-/**
- * A deep copy of what JSON holds (plain objects, arrays, primitives), walked in code: a stored message
- * comes from JSON, and `structuredClone`'s serialization costs several times as much per message,
- * which a replay pays for every message it sends. Anything else (a Date) goes to `structuredClone`.
- */
-function deepCopy(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(deepCopy);
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const child = deepCopy((value as Record<string, unknown>)[key]);
-    // JSON.parse makes `__proto__` an own key; assigning it would set the copy's prototype instead.
-    if (key === '__proto__')
-      Object.defineProperty(copy, key, {
-        value: child,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else copy[key] = child;
-  }
-  return copy;
+  // Spread copies an own `__proto__` key (JSON.parse makes one) as a key, not as the prototype.
+  return { ...message, integrations: { All: false, [destinationDisplayName]: true } };
 }

@@ -45,9 +45,10 @@ import {
   STANDARD_COLUMN_TYPES,
   STANDARD_TABLES,
   columnKindOf,
-  fitValueToColumn,
+  fittedValue,
   inferColumnType,
   planWarehouseRows,
+  whyValueDoesNotFit,
   type ColumnKind,
   type WarehouseRow,
   type WarehouseValue,
@@ -93,8 +94,10 @@ export interface PostgresAdapterOptions {
 
 /** A row fitted to its table: the values to write, and the ones left out or set to null. */
 interface PreparedRow {
-  values: Map<string, WarehouseValue | null>;
-  notStored: ValueNotStored[];
+  readonly table: string;
+  readonly values: Map<string, WarehouseValue | null>;
+  /** Undefined when every value is stored as planned (or widened). */
+  notStored: ValueNotStored[] | undefined;
   /**
    * Every column written reads a JSON scalar as it reads the same value's text (`text`, `number`,
    * `boolean`, `timestamp` kinds), so the row may go through `json_populate_recordset`.
@@ -257,18 +260,28 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     try {
       for (const message of messages) {
         const plan = planWarehouseRows(message, sourceId);
-        const primary = await this.prepareRow(client, warehouse, schema, plan.primary);
-        const eventRow = plan.eventRow && (await this.prepareRow(client, warehouse, schema, plan.eventRow));
-        const userRow = plan.userRow && (await this.prepareRow(client, warehouse, schema, plan.userRow));
-        batch.push({
-          primary: { table: plan.primary.table, values: primary.values },
-          ...(plan.eventRow && eventRow
-            ? { eventRow: { table: plan.eventRow.table, values: eventRow.values } }
-            : {}),
-          ...(plan.userRow && userRow ? { userRow: { table: 'users', values: userRow.values } } : {}),
-        });
-        notStored.push([primary, eventRow, userRow].flatMap((row) => row?.notStored ?? []));
-        valuesAsJson &&= [primary, eventRow, userRow].every((row) => row?.readsJsonAsText !== false);
+        // Rows of tables that have their columns already are fitted at once, without a promise each.
+        const primary =
+          this.fitToKnownTable(warehouse, schema, plan.primary) ??
+          (await this.prepareRow(client, warehouse, schema, plan.primary));
+        const eventRow =
+          plan.eventRow &&
+          (this.fitToKnownTable(warehouse, schema, plan.eventRow) ??
+            (await this.prepareRow(client, warehouse, schema, plan.eventRow)));
+        const userRow =
+          plan.userRow &&
+          (this.fitToKnownTable(warehouse, schema, plan.userRow) ??
+            (await this.prepareRow(client, warehouse, schema, plan.userRow)));
+        batch.push({ primary, eventRow, userRow });
+        notStored.push(
+          primary.notStored || eventRow?.notStored || userRow?.notStored
+            ? [...(primary.notStored ?? []), ...(eventRow?.notStored ?? []), ...(userRow?.notStored ?? [])]
+            : NOTHING_LEFT_OUT,
+        );
+        valuesAsJson &&=
+          primary.readsJsonAsText &&
+          eventRow?.readsJsonAsText !== false &&
+          userRow?.readsJsonAsText !== false;
       }
     } catch {
       return undefined;
@@ -320,7 +333,9 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
       }
       await client.query('COMMIT');
       // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
-      return { result: delivered(inserted ? [...prepared.values()].flatMap((row) => row.notStored) : []) };
+      return {
+        result: delivered(inserted ? [...prepared.values()].flatMap((row) => row.notStored ?? []) : []),
+      };
     } catch (error) {
       if (inTransaction) {
         try {
@@ -364,7 +379,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     schema: string,
     row: WarehouseRow,
   ): Promise<Map<string, ColumnKind>> {
-    const tableKey = `${quoteIdentifier(schema)}.${quoteIdentifier(row.table)}`;
+    const tableKey = qualifiedTableName(schema, row.table);
     // Read again under the lock: the delivery that held it may just have added what this row needs.
     let columns = warehouse.tables.get(tableKey);
     if (!columns) {
@@ -414,46 +429,94 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     schema: string,
     row: WarehouseRow,
   ): Promise<PreparedRow> {
-    const tableKey = `${quoteIdentifier(schema)}.${quoteIdentifier(row.table)}`;
-    const known = warehouse.tables.get(tableKey);
-    // A table at its column cap gets no new columns: no DDL to attempt, so no lock to take.
+    const tableKey = qualifiedTableName(schema, row.table);
     const columns =
-      known && (known.size >= this.maxColumnsPerTable || hasEveryColumn(known, row.values))
-        ? known
-        : await underTableLock(warehouse, tableKey, () =>
-            this.createTableOrColumns(client, warehouse, schema, row),
-          );
-
-    const prepared: PreparedRow = { values: new Map(), notStored: [], readsJsonAsText: true };
-    for (const [column, value] of row.values) {
-      const kind = columns.get(column);
-      if (kind !== undefined && !KINDS_READING_JSON_AS_TEXT.has(kind)) prepared.readsJsonAsText = false;
-      if (kind === undefined) {
-        prepared.notStored.push({
-          cause: 'column_limit',
-          table: row.table,
-          column,
-          reason:
-            `table "${row.table}" has ${columns.size} columns, the most this destination may create ` +
-            `(POSTGRES_DESTINATION_MAX_COLUMNS); column "${column}" is not created and its value not stored`,
-        });
-        continue;
-      }
-      const fit = fitValueToColumn(column, kind, value);
-      if (fit.fits) {
-        prepared.values.set(column, fit.value);
-      } else {
-        prepared.values.set(column, null);
-        prepared.notStored.push({
-          cause: 'type_conflict',
-          table: row.table,
-          column,
-          reason: `table "${row.table}": ${fit.reason}; stored null`,
-        });
-      }
-    }
-    return prepared;
+      this.columnsWithoutDdl(warehouse.tables.get(tableKey), row) ??
+      (await underTableLock(warehouse, tableKey, () =>
+        this.createTableOrColumns(client, warehouse, schema, row),
+      ));
+    return fitRow(row, columns);
   }
+
+  /** `prepareRow` without a promise, when the table is known and needs no DDL; otherwise undefined. */
+  private fitToKnownTable(warehouse: Warehouse, schema: string, row: WarehouseRow): PreparedRow | undefined {
+    const columns = this.columnsWithoutDdl(warehouse.tables.get(qualifiedTableName(schema, row.table)), row);
+    return columns && fitRow(row, columns);
+  }
+
+  /** The known columns when the row needs no new one, or the table is at its column cap (no DDL to attempt). */
+  private columnsWithoutDdl(
+    known: Map<string, ColumnKind> | undefined,
+    row: WarehouseRow,
+  ): Map<string, ColumnKind> | undefined {
+    return known && (known.size >= this.maxColumnsPerTable || hasEveryColumn(known, row.values))
+      ? known
+      : undefined;
+  }
+}
+
+const NOTHING_LEFT_OUT: ValueNotStored[] = [];
+
+/**
+ * Fits the row's values to its table's columns, in place: the plan's map is this delivery's own, and
+ * a router holds many messages' rows at once.
+ */
+function fitRow(row: WarehouseRow, columns: ReadonlyMap<string, ColumnKind>): PreparedRow {
+  const values = row.values as Map<string, WarehouseValue | null>;
+  const prepared: PreparedRow = { table: row.table, values, notStored: undefined, readsJsonAsText: true };
+  for (const [column, value] of row.values) {
+    const kind = columns.get(column);
+    if (kind === undefined) {
+      (prepared.notStored ??= []).push({
+        cause: 'column_limit',
+        table: row.table,
+        column,
+        reason:
+          `table "${row.table}" has ${columns.size} columns, the most this destination may create ` +
+          `(POSTGRES_DESTINATION_MAX_COLUMNS); column "${column}" is not created and its value not stored`,
+      });
+      values.delete(column);
+      continue;
+    }
+    if (!KINDS_READING_JSON_AS_TEXT.has(kind)) prepared.readsJsonAsText = false;
+    const fitted = fittedValue(kind, value);
+    if (fitted !== undefined) {
+      if (fitted !== value) values.set(column, fitted);
+      continue;
+    }
+    values.set(column, null);
+    (prepared.notStored ??= []).push({
+      cause: 'type_conflict',
+      table: row.table,
+      column,
+      reason: `table "${row.table}": ${whyValueDoesNotFit(column, kind, value)}; stored null`,
+    });
+  }
+  return prepared;
+}
+
+/** `"schema"."table"` by schema and table: looked up for every row of every message. */
+const qualifiedTableNames = new Map<string, Map<string, string>>();
+const MAX_QUALIFIED_TABLE_NAMES = 10_000;
+let qualifiedTableNameCount = 0;
+
+function qualifiedTableName(schema: string, table: string): string {
+  let ofSchema = qualifiedTableNames.get(schema);
+  const known = ofSchema?.get(table);
+  if (known !== undefined) return known;
+  const name = `${quoteIdentifier(schema)}.${quoteIdentifier(table)}`;
+  if (qualifiedTableNameCount >= MAX_QUALIFIED_TABLE_NAMES) {
+    qualifiedTableNames.clear();
+    qualifiedTableNameCount = 0;
+    ofSchema = undefined;
+  }
+  if (!ofSchema) {
+    ofSchema = new Map();
+    qualifiedTableNames.set(schema, ofSchema);
+  }
+  ofSchema.set(table, name);
+  qualifiedTableNameCount += 1;
+  return name;
 }
 
 function hasEveryColumn(

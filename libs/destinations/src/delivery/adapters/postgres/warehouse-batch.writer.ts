@@ -160,11 +160,9 @@ async function insertPrimaryAndEventRowsAsJson(
     const ofGroup = new Set(group);
     const rows = users.filter((each) => ofGroup.has(each.userRow!));
     parameters.push(
-      JSON.stringify(
-        rows.map((each) => ({
-          ...Object.fromEntries(each.userRow!.values),
-          [MESSAGE_ID_KEY]: String(each.primary.values.get('id')),
-        })),
+      rowsAsJson(
+        rows.map((each) => each.userRow!),
+        rows.map((each) => String(each.primary.values.get('id'))),
       ),
     );
     const table = `${quoteIdentifier(schema)}.users`;
@@ -196,9 +194,43 @@ function insertFromJson(schema: string, group: readonly BatchRow[], parameter: n
   );
 }
 
-/** The rows as a JSON array of objects keyed by column name. */
-function rowsAsJson(rows: readonly BatchRow[]): string {
-  return JSON.stringify(rows.map((row) => Object.fromEntries(row.values)));
+/**
+ * The rows as a JSON array of objects keyed by column name, written straight from the rows' maps:
+ * no object per row is built only to be serialized (`json_populate_recordset` reads keys by name, so
+ * the order of the keys is the maps'). With `messageIds`, each row also carries its message's id
+ * under `MESSAGE_ID_KEY`.
+ */
+function rowsAsJson(rows: readonly BatchRow[], messageIds?: readonly string[]): string {
+  let json = '[';
+  for (let index = 0; index < rows.length; index += 1) {
+    const row = rows[index]!;
+    json += index === 0 ? '{' : ',{';
+    let first = true;
+    for (const [column, value] of row.values) {
+      // As JSON.stringify leaves out a key whose value it cannot write.
+      const valueJson = JSON.stringify(value) as string | undefined;
+      if (valueJson === undefined) continue;
+      json += (first ? '' : ',') + jsonKeyOf(column) + valueJson;
+      first = false;
+    }
+    if (messageIds)
+      json += (first ? '' : ',') + jsonKeyOf(MESSAGE_ID_KEY) + JSON.stringify(messageIds[index]);
+    json += '}';
+  }
+  return `${json}]`;
+}
+
+/** `"column":` by column: the same few hundred columns come in every batch. */
+const jsonKeys = new Map<string, string>();
+const MAX_JSON_KEYS = 10_000;
+
+function jsonKeyOf(column: string): string {
+  const known = jsonKeys.get(column);
+  if (known !== undefined) return known;
+  if (jsonKeys.size >= MAX_JSON_KEYS) jsonKeys.clear();
+  const key = `${JSON.stringify(column)}:`;
+  jsonKeys.set(column, key);
+  return key;
 }
 
 /** Rows grouped by table and column list, each group in as few statements as the parameter cap allows. */
@@ -304,15 +336,42 @@ function receivedAtOf(row: BatchRow): number {
   return Number.isNaN(time) ? -Infinity : time;
 }
 
+/**
+ * Rows by table and column list (in order), the groups in the order of their first row. A row is
+ * compared with the first row of each group of its table, key by key: no key text per row, and a
+ * table's rows come in a few shapes.
+ */
 function groupByShape(rows: readonly BatchRow[]): BatchRow[][] {
-  const groups = new Map<string, BatchRow[]>();
+  const groups: BatchRow[][] = [];
+  const groupsOfTable = new Map<string, BatchRow[][]>();
   for (const row of rows) {
-    const key = `${row.table}\u0000${[...row.values.keys()].join('\u0000')}`;
-    const group = groups.get(key);
+    let ofTable = groupsOfTable.get(row.table);
+    if (!ofTable) {
+      ofTable = [];
+      groupsOfTable.set(row.table, ofTable);
+    }
+    let group: BatchRow[] | undefined;
+    for (const candidate of ofTable) {
+      if (sameColumns(candidate[0]!.values, row.values)) {
+        group = candidate;
+        break;
+      }
+    }
     if (group) group.push(row);
-    else groups.set(key, [row]);
+    else {
+      group = [row];
+      ofTable.push(group);
+      groups.push(group);
+    }
   }
-  return [...groups.values()];
+  return groups;
+}
+
+function sameColumns(left: ReadonlyMap<string, unknown>, right: ReadonlyMap<string, unknown>): boolean {
+  if (left.size !== right.size) return false;
+  const rightColumns = right.keys();
+  for (const column of left.keys()) if (rightColumns.next().value !== column) return false;
+  return true;
 }
 
 function chunkForParameters(rows: readonly BatchRow[], columns: number): BatchRow[][] {

@@ -22,8 +22,11 @@ export type WarehouseValue = string | number | boolean;
 
 export interface WarehouseRow {
   readonly table: string;
-  /** Column name to value, in insertion order; standard columns first. */
-  readonly values: ReadonlyMap<string, WarehouseValue>;
+  /**
+   * Column name to value, in insertion order; standard columns first. Each row has a map of its own,
+   * which the caller may fit to the table's columns in place.
+   */
+  readonly values: Map<string, WarehouseValue>;
 }
 
 export interface WarehousePlan {
@@ -102,92 +105,74 @@ export function eventTableName(event: string): string {
   return STANDARD_TABLES.has(snake) ? `${snake}_event` : snake;
 }
 
-/** The warehouse rows of one message. */
+/**
+ * The warehouse rows of one message. Each row's map is filled in place, in the order the columns
+ * go (standard columns, then context, then properties or traits): a router holds many messages'
+ * rows at once, so no intermediate map is made per step.
+ */
 export function planWarehouseRows(message: NormalizedMessage, sourceId?: string): WarehousePlan {
-  const common = new Map<string, WarehouseValue>();
-  common.set('id', message.messageId);
-  common.set('received_at', message.receivedAt);
-  if (message.sentAt !== undefined) common.set('sent_at', message.sentAt);
-  if (message.originalTimestamp !== undefined) common.set('original_timestamp', message.originalTimestamp);
-  common.set('timestamp', message.timestamp);
-  if (sourceId !== undefined) common.set('source_id', sourceId);
-  if (message.userId !== undefined) common.set('user_id', message.userId);
-  if (message.anonymousId !== undefined) common.set('anonymous_id', message.anonymousId);
+  const values = new Map<string, WarehouseValue>();
+  values.set('id', message.messageId);
+  values.set('received_at', message.receivedAt);
+  if (message.sentAt !== undefined) values.set('sent_at', message.sentAt);
+  if (message.originalTimestamp !== undefined) values.set('original_timestamp', message.originalTimestamp);
+  values.set('timestamp', message.timestamp);
+  if (sourceId !== undefined) values.set('source_id', sourceId);
+  if (message.userId !== undefined) values.set('user_id', message.userId);
+  if (message.anonymousId !== undefined) values.set('anonymous_id', message.anonymousId);
 
   switch (message.type) {
     case 'track': {
       const table = eventTableNames.of('', message.event);
-      const trackColumns = withContext(
-        withEntries(common, [
-          ['event', table],
-          ['event_text', message.event],
-        ]),
-        message.context,
-      );
+      values.set('event', table);
+      setIfDefined(values, 'event_text', message.event);
+      flattenInto(values, message.context, 'context');
+      const eventValues = new Map(values);
+      flattenInto(eventValues, message.properties, '');
       return {
-        primary: { table: 'tracks', values: trackColumns },
-        eventRow: { table, values: withData(trackColumns, message.properties) },
+        primary: { table: 'tracks', values },
+        eventRow: { table, values: eventValues },
       };
     }
     case 'identify': {
-      const values = withData(withContext(common, message.context), message.traits);
-      const plan: WarehousePlan = { primary: { table: 'identifies', values } };
-      if (message.userId === undefined) return plan;
+      flattenInto(values, message.context, 'context');
+      flattenInto(values, message.traits, '');
+      const primary = { table: 'identifies', values };
+      if (message.userId === undefined) return { primary };
       // The source is part of the users key: without one (a caller outside the router) it is ''.
-      const userColumns = new Map<string, WarehouseValue>([
+      const userValues = new Map<string, WarehouseValue>([
         ['id', message.userId],
         ['source_id', sourceId ?? ''],
         ['received_at', message.receivedAt],
         ['timestamp', message.timestamp],
       ]);
-      return { ...plan, userRow: { table: 'users', values: withData(userColumns, message.traits) } };
+      flattenInto(userValues, message.traits, '');
+      return { primary, userRow: { table: 'users', values: userValues } };
     }
     case 'page':
     case 'screen': {
-      const named = withEntries(common, [
-        ['name', message.name],
-        ['category', message.category],
-      ]);
-      const values = withData(withContext(named, message.context), message.properties);
+      setIfDefined(values, 'name', message.name);
+      setIfDefined(values, 'category', message.category);
+      flattenInto(values, message.context, 'context');
+      flattenInto(values, message.properties, '');
       return { primary: { table: message.type === 'page' ? 'pages' : 'screens', values } };
     }
     case 'group': {
-      const values = withData(
-        withContext(withEntries(common, [['group_id', message.groupId]]), message.context),
-        message.traits,
-      );
+      setIfDefined(values, 'group_id', message.groupId);
+      flattenInto(values, message.context, 'context');
+      flattenInto(values, message.traits, '');
       return { primary: { table: 'groups', values } };
     }
     case 'alias': {
-      const values = withContext(withEntries(common, [['previous_id', message.previousId]]), message.context);
+      setIfDefined(values, 'previous_id', message.previousId);
+      flattenInto(values, message.context, 'context');
       return { primary: { table: 'aliases', values } };
     }
   }
 }
 
-function withEntries(
-  base: ReadonlyMap<string, WarehouseValue>,
-  entries: Array<[string, string | undefined]>,
-): Map<string, WarehouseValue> {
-  const result = new Map(base);
-  for (const [column, value] of entries) if (value !== undefined) result.set(column, value);
-  return result;
-}
-
-function withContext(
-  base: ReadonlyMap<string, WarehouseValue>,
-  context: unknown,
-): Map<string, WarehouseValue> {
-  const result = new Map(base);
-  flattenInto(result, context, 'context');
-  return result;
-}
-
-/** Properties or traits as un-prefixed columns; never replacing a column already set. */
-function withData(base: ReadonlyMap<string, WarehouseValue>, data: unknown): Map<string, WarehouseValue> {
-  const result = new Map(base);
-  flattenInto(result, data, '');
-  return result;
+function setIfDefined(values: Map<string, WarehouseValue>, column: string, value: string | undefined): void {
+  if (value !== undefined) values.set(column, value);
 }
 
 /**
@@ -312,32 +297,51 @@ export function fitValueToColumn(
   kind: ColumnKind,
   value: WarehouseValue,
 ): { fits: true; value: WarehouseValue } | { fits: false; reason: string } {
-  const refuse = (what: string) => ({
-    fits: false as const,
-    reason: `column "${column}" holds ${what}, but the message has ${describeValue(value)}`,
-  });
+  const fitted = fittedValue(kind, value);
+  if (fitted !== undefined) return { fits: true, value: fitted };
+  return { fits: false, reason: whyValueDoesNotFit(column, kind, value) };
+}
+
+/** The reason `fitValueToColumn` gives for a value that does not fit. */
+export function whyValueDoesNotFit(column: string, kind: ColumnKind, value: WarehouseValue): string {
+  return `column "${column}" holds ${KIND_HOLDS[kind]}, but the message has ${describeValue(value)}`;
+}
+
+const KIND_HOLDS: Record<ColumnKind, string> = {
+  text: 'text',
+  number: 'numbers',
+  boolean: 'booleans',
+  timestamp: 'timestamps',
+  json: 'JSON',
+  other: 'values',
+};
+
+/**
+ * `fitValueToColumn`'s value, or undefined when the value does not fit: the adapter fits every value
+ * of every row it writes, and only a refusal needs more than the value.
+ */
+export function fittedValue(kind: ColumnKind, value: WarehouseValue): WarehouseValue | undefined {
   switch (kind) {
     case 'text':
-      return { fits: true, value: typeof value === 'string' ? value : String(value) };
+      return typeof value === 'string' ? value : String(value);
     case 'number':
-      if (typeof value === 'number') return { fits: true, value };
-      if (typeof value === 'string' && DECIMAL_NUMBER.test(value)) return { fits: true, value: value.trim() };
-      return refuse('numbers');
+      if (typeof value === 'number') return value;
+      if (typeof value === 'string' && DECIMAL_NUMBER.test(value)) return value.trim();
+      return undefined;
     case 'boolean':
-      if (typeof value === 'boolean') return { fits: true, value };
+      if (typeof value === 'boolean') return value;
       if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) {
-        return { fits: true, value: value.trim().toLowerCase() === 'true' };
+        return value.trim().toLowerCase() === 'true';
       }
-      return refuse('booleans');
+      return undefined;
     case 'timestamp':
-      if (typeof value === 'string' && isIsoDateTime(value.trim()))
-        return { fits: true, value: value.trim() };
-      return refuse('timestamps');
+      if (typeof value === 'string' && isIsoDateTime(value.trim())) return value.trim();
+      return undefined;
     case 'json':
-      return { fits: true, value: JSON.stringify(value) };
+      return JSON.stringify(value);
     case 'other':
       // A column someone else created with a type we do not know: let the database judge the text.
-      return { fits: true, value: String(value) };
+      return String(value);
   }
 }
 
