@@ -2,6 +2,7 @@
  * The vocabulary of tracking-plan enforcement (docs/protocols.md): what a plan and a source's
  * settings look like to the checker, and what it answers per message.
  */
+import type { SchemaConfig } from '@tributary/config-domain';
 
 /** A JSON Schema as stored in a plan: kept verbatim, whatever draft it was written in. */
 export type JsonSchema = Record<string, unknown>;
@@ -28,25 +29,10 @@ export interface PlanRules {
   [key: string]: unknown;
 }
 
-export type TrackCommonAction = 'ALLOW' | 'OMIT_PROPERTIES' | 'BLOCK';
-export type TraitsCommonAction = 'ALLOW' | 'OMIT_TRAITS' | 'BLOCK';
-
-/** A source's schema config (Config API `SchemaConfig`), in its wire names. */
-export interface EnforcementSettings {
-  allow_unplanned_track_events: boolean;
-  allow_unplanned_identify_traits: boolean;
-  allow_unplanned_group_traits: boolean;
-  forwarding_blocked_events_to: string;
-  allow_unplanned_track_event_properties: boolean;
-  allow_track_event_on_violations: boolean;
-  allow_identify_traits_on_violations: boolean;
-  allow_group_traits_on_violations: boolean;
-  forwarding_violations_to: string;
-  allow_track_properties_on_violations: boolean;
-  common_track_event_on_violations: TrackCommonAction;
-  common_identify_event_on_violations: TraitsCommonAction;
-  common_group_event_on_violations: TraitsCommonAction;
-}
+/** A source's schema config (Config API `SchemaConfig`, wire names): the config domain owns its shape. */
+export type EnforcementSettings = SchemaConfig;
+export type TrackCommonAction = SchemaConfig['common_track_event_on_violations'];
+export type TraitsCommonAction = SchemaConfig['common_identify_event_on_violations'];
 
 /** One schema error, in the shape Segment reports it (`context.protocols.violations[]`). */
 export interface Violation {

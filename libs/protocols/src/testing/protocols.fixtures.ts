@@ -1,21 +1,8 @@
+import { DEFAULT_SCHEMA_CONFIG } from '@tributary/config-domain';
 import type { EnforcementSettings, JsonSchema, TrackingMessage } from '../protocols.types';
 
 /** A source's schema config as created: everything allowed. */
-export const PERMISSIVE_SETTINGS: EnforcementSettings = {
-  allow_unplanned_track_events: true,
-  allow_unplanned_identify_traits: true,
-  allow_unplanned_group_traits: true,
-  forwarding_blocked_events_to: '',
-  allow_unplanned_track_event_properties: true,
-  allow_track_event_on_violations: true,
-  allow_identify_traits_on_violations: true,
-  allow_group_traits_on_violations: true,
-  forwarding_violations_to: '',
-  allow_track_properties_on_violations: true,
-  common_track_event_on_violations: 'ALLOW',
-  common_identify_event_on_violations: 'ALLOW',
-  common_group_event_on_violations: 'ALLOW',
-};
+export const PERMISSIVE_SETTINGS: EnforcementSettings = DEFAULT_SCHEMA_CONFIG;
 
 export function settings(overrides: Partial<EnforcementSettings> = {}): EnforcementSettings {
   return { ...PERMISSIVE_SETTINGS, ...overrides };
