@@ -23,12 +23,15 @@ import type { FeedSubscription } from './message-id.feed';
 export interface DedupeIndex {
   /**
    * For each id, the log sequence of its stored copy if it was recorded inside the window, else 0.
-   * `now` is the caller's clock (ms).
+   * `now` is the caller's clock (ms). `keys`: the ids' keys (`messageIdKeys`), when the caller made
+   * them already, so they are not hashed twice.
    */
-  lookup(messageIds: readonly string[], now: number): Promise<Float64Array>;
+  lookup(messageIds: readonly string[], now: number, keys?: Buffer): Promise<Float64Array>;
   /**
    * Records that the log stored these ids at these sequences, and that every log message up to
-   * `checkpoint` is now indexed. Ids already inside the window keep their first sequence.
+   * `checkpoint` is now indexed (a checkpoint lower than one recorded before changes nothing: the
+   * replica's own appends and the log follower report in no common order). Ids already inside the
+   * window keep their first sequence.
    */
   record(entries: DedupeIndexEntries, checkpoint: DedupeCheckpoint, now: number): Promise<void>;
   /**
@@ -46,7 +49,9 @@ export interface DedupeIndex {
 
 export interface DedupeIndexEntries {
   messageIds: string[];
-  sequences: number[];
+  sequences: ArrayLike<number>;
+  /** The ids' keys (`messageIdKeys`), when the caller made them already. */
+  keys?: Buffer;
 }
 
 export interface DedupeCheckpoint {

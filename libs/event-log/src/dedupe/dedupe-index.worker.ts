@@ -4,6 +4,7 @@ import { crashAtStepFromEnvironment } from './crash-at-step.fault';
 import type { DedupeIndexSettings } from './dedupe-index.port';
 import { HourBucketedStore, type SharedFilterLayout } from './hour-bucketed.store';
 import type { FeedSubscription, MessageIdBatch } from './message-id.feed';
+import { KEY_BYTES } from './message-id.key';
 
 /**
  * Ids cross the thread boundary as one string joined by a line break, which no message id contains
@@ -20,6 +21,17 @@ export type DedupeWorkerRequest =
       id: number;
       operation: 'record';
       messageIds: string;
+      sequences: Float64Array;
+      checkpointSequence: number;
+      logIdentity: string;
+      now: number;
+    }
+  /** `record` of ids the caller made into keys already: `count` keys packed in `keys`. */
+  | {
+      id: number;
+      operation: 'recordKeys';
+      keys: Uint8Array;
+      count: number;
       sequences: Float64Array;
       checkpointSequence: number;
       logIdentity: string;
@@ -97,6 +109,15 @@ function serve(): void {
         case 'record':
           store.record(
             splitIds(request.messageIds),
+            request.sequences,
+            { sequence: request.checkpointSequence, logIdentity: request.logIdentity },
+            request.now,
+          );
+          break;
+        case 'recordKeys':
+          store.recordKeys(
+            Buffer.from(request.keys.buffer, request.keys.byteOffset, request.count * KEY_BYTES),
+            request.count,
             request.sequences,
             { sequence: request.checkpointSequence, logIdentity: request.logIdentity },
             request.now,

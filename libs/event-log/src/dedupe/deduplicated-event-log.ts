@@ -26,7 +26,9 @@ import type {
 } from '../protocols-outcomes.port';
 import { assertValidMessages } from '../event-log.validation';
 import { followsTheLogItself, type DedupeIndex, type DedupeIndexStats } from './dedupe-index.port';
+import { IndexedSequences } from './indexed-sequences';
 import type { FeedSubscription, MessageIdBatch, MessageIdFeed } from './message-id.feed';
+import { KEY_BYTES, messageIdKeys } from './message-id.key';
 
 /**
  * The steps of the write path where a test may make the process crash: after the index lookup
@@ -44,6 +46,27 @@ export type DedupeWriteStep = (typeof DEDUPE_WRITE_STEPS)[number];
 
 /** Follower batches handed to the index and not yet committed, before the follower waits. */
 const MAX_COMMITS_WAITING = 4;
+/** Records of this replica's own appends sent to the index and not answered, before a publish waits. */
+const MAX_OWN_RECORDS_WAITING = 64;
+/** How often the follower's need is judged: a hole in the indexed sequences, a follower with no work. */
+const FOLLOWER_CHECK_MS = 50;
+/**
+ * How long a hole below the log's newest sequence may stay before the follower reads it: longer than
+ * an append's acknowledgement takes under load (the hole is then one of ours, filled when it lands),
+ * far shorter than the guard window.
+ */
+const HOLE_GRACE_MS = 500;
+/**
+ * A follower this close to the log's end has caught up: under load the log is never read to its very
+ * end, and what lies beyond is this replica's own appends, recorded from their acknowledgements (or,
+ * if not, a hole that starts the follower again).
+ */
+const FOLLOWER_CAUGHT_UP_MESSAGES = 5_000;
+/** How long a follower started for a hole runs on once it has caught up; doubled while holes recur. */
+const FOLLOWER_LINGER_MS = 1_000;
+const MAX_FOLLOWER_LINGER_MS = 60_000;
+/** A hole this soon after the follower stopped means another writer is busy: it lingers longer. */
+const HOLES_RECUR_WITHIN_MS = 10_000;
 
 /**
  * Called at each step; throwing (or killing the process) there is the crash. Tests only. With an
@@ -91,25 +114,39 @@ export function hasDedupeIndex(log: unknown): log is DedupeStatusSource {
  * The event log with the long-horizon dedupe index in front of it (NATS topology).
  *
  * Write path of `publishBatch`: look the ids up in the index; append the rest to the log, each with
- * its `Nats-Msg-Id`; answer. The index is written only by a follower that reads the log back
- * (headers only) in sequence order, so it never holds an id whose message the log lacks, and a
- * client's retry after any crash is stored, never refused. Between the append and the follower's
- * commit, the log's short duplicate window (`guardWindowMs`) refuses the id instead; the same window
- * settles two replicas appending one id at once. Every replica runs its own follower, so each sees
- * the others' ids as soon as it has read them.
+ * its `Nats-Msg-Id`; record the appended ids in the index from the log's acknowledgements; answer.
+ * The index is written only after the append, so it never holds an id whose message the log lacks,
+ * and a client's retry after any crash is stored, never refused. Between the append and the index
+ * write, the log's short duplicate window (`guardWindowMs`) refuses the id instead; the same window
+ * settles two replicas appending one id at once.
  *
- * The follower's commit carries the checkpoint (the last sequence read), so after a crash it resumes
- * from there: the index is a checkpointed cache of the log. While it has not caught up, or when it
- * lags by more than half the guard window, publishes fail as unavailable (503 and a retry), since a
- * lookup could then miss an id the guard no longer covers.
+ * A follower reads the log back (headers only) in sequence order for what this replica did not append
+ * itself: the catch-up after a start, and other replicas' messages. It runs only while it has work: a
+ * hole in the sequences this replica knows to be indexed (`IndexedSequences`) that outlives an
+ * acknowledgement's delay starts it, so each replica sees the others' ids within a second or so of
+ * their append; with one replica the log's server never sends the ids back.
+ *
+ * Every index write carries the checkpoint (every sequence up to it is indexed), so after a crash the
+ * follower resumes from there: the index is a checkpointed cache of the log. While it has not caught
+ * up, or when it lags by more than half the guard window, publishes fail as unavailable (503 and a
+ * retry), since a lookup could then miss an id the guard no longer covers.
  */
 export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   private readonly clock: () => number;
+  /** The log follower while it runs (catching up, or reading other writers' messages). */
   private subscription: FeedSubscription | undefined;
+  private follower: { startedAt: number; lingerMs: number; caughtUp: boolean } | undefined;
+  /** A transition of the follower (start or stop) under way: one at a time. */
+  private followerChanging: Promise<void> | undefined;
+  private lastFollowerStop = { at: -Infinity, lingerMs: FOLLOWER_LINGER_MS };
+  /** The oldest hole in the indexed sequences, as `indexed.contiguous` and when it was first seen. */
+  private hole: { after: number; since: number } | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
+  private followerTimer: NodeJS.Timeout | undefined;
   private caughtUp = false;
   private startSequence = 0;
-  private indexedSequence = 0;
+  private indexed = new IndexedSequences(0);
+  private ownRecordsWaiting = 0;
   private logIdentity = '';
   /** (time, sequence) pairs, sequences increasing: the log was known to hold `sequence` at `time`. */
   private readonly observations: Array<{ time: number; sequence: number }> = [];
@@ -149,7 +186,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     if (messages.length === 0) return [];
     this.assertServing();
     const messageIds = messages.map((message) => message.messageId);
-    const seen = await this.index.lookup(messageIds, this.clock());
+    const keys = messageIdKeys(messageIds);
+    const seen = await this.index.lookup(messageIds, this.clock(), keys);
     await this.fault('after-lookup');
     const outcomes = new Array<PublishOutcome>(messages.length);
     const fresh: MessageToPublish[] = [];
@@ -176,20 +214,22 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
         if (appended[position].sequence > newest) newest = appended[position].sequence;
       }
       this.observe(newest);
+      await this.recordOwn(appended, freshIndexes, keys);
     }
     return outcomes;
   }
 
   dedupeStatus(): DedupeStatus {
     const lagMs = this.lagMs();
-    const lagMessages = Math.max(0, this.lastSequenceSeen - this.indexedSequence);
-    const status = { indexedSequence: this.indexedSequence, lagMs, lagMessages };
+    const indexedSequence = this.indexed.contiguous;
+    const lagMessages = Math.max(0, this.lastSequenceSeen - indexedSequence);
+    const status = { indexedSequence, lagMs, lagMessages };
     if (this.failure)
       return { ready: false, reason: `the dedupe index failed: ${this.failure.message}`, ...status };
     if (!this.caughtUp) {
       return {
         ready: false,
-        reason: `the dedupe index is catching up with the log (${this.indexedSequence} of ${this.startSequence})`,
+        reason: `the dedupe index is catching up with the log (${indexedSequence} of ${this.startSequence})`,
         ...status,
       };
     }
@@ -217,7 +257,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   async whenIndexed(timeoutMs = 60_000): Promise<void> {
     const { lastSequence } = await this.feed.describe();
     const deadline = Date.now() + timeoutMs;
-    while (this.indexedSequence < lastSequence) {
+    while (this.indexed.contiguous < lastSequence) {
       if (this.failure) throw this.failure;
       if (Date.now() > deadline)
         throw new Error(`the dedupe index did not reach ${lastSequence} within ${timeoutMs} ms`);
@@ -303,6 +343,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.probeTimer);
+    clearInterval(this.followerTimer);
+    await this.followerChanging;
     await this.subscription?.stop();
     await this.commits.catch(() => undefined);
     await this.feed.close();
@@ -328,22 +370,130 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
       checkpoint.sequence === 0
         ? await this.feed.firstSequenceSince(new Date(Date.now() - this.options.windowMs))
         : Math.max(checkpoint.sequence + 1, log.firstSequence);
-    this.indexedSequence = fromSequence - 1;
+    this.indexed = new IndexedSequences(fromSequence - 1);
     this.startSequence = log.lastSequence;
     this.lastSequenceSeen = log.lastSequence;
     this.observations.push({ time: Date.now(), sequence: log.lastSequence });
-    this.caughtUp = this.indexedSequence >= log.lastSequence;
+    this.caughtUp = this.indexed.contiguous >= log.lastSequence;
+    if (!this.caughtUp) await this.startFollower(FOLLOWER_LINGER_MS);
+    this.probeTimer = setInterval(() => void this.probeLog(), this.options.lagProbeIntervalMs ?? 500);
+    this.probeTimer.unref();
+    this.followerTimer = setInterval(() => this.superviseFollower(), FOLLOWER_CHECK_MS);
+    this.followerTimer.unref();
+  }
+
+  /**
+   * Records this replica's own appends in the index from their acknowledgements, so the log follower
+   * need not read them back: still after the append, so the index never holds an id the log lacks.
+   * Not awaited by the publish (JetStream's guard covers the ids until the record lands), unless
+   * many are waiting. A failed record fails the index, as a failed follower commit does.
+   */
+  private async recordOwn(appended: PublishOutcome[], freshIndexes: number[], keys: Buffer): Promise<void> {
+    const messageIds: string[] = [];
+    const sequences: number[] = [];
+    const ownKeys = Buffer.allocUnsafeSlow(appended.length * KEY_BYTES);
+    for (let position = 0; position < appended.length; position += 1) {
+      // A duplicate the guard caught names a copy stored earlier (by us, or read by the follower).
+      if (appended[position].duplicate) continue;
+      const offset = freshIndexes[position] * KEY_BYTES;
+      keys.copy(ownKeys, messageIds.length * KEY_BYTES, offset, offset + KEY_BYTES);
+      messageIds.push(appended[position].messageId);
+      sequences.push(appended[position].sequence);
+    }
+    if (messageIds.length === 0) return;
+    const recording = (async () => {
+      await this.fault('before-index-commit');
+      // Every record sent earlier commits first (the index serves calls in order), so the contiguous
+      // mark counted with these sequences is true once this record is on disk.
+      this.indexed.addAll(sequences);
+      this.indexedMoved();
+      const checkpoint = { sequence: this.indexed.contiguous, logIdentity: this.logIdentity };
+      await this.index.record(
+        { messageIds, sequences, keys: ownKeys.subarray(0, messageIds.length * KEY_BYTES) },
+        checkpoint,
+        this.clock(),
+      );
+      await this.fault('after-index-commit');
+    })();
+    this.ownRecordsWaiting += 1;
+    const settled = recording.then(
+      () => {
+        this.ownRecordsWaiting -= 1;
+      },
+      (error: unknown) => {
+        this.ownRecordsWaiting -= 1;
+        this.failure ??= error instanceof Error ? error : new Error(String(error));
+      },
+    );
+    if (this.ownRecordsWaiting > MAX_OWN_RECORDS_WAITING) await settled;
+  }
+
+  /**
+   * Runs the log follower only while it has work: catching up, or reading what other writers (other
+   * replicas) appended. A hole in the indexed sequences that outlives an append's acknowledgement is
+   * such a message, and starts it; once caught up it stops after lingering, longer while holes recur.
+   */
+  private superviseFollower(): void {
+    if (this.closed || this.failure || this.followerChanging) return;
+    const now = Date.now();
+    const contiguous = this.indexed.contiguous;
+    if (this.follower) {
+      if (this.caughtUp && this.follower.caughtUp && now - this.follower.startedAt >= this.follower.lingerMs) {
+        this.lastFollowerStop = { at: now, lingerMs: this.follower.lingerMs };
+        this.changeFollower(() => this.stopFollower());
+      }
+      return;
+    }
+    if (this.lastSequenceSeen <= contiguous) {
+      this.hole = undefined;
+      return;
+    }
+    if (this.hole?.after !== contiguous) {
+      this.hole = { after: contiguous, since: now };
+      return;
+    }
+    if (now - this.hole.since < HOLE_GRACE_MS) return;
+    this.hole = undefined;
+    const recurred = now - this.lastFollowerStop.at < HOLES_RECUR_WITHIN_MS;
+    const lingerMs = recurred
+      ? Math.min(this.lastFollowerStop.lingerMs * 2, MAX_FOLLOWER_LINGER_MS)
+      : FOLLOWER_LINGER_MS;
+    this.changeFollower(() => this.startFollower(lingerMs));
+  }
+
+  private changeFollower(change: () => Promise<void>): void {
+    this.followerChanging = change()
+      .catch((error: unknown) => {
+        if (!this.closed) this.failure ??= error instanceof Error ? error : new Error(String(error));
+      })
+      .finally(() => {
+        this.followerChanging = undefined;
+      });
+  }
+
+  /** Reads the log from the first sequence not known to be indexed. */
+  private async startFollower(lingerMs: number): Promise<void> {
+    const fromSequence = this.indexed.contiguous + 1;
     // An index that reads the log itself (on its own thread) keeps the ids off this event loop.
-    this.subscription = followsTheLogItself(this.index)
-      ? await this.index.follow(fromSequence, log.logIdentity, ({ sequence, remaining }) =>
+    const subscription = followsTheLogItself(this.index)
+      ? await this.index.follow(fromSequence, this.logIdentity, ({ sequence, remaining }) =>
           this.indexedUpTo(sequence, remaining),
         )
       : await this.feed.follow(fromSequence, (batch) => this.indexBatch(batch));
-    this.subscription.failed.catch((error: Error) => {
-      if (!this.closed) this.failure = error;
+    subscription.failed.catch((error: Error) => {
+      if (!this.closed && this.subscription === subscription) this.failure ??= error;
     });
-    this.probeTimer = setInterval(() => void this.probeLog(), this.options.lagProbeIntervalMs ?? 500);
-    this.probeTimer.unref();
+    this.subscription = subscription;
+    this.follower = { startedAt: Date.now(), lingerMs, caughtUp: false };
+  }
+
+  private async stopFollower(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    this.follower = undefined;
+    await subscription?.stop();
+    // Commits handed to the index before the stop still land (and still move the contiguous mark).
+    await this.commits.catch(() => undefined);
   }
 
   /**
@@ -388,11 +538,17 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
 
   /** Every message up to `lastSequence` is indexed; the log held `remaining` more at that moment. */
   private indexedUpTo(lastSequence: number, remaining: number): void {
-    this.indexedSequence = lastSequence;
+    this.indexed.coverUpTo(lastSequence);
     this.observe(lastSequence + remaining);
-    while (this.observations.length > 0 && this.observations[0].sequence <= lastSequence)
+    if (this.follower) this.follower.caughtUp = remaining <= FOLLOWER_CAUGHT_UP_MESSAGES;
+    this.indexedMoved();
+  }
+
+  private indexedMoved(): void {
+    const contiguous = this.indexed.contiguous;
+    while (this.observations.length > 0 && this.observations[0].sequence <= contiguous)
       this.observations.shift();
-    if (!this.caughtUp && lastSequence >= this.startSequence) this.caughtUp = true;
+    if (!this.caughtUp && contiguous >= this.startSequence) this.caughtUp = true;
   }
 
   private observe(sequence: number): void {
@@ -402,7 +558,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     const now = Date.now();
     const newest = this.observations[this.observations.length - 1];
     // Coalesce observations a few ms apart: the queue stays short at any rate.
-    if (newest && now - newest.time < 20 && newest.sequence > this.indexedSequence)
+    if (newest && now - newest.time < 20 && newest.sequence > this.indexed.contiguous)
       newest.sequence = sequence;
     else this.observations.push({ time: now, sequence });
   }
@@ -411,14 +567,14 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     try {
       const log = await this.feed.describe();
       this.observe(log.lastSequence);
-      if (!this.caughtUp && this.startSequence <= this.indexedSequence) this.caughtUp = true;
+      if (!this.caughtUp && this.startSequence <= this.indexed.contiguous) this.caughtUp = true;
     } catch {
       // The log unreachable: publishes fail on their own; the lag stays as last measured.
     }
   }
 
   private lagMs(): number {
-    const oldest = this.observations.find((observation) => observation.sequence > this.indexedSequence);
+    const oldest = this.observations.find((observation) => observation.sequence > this.indexed.contiguous);
     return oldest ? Math.max(0, Date.now() - oldest.time) : 0;
   }
 

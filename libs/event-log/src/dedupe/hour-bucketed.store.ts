@@ -72,6 +72,8 @@ export class HourBucketedStore {
   };
   private counters = { lookups: 0, hits: 0, storeReads: 0, droppedEarlyBuckets: 0 };
   private readonly buffer = new WriteBuffer(WRITE_BUFFER_IDS);
+  /** The highest checkpoint recorded (or on disk at open): a lower one never replaces it. */
+  private highestCheckpoint: DedupeCheckpoint;
   /** Counts the changes of the buckets and filters (not their bits): see `filterLayout`. */
   private layoutChanges = 0;
 
@@ -114,6 +116,7 @@ export class HourBucketedStore {
       freePages: this.database.prepare('PRAGMA freelist_count').pluck() as Statement<[], number>,
     };
     this.loadBuckets();
+    this.highestCheckpoint = this.storedCheckpoint();
   }
 
   lookup(messageIds: readonly string[], now: number): Float64Array {
@@ -160,7 +163,21 @@ export class HourBucketedStore {
     checkpoint: DedupeCheckpoint,
     now: number,
   ): void {
-    const keys = messageIdKeys(messageIds);
+    this.recordKeys(messageIdKeys(messageIds), messageIds.length, sequences, checkpoint, now);
+  }
+
+  /**
+   * `record` of ids already turned into keys, `count` keys packed in `keys`. The checkpoint only ever
+   * moves forward: the replica's own appends and the log follower report in no common order, and each
+   * checkpoint is true when given, so the highest one is.
+   */
+  recordKeys(
+    keys: Buffer,
+    count: number,
+    sequences: ArrayLike<number>,
+    checkpoint: DedupeCheckpoint,
+    now: number,
+  ): void {
     const current = this.bucketOf(now);
     this.expire(now);
     const oldestLive = current - this.windowBuckets;
@@ -170,7 +187,7 @@ export class HourBucketedStore {
       this.buffer.bucket = bucket;
       this.buffer.since = Date.now();
     }
-    for (let index = 0; index < messageIds.length; index += 1) {
+    for (let index = 0; index < count; index += 1) {
       const offset = index * KEY_BYTES;
       if (this.find(keys, offset, oldestLive, false) > 0) continue;
       if (this.buffer.full) {
@@ -181,7 +198,12 @@ export class HourBucketedStore {
       if (bucket.filter.add(keys, offset)) this.layoutChanges += 1;
       bucket.ids += 1;
     }
-    this.buffer.checkpoint = checkpoint;
+    if (
+      checkpoint.logIdentity !== this.highestCheckpoint.logIdentity ||
+      checkpoint.sequence > this.highestCheckpoint.sequence
+    )
+      this.highestCheckpoint = checkpoint;
+    this.buffer.checkpoint = this.highestCheckpoint;
     if (this.buffer.count >= WRITE_BUFFER_IDS || Date.now() - this.buffer.since >= WRITE_BUFFER_MAX_AGE_MS) {
       this.flush();
     }
@@ -222,8 +244,7 @@ export class HourBucketedStore {
   /** The checkpoint on disk, after writing the buffer: what a restart would resume from. */
   checkpoint(): DedupeCheckpoint {
     this.flush();
-    const row = this.statements.readCheckpoint.get();
-    return row ? { sequence: row.sequence, logIdentity: row.log_identity } : { sequence: 0, logIdentity: '' };
+    return this.storedCheckpoint();
   }
 
   reset(checkpoint: DedupeCheckpoint): void {
@@ -234,6 +255,7 @@ export class HourBucketedStore {
       this.statements.writeCheckpoint.run(checkpoint.sequence, checkpoint.logIdentity);
     })();
     this.buckets = [];
+    this.highestCheckpoint = checkpoint;
     this.layoutChanges += 1;
   }
 
@@ -268,6 +290,11 @@ export class HourBucketedStore {
   }
 
   // ------------------------------------------------------------------------------------------------
+
+  private storedCheckpoint(): DedupeCheckpoint {
+    const row = this.statements.readCheckpoint.get();
+    return row ? { sequence: row.sequence, logIdentity: row.log_identity } : { sequence: 0, logIdentity: '' };
+  }
 
   private bucketOf(time: number): number {
     return Math.floor(time / this.bucketMs);

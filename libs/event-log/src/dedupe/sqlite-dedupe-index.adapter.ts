@@ -6,6 +6,7 @@ import type {
   DedupeIndexStats,
 } from './dedupe-index.port';
 import { HourBucketedStore } from './hour-bucketed.store';
+import { messageIdKeys } from './message-id.key';
 
 /**
  * The dedupe index on the calling thread. Simple and exact, but its hashing and SQLite calls take
@@ -20,14 +21,15 @@ export class SqliteDedupeIndex implements DedupeIndex {
     this.store = new HourBucketedStore(file, settings);
   }
 
-  async lookup(messageIds: readonly string[], now: number): Promise<Float64Array> {
+  async lookup(messageIds: readonly string[], now: number, keys?: Buffer): Promise<Float64Array> {
     this.assertOpen();
-    return this.store.lookup(messageIds, now);
+    return this.store.lookupKeys(keys ?? messageIdKeys(messageIds), messageIds.length, now);
   }
 
   async record(entries: DedupeIndexEntries, checkpoint: DedupeCheckpoint, now: number): Promise<void> {
     this.assertOpen();
-    this.store.record(entries.messageIds, entries.sequences, checkpoint, now);
+    const { messageIds, sequences } = entries;
+    this.store.recordKeys(entries.keys ?? messageIdKeys(messageIds), messageIds.length, sequences, checkpoint, now);
   }
 
   async checkpoint(): Promise<DedupeCheckpoint> {

@@ -51,10 +51,17 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
   /** Lookups the filters answered here (the worker counts the others). */
   private screenedLookups = 0;
   /**
-   * Records and resets sent and not answered yet: meanwhile lookups go to the worker whole, queued
-   * behind them, so a lookup sent after a record sees it even before the record resolved.
+   * Resets, and records of ids not made into keys here, sent and not answered yet: meanwhile lookups
+   * go to the worker whole, queued behind them, so a lookup sent after a record sees it even before
+   * the record resolved.
    */
   private changesInFlight = 0;
+  /**
+   * The keys of records sent with their keys and not answered yet: a lookup sends the keys that may
+   * be among them to the worker, queued behind the record, for the same guarantee at the cost of a
+   * few candidates instead of the whole lookup (records come after every append).
+   */
+  private readonly keysInFlight = new KeysInFlight();
 
   private constructor(
     private readonly worker: Worker,
@@ -136,14 +143,14 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
     };
   }
 
-  async lookup(messageIds: readonly string[], now: number): Promise<Float64Array> {
+  async lookup(messageIds: readonly string[], now: number, keys?: Buffer): Promise<Float64Array> {
     if (this.closed) throw new Error('the dedupe index is closed');
     if (this.failure) throw this.failure;
-    const keys = messageIdKeys(messageIds);
+    keys ??= messageIdKeys(messageIds);
     const candidates =
       this.changesInFlight > 0
         ? Array.from({ length: messageIds.length }, (_, position) => position)
-        : this.filters.candidates(keys, messageIds.length, now);
+        : this.filters.candidates(keys, messageIds.length, now, this.keysInFlight);
     this.screenedLookups += messageIds.length - candidates.length;
     const sequences = new Float64Array(messageIds.length);
     if (candidates.length === 0) return sequences;
@@ -163,6 +170,10 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
 
   async record(entries: DedupeIndexEntries, checkpoint: DedupeCheckpoint, now: number): Promise<void> {
     const sequences = Float64Array.from(entries.sequences);
+    if (entries.keys) {
+      await this.recordKeys(entries.keys, entries.messageIds.length, sequences, checkpoint, now);
+      return;
+    }
     await this.change(
       {
         operation: 'record',
@@ -174,6 +185,37 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
       },
       [sequences.buffer],
     );
+  }
+
+  private async recordKeys(
+    keys: Uint8Array,
+    count: number,
+    sequences: Float64Array,
+    checkpoint: DedupeCheckpoint,
+    now: number,
+  ): Promise<void> {
+    // A copy crosses to the worker; these stay here until it answered, for the lookups meanwhile. A
+    // view is cloned with its whole buffer (Buffer's pool is 8 KiB): clone exactly the keys.
+    const length = count * KEY_BYTES;
+    const kept =
+      keys.byteOffset === 0 && keys.buffer.byteLength === length ? keys : new Uint8Array(keys.subarray(0, length));
+    this.keysInFlight.add(kept, count);
+    try {
+      await this.call(
+        {
+          operation: 'recordKeys',
+          keys: kept,
+          count,
+          sequences,
+          checkpointSequence: checkpoint.sequence,
+          logIdentity: checkpoint.logIdentity,
+          now,
+        },
+        [sequences.buffer as ArrayBuffer],
+      );
+    } finally {
+      this.keysInFlight.remove(kept, count);
+    }
   }
 
   checkpoint(): Promise<DedupeCheckpoint> {
@@ -252,12 +294,20 @@ class SharedFilters {
       .reverse();
   }
 
-  /** Positions of the `count` keys in `keys` that some live bucket's filter may hold. */
-  candidates(keys: Buffer, count: number, now: number): number[] {
+  /**
+   * Positions of the `count` keys in `keys` that some live bucket's filter may hold, or that may be
+   * in a record on its way to the worker.
+   */
+  candidates(keys: Buffer, count: number, now: number, inFlight: KeysInFlight): number[] {
     const oldestLive = Math.floor(now / this.bucketMs) - this.windowBuckets;
     const positions: number[] = [];
+    const anyInFlight = inFlight.size > 0;
     for (let position = 0; position < count; position += 1) {
       const offset = position * KEY_BYTES;
+      if (anyInFlight && inFlight.mayContain(keys, offset)) {
+        positions.push(position);
+        continue;
+      }
       for (const bucket of this.buckets) {
         if (bucket.number < oldestLive) break;
         if (bucket.filter.mayContain(keys, offset)) {
@@ -267,6 +317,45 @@ class SharedFilters {
       }
     }
     return positions;
+  }
+}
+
+/**
+ * The keys of records on their way to the worker, as a counting filter: keys are added and removed
+ * in any order, a test may answer "maybe" for a key never added (it then goes to the worker, which is
+ * only slower), never "no" for one still in flight. Keys are uniform hashes, so three 16-bit slices of
+ * a key are its three positions. Fixed size: records in flight are bounded by the publishes in flight.
+ */
+class KeysInFlight {
+  private readonly counts = new Uint16Array(1 << 16);
+  /** Keys in flight. */
+  size = 0;
+
+  add(keys: Uint8Array, count: number): void {
+    this.change(keys, count, 1);
+  }
+
+  remove(keys: Uint8Array, count: number): void {
+    this.change(keys, count, -1);
+  }
+
+  mayContain(keys: Uint8Array, offset: number): boolean {
+    const counts = this.counts;
+    return (
+      counts[keys[offset] | (keys[offset + 1] << 8)] > 0 &&
+      counts[keys[offset + 2] | (keys[offset + 3] << 8)] > 0 &&
+      counts[keys[offset + 4] | (keys[offset + 5] << 8)] > 0
+    );
+  }
+
+  private change(keys: Uint8Array, count: number, by: 1 | -1): void {
+    const counts = this.counts;
+    for (let offset = 0; offset < count * KEY_BYTES; offset += KEY_BYTES) {
+      counts[keys[offset] | (keys[offset + 1] << 8)] += by;
+      counts[keys[offset + 2] | (keys[offset + 3] << 8)] += by;
+      counts[keys[offset + 4] | (keys[offset + 5] << 8)] += by;
+    }
+    this.size += by * count;
   }
 }
 
