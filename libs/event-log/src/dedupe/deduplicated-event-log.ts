@@ -53,9 +53,11 @@ const FOLLOWER_CHECK_MS = 50;
 /**
  * How long a hole below the log's newest sequence may stay before the follower reads it: longer than
  * an append's acknowledgement takes under load (the hole is then one of ours, filled when it lands),
- * far shorter than the guard window.
+ * far shorter than the guard window (at most an eighth of it, for short guards).
  */
 const HOLE_GRACE_MS = 500;
+/** How often the log's newest sequence is read (at most an eighth of the guard window). */
+const LOG_PROBE_MS = 500;
 /**
  * A follower this close to the log's end has caught up: under load the log is never read to its very
  * end, and what lies beyond is this replica's own appends, recorded from their acknowledgements (or,
@@ -82,7 +84,10 @@ export interface DeduplicatedEventLogOptions {
   windowMs: number;
   /** The clock of the index's hour buckets (ms); `Date.now` except in tests. */
   clock?: () => number;
-  /** How often the log's newest sequence is read to measure catch-up lag. Default 500 ms. */
+  /**
+   * How often the log's newest sequence is read, to measure the lag and to find other writers'
+   * messages. Default 500 ms, or an eighth of the guard window when that is shorter.
+   */
   lagProbeIntervalMs?: number;
   faults?: DedupeFaultHook;
 }
@@ -376,7 +381,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     this.observations.push({ time: Date.now(), sequence: log.lastSequence });
     this.caughtUp = this.indexed.contiguous >= log.lastSequence;
     if (!this.caughtUp) await this.startFollower(FOLLOWER_LINGER_MS);
-    this.probeTimer = setInterval(() => void this.probeLog(), this.options.lagProbeIntervalMs ?? 500);
+    const probeMs = this.options.lagProbeIntervalMs ?? Math.min(LOG_PROBE_MS, this.options.guardWindowMs / 8);
+    this.probeTimer = setInterval(() => void this.probeLog(), probeMs);
     this.probeTimer.unref();
     this.followerTimer = setInterval(() => this.superviseFollower(), FOLLOWER_CHECK_MS);
     this.followerTimer.unref();
@@ -452,7 +458,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
       this.hole = { after: contiguous, since: now };
       return;
     }
-    if (now - this.hole.since < HOLE_GRACE_MS) return;
+    if (now - this.hole.since < Math.min(HOLE_GRACE_MS, this.options.guardWindowMs / 8)) return;
     this.hole = undefined;
     const recurred = now - this.lastFollowerStop.at < HOLES_RECUR_WITHIN_MS;
     const lingerMs = recurred
