@@ -25,7 +25,12 @@ import type {
   RecordProtocolsOutcome,
 } from '../protocols-outcomes.port';
 import { assertValidMessages } from '../event-log.validation';
-import { followsTheLogItself, type DedupeIndex, type DedupeIndexStats } from './dedupe-index.port';
+import {
+  followsTheLogItself,
+  type DedupeIndex,
+  type DedupeIndexEntries,
+  type DedupeIndexStats,
+} from './dedupe-index.port';
 import { IndexedSequences } from './indexed-sequences';
 import type { FeedSubscription, MessageIdBatch, MessageIdFeed } from './message-id.feed';
 import { KEY_BYTES, messageIdKeys } from './message-id.key';
@@ -46,7 +51,7 @@ export type DedupeWriteStep = (typeof DEDUPE_WRITE_STEPS)[number];
 
 /** Follower batches handed to the index and not yet committed, before the follower waits. */
 const MAX_COMMITS_WAITING = 4;
-/** Records of this replica's own appends sent to the index and not answered, before a publish waits. */
+/** Records of this replica's own appends sent to the index and not answered, beyond which a publish waits. */
 const MAX_OWN_RECORDS_WAITING = 64;
 /** How often the follower's need is judged: a hole in the indexed sequences, a follower with no work. */
 const FOLLOWER_CHECK_MS = 50;
@@ -151,6 +156,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   private caughtUp = false;
   private startSequence = 0;
   private indexed = new IndexedSequences(0);
+  /** Own appends not sent to the index yet (see `recordOwn`). */
+  private gathered: GatheredAppends | undefined;
   private ownRecordsWaiting = 0;
   private logIdentity = '';
   /** (time, sequence) pairs, sequences increasing: the log was known to hold `sequence` at `time`. */
@@ -349,6 +356,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     this.closed = true;
     clearInterval(this.probeTimer);
     clearInterval(this.followerTimer);
+    await this.recordGathered();
     await this.followerChanging;
     await this.subscription?.stop();
     await this.commits.catch(() => undefined);
@@ -391,47 +399,46 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   /**
    * Records this replica's own appends in the index from their acknowledgements, so the log follower
    * need not read them back: still after the append, so the index never holds an id the log lacks.
-   * Not awaited by the publish (JetStream's guard covers the ids until the record lands), unless
-   * many are waiting. A failed record fails the index, as a failed follower commit does.
+   * The appends of one event-loop turn go in one record (one message to the index's thread instead of
+   * one per publish). Not awaited by the publish (JetStream's guard covers the ids until the record
+   * lands), unless many records are waiting.
    */
   private async recordOwn(appended: PublishOutcome[], freshIndexes: number[], keys: Buffer): Promise<void> {
-    const messageIds: string[] = [];
-    const sequences: number[] = [];
-    const ownKeys = Buffer.allocUnsafeSlow(appended.length * KEY_BYTES);
+    let gathered = this.gathered;
+    if (!gathered) {
+      gathered = this.gathered = new GatheredAppends();
+      setImmediate(() => void this.recordGathered());
+    }
     for (let position = 0; position < appended.length; position += 1) {
       // A duplicate the guard caught names a copy stored earlier (by us, or read by the follower).
       if (appended[position].duplicate) continue;
-      const offset = freshIndexes[position] * KEY_BYTES;
-      keys.copy(ownKeys, messageIds.length * KEY_BYTES, offset, offset + KEY_BYTES);
-      messageIds.push(appended[position].messageId);
-      sequences.push(appended[position].sequence);
+      gathered.add(appended[position], keys, freshIndexes[position] * KEY_BYTES);
     }
-    if (messageIds.length === 0) return;
-    const recording = (async () => {
+    if (this.ownRecordsWaiting >= MAX_OWN_RECORDS_WAITING) await gathered.recorded;
+  }
+
+  /** Sends the gathered appends to the index; a failed record fails the index, as a failed follower commit does. */
+  private async recordGathered(): Promise<void> {
+    const gathered = this.gathered;
+    this.gathered = undefined;
+    if (!gathered) return;
+    this.ownRecordsWaiting += 1;
+    try {
+      if (gathered.messageIds.length === 0 || this.failure) return;
       await this.fault('before-index-commit');
       // Every record sent earlier commits first (the index serves calls in order), so the contiguous
       // mark counted with these sequences is true once this record is on disk.
-      this.indexed.addAll(sequences);
+      this.indexed.addAll(gathered.sequences);
       this.indexedMoved();
       const checkpoint = { sequence: this.indexed.contiguous, logIdentity: this.logIdentity };
-      await this.index.record(
-        { messageIds, sequences, keys: ownKeys.subarray(0, messageIds.length * KEY_BYTES) },
-        checkpoint,
-        this.clock(),
-      );
+      await this.index.record(gathered.entries(), checkpoint, this.clock());
       await this.fault('after-index-commit');
-    })();
-    this.ownRecordsWaiting += 1;
-    const settled = recording.then(
-      () => {
-        this.ownRecordsWaiting -= 1;
-      },
-      (error: unknown) => {
-        this.ownRecordsWaiting -= 1;
-        this.failure ??= error instanceof Error ? error : new Error(String(error));
-      },
-    );
-    if (this.ownRecordsWaiting > MAX_OWN_RECORDS_WAITING) await settled;
+    } catch (error) {
+      this.failure ??= error instanceof Error ? error : new Error(String(error));
+    } finally {
+      this.ownRecordsWaiting -= 1;
+      gathered.settle();
+    }
   }
 
   /**
@@ -592,5 +599,37 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
 
   private async fault(step: DedupeWriteStep): Promise<void> {
     if (this.options.faults) await this.options.faults(step);
+  }
+}
+
+/** This replica's appends of one event-loop turn, gathered for one record in the index. */
+class GatheredAppends {
+  readonly messageIds: string[] = [];
+  readonly sequences: number[] = [];
+  private keys = Buffer.allocUnsafeSlow(1_024 * KEY_BYTES);
+  /** Resolves once the record carrying these appends settled (never rejects). */
+  readonly recorded: Promise<void>;
+  settle!: () => void;
+
+  constructor() {
+    this.recorded = new Promise<void>((resolve) => (this.settle = resolve));
+  }
+
+  /** Adds one appended message, its key at `offset` in `keys`. */
+  add(appended: PublishOutcome, keys: Buffer, offset: number): void {
+    const at = this.messageIds.length * KEY_BYTES;
+    if (at + KEY_BYTES > this.keys.length) {
+      const grown = Buffer.allocUnsafeSlow(this.keys.length * 2);
+      this.keys.copy(grown, 0, 0, at);
+      this.keys = grown;
+    }
+    keys.copy(this.keys, at, offset, offset + KEY_BYTES);
+    this.messageIds.push(appended.messageId);
+    this.sequences.push(appended.sequence);
+  }
+
+  entries(): DedupeIndexEntries {
+    const { messageIds, sequences } = this;
+    return { messageIds, sequences, keys: this.keys.subarray(0, messageIds.length * KEY_BYTES) };
   }
 }
