@@ -4,6 +4,8 @@ import { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-i
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.adapter';
 import { DeduplicatedEventLog } from './dedupe/deduplicated-event-log';
 import { crashAtStepFromEnvironment } from './dedupe/crash-at-step.fault';
+import type { DedupeIndexSettings } from './dedupe/dedupe-index.port';
+import { INDEX_LOCKED } from './dedupe/hour-bucketed.store';
 import { WorkerDedupeIndex } from './dedupe/worker-dedupe-index.adapter';
 import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS, type EventLog } from './event-log.port';
 
@@ -73,14 +75,10 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
   let index: WorkerDedupeIndex | undefined;
   try {
     feed = await JetStreamMessageIdFeed.connect(options.natsUrl);
-    index = await WorkerDedupeIndex.start(
-      join(options.dedupeIndexDir ?? options.dataDir, DEDUPE_INDEX_FILE_NAME),
-      {
-        windowMs: settings.dedupeWindowMs,
-        maxBytes: options.dedupeIndexMaxBytes,
-      },
-      options.natsUrl,
-    );
+    index = await startIndexInFreeFile(options.dedupeIndexDir ?? options.dataDir, options.natsUrl, {
+      windowMs: settings.dedupeWindowMs,
+      maxBytes: options.dedupeIndexMaxBytes,
+    });
     const deduplicated = await DeduplicatedEventLog.start(log, index, feed, {
       guardWindowMs,
       windowMs: settings.dedupeWindowMs,
@@ -95,5 +93,30 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
     await feed?.close();
     await log.close();
     throw error;
+  }
+}
+
+/** Index files tried in one directory before giving up: more tracking API processes than that share it. */
+const INDEX_FILES_PER_DIRECTORY = 16;
+
+/**
+ * Opens the index in `dedupe-index.sqlite`, or, while another process holds that file (two replicas
+ * given one directory), in `dedupe-index.2.sqlite` and on. Any of them serves: each is a checkpointed
+ * cache of the same log, so a replica that finds another's file resumes from its checkpoint.
+ */
+async function startIndexInFreeFile(
+  directory: string,
+  natsUrl: string,
+  settings: DedupeIndexSettings,
+): Promise<WorkerDedupeIndex> {
+  for (let slot = 1; ; slot += 1) {
+    const name =
+      slot === 1 ? DEDUPE_INDEX_FILE_NAME : DEDUPE_INDEX_FILE_NAME.replace('.sqlite', `.${slot}.sqlite`);
+    try {
+      return await WorkerDedupeIndex.start(join(directory, name), settings, natsUrl);
+    } catch (error) {
+      const locked = error instanceof Error && error.message.includes(INDEX_LOCKED);
+      if (!locked || slot >= INDEX_FILES_PER_DIRECTORY) throw error;
+    }
   }
 }

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DedupeIndex, DedupeIndexSettings } from './dedupe-index.port';
+import { INDEX_LOCKED } from './hour-bucketed.store';
+import { messageIdKeys } from './message-id.key';
 
 /**
  * The one contract every `DedupeIndex` adapter must pass. Time is passed explicitly, so buckets of
@@ -188,6 +190,26 @@ export function describeDedupeIndexContract(adapterName: string, factory: Dedupe
       expect((await index.lookup(['gone'], START))[0]).toBe(0);
       expect(await index.checkpoint()).toEqual({ sequence: 0, logIdentity: 'log-2' });
       expect((await index.stats()).buckets).toEqual([]);
+    });
+
+    it('keeps the highest checkpoint when a lower one comes later, and takes keys made by the caller', async () => {
+      const index = await open();
+      await index.record({ messageIds: ['high'], sequences: [9] }, checkpointAt(9), START);
+      const keys = messageIdKeys(['low']);
+      await index.record({ messageIds: ['low'], sequences: [4], keys }, checkpointAt(4), START);
+      expect(await index.checkpoint()).toEqual(checkpointAt(9));
+      expect([...(await index.lookup(['high', 'low'], START, messageIdKeys(['high', 'low'])))]).toEqual([
+        9, 4,
+      ]);
+    });
+
+    it('refuses a second index on the same file while the first is open, and opens it once closed', async () => {
+      const first = await open();
+      await first.record({ messageIds: ['held'], sequences: [1] }, checkpointAt(1), START);
+      await expect(open()).rejects.toThrow(INDEX_LOCKED);
+      await first.close();
+      const second = await open();
+      expect((await second.lookup(['held'], START))[0]).toBe(1);
     });
 
     it('refuses calls once closed', async () => {

@@ -103,6 +103,14 @@ export function registerDedupeIndexMetrics(registry: Registry, eventLog: unknown
     },
   });
   new Gauge({
+    name: 'tributary_dedupe_index_following',
+    help: "1 while the dedupe index reads the log back: catching up, or indexing other replicas' messages (its own appends are indexed from their acknowledgements).",
+    registers: [registry],
+    collect() {
+      this.set(eventLog.dedupeStatus().following ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'tributary_dedupe_index_ready',
     help: '1 when the dedupe index has caught up with the log and lags less than half the guard window.',
     registers: [registry],

@@ -109,6 +109,8 @@ export interface DedupeStatus {
   lagMs: number;
   /** Messages stored beyond the indexed sequence, as last seen. */
   lagMessages: number;
+  /** The log follower runs (catching up, or reading other writers' messages). */
+  following: boolean;
 }
 
 export interface DedupeStatusSource {
@@ -235,7 +237,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     const lagMs = this.lagMs();
     const indexedSequence = this.indexed.contiguous;
     const lagMessages = Math.max(0, this.lastSequenceSeen - indexedSequence);
-    const status = { indexedSequence, lagMs, lagMessages };
+    const status = { indexedSequence, lagMs, lagMessages, following: this.follower !== undefined };
     if (this.failure)
       return { ready: false, reason: `the dedupe index failed: ${this.failure.message}`, ...status };
     if (!this.caughtUp) {
@@ -451,7 +453,11 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     const now = Date.now();
     const contiguous = this.indexed.contiguous;
     if (this.follower) {
-      if (this.caughtUp && this.follower.caughtUp && now - this.follower.startedAt >= this.follower.lingerMs) {
+      if (
+        this.caughtUp &&
+        this.follower.caughtUp &&
+        now - this.follower.startedAt >= this.follower.lingerMs
+      ) {
         this.lastFollowerStop = { at: now, lingerMs: this.follower.lingerMs };
         this.changeFollower(() => this.stopFollower());
       }

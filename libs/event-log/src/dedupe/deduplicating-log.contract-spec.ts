@@ -188,6 +188,69 @@ describe('a new dedupe index on a log that already holds messages', () => {
   }, 30_000);
 });
 
+describe("a replica's own appends and other writers' messages", () => {
+  const message = (messageId: string) => ({ workspaceId: 'ws1', sourceId: 'src-a', messageId, payload: {} });
+
+  async function until(what: string, condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  it('indexes its own appends without reading the log back, and reads back only what another writer appended', async () => {
+    await deleteStreams();
+    const connectInner = () =>
+      JetStreamEventLog.connect({
+        servers: server.url,
+        dedupeWindowMs: WINDOW_MS,
+        retentionMs: 3_600_000,
+        trackingDuplicateWindowMs: GUARD_MS,
+      });
+    const index = await WorkerDedupeIndex.start(
+      join(mkdtempSync(join(tmpdir(), 'dedupe-own-')), 'index.sqlite'),
+      { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
+      server.url,
+    );
+    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    const log = await DeduplicatedEventLog.start(await connectInner(), index, feed, {
+      guardWindowMs: GUARD_MS,
+      windowMs: WINDOW_MS,
+    });
+    const otherWriter = await connectInner();
+    const followed: boolean[] = [];
+    const watch = setInterval(() => followed.push(log.dedupeStatus().following), 5);
+    try {
+      const own = await log.publishBatch([message('own-1'), message('own-2')]);
+      await log.whenIndexed(2_000);
+      await new Promise((resolve) => setTimeout(resolve, GUARD_MS + 200));
+      expect(await log.publishBatch([message('own-1')])).toEqual([
+        { messageId: 'own-1', duplicate: true, sequence: own[0].sequence },
+      ]);
+      expect(followed).not.toContain(true);
+
+      // Another replica's append leaves a hole in what this one indexed: its follower reads it.
+      const [foreign] = await otherWriter.publishBatch([message('foreign-1')]);
+      await until(
+        'the foreign message is indexed',
+        () => log.dedupeStatus().indexedSequence >= foreign.sequence,
+      );
+      expect(followed).toContain(true);
+      await new Promise((resolve) => setTimeout(resolve, GUARD_MS + 200));
+      expect(await log.publishBatch([message('foreign-1')])).toEqual([
+        { messageId: 'foreign-1', duplicate: true, sequence: foreign.sequence },
+      ]);
+      // With nothing more to read, the follower stops again.
+      await until('the follower stops', () => !log.dedupeStatus().following);
+    } finally {
+      clearInterval(watch);
+      await otherWriter.close();
+      await log.close();
+    }
+  }, 30_000);
+});
+
 describe('dedupe index metrics', () => {
   it('exposes index size, ids per bucket, lookups, hits and catch-up lag on the registry', async () => {
     await deleteStreams();
@@ -230,6 +293,8 @@ describe('dedupe index metrics', () => {
       expect(value('tributary_dedupe_index_store_bytes')).toBeGreaterThan(0);
       expect(value('tributary_dedupe_index_catch_up_lag_seconds')).toBe(0);
       expect(value('tributary_dedupe_index_ready')).toBe(1);
+      // Its own appends are indexed from their acknowledgements: it never read the log back.
+      expect(value('tributary_dedupe_index_following')).toBe(0);
       expect(text).toMatch(/^tributary_dedupe_index_bucket_ids\{bucket="[0-9T:.-]+Z"\} 3$/m);
       // A registry without an index (sqlite log, DEDUPE_INDEX=off) gets no dedupe metrics.
       const plain = new Registry();

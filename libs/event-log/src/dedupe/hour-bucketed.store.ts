@@ -21,6 +21,9 @@ const ROWS_PER_INSERT = 64;
 /** Above any write buffer position: a sort number is key prefix × this + position (under 2^53). */
 const POSITION_RANGE = 2 ** 20;
 
+/** The start of the error message of a store whose file another index holds open. */
+export const INDEX_LOCKED = 'the dedupe index file is in use by another process';
+
 /**
  * The filters of the live buckets, in memory shared with other threads: enough for a thread that does
  * not own the store to rule out ids never seen without asking it (see worker-dedupe-index.adapter.ts).
@@ -85,8 +88,20 @@ export class HourBucketedStore {
     this.windowBuckets = Math.ceil(settings.windowMs / this.bucketMs);
     this.maxBytes = settings.maxBytes ?? 0;
     mkdirSync(dirname(file), { recursive: true });
-    this.database = new BetterSqlite3(file);
-    this.database.pragma('journal_mode = WAL');
+    // One process at a time: another replica's index in the same file would hold ids this one's
+    // filters never saw. The exclusive lock is held until close (or the process's death), and a second
+    // opener fails at once (no busy wait) with `INDEX_LOCKED`.
+    this.database = new BetterSqlite3(file, { timeout: 0 });
+    this.database.pragma('locking_mode = EXCLUSIVE');
+    try {
+      this.database.pragma('journal_mode = WAL');
+      // Takes the lock now, even for a store that only reads for a while.
+      this.database.exec('BEGIN EXCLUSIVE; COMMIT');
+    } catch (error) {
+      this.database.close();
+      if ((error as { code?: string }).code === 'SQLITE_BUSY') throw new Error(`${INDEX_LOCKED}: ${file}`);
+      throw error;
+    }
     this.database.pragma('synchronous = NORMAL');
     // SQLite's default 2 MB page cache: lookups are rare (the filters answer most) and writes come
     // in sorted groups; the OS page cache does the rest, outside this process's resident memory.

@@ -52,7 +52,8 @@ describe('IndexedSequences', () => {
             for (const sequence of step.sequences) model.add(sequence);
           } else {
             indexed.add(step.from, step.from + step.length - 1);
-            for (let sequence = step.from; sequence < step.from + step.length; sequence += 1) model.add(sequence);
+            for (let sequence = step.from; sequence < step.from + step.length; sequence += 1)
+              model.add(sequence);
           }
           let contiguous = 0;
           while (model.has(contiguous + 1)) contiguous += 1;

@@ -29,7 +29,13 @@ export class SqliteDedupeIndex implements DedupeIndex {
   async record(entries: DedupeIndexEntries, checkpoint: DedupeCheckpoint, now: number): Promise<void> {
     this.assertOpen();
     const { messageIds, sequences } = entries;
-    this.store.recordKeys(entries.keys ?? messageIdKeys(messageIds), messageIds.length, sequences, checkpoint, now);
+    this.store.recordKeys(
+      entries.keys ?? messageIdKeys(messageIds),
+      messageIds.length,
+      sequences,
+      checkpoint,
+      now,
+    );
   }
 
   async checkpoint(): Promise<DedupeCheckpoint> {

@@ -198,7 +198,9 @@ export class WorkerDedupeIndex implements SelfFollowingDedupeIndex {
     // view is cloned with its whole buffer (Buffer's pool is 8 KiB): clone exactly the keys.
     const length = count * KEY_BYTES;
     const kept =
-      keys.byteOffset === 0 && keys.buffer.byteLength === length ? keys : new Uint8Array(keys.subarray(0, length));
+      keys.byteOffset === 0 && keys.buffer.byteLength === length
+        ? keys
+        : new Uint8Array(keys.subarray(0, length));
     this.keysInFlight.add(kept, count);
     try {
       await this.call(
