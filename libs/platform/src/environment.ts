@@ -121,15 +121,18 @@ export const environmentSchema = z.object({
   DEDUPE_WINDOW: durationSchema.default(24 * 3_600_000),
   /**
    * On NATS: `on` serves DEDUPE_WINDOW from the on-disk dedupe index (RAM does not grow with the
-   * window); `off` leaves it to JetStream's duplicate window (150-270 bytes of server RAM per id).
-   * Off by default until the index costs the ingest path little enough (BENCHMARKS.md).
+   * window); `off` leaves it to JetStream's duplicate window (150-270 bytes of server RAM per id,
+   * which runs nats-server out of memory within a day past a few hundred messages per second).
    */
-  DEDUPE_INDEX: z.enum(['on', 'off']).default('off'),
+  DEDUPE_INDEX: z.enum(['on', 'off']).default('on'),
   /** JetStream's own duplicate window under the dedupe index: covers ids stored but not yet indexed. */
   DEDUPE_GUARD_WINDOW: durationSchema.default(2 * 60_000),
   /** Disk cap of the dedupe index in bytes (0: none); over it the oldest hour is dropped early. */
   DEDUPE_INDEX_MAX_BYTES: z.coerce.number().int().min(0).default(0),
-  /** Directory of the dedupe index file; each tracking API replica needs its own. Default DATA_DIR. */
+  /**
+   * Directory of the dedupe index file. Default DATA_DIR; replicas sharing one directory each take
+   * their own file (`dedupe-index.sqlite`, `dedupe-index.2.sqlite`, ...).
+   */
   DEDUPE_INDEX_DIR: optionalText,
   /** How long tracking messages stay in the log; bounds how far back a replay can reach. */
   RETENTION: durationSchema.default(7 * 86_400_000),
