@@ -1,3 +1,4 @@
+import { BackgroundMergeScheduler } from './background-merge.scheduler';
 import type {
   DedupeCheckpoint,
   DedupeIndex,
@@ -14,10 +15,14 @@ import { HourBucketedStore } from './hour-bucketed.store';
  */
 export class SqliteDedupeIndex implements DedupeIndex {
   private readonly store: HourBucketedStore;
+  private readonly merges: BackgroundMergeScheduler;
   private closed = false;
 
   constructor(file: string, settings: DedupeIndexSettings) {
     this.store = new HourBucketedStore(file, settings);
+    this.merges = new BackgroundMergeScheduler(this.store);
+    // Merges a crash or a close interrupted go on from where they stopped.
+    this.merges.schedule();
   }
 
   async lookup(messageIds: readonly string[], now: number): Promise<Float64Array> {
@@ -28,21 +33,26 @@ export class SqliteDedupeIndex implements DedupeIndex {
   async record(entries: DedupeIndexEntries, checkpoint: DedupeCheckpoint, now: number): Promise<void> {
     this.assertOpen();
     this.store.record(entries.messageIds, entries.sequences, checkpoint, now);
+    this.merges.schedule();
   }
 
   async checkpoint(): Promise<DedupeCheckpoint> {
     this.assertOpen();
-    return this.store.checkpoint();
+    const checkpoint = this.store.checkpoint();
+    this.merges.schedule();
+    return checkpoint;
   }
 
   async reset(checkpoint: DedupeCheckpoint): Promise<void> {
     this.assertOpen();
     this.store.reset(checkpoint);
+    this.merges.schedule();
   }
 
   async expire(now: number): Promise<void> {
     this.assertOpen();
     this.store.expire(now);
+    this.merges.schedule();
   }
 
   async stats(): Promise<DedupeIndexStats> {
@@ -52,12 +62,14 @@ export class SqliteDedupeIndex implements DedupeIndex {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.merges.stop();
     this.store.close();
   }
 
   /** Closes without writing the buffered ids: what a crash leaves behind (tests). */
   async abandon(): Promise<void> {
     this.closed = true;
+    this.merges.stop();
     this.store.abandon();
   }
 
