@@ -31,16 +31,16 @@ const POSITION_RANGE = 2 ** 20;
  * Rows a merge copies per step, each step its own transaction: small enough that a lookup or a commit
  * queued behind a step waits tens of milliseconds, not the seconds a merge of millions of rows takes.
  */
-const MERGE_STEP_ROWS = 32_768;
+export const MERGE_STEP_ROWS = 32_768;
 /**
  * Runs a bucket may hold before its writer helps merging (see `catchUpMerges`): above what background
- * merging leaves when it keeps up (see MERGE_FANOUT), low enough that a lookup the filter cannot rule
- * out, which probes every run, stays cheap.
+ * merging leaves when it keeps up (about 30 for 144M ids an hour, see run-merge.planner.ts), low
+ * enough that a lookup the filter cannot rule out, which probes every run, stays cheap.
  */
-const MAX_RUNS_PER_BUCKET = 48;
+export const MAX_RUNS_PER_BUCKET = 48;
 /**
  * Rows a catching-up writer copies per id it wrote: more than the one copy per level that each id
- * needs (see TOP_LEVEL), so the runs come back under MAX_RUNS_PER_BUCKET.
+ * needs (four at most, see run-merge.planner.ts), so the runs come back under MAX_RUNS_PER_BUCKET.
  */
 const CATCH_UP_ROWS_PER_FLUSHED_ID = MERGE_FANOUT;
 /** Below every key (SQLite orders blobs byte by byte, then by length): where a new merge starts. */
@@ -532,10 +532,12 @@ export class HourBucketedStore {
    */
   private catchUpMerges(bucket: Bucket, flushedIds: number): void {
     let budget = flushedIds * CATCH_UP_ROWS_PER_FLUSHED_ID;
-    while (budget > 0 && bucket.runs.length > MAX_RUNS_PER_BUCKET) {
+    // A step that copies nothing completes a merge: it costs no budget, so a spent budget still
+    // swaps in the output its last copy finished.
+    while (budget >= 0 && bucket.runs.length > MAX_RUNS_PER_BUCKET) {
       const copied = this.advanceMerges();
       if (copied === undefined) return;
-      budget -= Math.max(copied, 1);
+      budget -= copied;
     }
   }
 
