@@ -130,6 +130,11 @@ export class HourBucketedStore {
   /** Live buckets, oldest first. */
   private buckets: Bucket[] = [];
   private merges: Merge[] = [];
+  /**
+   * Tables of runs that merges replaced, dropped one per step: a DROP TABLE reads every page of the
+   * table (a second or so for the biggest inputs), too long for the step that swaps the output in.
+   */
+  private replacedRuns: number[] = [];
   private nextRunNumber: number;
   private readonly pageSize: number;
   private readonly statements: {
@@ -219,6 +224,7 @@ export class HourBucketedStore {
       (this.database.prepare('SELECT coalesce(max(run), 0) FROM dedupe_runs').pluck().get() as number) + 1;
     this.adoptSingleTableBuckets();
     this.loadBuckets();
+    this.replacedRuns = this.unlistedRunTables();
   }
 
   lookup(messageIds: readonly string[], now: number): Float64Array {
@@ -333,7 +339,11 @@ export class HourBucketedStore {
 
   /** Whether merges are due or under way: the owner of the store then calls `mergeStep` when idle. */
   get hasMergeWork(): boolean {
-    return this.merges.length > 0 || this.buckets.some((bucket) => planMerge(plannedRuns(bucket)));
+    return (
+      this.replacedRuns.length > 0 ||
+      this.merges.length > 0 ||
+      this.buckets.some((bucket) => planMerge(plannedRuns(bucket)))
+    );
   }
 
   /**
@@ -541,8 +551,15 @@ export class HourBucketedStore {
     }
   }
 
-  /** Starts the merges that are due and advances the lowest one by a step: the rows it copied, if any. */
+  /**
+   * One step: drops a table a merge replaced, or else starts the merges that are due and advances the
+   * lowest one; the rows it copied, undefined when there was nothing to do.
+   */
   private advanceMerges(): number | undefined {
+    if (this.replacedRuns.length > 0) {
+      this.dropReplacedRun();
+      return 0;
+    }
     for (const bucket of this.buckets) {
       for (let plan = planMerge(plannedRuns(bucket)); plan; plan = planMerge(plannedRuns(bucket))) {
         this.startMerge(bucket, plan);
@@ -612,16 +629,36 @@ export class HourBucketedStore {
     return copied;
   }
 
-  /** Swaps the complete output in for its inputs, in one transaction: lookups never miss a key. */
+  /**
+   * Swaps the complete output in for its inputs, in one transaction: lookups never miss a key. The
+   * inputs' tables are dropped by the next steps (a crash before leaves them unlisted: see
+   * `unlistedRunTables`).
+   */
   private completeMerge(merge: Merge): void {
     this.database.transaction(() => {
-      for (const input of merge.inputs) this.dropRun(input.number);
+      for (const input of merge.inputs) this.statements.removeRun.run(input.number);
       this.statements.completeRun.run(merge.output);
     })();
     const { bucket } = merge;
     bucket.runs = bucket.runs.filter((run) => run.mergingInto !== merge.output);
     addInOrder(bucket, this.openRun(merge.output, merge.level, merge.copied, undefined));
     this.merges.splice(this.merges.indexOf(merge), 1);
+    this.replacedRuns.push(...merge.inputs.map((input) => input.number));
+  }
+
+  private dropReplacedRun(): void {
+    this.database.exec(`DROP TABLE run_${this.replacedRuns.shift()!}`);
+  }
+
+  /** Run tables no longer listed: inputs of completed merges that a crash or a close left undropped. */
+  private unlistedRunTables(): number[] {
+    return this.database
+      .prepare(
+        `SELECT CAST(substr(name, 5) AS INTEGER) FROM sqlite_schema WHERE type = 'table' AND name GLOB 'run_*'
+         EXCEPT SELECT run FROM dedupe_runs`,
+      )
+      .pluck()
+      .all() as number[];
   }
 
   private dropOldest(): void {
@@ -660,6 +697,8 @@ export class HourBucketedStore {
    */
   private enforceMaxBytes(): void {
     if (this.maxBytes <= 0) return;
+    // The tables merges replaced go first: no lookup reads them.
+    while (this.replacedRuns.length > 0 && this.storeBytes() > this.maxBytes) this.dropReplacedRun();
     while (this.buckets.length > 1 && this.storeBytes() > this.maxBytes) {
       this.dropOldest();
       this.counters.droppedEarlyBuckets += 1;
