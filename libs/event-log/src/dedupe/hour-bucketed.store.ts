@@ -131,10 +131,11 @@ export class HourBucketedStore {
   private buckets: Bucket[] = [];
   private merges: Merge[] = [];
   /**
-   * Tables of runs that merges replaced, dropped one per step: a DROP TABLE reads every page of the
-   * table (a second or so for the biggest inputs), too long for the step that swaps the output in.
+   * Run tables that lookups no longer read and `dedupe_runs` no longer lists (the inputs of completed
+   * merges, the runs of dropped buckets), dropped one per step: a DROP TABLE reads every page of its
+   * table, a second or more for the biggest runs, too long to hold the thread in one call.
    */
-  private replacedRuns: number[] = [];
+  private tablesToDrop: number[] = [];
   private nextRunNumber: number;
   private readonly pageSize: number;
   private readonly statements: {
@@ -224,7 +225,7 @@ export class HourBucketedStore {
       (this.database.prepare('SELECT coalesce(max(run), 0) FROM dedupe_runs').pluck().get() as number) + 1;
     this.adoptSingleTableBuckets();
     this.loadBuckets();
-    this.replacedRuns = this.unlistedRunTables();
+    this.tablesToDrop = this.unlistedRunTables();
   }
 
   lookup(messageIds: readonly string[], now: number): Float64Array {
@@ -340,7 +341,7 @@ export class HourBucketedStore {
   /** Whether merges are due or under way: the owner of the store then calls `mergeStep` when idle. */
   get hasMergeWork(): boolean {
     return (
-      this.replacedRuns.length > 0 ||
+      this.tablesToDrop.length > 0 ||
       this.merges.length > 0 ||
       this.buckets.some((bucket) => planMerge(plannedRuns(bucket)))
     );
@@ -366,16 +367,17 @@ export class HourBucketedStore {
   reset(checkpoint: DedupeCheckpoint): void {
     this.buffer.clear();
     this.buffer.bucket = undefined;
-    this.database.transaction(() => {
-      for (const bucket of this.buckets) this.dropBucket(bucket);
+    const tables = this.database.transaction(() => {
       this.statements.writeCheckpoint.run(checkpoint.sequence, checkpoint.logIdentity);
+      return this.buckets.flatMap((bucket) => this.unlistBucket(bucket));
     })();
+    this.tablesToDrop.push(...tables);
     this.buckets = [];
     this.merges = [];
     this.layoutChanges += 1;
   }
 
-  /** Drops every bucket older than the window: one DROP TABLE per run. */
+  /** Drops every bucket older than the window: its runs are unlisted at once, their tables dropped by the next steps. */
   expire(now: number): void {
     const oldestLive = this.bucketOf(now) - this.windowBuckets;
     while (this.buckets.length > 0 && this.buckets[0].number < oldestLive) {
@@ -552,12 +554,12 @@ export class HourBucketedStore {
   }
 
   /**
-   * One step: drops a table a merge replaced, or else starts the merges that are due and advances the
+   * One step: drops a table waiting to be dropped, or else starts the merges that are due and advances the
    * lowest one; the rows it copied, undefined when there was nothing to do.
    */
   private advanceMerges(): number | undefined {
-    if (this.replacedRuns.length > 0) {
-      this.dropReplacedRun();
+    if (this.tablesToDrop.length > 0) {
+      this.dropOneTable();
       return 0;
     }
     for (const bucket of this.buckets) {
@@ -643,14 +645,14 @@ export class HourBucketedStore {
     bucket.runs = bucket.runs.filter((run) => run.mergingInto !== merge.output);
     addInOrder(bucket, this.openRun(merge.output, merge.level, merge.copied, undefined));
     this.merges.splice(this.merges.indexOf(merge), 1);
-    this.replacedRuns.push(...merge.inputs.map((input) => input.number));
+    this.tablesToDrop.push(...merge.inputs.map((input) => input.number));
   }
 
-  private dropReplacedRun(): void {
-    this.database.exec(`DROP TABLE run_${this.replacedRuns.shift()!}`);
+  private dropOneTable(): void {
+    this.database.exec(`DROP TABLE run_${this.tablesToDrop.shift()!}`);
   }
 
-  /** Run tables no longer listed: inputs of completed merges that a crash or a close left undropped. */
+  /** Run tables no longer listed that a crash or a close left undropped. */
   private unlistedRunTables(): number[] {
     return this.database
       .prepare(
@@ -669,22 +671,21 @@ export class HourBucketedStore {
       this.buffer.clear();
       this.buffer.bucket = undefined;
     }
-    this.database.transaction(() => this.dropBucket(oldest))();
+    this.tablesToDrop.push(...this.database.transaction(() => this.unlistBucket(oldest))());
     this.merges = this.merges.filter((merge) => merge.bucket !== oldest);
   }
 
-  /** Drops the bucket's runs and the outputs of its merges under way. */
-  private dropBucket(bucket: Bucket): void {
-    for (const run of bucket.runs) this.dropRun(run.number);
-    for (const merge of this.merges) {
-      if (merge.bucket === bucket) this.dropRun(merge.output);
-    }
+  /**
+   * Removes the bucket and its runs (those of its merges under way included) from the lists, inside
+   * the caller's transaction: the tables to drop once it commits.
+   */
+  private unlistBucket(bucket: Bucket): number[] {
+    this.statements.removeBucketRuns.run(bucket.number);
     this.statements.removeBucket.run(bucket.number);
-  }
-
-  private dropRun(number: number): void {
-    this.database.exec(`DROP TABLE run_${number}`);
-    this.statements.removeRun.run(number);
+    return [
+      ...bucket.runs.map((run) => run.number),
+      ...this.merges.filter((merge) => merge.bucket === bucket).map((merge) => merge.output),
+    ];
   }
 
   private storeBytes(): number {
@@ -697,11 +698,16 @@ export class HourBucketedStore {
    */
   private enforceMaxBytes(): void {
     if (this.maxBytes <= 0) return;
-    // The tables merges replaced go first: no lookup reads them.
-    while (this.replacedRuns.length > 0 && this.storeBytes() > this.maxBytes) this.dropReplacedRun();
-    while (this.buckets.length > 1 && this.storeBytes() > this.maxBytes) {
-      this.dropOldest();
-      this.counters.droppedEarlyBuckets += 1;
+    while (this.storeBytes() > this.maxBytes) {
+      // The tables waiting to be dropped go first: no lookup reads them.
+      if (this.tablesToDrop.length > 0) {
+        this.dropOneTable();
+      } else if (this.buckets.length > 1) {
+        this.dropOldest();
+        this.counters.droppedEarlyBuckets += 1;
+      } else {
+        return;
+      }
     }
   }
 }
