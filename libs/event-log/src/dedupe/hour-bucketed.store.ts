@@ -338,7 +338,10 @@ export class HourBucketedStore {
     this.enforceMaxBytes();
   }
 
-  /** Whether merges are due or under way: the owner of the store then calls `mergeStep` when idle. */
+  /**
+   * Whether merges are due or under way, or tables wait to be dropped: the owner of the store then
+   * calls `mergeStep` when idle.
+   */
   get hasMergeWork(): boolean {
     return (
       this.tablesToDrop.length > 0 ||
@@ -348,9 +351,10 @@ export class HourBucketedStore {
   }
 
   /**
-   * Advances the background merging by one bounded step (one transaction); true while work remains.
-   * Merges start when a level of a bucket fills up (see run-merge.planner.ts), and of those under way
-   * the one of the lowest level goes first: small merges are quick and bring the run count down most.
+   * Does one bounded step of background work (one transaction); true while work remains. Tables
+   * waiting to be dropped go first, one per step. Merges start when a level of a bucket fills up (see
+   * run-merge.planner.ts), and of those under way the one of the lowest level goes first: small
+   * merges are quick and bring the run count down most.
    */
   mergeStep(): boolean {
     this.advanceMerges();
@@ -377,7 +381,10 @@ export class HourBucketedStore {
     this.layoutChanges += 1;
   }
 
-  /** Drops every bucket older than the window: its runs are unlisted at once, their tables dropped by the next steps. */
+  /**
+   * Drops every bucket older than the window: its runs are unlisted at once (lookups stop reading
+   * them), and their tables dropped by the next steps.
+   */
   expire(now: number): void {
     const oldestLive = this.bucketOf(now) - this.windowBuckets;
     while (this.buckets.length > 0 && this.buckets[0].number < oldestLive) {
