@@ -551,8 +551,8 @@ export class HourBucketedStore {
    */
   private catchUpMerges(bucket: Bucket, flushedIds: number): void {
     let budget = flushedIds * CATCH_UP_ROWS_PER_FLUSHED_ID;
-    // A step that copies nothing completes a merge: it costs no budget, so a spent budget still
-    // swaps in the output its last copy finished.
+    // A step that copies nothing (it completes a merge, or drops a table) costs no budget, so a spent
+    // budget still swaps in the output its last copy finished.
     while (budget >= 0 && bucket.runs.length > MAX_RUNS_PER_BUCKET) {
       const copied = this.advanceMerges();
       if (copied === undefined) return;
