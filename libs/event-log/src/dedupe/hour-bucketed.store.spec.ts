@@ -196,6 +196,22 @@ describe('HourBucketedStore runs', () => {
     expect(tablesOnDisk('run_*')).toEqual([]);
   });
 
+  it('reopens after a reset whose tables a crash left undropped, and writes new runs beside them', () => {
+    const store = open();
+    commit(store, 'before-reset', 100);
+    store.reset(checkpointAt(0));
+    store.abandon();
+
+    recorded = [];
+    const reopened = open();
+    expect(reopened.runLayout()).toEqual([]);
+    commit(reopened, 'after-reset', 100);
+    expectEveryIdFound(reopened);
+    mergeAll(reopened);
+    expect(tablesOnDisk('run_*')).toHaveLength(1);
+    expect([...reopened.lookup(['before-reset-1'], START)]).toEqual([0]);
+  });
+
   it('opens a store written with one table per bucket, each table becoming its bucket run', () => {
     const legacy = new BetterSqlite3(file);
     legacy.exec(`

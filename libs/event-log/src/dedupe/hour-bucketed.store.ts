@@ -221,8 +221,15 @@ export class HourBucketedStore {
       pageCount: this.database.prepare('PRAGMA page_count').pluck() as Statement<[], number>,
       freePages: this.database.prepare('PRAGMA freelist_count').pluck() as Statement<[], number>,
     };
+    // Above every run table, listed or still waiting to be dropped.
     this.nextRunNumber =
-      (this.database.prepare('SELECT coalesce(max(run), 0) FROM dedupe_runs').pluck().get() as number) + 1;
+      (this.database
+        .prepare(
+          `SELECT coalesce(max(CAST(substr(name, 5) AS INTEGER)), 0) FROM sqlite_schema
+           WHERE type = 'table' AND name GLOB 'run_*'`,
+        )
+        .pluck()
+        .get() as number) + 1;
     this.adoptSingleTableBuckets();
     this.loadBuckets();
     this.tablesToDrop = this.unlistedRunTables();
