@@ -114,7 +114,8 @@ interface RunRow {
  * are merged in the background, in key order too. A single table per bucket took random inserts
  * instead: once its B-tree outgrew SQLite's page cache, nearly every key read and wrote a page of its
  * own, and the cost per id grew with the bucket; sorted runs keep it flat with a small cache. The runs
- * and merges under way are listed in `dedupe_runs`, changed in the same transactions as the tables.
+ * and merges under way are listed in `dedupe_runs`, changed in the same transactions as the tables
+ * they list; a table no longer listed is dropped by a later step (or after the next open).
  *
  * Why SQLite: it is already the embedded log's engine, well kept, and installs everywhere; with the
  * filters in front it is read only for real duplicates and rare false positives, and a bucket is
