@@ -121,8 +121,8 @@ export function describeDedupeIndexContract(adapterName: string, factory: Dedupe
       expect([...found]).toEqual([...recorded.map((_, position) => position + 1), 2_001, 0]);
       const stats = await second.stats();
       expect(stats.buckets).toEqual([
-        { startsAt: Math.floor(START / HOUR) * HOUR, ids: 2_000 },
-        { startsAt: (Math.floor(START / HOUR) + 3) * HOUR, ids: 1 },
+        { startsAt: Math.floor(START / HOUR) * HOUR, ids: 2_000, runs: expect.any(Number) },
+        { startsAt: (Math.floor(START / HOUR) + 3) * HOUR, ids: 1, runs: 1 },
       ]);
     });
 
@@ -172,7 +172,7 @@ export function describeDedupeIndexContract(adapterName: string, factory: Dedupe
       const stats = await index.stats();
       expect(stats.storeBytes).toBeLessThanOrEqual(400_000);
       expect(stats.droppedEarlyBuckets).toBeGreaterThan(0);
-      expect(stats.buckets[stats.buckets.length - 1]).toEqual({
+      expect(stats.buckets[stats.buckets.length - 1]).toMatchObject({
         startsAt: (Math.floor(START / HOUR) + 11) * HOUR,
         ids: 2_000,
       });

@@ -66,6 +66,19 @@ export function registerDedupeIndexMetrics(registry: Registry, eventLog: unknown
         this.set({ bucket: new Date(bucket.startsAt).toISOString() }, bucket.ids);
     },
   });
+  new Gauge({
+    name: 'tributary_dedupe_index_bucket_runs',
+    help: 'Sorted runs of each hour bucket of the dedupe index (label: the bucket start): a lookup its filter cannot rule out reads each; merges keep it near 30 at most.',
+    labelNames: ['bucket'],
+    registers: [registry],
+    async collect() {
+      const value = await stats();
+      if (!value) return;
+      this.reset();
+      for (const bucket of value.buckets)
+        this.set({ bucket: new Date(bucket.startsAt).toISOString() }, bucket.runs);
+    },
+  });
   counterOf(
     'tributary_dedupe_index_lookups_total',
     'Message ids looked up in the dedupe index.',

@@ -78,8 +78,11 @@ export interface DedupeIndexStats {
   storeBytes: number;
   /** Bytes of the in-memory filters. */
   filterBytes: number;
-  /** Ids held, per bucket start time (ms since epoch), oldest first. */
-  buckets: Array<{ startsAt: number; ids: number }>;
+  /**
+   * Ids held, per bucket start time (ms since epoch), oldest first, with the sorted runs they are
+   * kept in (a lookup the filter cannot rule out reads each run of its bucket).
+   */
+  buckets: Array<{ startsAt: number; ids: number; runs: number }>;
   lookups: number;
   /** Lookups that found the id (duplicates). */
   hits: number;

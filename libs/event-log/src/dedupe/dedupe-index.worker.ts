@@ -1,5 +1,6 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { JetStreamMessageIdFeed } from '../adapters/jetstream/jetstream-message-id.feed';
+import { BackgroundMergeScheduler } from './background-merge.scheduler';
 import { crashAtStepFromEnvironment } from './crash-at-step.fault';
 import type { DedupeIndexSettings } from './dedupe-index.port';
 import { HourBucketedStore, type SharedFilterLayout } from './hour-bucketed.store';
@@ -87,7 +88,10 @@ function serve(): void {
   const ready: DedupeWorkerReady = { filters: store.filterLayout() };
   port.postMessage({ id: 0, result: ready });
   const filters = new FilterReporter(store, port);
-  const follower = new WorkerFollower(store, port, natsServers, filters);
+  const merges = new BackgroundMergeScheduler(store);
+  // Merges a crash or a close interrupted go on from where they stopped.
+  merges.schedule();
+  const follower = new WorkerFollower(store, port, natsServers, filters, merges);
   port.on('message', (request: DedupeWorkerRequest) => {
     try {
       switch (request.operation) {
@@ -127,6 +131,7 @@ function serve(): void {
           // Writing the buffer may drop a bucket (the size cap).
           const checkpoint = store.checkpoint();
           filters.reportIfChanged();
+          merges.schedule();
           port.postMessage({ id: request.id, result: checkpoint });
           return;
         }
@@ -141,6 +146,7 @@ function serve(): void {
           return;
         case 'close':
           void follower.stop().finally(() => {
+            merges.stop();
             store.close();
             port.postMessage({ id: request.id });
             port.close();
@@ -148,6 +154,7 @@ function serve(): void {
           return;
       }
       filters.reportIfChanged();
+      merges.schedule();
       port.postMessage({ id: request.id });
     } catch (error) {
       filters.reportIfChanged();
@@ -202,6 +209,7 @@ class WorkerFollower {
     private readonly port: MessagePort,
     private readonly natsServers: string | undefined,
     private readonly filters: FilterReporter,
+    private readonly merges: BackgroundMergeScheduler,
   ) {}
 
   async start(fromSequence: number, logIdentity: string): Promise<void> {
@@ -237,6 +245,7 @@ class WorkerFollower {
     this.store.record(messageIds, sequences, { sequence: last, logIdentity }, Date.now());
     void this.crashAt?.('after-index-commit');
     this.filters.reportIfChanged();
+    this.merges.schedule();
     this.port.postMessage({ id: FOLLOWER_REPORT_ID, progress: [last, batch.remaining] });
   }
 }

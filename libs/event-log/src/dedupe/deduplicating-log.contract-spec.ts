@@ -296,6 +296,7 @@ describe('dedupe index metrics', () => {
       // Its own appends are indexed from their acknowledgements: it never read the log back.
       expect(value('tributary_dedupe_index_following')).toBe(0);
       expect(text).toMatch(/^tributary_dedupe_index_bucket_ids\{bucket="[0-9T:.-]+Z"\} 3$/m);
+      expect(text).toMatch(/^tributary_dedupe_index_bucket_runs\{bucket="[0-9T:.-]+Z"\} [01]$/m);
       // A registry without an index (sqlite log, DEDUPE_INDEX=off) gets no dedupe metrics.
       const plain = new Registry();
       registerDedupeIndexMetrics(plain, inner);

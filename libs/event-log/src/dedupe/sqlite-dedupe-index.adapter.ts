@@ -1,3 +1,4 @@
+import { BackgroundMergeScheduler } from './background-merge.scheduler';
 import type {
   DedupeCheckpoint,
   DedupeIndex,
@@ -15,10 +16,14 @@ import { messageIdKeys } from './message-id.key';
  */
 export class SqliteDedupeIndex implements DedupeIndex {
   private readonly store: HourBucketedStore;
+  private readonly merges: BackgroundMergeScheduler;
   private closed = false;
 
   constructor(file: string, settings: DedupeIndexSettings) {
     this.store = new HourBucketedStore(file, settings);
+    this.merges = new BackgroundMergeScheduler(this.store);
+    // Merges a crash or a close interrupted go on from where they stopped.
+    this.merges.schedule();
   }
 
   async lookup(messageIds: readonly string[], now: number, keys?: Buffer): Promise<Float64Array> {
@@ -36,21 +41,26 @@ export class SqliteDedupeIndex implements DedupeIndex {
       checkpoint,
       now,
     );
+    this.merges.schedule();
   }
 
   async checkpoint(): Promise<DedupeCheckpoint> {
     this.assertOpen();
-    return this.store.checkpoint();
+    const checkpoint = this.store.checkpoint();
+    this.merges.schedule();
+    return checkpoint;
   }
 
   async reset(checkpoint: DedupeCheckpoint): Promise<void> {
     this.assertOpen();
     this.store.reset(checkpoint);
+    this.merges.schedule();
   }
 
   async expire(now: number): Promise<void> {
     this.assertOpen();
     this.store.expire(now);
+    this.merges.schedule();
   }
 
   async stats(): Promise<DedupeIndexStats> {
@@ -60,12 +70,14 @@ export class SqliteDedupeIndex implements DedupeIndex {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.merges.stop();
     this.store.close();
   }
 
   /** Closes without writing the buffered ids: what a crash leaves behind (tests). */
   async abandon(): Promise<void> {
     this.closed = true;
+    this.merges.stop();
     this.store.abandon();
   }
 
