@@ -4,7 +4,8 @@
  * waits until the server's dedupe index has read them all and JetStream's guard window has passed
  * over them, and it divides the growth of resident memory (nats-server plus the Tributary server,
  * worker threads included) by the number of ids: the bytes each id of the window costs. Resident
- * memory is the lowest of 20 samples over 10 s of rest, since V8 and Go heaps breathe.
+ * memory is the lowest of the samples taken every 500 ms over BENCH_DEDUPE_REST_SECONDS (10) of
+ * rest, since V8 and Go heaps breathe.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,13 +45,16 @@ async function sleep(ms: number): Promise<void> {
  * The floor of resident memory over a few seconds of rest: a V8 or Go heap that has not collected
  * its garbage yet only ever adds to a sample, so the lowest one is the memory actually held.
  */
-async function restingResident(pids: {
-  nats?: number;
-  tributary: number;
-}): Promise<{ nats: number; tributary: number }> {
+async function restingResident(
+  pids: {
+    nats?: number;
+    tributary: number;
+  },
+  restSeconds: number,
+): Promise<{ nats: number; tributary: number }> {
   let nats = Number.POSITIVE_INFINITY;
   let tributary = Number.POSITIVE_INFINITY;
-  for (let sample = 0; sample < 20; sample += 1) {
+  for (let sample = 0; sample < Math.max(1, restSeconds * 2); sample += 1) {
     nats = Math.min(nats, residentBytes(pids.nats));
     tributary = Math.min(tributary, residentBytes(pids.tributary));
     await sleep(500);
@@ -81,6 +85,8 @@ export async function measureDedupeMemory(options: {
   guardWindowText: string;
   /** The server's DATA_DIR, where `dedupe-index.sqlite` lives. */
   dataDirectory: string;
+  /** Seconds of rest sampled at each end. */
+  restSeconds: number;
 }): Promise<DedupeMemoryResult> {
   const poster = new BatchPoster(options.baseUrl, options.writeKey, options.concurrency);
   try {
@@ -90,14 +96,14 @@ export async function measureDedupeMemory(options: {
     await sendUnique(poster, options, Math.round(options.ids / 2));
     await untilReady(options.baseUrl, 120_000);
     await sleep(options.guardWindowMs + 3_000);
-    const before = await restingResident(options.pids);
+    const before = await restingResident(options.pids, options.restSeconds);
     const startedAt = performance.now();
     const { accepted, failedRequests } = await sendUnique(poster, options, options.ids);
     const seconds = (performance.now() - startedAt) / 1000;
     await untilReady(options.baseUrl, 120_000);
     // JetStream forgets the guard window's ids once it has passed; the index keeps them.
     await sleep(options.guardWindowMs + 3_000);
-    const after = await restingResident(options.pids);
+    const after = await restingResident(options.pids, options.restSeconds);
     const growth = after.nats + after.tributary - (before.nats + before.tributary);
     return {
       ids: accepted,

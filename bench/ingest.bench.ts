@@ -38,7 +38,7 @@
  * BENCH_ACTIONS_CONCURRENCY (16), and `dedupe` = phase 6),
  * `postgres` = the PostgreSQL phase alone (`delivery` runs it too, after its own phases;
  * BENCH_POSTGRES_MESSAGES (40000) messages of backlog, drained by a replay, `postgres.phase.ts`),
- * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW),
+ * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_REST_SECONDS (10), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW),
  * BENCH_DEDUPE_INDEX (on, the server's default; `off` runs the ingest phases with JetStream's window alone and skips phase 6).
  * 6. dedupe memory (`dedupe-memory.phase.ts`): resident memory of nats-server plus Tributary per
  *    messageId held in the dedupe window, after BENCH_DEDUPE_IDS unique ids.
@@ -134,6 +134,12 @@ const settings = {
   phases: phasesSetting(),
   /** Phase 6: unique messageIds sent to measure the dedupe index's memory per id. */
   dedupeIds: Math.round(numberSetting('BENCH_DEDUPE_IDS', 2_000_000)),
+  /**
+   * Phase 6: seconds of rest over which resident memory is sampled at each end. nats-server's Go heap
+   * is collected only when it allocates, or every 2 minutes when idle: 130 s shows its memory after
+   * that forced collection, where the default 10 s may still hold the last seconds' garbage.
+   */
+  dedupeRestSeconds: numberSetting('BENCH_DEDUPE_REST_SECONDS', 10),
   /**
    * DEDUPE_GUARD_WINDOW of the server: JetStream keeps this window's ids in RAM (about 270 B each), so
    * it must be short next to the time phase 6 takes for its figure to show the index's cost per id.
@@ -245,6 +251,7 @@ async function main(): Promise<void> {
       guardWindowMs: durationMs(settings.dedupeGuardWindow),
       guardWindowText: settings.dedupeGuardWindow,
       dataDirectory,
+      restSeconds: settings.dedupeRestSeconds,
     });
     printDedupeMemory(dedupe);
     results.dedupe = dedupe;
