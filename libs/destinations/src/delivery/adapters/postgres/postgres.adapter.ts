@@ -55,7 +55,11 @@ import {
 } from './warehouse-row.planner';
 import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
 import { pinnedPostgresConnection, withoutServerMessages } from './postgres-connection';
-import { writeWarehouseBatch, writesInOneStatement, type BatchMessageRows } from './warehouse-batch.writer';
+import {
+  prepareWarehouseBatch,
+  type BatchMessageRows,
+  type PreparedWarehouseBatch,
+} from './warehouse-batch.writer';
 
 export { quoteIdentifier } from './postgres-identifiers';
 
@@ -254,7 +258,37 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     messages: readonly NormalizedMessage[],
     sourceId: string | undefined,
   ): Promise<DeliveryResult[] | undefined> {
-    const batch: BatchMessageRows[] = [];
+    // Prepared in a call of its own: an async function keeps its locals alive across every await,
+    // and the rows must not outlive the statement built from them (see `prepareWarehouseBatch`).
+    const prepared = await this.prepareTogether(client, warehouse, schema, messages, sourceId);
+    if (!prepared) return undefined;
+    const { batch, notStored } = prepared;
+    // One statement is atomic by itself: no transaction round trips around it.
+    const inTransaction = !batch.inOneStatement;
+    try {
+      if (inTransaction) await client.query('BEGIN');
+      const isNew = await batch.write(client);
+      if (inTransaction) await client.query('COMMIT');
+      // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
+      return messages.map((message, index) => ({
+        messageId: message.messageId,
+        ...delivered(isNew[index] ? notStored[index] : []),
+      }));
+    } catch {
+      if (inTransaction) await client.query('ROLLBACK').catch(() => undefined);
+      return undefined;
+    }
+  }
+
+  /** The messages' rows fitted to their tables, as a batch to write; undefined when one cannot be. */
+  private async prepareTogether(
+    client: PoolClient,
+    warehouse: Warehouse,
+    schema: string,
+    messages: readonly NormalizedMessage[],
+    sourceId: string | undefined,
+  ): Promise<{ batch: PreparedWarehouseBatch; notStored: ValueNotStored[][] } | undefined> {
+    const rows: BatchMessageRows[] = [];
     const notStored: ValueNotStored[][] = [];
     let valuesAsJson = true;
     try {
@@ -272,7 +306,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
           plan.userRow &&
           (this.fitToKnownTable(warehouse, schema, plan.userRow) ??
             (await this.prepareRow(client, warehouse, schema, plan.userRow)));
-        batch.push({ primary, eventRow, userRow });
+        rows.push({ primary, eventRow, userRow });
         notStored.push(
           primary.notStored || eventRow?.notStored || userRow?.notStored
             ? [...(primary.notStored ?? []), ...(eventRow?.notStored ?? []), ...(userRow?.notStored ?? [])]
@@ -283,22 +317,8 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
           eventRow?.readsJsonAsText !== false &&
           userRow?.readsJsonAsText !== false;
       }
+      return { batch: prepareWarehouseBatch(schema, rows, { valuesAsJson }), notStored };
     } catch {
-      return undefined;
-    }
-    // One statement is atomic by itself: no transaction round trips around it.
-    const inTransaction = !writesInOneStatement(batch, { valuesAsJson });
-    try {
-      if (inTransaction) await client.query('BEGIN');
-      const isNew = await writeWarehouseBatch(client, schema, batch, { valuesAsJson });
-      if (inTransaction) await client.query('COMMIT');
-      // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
-      return messages.map((message, index) => ({
-        messageId: message.messageId,
-        ...delivered(isNew[index] ? notStored[index] : []),
-      }));
-    } catch {
-      if (inTransaction) await client.query('ROLLBACK').catch(() => undefined);
       return undefined;
     }
   }
