@@ -259,42 +259,29 @@ function insertFromJson(schema: string, group: readonly BatchRow[], parameter: n
 }
 
 /**
- * The rows as a JSON array of objects keyed by column name, written straight from the rows' maps:
- * no object per row is built only to be serialized (`json_populate_recordset` reads keys by name, so
- * the order of the keys is the maps'). With `messageIds`, each row also carries its message's id
- * under `MESSAGE_ID_KEY`.
+ * The rows as a JSON array of objects keyed by column name (`json_populate_recordset` reads keys by
+ * name). One plain object per row, serialized by a single `JSON.stringify`: its native serializer
+ * allocates about a third less than writing the text value by value (a string per value and one per
+ * concatenation), which was the largest share of what the drain allocated. With `messageIds`, each
+ * row also carries its message's id under `MESSAGE_ID_KEY`. Values `JSON.stringify` cannot write
+ * (undefined) leave their key out, as before.
  */
 function rowsAsJson(rows: readonly BatchRow[], messageIds?: readonly string[]): string {
-  let json = '[';
+  const objects = new Array<Record<string, unknown>>(rows.length);
   for (let index = 0; index < rows.length; index += 1) {
-    const row = rows[index]!;
-    json += index === 0 ? '{' : ',{';
-    let first = true;
-    for (const [column, value] of row.values) {
-      // As JSON.stringify leaves out a key whose value it cannot write.
-      const valueJson = JSON.stringify(value) as string | undefined;
-      if (valueJson === undefined) continue;
-      json += (first ? '' : ',') + jsonKeyOf(column) + valueJson;
-      first = false;
-    }
-    if (messageIds)
-      json += (first ? '' : ',') + jsonKeyOf(MESSAGE_ID_KEY) + JSON.stringify(messageIds[index]);
-    json += '}';
+    const object: Record<string, unknown> = {};
+    for (const [column, value] of rows[index]!.values) setOwn(object, column, value);
+    if (messageIds) object[MESSAGE_ID_KEY] = messageIds[index];
+    objects[index] = object;
   }
-  return `${json}]`;
+  return JSON.stringify(objects);
 }
 
-/** `"column":` by column: the same few hundred columns come in every batch. */
-const jsonKeys = new Map<string, string>();
-const MAX_JSON_KEYS = 10_000;
-
-function jsonKeyOf(column: string): string {
-  const known = jsonKeys.get(column);
-  if (known !== undefined) return known;
-  if (jsonKeys.size >= MAX_JSON_KEYS) jsonKeys.clear();
-  const key = `${JSON.stringify(column)}:`;
-  jsonKeys.set(column, key);
-  return key;
+/** `object[key] = value`, except that `__proto__` becomes a key rather than the object's prototype. */
+function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  } else object[key] = value;
 }
 
 /** Rows grouped by table and column list, each group in as few statements as the parameter cap allows. */
