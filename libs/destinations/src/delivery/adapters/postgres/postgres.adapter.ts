@@ -484,7 +484,8 @@ const NOTHING_LEFT_OUT: ValueNotStored[] = [];
 function fitRow(row: WarehouseRow, columns: ReadonlyMap<string, ColumnKind>): PreparedRow {
   const values = row.values as Map<string, WarehouseValue | null>;
   const prepared: PreparedRow = { table: row.table, values, notStored: undefined, readsJsonAsText: true };
-  for (const [column, value] of row.values) {
+  // `forEach`, not `for...of` with `[column, value]`: that allocates an entry and a result per value.
+  row.values.forEach((value, column) => {
     const kind = columns.get(column);
     if (kind === undefined) {
       (prepared.notStored ??= []).push({
@@ -496,13 +497,13 @@ function fitRow(row: WarehouseRow, columns: ReadonlyMap<string, ColumnKind>): Pr
           `(POSTGRES_DESTINATION_MAX_COLUMNS); column "${column}" is not created and its value not stored`,
       });
       values.delete(column);
-      continue;
+      return;
     }
     if (!KINDS_READING_JSON_AS_TEXT.has(kind)) prepared.readsJsonAsText = false;
     const fitted = fittedValue(kind, value);
     if (fitted !== undefined) {
       if (fitted !== value) values.set(column, fitted);
-      continue;
+      return;
     }
     values.set(column, null);
     (prepared.notStored ??= []).push({
@@ -511,7 +512,7 @@ function fitRow(row: WarehouseRow, columns: ReadonlyMap<string, ColumnKind>): Pr
       column,
       reason: `table "${row.table}": ${whyValueDoesNotFit(column, kind, value)}; stored null`,
     });
-  }
+  });
   return prepared;
 }
 

@@ -270,7 +270,8 @@ function rowsAsJson(rows: readonly BatchRow[], messageIds?: readonly string[]): 
   const objects = new Array<Record<string, unknown>>(rows.length);
   for (let index = 0; index < rows.length; index += 1) {
     const object: Record<string, unknown> = {};
-    for (const [column, value] of rows[index]!.values) setOwn(object, column, value);
+    // `forEach`: `for...of` with `[column, value]` allocates an entry and a result per value.
+    rows[index]!.values.forEach((value, column) => setOwn(object, column, value));
     if (messageIds) object[MESSAGE_ID_KEY] = messageIds[index];
     objects[index] = object;
   }
