@@ -160,22 +160,21 @@ export class MessageDeliverer {
 
   /**
    * Acknowledges the message, then drops what the log remembers of its failed attempts. Only a
-   * redelivered message can have any, so a message settled at its first delivery writes nothing more.
+   * redelivered message can have any, so a message settled at its first delivery writes nothing more
+   * (and its settling is the ack's own promise, without an async function around it).
    * A crash between the two leaves a history no one reads again, which the log's retention removes.
    */
-  private async settleInLog(
-    delivery: Delivery,
-    context: DeliveryContext,
-    failedBefore = false,
-  ): Promise<void> {
-    await delivery.ack();
-    if (delivery.deliveryCount > 1 || failedBefore) {
-      await this.eventLog
-        .forgetFailedAttempts(context.consumerName, delivery.sequence)
-        .catch((error: Error) =>
-          this.logger.warn(`could not drop the attempt history of ${delivery.messageId}: ${error.message}`),
-        );
-    }
+  private settleInLog(delivery: Delivery, context: DeliveryContext, failedBefore = false): Promise<void> {
+    if (delivery.deliveryCount <= 1 && !failedBefore) return delivery.ack();
+    return delivery
+      .ack()
+      .then(() =>
+        this.eventLog
+          .forgetFailedAttempts(context.consumerName, delivery.sequence)
+          .catch((error: Error) =>
+            this.logger.warn(`could not drop the attempt history of ${delivery.messageId}: ${error.message}`),
+          ),
+      );
   }
 
   private prepare(view: DestinationView): PreparedDestination | undefined {
