@@ -33,6 +33,8 @@ interface PreparedDestination {
   routable: RoutableDestination;
   settings: Record<string, unknown>;
   source: { sourceId: string; sourceSlug: string };
+  /** Its key in the delivery metrics: made once, not per message (a new string is hashed at each lookup). */
+  metricsKey: string;
 }
 
 /**
@@ -65,7 +67,6 @@ export class MessageDeliverer {
   ) {}
 
   async handle(delivery: Delivery, context: DeliveryContext): Promise<void> {
-    const key = destinationKey(context.sourceId, context.destinationSlug);
     const view = this.readModel.destination(context.sourceId, context.destinationSlug);
     const prepared = view && this.prepare(view);
     if (!prepared) {
@@ -79,6 +80,7 @@ export class MessageDeliverer {
         return;
       }
     }
+    const key = prepared.metricsKey;
     const payload = delivery.payload as unknown as NormalizedMessage;
     const message = context.replay
       ? prepareReplayMessage(payload, prepared.catalogEntry.displayName)
@@ -196,6 +198,7 @@ export class MessageDeliverer {
       // Frozen, since every delivery shares it.
       settings: cached?.settings ?? Object.freeze(this.secretBox.revealAll(record.config)),
       source: { sourceId: record.sourceId, sourceSlug: record.sourceSlug },
+      metricsKey: cached?.metricsKey ?? destinationKey(record.sourceId, record.destinationSlug),
     };
     this.prepared.set(record, prepared);
     return prepared;
