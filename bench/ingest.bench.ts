@@ -29,7 +29,9 @@
  * BENCH_BATCH_SIZE (100), BENCH_DELIVERY_SECONDS (5), BENCH_DRAIN_TIMEOUT_SECONDS (30),
  * BENCH_REPLAY_TIMEOUT_SECONDS (30), BENCH_CPU_PROFILE=1 writes a CPU profile of the server per
  * phase (ingest, delivery, replay) to `.bench/` (summarize one with
- * `node bench/summarize-cpu-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node flags of the server),
+ * `node bench/summarize-cpu-profile.js <file>`; with BENCH_HEAP_PROFILE=1 also a sampling heap profile
+ * of everything allocated, `node bench/summarize-heap-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node
+ * flags of the server),
  * BENCH_CONFIG_OPERATIONS (200), BENCH_PHASES (all; or a comma-separated list of `ingest` = phases 1-2,
  * `protocols` = phase 2 again against a source connected to a tracking plan (`protocols.phase.ts`),
  * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,

@@ -29,14 +29,23 @@ export class RunningHandlers {
   ) {}
 
   start(delivery: Delivery, signalInProgress?: () => void): void {
-    const call = (async () => {
+    // One promise per call (not an async wrapper and a `finally`): with promise hooks on (any
+    // AsyncLocalStorage makes them process-wide), every promise and await costs its hooks.
+    const failed = (error: unknown) => {
       try {
-        await this.handler(delivery);
-      } catch (error) {
         // Left unsettled on purpose: the ack wait redelivers it, which avoids a hot retry loop.
         this.onHandlerError?.(error, delivery);
+      } finally {
+        this.finished(call);
       }
-    })();
+    };
+    let handled: void | Promise<void>;
+    try {
+      handled = this.handler(delivery);
+    } catch (error) {
+      handled = Promise.reject(error);
+    }
+    const call: Promise<void> = Promise.resolve(handled).then(() => this.finished(call), failed);
     const now = Date.now();
     this.running.set(call, { startedAt: now, signalledAt: now, signalInProgress });
     if (signalInProgress && this.ackWaitMs !== undefined && !this.inProgressTimer) {
@@ -46,18 +55,19 @@ export class RunningHandlers {
       );
       this.inProgressTimer.unref();
     }
-    void call.finally(() => {
-      this.running.delete(call);
-      if (this.running.size === 0 && this.inProgressTimer) {
-        clearInterval(this.inProgressTimer);
-        this.inProgressTimer = undefined;
-      }
-    });
   }
 
   async whenIdle(): Promise<void> {
     while (this.running.size > 0) {
       await Promise.allSettled([...this.running.keys()]);
+    }
+  }
+
+  private finished(call: Promise<void>): void {
+    this.running.delete(call);
+    if (this.running.size === 0 && this.inProgressTimer) {
+      clearInterval(this.inProgressTimer);
+      this.inProgressTimer = undefined;
     }
   }
 

@@ -44,7 +44,11 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     return gathering ? Math.max(configured, gathering.maxMessages * callsAtOnceOf(gathering)) : configured;
   }
 
-  async deliver(
+  /**
+   * Not async, nor is what it calls: with promise hooks on (any AsyncLocalStorage makes them
+   * process-wide), each async function and await of a message's way costs its hooks and objects.
+   */
+  deliver(
     destinationSlug: string,
     message: NormalizedMessage,
     settings: Record<string, unknown>,
@@ -52,11 +56,9 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   ): Promise<DeliveryOutcome> {
     const delivery = this.deliverNow(destinationSlug, message, settings, source);
     this.inFlight.add(delivery);
-    try {
-      return await delivery;
-    } finally {
-      this.inFlight.delete(delivery);
-    }
+    const forget = () => this.inFlight.delete(delivery);
+    delivery.then(forget, forget);
+    return delivery;
   }
 
   /**
@@ -70,7 +72,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     await this.registry.close();
   }
 
-  private async deliverNow(
+  private deliverNow(
     destinationSlug: string,
     message: NormalizedMessage,
     settings: Record<string, unknown>,
@@ -78,8 +80,10 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   ): Promise<DeliveryOutcome> {
     const adapter = this.registry.deliveryAdapterFor(destinationSlug);
     if (!adapter)
-      return { outcome: 'discard', reason: `Tributary has no delivery adapter for ${destinationSlug} yet` };
-    let result: DeliveryOutcome;
+      return Promise.resolve({
+        outcome: 'discard',
+        reason: `Tributary has no delivery adapter for ${destinationSlug} yet`,
+      });
     if (adapter.gathering) {
       let gatherer = this.gatherers.get(adapter.slug);
       if (!gatherer) {
@@ -90,13 +94,17 @@ export class DestinationDeliveries implements OnApplicationShutdown {
         });
         this.gatherers.set(adapter.slug, gatherer);
       }
-      result = await gatherer.deliver({ settings, ...source }, message);
-    } else {
-      [result] = await adapter.deliver({ settings, ...source, messages: [message] });
+      return gatherer.deliver({ settings, ...source }, message).then(withRetryAfterCapped);
     }
-    if (result.outcome === 'retry' && result.retryAfterMs !== undefined) {
-      return { ...result, retryAfterMs: Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS) };
-    }
-    return result;
+    return adapter
+      .deliver({ settings, ...source, messages: [message] })
+      .then(([result]) => withRetryAfterCapped(result!));
   }
+}
+
+function withRetryAfterCapped(result: DeliveryOutcome): DeliveryOutcome {
+  if (result.outcome === 'retry' && result.retryAfterMs !== undefined) {
+    return { ...result, retryAfterMs: Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS) };
+  }
+  return result;
 }

@@ -33,6 +33,8 @@ interface PreparedDestination {
   routable: RoutableDestination;
   settings: Record<string, unknown>;
   source: { sourceId: string; sourceSlug: string };
+  /** Its key in the delivery metrics: made once, not per message (a new string is hashed at each lookup). */
+  metricsKey: string;
 }
 
 /**
@@ -65,7 +67,6 @@ export class MessageDeliverer {
   ) {}
 
   async handle(delivery: Delivery, context: DeliveryContext): Promise<void> {
-    const key = destinationKey(context.sourceId, context.destinationSlug);
     const view = this.readModel.destination(context.sourceId, context.destinationSlug);
     const prepared = view && this.prepare(view);
     if (!prepared) {
@@ -79,6 +80,7 @@ export class MessageDeliverer {
         return;
       }
     }
+    const key = prepared.metricsKey;
     const payload = delivery.payload as unknown as NormalizedMessage;
     const message = context.replay
       ? prepareReplayMessage(payload, prepared.catalogEntry.displayName)
@@ -160,22 +162,21 @@ export class MessageDeliverer {
 
   /**
    * Acknowledges the message, then drops what the log remembers of its failed attempts. Only a
-   * redelivered message can have any, so a message settled at its first delivery writes nothing more.
+   * redelivered message can have any, so a message settled at its first delivery writes nothing more
+   * (and its settling is the ack's own promise, without an async function around it).
    * A crash between the two leaves a history no one reads again, which the log's retention removes.
    */
-  private async settleInLog(
-    delivery: Delivery,
-    context: DeliveryContext,
-    failedBefore = false,
-  ): Promise<void> {
-    await delivery.ack();
-    if (delivery.deliveryCount > 1 || failedBefore) {
-      await this.eventLog
-        .forgetFailedAttempts(context.consumerName, delivery.sequence)
-        .catch((error: Error) =>
-          this.logger.warn(`could not drop the attempt history of ${delivery.messageId}: ${error.message}`),
-        );
-    }
+  private settleInLog(delivery: Delivery, context: DeliveryContext, failedBefore = false): Promise<void> {
+    if (delivery.deliveryCount <= 1 && !failedBefore) return delivery.ack();
+    return delivery
+      .ack()
+      .then(() =>
+        this.eventLog
+          .forgetFailedAttempts(context.consumerName, delivery.sequence)
+          .catch((error: Error) =>
+            this.logger.warn(`could not drop the attempt history of ${delivery.messageId}: ${error.message}`),
+          ),
+      );
   }
 
   private prepare(view: DestinationView): PreparedDestination | undefined {
@@ -197,6 +198,7 @@ export class MessageDeliverer {
       // Frozen, since every delivery shares it.
       settings: cached?.settings ?? Object.freeze(this.secretBox.revealAll(record.config)),
       source: { sourceId: record.sourceId, sourceSlug: record.sourceSlug },
+      metricsKey: cached?.metricsKey ?? destinationKey(record.sourceId, record.destinationSlug),
     };
     this.prepared.set(record, prepared);
     return prepared;

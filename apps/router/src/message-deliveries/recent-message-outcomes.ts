@@ -48,19 +48,19 @@ export class RecentMessageOutcomes {
       this.remember(key, outcomes);
     }
     // The time is formatted when read: far fewer messages are looked up than settled.
-    const entry: StoredOutcome = {
-      destinationSlug,
-      outcome,
-      atMs: this.now(),
-      detail: detail === undefined ? undefined : detail.slice(0, 300),
-    };
-    for (let index = 0; index < outcomes.length; index++) {
-      if (outcomes[index]!.destinationSlug === destinationSlug) {
-        outcomes[index] = entry;
+    const atMs = this.now();
+    const shown = detail === undefined ? undefined : detail.slice(0, 300);
+    for (const stored of outcomes) {
+      if (stored.destinationSlug === destinationSlug) {
+        // Updated in place: entries live long, and each replaced one would be garbage in the old
+        // generation (a replay settles again every message its destination's consumer settled).
+        stored.outcome = outcome;
+        stored.atMs = atMs;
+        stored.detail = shown;
         return;
       }
     }
-    outcomes.push(entry);
+    outcomes.push({ destinationSlug, outcome, atMs, detail: shown });
   }
 
   outcomesOf(sourceId: string, messageId: string): MessageOutcome[] {

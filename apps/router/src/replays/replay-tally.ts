@@ -120,16 +120,19 @@ export class ReplayTally {
     }
     this.counts = counts;
     batch.forEach((settlement) => this.unconfirmed.add(settlement.sequence));
-    void Promise.all(
-      batch.map(async (settlement) => {
-        try {
-          await settlement.ack();
-          this.unconfirmed.delete(settlement.sequence);
-          settlement.resolve();
-        } catch (error) {
-          settlement.reject(error);
-        }
-      }),
-    );
+    // One promise per ack (no async function and await around each): promise hooks cost per promise.
+    for (const settlement of batch) {
+      let acked: Promise<void>;
+      try {
+        acked = settlement.ack();
+      } catch (error) {
+        settlement.reject(error);
+        continue;
+      }
+      acked.then(() => {
+        this.unconfirmed.delete(settlement.sequence);
+        settlement.resolve();
+      }, settlement.reject);
+    }
   }
 }

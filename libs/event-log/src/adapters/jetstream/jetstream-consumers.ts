@@ -24,6 +24,9 @@ import { ConfirmedAcks } from './confirmed-acks';
 import { isApiError, type JetStreamSession } from './jetstream-session';
 import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
 
+/** What an unconfirmed ack answers: one settled promise shared by all, rather than one per ack. */
+const SENT: Promise<void> = Promise.resolve();
+
 /**
  * The durable consumers of `TRACKING`: one pull consumer per name, explicit ack, unlimited
  * `max_deliver` (the router decides when to give up and dead-letters), `max_ack_pending` =
@@ -169,21 +172,24 @@ export class JetStreamConsumers {
       publishedAt: message.time,
       deliveryCount: message.info.deliveryCount,
       ack: confirmAck
-        ? async () => {
+        ? () =>
             // The server answers once it has recorded the ack, so a resolved ack is a recorded ack.
             // While reconnecting, the client buffers the ack and sends it once connected again.
-            try {
-              // A pulled message's reply subject is where its ack goes (`JsMsg` only types it on the class).
-              await this.confirmedAcks.ack((message as JsMsg & { reply?: string }).reply);
-            } catch (error) {
+            // A pulled message's reply subject is where its ack goes (`JsMsg` only types it on the class).
+            // (Not an async function: its promise and await would cost promise hooks per message.)
+            this.confirmedAcks.ack((message as JsMsg & { reply?: string }).reply).catch((error: unknown) => {
               throw this.session.translate(error, `ack of ${message.seq}`);
-            }
-          }
-        : async () => {
+            })
+        : () => {
             // No request, inbox and timer per message: every ack of one event-loop turn shares one
             // socket write. One lost to a crash comes back after the ack wait (see `confirmAcks`).
-            this.session.assertUsable();
+            try {
+              this.session.assertUsable();
+            } catch (error) {
+              return Promise.reject(error);
+            }
             this.acks.ack(message);
+            return SENT;
           },
       nak: async (delayMs = 0) => {
         if (delayMs > 0) message.nak(delayMs);

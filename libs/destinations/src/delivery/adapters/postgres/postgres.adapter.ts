@@ -55,7 +55,11 @@ import {
 } from './warehouse-row.planner';
 import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
 import { pinnedPostgresConnection, withoutServerMessages } from './postgres-connection';
-import { writeWarehouseBatch, writesInOneStatement, type BatchMessageRows } from './warehouse-batch.writer';
+import {
+  prepareWarehouseBatch,
+  type BatchMessageRows,
+  type PreparedWarehouseBatch,
+} from './warehouse-batch.writer';
 
 export { quoteIdentifier } from './postgres-identifiers';
 
@@ -254,7 +258,37 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     messages: readonly NormalizedMessage[],
     sourceId: string | undefined,
   ): Promise<DeliveryResult[] | undefined> {
-    const batch: BatchMessageRows[] = [];
+    // Prepared in a call of its own: an async function keeps its locals alive across every await,
+    // and the rows must not outlive the statement built from them (see `prepareWarehouseBatch`).
+    const prepared = await this.prepareTogether(client, warehouse, schema, messages, sourceId);
+    if (!prepared) return undefined;
+    const { batch, notStored } = prepared;
+    // One statement is atomic by itself: no transaction round trips around it.
+    const inTransaction = !batch.inOneStatement;
+    try {
+      if (inTransaction) await client.query('BEGIN');
+      const isNew = await batch.write(client);
+      if (inTransaction) await client.query('COMMIT');
+      // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
+      return messages.map((message, index) => ({
+        messageId: message.messageId,
+        ...delivered(isNew[index] ? notStored[index] : []),
+      }));
+    } catch {
+      if (inTransaction) await client.query('ROLLBACK').catch(() => undefined);
+      return undefined;
+    }
+  }
+
+  /** The messages' rows fitted to their tables, as a batch to write; undefined when one cannot be. */
+  private async prepareTogether(
+    client: PoolClient,
+    warehouse: Warehouse,
+    schema: string,
+    messages: readonly NormalizedMessage[],
+    sourceId: string | undefined,
+  ): Promise<{ batch: PreparedWarehouseBatch; notStored: ValueNotStored[][] } | undefined> {
+    const rows: BatchMessageRows[] = [];
     const notStored: ValueNotStored[][] = [];
     let valuesAsJson = true;
     try {
@@ -272,7 +306,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
           plan.userRow &&
           (this.fitToKnownTable(warehouse, schema, plan.userRow) ??
             (await this.prepareRow(client, warehouse, schema, plan.userRow)));
-        batch.push({ primary, eventRow, userRow });
+        rows.push({ primary, eventRow, userRow });
         notStored.push(
           primary.notStored || eventRow?.notStored || userRow?.notStored
             ? [...(primary.notStored ?? []), ...(eventRow?.notStored ?? []), ...(userRow?.notStored ?? [])]
@@ -283,22 +317,8 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
           eventRow?.readsJsonAsText !== false &&
           userRow?.readsJsonAsText !== false;
       }
+      return { batch: prepareWarehouseBatch(schema, rows, { valuesAsJson }), notStored };
     } catch {
-      return undefined;
-    }
-    // One statement is atomic by itself: no transaction round trips around it.
-    const inTransaction = !writesInOneStatement(batch, { valuesAsJson });
-    try {
-      if (inTransaction) await client.query('BEGIN');
-      const isNew = await writeWarehouseBatch(client, schema, batch, { valuesAsJson });
-      if (inTransaction) await client.query('COMMIT');
-      // A redelivery stored nothing, so it reports nothing: each value left out is counted once.
-      return messages.map((message, index) => ({
-        messageId: message.messageId,
-        ...delivered(isNew[index] ? notStored[index] : []),
-      }));
-    } catch {
-      if (inTransaction) await client.query('ROLLBACK').catch(() => undefined);
       return undefined;
     }
   }
@@ -464,7 +484,8 @@ const NOTHING_LEFT_OUT: ValueNotStored[] = [];
 function fitRow(row: WarehouseRow, columns: ReadonlyMap<string, ColumnKind>): PreparedRow {
   const values = row.values as Map<string, WarehouseValue | null>;
   const prepared: PreparedRow = { table: row.table, values, notStored: undefined, readsJsonAsText: true };
-  for (const [column, value] of row.values) {
+  // `forEach`, not `for...of` with `[column, value]`: that allocates an entry and a result per value.
+  row.values.forEach((value, column) => {
     const kind = columns.get(column);
     if (kind === undefined) {
       (prepared.notStored ??= []).push({
@@ -476,13 +497,13 @@ function fitRow(row: WarehouseRow, columns: ReadonlyMap<string, ColumnKind>): Pr
           `(POSTGRES_DESTINATION_MAX_COLUMNS); column "${column}" is not created and its value not stored`,
       });
       values.delete(column);
-      continue;
+      return;
     }
     if (!KINDS_READING_JSON_AS_TEXT.has(kind)) prepared.readsJsonAsText = false;
     const fitted = fittedValue(kind, value);
     if (fitted !== undefined) {
       if (fitted !== value) values.set(column, fitted);
-      continue;
+      return;
     }
     values.set(column, null);
     (prepared.notStored ??= []).push({
@@ -491,7 +512,7 @@ function fitRow(row: WarehouseRow, columns: ReadonlyMap<string, ColumnKind>): Pr
       column,
       reason: `table "${row.table}": ${whyValueDoesNotFit(column, kind, value)}; stored null`,
     });
-  }
+  });
   return prepared;
 }
 

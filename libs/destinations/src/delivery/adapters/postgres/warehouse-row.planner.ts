@@ -127,7 +127,9 @@ export function planWarehouseRows(message: NormalizedMessage, sourceId?: string)
       values.set('event', table);
       setIfDefined(values, 'event_text', message.event);
       flattenInto(values, message.context, 'context');
-      const eventValues = new Map(values);
+      // Copied with forEach: `new Map(values)` walks the iterator, an entry array and a result per value.
+      const eventValues = new Map<string, WarehouseValue>();
+      values.forEach((value, column) => eventValues.set(column, value));
       flattenInto(eventValues, message.properties, '');
       return {
         primary: { table: 'tracks', values },

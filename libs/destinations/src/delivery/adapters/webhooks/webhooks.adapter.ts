@@ -30,8 +30,10 @@ import {
   validateHeaderValue,
   type IncomingMessage,
   type OutgoingHttpHeaders,
+  type RequestOptions,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import type { NormalizedMessage } from '@tributary/contracts';
 import {
   discard,
@@ -82,6 +84,13 @@ export interface WebhooksAdapterOptions {
 /** The webhook settings, checked: a destination that cannot be called gets a reason, not a crash. */
 export interface WebhookTarget {
   url: URL;
+  /**
+   * `url` as `node:http` request options, and its host name: worked out once per settings object,
+   * not per request (reading a URL's parts, as `http.request(url)` does, made objects and strings for
+   * every message).
+   */
+  requestOptions: Readonly<RequestOptions>;
+  hostname: string;
   /** Lower-case names; `authorization` from credentials in the URL, then the `headers` setting. */
   headers: Readonly<Record<string, string>>;
   sharedSecret?: string;
@@ -123,7 +132,7 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
       return sameOutcomeForAll(request.messages, discard(`destination misconfigured: ${target}`));
     }
     // Node's lookup hook is not called for IP literals, so those are checked here.
-    const refusal = this.egressGuard.refusalOfLiteral(target.url.hostname);
+    const refusal = this.egressGuard.refusalOfLiteral(target.hostname);
     if (refusal) return sameOutcomeForAll(request.messages, egressDenied(refusal.detail));
     if (request.messages.length === 1) {
       // The router's case: one message per call, without the concurrency machinery.
@@ -174,7 +183,7 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
       }
       headers['x-signature'] = hmac.update(signedBytes).digest('hex');
     }
-    const https = target.url.protocol === 'https:';
+    const https = target.requestOptions.protocol === 'https:';
     return new Promise<DeliveryOutcome>((resolve) => {
       let settled = false;
       const settle = (outcome: DeliveryOutcome) => {
@@ -184,13 +193,17 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
         resolve(outcome);
       };
       const request = (https ? httpsRequest : httpRequest)(
-        target.url,
-        { method: 'POST', headers, agent: https ? this.httpsAgent : this.httpAgent },
+        {
+          ...target.requestOptions,
+          method: 'POST',
+          headers,
+          agent: https ? this.httpsAgent : this.httpAgent,
+        },
         (response) => {
           const status = response.statusCode ?? 0;
           const showsBody = this.egressGuard.mayShowResponseOf(
             response.socket?.remoteAddress,
-            target.url.hostname,
+            target.hostname,
           );
           const outcomeWith = (excerpt: string) =>
             classifyHttpStatus(status, headerText(response.headers['retry-after']), showsBody ? excerpt : '');
@@ -276,6 +289,8 @@ export function readWebhookTarget(settings: Readonly<Record<string, unknown>>): 
   }
   return {
     url,
+    requestOptions: urlToHttpOptions(url),
+    hostname: url.hostname,
     headers,
     signatureTimestamp: signatureTimestamp === true,
     ...(typeof secret === 'string' && secret !== '' ? { sharedSecret: secret } : {}),
