@@ -53,32 +53,34 @@ export function registerDedupeIndexMetrics(registry: Registry, eventLog: unknown
   gaugeOf('tributary_dedupe_index_ids', 'Message ids held by the dedupe index, all buckets.', (value) =>
     value.buckets.reduce((sum, bucket) => sum + bucket.ids, 0),
   );
-  new Gauge({
-    name: 'tributary_dedupe_index_bucket_ids',
-    help: 'Message ids held by the dedupe index per hour bucket (label: the bucket start, ISO 8601).',
-    labelNames: ['bucket'],
-    registers: [registry],
-    async collect() {
-      const value = await stats();
-      if (!value) return;
-      this.reset();
-      for (const bucket of value.buckets)
-        this.set({ bucket: new Date(bucket.startsAt).toISOString() }, bucket.ids);
-    },
-  });
-  new Gauge({
-    name: 'tributary_dedupe_index_bucket_runs',
-    help: 'Sorted runs of each hour bucket of the dedupe index (label: the bucket start): a lookup its filter cannot rule out reads each; merges keep it near 30 at most.',
-    labelNames: ['bucket'],
-    registers: [registry],
-    async collect() {
-      const value = await stats();
-      if (!value) return;
-      this.reset();
-      for (const bucket of value.buckets)
-        this.set({ bucket: new Date(bucket.startsAt).toISOString() }, bucket.runs);
-    },
-  });
+  const perBucketGauge = (
+    name: string,
+    help: string,
+    read: (bucket: DedupeIndexStats['buckets'][number]) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['bucket'],
+      registers: [registry],
+      async collect() {
+        const value = await stats();
+        if (!value) return;
+        this.reset();
+        for (const bucket of value.buckets)
+          this.set({ bucket: new Date(bucket.startsAt).toISOString() }, read(bucket));
+      },
+    });
+  perBucketGauge(
+    'tributary_dedupe_index_bucket_ids',
+    'Message ids held by the dedupe index per hour bucket (label: the bucket start, ISO 8601).',
+    (bucket) => bucket.ids,
+  );
+  perBucketGauge(
+    'tributary_dedupe_index_bucket_runs',
+    'Sorted runs of each hour bucket of the dedupe index (label: the bucket start): a lookup its filter cannot rule out reads each; merges keep it near 30 at most.',
+    (bucket) => bucket.runs,
+  );
   counterOf(
     'tributary_dedupe_index_lookups_total',
     'Message ids looked up in the dedupe index.',

@@ -47,18 +47,23 @@ async function deleteStreams(): Promise<void> {
   }
 }
 
+/** The JetStream log under the index: TRACKING's duplicate window is the guard. */
+function connectInner(): Promise<JetStreamEventLog> {
+  return JetStreamEventLog.connect({
+    servers: server.url,
+    dedupeWindowMs: WINDOW_MS,
+    retentionMs: 3_600_000,
+    trackingDuplicateWindowMs: GUARD_MS,
+  });
+}
+
 describeDeduplicatingLogContract(
   'jetstream with the dedupe index (guard window shorter than the window)',
   () => ({
     timing: { windowMs: WINDOW_MS, guardWindowMs: GUARD_MS, forgottenAfterMs: WINDOW_MS + BUCKET_MS + 500 },
     async open() {
       await deleteStreams();
-      const inner = await JetStreamEventLog.connect({
-        servers: server.url,
-        dedupeWindowMs: WINDOW_MS,
-        retentionMs: 3_600_000,
-        trackingDuplicateWindowMs: GUARD_MS,
-      });
+      const inner = await connectInner();
       const index = await WorkerDedupeIndex.start(
         join(mkdtempSync(join(tmpdir(), 'dedupe-log-')), 'index.sqlite'),
         {
@@ -83,12 +88,7 @@ describeDeduplicatingLogContract(
 describe('the JetStream guard window', () => {
   it('is the TRACKING stream duplicate window, while dead letters keep the whole window', async () => {
     await deleteStreams();
-    const log = await JetStreamEventLog.connect({
-      servers: server.url,
-      dedupeWindowMs: WINDOW_MS,
-      retentionMs: 3_600_000,
-      trackingDuplicateWindowMs: GUARD_MS,
-    });
+    const log = await connectInner();
     const connection = await connect({ servers: server.url });
     try {
       const manager = await jetstreamManager(connection);
@@ -132,15 +132,6 @@ describe('a new dedupe index on a log that already holds messages', () => {
     );
     const feed = await JetStreamMessageIdFeed.connect(server.url);
     return DeduplicatedEventLog.start(inner, index, feed, { guardWindowMs: GUARD_MS, windowMs: WINDOW_MS });
-  }
-
-  function connectInner(): Promise<JetStreamEventLog> {
-    return JetStreamEventLog.connect({
-      servers: server.url,
-      dedupeWindowMs: WINDOW_MS,
-      retentionMs: 3_600_000,
-      trackingDuplicateWindowMs: GUARD_MS,
-    });
   }
 
   const message = (messageId: string) => ({ workspaceId: 'ws1', sourceId: 'src-a', messageId, payload: {} });
@@ -201,13 +192,6 @@ describe("a replica's own appends and other writers' messages", () => {
 
   it('indexes its own appends without reading the log back, and reads back only what another writer appended', async () => {
     await deleteStreams();
-    const connectInner = () =>
-      JetStreamEventLog.connect({
-        servers: server.url,
-        dedupeWindowMs: WINDOW_MS,
-        retentionMs: 3_600_000,
-        trackingDuplicateWindowMs: GUARD_MS,
-      });
     const index = await WorkerDedupeIndex.start(
       join(mkdtempSync(join(tmpdir(), 'dedupe-own-')), 'index.sqlite'),
       { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
@@ -254,12 +238,7 @@ describe("a replica's own appends and other writers' messages", () => {
 describe('dedupe index metrics', () => {
   it('exposes index size, ids per bucket, lookups, hits and catch-up lag on the registry', async () => {
     await deleteStreams();
-    const inner = await JetStreamEventLog.connect({
-      servers: server.url,
-      dedupeWindowMs: WINDOW_MS,
-      retentionMs: 3_600_000,
-      trackingDuplicateWindowMs: GUARD_MS,
-    });
+    const inner = await connectInner();
     const index = await WorkerDedupeIndex.start(
       join(mkdtempSync(join(tmpdir(), 'dedupe-metrics-')), 'index.sqlite'),
       { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
