@@ -146,8 +146,8 @@ export function hasDedupeIndex(log: unknown): log is DedupeStatusSource {
 export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   private readonly clock: () => number;
   /** The log follower while it runs (catching up, or reading other writers' messages). */
-  private subscription: FeedSubscription | undefined;
-  private follower: { startedAt: number; lingerMs: number; caughtUp: boolean } | undefined;
+  private follower:
+    { subscription: FeedSubscription; startedAt: number; lingerMs: number; caughtUp: boolean } | undefined;
   /** A transition of the follower (start or stop) under way: one at a time. */
   private followerChanging: Promise<void> | undefined;
   private lastFollowerStop = { at: -Infinity, lingerMs: FOLLOWER_LINGER_MS };
@@ -360,7 +360,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     clearInterval(this.followerTimer);
     await this.recordGathered();
     await this.followerChanging;
-    await this.subscription?.stop();
+    await this.follower?.subscription.stop();
     await this.commits.catch(() => undefined);
     await this.feed.close();
     await this.index.close();
@@ -500,15 +500,13 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
         )
       : await this.feed.follow(fromSequence, (batch) => this.indexBatch(batch));
     subscription.failed.catch((error: Error) => {
-      if (!this.closed && this.subscription === subscription) this.failure ??= error;
+      if (!this.closed && this.follower?.subscription === subscription) this.failure ??= error;
     });
-    this.subscription = subscription;
-    this.follower = { startedAt: Date.now(), lingerMs, caughtUp: false };
+    this.follower = { subscription, startedAt: Date.now(), lingerMs, caughtUp: false };
   }
 
   private async stopFollower(): Promise<void> {
-    const subscription = this.subscription;
-    this.subscription = undefined;
+    const subscription = this.follower?.subscription;
     this.follower = undefined;
     await subscription?.stop();
     // Commits handed to the index before the stop still land (and still move the contiguous mark).
