@@ -183,6 +183,26 @@ export function describeEventLogContract(
         expect(consumer.received[0].delivery.payload).toEqual(sent.payload);
       });
 
+      it('hands each delivery the bytes its payload was stored as: JSON.stringify of the payload, in UTF-8', async () => {
+        const log = await openFresh();
+        const consumer = await record(log, 'stored-bytes', { deliverFrom: new Date(0) });
+        const payloads = [
+          {
+            city: 'São Paulo',
+            note: '東京 🚀',
+            nested: { list: [1, 2.5, null, true], '2': 'index-like key' },
+          },
+          { quote: 'say "hi"\n\u0000', emptyObject: {}, emptyList: [] },
+        ];
+        await log.publishBatch(payloads.map((payload) => ({ ...message('src-a'), payload })));
+        await waitUntil('both messages are delivered', () => consumer.received.length >= 2);
+        for (const [index, { delivery }] of consumer.received.entries()) {
+          expect(delivery.storedPayload).toBeInstanceOf(Uint8Array);
+          expect(Buffer.from(delivery.storedPayload).toString('utf8')).toBe(JSON.stringify(payloads[index]));
+          expect(Buffer.from(delivery.storedPayload).toString('utf8')).toBe(JSON.stringify(delivery.payload));
+        }
+      });
+
       it('keeps many publishes in flight at once and gives each message its own sequence', async () => {
         const log = await openFresh();
         const batches = Array.from({ length: 20 }, () => Array.from({ length: 25 }, () => message('src-a')));

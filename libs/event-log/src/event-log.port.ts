@@ -73,6 +73,12 @@ export interface Delivery {
   sourceId: string;
   messageId: string;
   payload: Record<string, unknown>;
+  /**
+   * The bytes `payload` was parsed from: its JSON as the log stores it (UTF-8), exactly what
+   * `JSON.stringify(payload)` gives, since that is how it was stored. A destination that sends the
+   * message unchanged as JSON sends these instead of serializing it again.
+   */
+  readonly storedPayload: Uint8Array;
   sequence: number;
   publishedAt: Date;
   /** 1 on the first delivery, incremented on every redelivery (ack wait expired or nak). */

@@ -53,8 +53,9 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     message: NormalizedMessage,
     settings: Record<string, unknown>,
     source: { sourceId: string; sourceSlug: string },
+    storedJson?: Uint8Array,
   ): Promise<DeliveryOutcome> {
-    const delivery = this.deliverNow(destinationSlug, message, settings, source);
+    const delivery = this.deliverNow(destinationSlug, message, settings, source, storedJson);
     this.inFlight.add(delivery);
     const forget = () => this.inFlight.delete(delivery);
     delivery.then(forget, forget);
@@ -77,6 +78,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     message: NormalizedMessage,
     settings: Record<string, unknown>,
     source: { sourceId: string; sourceSlug: string },
+    storedJson: Uint8Array | undefined,
   ): Promise<DeliveryOutcome> {
     const adapter = this.registry.deliveryAdapterFor(destinationSlug);
     if (!adapter)
@@ -97,7 +99,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       return gatherer.deliver({ settings, ...source }, message).then(withRetryAfterCapped);
     }
     return adapter
-      .deliver({ settings, ...source, messages: [message] })
+      .deliver({ settings, ...source, messages: [message], storedJson: [storedJson] })
       .then(([result]) => withRetryAfterCapped(result!));
   }
 }

@@ -102,6 +102,8 @@ export class MessageDeliverer {
       decision.message,
       prepared.settings,
       prepared.source,
+      // Unchanged by routing (no replay, no filter copy): the destination may send the stored bytes.
+      decision.message === payload ? delivery.storedPayload : undefined,
     );
     if (result.outcome === 'delivered') {
       const receivedAt = Date.parse(String(payload.receivedAt));

@@ -219,6 +219,9 @@ function withAckAfter(delivery: Delivery, ack: () => Promise<void>): Delivery {
     sourceId: delivery.sourceId,
     messageId: delivery.messageId,
     payload: delivery.payload,
+    get storedPayload() {
+      return delivery.storedPayload;
+    },
     sequence: delivery.sequence,
     publishedAt: delivery.publishedAt,
     deliveryCount: delivery.deliveryCount,

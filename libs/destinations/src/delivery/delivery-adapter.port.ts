@@ -81,6 +81,12 @@ export interface DeliveryRequest {
   readonly sourceSlug?: string;
   /** Normalized messages as stored in the event log; results come back in this order. */
   readonly messages: readonly NormalizedMessage[];
+  /**
+   * `storedJson[i]`, where present, is the JSON `messages[i]` is stored as in the log (UTF-8): given only
+   * for a message handed over exactly as stored, not for a replay's or a filter's copy. An adapter that
+   * sends a message as JSON may send these bytes rather than serialize it again: they are the same JSON.
+   */
+  readonly storedJson?: readonly (Uint8Array | undefined)[];
 }
 
 export interface DeliveryAdapter {

@@ -168,6 +168,8 @@ export class JetStreamConsumers {
       sourceId,
       messageId: message.headers?.get('Nats-Msg-Id') ?? '',
       payload: message.json<Record<string, unknown>>(),
+      // A view of the bytes read from the socket, which nothing reuses; no copy.
+      storedPayload: message.data,
       sequence: message.seq,
       publishedAt: message.time,
       deliveryCount: message.info.deliveryCount,

@@ -102,6 +102,10 @@ export class SqliteConsumerRunner {
       sourceId: row.source_id,
       messageId: row.message_id,
       payload: JSON.parse(row.payload) as Record<string, unknown>,
+      // Encoded only when a destination asks for it.
+      get storedPayload() {
+        return Buffer.from(row.payload, 'utf8');
+      },
       sequence: row.sequence,
       publishedAt: new Date(row.published_at),
       deliveryCount: row.delivery_count,

@@ -3,15 +3,17 @@
  * request carries `X-Signature`, the hex HMAC-SHA1 of the exact body bytes, keyed with the secret, so
  * the receiver can check the request came from us (Segment's receivers already verify it this way).
  *
- * Requests go through `node:http`/`node:https` with keep-alive agents of the adapter's own, not fetch:
- * per message, fetch's Request/Headers/AbortSignal and web streams cost about as much CPU as the rest
- * of the delivery together (`BENCH_CPU_PROFILE=1 npm run bench`, phases 3 and 4). Redirects are not
- * followed by `node:http` either, so a receiver cannot bounce a request past the egress guard.
+ * Requests go through an undici `Agent` of the adapter's own (`dispatch` with a handler, keep-alive
+ * connections per origin), not fetch nor `node:http`: per message, fetch's Request/Headers/AbortSignal
+ * and web streams cost about as much CPU as the rest of the delivery together, and a `node:http`
+ * request (ClientRequest, agent bookkeeping, header checks, stream events) about twice an undici
+ * dispatch (`BENCH_CPU_PROFILE=1 npm run bench`, phases 3 and 4; BENCHMARKS.md). Redirects are not
+ * followed (no redirect interceptor), so a receiver cannot bounce a request past the egress guard.
  *
- * Every connection goes through the egress guard (`../../egress/egress-guard.ts`): the agents resolve
- * host names with its `lookup`, so a socket connects only to an address the policy allowed, and IP
- * literals are checked before the request. What a loopback or private target answers stays out of the
- * reason: the tenant chose the URL, and it may point at one of the operator's own services.
+ * Every connection goes through the egress guard (`../../egress/egress-guard.ts`): the agent's connector
+ * resolves host names with its `lookup`, so a socket connects only to an address the policy allowed,
+ * and IP literals are checked before the request. What a loopback or private target answers stays out
+ * of the reason: the tenant chose the URL, and it may point at one of the operator's own services.
  *
  * With `signature_timestamp` on, the request also carries `X-Signature-Timestamp` (Unix seconds) and the
  * signature covers `<timestamp>.<signed bytes>`, so a receiver can refuse replays of an old request.
@@ -23,17 +25,8 @@
  * verify the rest of such a batch.)
  */
 import { createHmac } from 'node:crypto';
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  validateHeaderName,
-  validateHeaderValue,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type RequestOptions,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { urlToHttpOptions } from 'node:url';
+import { validateHeaderName, validateHeaderValue, type IncomingHttpHeaders } from 'node:http';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { NormalizedMessage } from '@tributary/contracts';
 import {
   discard,
@@ -47,6 +40,7 @@ import {
 } from '../../delivery-adapter.port';
 import { classifyHttpStatus } from '../../http-response.classifier';
 import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
+import { normalizeHostName } from '../../egress/egress-policy';
 import { trimHttpWhitespace } from './http-whitespace';
 import { problemWithWebhookHeaders } from './webhook-settings.validator';
 
@@ -85,11 +79,11 @@ export interface WebhooksAdapterOptions {
 export interface WebhookTarget {
   url: URL;
   /**
-   * `url` as `node:http` request options, and its host name: worked out once per settings object,
-   * not per request (reading a URL's parts, as `http.request(url)` does, made objects and strings for
-   * every message).
+   * `url` as undici dispatches it (origin, then path with query) and its host name: worked out once per
+   * settings object, not per request (reading a URL's parts makes objects and strings every time).
    */
-  requestOptions: Readonly<RequestOptions>;
+  origin: string;
+  path: string;
   hostname: string;
   /** Lower-case names; `authorization` from credentials in the URL, then the `headers` setting. */
   headers: Readonly<Record<string, string>>;
@@ -105,11 +99,19 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   private readonly egressGuard: EgressGuard;
   private readonly now: () => number;
   /**
-   * Connections kept open between requests (Node honours the receiver's `Keep-Alive: timeout`). New
-   * connections resolve through the guard; a kept-alive one stays with the address checked when it opened.
+   * Connections kept open between requests, per origin (undici honours the receiver's `Keep-Alive:
+   * timeout`). New connections resolve through the guard; a kept-alive one stays with the address
+   * checked when it opened.
    */
-  private readonly httpAgent: HttpAgent;
-  private readonly httpsAgent: HttpsAgent;
+  private agent: Agent;
+  /**
+   * Host names that have connected to an address whose answers stay out of reasons (loopback and private
+   * ones under `open`: `EgressGuard.mayShowResponseOf`). undici hands a response no socket, so the address
+   * is checked when a connection opens, and the answer kept by host name for good: a name that ever
+   * reached such an address keeps its responses hidden, even after it resolves to a public one, so a
+   * rebinding name cannot get an internal answer shown through a connection opened earlier.
+   */
+  private readonly hostsWithHiddenResponses = new Set<string>();
   /**
    * The checked target of a settings object. The router hands the same frozen settings object to every
    * delivery of a destination until its config changes, so the settings are read and checked once.
@@ -119,10 +121,8 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   constructor(options: WebhooksAdapterOptions = {}) {
     this.egressGuard = options.egressGuard ?? new EgressGuard();
     this.now = options.now ?? Date.now;
-    const lookup = this.egressGuard.lookup;
-    this.httpAgent = new HttpAgent({ keepAlive: true, scheduling: 'lifo', lookup });
-    this.httpsAgent = new HttpsAgent({ keepAlive: true, scheduling: 'lifo', lookup });
     this.timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+    this.agent = this.createAgent();
     this.maxConcurrentRequests = Math.max(1, options.maxConcurrentRequests ?? 8);
   }
 
@@ -137,18 +137,28 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
     if (request.messages.length === 1) {
       // The router's case: one message per call, without the concurrency machinery.
       const [message] = request.messages;
-      return [{ messageId: message!.messageId, ...(await this.sendOne(target, message!)) }];
+      const outcome = await this.sendOne(target, message!, request.storedJson?.[0]);
+      return [{ messageId: message!.messageId, ...outcome }];
     }
-    const outcomes = await mapWithConcurrency(request.messages, this.maxConcurrentRequests, (message) =>
-      this.sendOne(target, message),
+    const outcomes = await mapWithConcurrency(
+      request.messages.map((message, index) => ({ message, storedJson: request.storedJson?.[index] })),
+      this.maxConcurrentRequests,
+      ({ message, storedJson }) => this.sendOne(target, message, storedJson),
     );
     return request.messages.map((message, index) => ({ messageId: message.messageId, ...outcomes[index]! }));
   }
 
-  /** POSTs one message; the signature covers the whole body. */
-  sendOne(target: WebhookTarget, message: NormalizedMessage): Promise<DeliveryOutcome> {
-    const body = Buffer.from(JSON.stringify(message), 'utf8');
-    return this.post(target, body, body);
+  /**
+   * POSTs one message; the signature covers the whole body. The body is the message's stored JSON when
+   * the caller has it (`DeliveryRequest.storedJson`), which is the same JSON without serializing again.
+   */
+  sendOne(
+    target: WebhookTarget,
+    message: NormalizedMessage,
+    storedJson?: Uint8Array,
+  ): Promise<DeliveryOutcome> {
+    const body = storedJson ?? Buffer.from(JSON.stringify(message), 'utf8');
+    return this.post(target, body);
   }
 
   private targetOf(settings: Readonly<Record<string, unknown>>): WebhookTarget | string {
@@ -162,18 +172,16 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   }
 
   async close(): Promise<void> {
-    // Idle keep-alive connections; later requests open new ones.
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    // Kept-alive connections too (the router calls this once its deliveries are done). The port lets
+    // an adapter deliver after `close()`: later requests go through a new agent.
+    const closing = this.agent;
+    this.agent = this.createAgent();
+    await closing.destroy();
   }
 
   /** Never rejects; the timeout covers the whole exchange, response body included. */
-  private post(target: WebhookTarget, body: Buffer, signedBytes: Buffer): Promise<DeliveryOutcome> {
-    const headers: OutgoingHttpHeaders = {
-      ...target.headers,
-      'content-type': 'application/json',
-      'content-length': body.length,
-    };
+  private post(target: WebhookTarget, body: Uint8Array): Promise<DeliveryOutcome> {
+    const headers: Record<string, string> = { ...target.headers, 'content-type': 'application/json' };
     if (target.sharedSecret !== undefined) {
       const hmac = createHmac('sha1', target.sharedSecret);
       if (target.signatureTimestamp) {
@@ -181,57 +189,127 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
         headers['x-signature-timestamp'] = timestamp;
         hmac.update(`${timestamp}.`);
       }
-      headers['x-signature'] = hmac.update(signedBytes).digest('hex');
+      headers['x-signature'] = hmac.update(body).digest('hex');
     }
-    const https = target.requestOptions.protocol === 'https:';
     return new Promise<DeliveryOutcome>((resolve) => {
-      let settled = false;
-      const settle = (outcome: DeliveryOutcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(outcome);
-      };
-      const request = (https ? httpsRequest : httpRequest)(
-        {
-          ...target.requestOptions,
-          method: 'POST',
-          headers,
-          agent: https ? this.httpsAgent : this.httpAgent,
-        },
-        (response) => {
-          const status = response.statusCode ?? 0;
-          const showsBody = this.egressGuard.mayShowResponseOf(
-            response.socket?.remoteAddress,
-            target.hostname,
-          );
-          const outcomeWith = (excerpt: string) =>
-            classifyHttpStatus(status, headerText(response.headers['retry-after']), showsBody ? excerpt : '');
-          if (status >= 200 && status < 300) {
-            // A success's body is read to its end so the connection can be reused; a body cut short
-            // does not change the outcome the status decided.
-            response.on('end', () => settle(outcomeWith('')));
-            response.on('close', () => settle(outcomeWith('')));
-            response.on('error', () => settle(outcomeWith('')));
-            response.resume();
-          } else {
-            readExcerpt(response, (excerpt) => settle(outcomeWith(excerpt)));
-          }
-        },
+      const exchange = new WebhookExchange(resolve, this.timeoutMs, () =>
+        this.mayShowResponseOf(target.hostname),
       );
-      const timer = setTimeout(() => {
-        settle(retry(`timeout after ${this.timeoutMs} ms`));
-        request.destroy();
-      }, this.timeoutMs);
-      request.on('error', (error) =>
-        settle(
-          isEgressDenied(error)
-            ? egressDenied(error.detail)
-            : retry(`connection error: ${describeRequestError(error)}`),
-        ),
+      this.agent.dispatch(
+        { origin: target.origin, path: target.path, method: 'POST', headers, body },
+        exchange,
       );
-      request.end(body);
     });
+  }
+
+  private createAgent(): Agent {
+    const connect = buildConnector({ lookup: this.egressGuard.lookup, timeout: this.timeoutMs });
+    return new Agent({
+      connect: (connectOptions, callback) =>
+        connect(connectOptions, (error, socket) => {
+          if (socket) this.noteConnection(connectOptions.hostname, socket.remoteAddress);
+          (callback as (...args: unknown[]) => void)(error, socket);
+        }),
+      // Backstops: each exchange has its own timer over the whole of it (`post`).
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
+  }
+
+  private noteConnection(hostName: string, address: string | undefined): void {
+    if (!this.egressGuard.mayShowResponseOf(address, hostName)) {
+      this.hostsWithHiddenResponses.add(normalizeHostName(hostName));
+    }
+  }
+
+  private mayShowResponseOf(hostName: string): boolean {
+    return !this.hostsWithHiddenResponses.has(normalizeHostName(hostName));
+  }
+}
+
+/**
+ * One POST as undici reports it, settled once by whatever comes first: the whole answer, an error, the
+ * timeout. A success's body is read to its end so the connection can be reused; an error's first bytes
+ * become the excerpt of the reason (`BODY_EXCERPT_CHARS`), and a long one is cut off with its connection.
+ */
+class WebhookExchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private retryAfter: string | undefined;
+  /** An error response's first bytes; absent for a success, whose body is not wanted. */
+  private excerptChunks: Buffer[] | undefined;
+  private excerptBytes = 0;
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly resolve: (outcome: DeliveryOutcome) => void,
+    private readonly timeoutMs: number,
+    private readonly mayShowResponse: () => boolean,
+  ) {
+    this.timer = setTimeout(() => {
+      this.settle(retry(`timeout after ${this.timeoutMs} ms`));
+      this.controller?.abort(new Error('the webhook timed out'));
+    }, timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Timed out while waiting for a connection: not sent at all.
+    if (this.settled) controller.abort(new Error('the webhook timed out'));
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    // 1xx answers come before the real one.
+    if (statusCode < 200) return;
+    this.status = statusCode;
+    this.retryAfter = headerText(headers['retry-after']);
+    if (statusCode >= 300) this.excerptChunks = [];
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.excerptChunks === undefined) return;
+    this.excerptChunks.push(chunk);
+    this.excerptBytes += chunk.length;
+    if (this.excerptBytes >= BODY_EXCERPT_CHARS * 4) {
+      this.finish();
+      // The rest is not wanted; the connection goes with it.
+      controller.abort(new Error('the rest of the response is not read'));
+    }
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    // A body cut short keeps the outcome its status decided, with what arrived of it.
+    if (this.status !== 0) {
+      this.finish();
+      return;
+    }
+    this.settle(
+      isEgressDenied(error)
+        ? egressDenied(error.detail)
+        : retry(`connection error: ${describeRequestError(error)}`),
+    );
+  }
+
+  private finish(): void {
+    if (this.settled) return;
+    const excerpt = this.excerptChunks && this.mayShowResponse() ? excerptOf(this.excerptChunks) : '';
+    this.settle(classifyHttpStatus(this.status, this.retryAfter, excerpt));
+  }
+
+  private settle(outcome: DeliveryOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve(outcome);
   }
 }
 
@@ -289,7 +367,8 @@ export function readWebhookTarget(settings: Readonly<Record<string, unknown>>): 
   }
   return {
     url,
-    requestOptions: urlToHttpOptions(url),
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
     hostname: url.hostname,
     headers,
     signatureTimestamp: signatureTimestamp === true,
@@ -301,30 +380,10 @@ function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The first characters of the body, whitespace collapsed, without reading a huge body to the end. */
-function readExcerpt(response: IncomingMessage, done: (excerpt: string) => void): void {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
-    done(text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text);
-  };
-  response.on('data', (chunk: Buffer) => {
-    chunks.push(chunk);
-    bytes += chunk.length;
-    if (bytes >= BODY_EXCERPT_CHARS * 4) {
-      finish();
-      // The rest is not wanted; the connection goes with it.
-      response.destroy();
-    }
-  });
-  // Keep what arrived when the body is cut short.
-  response.on('end', finish);
-  response.on('close', finish);
-  response.on('error', finish);
+/** The first characters of a body, whitespace collapsed. */
+function excerptOf(chunks: Buffer[]): string {
+  const text = Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim();
+  return text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text;
 }
 
 /** `ECONNREFUSED (connect ECONNREFUSED 127.0.0.1:9)` and the like: the system error's code and message. */
