@@ -79,7 +79,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-globals': [
         'error',
-        { name: 'fetch', message: 'Use node:http(s) with the egress guard (docs/egress.md).' },
+        { name: 'fetch', message: 'Use the guarded dispatcher or agents of the egress guard (docs/egress.md).' },
       ],
       'no-restricted-imports': [
         'error',

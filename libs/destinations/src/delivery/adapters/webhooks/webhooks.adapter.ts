@@ -26,7 +26,6 @@
  */
 import { createHmac } from 'node:crypto';
 import { validateHeaderName, validateHeaderValue, type IncomingHttpHeaders } from 'node:http';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { NormalizedMessage } from '@tributary/contracts';
 import {
   discard,
@@ -40,7 +39,11 @@ import {
 } from '../../delivery-adapter.port';
 import { classifyHttpStatus } from '../../http-response.classifier';
 import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
-import { normalizeHostName } from '../../egress/egress-policy';
+import {
+  GuardedDispatcher,
+  type GuardedRequestController,
+  type GuardedRequestHandler,
+} from '../../egress/guarded-dispatcher';
 import { trimHttpWhitespace } from './http-whitespace';
 import { problemWithWebhookHeaders } from './webhook-settings.validator';
 
@@ -103,15 +106,7 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
    * timeout`). New connections resolve through the guard; a kept-alive one stays with the address
    * checked when it opened.
    */
-  private agent: Agent;
-  /**
-   * Host names that have connected to an address whose answers stay out of reasons (loopback and private
-   * ones under `open`: `EgressGuard.mayShowResponseOf`). undici hands a response no socket, so the address
-   * is checked when a connection opens, and the answer kept by host name for good: a name that ever
-   * reached such an address keeps its responses hidden, even after it resolves to a public one, so a
-   * rebinding name cannot get an internal answer shown through a connection opened earlier.
-   */
-  private readonly hostsWithHiddenResponses = new Set<string>();
+  private readonly dispatcher: GuardedDispatcher;
   /**
    * The checked target of a settings object. The router hands the same frozen settings object to every
    * delivery of a destination until its config changes, so the settings are read and checked once.
@@ -122,7 +117,7 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
     this.egressGuard = options.egressGuard ?? new EgressGuard();
     this.now = options.now ?? Date.now;
     this.timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-    this.agent = this.createAgent();
+    this.dispatcher = new GuardedDispatcher(this.egressGuard, { timeoutMs: this.timeoutMs });
     this.maxConcurrentRequests = Math.max(1, options.maxConcurrentRequests ?? 8);
   }
 
@@ -172,11 +167,9 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   }
 
   async close(): Promise<void> {
-    // Kept-alive connections too (the router calls this once its deliveries are done). The port lets
-    // an adapter deliver after `close()`: later requests go through a new agent.
-    const closing = this.agent;
-    this.agent = this.createAgent();
-    await closing.destroy();
+    // Busy connections too: the router calls this once its deliveries are done. The port lets an
+    // adapter deliver after `close()`; later requests open new connections.
+    await this.dispatcher.close();
   }
 
   /** Never rejects; the timeout covers the whole exchange, response body included. */
@@ -193,37 +186,13 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
     }
     return new Promise<DeliveryOutcome>((resolve) => {
       const exchange = new WebhookExchange(resolve, this.timeoutMs, () =>
-        this.mayShowResponseOf(target.hostname),
+        this.dispatcher.mayShowResponseOf(target.hostname),
       );
-      this.agent.dispatch(
+      this.dispatcher.dispatch(
         { origin: target.origin, path: target.path, method: 'POST', headers, body },
         exchange,
       );
     });
-  }
-
-  private createAgent(): Agent {
-    const connect = buildConnector({ lookup: this.egressGuard.lookup, timeout: this.timeoutMs });
-    return new Agent({
-      connect: (connectOptions, callback) =>
-        connect(connectOptions, (error, socket) => {
-          if (socket) this.noteConnection(connectOptions.hostname, socket.remoteAddress);
-          (callback as (...args: unknown[]) => void)(error, socket);
-        }),
-      // Backstops: each exchange has its own timer over the whole of it (`post`).
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
-  }
-
-  private noteConnection(hostName: string, address: string | undefined): void {
-    if (!this.egressGuard.mayShowResponseOf(address, hostName)) {
-      this.hostsWithHiddenResponses.add(normalizeHostName(hostName));
-    }
-  }
-
-  private mayShowResponseOf(hostName: string): boolean {
-    return !this.hostsWithHiddenResponses.has(normalizeHostName(hostName));
   }
 }
 
@@ -232,8 +201,8 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
  * timeout. A success's body is read to its end so the connection can be reused; an error's first bytes
  * become the excerpt of the reason (`BODY_EXCERPT_CHARS`), and a long one is cut off with its connection.
  */
-class WebhookExchange implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | undefined;
+class WebhookExchange implements GuardedRequestHandler {
+  private controller: GuardedRequestController | undefined;
   private status = 0;
   private retryAfter: string | undefined;
   /** An error response's first bytes; absent for a success, whose body is not wanted. */
@@ -253,14 +222,14 @@ class WebhookExchange implements Dispatcher.DispatchHandler {
     }, timeoutMs);
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
+  onRequestStart(controller: GuardedRequestController): void {
     this.controller = controller;
     // Timed out while waiting for a connection: not sent at all.
     if (this.settled) controller.abort(new Error('the webhook timed out'));
   }
 
   onResponseStart(
-    _controller: Dispatcher.DispatchController,
+    _controller: GuardedRequestController,
     statusCode: number,
     headers: IncomingHttpHeaders,
   ): void {
@@ -271,7 +240,7 @@ class WebhookExchange implements Dispatcher.DispatchHandler {
     if (statusCode >= 300) this.excerptChunks = [];
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onResponseData(controller: GuardedRequestController, chunk: Buffer): void {
     if (this.excerptChunks === undefined) return;
     this.excerptChunks.push(chunk);
     this.excerptBytes += chunk.length;
@@ -286,7 +255,7 @@ class WebhookExchange implements Dispatcher.DispatchHandler {
     this.finish();
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onResponseError(_controller: GuardedRequestController, error: Error): void {
     // A body cut short keeps the outcome its status decided, with what arrived of it.
     if (this.status !== 0) {
       this.finish();
