@@ -3,6 +3,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
+ * The node flags Tributary is started with (`npm start`, `npm run start:prod` and the Dockerfile, which a
+ * spec keeps the same): the bench measures the server as it is run.
+ */
+export function serverStartFlags(): string[] {
+  const packageJson = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const command = packageJson.scripts['start:prod'] ?? '';
+  const match = /^node((?:\s+--\S+)*)\s+dist\/apps\/tributary\/src\/main\.js$/.exec(command);
+  if (!match) throw new Error(`package.json start:prod is not "node [--flags] dist/.../main.js": ${command}`);
+  return match[1]!.split(/\s+/).filter(Boolean);
+}
+
+/**
  * Tributary's real entry point (`apps/tributary/src/main.ts`) in a child process, compiled on load by
  * `test/support/swc-register.js`. A separate process keeps the load generator off the server's event loop, so
  * latencies are the server's, and lets the bench read the server's own peak RSS and CPU time.
@@ -21,7 +35,7 @@ export class TributaryServerProcess {
 
   static async start(options: {
     environment: Record<string, string>;
-    /** Extra node flags for the server, such as `--require` of a preload. */
+    /** Node flags for the server after those it is started with, such as `--require` of a preload. */
     nodeOptions?: string[];
     /** Opens an IPC channel to the server (for `bench/cpu-profile.preload.js`). */
     ipc?: boolean;
@@ -30,6 +44,7 @@ export class TributaryServerProcess {
     const child = spawn(
       process.execPath,
       [
+        ...serverStartFlags(),
         ...(options.nodeOptions ?? []),
         '--require',
         join(repositoryRoot, 'test/support/swc-register.js'),

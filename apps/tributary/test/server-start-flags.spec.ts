@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serverStartFlags } from '../../../bench/tributary-server.process';
+
+const repositoryRoot = join(__dirname, '..', '..', '..');
+const read = (file: string) => readFileSync(join(repositoryRoot, file), 'utf8');
+
+/**
+ * The server's node flags (a larger young generation, BENCHMARKS.md) live in three places that start it:
+ * `npm start`, `npm run start:prod` and the image. The bench starts its server with those of
+ * `start:prod`, so what it measures is what users run.
+ */
+describe('the flags Tributary is started with', () => {
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  const flags = serverStartFlags();
+
+  it('include the larger young generation', () => {
+    expect(flags).toContain('--max-semi-space-size=32');
+  });
+
+  it('are the same for npm start, npm run start:prod and the Dockerfile', () => {
+    const mainScript = 'dist/apps/tributary/src/main.js';
+    expect(scripts['start']).toMatch(new RegExp(`&& node ${flags.join(' ')} ${mainScript}$`));
+    expect(scripts['start:prod']).toBe(`node ${flags.join(' ')} ${mainScript}`);
+    const dockerCommand = /^CMD (\[.*\])$/m.exec(read('Dockerfile'));
+    expect(JSON.parse(dockerCommand![1]!)).toEqual(['node', ...flags, mainScript]);
+  });
+});
