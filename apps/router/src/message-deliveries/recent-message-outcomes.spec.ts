@@ -25,4 +25,26 @@ describe('RecentMessageOutcomes', () => {
     expect(outcomes.outcomesOf('s', 'b')[0].detail).toHaveLength(300);
     expect(outcomes.outcomesOf('s', 'c')).toHaveLength(1);
   });
+
+  it('counts its capacity in outcomes and reads a message whose outcomes span the wrap of the ring', () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const outcomes = new RecentMessageOutcomes(3, () => now);
+    outcomes.record('s', 'old', 'webhooks', 'delivered');
+    outcomes.record('s', 'm', 'webhooks', 'retried', 'HTTP 500');
+    outcomes.record('s', 'm', 'postgres', 'delivered');
+    now += 1000;
+    // Wraps: takes the slot of 'old'.
+    outcomes.record('s', 'm', 'webhooks', 'dead_lettered', 'retries exhausted');
+    expect(outcomes.outcomesOf('s', 'old')).toEqual([]);
+    expect(outcomes.outcomesOf('s', 'm')).toEqual([
+      {
+        destinationSlug: 'webhooks',
+        outcome: 'dead_lettered',
+        at: '2026-01-01T00:00:01.000Z',
+        detail: 'retries exhausted',
+      },
+      { destinationSlug: 'postgres', outcome: 'delivered', at: '2026-01-01T00:00:00.000Z' },
+    ]);
+    expect(new RecentMessageOutcomes(0).outcomesOf('s', 'm')).toEqual([]);
+  });
 });

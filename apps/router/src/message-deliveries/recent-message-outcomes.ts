@@ -10,29 +10,52 @@ export interface MessageOutcome {
   detail?: string;
 }
 
-/** Messages remembered per router process; the oldest are forgotten first. */
-export const MAX_REMEMBERED_MESSAGES = 50_000;
+/** Outcomes remembered per router process (one per message and destination settled); the oldest go first. */
+export const MAX_REMEMBERED_OUTCOMES = 100_000;
+
+const OUTCOME_KINDS: readonly DeliveryOutcomeKind[] = [
+  'delivered',
+  'discarded',
+  'retried',
+  'filtered',
+  'skipped',
+  'dead_lettered',
+];
 
 /**
  * The latest outcome of recent messages for each destination of their source, kept in memory by the
  * router that settled them (like the delivery metrics: per replica, gone after a restart). It
  * answers "where did this message go" for messages seen in the live debugger.
+ *
+ * Recorded for every message settled, read only when someone looks one up: so a record writes into
+ * slots of a ring of columns and makes no object (no key string, entry, array or record per message,
+ * which all lived long enough to be promoted and then collected from the old generation), and a lookup
+ * walks the ring.
  */
 export class RecentMessageOutcomes {
-  /** By `sourceId NUL messageId`. */
-  private readonly byMessage = new Map<string, StoredOutcome[]>();
-  /**
-   * The keys of `byMessage` in insertion order, as a ring: the slot of the next message holds the
-   * oldest one's key. Evicting by key keeps each record O(1); taking a Map's first key instead walks
-   * over every entry deleted before it, which costs more than the rest of a record once it is full.
-   */
-  private readonly order: string[] = [];
+  private readonly sourceIds: string[];
+  private readonly messageIds: string[];
+  private readonly destinationSlugs: string[];
+  /** Index into `OUTCOME_KINDS`. */
+  private readonly outcomes: Uint8Array;
+  private readonly atMs: Float64Array;
+  private readonly details: (string | undefined)[];
+  /** The slot of the next record, which holds the oldest one once the ring is full. */
   private nextSlot = 0;
+  private filled = 0;
 
   constructor(
-    private readonly capacity = MAX_REMEMBERED_MESSAGES,
+    private readonly capacity = MAX_REMEMBERED_OUTCOMES,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    const slots = Math.max(0, capacity);
+    this.sourceIds = new Array<string>(slots).fill('');
+    this.messageIds = new Array<string>(slots).fill('');
+    this.destinationSlugs = new Array<string>(slots).fill('');
+    this.outcomes = new Uint8Array(slots);
+    this.atMs = new Float64Array(slots);
+    this.details = new Array<string | undefined>(slots).fill(undefined);
+  }
 
   record(
     sourceId: string,
@@ -41,53 +64,37 @@ export class RecentMessageOutcomes {
     outcome: DeliveryOutcomeKind,
     detail?: string,
   ): void {
-    const key = `${sourceId}\u0000${messageId}`;
-    let outcomes = this.byMessage.get(key);
-    if (!outcomes) {
-      outcomes = [];
-      this.remember(key, outcomes);
-    }
+    if (this.capacity <= 0) return;
+    const slot = this.nextSlot;
+    this.sourceIds[slot] = sourceId;
+    this.messageIds[slot] = messageId;
+    this.destinationSlugs[slot] = destinationSlug;
+    this.outcomes[slot] = OUTCOME_KINDS.indexOf(outcome);
     // The time is formatted when read: far fewer messages are looked up than settled.
-    const atMs = this.now();
-    const shown = detail === undefined ? undefined : detail.slice(0, 300);
-    for (const stored of outcomes) {
-      if (stored.destinationSlug === destinationSlug) {
-        // Updated in place: entries live long, and each replaced one would be garbage in the old
-        // generation (a replay settles again every message its destination's consumer settled).
-        stored.outcome = outcome;
-        stored.atMs = atMs;
-        stored.detail = shown;
-        return;
+    this.atMs[slot] = this.now();
+    this.details[slot] = detail === undefined ? undefined : detail.slice(0, 300);
+    this.nextSlot = (slot + 1) % this.capacity;
+    if (this.filled < this.capacity) this.filled += 1;
+  }
+
+  /** Per destination, in the order it was first settled, its latest outcome. */
+  outcomesOf(sourceId: string, messageId: string): MessageOutcome[] {
+    const latestByDestination = new Map<string, number>();
+    const oldest = this.filled < this.capacity ? 0 : this.nextSlot;
+    for (let step = 0; step < this.filled; step += 1) {
+      const slot = (oldest + step) % this.capacity;
+      if (this.messageIds[slot] === messageId && this.sourceIds[slot] === sourceId) {
+        latestByDestination.set(this.destinationSlugs[slot]!, slot);
       }
     }
-    outcomes.push({ destinationSlug, outcome, atMs, detail: shown });
+    return [...latestByDestination.values()].map((slot) => {
+      const detail = this.details[slot];
+      return {
+        destinationSlug: this.destinationSlugs[slot]!,
+        outcome: OUTCOME_KINDS[this.outcomes[slot]!]!,
+        at: new Date(this.atMs[slot]!).toISOString(),
+        ...(detail === undefined ? {} : { detail }),
+      };
+    });
   }
-
-  outcomesOf(sourceId: string, messageId: string): MessageOutcome[] {
-    return (this.byMessage.get(`${sourceId}\u0000${messageId}`) ?? []).map((stored) => ({
-      destinationSlug: stored.destinationSlug,
-      outcome: stored.outcome,
-      at: new Date(stored.atMs).toISOString(),
-      ...(stored.detail === undefined ? {} : { detail: stored.detail }),
-    }));
-  }
-
-  private remember(key: string, outcomes: StoredOutcome[]): void {
-    if (this.capacity <= 0) return;
-    if (this.order.length < this.capacity) {
-      this.order.push(key);
-    } else {
-      this.byMessage.delete(this.order[this.nextSlot]!);
-      this.order[this.nextSlot] = key;
-      this.nextSlot = (this.nextSlot + 1) % this.capacity;
-    }
-    this.byMessage.set(key, outcomes);
-  }
-}
-
-interface StoredOutcome {
-  destinationSlug: string;
-  outcome: DeliveryOutcomeKind;
-  atMs: number;
-  detail: string | undefined;
 }
