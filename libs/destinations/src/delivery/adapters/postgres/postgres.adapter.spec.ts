@@ -424,6 +424,36 @@ describe('PostgresDeliveryAdapter against a real PostgreSQL', () => {
     expect(await rowsOf('unnamed_event')).toEqual([expect.objectContaining({ id: emptyEvent.messageId })]);
   });
 
+  it('stores properties named like the members of a JavaScript object as ordinary columns', async () => {
+    // JSON.parse makes `__proto__` an own key, as the log's payloads have it (the fixture's schema
+    // would not keep it, so the parsed object is put in afterwards).
+    const objectLike = () =>
+      JSON.parse(
+        '{"__proto__":"proto","constructor":"ctor","toString":"str","hasOwnProperty":7,"valueOf":true}',
+      );
+    const together = [1, 2].map(() => ({
+      ...message({ type: 'track', event: 'Object Like' }),
+      properties: objectLike(),
+    }));
+    const alone = { ...message({ type: 'identify', userId: 'object-like-user' }), traits: objectLike() };
+    expectAllDelivered(await deliver(together), together);
+    expectAllDelivered(await deliver([alone]), [alone]);
+
+    const expected = {
+      proto: 'proto',
+      constructor: 'ctor',
+      to_string: 'str',
+      has_own_property: 7,
+      value_of: true,
+    };
+    const events = await rowsOf('object_like');
+    expect(events).toHaveLength(2);
+    for (const row of events) expect(row).toMatchObject(expected);
+    expect(await rowsOf('users', 'id = $1', ['object-like-user'])).toEqual([
+      expect.objectContaining(expected),
+    ]);
+  });
+
   it('retries every message when the connection string points nowhere', async () => {
     const port = await freePortWithNothingListening();
     const messages = [message({ type: 'track', event: 'Lost' }), message({ type: 'page', name: 'Lost' })];

@@ -50,6 +50,7 @@ import {
   planWarehouseRows,
   whyValueDoesNotFit,
   type ColumnKind,
+  type RowValues,
   type WarehouseRow,
   type WarehouseValue,
 } from './warehouse-row.planner';
@@ -99,7 +100,7 @@ export interface PostgresAdapterOptions {
 /** A row fitted to its table: the values to write, and the ones left out or set to null. */
 interface PreparedRow {
   readonly table: string;
-  readonly values: Map<string, WarehouseValue | null>;
+  readonly values: RowValues<WarehouseValue | null>;
   /** Undefined when every value is stored as planned (or widened). */
   notStored: ValueNotStored[] | undefined;
   /**
@@ -423,7 +424,9 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     }
 
     const room = Math.max(0, this.maxColumnsPerTable - columns.size);
-    const missing = [...row.values.entries()].filter(([column]) => !columns!.has(column)).slice(0, room);
+    const missing = Object.entries(row.values)
+      .filter(([column]) => !columns!.has(column))
+      .slice(0, room);
     if (missing.length > 0) {
       const additions = missing.map(
         ([column, value]) =>
@@ -482,10 +485,10 @@ const NOTHING_LEFT_OUT: ValueNotStored[] = [];
  * a router holds many messages' rows at once.
  */
 function fitRow(row: WarehouseRow, columns: ReadonlyMap<string, ColumnKind>): PreparedRow {
-  const values = row.values as Map<string, WarehouseValue | null>;
+  const values: RowValues<WarehouseValue | null> = row.values;
   const prepared: PreparedRow = { table: row.table, values, notStored: undefined, readsJsonAsText: true };
-  // `forEach`, not `for...of` with `[column, value]`: that allocates an entry and a result per value.
-  row.values.forEach((value, column) => {
+  for (const column of Object.keys(values)) {
+    const value = values[column] as WarehouseValue;
     const kind = columns.get(column);
     if (kind === undefined) {
       (prepared.notStored ??= []).push({
@@ -496,23 +499,24 @@ function fitRow(row: WarehouseRow, columns: ReadonlyMap<string, ColumnKind>): Pr
           `table "${row.table}" has ${columns.size} columns, the most this destination may create ` +
           `(POSTGRES_DESTINATION_MAX_COLUMNS); column "${column}" is not created and its value not stored`,
       });
-      values.delete(column);
-      return;
+      delete values[column];
+      continue;
     }
     if (!KINDS_READING_JSON_AS_TEXT.has(kind)) prepared.readsJsonAsText = false;
     const fitted = fittedValue(kind, value);
     if (fitted !== undefined) {
-      if (fitted !== value) values.set(column, fitted);
-      return;
+      // An own key already (`__proto__` included), so a plain assignment replaces its value.
+      if (fitted !== value) values[column] = fitted;
+      continue;
     }
-    values.set(column, null);
+    values[column] = null;
     (prepared.notStored ??= []).push({
       cause: 'type_conflict',
       table: row.table,
       column,
       reason: `table "${row.table}": ${whyValueDoesNotFit(column, kind, value)}; stored null`,
     });
-  });
+  }
   return prepared;
 }
 
@@ -540,11 +544,8 @@ function qualifiedTableName(schema: string, table: string): string {
   return name;
 }
 
-function hasEveryColumn(
-  columns: ReadonlyMap<string, ColumnKind>,
-  values: ReadonlyMap<string, unknown>,
-): boolean {
-  for (const column of values.keys()) if (!columns.has(column)) return false;
+function hasEveryColumn(columns: ReadonlyMap<string, ColumnKind>, values: RowValues): boolean {
+  for (const column in values) if (!columns.has(column)) return false;
   return true;
 }
 
@@ -600,13 +601,13 @@ async function insertRow(
   client: PoolClient,
   schema: string,
   table: string,
-  values: ReadonlyMap<string, WarehouseValue | null>,
+  values: Readonly<RowValues<WarehouseValue | null>>,
 ): Promise<boolean> {
-  const columns = [...values.keys()];
+  const columns = Object.keys(values);
   const result = await client.query(
     `INSERT INTO ${quoteIdentifier(schema)}.${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(', ')}) ` +
       `VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')}) ON CONFLICT (id) DO NOTHING`,
-    [...values.values()],
+    Object.values(values),
   );
   return result.rowCount === 1;
 }
@@ -618,9 +619,9 @@ async function insertRow(
 async function upsertUser(
   client: PoolClient,
   schema: string,
-  values: ReadonlyMap<string, WarehouseValue | null>,
+  values: Readonly<RowValues<WarehouseValue | null>>,
 ): Promise<void> {
-  const columns = [...values.keys()];
+  const columns = Object.keys(values);
   const updates = columns
     .filter((column) => column !== 'id' && column !== 'source_id')
     .map((column) => `${quoteIdentifier(column)} = EXCLUDED.${quoteIdentifier(column)}`);
@@ -629,7 +630,7 @@ async function upsertUser(
       `VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')}) ` +
       `ON CONFLICT (id, source_id) DO UPDATE SET ${updates.join(', ')}, uuid_ts = now() ` +
       `WHERE existing.received_at IS NULL OR existing.received_at <= EXCLUDED.received_at`,
-    [...values.values()],
+    Object.values(values),
   );
 }
 

@@ -30,7 +30,7 @@ const TABLES = [
 
 const row = (table: string, values: Record<string, WarehouseValue | null>): BatchRow => ({
   table,
-  values: new Map(Object.entries(values)),
+  values: { ...values },
 });
 
 const track = (
@@ -127,7 +127,7 @@ describe('writeWarehouseBatch against a real PostgreSQL', () => {
     const redelivered: BatchMessageRows[] = [
       ...tracks.map((each) => ({
         ...each,
-        eventRow: row('order "completed"', { id: String(each.primary.values.get('id')), total: -1 }),
+        eventRow: row('order "completed"', { id: String(each.primary.values['id']), total: -1 }),
       })),
       { ...batch[5]!, userRow: row('users', { id: 'user-a', source_id: 'src', plan: 'changed' }) },
     ];

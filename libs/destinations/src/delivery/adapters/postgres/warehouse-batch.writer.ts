@@ -8,12 +8,12 @@
  */
 import type { PoolClient } from 'pg';
 import { quoteIdentifier } from './postgres-identifiers';
-import type { WarehouseValue } from './warehouse-row.planner';
+import type { RowValues, WarehouseValue } from './warehouse-row.planner';
 
 /** A row ready to insert: its table and its values, already fitted to the table's columns. */
 export interface BatchRow {
   table: string;
-  values: ReadonlyMap<string, WarehouseValue | null>;
+  values: Readonly<RowValues<WarehouseValue | null>>;
 }
 
 export interface BatchMessageRows {
@@ -180,11 +180,11 @@ function firstMessageOfEachId(messages: readonly BatchMessageRows[]): Map<string
 }
 
 function primaryIdOf(rows: BatchMessageRows): string {
-  return String(rows.primary.values.get('id'));
+  return String(rows.primary.values['id']);
 }
 
 function userKeyOf(row: BatchRow): string {
-  return `${String(row.values.get('id'))}\u0000${String(row.values.get('source_id'))}`;
+  return `${String(row.values['id'])}\u0000${String(row.values['source_id'])}`;
 }
 
 /** The JSON key carrying an identify's message id beside its users row; never a column name we write. */
@@ -234,7 +234,7 @@ function primaryAndEventRowsAsJson(
       ),
     );
     const table = `${quoteIdentifier(schema)}.users`;
-    const columns = [...group[0]!.values.keys()].map(quoteIdentifier);
+    const columns = Object.keys(group[0]!.values).map(quoteIdentifier);
     steps.push(
       `u${index} AS (INSERT INTO ${table} AS existing (${columns.join(', ')}) ` +
         `SELECT ${columns.map((column) => `user_row.${column}`).join(', ')} ` +
@@ -251,7 +251,7 @@ function primaryAndEventRowsAsJson(
 /** `INSERT INTO table (columns) SELECT columns FROM` the rows of parameter `$n`, typed as the table's rows. */
 function insertFromJson(schema: string, group: readonly BatchRow[], parameter: number): string {
   const table = `${quoteIdentifier(schema)}.${quoteIdentifier(group[0]!.table)}`;
-  const columns = [...group[0]!.values.keys()].map(quoteIdentifier).join(', ');
+  const columns = Object.keys(group[0]!.values).map(quoteIdentifier).join(', ');
   return (
     `INSERT INTO ${table} (${columns}) ` +
     `SELECT ${columns} FROM json_populate_recordset(NULL::${table}, $${parameter})`
@@ -260,29 +260,19 @@ function insertFromJson(schema: string, group: readonly BatchRow[], parameter: n
 
 /**
  * The rows as a JSON array of objects keyed by column name (`json_populate_recordset` reads keys by
- * name). One plain object per row, serialized by a single `JSON.stringify`: its native serializer
- * allocates about a third less than writing the text value by value (a string per value and one per
- * concatenation), which was the largest share of what the drain allocated. With `messageIds`, each
- * row also carries its message's id under `MESSAGE_ID_KEY`. Values `JSON.stringify` cannot write
- * (undefined) leave their key out, as before.
+ * name): the rows' own value objects, serialized by a single `JSON.stringify` (its native serializer
+ * allocates about a third less than writing the text value by value). With `messageIds`, each row
+ * also carries its message's id under `MESSAGE_ID_KEY`, in a copy (the row itself is left as it is).
+ * Values `JSON.stringify` cannot write (undefined) leave their key out.
  */
 function rowsAsJson(rows: readonly BatchRow[], messageIds?: readonly string[]): string {
-  const objects = new Array<Record<string, unknown>>(rows.length);
+  const objects = new Array<Readonly<RowValues<unknown>>>(rows.length);
   for (let index = 0; index < rows.length; index += 1) {
-    const object: Record<string, unknown> = {};
-    // `forEach`: `for...of` with `[column, value]` allocates an entry and a result per value.
-    rows[index]!.values.forEach((value, column) => setOwn(object, column, value));
-    if (messageIds) object[MESSAGE_ID_KEY] = messageIds[index];
-    objects[index] = object;
+    const values = rows[index]!.values;
+    // Spread copies an own `__proto__` key as a key, not as the prototype.
+    objects[index] = messageIds ? { ...values, [MESSAGE_ID_KEY]: messageIds[index] } : values;
   }
   return JSON.stringify(objects);
-}
-
-/** `object[key] = value`, except that `__proto__` becomes a key rather than the object's prototype. */
-function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-  } else object[key] = value;
 }
 
 /** Rows grouped by table and column list, each group in as few statements as the parameter cap allows. */
@@ -294,13 +284,13 @@ async function insertRows(
 ): Promise<Set<string>> {
   const returned = new Set<string>();
   for (const group of groupByShape(rows)) {
-    const columns = [...group[0]!.values.keys()];
+    const columns = Object.keys(group[0]!.values);
     for (const part of chunkForParameters(group, columns.length)) {
       const result = await client.query<{ id: string }>(
         `INSERT INTO ${quoteIdentifier(schema)}.${quoteIdentifier(group[0]!.table)} ` +
           `(${columns.map(quoteIdentifier).join(', ')}) VALUES ${placeholders(part.length, columns.length)} ` +
           conflictClause,
-        part.flatMap((row) => [...row.values.values()]),
+        part.flatMap((row) => Object.values(row.values)),
       );
       for (const row of result.rows ?? []) returned.add(String(row.id));
     }
@@ -338,7 +328,7 @@ async function upsertUsers(
   }
   for (const round of rounds) {
     for (const group of groupByShape(round)) {
-      const columns = [...group[0]!.values.keys()];
+      const columns = Object.keys(group[0]!.values);
       const upsert = userUpsertClause(columns.map(quoteIdentifier));
       if (valuesAsJson) {
         const table = `${quoteIdentifier(schema)}.users`;
@@ -354,7 +344,7 @@ async function upsertUsers(
         await client.query(
           `INSERT INTO ${quoteIdentifier(schema)}.users AS existing (${columns.map(quoteIdentifier).join(', ')}) ` +
             `VALUES ${placeholders(part.length, columns.length)} ${upsert}`,
-          part.flatMap((row) => [...row.values.values()]),
+          part.flatMap((row) => Object.values(row.values)),
         );
       }
     }
@@ -380,7 +370,7 @@ function compareText(left: string, right: string): number {
 }
 
 function receivedAtOf(row: BatchRow): number {
-  const value = row.values.get('received_at');
+  const value = row.values['received_at'];
   const time =
     typeof value === 'object' && value !== null && 'getTime' in value
       ? (value as Date).getTime()
@@ -390,40 +380,34 @@ function receivedAtOf(row: BatchRow): number {
 
 /**
  * Rows by table and column list (in order), the groups in the order of their first row. A row is
- * compared with the first row of each group of its table, key by key: no key text per row, and a
+ * compared with the columns of each group of its table, key by key: no key list per row, and a
  * table's rows come in a few shapes.
  */
 function groupByShape(rows: readonly BatchRow[]): BatchRow[][] {
   const groups: BatchRow[][] = [];
-  const groupsOfTable = new Map<string, BatchRow[][]>();
+  const groupsOfTable = new Map<string, Array<{ columns: string[]; rows: BatchRow[] }>>();
   for (const row of rows) {
     let ofTable = groupsOfTable.get(row.table);
     if (!ofTable) {
       ofTable = [];
       groupsOfTable.set(row.table, ofTable);
     }
-    let group: BatchRow[] | undefined;
-    for (const candidate of ofTable) {
-      if (sameColumns(candidate[0]!.values, row.values)) {
-        group = candidate;
-        break;
-      }
-    }
-    if (group) group.push(row);
+    const group = ofTable.find((candidate) => hasColumnsInOrder(row.values, candidate.columns));
+    if (group) group.rows.push(row);
     else {
-      group = [row];
-      ofTable.push(group);
-      groups.push(group);
+      const rowsOfShape = [row];
+      ofTable.push({ columns: Object.keys(row.values), rows: rowsOfShape });
+      groups.push(rowsOfShape);
     }
   }
   return groups;
 }
 
-function sameColumns(left: ReadonlyMap<string, unknown>, right: ReadonlyMap<string, unknown>): boolean {
-  if (left.size !== right.size) return false;
-  const rightColumns = right.keys();
-  for (const column of left.keys()) if (rightColumns.next().value !== column) return false;
-  return true;
+function hasColumnsInOrder(values: Readonly<RowValues<unknown>>, columns: readonly string[]): boolean {
+  let index = 0;
+  // `for...in` over a plain object's own keys walks V8's cached key list, with no array per row.
+  for (const column in values) if (columns[index++] !== column) return false;
+  return index === columns.length;
 }
 
 function chunkForParameters(rows: readonly BatchRow[], columns: number): BatchRow[][] {

@@ -20,13 +20,26 @@ export type WarehouseColumnType = 'text' | 'double precision' | 'boolean' | 'tim
 /** A flattened value: arrays are already JSON text, objects are flattened away. */
 export type WarehouseValue = string | number | boolean;
 
+/**
+ * Column name to value, in insertion order (standard columns first), as a plain object: `rowsAsJson`
+ * serializes it as it is, and a plain object with the same columns as the row before it shares its
+ * layout, where a `Map` per row allocated an entry per value and was copied into an object to be
+ * written (the largest share of what a warehouse drain allocated). Own keys only (`Object.hasOwn`);
+ * a column named `__proto__` is an own key too (`setColumn`).
+ */
+export type RowValues<Value = WarehouseValue> = Record<string, Value>;
+
 export interface WarehouseRow {
   readonly table: string;
-  /**
-   * Column name to value, in insertion order; standard columns first. Each row has a map of its own,
-   * which the caller may fit to the table's columns in place.
-   */
-  readonly values: Map<string, WarehouseValue>;
+  /** Each row has an object of its own, which the caller may fit to the table's columns in place. */
+  readonly values: RowValues;
+}
+
+/** `values[column] = value`, except that `__proto__` becomes a key rather than the object's prototype. */
+export function setColumn<Value>(values: RowValues<Value>, column: string, value: Value): void {
+  if (column === '__proto__') {
+    Object.defineProperty(values, column, { value, enumerable: true, writable: true, configurable: true });
+  } else values[column] = value;
 }
 
 export interface WarehousePlan {
@@ -106,30 +119,29 @@ export function eventTableName(event: string): string {
 }
 
 /**
- * The warehouse rows of one message. Each row's map is filled in place, in the order the columns
+ * The warehouse rows of one message. Each row's object is filled in place, in the order the columns
  * go (standard columns, then context, then properties or traits): a router holds many messages'
  * rows at once, so no intermediate map is made per step.
  */
 export function planWarehouseRows(message: NormalizedMessage, sourceId?: string): WarehousePlan {
-  const values = new Map<string, WarehouseValue>();
-  values.set('id', message.messageId);
-  values.set('received_at', message.receivedAt);
-  if (message.sentAt !== undefined) values.set('sent_at', message.sentAt);
-  if (message.originalTimestamp !== undefined) values.set('original_timestamp', message.originalTimestamp);
-  values.set('timestamp', message.timestamp);
-  if (sourceId !== undefined) values.set('source_id', sourceId);
-  if (message.userId !== undefined) values.set('user_id', message.userId);
-  if (message.anonymousId !== undefined) values.set('anonymous_id', message.anonymousId);
+  // The standard columns are literal keys, so they never meet `__proto__`.
+  const values: RowValues = { id: message.messageId, received_at: message.receivedAt };
+  if (message.sentAt !== undefined) values['sent_at'] = message.sentAt;
+  if (message.originalTimestamp !== undefined) values['original_timestamp'] = message.originalTimestamp;
+  values['timestamp'] = message.timestamp;
+  if (sourceId !== undefined) values['source_id'] = sourceId;
+  if (message.userId !== undefined) values['user_id'] = message.userId;
+  if (message.anonymousId !== undefined) values['anonymous_id'] = message.anonymousId;
 
   switch (message.type) {
     case 'track': {
       const table = eventTableNames.of('', message.event);
-      values.set('event', table);
+      values['event'] = table;
       setIfDefined(values, 'event_text', message.event);
       flattenInto(values, message.context, 'context');
-      // Copied with forEach: `new Map(values)` walks the iterator, an entry array and a result per value.
-      const eventValues = new Map<string, WarehouseValue>();
-      values.forEach((value, column) => eventValues.set(column, value));
+      // A copy keeps the columns' order; `__proto__` (a context key) stays an own key in it.
+      const eventValues: RowValues = {};
+      for (const column of Object.keys(values)) setColumn(eventValues, column, values[column]!);
       flattenInto(eventValues, message.properties, '');
       return {
         primary: { table: 'tracks', values },
@@ -142,12 +154,12 @@ export function planWarehouseRows(message: NormalizedMessage, sourceId?: string)
       const primary = { table: 'identifies', values };
       if (message.userId === undefined) return { primary };
       // The source is part of the users key: without one (a caller outside the router) it is ''.
-      const userValues = new Map<string, WarehouseValue>([
-        ['id', message.userId],
-        ['source_id', sourceId ?? ''],
-        ['received_at', message.receivedAt],
-        ['timestamp', message.timestamp],
-      ]);
+      const userValues: RowValues = {
+        id: message.userId,
+        source_id: sourceId ?? '',
+        received_at: message.receivedAt,
+        timestamp: message.timestamp,
+      };
       flattenInto(userValues, message.traits, '');
       return { primary, userRow: { table: 'users', values: userValues } };
     }
@@ -173,8 +185,8 @@ export function planWarehouseRows(message: NormalizedMessage, sourceId?: string)
   }
 }
 
-function setIfDefined(values: Map<string, WarehouseValue>, column: string, value: string | undefined): void {
-  if (value !== undefined) values.set(column, value);
+function setIfDefined(values: RowValues, column: string, value: string | undefined): void {
+  if (value !== undefined) values[column] = value;
 }
 
 /**
@@ -219,7 +231,7 @@ const columnNames = new RememberedNames((prefix, key) => {
 
 const eventTableNames = new RememberedNames((_, event) => eventTableName(event));
 
-function flattenInto(target: Map<string, WarehouseValue>, value: unknown, prefix: string): void {
+function flattenInto(target: RowValues, value: unknown, prefix: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
   for (const key in value as Record<string, unknown>) {
     if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
@@ -232,10 +244,10 @@ function flattenInto(target: Map<string, WarehouseValue>, value: unknown, prefix
       continue;
     }
     // Standard columns and values already placed (an earlier key with the same snake_case) win.
-    if (target.has(column) || STANDARD_COLUMN_TYPES.has(column)) continue;
-    if (Array.isArray(child)) target.set(column, JSON.stringify(child));
+    if (Object.hasOwn(target, column) || STANDARD_COLUMN_TYPES.has(column)) continue;
+    if (Array.isArray(child)) setColumn(target, column, JSON.stringify(child));
     else if (typeof child === 'string' || typeof child === 'number' || typeof child === 'boolean')
-      target.set(column, child);
+      setColumn(target, column, child);
     // Anything else (a bigint, a function) cannot come out of JSON and is skipped.
   }
 }
