@@ -168,6 +168,24 @@ describe('column types', () => {
     expect(isIsoDateTime('yesterday')).toBe(false);
   });
 
+  it('answers canonical UTC timestamps as the full check does, with or without its shortcut', () => {
+    // The shortcut must never accept what `Date.parse` refuses: every field, in and out of range.
+    const fullCheck = (value: string) =>
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value) && !Number.isNaN(Date.parse(value));
+    const pad = (value: number) => String(value).padStart(2, '0');
+    for (let month = 0; month <= 13; month += 1)
+      for (const day of [0, 1, 15, 28, 29, 30, 31, 32])
+        for (const hour of [0, 12, 23, 24, 25])
+          for (const minute of [0, 59, 60])
+            for (const second of [0, 59, 60]) {
+              const value = `2026-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}.123Z`;
+              expect([value, isIsoDateTime(value)]).toEqual([value, fullCheck(value)]);
+            }
+    expect(isIsoDateTime('2026-01-02T03:04:05.678Z')).toBe(true);
+    expect(isIsoDateTime('2026-01-02T03:04:05.678z')).toBe(true);
+    expect(isIsoDateTime('2026-0a-02T03:04:05.678Z')).toBe(false);
+  });
+
   it('widens where nothing is lost and refuses the rest with a reason', () => {
     expect(fitValueToColumn('c', 'text', 5)).toEqual({ fits: true, value: '5' });
     expect(fitValueToColumn('c', 'number', ' 2.5 ')).toEqual({ fits: true, value: '2.5' });
