@@ -22,7 +22,15 @@ export interface DeliveryContext {
   sourceId: string;
   destinationSlug: string;
   /** A replay sends history to one destination, even a disabled one, with its integrations replaced. */
-  replay?: { replayId: string; endTime: number | null; onOutcome(outcome: DeliveryOutcomeKind): void };
+  replay?: {
+    replayId: string;
+    endTime: number | null;
+    /**
+     * Settles a message of the replay in place of its ack: the replay counts the outcome (none for a
+     * message it does not count), then acks. One context serves the whole replay, not one per message.
+     */
+    settle(delivery: Delivery, outcome: DeliveryOutcomeKind | undefined): Promise<void>;
+  };
 }
 
 /** What delivering to one destination needs, worked out once per config version, not per message. */
@@ -90,10 +98,9 @@ export class MessageDeliverer {
       replay: Boolean(context.replay),
     });
     if (decision.outcome !== 'deliver') {
-      this.settle(key, context, decision.outcome === 'skip' ? 'skipped' : 'filtered', {
-        messageId: delivery.messageId,
-      });
-      await this.settleInLog(delivery, context);
+      const outcome = decision.outcome === 'skip' ? 'skipped' : 'filtered';
+      this.settle(key, context, outcome, { messageId: delivery.messageId });
+      await this.settleInLog(delivery, context, outcome);
       return;
     }
 
@@ -112,13 +119,13 @@ export class MessageDeliverer {
         messageId: delivery.messageId,
         valuesNotStored: result.valuesNotStored,
       });
-      await this.settleInLog(delivery, context);
+      await this.settleInLog(delivery, context, 'delivered');
       return;
     }
     if (result.outcome === 'filtered') {
       // The destination's own subscriptions (Segment Actions) matched none of its actions.
       this.settle(key, context, 'filtered', { messageId: delivery.messageId });
-      await this.settleInLog(delivery, context);
+      await this.settleInLog(delivery, context, 'filtered');
       return;
     }
     if (result.outcome === 'discard') {
@@ -127,7 +134,7 @@ export class MessageDeliverer {
         reason: result.reason,
         discardCause: result.cause,
       });
-      await this.settleInLog(delivery, context);
+      await this.settleInLog(delivery, context, 'discarded');
       return;
     }
 
@@ -159,26 +166,32 @@ export class MessageDeliverer {
     }
     await this.deadLetter(delivery, context, result.reason, history);
     this.settle(key, context, 'dead_lettered', { messageId: delivery.messageId, reason: result.reason });
-    await this.settleInLog(delivery, context, true);
+    await this.settleInLog(delivery, context, 'dead_lettered', true);
   }
 
   /**
-   * Acknowledges the message, then drops what the log remembers of its failed attempts. Only a
-   * redelivered message can have any, so a message settled at its first delivery writes nothing more
-   * (and its settling is the ack's own promise, without an async function around it).
-   * A crash between the two leaves a history no one reads again, which the log's retention removes.
+   * Acknowledges the message (a replay's own way: see `DeliveryContext.replay`), then drops what the
+   * log remembers of its failed attempts. Only a redelivered message can have any, so a message settled
+   * at its first delivery writes nothing more (and its settling is the ack's own promise, without an
+   * async function around it). A crash between the two leaves a history no one reads again, which the
+   * log's retention removes. `outcome` is what a replay counts: none when nothing was decided (the
+   * destination is gone, the message is past the replay's end).
    */
-  private settleInLog(delivery: Delivery, context: DeliveryContext, failedBefore = false): Promise<void> {
-    if (delivery.deliveryCount <= 1 && !failedBefore) return delivery.ack();
-    return delivery
-      .ack()
-      .then(() =>
-        this.eventLog
-          .forgetFailedAttempts(context.consumerName, delivery.sequence)
-          .catch((error: Error) =>
-            this.logger.warn(`could not drop the attempt history of ${delivery.messageId}: ${error.message}`),
-          ),
-      );
+  private settleInLog(
+    delivery: Delivery,
+    context: DeliveryContext,
+    outcome?: DeliveryOutcomeKind,
+    failedBefore = false,
+  ): Promise<void> {
+    const acked = context.replay ? context.replay.settle(delivery, outcome) : delivery.ack();
+    if (delivery.deliveryCount <= 1 && !failedBefore) return acked;
+    return acked.then(() =>
+      this.eventLog
+        .forgetFailedAttempts(context.consumerName, delivery.sequence)
+        .catch((error: Error) =>
+          this.logger.warn(`could not drop the attempt history of ${delivery.messageId}: ${error.message}`),
+        ),
+    );
   }
 
   private prepare(view: DestinationView): PreparedDestination | undefined {
@@ -245,6 +258,5 @@ export class MessageDeliverer {
         detail.reason,
       );
     }
-    context.replay?.onOutcome(outcome);
   }
 }

@@ -14,13 +14,12 @@ import {
 } from '@tributary/config-domain';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
-import { Delivery, EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
+import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
-import { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
 import { replayConsumerName } from '../destination-consumers/consumer-names';
 import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
-import { MessageDeliverer } from '../destination-consumers/message-deliverer.service';
+import { DeliveryContext, MessageDeliverer } from '../destination-consumers/message-deliverer.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
 import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
 import { ReplayCheckpoint, ReplayTally } from './replay-tally';
@@ -117,6 +116,17 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     const { view, replay } = running;
     const tally = new ReplayTally(lease, lease.inherited as Partial<ReplayCheckpoint>);
     const endTime = replay.endTime === null ? null : Date.parse(replay.endTime);
+    // One for the whole replay: the tally acks each message once its outcome is saved.
+    const context: DeliveryContext = {
+      consumerName,
+      sourceId,
+      destinationSlug,
+      replay: {
+        replayId,
+        endTime,
+        settle: (delivery, outcome) => tally.settle(delivery.sequence, outcome, () => delivery.ack()),
+      },
+    };
     let subscription;
     try {
       subscription = await this.eventLog.consume(
@@ -132,21 +142,10 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
             this.environment.ROUTER_MAX_IN_FLIGHT,
           ),
         },
-        (delivery) => {
-          if (tally.countedBefore(delivery.sequence)) {
-            return tally.ackCountedBefore(delivery.sequence, () => delivery.ack());
-          }
-          let outcome: DeliveryOutcomeKind | undefined;
-          return this.deliverer.handle(
-            withAckAfter(delivery, () => tally.settle(delivery.sequence, outcome, () => delivery.ack())),
-            {
-              consumerName,
-              sourceId,
-              destinationSlug,
-              replay: { replayId, endTime, onOutcome: (kind) => (outcome = kind) },
-            },
-          );
-        },
+        (delivery) =>
+          tally.countedBefore(delivery.sequence)
+            ? tally.ackCountedBefore(delivery.sequence, () => delivery.ack())
+            : this.deliverer.handle(delivery, context),
       );
     } catch (error) {
       if (error instanceof EventLogUnavailableError) throw error;
@@ -210,23 +209,4 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       this.logger.warn(`replay ${job.replayId} ended without a record: ${error.message}`);
     }
   }
-}
-
-/** The same delivery, whose ack is replaced: the replay saves its count first. */
-function withAckAfter(delivery: Delivery, ack: () => Promise<void>): Delivery {
-  return {
-    workspaceId: delivery.workspaceId,
-    sourceId: delivery.sourceId,
-    messageId: delivery.messageId,
-    payload: delivery.payload,
-    get storedPayload() {
-      return delivery.storedPayload;
-    },
-    sequence: delivery.sequence,
-    publishedAt: delivery.publishedAt,
-    deliveryCount: delivery.deliveryCount,
-    ack,
-    nak: (delayMs) => delivery.nak(delayMs),
-    term: (reason) => delivery.term(reason),
-  };
 }
