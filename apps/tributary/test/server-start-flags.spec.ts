@@ -6,9 +6,9 @@ const repositoryRoot = join(__dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(join(repositoryRoot, file), 'utf8');
 
 /**
- * The server's node flags (a larger young generation, BENCHMARKS.md) live in three places that start it:
- * `npm start`, `npm run start:prod` and the image. The bench starts its server with those of
- * `start:prod`, so what it measures is what users run.
+ * The server's node flags (a larger young generation, BENCHMARKS.md) live where it is started: `npm
+ * start`, `npm run start:prod`, the image, and the tracking API and routers of docker-compose.yml. The
+ * bench starts its server with those of `start:prod`, so what it measures is what users run.
  */
 describe('the flags Tributary is started with', () => {
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
@@ -24,5 +24,13 @@ describe('the flags Tributary is started with', () => {
     expect(scripts['start:prod']).toBe(`node ${flags.join(' ')} ${mainScript}`);
     const dockerCommand = /^CMD (\[.*\])$/m.exec(read('Dockerfile'));
     expect(JSON.parse(dockerCommand![1]!)).toEqual(['node', ...flags, mainScript]);
+  });
+
+  it('start the tracking API and the router of docker-compose.yml the same way', () => {
+    const compose = read('docker-compose.yml');
+    for (const app of ['tracking-api', 'router']) {
+      const flagsText = flags.map((flag) => `'${flag}', `).join('');
+      expect(compose).toContain(`command: ['node', ${flagsText}'dist/apps/${app}/src/main.js']`);
+    }
   });
 });
