@@ -1,4 +1,4 @@
-import type { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
+import { DELIVERY_OUTCOMES, type DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
 
 /** What happened to one message for one destination, as the console's debugger shows it. */
 export interface MessageOutcome {
@@ -12,15 +12,6 @@ export interface MessageOutcome {
 
 /** Outcomes remembered per router process (one per message and destination settled); the oldest go first. */
 export const MAX_REMEMBERED_OUTCOMES = 100_000;
-
-const OUTCOME_KINDS: readonly DeliveryOutcomeKind[] = [
-  'delivered',
-  'discarded',
-  'retried',
-  'filtered',
-  'skipped',
-  'dead_lettered',
-];
 
 /**
  * The latest outcome of recent messages for each destination of their source, kept in memory by the
@@ -36,7 +27,7 @@ export class RecentMessageOutcomes {
   private readonly sourceIds: string[];
   private readonly messageIds: string[];
   private readonly destinationSlugs: string[];
-  /** Index into `OUTCOME_KINDS`. */
+  /** Index into `DELIVERY_OUTCOMES`. */
   private readonly outcomes: Uint8Array;
   private readonly atMs: Float64Array;
   private readonly details: (string | undefined)[];
@@ -69,7 +60,7 @@ export class RecentMessageOutcomes {
     this.sourceIds[slot] = sourceId;
     this.messageIds[slot] = messageId;
     this.destinationSlugs[slot] = destinationSlug;
-    this.outcomes[slot] = OUTCOME_KINDS.indexOf(outcome);
+    this.outcomes[slot] = DELIVERY_OUTCOMES.indexOf(outcome);
     // The time is formatted when read: far fewer messages are looked up than settled.
     this.atMs[slot] = this.now();
     this.details[slot] = detail === undefined ? undefined : detail.slice(0, 300);
@@ -91,7 +82,7 @@ export class RecentMessageOutcomes {
       const detail = this.details[slot];
       return {
         destinationSlug: this.destinationSlugs[slot]!,
-        outcome: OUTCOME_KINDS[this.outcomes[slot]!]!,
+        outcome: DELIVERY_OUTCOMES[this.outcomes[slot]!]!,
         at: new Date(this.atMs[slot]!).toISOString(),
         ...(detail === undefined ? {} : { detail }),
       };
