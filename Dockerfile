@@ -1,8 +1,8 @@
-# One image for every Tributary process; the command picks the app:
-#   node dist/apps/tributary/src/main.js      all-in-one (the default)
-#   node dist/apps/config-api/src/main.js     Config API (/v1beta)
-#   node dist/apps/tracking-api/src/main.js   tracking API (/v1/*, /token)
-#   node dist/apps/router/src/main.js         router (destination consumers, replays, redrives)
+# One image for every Tributary process; the command picks the app (each with the flags of the CMD below):
+#   node --max-semi-space-size=32 dist/apps/tributary/src/main.js      all-in-one (the default)
+#   node --max-semi-space-size=32 dist/apps/config-api/src/main.js     Config API (/v1beta)
+#   node --max-semi-space-size=32 dist/apps/tracking-api/src/main.js   tracking API (/v1/*, /token)
+#   node --max-semi-space-size=32 dist/apps/router/src/main.js         router (destination consumers, replays, redrives)
 
 # --- build: every dependency, then `nest build` of each app -----------------------------------------
 FROM node:20-bookworm-slim AS build

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load as parseYaml } from 'js-yaml';
+import { serverStartFlags } from '../../bench/tributary-server.process';
 
 const ROOT = join(__dirname, '..', '..');
 const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
@@ -17,6 +18,8 @@ const nestCli = JSON.parse(readFileSync(join(ROOT, 'nest-cli.json'), 'utf8')) as
   projects: Record<string, { type: string; entryFile: string }>;
 };
 const STANDALONE_APPS = ['config-api', 'tracking-api', 'router'];
+/** Every process starts with the server's node flags (`npm run start:prod`; `server-start-flags.spec.ts`). */
+const SERVER_FLAGS = serverStartFlags();
 
 /** The text of one top-level service: from `  <name>:` to the next line indented two spaces or less. */
 function serviceBlock(name: string): string {
@@ -85,7 +88,11 @@ describe('docker-compose.yml', () => {
           TRIBUTARY_EGRESS: 'public',
           TRIBUTARY_EGRESS_ALLOW: 'postgres',
         });
-        expect(config.services[app].command).toEqual(['node', `dist/apps/${app}/src/main.js`]);
+        expect(config.services[app].command).toEqual([
+          'node',
+          ...SERVER_FLAGS,
+          `dist/apps/${app}/src/main.js`,
+        ]);
       }
       expect(config.services.postgres.environment?.['POSTGRES_PASSWORD']).toBe(
         'compose-config-check-password',
@@ -119,7 +126,8 @@ describe('docker-compose.yml', () => {
     for (const app of STANDALONE_APPS) {
       const block = serviceBlock(app);
       expect(block).toMatch(/<<: \*tributary-app/);
-      expect(block).toContain(`command: ['node', 'dist/apps/${app}/src/main.js']`);
+      const flags = SERVER_FLAGS.map((flag) => `'${flag}', `).join('');
+      expect(block).toContain(`command: ['node', ${flags}'dist/apps/${app}/src/main.js']`);
       // `nest build <app>` writes `dist/<entryFile>.js`: the command runs exactly that file.
       expect(nestCli.projects[app]).toMatchObject({ type: 'application', entryFile: `apps/${app}/src/main` });
     }
@@ -184,6 +192,11 @@ describe('Dockerfile', () => {
     expect(built?.sort()).toEqual(applications);
     expect(dockerfileText).toMatch(/npm ci --omit=dev/);
     expect(dockerfileText).toMatch(/COPY --from=production-dependencies \/app\/node_modules/);
-    expect(dockerfileText).toMatch(/^CMD \["node", "dist\/apps\/tributary\/src\/main.js"\]$/m);
+    const command = /^CMD (\[.*\])$/m.exec(dockerfileText)?.[1];
+    expect(JSON.parse(command ?? 'null')).toEqual([
+      'node',
+      ...SERVER_FLAGS,
+      'dist/apps/tributary/src/main.js',
+    ]);
   });
 });

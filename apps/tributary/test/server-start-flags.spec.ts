@@ -7,7 +7,7 @@ const read = (file: string) => readFileSync(join(repositoryRoot, file), 'utf8');
 
 /**
  * The server's node flags (a larger young generation, BENCHMARKS.md) live where it is started: `npm
- * start`, `npm run start:prod`, the image, and the tracking API and routers of docker-compose.yml. The
+ * start`, `npm run start:prod`, the image, and each app of docker-compose.yml. The
  * bench starts its server with those of `start:prod`, so what it measures is what users run.
  */
 describe('the flags Tributary is started with', () => {
@@ -26,9 +26,9 @@ describe('the flags Tributary is started with', () => {
     expect(JSON.parse(dockerCommand![1]!)).toEqual(['node', ...flags, mainScript]);
   });
 
-  it('start the tracking API and the router of docker-compose.yml the same way', () => {
+  it('start every app of docker-compose.yml the same way', () => {
     const compose = read('docker-compose.yml');
-    for (const app of ['tracking-api', 'router']) {
+    for (const app of ['config-api', 'tracking-api', 'router']) {
       const flagsText = flags.map((flag) => `'${flag}', `).join('');
       expect(compose).toContain(`command: ['node', ${flagsText}'dist/apps/${app}/src/main.js']`);
     }
