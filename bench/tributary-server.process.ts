@@ -1,20 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-/**
- * The node flags Tributary is started with (`npm start`, `npm run start:prod` and the Dockerfile, which a
- * spec keeps the same): the bench measures the server as it is run.
- */
-export function serverStartFlags(): string[] {
-  const packageJson = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>;
-  };
-  const command = packageJson.scripts['start:prod'] ?? '';
-  const match = /^node((?:\s+--\S+)*)\s+dist\/apps\/tributary\/src\/main\.js$/.exec(command);
-  if (!match) throw new Error(`package.json start:prod is not "node [--flags] dist/.../main.js": ${command}`);
-  return match[1]!.split(/\s+/).filter(Boolean);
-}
+import { serverStartFlags } from '../test/support/server-start-flags';
 
 /**
  * Tributary's real entry point (`apps/tributary/src/main.ts`) in a child process, compiled on load by

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load as parseYaml } from 'js-yaml';
-import { serverStartFlags } from '../../bench/tributary-server.process';
+import { serverStartFlags } from '../support/server-start-flags';
 
 const ROOT = join(__dirname, '..', '..');
 const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
@@ -18,7 +18,7 @@ const nestCli = JSON.parse(readFileSync(join(ROOT, 'nest-cli.json'), 'utf8')) as
   projects: Record<string, { type: string; entryFile: string }>;
 };
 const STANDALONE_APPS = ['config-api', 'tracking-api', 'router'];
-/** Every process starts with the server's node flags (`npm run start:prod`; `server-start-flags.spec.ts`). */
+/** Every process starts with the server's node flags, those of `npm run start:prod` (`test/production-build.e2e-spec.ts`). */
 const SERVER_FLAGS = serverStartFlags();
 
 /** The text of one top-level service: from `  <name>:` to the next line indented two spaces or less. */
