@@ -2,26 +2,13 @@
 // reaches the webhook, those still undelivered at the kill within ~10 s of the restart (the ack wait
 // is short, since slow deliveries signal progress), and the only duplicates are deliveries that were
 // in flight when it died (at most ROUTER_MAX_IN_FLIGHT, each first accepted before the kill).
-import { NatsServerProcess } from '@tributary/event-log';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   createWebhookDestination,
-  POLLING_ENVIRONMENT,
   trackMessage,
   WebhookReceiver,
 } from '../../apps/router/test/router-e2e.kit';
-import {
-  createWorkspaceAndSource,
-  pollUntil,
-  postJson,
-  sleep,
-  type ApiEndpoint,
-  type TestSource,
-} from '../support/tracking-e2e.kit';
-import { spawnTributaryApp, type TributaryProcess } from '../support/tributary-process';
+import { createWorkspaceAndSource, pollUntil, postJson, sleep } from '../support/tracking-e2e.kit';
+import { StandaloneTopology } from './standalone-topology.kit';
 
 const MESSAGES = 400;
 const BATCH_SIZE = 20;
@@ -32,43 +19,30 @@ const RECEIVER_DELAY_MS = 30;
 const RECOVERY_DEADLINE_MS = 12_000;
 
 describe('a router SIGKILLed under load (JetStream)', () => {
-  const processes: TributaryProcess[] = [];
-  let nats: NatsServerProcess;
+  let topology: StandaloneTopology;
   let receiver: WebhookReceiver;
-  let dataDir: string;
 
   beforeAll(async () => {
-    nats = await NatsServerProcess.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'tributary-router-crash-'));
+    topology = await StandaloneTopology.start('router-crash', {
+      ROUTER_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
+    });
     receiver = await WebhookReceiver.start({ secret: 'crash', delayMs: RECEIVER_DELAY_MS });
   });
 
   afterAll(async () => {
-    await Promise.all(processes.map((child) => child.kill('SIGKILL')));
+    await topology?.dispose('SIGKILL');
     await receiver?.close();
-    await nats?.dispose();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('delivers everything, the rest within ~10 s of the restart, duplicates only from the kill', async () => {
-    const environment = {
-      ...POLLING_ENVIRONMENT,
-      NATS_URL: nats.url,
-      TRIBUTARY_SECRET_KEY: randomBytes(32).toString('hex'),
-      ROUTER_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
-    };
-    const configApiProcess = await spawnTributaryApp('config-api', { dataDir, environment });
-    processes.push(configApiProcess);
-    const { adminToken } = configApiProcess;
-    const configEndpoint: ApiEndpoint = { baseUrl: configApiProcess.baseUrl, adminToken };
-    const source: TestSource = await createWorkspaceAndSource(configEndpoint);
+    const { endpoint: configEndpoint } = await topology.startConfigApi();
+    const source = await createWorkspaceAndSource(configEndpoint);
     await createWebhookDestination(configEndpoint, source, 'webhooks', receiver, 'crash');
     const [router, trackingProcess] = await Promise.all([
-      spawnTributaryApp('router', { dataDir, adminToken, environment }),
-      spawnTributaryApp('tracking-api', { dataDir, adminToken, environment }),
+      topology.spawn('router'),
+      topology.spawn('tracking-api'),
     ]);
-    processes.push(router, trackingProcess);
-    const trackingApi: ApiEndpoint = { baseUrl: trackingProcess.baseUrl, adminToken };
+    const trackingApi = topology.endpointOf(trackingProcess);
 
     const sent: string[] = [];
     const sending = (async () => {
@@ -93,8 +67,7 @@ describe('a router SIGKILLed under load (JetStream)', () => {
     const acceptedAtKill = new Set(receiver.acceptedIds());
     expect(acceptedAtKill.size).toBeLessThan(MESSAGES);
 
-    const restarted = await spawnTributaryApp('router', { dataDir, adminToken, environment });
-    processes.push(restarted);
+    await topology.spawn('router');
     const restartedAt = Date.now();
     await sending;
     expect(sent).toHaveLength(MESSAGES);

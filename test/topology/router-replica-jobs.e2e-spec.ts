@@ -3,16 +3,7 @@
 // SQLite event store). Each job runs in the one replica holding its lease: a redrive sends each dead
 // letter once, a replay's recorded counts are complete, and a replica killed mid-job (SIGKILL) leaves
 // its job to the other, which finishes it (counts still exact for a replay).
-import {
-  DEFAULT_DEDUPE_WINDOW_MS,
-  DEFAULT_RETENTION_MS,
-  JetStreamEventLog,
-  NatsServerProcess,
-} from '@tributary/event-log';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS, JetStreamEventLog } from '@tributary/event-log';
 import {
   createWorkspaceAndSource,
   pollUntil,
@@ -27,11 +18,11 @@ import {
   createWebhookDestination,
   deliveryMetrics,
   destinationName,
-  POLLING_ENVIRONMENT,
   trackMessage,
   WebhookReceiver,
 } from '../../apps/router/test/router-e2e.kit';
-import { spawnTributaryApp, type TributaryProcess } from '../support/tributary-process';
+import type { TributaryProcess } from '../support/tributary-process';
+import { StandaloneTopology } from './standalone-topology.kit';
 
 /** After a job is over, how long to keep watching for a second copy of anything. */
 const DUPLICATE_WATCH_MS = 1_500;
@@ -41,41 +32,22 @@ const TAKEOVER_MS = 10_000 + 2_000 + 3_000;
 const ACK_WAIT_MS = 30_000;
 
 describe('replays and redrives with two router replicas on one JetStream', () => {
-  const processes: TributaryProcess[] = [];
   const receivers: WebhookReceiver[] = [];
   let routers: TributaryProcess[] = [];
-  let nats: NatsServerProcess;
+  let topology: StandaloneTopology;
   let leases: JetStreamEventLog;
-  let dataDir: string;
-  let adminToken: string;
   let configApiEndpoint: ApiEndpoint;
   let trackingApi: ApiEndpoint;
-  let environment: Record<string, string>;
 
   beforeAll(async () => {
-    nats = await NatsServerProcess.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'tributary-topology-jobs-'));
-    environment = {
-      ...POLLING_ENVIRONMENT,
-      NATS_URL: nats.url,
-      TRIBUTARY_SECRET_KEY: randomBytes(32).toString('hex'),
-      // Failing deliveries are dead-lettered after a second.
-      RETRY_WINDOW: '1s',
-    };
-    const configApiProcess = await spawnTributaryApp('config-api', { dataDir, environment });
-    processes.push(configApiProcess);
-    adminToken = configApiProcess.adminToken;
-    configApiEndpoint = { baseUrl: configApiProcess.baseUrl, adminToken };
-    const started = await Promise.all([
-      spawnRouter(),
-      spawnRouter(),
-      spawnTributaryApp('tracking-api', { dataDir, adminToken, environment }),
-    ]);
-    processes.push(started[2]);
-    trackingApi = { baseUrl: started[2].baseUrl, adminToken };
+    // Failing deliveries are dead-lettered after a second.
+    topology = await StandaloneTopology.start('topology-jobs', { RETRY_WINDOW: '1s' });
+    configApiEndpoint = (await topology.startConfigApi()).endpoint;
+    const started = await Promise.all([spawnRouter(), spawnRouter(), topology.spawn('tracking-api')]);
+    trackingApi = topology.endpointOf(started[2]);
     // The apps' own settings (the defaults), so connecting changes nothing on the streams.
     leases = await JetStreamEventLog.connect({
-      servers: nats.url,
+      servers: topology.nats.url,
       dedupeWindowMs: DEFAULT_DEDUPE_WINDOW_MS,
       retentionMs: DEFAULT_RETENTION_MS,
     });
@@ -83,15 +55,12 @@ describe('replays and redrives with two router replicas on one JetStream', () =>
 
   afterAll(async () => {
     await leases?.close();
-    await Promise.all(processes.map((child) => child.kill('SIGTERM')));
+    await topology?.dispose('SIGTERM');
     await Promise.all(receivers.map((receiver) => receiver.close()));
-    await nats?.dispose();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function spawnRouter(): Promise<TributaryProcess> {
-    const router = await spawnTributaryApp('router', { dataDir, adminToken, environment });
-    processes.push(router);
+    const router = await topology.spawn('router');
     routers.push(router);
     return router;
   }
@@ -102,7 +71,7 @@ describe('replays and redrives with two router replicas on one JetStream', () =>
     return receiver;
   }
 
-  const endpoint = (router: TributaryProcess): ApiEndpoint => ({ baseUrl: router.baseUrl, adminToken });
+  const endpoint = (router: TributaryProcess): ApiEndpoint => topology.endpointOf(router);
 
   /** Sends `count` messages; the tracking API learns a new write key within a poll, so it may refuse at first. */
   async function sendMessages(source: TestSource, count: number, label: string): Promise<string[]> {

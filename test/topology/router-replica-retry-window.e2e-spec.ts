@@ -2,75 +2,43 @@
 // failing; the replica that made the first attempts is SIGKILLed mid-window. The other one carries on
 // from what the log remembers: the message is dead-lettered one window after its first failure, with
 // the attempts of both replicas in its history.
-import { NatsServerProcess } from '@tributary/event-log';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   createWebhookDestination,
   deliveryMetrics,
   destinationName,
-  POLLING_ENVIRONMENT,
   trackMessage,
   WebhookReceiver,
 } from '../../apps/router/test/router-e2e.kit';
-import {
-  createWorkspaceAndSource,
-  pollUntil,
-  postJson,
-  sleep,
-  type ApiEndpoint,
-  type TestSource,
-} from '../support/tracking-e2e.kit';
+import { createWorkspaceAndSource, pollUntil, postJson, sleep } from '../support/tracking-e2e.kit';
 import { configApi } from '../support/config-api.client';
-import { spawnTributaryApp, type TributaryProcess } from '../support/tributary-process';
+import { StandaloneTopology } from './standalone-topology.kit';
 
 const RETRY_WINDOW_MS = 20_000;
 const KILL_AFTER_FIRST_FAILURE_MS = 7_000;
 const LATENESS_ALLOWED_MS = 4_000;
 
 describe('retry window across a replica hand-off (JetStream)', () => {
-  const processes: TributaryProcess[] = [];
-  let nats: NatsServerProcess;
+  let topology: StandaloneTopology;
   let receiver: WebhookReceiver;
-  let dataDir: string;
 
   beforeAll(async () => {
-    nats = await NatsServerProcess.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'tributary-retry-window-'));
+    topology = await StandaloneTopology.start('retry-window', { RETRY_WINDOW: `${RETRY_WINDOW_MS}ms` });
     receiver = await WebhookReceiver.start({ secret: 'hand-off' });
     receiver.answer = () => 500;
   });
 
   afterAll(async () => {
-    await Promise.all(processes.map((child) => child.kill('SIGKILL')));
+    await topology?.dispose('SIGKILL');
     await receiver?.close();
-    await nats?.dispose();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('dead-letters one window after the first failure when the replica that failed first dies', async () => {
-    const environment = {
-      ...POLLING_ENVIRONMENT,
-      NATS_URL: nats.url,
-      TRIBUTARY_SECRET_KEY: randomBytes(32).toString('hex'),
-      RETRY_WINDOW: `${RETRY_WINDOW_MS}ms`,
-    };
-    const configApiProcess = await spawnTributaryApp('config-api', { dataDir, environment });
-    processes.push(configApiProcess);
-    const { adminToken } = configApiProcess;
-    const configEndpoint: ApiEndpoint = { baseUrl: configApiProcess.baseUrl, adminToken };
-    const source: TestSource = await createWorkspaceAndSource(configEndpoint);
+    const { endpoint: configEndpoint } = await topology.startConfigApi();
+    const source = await createWorkspaceAndSource(configEndpoint);
     await createWebhookDestination(configEndpoint, source, 'webhooks', receiver, 'hand-off');
 
-    const routers = await Promise.all([
-      spawnTributaryApp('router', { dataDir, adminToken, environment }),
-      spawnTributaryApp('router', { dataDir, adminToken, environment }),
-    ]);
-    const trackingProcess = await spawnTributaryApp('tracking-api', { dataDir, adminToken, environment });
-    processes.push(...routers, trackingProcess);
-    const trackingApi: ApiEndpoint = { baseUrl: trackingProcess.baseUrl, adminToken };
+    const routers = await Promise.all([topology.spawn('router'), topology.spawn('router')]);
+    const trackingApi = topology.endpointOf(await topology.spawn('tracking-api'));
 
     const message = trackMessage({ event: 'Failing Everywhere' });
     await pollUntil('the batch is accepted', 15_000, async () => {
@@ -86,7 +54,7 @@ describe('retry window across a replica hand-off (JetStream)', () => {
     const { value: firstAttempter } = await pollUntil('the replica that failed first', 5_000, async () => {
       const retried = await Promise.all(
         routers.map(async (router) => {
-          const metrics = await deliveryMetrics({ baseUrl: router.baseUrl, adminToken }, source, 'webhooks');
+          const metrics = await deliveryMetrics(topology.endpointOf(router), source, 'webhooks');
           return metrics.counts.retried;
         }),
       );
@@ -102,7 +70,7 @@ describe('retry window across a replica hand-off (JetStream)', () => {
     await doomed.kill('SIGKILL');
     const killedAt = Date.now();
 
-    const survivorEndpoint: ApiEndpoint = { baseUrl: survivor.baseUrl, adminToken };
+    const survivorEndpoint = topology.endpointOf(survivor);
     const path = `${destinationName(source, 'webhooks')}/dead-letters`;
     const { value: letter } = await pollUntil(
       'the dead letter',

@@ -3,11 +3,6 @@
 // process sees the others' appends by polling the file) and tracking messages through one real
 // nats-server. Two replicas pull from the same durable consumer per destination, so JetStream gives
 // each message to one of them: the webhook must see every message exactly once, and both must work.
-import { NatsServerProcess } from '@tributary/event-log';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   createWorkspaceAndSource,
   pollUntil,
@@ -19,11 +14,10 @@ import {
 import {
   createWebhookDestination,
   deliveryMetrics,
-  POLLING_ENVIRONMENT,
   trackMessage,
   WebhookReceiver,
 } from '../../apps/router/test/router-e2e.kit';
-import { spawnTributaryApp, type TributaryProcess } from '../support/tributary-process';
+import { StandaloneTopology } from './standalone-topology.kit';
 
 const MESSAGES = 160;
 const BATCH_SIZE = 20;
@@ -33,50 +27,33 @@ const RECEIVER_DELAY_MS = 15;
 const DUPLICATE_WATCH_MS = 1_500;
 
 describe('standalone apps with two router replicas on one JetStream', () => {
-  const processes: TributaryProcess[] = [];
-  let nats: NatsServerProcess;
+  let topology: StandaloneTopology;
   let receiver: WebhookReceiver;
-  let dataDir: string;
   let configApi: ApiEndpoint;
   let trackingApi: ApiEndpoint;
   let source: TestSource;
 
   beforeAll(async () => {
-    nats = await NatsServerProcess.start();
-    dataDir = mkdtempSync(join(tmpdir(), 'tributary-topology-'));
+    topology = await StandaloneTopology.start('topology', { ROUTER_MAX_IN_FLIGHT: '4' });
     receiver = await WebhookReceiver.start({ secret: 'replicas', delayMs: RECEIVER_DELAY_MS });
   });
 
   afterAll(async () => {
-    await Promise.all(processes.map((child) => child.kill('SIGTERM')));
+    await topology?.dispose('SIGTERM');
     await receiver?.close();
-    await nats?.dispose();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('delivers every message to the webhook exactly once, the work shared by both replicas', async () => {
-    const environment = {
-      ...POLLING_ENVIRONMENT,
-      NATS_URL: nats.url,
-      // Shared by every app: the routers decrypt the webhook's secret the Config API encrypted.
-      TRIBUTARY_SECRET_KEY: randomBytes(32).toString('hex'),
-      ROUTER_MAX_IN_FLIGHT: '4',
-    };
-    const configApiProcess = await spawnTributaryApp('config-api', { dataDir, environment });
-    processes.push(configApiProcess);
-    const { adminToken } = configApiProcess;
-    configApi = { baseUrl: configApiProcess.baseUrl, adminToken };
+    configApi = (await topology.startConfigApi()).endpoint;
     source = await createWorkspaceAndSource(configApi);
     await createWebhookDestination(configApi, source, 'webhooks', receiver, 'replicas');
 
-    const started = await Promise.all([
-      spawnTributaryApp('router', { dataDir, adminToken, environment }),
-      spawnTributaryApp('router', { dataDir, adminToken, environment }),
-      spawnTributaryApp('tracking-api', { dataDir, adminToken, environment }),
+    const [routerA, routerB, trackingApiProcess] = await Promise.all([
+      topology.spawn('router'),
+      topology.spawn('router'),
+      topology.spawn('tracking-api'),
     ]);
-    processes.push(...started);
-    const [routerA, routerB, trackingApiProcess] = started;
-    trackingApi = { baseUrl: trackingApiProcess.baseUrl, adminToken };
+    trackingApi = topology.endpointOf(trackingApiProcess);
 
     // The tracking API learns the write key from the shared store within a poll interval; until then a
     // batch is refused and sent again (the same messageIds, so a retry can never double a message).
@@ -108,7 +85,7 @@ describe('standalone apps with two router replicas on one JetStream', () => {
     // Each replica counts its own deliveries: both took a share and together they delivered each once.
     const deliveredBy = await Promise.all(
       [routerA, routerB].map(async (router) => {
-        const metrics = await deliveryMetrics({ baseUrl: router.baseUrl, adminToken }, source, 'webhooks');
+        const metrics = await deliveryMetrics(topology.endpointOf(router), source, 'webhooks');
         return metrics.counts.delivered;
       }),
     );
@@ -117,7 +94,7 @@ describe('standalone apps with two router replicas on one JetStream', () => {
   }, 120_000);
 
   it('serves only its own Config API routes on the router, behind the Config API guard', async () => {
-    const router = processes.find((child) => child.output().includes('tributary router listening'));
+    const router = topology.processes.find((child) => child.output().includes('tributary router listening'));
     expect(router).toBeDefined();
     const { baseUrl, adminToken } = router!;
     const health = await fetch(`${baseUrl}/health/ready`);
@@ -141,13 +118,17 @@ describe('standalone apps with two router replicas on one JetStream', () => {
   });
 
   it('answers /health/ready on the config-api (event store, and the message log its live events and violations route read) and on the tracking API', async () => {
-    const configApiProcess = processes.find((child) => child.output().includes('config-api listening'))!;
+    const configApiProcess = topology.processes.find((child) =>
+      child.output().includes('config-api listening'),
+    )!;
     const configHealth = await fetch(`${configApiProcess.baseUrl}/health/ready`);
     expect(configHealth.status).toBe(200);
     const configReport = (await configHealth.json()) as { info: unknown };
     expect(configReport.info).toEqual({ event_store: { status: 'up' }, event_log: { status: 'up' } });
 
-    const trackingProcess = processes.find((child) => child.output().includes('tracking-api listening'))!;
+    const trackingProcess = topology.processes.find((child) =>
+      child.output().includes('tracking-api listening'),
+    )!;
     const trackingHealth = await fetch(`${trackingProcess.baseUrl}/health/ready`);
     expect(trackingHealth.status).toBe(200);
     expect(((await trackingHealth.json()) as { info: unknown }).info).toMatchObject({
