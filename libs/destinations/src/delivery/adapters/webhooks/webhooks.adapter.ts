@@ -10,10 +10,11 @@
  * dispatch (`BENCH_CPU_PROFILE=1 npm run bench`, phases 3 and 4; BENCHMARKS.md). Redirects are not
  * followed (no redirect interceptor), so a receiver cannot bounce a request past the egress guard.
  *
- * Every connection goes through the egress guard (`../../egress/egress-guard.ts`): the agent's connector
- * resolves host names with its `lookup`, so a socket connects only to an address the policy allowed,
- * and IP literals are checked before the request. What a loopback or private target answers stays out
- * of the reason: the tenant chose the URL, and it may point at one of the operator's own services.
+ * Every connection goes through the egress guard (`../../egress/guarded-dispatcher.ts`): its connector
+ * resolves host names with the guard's `lookup`, so a socket connects only to an address the policy
+ * allowed, and checks IP literals before the socket is made. What a loopback or private target
+ * answers stays out of the reason: the tenant chose the URL, and it may point at one of the operator's
+ * own services.
  *
  * With `signature_timestamp` on, the request also carries `X-Signature-Timestamp` (Unix seconds) and the
  * signature covers `<timestamp>.<signed bytes>`, so a receiver can refuse replays of an old request.
@@ -80,7 +81,6 @@ export interface WebhooksAdapterOptions {
 
 /** The webhook settings, checked: a destination that cannot be called gets a reason, not a crash. */
 export interface WebhookTarget {
-  url: URL;
   /**
    * `url` as undici dispatches it (origin, then path with query) and its host name: worked out once per
    * settings object, not per request (reading a URL's parts makes objects and strings every time).
@@ -99,7 +99,6 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'webhooks';
   private readonly timeoutMs: number;
   private readonly maxConcurrentRequests: number;
-  private readonly egressGuard: EgressGuard;
   private readonly now: () => number;
   /**
    * Connections kept open between requests, per origin (undici honours the receiver's `Keep-Alive:
@@ -114,10 +113,12 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   private readonly targets = new WeakMap<object, WebhookTarget | string>();
 
   constructor(options: WebhooksAdapterOptions = {}) {
-    this.egressGuard = options.egressGuard ?? new EgressGuard();
     this.now = options.now ?? Date.now;
     this.timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-    this.dispatcher = new GuardedDispatcher(this.egressGuard, { timeoutMs: this.timeoutMs });
+    // IP literals and resolved names alike are checked when a connection is made (see the dispatcher).
+    this.dispatcher = new GuardedDispatcher(options.egressGuard ?? new EgressGuard(), {
+      timeoutMs: this.timeoutMs,
+    });
     this.maxConcurrentRequests = Math.max(1, options.maxConcurrentRequests ?? 8);
   }
 
@@ -126,9 +127,6 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
     if (typeof target === 'string') {
       return sameOutcomeForAll(request.messages, discard(`destination misconfigured: ${target}`));
     }
-    // Node's lookup hook is not called for IP literals, so those are checked here.
-    const refusal = this.egressGuard.refusalOfLiteral(target.hostname);
-    if (refusal) return sameOutcomeForAll(request.messages, egressDenied(refusal.detail));
     if (request.messages.length === 1) {
       // The router's case: one message per call, without the concurrency machinery.
       const [message] = request.messages;
@@ -335,7 +333,6 @@ export function readWebhookTarget(settings: Readonly<Record<string, unknown>>): 
     return 'setting "signature_timestamp" must be a boolean';
   }
   return {
-    url,
     origin: url.origin,
     path: `${url.pathname}${url.search}`,
     hostname: url.hostname,
