@@ -88,7 +88,10 @@ export interface WebhookTarget {
   origin: string;
   path: string;
   hostname: string;
-  /** Lower-case names; `authorization` from credentials in the URL, then the `headers` setting. */
+  /**
+   * Every request's headers but the signature's, lower-case names: `content-type`, `authorization` from
+   * credentials in the URL, then the `headers` setting. Shared by the requests (undici only reads them).
+   */
   headers: Readonly<Record<string, string>>;
   sharedSecret?: string;
   /** Sign `<unix seconds>.<body>` and send the seconds as `X-Signature-Timestamp`. */
@@ -172,15 +175,17 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
 
   /** Never rejects; the timeout covers the whole exchange, response body included. */
   private post(target: WebhookTarget, body: Uint8Array): Promise<DeliveryOutcome> {
-    const headers: Record<string, string> = { ...target.headers, 'content-type': 'application/json' };
+    let headers = target.headers;
     if (target.sharedSecret !== undefined) {
+      const signed: Record<string, string> = { ...target.headers };
       const hmac = createHmac('sha1', target.sharedSecret);
       if (target.signatureTimestamp) {
         const timestamp = String(Math.floor(this.now() / 1000));
-        headers['x-signature-timestamp'] = timestamp;
+        signed['x-signature-timestamp'] = timestamp;
         hmac.update(`${timestamp}.`);
       }
-      headers['x-signature'] = hmac.update(body).digest('hex');
+      signed['x-signature'] = hmac.update(body).digest('hex');
+      headers = signed;
     }
     return new Promise<DeliveryOutcome>((resolve) => {
       const exchange = new WebhookExchange(resolve, this.timeoutMs, () =>
@@ -292,7 +297,7 @@ export function readWebhookTarget(settings: Readonly<Record<string, unknown>>): 
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'setting "url" must be an http(s) URL';
 
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
   // A `https://user:pass@host/` URL means Basic authentication; the URL itself is sent without them.
   if (url.username !== '' || url.password !== '') {
     const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
