@@ -61,7 +61,7 @@ export function writeWarehouseBatch(
 
 /**
  * `writeWarehouseBatch` in two steps. A batch that goes in one statement has its statement built here,
- * and `write` keeps only that text, its parameters and the ids: the rows' maps are garbage while the
+ * and `write` keeps only that text, its parameters and the ids: the rows are garbage while the
  * database works (a thousand messages' rows in flight were copied by every young-generation collection
  * that ran meanwhile). Any other batch keeps its rows for the statements `write` runs.
  */
@@ -81,20 +81,18 @@ export function prepareWarehouseBatch(
  */
 function inOneStatement(schema: string, messages: readonly BatchMessageRows[]): PreparedWarehouseBatch {
   const ids = messages.map(primaryIdOf);
-  const firstOfId = firstMessageOfEachId(messages);
-  const firstMessages = [...firstOfId.values()].map((index) => messages[index]!);
+  const { firstOfId, firstMessages, primaries, eventRows } = firstOfEachId(messages);
   const statement = primaryAndEventRowsAsJson(
     schema,
-    firstMessages.map((rows) => rows.primary),
-    firstMessages.flatMap((rows) => (rows.eventRow ? [rows.eventRow] : [])),
+    primaries,
+    eventRows,
     firstMessages.filter((rows) => rows.userRow),
   );
   return {
     inOneStatement: true,
     write: async (client) => {
       const result = await client.query<{ id: string }>(statement.text, statement.parameters);
-      const insertedIds = new Set(result.rows.map((row) => String(row.id)));
-      return ids.map((id, index) => firstOfId.get(id) === index && insertedIds.has(id));
+      return newnessOf(ids, firstOfId, new Set(result.rows.map((row) => String(row.id))));
     },
   };
 }
@@ -106,30 +104,16 @@ async function writeInSteps(
   messages: readonly BatchMessageRows[],
   options: { valuesAsJson?: boolean },
 ): Promise<boolean[]> {
-  const firstOfId = firstMessageOfEachId(messages);
-  const firstMessages = [...firstOfId.values()].map((index) => messages[index]!);
-  const uniquePrimaries = firstMessages.map((rows) => rows.primary);
+  const { firstOfId, primaries, eventRows } = firstOfEachId(messages);
   let insertedIds: Set<string>;
   if (options.valuesAsJson) {
-    const statement = primaryAndEventRowsAsJson(
-      schema,
-      uniquePrimaries,
-      firstMessages.flatMap((rows) => (rows.eventRow ? [rows.eventRow] : [])),
-      [],
-    );
+    const statement = primaryAndEventRowsAsJson(schema, primaries, eventRows, []);
     const result = await client.query<{ id: string }>(statement.text, statement.parameters);
     insertedIds = new Set(result.rows.map((row) => String(row.id)));
   } else {
-    insertedIds = await insertRows(
-      client,
-      schema,
-      uniquePrimaries,
-      'ON CONFLICT (id) DO NOTHING RETURNING id',
-    );
+    insertedIds = await insertRows(client, schema, primaries, 'ON CONFLICT (id) DO NOTHING RETURNING id');
   }
-  const isNew = messages.map(
-    (rows, index) => firstOfId.get(primaryIdOf(rows)) === index && insertedIds.has(primaryIdOf(rows)),
-  );
+  const isNew = newnessOf(messages.map(primaryIdOf), firstOfId, insertedIds);
   const newMessages = messages.filter((_, index) => isNew[index]);
   if (!options.valuesAsJson) {
     await insertRows(
@@ -167,6 +151,30 @@ export function writesInOneStatement(
     users.add(key);
   }
   return true;
+}
+
+/**
+ * The first message of each id in the batch (a later one with the same id is a redelivery of it), with
+ * their primary and event rows: only those are inserted.
+ */
+function firstOfEachId(messages: readonly BatchMessageRows[]) {
+  const firstOfId = firstMessageOfEachId(messages);
+  const firstMessages = [...firstOfId.values()].map((index) => messages[index]!);
+  return {
+    firstOfId,
+    firstMessages,
+    primaries: firstMessages.map((rows) => rows.primary),
+    eventRows: firstMessages.flatMap((rows) => (rows.eventRow ? [rows.eventRow] : [])),
+  };
+}
+
+/** Per message: new when it is the first of its id and its primary row was inserted. */
+function newnessOf(
+  ids: readonly string[],
+  firstOfId: ReadonlyMap<string, number>,
+  insertedIds: ReadonlySet<string>,
+): boolean[] {
+  return ids.map((id, index) => firstOfId.get(id) === index && insertedIds.has(id));
 }
 
 /** Message id → index of its first message in the batch. */
