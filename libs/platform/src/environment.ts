@@ -180,6 +180,8 @@ export const environmentSchema = z.object({
   POSTGRES_DESTINATION_MAX_COLUMNS: z.coerce.number().int().min(16).max(1_600).default(500),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
+  /** Public API (`/public-api`) requests per minute per token, per replica; a budget of its own. */
+  PUBLIC_API_RATE_LIMIT: z.coerce.number().int().positive().default(600),
   /**
    * Where destinations may connect: `open` (loopback and private networks too) or `public` (public
    * addresses only). Link-local/metadata, 0.0.0.0/8 and multicast are refused in both.
