@@ -53,6 +53,15 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
         if (command.changes.allowedOrigins !== undefined) {
           changes.allowedOrigins = normalizeAllowedOrigins(command.changes.allowedOrigins);
         }
+        const { displayName, enabled, settings } = command.changes;
+        if (displayName !== undefined) {
+          if (typeof displayName !== 'string' || !displayName.trim()) {
+            throw invalidArgument('source.display_name must be a non-empty string');
+          }
+          changes.displayName = displayName;
+        }
+        if (enabled !== undefined) changes.enabled = enabled;
+        if (settings !== undefined) changes.settings = settings;
         return [{ type: 'SourceUpdated', data: { ...identity(source), changes } }];
       }
       case 'UpdateSchemaConfig': {

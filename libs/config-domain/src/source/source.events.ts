@@ -12,11 +12,19 @@ export interface SourceRecord {
   /** Web origins whose pages may send events (normalized, see allowed-origins.ts); absent or empty: any.
    *  Sources created before this setting existed have none. */
   allowedOrigins?: string[];
+  /** Public API `enabled`; absent (every source before it existed) is enabled. */
+  enabled?: boolean;
+  /** Public API `settings`, a flat map stored verbatim; absent is none. */
+  settings?: Record<string, unknown>;
 }
 
 /** What a source update may change. */
 export interface SourceChanges {
   allowedOrigins?: string[];
+  displayName?: string;
+  enabled?: boolean;
+  /** The whole settings map after the update (a Public API PATCH merges before it decides). */
+  settings?: Record<string, unknown>;
 }
 
 export type SourceEvent =

@@ -187,6 +187,8 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
       if (!action) return `subscriptions[${index}]: no action "${String(subscription?.partnerAction)}"`;
       const parsed = parseSubscriptionFql(subscription.subscribe);
       if (typeof parsed === 'string') return `subscriptions[${index}].subscribe: ${parsed}`;
+      // A subscription switched off stays configured but runs for no message.
+      if (subscription.enabled === false) continue;
       prepared.push({
         subscription: { ...subscription, mapping: withRequiredDefaults(action.fields, subscription.mapping) },
         parsed,
