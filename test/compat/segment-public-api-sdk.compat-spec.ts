@@ -129,8 +129,26 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
       PublicApi.unwrap(readOnly.sources.createSource({ slug: 'sdk-ro', enabled: true, metadataId: 'javascript' })),
     );
     expect(forbidden.type).toBe('Forbidden');
-    const writeKey = await failureOf(PublicApi.unwrap(sdk.sources.createWriteKeyForSource(created[0].id)));
-    expect(writeKey.type).toBe('NotImplemented');
+
+    // The SDK sends the write-key POST with no body and no Content-Type.
+    const { source: withTwoKeys } = await PublicApi.unwrap(sdk.sources.createWriteKeyForSource(created[0].id));
+    expect(withTwoKeys.writeKeys).toHaveLength(2);
+    expect(withTwoKeys.writeKeys[0]).toBe(created[0].writeKeys[0]);
+    const [oldKey, newKey] = withTwoKeys.writeKeys;
+    const track = (writeKey: string) =>
+      fetch(`${instance.baseUrl}/v1/track`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}` },
+        body: JSON.stringify({ userId: 'u1', event: 'Key Rotated' }),
+      });
+    expect((await track(newKey)).status).toBe(200);
+    await PublicApi.unwrap(sdk.sources.removeWriteKeyFromSource(created[0].id, oldKey));
+    expect((await track(oldKey)).status).toBe(401);
+    expect((await track(newKey)).status).toBe(200);
+    const last = await failureOf(PublicApi.unwrap(sdk.sources.removeWriteKeyFromSource(created[0].id, newKey)));
+    expect(last.type).toBe('ValidationFailure');
+    const notHeld = await failureOf(PublicApi.unwrap(sdk.sources.removeWriteKeyFromSource(created[0].id, oldKey)));
+    expect(notHeld.type).toBe('NotFound');
   });
 
   it('creates destinations and their subscriptions, lists them over pages, updates and deletes them', async () => {

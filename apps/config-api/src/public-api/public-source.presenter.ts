@@ -1,4 +1,4 @@
-import type { SchemaConfig, SourceRecord, WorkspaceRecord } from '@tributary/config-domain';
+import { type SchemaConfig, type SourceRecord, type WorkspaceRecord, writeKeysOf } from '@tributary/config-domain';
 import { catalogSlugFromName } from '@tributary/contracts';
 import { findCatalogSource } from '@tributary/destinations';
 import { presentSourceMetadata } from './public-catalog.presenter';
@@ -13,7 +13,7 @@ export function presentPublicSource(source: SourceRecord, workspace: WorkspaceRe
     name: source.displayName,
     workspaceId: workspace.id,
     enabled: source.enabled ?? true,
-    writeKeys: [source.writeKey],
+    writeKeys: writeKeysOf(source),
     metadata: catalogEntry
       ? presentSourceMetadata(catalogEntry)
       : presentSourceMetadata({ slug: catalogSlug, displayName: catalogSlug, description: '', categories: [] }),

@@ -162,15 +162,31 @@ export class PublicSourcesController {
     return { data: { sourceId: source.sourceId, settings: this.settingsOf(workspace, source.sourceSlug) } };
   }
 
+  /** No body, no Content-Type (the TypeScript SDK's request): one more write key, listed last. */
   @Post(':id/writekey')
   @HttpCode(200)
-  addWriteKey() {
-    throw PublicApiError.notImplemented('POST /sources/{id}/writekey (one write key per source)');
+  async addWriteKey(
+    @PublicWorkspace() workspace: WorkspaceRecord,
+    @Param('id') id: string,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const { source } = this.resources.source(workspace, id);
+    await this.sources.addWriteKey(workspace.slug, source.sourceSlug, metadata);
+    const view = this.readModel.source(workspace.slug, source.sourceSlug)!;
+    return { data: { source: presentPublicSource(view.source, workspace) } };
   }
 
+  /** The key stops authenticating at once; the last key of a source stays (422). */
   @Delete(':id/writekey/:writeKey')
-  removeWriteKey() {
-    throw PublicApiError.notImplemented('DELETE /sources/{id}/writekey/{writeKey} (one write key per source)');
+  async removeWriteKey(
+    @PublicWorkspace() workspace: WorkspaceRecord,
+    @Param('id') id: string,
+    @Param('writeKey') writeKey: string,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const { source } = this.resources.source(workspace, id);
+    await this.sources.removeWriteKey(workspace.slug, source.sourceSlug, writeKey, metadata);
+    return { data: { status: 'SUCCESS' } };
   }
 
   @Post(':id/labels')

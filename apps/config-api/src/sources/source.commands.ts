@@ -109,6 +109,30 @@ export class SourceCommands {
     );
   }
 
+  /** Adds a newly generated write key to the source (Public API). */
+  async addWriteKey(workspaceSlug: string, sourceSlug: string, metadata: EventMetadata): Promise<void> {
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
+      { type: 'AddWriteKey', writeKey: generateWriteKey() },
+      metadata,
+    );
+  }
+
+  async removeWriteKey(
+    workspaceSlug: string,
+    sourceSlug: string,
+    writeKey: string,
+    metadata: EventMetadata,
+  ): Promise<void> {
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
+      { type: 'RemoveWriteKey', writeKey },
+      metadata,
+    );
+  }
+
   async delete(workspaceSlug: string, sourceSlug: string, metadata: EventMetadata): Promise<void> {
     await this.commands.handle(
       sourceAggregate,

@@ -7,7 +7,10 @@ export interface SourceRecord {
   sourceId: string;
   catalogName: string;
   displayName: string;
+  /** The oldest live write key. */
   writeKey: string;
+  /** Write keys added later (Public API), oldest first; each authenticates like `writeKey`. */
+  additionalWriteKeys?: string[];
   createTime: string;
   /** Web origins whose pages may send events (normalized, see allowed-origins.ts); absent or empty: any.
    *  Sources created before this setting existed have none. */
@@ -25,6 +28,9 @@ export interface SourceChanges {
   enabled?: boolean;
   /** The whole settings map after the update (a Public API PATCH merges before it decides). */
   settings?: Record<string, unknown>;
+  /** Write keys after a key was added or removed (never set by an update request). */
+  writeKey?: string;
+  additionalWriteKeys?: string[];
 }
 
 export type SourceEvent =
@@ -38,3 +44,8 @@ export type SourceEvent =
       data: { workspaceSlug: string; sourceSlug: string; sourceId: string; changes: SourceChanges };
     }
   | { type: 'SourceDeleted'; data: { workspaceSlug: string; sourceSlug: string; sourceId: string } };
+
+/** Every live write key of the source, oldest first. */
+export function writeKeysOf(source: Pick<SourceRecord, 'writeKey' | 'additionalWriteKeys'>): string[] {
+  return [source.writeKey, ...(source.additionalWriteKeys ?? [])];
+}
