@@ -290,7 +290,6 @@ describe('the Public API as the Go SDK calls it', () => {
       422,
       'ValidationFailure',
     );
-    errorOf(await go('GET', '/labels'), 501, 'NotImplemented');
     errorOf(await go('POST', '/regulations', { regulationType: 'SUPPRESS_ONLY' }), 501, 'NotImplemented');
     // Nothing of this API's shape leaks into /v1beta.
     const v1beta = await rawRequest(instance.port, { method: 'GET', path: '/v1beta/no-such-route' });

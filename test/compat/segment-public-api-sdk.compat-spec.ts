@@ -311,8 +311,45 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     expect(badType).toMatchObject({ type: 'ValidationFailure', field: 'type' });
   });
 
-  it('answers the routes not served yet with 501 in {errors}', async () => {
-    expect((await failureOf(PublicApi.unwrap(sdk.labels.listLabels()))).type).toBe('NotImplemented');
+  it('creates, lists and deletes labels, and labels sources with them', async () => {
+    const { label } = await PublicApi.unwrap(
+      sdk.labels.createLabel({ label: { key: 'env', value: 'prod', description: 'Production' } }),
+    );
+    expect(label).toEqual({ key: 'env', value: 'prod', description: 'Production' });
+    await PublicApi.unwrap(sdk.labels.createLabel({ label: { key: 'team', value: 'web' } }));
+    expect((await PublicApi.unwrap(sdk.labels.listLabels())).labels).toHaveLength(2);
+    const duplicate = await failureOf(PublicApi.unwrap(sdk.labels.createLabel({ label: { key: 'env', value: 'prod' } })));
+    expect(duplicate.type).toBe('Conflict');
+
+    const { source } = await PublicApi.unwrap(
+      sdk.sources.createSource({ slug: 'sdk-labelled', enabled: true, metadataId: 'javascript' }),
+    );
+    const added = await PublicApi.unwrap(
+      sdk.sources.addLabelsToSource(source.id, { labels: [{ key: 'env', value: 'prod' }] }),
+    );
+    expect(added.labels).toEqual([{ key: 'env', value: 'prod', description: 'Production' }]);
+    const replaced = await PublicApi.unwrap(
+      sdk.sources.replaceLabelsInSource(source.id, {
+        labels: [
+          { key: 'team', value: 'web' },
+          { key: 'env', value: 'prod' },
+        ],
+      }),
+    );
+    expect(replaced.labels.map((entry) => `${entry.key}:${entry.value}`)).toEqual(['team:web', 'env:prod']);
+    const unknown = await failureOf(
+      PublicApi.unwrap(sdk.sources.addLabelsToSource(source.id, { labels: [{ key: 'env', value: 'staging' }] })),
+    );
+    expect(unknown).toMatchObject({ type: 'ValidationFailure', field: 'labels' });
+
+    await PublicApi.unwrap(sdk.labels.deleteLabel('env', 'prod'));
+    expect((await PublicApi.unwrap(sdk.sources.getSource(source.id))).source.labels).toEqual([
+      { key: 'team', value: 'web' },
+    ]);
+    expect((await failureOf(PublicApi.unwrap(sdk.labels.deleteLabel('env', 'prod')))).type).toBe('NotFound');
+  });
+
+  it('answers the regulation routes, not served yet, with 501 in {errors}', async () => {
     expect(
       (await failureOf(PublicApi.unwrap(sdk.deletionAndSuppresion.listSuppressions({ count: 10 })))).type,
     ).toBe('NotImplemented');

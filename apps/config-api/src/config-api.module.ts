@@ -55,6 +55,7 @@ import { PublicSourcesController } from './public-api/public-sources.controller'
 import { PublicSubscriptionsController } from './public-api/public-subscriptions.controller';
 import { PublicTrackingPlansController } from './public-api/public-tracking-plans.controller';
 import { PublicUnservedController } from './public-api/public-unserved.controller';
+import { PublicLabelsController } from './public-api/public-labels.controller';
 
 /**
  * The Config API: `/v1beta` and Segment's Public API subset (`/public-api`, docs/public-api.md) over
@@ -88,6 +89,7 @@ export class ConfigApiModule {
         PublicDestinationsController,
         PublicSubscriptionsController,
         PublicTrackingPlansController,
+        PublicLabelsController,
         PublicUnservedController,
       ],
       providers: [

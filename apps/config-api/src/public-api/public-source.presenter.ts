@@ -18,7 +18,10 @@ export function presentPublicSource(source: SourceRecord, workspace: WorkspaceRe
       ? presentSourceMetadata(catalogEntry)
       : presentSourceMetadata({ slug: catalogSlug, displayName: catalogSlug, description: '', categories: [] }),
     settings: source.settings ?? {},
-    labels: [],
+    labels: (source.labels ?? []).map(
+      (label) =>
+        workspace.labels?.find((known) => known.key === label.key && known.value === label.value) ?? label,
+    ),
   };
 }
 

@@ -189,15 +189,50 @@ export class PublicSourcesController {
     return { data: { status: 'SUCCESS' } };
   }
 
+  /** Adds labels of the workspace to the source; each must exist (422 otherwise). */
   @Post(':id/labels')
   @HttpCode(200)
-  addLabels() {
-    throw PublicApiError.notImplemented('labels');
+  addLabels(
+    @PublicWorkspace() workspace: WorkspaceRecord,
+    @Param('id') id: string,
+    @PublicBody() body: Record<string, unknown>,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const { source } = this.resources.source(workspace, id);
+    return this.writeLabels(workspace, source.sourceSlug, [...(source.labels ?? []), ...readLabels(body)], metadata);
   }
 
+  /** Replaces the source's labels. */
   @Put(':id/labels')
-  replaceLabels() {
-    throw PublicApiError.notImplemented('labels');
+  replaceLabels(
+    @PublicWorkspace() workspace: WorkspaceRecord,
+    @Param('id') id: string,
+    @PublicBody() body: Record<string, unknown>,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    const { source } = this.resources.source(workspace, id);
+    return this.writeLabels(workspace, source.sourceSlug, readLabels(body), metadata);
+  }
+
+  private async writeLabels(
+    workspace: WorkspaceRecord,
+    sourceSlug: string,
+    requested: { key: string; value: string }[],
+    metadata: EventMetadata,
+  ) {
+    const known = workspace.labels ?? [];
+    const unknown = requested.find(
+      (label) => !known.some((candidate) => candidate.key === label.key && candidate.value === label.value),
+    );
+    if (unknown) {
+      throw PublicApiError.validation(`label ${unknown.key}:${unknown.value} does not exist in the workspace`, 'labels');
+    }
+    const labels = requested.filter(
+      (label, index) => requested.findIndex((other) => other.key === label.key && other.value === label.value) === index,
+    );
+    await this.sources.change(workspace.slug, sourceSlug, { labels }, metadata);
+    const view = this.readModel.source(workspace.slug, sourceSlug)!;
+    return { data: { labels: presentPublicSource(view.source, workspace).labels } };
   }
 
   private settingsOf(workspace: WorkspaceRecord, sourceSlug: string) {
@@ -207,6 +242,18 @@ export class PublicSourcesController {
       (slug) => this.readModel.source(workspace.slug, slug)?.source.sourceId,
     );
   }
+}
+
+/** `{labels: [{key, value}]}` of a request. */
+function readLabels(body: Record<string, unknown>): { key: string; value: string }[] {
+  if (!Array.isArray(body.labels)) throw PublicApiError.validation('labels must be a list', 'labels');
+  return body.labels.map((label: unknown) => {
+    const { key, value } = (typeof label === 'object' && label !== null ? label : {}) as Record<string, unknown>;
+    if (typeof key !== 'string' || typeof value !== 'string') {
+      throw PublicApiError.validation('each label is {key, value}', 'labels');
+    }
+    return { key, value };
+  });
 }
 
 /** A refusal of the request's values (v1beta's 400) names the field it is about. */

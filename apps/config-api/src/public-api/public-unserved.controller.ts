@@ -10,11 +10,6 @@ import { PublicApiError } from './public-api.error';
 @ApiExcludeController()
 @PublicApiController()
 export class PublicUnservedController {
-  @All(['labels', 'labels/*'])
-  labels(): never {
-    throw PublicApiError.notImplemented('labels');
-  }
-
   @All(['regulations', 'regulations/*', 'suppressions'])
   regulations(): never {
     throw PublicApiError.notImplemented('regulations and suppressions');

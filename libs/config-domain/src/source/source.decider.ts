@@ -58,7 +58,8 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
         if (command.changes.allowedOrigins !== undefined) {
           changes.allowedOrigins = normalizeAllowedOrigins(command.changes.allowedOrigins);
         }
-        const { displayName, enabled, settings } = command.changes;
+        const { displayName, enabled, settings, labels } = command.changes;
+        if (labels !== undefined) changes.labels = labels;
         if (displayName !== undefined) {
           if (typeof displayName !== 'string' || !displayName.trim()) {
             throw invalidArgument('source.display_name must be a non-empty string');

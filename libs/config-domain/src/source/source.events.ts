@@ -19,6 +19,8 @@ export interface SourceRecord {
   enabled?: boolean;
   /** Public API `settings`, a flat map stored verbatim; absent is none. */
   settings?: Record<string, unknown>;
+  /** Labels of the workspace the source carries (Public API); absent is none. */
+  labels?: { key: string; value: string }[];
 }
 
 /** What a source update may change. */
@@ -28,6 +30,8 @@ export interface SourceChanges {
   enabled?: boolean;
   /** The whole settings map after the update (a Public API PATCH merges before it decides). */
   settings?: Record<string, unknown>;
+  /** The whole list of labels after the update. */
+  labels?: { key: string; value: string }[];
   /** Write keys after a key was added or removed (never set by an update request). */
   writeKey?: string;
   additionalWriteKeys?: string[];
