@@ -15,7 +15,13 @@ describe('the Public API as the Go SDK calls it', () => {
   let access: WorkspaceAccess;
 
   /** One request as the Go SDK makes it: Bearer token, `Accept: application/json`, its User-Agent. */
-  function go(method: string, path: string, body?: unknown, contentType = 'application/json', token?: string) {
+  function go(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType = 'application/json',
+    token?: string,
+  ) {
     return rawRequest(instance.port, {
       method,
       path: `/public-api${path}`,
@@ -37,7 +43,10 @@ describe('the Public API as the Go SDK calls it', () => {
   }
 
   function errorOf(response: RawResponse, status: number, type: string) {
-    expect({ status: response.status, type: (response.body as any)?.errors?.[0]?.type }).toEqual({ status, type });
+    expect({ status: response.status, type: (response.body as any)?.errors?.[0]?.type }).toEqual({
+      status,
+      type,
+    });
     expect(response.body).not.toHaveProperty('data');
     return (response.body as any).errors[0] as { type: string; message: string; field?: string };
   }
@@ -60,7 +69,9 @@ describe('the Public API as the Go SDK calls it', () => {
     });
     expect(Number(response.headers['x-ratelimit-remaining'])).toBeGreaterThan(0);
     expect(Number(response.headers['x-ratelimit-consumed'])).toBeGreaterThan(0);
-    expect(new Date(String(response.headers['x-ratelimit-reset'])).getTime()).toBeGreaterThan(Date.now() - 61_000);
+    expect(new Date(String(response.headers['x-ratelimit-reset'])).getTime()).toBeGreaterThan(
+      Date.now() - 61_000,
+    );
   });
 
   it('creates a source with alphabetical keys and disconnectAllWarehouses, then PATCHes nulls as Terraform does', async () => {
@@ -85,7 +96,11 @@ describe('the Public API as the Go SDK calls it', () => {
     expect(created.writeKeys).toHaveLength(1);
 
     const patched = ok(
-      await go('PATCH', `/sources/${created.id}`, { enabled: false, name: 'Go Web', settings: { remove: null } }),
+      await go('PATCH', `/sources/${created.id}`, {
+        enabled: false,
+        name: 'Go Web',
+        settings: { remove: null },
+      }),
     ).source;
     expect(patched).toMatchObject({ name: 'Go Web', enabled: false, settings: { keep: 'yes' } });
     expect(patched.settings).not.toHaveProperty('remove');
@@ -93,10 +108,22 @@ describe('the Public API as the Go SDK calls it', () => {
     expect(read).toEqual({ source: patched, trackingPlanId: null });
 
     errorOf(await go('PATCH', `/sources/${created.id}`, { slug: 'renamed' }), 422, 'ValidationFailure');
-    errorOf(await go('POST', '/sources', { enabled: true, metadataId: 'javascript', slug: 'go-web' }), 409, 'Conflict');
-    const unknown = errorOf(await go('POST', '/sources', { enabled: true, metadataId: 'nope', slug: 'x' }), 422, 'ValidationFailure');
+    errorOf(
+      await go('POST', '/sources', { enabled: true, metadataId: 'javascript', slug: 'go-web' }),
+      409,
+      'Conflict',
+    );
+    const unknown = errorOf(
+      await go('POST', '/sources', { enabled: true, metadataId: 'nope', slug: 'x' }),
+      422,
+      'ValidationFailure',
+    );
     expect(unknown.field).toBe('metadataId');
-    const badSlug = errorOf(await go('POST', '/sources', { enabled: true, metadataId: 'javascript', slug: 'Bad Slug!' }), 422, 'ValidationFailure');
+    const badSlug = errorOf(
+      await go('POST', '/sources', { enabled: true, metadataId: 'javascript', slug: 'Bad Slug!' }),
+      422,
+      'ValidationFailure',
+    );
     expect(badSlug.field).toBe('slug');
   });
 
@@ -107,8 +134,15 @@ describe('the Public API as the Go SDK calls it', () => {
     const first = ok(await go('GET', '/sources?pagination[count]=2&pagination[cursor]=MA%3D%3D'));
     expect(first.sources).toHaveLength(2);
     expect(first.pagination).toEqual({ current: 'MA==', next: 'Mg==', totalEntries: 3 });
-    const encoded = ok(await go('GET', `/sources?pagination%5Bcount%5D=2&pagination%5Bcursor%5D=${encodeURIComponent(first.pagination.next)}`));
-    const dotted = ok(await go('GET', `/sources?pagination.count=2&pagination.cursor=${first.pagination.next}`));
+    const encoded = ok(
+      await go(
+        'GET',
+        `/sources?pagination%5Bcount%5D=2&pagination%5Bcursor%5D=${encodeURIComponent(first.pagination.next)}`,
+      ),
+    );
+    const dotted = ok(
+      await go('GET', `/sources?pagination.count=2&pagination.cursor=${first.pagination.next}`),
+    );
     expect(encoded).toEqual(dotted);
     expect(encoded.sources.map((source: { slug: string }) => source.slug)).toEqual(['page-b']);
     expect(encoded.pagination).toEqual({ current: 'Mg==', previous: 'MA==', totalEntries: 3 });
@@ -122,9 +156,16 @@ describe('the Public API as the Go SDK calls it', () => {
   });
 
   it('creates Actions destinations (two of one type), writes subscriptions as v1alpha and removes a setting with null', async () => {
-    const source = ok(await go('POST', '/sources', { enabled: true, metadataId: 'javascript', slug: 'go-dest' })).source;
+    const source = ok(
+      await go('POST', '/sources', { enabled: true, metadataId: 'javascript', slug: 'go-dest' }),
+    ).source;
     const missing = errorOf(
-      await go('POST', '/destinations', { enabled: false, metadataId: 'actions-amplitude', settings: {}, sourceId: source.id }),
+      await go('POST', '/destinations', {
+        enabled: false,
+        metadataId: 'actions-amplitude',
+        settings: {},
+        sourceId: source.id,
+      }),
       422,
       'ValidationFailure',
     );
@@ -165,7 +206,11 @@ describe('the Public API as the Go SDK calls it', () => {
         settings: { apiKey: MASK, endpoint: null, secretKey: MASK },
       }),
     ).destination;
-    expect(patched).toMatchObject({ enabled: true, name: 'Amplitude EU', settings: { apiKey: MASK, secretKey: MASK } });
+    expect(patched).toMatchObject({
+      enabled: true,
+      name: 'Amplitude EU',
+      settings: { apiKey: MASK, secretKey: MASK },
+    });
     expect(patched.settings.endpoint).not.toBe('europe');
 
     expect(ok(await go('GET', `/destinations/${first.id}/subscriptions`))).toEqual({
@@ -204,8 +249,15 @@ describe('the Public API as the Go SDK calls it', () => {
         ALPHA,
       ),
     ).subscription;
-    expect(updated).toMatchObject({ id: subscription.id, enabled: false, trigger: 'type = "identify"', name: 'Track' });
-    expect(ok(await go('GET', `/destinations/${first.id}/subscriptions/${subscription.id}`)).subscription).toEqual(updated);
+    expect(updated).toMatchObject({
+      id: subscription.id,
+      enabled: false,
+      trigger: 'type = "identify"',
+      name: 'Track',
+    });
+    expect(
+      ok(await go('GET', `/destinations/${first.id}/subscriptions/${subscription.id}`)).subscription,
+    ).toEqual(updated);
 
     const badTrigger = await go(
       'POST',
@@ -215,7 +267,12 @@ describe('the Public API as the Go SDK calls it', () => {
     );
     errorOf(badTrigger, 422, 'ValidationFailure');
     const badAction = errorOf(
-      await go('POST', `/destinations/${first.id}/subscriptions`, { actionId: 'sendFax', trigger: 'type = "track"' }, ALPHA),
+      await go(
+        'POST',
+        `/destinations/${first.id}/subscriptions`,
+        { actionId: 'sendFax', trigger: 'type = "track"' },
+        ALPHA,
+      ),
       422,
       'ValidationFailure',
     );
@@ -228,7 +285,9 @@ describe('the Public API as the Go SDK calls it', () => {
   });
 
   it('creates a tracking plan, PUTs rules (even []) and deletes rules named in bracketed query keys', async () => {
-    const plan = ok(await go('POST', '/tracking-plans', { description: 'Main plan', name: 'Main', type: 'LIVE' })).trackingPlan;
+    const plan = ok(
+      await go('POST', '/tracking-plans', { description: 'Main plan', name: 'Main', type: 'LIVE' }),
+    ).trackingPlan;
     expect(plan).toMatchObject({ name: 'Main', type: 'LIVE', description: 'Main plan' });
     expect(plan.id).toMatch(/^tp_/);
     expect(plan.resourceSchemaId).toMatch(/^rs_/);
@@ -252,7 +311,12 @@ describe('the Public API as the Go SDK calls it', () => {
       'PAGE:Home',
     ]);
     expect(rules[0].jsonSchema).toEqual(schema);
-    ok(await go('DELETE', `/tracking-plans/${plan.id}/rules?rules.0.type=TRACK&rules.0.key=Signed%20Up&rules[1][type]=PAGE&rules[1][key]=Home`));
+    ok(
+      await go(
+        'DELETE',
+        `/tracking-plans/${plan.id}/rules?rules.0.type=TRACK&rules.0.key=Signed%20Up&rules[1][type]=PAGE&rules[1][key]=Home`,
+      ),
+    );
     const left = ok(await go('GET', `/tracking-plans/${plan.id}/rules`)).rules;
     expect(left.map((rule: { type: string }) => rule.type)).toEqual(['TRACK', 'IDENTIFY']);
     errorOf(
@@ -271,11 +335,29 @@ describe('the Public API as the Go SDK calls it', () => {
   });
 
   it('answers every refusal in {errors}: auth, scope, unknown routes and ids, media types, unserved routes', async () => {
-    errorOf(await rawRequest(instance.port, { method: 'GET', path: '/public-api/sources' }), 401, 'Unauthorized');
+    errorOf(
+      await rawRequest(instance.port, { method: 'GET', path: '/public-api/sources' }),
+      401,
+      'Unauthorized',
+    );
     errorOf(await go('GET', '/sources', undefined, undefined, 'not-a-token'), 401, 'Unauthorized');
-    const admin = errorOf(await go('GET', '/sources', undefined, undefined, instance.adminToken), 403, 'Forbidden');
+    const admin = errorOf(
+      await go('GET', '/sources', undefined, undefined, instance.adminToken),
+      403,
+      'Forbidden',
+    );
     expect(admin.message).toBe('token is not bound to one workspace');
-    errorOf(await go('POST', '/sources', { enabled: true, metadataId: 'javascript', slug: 'ro' }, undefined, access.readerToken), 403, 'Forbidden');
+    errorOf(
+      await go(
+        'POST',
+        '/sources',
+        { enabled: true, metadataId: 'javascript', slug: 'ro' },
+        undefined,
+        access.readerToken,
+      ),
+      403,
+      'Forbidden',
+    );
     errorOf(await go('GET', '/sources/no-such-id'), 404, 'NotFound');
     errorOf(await go('GET', '/no-such-route'), 404, 'NotFound');
     errorOf(await go('PUT', '/sources'), 404, 'NotFound');

@@ -8,6 +8,11 @@ import { startTributary, TributaryTestInstance } from '../support/tributary-test
 
 type Apis = ReturnType<typeof PublicApi.configureApis>;
 
+/** The SDK types enums as TypeScript enums whose values are the wire strings. */
+function sdkEnum<Enum>(wireValue: string): Enum {
+  return wireValue as Enum;
+}
+
 /** What `unwrap` rethrows for a non-2xx answer: the first of `{errors}`. */
 async function failureOf(call: Promise<unknown>): Promise<{ type: string; message: string; field?: string }> {
   try {
@@ -51,12 +56,14 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     expect(firstPage.destinationsCatalog).toHaveLength(2);
     expect(firstPage.pagination.next).toBeDefined();
     const secondPage = await PublicApi.unwrap(
-      sdk.catalog.getDestinationsCatalog({ count: 2, cursor: firstPage.pagination.next }),
+      sdk.catalog.getDestinationsCatalog({ count: 2, cursor: firstPage.pagination.next ?? undefined }),
     );
     expect(secondPage.pagination.previous).toBe('MA==');
     expect(secondPage.destinationsCatalog[0].id).not.toBe(firstPage.destinationsCatalog[0].id);
 
-    const { destinationMetadata } = await PublicApi.unwrap(sdk.catalog.getDestinationMetadata('actions-amplitude'));
+    const { destinationMetadata } = await PublicApi.unwrap(
+      sdk.catalog.getDestinationMetadata('actions-amplitude'),
+    );
     expect(destinationMetadata.actions.map((action) => action.slug)).toContain('logEventV2');
     expect(destinationMetadata.presets.length).toBeGreaterThan(0);
     expect(destinationMetadata.options.map((option) => option.name)).toEqual(
@@ -86,7 +93,7 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     do {
       const page = await PublicApi.unwrap(sdk.sources.listSources({ count: 2, ...(cursor && { cursor }) }));
       slugs.push(...page.sources.map((source) => source.slug));
-      cursor = page.pagination.next;
+      cursor = page.pagination.next ?? undefined;
       pages += 1;
     } while (cursor !== undefined);
     expect(pages).toBe(2);
@@ -112,7 +119,9 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     const listedSettings = await PublicApi.unwrap(sdk.sources.listSchemaSettingsInSource(created[1].id));
     expect(listedSettings.settings).toEqual(settings.settings);
     const badTarget = await failureOf(
-      PublicApi.unwrap(sdk.sources.updateSchemaSettingsInSource(created[1].id, { forwardingViolationsTo: 'nope' })),
+      PublicApi.unwrap(
+        sdk.sources.updateSchemaSettingsInSource(created[1].id, { forwardingViolationsTo: 'nope' }),
+      ),
     );
     expect(badTarget).toMatchObject({ type: 'ValidationFailure', field: 'forwardingViolationsTo' });
 
@@ -126,28 +135,39 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     );
     expect(duplicate.type).toBe('Conflict');
     const forbidden = await failureOf(
-      PublicApi.unwrap(readOnly.sources.createSource({ slug: 'sdk-ro', enabled: true, metadataId: 'javascript' })),
+      PublicApi.unwrap(
+        readOnly.sources.createSource({ slug: 'sdk-ro', enabled: true, metadataId: 'javascript' }),
+      ),
     );
     expect(forbidden.type).toBe('Forbidden');
 
     // The SDK sends the write-key POST with no body and no Content-Type.
-    const { source: withTwoKeys } = await PublicApi.unwrap(sdk.sources.createWriteKeyForSource(created[0].id));
+    const { source: withTwoKeys } = await PublicApi.unwrap(
+      sdk.sources.createWriteKeyForSource(created[0].id),
+    );
     expect(withTwoKeys.writeKeys).toHaveLength(2);
     expect(withTwoKeys.writeKeys[0]).toBe(created[0].writeKeys[0]);
     const [oldKey, newKey] = withTwoKeys.writeKeys;
     const track = (writeKey: string) =>
       fetch(`${instance.baseUrl}/v1/track`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`,
+        },
         body: JSON.stringify({ userId: 'u1', event: 'Key Rotated' }),
       });
     expect((await track(newKey)).status).toBe(200);
     await PublicApi.unwrap(sdk.sources.removeWriteKeyFromSource(created[0].id, oldKey));
     expect((await track(oldKey)).status).toBe(401);
     expect((await track(newKey)).status).toBe(200);
-    const last = await failureOf(PublicApi.unwrap(sdk.sources.removeWriteKeyFromSource(created[0].id, newKey)));
+    const last = await failureOf(
+      PublicApi.unwrap(sdk.sources.removeWriteKeyFromSource(created[0].id, newKey)),
+    );
     expect(last.type).toBe('ValidationFailure');
-    const notHeld = await failureOf(PublicApi.unwrap(sdk.sources.removeWriteKeyFromSource(created[0].id, oldKey)));
+    const notHeld = await failureOf(
+      PublicApi.unwrap(sdk.sources.removeWriteKeyFromSource(created[0].id, oldKey)),
+    );
     expect(notHeld.type).toBe('NotFound');
   });
 
@@ -158,7 +178,13 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     const destinations = [];
     for (const name of ['Hook One', 'Hook Two', 'Hook Three']) {
       const { destination } = await PublicApi.unwrap(
-        sdk.destinations.createDestination({ sourceId: source.id, metadataId: 'actions-webhook', name, enabled: false }),
+        sdk.destinations.createDestination({
+          sourceId: source.id,
+          metadataId: 'actions-webhook',
+          name,
+          enabled: false,
+          settings: {},
+        }),
       );
       destinations.push(destination);
     }
@@ -167,13 +193,11 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
 
     const firstPage = await PublicApi.unwrap(sdk.destinations.listDestinations({ count: 2 }));
     const secondPage = await PublicApi.unwrap(
-      sdk.destinations.listDestinations({ count: 2, cursor: firstPage.pagination.next }),
+      sdk.destinations.listDestinations({ count: 2, cursor: firstPage.pagination.next ?? undefined }),
     );
-    expect([...firstPage.destinations, ...secondPage.destinations].map((destination) => destination.name)).toEqual([
-      'Hook One',
-      'Hook Two',
-      'Hook Three',
-    ]);
+    expect(
+      [...firstPage.destinations, ...secondPage.destinations].map((destination) => destination.name),
+    ).toEqual(['Hook One', 'Hook Two', 'Hook Three']);
     expect(secondPage.pagination.next).toBeUndefined();
     const connected = await PublicApi.unwrap(
       sdk.sources.listConnectedDestinationsFromSource(source.id, { count: 10 }),
@@ -184,10 +208,16 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
       sdk.destinations.updateDestination(destinations[1].id, { name: 'Hook 2', enabled: true }),
     );
     expect(renamed).toMatchObject({ name: 'Hook 2', enabled: true });
-    expect((await PublicApi.unwrap(sdk.destinations.getDestination(destinations[1].id))).destination).toEqual(renamed);
+    expect((await PublicApi.unwrap(sdk.destinations.getDestination(destinations[1].id))).destination).toEqual(
+      renamed,
+    );
 
     const subscriptions = [];
-    for (const url of ['https://one.example/hook', 'https://two.example/hook', 'https://three.example/hook']) {
+    for (const url of [
+      'https://one.example/hook',
+      'https://two.example/hook',
+      'https://three.example/hook',
+    ]) {
       const { destinationSubscription } = await PublicApi.unwrap(
         sdk.destinations.createDestinationSubscription(destinations[0].id, {
           name: `Send to ${url}`,
@@ -203,7 +233,7 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
       sdk.destinations.listSubscriptionsFromDestination(destinations[0].id, { count: 2 }),
     );
     expect(subscriptionPage.subscriptions).toHaveLength(2);
-    expect(subscriptionPage.pagination.next).toBeDefined();
+    expect(subscriptionPage.pagination?.next).toBeDefined();
     const { subscription: updated } = await PublicApi.unwrap(
       sdk.destinations.updateSubscriptionForDestination(destinations[0].id, subscriptions[1].id, {
         input: { name: 'Second', enabled: false },
@@ -214,9 +244,13 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
       sdk.destinations.getSubscriptionFromDestination(destinations[0].id, subscriptions[1].id),
     );
     expect(subscription).toEqual(updated);
-    await PublicApi.unwrap(sdk.destinations.removeSubscriptionFromDestination(destinations[0].id, subscriptions[0].id));
+    await PublicApi.unwrap(
+      sdk.destinations.removeSubscriptionFromDestination(destinations[0].id, subscriptions[0].id),
+    );
     const missing = await failureOf(
-      PublicApi.unwrap(sdk.destinations.getSubscriptionFromDestination(destinations[0].id, subscriptions[0].id)),
+      PublicApi.unwrap(
+        sdk.destinations.getSubscriptionFromDestination(destinations[0].id, subscriptions[0].id),
+      ),
     );
     expect(missing.type).toBe('NotFound');
     const badMapping = await failureOf(
@@ -233,12 +267,21 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     expect(badMapping.type).toBe('ValidationFailure');
     expect(badMapping.message).toMatch(/url/);
 
-    expect((await PublicApi.unwrap(sdk.destinations.deleteDestination(destinations[2].id))).status).toBe('SUCCESS');
-    expect((await failureOf(PublicApi.unwrap(sdk.destinations.getDestination(destinations[2].id)))).type).toBe(
-      'NotFound',
+    expect((await PublicApi.unwrap(sdk.destinations.deleteDestination(destinations[2].id))).status).toBe(
+      'SUCCESS',
     );
+    expect(
+      (await failureOf(PublicApi.unwrap(sdk.destinations.getDestination(destinations[2].id)))).type,
+    ).toBe('NotFound');
     const unknownType = await failureOf(
-      PublicApi.unwrap(sdk.destinations.createDestination({ sourceId: source.id, metadataId: 'nope', enabled: false })),
+      PublicApi.unwrap(
+        sdk.destinations.createDestination({
+          sourceId: source.id,
+          metadataId: 'nope',
+          enabled: false,
+          settings: {},
+        }),
+      ),
     );
     expect(unknownType).toMatchObject({ type: 'ValidationFailure', field: 'metadataId' });
   });
@@ -250,12 +293,14 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     const plans = [];
     for (const name of ['Plan One', 'Plan Two', 'Plan Three']) {
       const { trackingPlan } = await PublicApi.unwrap(
-        sdk.trackingPlans.createTrackingPlan({ name, type: 'LIVE', description: `${name} rules` }),
+        sdk.trackingPlans.createTrackingPlan({ name, type: sdkEnum('LIVE'), description: `${name} rules` }),
       );
       plans.push(trackingPlan);
     }
     const listed = await PublicApi.unwrap(sdk.trackingPlans.listTrackingPlans({ count: 2 }));
-    const rest = await PublicApi.unwrap(sdk.trackingPlans.listTrackingPlans({ count: 2, cursor: listed.pagination.next }));
+    const rest = await PublicApi.unwrap(
+      sdk.trackingPlans.listTrackingPlans({ count: 2, cursor: listed.pagination.next ?? undefined }),
+    );
     expect([...listed.trackingPlans, ...rest.trackingPlans].map((plan) => plan.name)).toEqual([
       'Plan One',
       'Plan Two',
@@ -265,36 +310,59 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     expect(plan).toMatchObject({ type: 'LIVE', description: 'Plan One rules' });
 
     await PublicApi.unwrap(sdk.trackingPlans.updateTrackingPlan(plan.id, { name: 'Main Plan' }));
-    expect((await PublicApi.unwrap(sdk.trackingPlans.getTrackingPlan(plan.id))).trackingPlan.name).toBe('Main Plan');
+    expect((await PublicApi.unwrap(sdk.trackingPlans.getTrackingPlan(plan.id))).trackingPlan.name).toBe(
+      'Main Plan',
+    );
 
     const schema = { type: 'object', properties: { properties: { type: 'object' } } };
     await PublicApi.unwrap(
       sdk.trackingPlans.replaceRulesInTrackingPlan(plan.id, {
         rules: [
-          { type: 'TRACK', key: 'Order Completed', jsonSchema: schema, version: 1 },
-          { type: 'TRACK', key: 'Signed Up', jsonSchema: schema, version: 1 },
-          { type: 'COMMON', jsonSchema: schema, version: 1 },
+          { type: sdkEnum('TRACK'), key: 'Order Completed', jsonSchema: schema, version: 1 },
+          { type: sdkEnum('TRACK'), key: 'Signed Up', jsonSchema: schema, version: 1 },
+          { type: sdkEnum('COMMON'), jsonSchema: schema, version: 1 },
         ],
       }),
     );
     await PublicApi.unwrap(
       sdk.trackingPlans.updateRulesInTrackingPlan(plan.id, {
-        rules: [{ type: 'TRACK', key: 'Signed Up', jsonSchema: { ...schema, description: 'v2' }, version: 1 }],
+        rules: [
+          {
+            type: sdkEnum('TRACK'),
+            key: 'Signed Up',
+            jsonSchema: { ...schema, description: 'v2' },
+            version: 1,
+          },
+        ],
       }),
     );
-    const rulesPage = await PublicApi.unwrap(sdk.trackingPlans.listRulesFromTrackingPlan(plan.id, { count: 2 }));
+    const rulesPage = await PublicApi.unwrap(
+      sdk.trackingPlans.listRulesFromTrackingPlan(plan.id, { count: 2 }),
+    );
     expect(rulesPage.rules).toHaveLength(2);
     expect(rulesPage.pagination.totalEntries).toBe(3);
     await PublicApi.unwrap(
-      sdk.trackingPlans.removeRulesFromTrackingPlan(plan.id, [{ type: 'TRACK', key: 'Order Completed', version: 1 }]),
+      sdk.trackingPlans.removeRulesFromTrackingPlan(plan.id, [
+        { type: sdkEnum('TRACK'), key: 'Order Completed', version: 1 },
+      ]),
     );
-    const rules = (await PublicApi.unwrap(sdk.trackingPlans.listRulesFromTrackingPlan(plan.id, { count: 10 }))).rules;
-    expect(rules.map((rule) => `${rule.type}:${rule.key ?? ''}`).sort()).toEqual(['COMMON:', 'TRACK:Signed Up']);
-    expect(rules.find((rule) => rule.key === 'Signed Up')?.jsonSchema).toEqual({ ...schema, description: 'v2' });
+    const rules = (
+      await PublicApi.unwrap(sdk.trackingPlans.listRulesFromTrackingPlan(plan.id, { count: 10 }))
+    ).rules;
+    expect(rules.map((rule) => `${rule.type}:${rule.key ?? ''}`).sort()).toEqual([
+      'COMMON:',
+      'TRACK:Signed Up',
+    ]);
+    expect(rules.find((rule) => rule.key === 'Signed Up')?.jsonSchema).toEqual({
+      ...schema,
+      description: 'v2',
+    });
 
     await PublicApi.unwrap(sdk.trackingPlans.addSourceToTrackingPlan(plan.id, { sourceId: source.id }));
     expect((await PublicApi.unwrap(sdk.sources.getSource(source.id))).trackingPlanId).toBe(plan.id);
-    const connected = await PublicApi.unwrap(sdk.trackingPlans.listSourcesFromTrackingPlan(plan.id, { count: 10 }));
+    const connected = await PublicApi.unwrap(
+      sdk.trackingPlans.listSourcesFromTrackingPlan(plan.id, { count: 10 }),
+    );
     expect(connected.sources.map((connectedSource) => connectedSource.id)).toEqual([source.id]);
     const taken = await failureOf(
       PublicApi.unwrap(sdk.trackingPlans.addSourceToTrackingPlan(plans[1].id, { sourceId: source.id })),
@@ -304,9 +372,11 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     expect((await PublicApi.unwrap(sdk.sources.getSource(source.id))).trackingPlanId ?? null).toBeNull();
 
     await PublicApi.unwrap(sdk.trackingPlans.deleteTrackingPlan(plans[2].id));
-    expect((await failureOf(PublicApi.unwrap(sdk.trackingPlans.getTrackingPlan(plans[2].id)))).type).toBe('NotFound');
+    expect((await failureOf(PublicApi.unwrap(sdk.trackingPlans.getTrackingPlan(plans[2].id)))).type).toBe(
+      'NotFound',
+    );
     const badType = await failureOf(
-      PublicApi.unwrap(sdk.trackingPlans.createTrackingPlan({ name: 'X', type: 'WRONG' as 'LIVE' })),
+      PublicApi.unwrap(sdk.trackingPlans.createTrackingPlan({ name: 'X', type: sdkEnum('WRONG') })),
     );
     expect(badType).toMatchObject({ type: 'ValidationFailure', field: 'type' });
   });
@@ -318,7 +388,9 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     expect(label).toEqual({ key: 'env', value: 'prod', description: 'Production' });
     await PublicApi.unwrap(sdk.labels.createLabel({ label: { key: 'team', value: 'web' } }));
     expect((await PublicApi.unwrap(sdk.labels.listLabels())).labels).toHaveLength(2);
-    const duplicate = await failureOf(PublicApi.unwrap(sdk.labels.createLabel({ label: { key: 'env', value: 'prod' } })));
+    const duplicate = await failureOf(
+      PublicApi.unwrap(sdk.labels.createLabel({ label: { key: 'env', value: 'prod' } })),
+    );
     expect(duplicate.type).toBe('Conflict');
 
     const { source } = await PublicApi.unwrap(
@@ -338,7 +410,9 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     );
     expect(replaced.labels.map((entry) => `${entry.key}:${entry.value}`)).toEqual(['team:web', 'env:prod']);
     const unknown = await failureOf(
-      PublicApi.unwrap(sdk.sources.addLabelsToSource(source.id, { labels: [{ key: 'env', value: 'staging' }] })),
+      PublicApi.unwrap(
+        sdk.sources.addLabelsToSource(source.id, { labels: [{ key: 'env', value: 'staging' }] }),
+      ),
     );
     expect(unknown).toMatchObject({ type: 'ValidationFailure', field: 'labels' });
 

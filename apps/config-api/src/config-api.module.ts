@@ -56,6 +56,7 @@ import { PublicSubscriptionsController } from './public-api/public-subscriptions
 import { PublicTrackingPlansController } from './public-api/public-tracking-plans.controller';
 import { PublicUnservedController } from './public-api/public-unserved.controller';
 import { PublicLabelsController } from './public-api/public-labels.controller';
+import { servePublicApiOpenApiDocument } from './public-api/public-api-openapi';
 
 /**
  * The Config API: `/v1beta` and Segment's Public API subset (`/public-api`, docs/public-api.md) over
@@ -157,6 +158,9 @@ export function configApiSurface(environment: Environment): ServedSurface {
         errorFilter: publicApiErrorFilter,
       },
     ],
-    onCreated: serveConfigApiOpenApiDocument,
+    onCreated: (app) => {
+      serveConfigApiOpenApiDocument(app);
+      servePublicApiOpenApiDocument(app);
+    },
   };
 }

@@ -1,7 +1,11 @@
 // One config under two APIs: what `/v1beta` creates, changes or deletes is what `/public-api` reads,
 // and the reverse, with one audit trail (docs/public-api.md, "One config").
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { ConfigApiClient, createWorkspaceWithTokens, WorkspaceAccess } from '../../../test/support/config-api.client';
+import {
+  ConfigApiClient,
+  createWorkspaceWithTokens,
+  WorkspaceAccess,
+} from '../../../test/support/config-api.client';
 
 describe('the Public API and /v1beta over one config', () => {
   let instance: TributaryTestInstance;
@@ -24,7 +28,8 @@ describe('the Public API and /v1beta over one config', () => {
 
   async function data(method: string, path: string, body?: unknown) {
     const response = await publicApi(method, path, body);
-    if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    if (response.status !== 200)
+      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body.data;
   }
 
@@ -42,7 +47,11 @@ describe('the Public API and /v1beta over one config', () => {
 
   it('shows a source created on /v1beta through the Public API, and the reverse, with one audit trail', async () => {
     const fromV1beta = await v1beta.ok('POST', 'workspaces/one-config/sources', {
-      source: { name: 'workspaces/one-config/sources/made-old', catalog_name: 'catalog/sources/javascript', display_name: 'Made Old' },
+      source: {
+        name: 'workspaces/one-config/sources/made-old',
+        catalog_name: 'catalog/sources/javascript',
+        display_name: 'Made Old',
+      },
     });
     const seen = await data('GET', `/sources/${fromV1beta.id}`);
     expect(seen.source).toMatchObject({
@@ -53,17 +62,30 @@ describe('the Public API and /v1beta over one config', () => {
       enabled: true,
     });
 
-    const fromPublic = (await data('POST', '/sources', { slug: 'made-new', enabled: true, metadataId: 'javascript' })).source;
+    const fromPublic = (
+      await data('POST', '/sources', { slug: 'made-new', enabled: true, metadataId: 'javascript' })
+    ).source;
     const read = await v1beta.ok('GET', 'workspaces/one-config/sources/made-new');
-    expect(read).toMatchObject({ id: fromPublic.id, display_name: 'made-new', write_keys: fromPublic.writeKeys });
+    expect(read).toMatchObject({
+      id: fromPublic.id,
+      display_name: 'made-new',
+      write_keys: fromPublic.writeKeys,
+    });
 
     await data('PATCH', `/sources/${fromV1beta.id}`, { name: 'Renamed Through Public' });
-    expect((await v1beta.ok('GET', 'workspaces/one-config/sources/made-old')).display_name).toBe('Renamed Through Public');
+    expect((await v1beta.ok('GET', 'workspaces/one-config/sources/made-old')).display_name).toBe(
+      'Renamed Through Public',
+    );
 
-    const trail = await v1beta.ok('GET', 'workspaces/one-config/audit-events?resource_name_prefix=workspaces/one-config/sources/made-');
+    const trail = await v1beta.ok(
+      'GET',
+      'workspaces/one-config/audit-events?resource_name_prefix=workspaces/one-config/sources/made-',
+    );
     const types = trail.audit_events.map((entry: { type: string }) => entry.type);
     expect(types).toEqual(expect.arrayContaining(['SourceCreated', 'SourceUpdated']));
-    expect(trail.audit_events.filter((entry: { type: string }) => entry.type === 'SourceCreated')).toHaveLength(2);
+    expect(
+      trail.audit_events.filter((entry: { type: string }) => entry.type === 'SourceCreated'),
+    ).toHaveLength(2);
 
     await data('DELETE', `/sources/${fromPublic.id}`);
     expect((await v1beta.get('workspaces/one-config/sources/made-new')).status).toBe(404);
@@ -75,7 +97,10 @@ describe('the Public API and /v1beta over one config', () => {
       source: { name: 'workspaces/elsewhere/sources/theirs', catalog_name: 'catalog/sources/javascript' },
     });
     const response = await publicApi('GET', `/sources/${theirs.id}`);
-    expect(response).toEqual({ status: 404, body: { errors: [{ type: 'NotFound', message: 'Resource not found' }] } });
+    expect(response).toEqual({
+      status: 404,
+      body: { errors: [{ type: 'NotFound', message: 'Resource not found' }] },
+    });
     expect((await publicApi('PATCH', `/sources/${theirs.id}`, { name: 'Mine' })).status).toBe(404);
     const listed = await data('GET', '/sources');
     expect(listed.sources.map((source: { id: string }) => source.id)).not.toContain(theirs.id);
@@ -95,27 +120,44 @@ describe('the Public API and /v1beta over one config', () => {
         config: [
           {
             name: 'subscriptions',
-            value: [{ name: 'Old', subscribe, partnerAction: 'send', mapping: { url: 'https://a.example/', method: 'POST' } }],
+            value: [
+              {
+                name: 'Old',
+                subscribe,
+                partnerAction: 'send',
+                mapping: { url: 'https://a.example/', method: 'POST' },
+              },
+            ],
           },
         ],
       },
     });
-    const source = (await data('GET', '/sources')).sources.find((candidate: { slug: string }) => candidate.slug === 'hooks');
+    const source = (await data('GET', '/sources')).sources.find(
+      (candidate: { slug: string }) => candidate.slug === 'hooks',
+    );
     const [destination] = (await data('GET', `/sources/${source.id}/connected-destinations`)).destinations;
     expect(destination).toMatchObject({ name: 'Webhook', enabled: false, sourceId: source.id });
 
     const [subscription] = (await data('GET', `/destinations/${destination.id}/subscriptions`)).subscriptions;
     expect(subscription).toMatchObject({ name: 'Old', actionId: 'send', trigger: subscribe, enabled: true });
     const renamed = (
-      await data('PATCH', `/destinations/${destination.id}/subscriptions/${subscription.id}`, { input: { name: 'New' } })
+      await data('PATCH', `/destinations/${destination.id}/subscriptions/${subscription.id}`, {
+        input: { name: 'New' },
+      })
     ).subscription;
     expect(renamed.id).toBe(subscription.id);
     const config = async () =>
-      (await v1beta.ok('GET', 'workspaces/one-config/sources/hooks/destinations/actions-webhook')).config.find(
-        (entry: { name: string }) => entry.name.endsWith('/config/subscriptions'),
-      ).value;
+      (
+        await v1beta.ok('GET', 'workspaces/one-config/sources/hooks/destinations/actions-webhook')
+      ).config.find((entry: { name: string }) => entry.name.endsWith('/config/subscriptions')).value;
     expect(await config()).toEqual([
-      { id: subscription.id, name: 'New', subscribe, partnerAction: 'send', mapping: { url: 'https://a.example/', method: 'POST' } },
+      {
+        id: subscription.id,
+        name: 'New',
+        subscribe,
+        partnerAction: 'send',
+        mapping: { url: 'https://a.example/', method: 'POST' },
+      },
     ]);
     // A subscription made here has an id of its own; a v1beta client writes the list back without
     // ids, and both subscriptions keep theirs.
@@ -135,8 +177,18 @@ describe('the Public API and /v1beta over one config', () => {
           {
             name: 'subscriptions',
             value: [
-              { name: 'Again', subscribe, partnerAction: 'send', mapping: { url: 'https://b.example/', method: 'POST' } },
-              { name: 'Made Here', subscribe: identify, partnerAction: 'send', mapping: { url: 'https://d.example/', method: 'POST' } },
+              {
+                name: 'Again',
+                subscribe,
+                partnerAction: 'send',
+                mapping: { url: 'https://b.example/', method: 'POST' },
+              },
+              {
+                name: 'Made Here',
+                subscribe: identify,
+                partnerAction: 'send',
+                mapping: { url: 'https://d.example/', method: 'POST' },
+              },
             ],
           },
         ],
@@ -145,13 +197,25 @@ describe('the Public API and /v1beta over one config', () => {
     });
     const kept = (await data('GET', `/destinations/${destination.id}/subscriptions`)).subscriptions;
     expect(kept).toEqual([
-      expect.objectContaining({ id: subscription.id, name: 'Again', settings: { url: 'https://b.example/', method: 'POST' } }),
-      expect.objectContaining({ id: made.id, name: 'Made Here', settings: { url: 'https://d.example/', method: 'POST' } }),
+      expect.objectContaining({
+        id: subscription.id,
+        name: 'Again',
+        settings: { url: 'https://b.example/', method: 'POST' },
+      }),
+      expect.objectContaining({
+        id: made.id,
+        name: 'Made Here',
+        settings: { url: 'https://d.example/', method: 'POST' },
+      }),
     ]);
 
     // A second instance of the same type, made here, is `actions-webhook-2` on /v1beta.
     const second = (
-      await data('POST', '/destinations', { sourceId: source.id, metadataId: 'actions-webhook', name: 'Second Hook' })
+      await data('POST', '/destinations', {
+        sourceId: source.id,
+        metadataId: 'actions-webhook',
+        name: 'Second Hook',
+      })
     ).destination;
     const listed = await v1beta.ok('GET', 'workspaces/one-config/sources/hooks/destinations');
     expect(listed.destinations.map((entry: { name: string }) => entry.name.split('/').pop())).toEqual([
@@ -174,7 +238,13 @@ describe('the Public API and /v1beta over one config', () => {
     const planId = plan.name.split('/').pop() as string;
     const publicId = `tp_${planId.slice('rs_'.length)}`;
     const seen = (await data('GET', `/tracking-plans/${publicId}`)).trackingPlan;
-    expect(seen).toMatchObject({ id: publicId, name: 'Shared', type: 'LIVE', resourceSchemaId: planId, slug: planId });
+    expect(seen).toMatchObject({
+      id: publicId,
+      name: 'Shared',
+      type: 'LIVE',
+      resourceSchemaId: planId,
+      slug: planId,
+    });
     expect((await data('GET', `/tracking-plans/${planId}`)).trackingPlan.id).toBe(publicId);
     expect((await data('GET', `/tracking-plans/${publicId}/rules`)).rules).toEqual([
       { type: 'TRACK', key: 'Order Completed', jsonSchema: schema, version: 1 },
@@ -192,10 +262,33 @@ describe('the Public API and /v1beta over one config', () => {
     expect(rules.global).toEqual(schema);
     expect(rules.identify).toBeUndefined();
 
-    const source = (await data('POST', '/sources', { slug: 'planned', enabled: true, metadataId: 'javascript' })).source;
+    const source = (
+      await data('POST', '/sources', { slug: 'planned', enabled: true, metadataId: 'javascript' })
+    ).source;
     await data('POST', `/tracking-plans/${publicId}/sources`, { sourceId: source.id });
-    const connections = await v1beta.ok('GET', `workspaces/one-config/tracking-plans/${planId}/source-connections`);
+    const connections = await v1beta.ok(
+      'GET',
+      `workspaces/one-config/tracking-plans/${planId}/source-connections`,
+    );
     expect(JSON.stringify(connections)).toContain('planned');
     expect((await data('GET', `/sources/${source.id}`)).trackingPlanId).toBe(publicId);
+  });
+
+  it('describes the Public API in an OpenAPI document of its own, apart from /v1beta', async () => {
+    const publicDocument = (await (await fetch(`${instance.baseUrl}/public-api/openapi.json`)).json()) as any;
+    const paths = Object.keys(publicDocument.paths);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/public-api',
+        '/public-api/sources/{id}',
+        '/public-api/destinations/{destinationId}/subscriptions',
+      ]),
+    );
+    expect(paths.every((path) => path.startsWith('/public-api'))).toBe(true);
+    expect(Object.keys(publicDocument.paths['/public-api/sources/{id}'])).toEqual(
+      expect.arrayContaining(['get', 'patch', 'delete']),
+    );
+    const v1betaDocument = (await (await fetch(`${instance.baseUrl}/v1beta/openapi.json`)).json()) as any;
+    expect(Object.keys(v1betaDocument.paths).some((path) => path.startsWith('/public-api'))).toBe(false);
   });
 });

@@ -1,4 +1,11 @@
-import { applyDecorators, Controller, createParamDecorator, ExecutionContext, UseFilters, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  createParamDecorator,
+  ExecutionContext,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import { PublicApiErrorFilter } from './public-api-error.filter';
@@ -25,13 +32,16 @@ export const PublicWorkspace = createParamDecorator(
 );
 
 /** The request's query in every encoding the clients send (`readPublicQuery`). */
-export const PublicQueryParams = createParamDecorator(
-  (_: unknown, context: ExecutionContext): PublicQuery =>
-    readPublicQuery(context.switchToHttp().getRequest<PublicApiRequest>().url),
+export const PublicQueryParams = createParamDecorator((_: unknown, context: ExecutionContext): PublicQuery =>
+  readPublicQuery(context.switchToHttp().getRequest<PublicApiRequest>().url),
 );
 
 /** The request body as an object; a body that is not one counts as empty. */
-export const PublicBody = createParamDecorator((_: unknown, context: ExecutionContext): Record<string, unknown> => {
-  const body = context.switchToHttp().getRequest<PublicApiRequest>().body;
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-});
+export const PublicBody = createParamDecorator(
+  (_: unknown, context: ExecutionContext): Record<string, unknown> => {
+    const body = context.switchToHttp().getRequest<PublicApiRequest>().body;
+    return typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : {};
+  },
+);

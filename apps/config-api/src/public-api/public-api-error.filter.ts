@@ -46,22 +46,32 @@ export class PublicApiErrorFilter implements ExceptionFilter {
       .header('content-type', 'application/json; charset=utf-8')
       .send({
         errors: [
-          { type: error.type, message: error.message, ...(error.field !== undefined && { field: error.field }) },
+          {
+            type: error.type,
+            message: error.message,
+            ...(error.field !== undefined && { field: error.field }),
+          },
         ],
       });
   }
 
   private toPublicApiError(exception: unknown, request: FastifyRequest): PublicApiError {
     if (exception instanceof PublicApiError) return exception;
-    if (exception instanceof ConfigApiError) return translated(exception.status, exception.message, exception.headers);
+    if (exception instanceof ConfigApiError)
+      return translated(exception.status, exception.message, exception.headers);
     if (exception instanceof DomainError) return translated(DOMAIN_STATUS[exception.kind], exception.message);
     if (exception instanceof EventStoreUnavailableError) return translated(503, exception.message);
     if (exception instanceof WrongExpectedRevisionError) {
-      return PublicApiError.conflict('the resource was changed by a concurrent request; read it again and retry');
+      return PublicApiError.conflict(
+        'the resource was changed by a concurrent request; read it again and retry',
+      );
     }
     if (exception instanceof ZodError) {
       const issue = exception.issues[0];
-      return PublicApiError.validation(issue?.message ?? 'invalid request', issue?.path.join('.') || undefined);
+      return PublicApiError.validation(
+        issue?.message ?? 'invalid request',
+        issue?.path.join('.') || undefined,
+      );
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -83,6 +93,13 @@ export class PublicApiErrorFilter implements ExceptionFilter {
 }
 
 function translated(status: number, message: string, headers: Record<string, string> = {}): PublicApiError {
-  const [publicStatus, type] = BY_STATUS[status] ?? (status >= 500 ? [500, 'InternalError'] : [422, 'ValidationFailure']);
-  return new PublicApiError(publicStatus, type, publicStatus === 500 ? 'internal error' : message, undefined, headers);
+  const [publicStatus, type] =
+    BY_STATUS[status] ?? (status >= 500 ? [500, 'InternalError'] : [422, 'ValidationFailure']);
+  return new PublicApiError(
+    publicStatus,
+    type,
+    publicStatus === 500 ? 'internal error' : message,
+    undefined,
+    headers,
+  );
 }

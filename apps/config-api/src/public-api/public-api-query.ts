@@ -16,7 +16,7 @@ export function readPublicQuery(url: string): PublicQuery {
   if (queryStart < 0) return query;
   const appended = new Map<string, number>();
   for (const [rawKey, value] of new URLSearchParams(url.slice(queryStart + 1))) {
-    let key = rawKey.replace(/\[([^\]]*)\]/g, (_, inner: string) => `.${inner}`);
+    let key = rawKey.replace(/\[([^[\]]*)\]/g, (_, inner: string) => `.${inner}`);
     if (key.endsWith('.')) {
       const base = key.slice(0, -1);
       const index = appended.get(base) ?? 0;
@@ -61,7 +61,10 @@ function cursorOf(offset: number): string {
 function offsetOf(cursor: string): number {
   const decoded = Buffer.from(cursor, 'base64').toString('utf8');
   if (!/^(0|[1-9]\d{0,8})$/.test(decoded) || cursorOf(Number(decoded)) !== cursor) {
-    throw PublicApiError.validation(`pagination.cursor "${cursor}" is not a cursor this API handed out`, 'pagination.cursor');
+    throw PublicApiError.validation(
+      `pagination.cursor "${cursor}" is not a cursor this API handed out`,
+      'pagination.cursor',
+    );
   }
   return Number(decoded);
 }

@@ -1,13 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import type { DestinationRecord, WorkspaceRecord } from '@tributary/config-domain';
-import { ConfigReadModel, DestinationView, SourceView, TrackingPlanView } from '@tributary/config-projections';
+import {
+  ConfigReadModel,
+  DestinationView,
+  SourceView,
+  TrackingPlanView,
+} from '@tributary/config-projections';
 import { PublicApiError } from './public-api.error';
 
 /**
  * A destination's Public API id: its source id and slug, which name it in the config's streams, as one
  * opaque token. Every destination has one however it was created, and it never changes.
  */
-export function publicDestinationId(destination: Pick<DestinationRecord, 'sourceId' | 'destinationSlug'>): string {
+export function publicDestinationId(
+  destination: Pick<DestinationRecord, 'sourceId' | 'destinationSlug'>,
+): string {
   return Buffer.from(`${destination.sourceId}/${destination.destinationSlug}`).toString('base64url');
 }
 
@@ -32,7 +39,9 @@ export class PublicApiResources {
   }
 
   source(workspace: WorkspaceRecord, sourceId: string): SourceView {
-    const view = this.readModel.listSources(workspace.slug).find(({ source }) => source.sourceId === sourceId);
+    const view = this.readModel
+      .listSources(workspace.slug)
+      .find(({ source }) => source.sourceId === sourceId);
     if (!view) throw PublicApiError.notFound();
     return view;
   }
@@ -41,7 +50,9 @@ export class PublicApiResources {
   destinations(workspace: WorkspaceRecord, sourceId?: string): DestinationView[] {
     const views =
       sourceId === undefined
-        ? this.readModel.listAllDestinations().filter(({ destination }) => destination.workspaceSlug === workspace.slug)
+        ? this.readModel
+            .listAllDestinations()
+            .filter(({ destination }) => destination.workspaceSlug === workspace.slug)
         : this.readModel.listDestinations(sourceId);
     return views.sort((a, b) => a.destination.createTime.localeCompare(b.destination.createTime));
   }

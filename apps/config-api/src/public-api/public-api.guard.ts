@@ -49,7 +49,8 @@ export class PublicApiGuard implements CanActivate {
       });
     }
 
-    if (tokenHash === undefined) throw PublicApiError.unauthorized('send Authorization: Bearer <access token>');
+    if (tokenHash === undefined)
+      throw PublicApiError.unauthorized('send Authorization: Bearer <access token>');
     const token = this.readModel.accessTokenByHash(tokenHash);
     if (!token) throw PublicApiError.unauthorized('the access token is invalid or was deleted');
     request.principal = { kind: 'token', token, actor: `access-tokens/${token.number}` };

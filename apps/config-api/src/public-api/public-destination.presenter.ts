@@ -27,7 +27,9 @@ export function presentPublicDestination(destination: DestinationRecord) {
     name: destination.displayName,
     enabled: destination.enabled,
     sourceId: destination.sourceId,
-    metadata: catalogEntry ? presentDestinationMetadata(catalogEntry) : { id: catalogSlug, slug: catalogSlug },
+    metadata: catalogEntry
+      ? presentDestinationMetadata(catalogEntry)
+      : { id: catalogSlug, slug: catalogSlug },
     settings,
   };
 }

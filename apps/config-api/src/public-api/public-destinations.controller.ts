@@ -1,5 +1,5 @@
 import { Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { ChangeMetadata } from '@tributary/config-api-access';
 import { catalogSlugOf, DestinationRecord, type WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
@@ -30,7 +30,7 @@ import { presentPublicDestination } from './public-destination.presenter';
  * catalog entry on a source included. The first instance of an entry on a source has the catalog slug
  * as its v1beta slug, the next ones `{slug}-2`, `{slug}-3`, ...
  */
-@ApiExcludeController()
+@ApiTags('Destinations')
 @PublicApiController('destinations')
 export class PublicDestinationsController {
   constructor(
@@ -43,7 +43,10 @@ export class PublicDestinationsController {
   list(@PublicWorkspace() workspace: WorkspaceRecord, @PublicQueryParams() query: PublicQuery) {
     const { items, pagination } = paginatePublic(this.resources.destinations(workspace), query);
     return {
-      data: { destinations: items.map(({ destination }) => presentPublicDestination(destination)), pagination },
+      data: {
+        destinations: items.map(({ destination }) => presentPublicDestination(destination)),
+        pagination,
+      },
     };
   }
 
@@ -57,7 +60,8 @@ export class PublicDestinationsController {
     const sourceId = requiredString(body, 'sourceId');
     const metadataId = requiredString(body, 'metadataId');
     const catalogEntry = catalogDestinationById(metadataId);
-    if (!catalogEntry) throw PublicApiError.validation(`metadataId "${metadataId}" is not in the catalog`, 'metadataId');
+    if (!catalogEntry)
+      throw PublicApiError.validation(`metadataId "${metadataId}" is not in the catalog`, 'metadataId');
     const source = this.resources.source(workspace, sourceId).source;
     const name = optionalString(body, 'name');
     const enabled = optionalBoolean(body, 'enabled') ?? false;
@@ -66,7 +70,9 @@ export class PublicDestinationsController {
       (setting) =>
         setting.required &&
         !(findActionsDestination(catalogEntry.slug) && setting.key === 'subscriptions') &&
-        (settings[setting.key] === undefined || settings[setting.key] === null || settings[setting.key] === ''),
+        (settings[setting.key] === undefined ||
+          settings[setting.key] === null ||
+          settings[setting.key] === ''),
     );
     if (missing) {
       throw PublicApiError.validation(`settings.${missing.key} is required`, `settings.${missing.key}`);
@@ -92,7 +98,9 @@ export class PublicDestinationsController {
 
   @Get(':id')
   get(@PublicWorkspace() workspace: WorkspaceRecord, @Param('id') id: string) {
-    return { data: { destination: presentPublicDestination(this.resources.destination(workspace, id).destination) } };
+    return {
+      data: { destination: presentPublicDestination(this.resources.destination(workspace, id).destination) },
+    };
   }
 
   @Patch(':id')
@@ -104,10 +112,12 @@ export class PublicDestinationsController {
   ) {
     const { destination } = this.resources.destination(workspace, id);
     const catalogEntry = catalogDestinationById(catalogSlugOf(destination));
-    if (!catalogEntry) throw PublicApiError.validation(`${catalogSlugOf(destination)} is no longer in the catalog`);
+    if (!catalogEntry)
+      throw PublicApiError.validation(`${catalogSlugOf(destination)} is no longer in the catalog`);
     const displayName = optionalString(body, 'name');
     const enabled = optionalBoolean(body, 'enabled');
-    const settings = body.settings === undefined || body.settings === null ? undefined : settingsMap(body.settings);
+    const settings =
+      body.settings === undefined || body.settings === null ? undefined : settingsMap(body.settings);
     await this.destinations.change(
       destination,
       {

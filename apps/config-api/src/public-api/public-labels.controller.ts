@@ -1,5 +1,5 @@
 import { Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { ChangeMetadata } from '@tributary/config-api-access';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
@@ -9,7 +9,7 @@ import { PublicApiController, PublicBody, PublicWorkspace } from './public-api-c
 import { optionalString, requiredString, settingsMap } from './public-api-input';
 
 /** The workspace's labels (docs/public-api.md, "Labels"); sources carry them. */
-@ApiExcludeController()
+@ApiTags('Labels')
 @PublicApiController('labels')
 export class PublicLabelsController {
   constructor(

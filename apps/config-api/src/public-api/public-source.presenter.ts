@@ -1,4 +1,9 @@
-import { type SchemaConfig, type SourceRecord, type WorkspaceRecord, writeKeysOf } from '@tributary/config-domain';
+import {
+  type SchemaConfig,
+  type SourceRecord,
+  type WorkspaceRecord,
+  writeKeysOf,
+} from '@tributary/config-domain';
 import { catalogSlugFromName } from '@tributary/contracts';
 import { findCatalogSource } from '@tributary/destinations';
 import { presentSourceMetadata } from './public-catalog.presenter';
@@ -16,7 +21,12 @@ export function presentPublicSource(source: SourceRecord, workspace: WorkspaceRe
     writeKeys: writeKeysOf(source),
     metadata: catalogEntry
       ? presentSourceMetadata(catalogEntry)
-      : presentSourceMetadata({ slug: catalogSlug, displayName: catalogSlug, description: '', categories: [] }),
+      : presentSourceMetadata({
+          slug: catalogSlug,
+          displayName: catalogSlug,
+          description: '',
+          categories: [],
+        }),
     settings: source.settings ?? {},
     labels: (source.labels ?? []).map(
       (label) =>
@@ -83,7 +93,8 @@ export function schemaConfigChangesOf(
   for (const group of Object.keys(SCHEMA_SETTINGS) as SettingGroup[]) {
     const values = body[group];
     if (values === undefined || values === null) continue;
-    if (typeof values !== 'object' || Array.isArray(values)) return { problem: `${group} must be an object`, field: group };
+    if (typeof values !== 'object' || Array.isArray(values))
+      return { problem: `${group} must be an object`, field: group };
     for (const [name, field] of Object.entries(SCHEMA_SETTINGS[group])) {
       const value = (values as Record<string, unknown>)[name];
       if (value !== undefined) changes[field] = value;
@@ -101,7 +112,8 @@ export function schemaConfigChangesOf(
       continue;
     }
     const slug = typeof value === 'string' ? slugOfId(value) : undefined;
-    if (slug === undefined) return { problem: `${name} must be the id of a source of this workspace`, field: name };
+    if (slug === undefined)
+      return { problem: `${name} must be the id of a source of this workspace`, field: name };
     changes[field] = slug;
   }
   return { changes: changes as Partial<SchemaConfig> };

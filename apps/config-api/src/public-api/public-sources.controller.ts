@@ -1,5 +1,5 @@
 import { Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { ChangeMetadata, ConfigApiError } from '@tributary/config-api-access';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
@@ -20,7 +20,7 @@ import { presentPublicSource, presentSourceSettings, schemaConfigChangesOf } fro
 import { mergedSettings, optionalBoolean, optionalString, settingsMap } from './public-api-input';
 
 /** Sources (docs/public-api.md, "Sources"): the same sources, commands and events as `/v1beta`. */
-@ApiExcludeController()
+@ApiTags('Sources')
 @PublicApiController('sources')
 export class PublicSourcesController {
   constructor(
@@ -32,7 +32,9 @@ export class PublicSourcesController {
   @Get()
   list(@PublicWorkspace() workspace: WorkspaceRecord, @PublicQueryParams() query: PublicQuery) {
     const { items, pagination } = paginatePublic(this.resources.sources(workspace), query);
-    return { data: { sources: items.map(({ source }) => presentPublicSource(source, workspace)), pagination } };
+    return {
+      data: { sources: items.map(({ source }) => presentPublicSource(source, workspace)), pagination },
+    };
   }
 
   @Post()
@@ -47,16 +49,24 @@ export class PublicSourcesController {
     const metadataId = body.metadataId;
     const catalogEntry = typeof metadataId === 'string' ? catalogSourceById(metadataId) : undefined;
     if (!catalogEntry) {
-      throw PublicApiError.validation(`metadataId ${JSON.stringify(metadataId)} is not in the catalog`, 'metadataId');
+      throw PublicApiError.validation(
+        `metadataId ${JSON.stringify(metadataId)} is not in the catalog`,
+        'metadataId',
+      );
     }
     const enabled = optionalBoolean(body, 'enabled');
-    const settings = body.settings === undefined || body.settings === null ? undefined : settingsMap(body.settings);
+    const settings =
+      body.settings === undefined || body.settings === null ? undefined : settingsMap(body.settings);
     const name = optionalString(body, 'name');
     let sourceSlug: string;
     try {
       sourceSlug = await this.sources.create(
         workspace.slug,
-        { name: slug, catalog_name: `catalog/sources/${catalogEntry.slug}`, ...(name && { display_name: name }) },
+        {
+          name: slug,
+          catalog_name: `catalog/sources/${catalogEntry.slug}`,
+          ...(name && { display_name: name }),
+        },
         metadata,
         { ...(enabled !== undefined && { enabled }), ...(settings && { settings }) },
       );
@@ -129,14 +139,24 @@ export class PublicSourcesController {
     @PublicQueryParams() query: PublicQuery,
   ) {
     const { source } = this.resources.source(workspace, id);
-    const { items, pagination } = paginatePublic(this.resources.destinations(workspace, source.sourceId), query);
-    return { data: { destinations: items.map(({ destination }) => presentPublicDestination(destination)), pagination } };
+    const { items, pagination } = paginatePublic(
+      this.resources.destinations(workspace, source.sourceId),
+      query,
+    );
+    return {
+      data: {
+        destinations: items.map(({ destination }) => presentPublicDestination(destination)),
+        pagination,
+      },
+    };
   }
 
   @Get(':id/settings')
   getSettings(@PublicWorkspace() workspace: WorkspaceRecord, @Param('id') id: string) {
     const view = this.resources.source(workspace, id);
-    return { data: { sourceId: view.source.sourceId, settings: this.settingsOf(workspace, view.source.sourceSlug) } };
+    return {
+      data: { sourceId: view.source.sourceId, settings: this.settingsOf(workspace, view.source.sourceSlug) },
+    };
   }
 
   @Patch(':id/settings')
@@ -199,7 +219,12 @@ export class PublicSourcesController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const { source } = this.resources.source(workspace, id);
-    return this.writeLabels(workspace, source.sourceSlug, [...(source.labels ?? []), ...readLabels(body)], metadata);
+    return this.writeLabels(
+      workspace,
+      source.sourceSlug,
+      [...(source.labels ?? []), ...readLabels(body)],
+      metadata,
+    );
   }
 
   /** Replaces the source's labels. */
@@ -225,10 +250,14 @@ export class PublicSourcesController {
       (label) => !known.some((candidate) => candidate.key === label.key && candidate.value === label.value),
     );
     if (unknown) {
-      throw PublicApiError.validation(`label ${unknown.key}:${unknown.value} does not exist in the workspace`, 'labels');
+      throw PublicApiError.validation(
+        `label ${unknown.key}:${unknown.value} does not exist in the workspace`,
+        'labels',
+      );
     }
     const labels = requested.filter(
-      (label, index) => requested.findIndex((other) => other.key === label.key && other.value === label.value) === index,
+      (label, index) =>
+        requested.findIndex((other) => other.key === label.key && other.value === label.value) === index,
     );
     await this.sources.change(workspace.slug, sourceSlug, { labels }, metadata);
     const view = this.readModel.source(workspace.slug, sourceSlug)!;
@@ -248,7 +277,10 @@ export class PublicSourcesController {
 function readLabels(body: Record<string, unknown>): { key: string; value: string }[] {
   if (!Array.isArray(body.labels)) throw PublicApiError.validation('labels must be a list', 'labels');
   return body.labels.map((label: unknown) => {
-    const { key, value } = (typeof label === 'object' && label !== null ? label : {}) as Record<string, unknown>;
+    const { key, value } = (typeof label === 'object' && label !== null ? label : {}) as Record<
+      string,
+      unknown
+    >;
     if (typeof key !== 'string' || typeof value !== 'string') {
       throw PublicApiError.validation('each label is {key, value}', 'labels');
     }
@@ -258,6 +290,7 @@ function readLabels(body: Record<string, unknown>): { key: string; value: string
 
 /** A refusal of the request's values (v1beta's 400) names the field it is about. */
 function withField(error: unknown, field: string): unknown {
-  if (error instanceof ConfigApiError && error.status === 400) return PublicApiError.validation(error.message, field);
+  if (error instanceof ConfigApiError && error.status === 400)
+    return PublicApiError.validation(error.message, field);
   return error;
 }

@@ -1,5 +1,5 @@
 import { Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { generateKsuid } from '@tributary/auth';
 import { ChangeMetadata } from '@tributary/config-api-access';
 import { catalogSlugOf, DestinationRecord, type WorkspaceRecord } from '@tributary/config-domain';
@@ -45,7 +45,7 @@ function subscriptionIdOf(entry: StoredSubscription): string {
  * Actions destination's `subscriptions` setting, so a write here is a destination update with v1beta's
  * checks, and v1beta sees it at once.
  */
-@ApiExcludeController()
+@ApiTags('Destinations')
 @PublicApiController('destinations/:destinationId/subscriptions')
 export class PublicSubscriptionsController {
   constructor(
@@ -76,11 +76,16 @@ export class PublicSubscriptionsController {
     const { destination } = this.resources.destination(workspace, destinationId);
     const actions = findActionsDestination(catalogSlugOf(destination));
     if (!actions) {
-      throw PublicApiError.validation(`${catalogSlugOf(destination)} is not an Actions destination: it has no subscriptions`);
+      throw PublicApiError.validation(
+        `${catalogSlugOf(destination)} is not an Actions destination: it has no subscriptions`,
+      );
     }
     const actionId = requiredString(body, 'actionId');
     if (!Object.hasOwn(actions.actions, actionId)) {
-      throw PublicApiError.validation(`actionId "${actionId}" is not an action of ${actions.slug}`, 'actionId');
+      throw PublicApiError.validation(
+        `actionId "${actionId}" is not an action of ${actions.slug}`,
+        'actionId',
+      );
     }
     const entry: StoredSubscription = {
       id: generateKsuid(),
@@ -125,9 +130,12 @@ export class PublicSubscriptionsController {
       ...(name !== undefined && { name }),
       ...(trigger !== undefined && { subscribe: trigger }),
       ...(enabled !== undefined && { enabled }),
-      ...(input.settings !== undefined && input.settings !== null && { mapping: settingsMap(input.settings, 'input.settings') }),
+      ...(input.settings !== undefined &&
+        input.settings !== null && { mapping: settingsMap(input.settings, 'input.settings') }),
     };
-    const entries = subscriptionsOf(destination).map((entry) => (subscriptionIdOf(entry) === id ? changed : entry));
+    const entries = subscriptionsOf(destination).map((entry) =>
+      subscriptionIdOf(entry) === id ? changed : entry,
+    );
     const written = await this.write(destination, entries, metadata);
     return { data: { subscription: present(find(written, id), written) } };
   }

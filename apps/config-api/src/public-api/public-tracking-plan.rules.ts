@@ -34,7 +34,8 @@ export function publicRulesOf(rules: TrackingPlanRules): PublicRule[] {
   }
   for (const [type, part] of Object.entries(SINGLE_PARTS)) {
     const schema = rules[part];
-    if (schema) listed.push({ type: type as RuleType, jsonSchema: schema as Record<string, unknown>, version: 1 });
+    if (schema)
+      listed.push({ type: type as RuleType, jsonSchema: schema as Record<string, unknown>, version: 1 });
   }
   const publicOnly = rules[PUBLIC_ONLY_PART];
   if (Array.isArray(publicOnly)) listed.push(...(publicOnly as PublicRule[]));
@@ -70,10 +71,14 @@ export function readRules(body: Record<string, unknown>): PublicRule[] {
   const seen = new Set<string>();
   return input.map((raw, index) => {
     const field = `rules.${index}`;
-    if (typeof raw !== 'object' || raw === null) throw PublicApiError.validation(`${field} must be a rule`, field);
+    if (typeof raw !== 'object' || raw === null)
+      throw PublicApiError.validation(`${field} must be a rule`, field);
     const { type, key, jsonSchema, version } = raw as Record<string, unknown>;
     if (!RULE_TYPES.includes(type as RuleType)) {
-      throw PublicApiError.validation(`${field}.type must be one of ${RULE_TYPES.join(', ')}`, `${field}.type`);
+      throw PublicApiError.validation(
+        `${field}.type must be one of ${RULE_TYPES.join(', ')}`,
+        `${field}.type`,
+      );
     }
     if (type === 'TRACK' && (typeof key !== 'string' || key === '')) {
       throw PublicApiError.validation(`${field}.key is required for a TRACK rule`, `${field}.key`);
@@ -82,7 +87,10 @@ export function readRules(body: Record<string, unknown>): PublicRule[] {
       throw PublicApiError.validation(`${field}.key must be a string`, `${field}.key`);
     }
     if (typeof jsonSchema !== 'object' || jsonSchema === null || Array.isArray(jsonSchema)) {
-      throw PublicApiError.validation(`${field}.jsonSchema must be a JSON Schema object`, `${field}.jsonSchema`);
+      throw PublicApiError.validation(
+        `${field}.jsonSchema must be a JSON Schema object`,
+        `${field}.jsonSchema`,
+      );
     }
     if (version !== undefined && (!Number.isInteger(version) || (version as number) < 1)) {
       throw PublicApiError.validation(`${field}.version must be a whole number from 1`, `${field}.version`);
@@ -94,7 +102,10 @@ export function readRules(body: Record<string, unknown>): PublicRule[] {
       version: (version as number | undefined) ?? 1,
     };
     if (seen.has(ruleKeyOf(rule))) {
-      throw PublicApiError.validation(`${field} repeats the rule ${rule.type} ${rule.key ?? ''}`.trim(), field);
+      throw PublicApiError.validation(
+        `${field} repeats the rule ${rule.type} ${rule.key ?? ''}`.trim(),
+        field,
+      );
     }
     seen.add(ruleKeyOf(rule));
     return rule;

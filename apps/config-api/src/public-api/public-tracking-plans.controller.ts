@@ -1,5 +1,5 @@
 import { Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { ChangeMetadata } from '@tributary/config-api-access';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel, TrackingPlanView } from '@tributary/config-projections';
@@ -26,7 +26,7 @@ const SUCCESS = { data: { status: 'SUCCESS' } };
  * Tracking plans (docs/public-api.md, "Tracking plans"): v1beta's plans, their rules mapped onto
  * v1beta's parts, their source connections the same connections.
  */
-@ApiExcludeController()
+@ApiTags('Tracking Plans')
 @PublicApiController('tracking-plans')
 export class PublicTrackingPlansController {
   constructor(
@@ -83,7 +83,10 @@ export class PublicTrackingPlansController {
     await this.plans.change(
       workspace.slug,
       plan.planId,
-      { ...(displayName !== undefined && { displayName }), ...(description !== undefined && { description }) },
+      {
+        ...(displayName !== undefined && { displayName }),
+        ...(description !== undefined && { description }),
+      },
       metadata,
     );
     return SUCCESS;
@@ -151,7 +154,10 @@ export class PublicTrackingPlansController {
     const { plan } = this.resources.trackingPlan(workspace, id);
     const named = queryObjects(query, 'rules');
     if (named.length === 0 || named.some((rule) => !rule.type)) {
-      throw PublicApiError.validation('name the rules to remove: rules[0][type]=...&rules[0][key]=...', 'rules');
+      throw PublicApiError.validation(
+        'name the rules to remove: rules[0][type]=...&rules[0][key]=...',
+        'rules',
+      );
     }
     const removed = new Set(named.map((rule) => ruleKeyOf(rule as Pick<PublicRule, 'type' | 'key'>)));
     const kept = publicRulesOf(plan.rules).filter((rule) => !removed.has(ruleKeyOf(rule)));
@@ -170,7 +176,9 @@ export class PublicTrackingPlansController {
       .sources(workspace)
       .filter(({ source }) => view.connectedSourceSlugs.includes(source.sourceSlug));
     const { items, pagination } = paginatePublic(sources, query);
-    return { data: { sources: items.map(({ source }) => presentPublicSource(source, workspace)), pagination } };
+    return {
+      data: { sources: items.map(({ source }) => presentPublicSource(source, workspace)), pagination },
+    };
   }
 
   @Post(':id/sources')

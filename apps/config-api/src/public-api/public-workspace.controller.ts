@@ -1,5 +1,5 @@
 import { Get, Param } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import { PublicApiController, PublicQueryParams, PublicWorkspace } from './public-api-controller.decorator';
 import { PublicApiError } from './public-api.error';
@@ -14,7 +14,7 @@ import {
 } from './public-catalog.presenter';
 
 /** `GET /public-api/` (and without the slash, which both SDKs never send): the token's workspace. */
-@ApiExcludeController()
+@ApiTags('Workspaces')
 @PublicApiController()
 export class PublicWorkspaceController {
   @Get()
@@ -24,7 +24,7 @@ export class PublicWorkspaceController {
 }
 
 /** Tributary's own catalog, the one `/v1beta/catalog` lists, in the Public API's shape. */
-@ApiExcludeController()
+@ApiTags('Catalog')
 @PublicApiController('catalog')
 export class PublicCatalogController {
   @Get('sources')

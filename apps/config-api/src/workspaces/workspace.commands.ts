@@ -75,8 +75,18 @@ export class WorkspaceCommands {
   }
 
   /** Removes a label from the workspace, then from every source that carries it. */
-  async deleteLabel(workspaceSlug: string, key: string, value: string, metadata: EventMetadata): Promise<void> {
-    await this.commands.handle(workspaceAggregate, workspaceSlug, { type: 'DeleteLabel', key, value }, metadata);
+  async deleteLabel(
+    workspaceSlug: string,
+    key: string,
+    value: string,
+    metadata: EventMetadata,
+  ): Promise<void> {
+    await this.commands.handle(
+      workspaceAggregate,
+      workspaceSlug,
+      { type: 'DeleteLabel', key, value },
+      metadata,
+    );
     for (const { source } of this.readModel.listSources(workspaceSlug)) {
       const labels = source.labels ?? [];
       const kept = labels.filter((label) => !(label.key === key && label.value === value));

@@ -384,7 +384,10 @@ describe('schemaConfigValueProblem', () => {
       const { state } = given(sourceDecider, [sourceCreated, keyAdded])
         .when({ type: 'RemoveWriteKey', writeKey: jsSource.writeKey })
         .then([
-          { type: 'SourceUpdated', data: { ...identity, changes: { writeKey: second, additionalWriteKeys: [] } } },
+          {
+            type: 'SourceUpdated',
+            data: { ...identity, changes: { writeKey: second, additionalWriteKeys: [] } },
+          },
         ]);
       expect(state.status === 'active' && writeKeysOf(state.source)).toEqual([second]);
     });

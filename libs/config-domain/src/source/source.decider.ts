@@ -82,11 +82,15 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
       case 'RemoveWriteKey': {
         const source = requireActive(state);
         const writeKeys = writeKeysOf(source);
-        if (!writeKeys.includes(command.writeKey)) throw notFound(`the source has no write key ${command.writeKey}`);
+        if (!writeKeys.includes(command.writeKey))
+          throw notFound(`the source has no write key ${command.writeKey}`);
         if (writeKeys.length === 1) throw invalidArgument('the last write key of a source cannot be removed');
         const [writeKey, ...additionalWriteKeys] = writeKeys.filter((key) => key !== command.writeKey);
         return [
-          { type: 'SourceUpdated', data: { ...identity(source), changes: { writeKey, additionalWriteKeys } } },
+          {
+            type: 'SourceUpdated',
+            data: { ...identity(source), changes: { writeKey, additionalWriteKeys } },
+          },
         ];
       }
       case 'UpdateSchemaConfig': {

@@ -57,7 +57,10 @@ export const workspaceDecider: Decider<WorkspaceState, WorkspaceCommand, Workspa
         }
         const label = { key, value, ...(description !== undefined && { description }) };
         return [
-          { type: 'WorkspaceUpdated', data: { slug: state.workspace.slug, changes: { labels: [...labels, label] } } },
+          {
+            type: 'WorkspaceUpdated',
+            data: { slug: state.workspace.slug, changes: { labels: [...labels, label] } },
+          },
         ];
       }
       case 'DeleteLabel': {
@@ -65,7 +68,9 @@ export const workspaceDecider: Decider<WorkspaceState, WorkspaceCommand, Workspa
         const labels = state.workspace.labels ?? [];
         const kept = labels.filter((label) => !(label.key === command.key && label.value === command.value));
         if (kept.length === labels.length) throw notFound(`label ${command.key}:${command.value} not found`);
-        return [{ type: 'WorkspaceUpdated', data: { slug: state.workspace.slug, changes: { labels: kept } } }];
+        return [
+          { type: 'WorkspaceUpdated', data: { slug: state.workspace.slug, changes: { labels: kept } } },
+        ];
       }
     }
   },

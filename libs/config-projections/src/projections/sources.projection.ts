@@ -1,4 +1,10 @@
-import { SchemaConfig, sourceDecider, SourceRecord, SourceState, writeKeysOf } from '@tributary/config-domain';
+import {
+  SchemaConfig,
+  sourceDecider,
+  SourceRecord,
+  SourceState,
+  writeKeysOf,
+} from '@tributary/config-domain';
 import { ConfigChange, ConfigProjection, unchanged } from './config-projection';
 
 export interface SourceView {

@@ -100,7 +100,10 @@ export function edgeErrorResponse(
     case 'oauth':
       return { status, body: { error: 'invalid_request', error_description: message } };
     case 'public':
-      return { status, body: { errors: [{ type: PUBLIC_API_ERROR_TYPES[status] ?? 'RequestError', message }] } };
+      return {
+        status,
+        body: { errors: [{ type: PUBLIC_API_ERROR_TYPES[status] ?? 'RequestError', message }] },
+      };
     case 'tracking':
       return { status, body: { success: false, code: tracking, message, error: message } };
   }
