@@ -291,4 +291,43 @@ describe('the Public API and /v1beta over one config', () => {
     const v1betaDocument = (await (await fetch(`${instance.baseUrl}/v1beta/openapi.json`)).json()) as any;
     expect(Object.keys(v1betaDocument.paths).some((path) => path.startsWith('/public-api'))).toBe(false);
   });
+
+  it('answers 429 over the rate limit and 413 over the body limits, in {errors} with the rate-limit headers', async () => {
+    const limited = await startTributary({
+      environment: { PUBLIC_API_RATE_LIMIT: '2', CONFIG_API_MAX_BODY_BYTES: '2000' },
+    });
+    try {
+      const limitedAccess = await createWorkspaceWithTokens(new ConfigApiClient(limited), 'limited');
+      const call = (body?: string) =>
+        fetch(`${limited.baseUrl}/public-api/sources`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: {
+            authorization: `Bearer ${limitedAccess.writerToken}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body,
+        });
+      const tooLarge = await call(
+        JSON.stringify({ slug: 'big', metadataId: 'javascript', settings: { blob: 'x'.repeat(3000) } }),
+      );
+      expect(tooLarge.status).toBe(413);
+      expect(await tooLarge.json()).toEqual({
+        errors: [{ type: 'PayloadTooLarge', message: expect.stringMatching(/2000/) }],
+      });
+      expect(tooLarge.headers.get('x-ratelimit-remaining')).toBe('1');
+      expect((await call()).status).toBe(200);
+      const over = await call();
+      expect(over.status).toBe(429);
+      expect(await over.json()).toEqual({
+        errors: [{ type: 'too-many-requests', message: 'Too many requests' }],
+      });
+      expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(over.headers.get('x-ratelimit-consumed')).toBe('3');
+      // The budgets are apart: /v1beta still answers the same token.
+      expect((await limitedAccess.writer.get('workspaces/limited/sources')).status).toBe(200);
+    } finally {
+      await limited.stop({ removeData: true });
+    }
+  });
 });
