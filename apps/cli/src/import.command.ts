@@ -1,6 +1,6 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { CliError, EXIT, type CliContext } from './shared/cli-context';
-import { withExamples } from './shared/help';
+import { integer, withExamples } from './shared/help';
 import { resolveConnection } from './shared/connection-options';
 import { resolveCredential } from './shared/credentials';
 import { renderRecord } from './shared/output';
@@ -19,15 +19,6 @@ interface ImportCommandOptions {
   timeout: number;
   gzip: boolean;
   progressInterval: number;
-}
-
-function integer(min: number, max: number) {
-  return (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < min || parsed > max)
-      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
-    return parsed;
-  };
 }
 
 function renderSummary(summary: ImportSummary): string {

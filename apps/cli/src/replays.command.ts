@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { EXIT, type CliContext } from './shared/cli-context';
 import { ConfigApiClient } from './shared/config-api.client';
 import { Connection, resolveConnection } from './shared/connection-options';
-import { withExamples } from './shared/help';
+import { integer, withExamples } from './shared/help';
 import { Column, print, renderRecord, renderTable, slugOf } from './shared/output';
 import { destinationPath } from './destinations.command';
 import {
@@ -39,15 +39,6 @@ interface WaitOptions {
   wait?: boolean;
   pollInterval: number;
   progressInterval: number;
-}
-
-function integer(minimum: number, maximum: number) {
-  return (text: string): number => {
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < minimum || value > maximum)
-      throw new Error(`must be an integer from ${minimum} to ${maximum}`);
-    return value;
-  };
 }
 
 /** The options of a command that can follow a replay until it ends. */

@@ -3,7 +3,7 @@ import { sourceName } from '@tributary/contracts';
 import { CliError, type CliContext } from './shared/cli-context';
 import { ConfigApiClient, ConfigApiRequestError, ServerUnreachableError } from './shared/config-api.client';
 import { resolveConnection } from './shared/connection-options';
-import { withExamples } from './shared/help';
+import { integer, withExamples } from './shared/help';
 import { safeForTerminal, safeJsonForTerminal } from './shared/terminal-text';
 import { sourcePath } from './sources.command';
 import { describeLiveEvent, isShown, listFlag, LiveEventFilter } from './tail/live-event-filter';
@@ -124,12 +124,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   });
 }
 
-function positiveInteger(text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error('must be a positive integer');
-  return value;
-}
-
 /** `tributary tail <workspace> <source>`: the source's messages as they are stored. */
 export function tailCommand(context: CliContext): Command {
   return withExamples(
@@ -147,7 +141,7 @@ export function tailCommand(context: CliContext): Command {
         'only tracks with these events, pages and screens with these names (repeatable)',
         listFlag,
       )
-      .option('--limit <n>', 'stop after showing this many messages', positiveInteger)
+      .option('--limit <n>', 'stop after showing this many messages', integer(1, 1_000_000_000))
       .action(async (workspace: string, source: string, options: TailOptions, command: Command) => {
         const connection = resolveConnection(command, context);
         await tail(

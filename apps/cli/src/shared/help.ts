@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 /** Adds an "Examples" section to a command's `--help`: every command shows at least one. */
 export function withExamples(command: Command, ...examples: string[]): Command {
@@ -21,4 +21,14 @@ export function withSubcommandExamples(group: Command, examples: Record<string, 
     withExamples(subcommand, ...lines);
   }
   return group;
+}
+
+/** An option's integer value within bounds; anything else is a usage error naming the option. */
+export function integer(min: number, max: number) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max)
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
+    return parsed;
+  };
 }
