@@ -30,6 +30,9 @@ function describeReplay(replay: any): string {
     ['to', replay.end_time ?? 'the time it started'],
     ['created', replay.create_time],
     ['finished', replay.finish_time],
+    ...(replay.cancel_request_time && replay.state === 'RUNNING'
+      ? ([['cancel requested', replay.cancel_request_time]] as Array<[string, unknown]>)
+      : []),
     ...(replay.counts ? (Object.entries(replay.counts) as Array<[string, unknown]>) : []),
     ...(replay.failure_reason ? ([['failure', replay.failure_reason]] as Array<[string, unknown]>) : []),
   ]);
@@ -56,14 +59,15 @@ function withWaitOptions(command: Command): Command {
 
 /**
  * Reads the replay until it is no longer RUNNING (or the operator interrupts), showing its progress;
- * the exit code says how it ended: 0 completed, 2 failed (or cancelled), 130 interrupted.
+ * the exit code says how it ended: 0 in one of the `expected` states, 2 otherwise (failed, or
+ * cancelled when it was meant to complete), 130 interrupted.
  */
 async function followReplay(
   context: CliContext,
   client: ConfigApiClient,
   path: string,
   first: ReplayReading,
-  options: WaitOptions,
+  options: WaitOptions & { expected: readonly string[] },
 ): Promise<ReplayReading> {
   const progress: ReplayProgress = context.stderr.isTTY
     ? new ReplayProgressBar(context.stderr)
@@ -83,7 +87,7 @@ async function followReplay(
   } finally {
     progress.stop();
   }
-  context.exitCode = replay.state === 'COMPLETED' ? EXIT.ok : EXIT.refused;
+  context.exitCode = options.expected.includes(replay.state) ? EXIT.ok : EXIT.refused;
   return replay;
 }
 
@@ -109,7 +113,7 @@ async function printReplay(
   client: ConfigApiClient,
   path: string,
   replay: any,
-  options: WaitOptions,
+  options: WaitOptions & { expected: readonly string[] },
 ): Promise<void> {
   const shown = options.wait ? await followReplay(context, client, path, replay, options) : replay;
   print(context, connection, shown, () => describeReplay(shown));
@@ -119,7 +123,7 @@ async function printReplay(
 export function replaysCommand(context: CliContext): Command {
   const replays = new Command('replays')
     .alias('replay')
-    .description('Send a destination the stored history again, and follow how far it got');
+    .description('Send a destination the stored history again, follow how far it got, or stop it');
 
   withExamples(
     withWaitOptions(
@@ -156,7 +160,7 @@ export function replaysCommand(context: CliContext): Command {
           body,
         );
         const path = `${destinationPath(workspace, source, destination)}/replays/${encodeURIComponent(slugOf(replay.name))}`;
-        await printReplay(context, connection, client, path, replay, options);
+        await printReplay(context, connection, client, path, replay, { ...options, expected: ['COMPLETED'] });
       },
     ),
     'tributary replays start acme web webhooks --from 24h --wait',
@@ -193,11 +197,43 @@ export function replaysCommand(context: CliContext): Command {
         }
         const path = `${collection}/${encodeURIComponent(slugOf(replayId))}`;
         const replay = await client.request('GET', path);
-        await printReplay(context, connection, client, path, replay, options);
+        await printReplay(context, connection, client, path, replay, { ...options, expected: ['COMPLETED'] });
       },
     ),
     'tributary replays status acme web webhooks',
     'tributary replays status acme web webhooks rp_2pXrXyfgTNWkI8AYzGw6uPk1w1y --wait',
+  );
+
+  withExamples(
+    withWaitOptions(
+      replays
+        .command('cancel')
+        .description('Stop a running replay; the router records it CANCELLED with the counts of what it sent')
+        .argument('<workspace>', 'the workspace slug')
+        .argument('<source>', 'the source slug')
+        .argument('<destination>', 'the destination slug')
+        .argument('<replay>', 'the replay id (rp_...)'),
+    ).action(
+      async (
+        workspace: string,
+        source: string,
+        destination: string,
+        replayId: string,
+        options: WaitOptions,
+        command: Command,
+      ) => {
+        const connection = resolveConnection(command, context);
+        const client = new ConfigApiClient(connection);
+        const path = `${destinationPath(workspace, source, destination)}/replays/${encodeURIComponent(slugOf(replayId))}`;
+        const replay = await client.request('POST', `${path}:cancel`, {});
+        // Cancelled, or completed before the router saw the request: either way it is over.
+        await printReplay(context, connection, client, path, replay, {
+          ...options,
+          expected: ['CANCELLED', 'COMPLETED'],
+        });
+      },
+    ),
+    'tributary replays cancel acme web webhooks rp_2pXrXyfgTNWkI8AYzGw6uPk1w1y --wait',
   );
 
   return replays;

@@ -4,7 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
-import { createWorkspaceAndSource, pollUntil, type TestSource } from '../../../test/support/tracking-e2e.kit';
+import {
+  createWorkspaceAndSource,
+  pollUntil,
+  sleep,
+  type TestSource,
+} from '../../../test/support/tracking-e2e.kit';
 import {
   POLLING_ENVIRONMENT,
   sendBatch,
@@ -26,7 +31,10 @@ describe('tributary CLI: destinations, filters, replays and dead letters', () =>
   const at = () => [source.workspaceSlug, source.sourceSlug];
 
   beforeAll(async () => {
-    t = await startTributary({ environment: { ...POLLING_ENVIRONMENT, RETRY_WINDOW: '2s' } });
+    // Two deliveries at a time per destination: a replay to a slow receiver runs long enough to watch.
+    t = await startTributary({
+      environment: { ...POLLING_ENVIRONMENT, RETRY_WINDOW: '2s', ROUTER_MAX_IN_FLIGHT: '2' },
+    });
     admin = { TRIBUTARY_URL: t.baseUrl, TRIBUTARY_TOKEN: t.adminToken };
     source = await createWorkspaceAndSource(t);
     receiver = await WebhookReceiver.start({ secret: SECRET });
@@ -482,6 +490,92 @@ describe('tributary CLI: destinations, filters, replays and dead letters', () =>
       await replayReceiver.close();
     }
   }, 30_000);
+
+  it("shows a running replay's progress, and cancels it: the router stops and records what it sent", async () => {
+    const messages = Array.from({ length: 40 }, (_, index) => trackMessage({ event: `Slow ${index}` }));
+    await sendBatch(t, source, messages);
+    const slow = await WebhookReceiver.start({ secret: 'slow', delayMs: 150 });
+    try {
+      const settingsFile = join(directory, 'slow.json');
+      writeFileSync(settingsFile, JSON.stringify({ url: slow.url, shared_secret: 'slow' }));
+      const destinationArgs = [...at(), 'webhooks-slow'];
+      expect(
+        (
+          await cli([
+            'destinations',
+            'create',
+            ...destinationArgs,
+            '--catalog',
+            'webhooks',
+            '--settings-file',
+            settingsFile,
+          ])
+        ).code,
+      ).toBe(0);
+      const started = await cli(['--json', 'replays', 'start', ...destinationArgs, '--from', '10m']);
+      expect(started.code).toBe(0);
+      expect(started.json()).toMatchObject({ state: 'RUNNING', progress: null, cancel_request_time: null });
+      const replayId = started.json().name.split('/').pop();
+
+      // While it runs, one replay read carries its progress: settled of what its consumer has to send.
+      const { value: running } = await pollUntil(
+        'the replay has settled some messages',
+        15_000,
+        async () => {
+          const run = await cli(['--json', 'replays', 'status', ...destinationArgs, replayId]);
+          const replay = run.json();
+          return replay.progress?.settled >= 2 ? replay : undefined;
+        },
+        100,
+      );
+      expect(running.state).toBe('RUNNING');
+      expect(running.progress.remaining).toBeGreaterThan(0);
+      expect(running.progress.settled + running.progress.remaining).toBeGreaterThanOrEqual(messages.length);
+
+      // Cancelled and followed to its end, with a bar on a terminal; stdout keeps only the JSON.
+      const cancelled = await runCliInProcess(
+        ['--json', 'replays', 'cancel', ...destinationArgs, replayId, '--wait', '--poll-interval', '100'],
+        { env: admin, stderrIsTTY: true },
+      );
+      expect(cancelled.code).toBe(0);
+      const replay = cancelled.json();
+      expect(replay).toMatchObject({
+        state: 'CANCELLED',
+        cancel_request_time: expect.any(String),
+        finish_time: expect.any(String),
+      });
+      expect(replay.counts.delivered).toBeGreaterThanOrEqual(2);
+      expect(replay.counts.delivered).toBeLessThan(messages.length);
+      expect(cancelled.stderr).toMatch(/replay \[.*\] \d+% \| \d+\/\d+ settled \| CANCELLED \|/);
+      // Only the deliveries in flight when it stopped may still arrive.
+      const requestsAtEnd = slow.requests.length;
+      await sleep(1_000);
+      expect(slow.requests.length).toBeLessThanOrEqual(requestsAtEnd + 2);
+      expect(slow.requests.length).toBeLessThan(messages.length);
+
+      const shown = await cli(['replays', 'status', ...destinationArgs, replayId]);
+      expect(shown.stdout).toMatch(/^state: +CANCELLED$/m);
+      const again = await cli(['replays', 'cancel', ...destinationArgs, replayId]);
+      expect(again).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(
+          /is CANCELLED: only a running replay can be cancelled \(HTTP 400, code 3\)/,
+        ),
+      });
+      const unknown = await cli(['replays', 'cancel', ...destinationArgs, 'rp_unknown']);
+      expect(unknown).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/replay rp_unknown not found \(HTTP 404/),
+      });
+      const missingId = await cli(['replays', 'cancel', ...destinationArgs]);
+      expect(missingId).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/missing required argument 'replay'/),
+      });
+    } finally {
+      await slow.close();
+    }
+  }, 45_000);
 
   it('lists dead letters and redrives them once the destination accepts again', async () => {
     receiver.answer = () => 503;

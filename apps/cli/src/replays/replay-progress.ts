@@ -1,3 +1,4 @@
+import { Presets, SingleBar } from 'cli-progress';
 import type { OutputStream } from '../shared/cli-context';
 import { safeForTerminal } from '../shared/terminal-text';
 
@@ -22,34 +23,44 @@ function countsText(counts: Record<string, number> | null): string {
 }
 
 /**
- * On a terminal: one line redrawn in place, a bar over the messages settled of those to send while
- * the server knows both, the state and the time otherwise. Written to stderr, so that stdout keeps
- * only the replay (and `--json` stays parseable).
+ * On a terminal: a cli-progress bar over the messages the replay's consumer has to get through
+ * (settled of settled + remaining, as the server reports them while it runs), with the state and the
+ * time. Written to stderr, so that stdout keeps only the replay (and `--json` stays parseable).
  */
 export class ReplayProgressBar implements ReplayProgress {
-  private drawn = false;
+  private readonly bar: SingleBar;
+  private started = false;
 
-  constructor(private readonly stream: OutputStream) {}
+  constructor(stream: OutputStream) {
+    this.bar = new SingleBar(
+      {
+        stream: stream as unknown as NodeJS.WritableStream,
+        format: 'replay [{bar}] {percentage}% | {value}/{total} settled | {state} | {duration_formatted}',
+        hideCursor: true,
+        barsize: 30,
+      },
+      Presets.shades_classic,
+    );
+  }
 
-  update(replay: ReplayReading, elapsedMs: number): void {
-    const id = replay.name.slice(replay.name.lastIndexOf('/') + 1);
-    let line = `replay ${id} ${replay.state} ${(elapsedMs / 1000).toFixed(0)} s`;
+  update(replay: ReplayReading): void {
     const progress = replay.progress;
-    if (progress && progress.settled + progress.remaining > 0) {
-      const total = progress.settled + progress.remaining;
-      const filled = Math.round((30 * progress.settled) / total);
-      line =
-        `replay ${id} [${'█'.repeat(filled)}${'░'.repeat(30 - filled)}] ` +
-        `${Math.floor((100 * progress.settled) / total)}% | ${progress.settled}/${total} | ${(elapsedMs / 1000).toFixed(0)} s`;
-    } else if (replay.counts) {
-      line += ` | ${countsText(replay.counts)}`;
+    const settled = progress?.settled ?? 0;
+    // Until the router reports, a bar of one step; a finished replay fills its bar.
+    const total = progress ? Math.max(1, progress.settled + progress.remaining) : 1;
+    const value = replay.state === 'RUNNING' ? settled : total;
+    const payload = { state: safeForTerminal(replay.state) };
+    if (!this.started) {
+      this.bar.start(total, value, payload);
+      this.started = true;
+      return;
     }
-    this.stream.write(`\r\x1b[2K${safeForTerminal(line)}`);
-    this.drawn = true;
+    this.bar.setTotal(total);
+    this.bar.update(value, payload);
   }
 
   stop(): void {
-    if (this.drawn) this.stream.write('\n');
+    if (this.started) this.bar.stop();
   }
 }
 
