@@ -3,12 +3,13 @@
 // test-only nudge, or the server process restarting on the same port and data) resumes with Last-Event-ID, so a
 // message stored meanwhile arrives exactly once.
 import { OpenLiveEventStreams } from '../../config-api/src/live-events/open-live-event-streams';
+import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { spawnTributary, type TributaryProcess } from '../../../test/support/tributary-process';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { createWorkspaceAndSource, pollUntil, type TestSource } from '../../../test/support/tracking-e2e.kit';
 import { sendBatch, trackMessage } from '../../router/test/router-e2e.kit';
-import { runCliInProcess, startCliInProcess, type RunningCli } from './cli-e2e.kit';
+import { runCliInProcess, spawnCli, startCliInProcess, type RunningCli } from './cli-e2e.kit';
 
 /** Lines of stdout, each parsed as JSON. */
 function jsonLines(output: string): any[] {
@@ -158,6 +159,27 @@ describe('tributary tail', () => {
     );
     expect(lines[1]).toMatch(/^\S+Z  page      Pricing  anonymous anon-1  \S+$/);
   }, 30_000);
+
+  it('runs as a child process through bin/tributary.js and ends on SIGINT with exit code 0', async () => {
+    const child = spawnCli(['tail', source.workspaceSlug, source.sourceSlug, '--json'], env);
+    try {
+      await pollUntil('the child tail is connected', 30_000, async () =>
+        /^following /m.test(child.output().stderr) ? true : undefined,
+      );
+      const message = trackMessage({ event: 'Seen By The Child' });
+      await sendBatch(t, source, [message]);
+      await pollUntil('the child printed the message', 10_000, async () =>
+        child.output().stdout.includes(message.messageId) ? true : undefined,
+      );
+      const exited = once(child, 'exit');
+      child.kill('SIGINT');
+      const [code] = (await exited) as [number | null];
+      expect(code).toBe(0);
+      expect(jsonLines(child.output().stdout).map((line) => line.messageId)).toEqual([message.messageId]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('fails at once with the documented exit codes when it cannot start', async () => {
     const unknownSource = await runCliInProcess(['tail', source.workspaceSlug, 'nothing-here'], { env });
