@@ -19,7 +19,9 @@ export function servePublicApiOpenApiDocument(app: INestApplication): void {
     .build();
   const document = SwaggerModule.createDocument(app, config);
   document.paths = Object.fromEntries(
-    Object.entries(document.paths).filter(([path]) => path === PUBLIC_API_PREFIX || path.startsWith(`${PUBLIC_API_PREFIX}/`)),
+    Object.entries(document.paths).filter(
+      ([path]) => path === PUBLIC_API_PREFIX || path.startsWith(`${PUBLIC_API_PREFIX}/`),
+    ),
   );
   const body = JSON.stringify(document);
   app
