@@ -10,6 +10,7 @@ import {
 } from '../../../test/support/config-api.client';
 import {
   createSource,
+  pollUntil,
   postJson,
   readSourceMessages,
   type TestSource,
@@ -76,7 +77,16 @@ describe('Config API: regulations', () => {
     await t?.stop({ removeData: true });
   });
 
-  it('records a deletion and answers the whole regulation; reads and lists it; cancels it while initialized', async () => {
+  /** Polls a regulation until it is final (the router runs deletions) and answers it. */
+  async function untilFinal(regulateId: string): Promise<any> {
+    const { value } = await pollUntil(`regulation ${regulateId} is final`, 20_000, async () => {
+      const body = expectJsonSuccess(await access.reader.get(regulations(`/${regulateId}`)));
+      return body.finished_at ? body : undefined;
+    });
+    return value;
+  }
+
+  it('records a deletion and answers the whole regulation; reads and lists it; the router finishes it', async () => {
     const body = expectJsonSuccess(await create('Suppress_With_Delete', ['u-del', 'u-del-2', 'u-del']));
     expect(body).toEqual({
       name: `workspaces/${ws}/regulations/${body.regulate_id}`,
@@ -91,16 +101,32 @@ describe('Config API: regulations', () => {
       stream_status: [],
     });
     expect(body).not.toHaveProperty('finished_at');
-    expect(expectJsonSuccess(await access.reader.get(regulations(`/${body.regulate_id}`)))).toEqual(body);
-
+    expect(expectJsonSuccess(await access.reader.get(regulations(`/${body.regulate_id}`)))).toMatchObject({
+      regulate_id: body.regulate_id,
+      regulation_type: 'SUPPRESS_WITH_DELETE',
+    });
     const listed = expectJsonSuccess(await access.reader.get(regulations()));
     expect(listed.regulations.map((entry: any) => entry.regulate_id)).toContain(body.regulate_id);
     expect(listed.next_page_token).toBe('');
 
-    expect(expectJsonSuccess(await access.writer.delete(regulations(`/${body.regulate_id}`)))).toEqual({});
-    expectConfigApiError(await access.reader.get(regulations(`/${body.regulate_id}`)), 404, 5);
-    // Cancelled before it began: its suppression goes with it.
-    expect(await storedUsersAfterBatch(app, ['u-del'])).toEqual(['u-del']);
+    const final = await untilFinal(body.regulate_id);
+    expect(final).toMatchObject({
+      status: 'finished',
+      overall_status: 'finished',
+      finished_at: expect.stringMatching(RFC3339_MILLIS),
+      stream_status: [
+        {
+          id: app.sourceId,
+          destination_status: [
+            { status: 'not_supported', err_string: expect.any(String), finished_at: expect.stringMatching(RFC3339_MILLIS) },
+          ],
+        },
+        { id: web.sourceId, destination_status: [] },
+      ],
+    });
+    // Work began: it can no longer be cancelled.
+    expectConfigApiError(await access.writer.delete(regulations(`/${body.regulate_id}`)), 400, 9);
+    expect(await storedUsersAfterBatch(app, ['u-del', 'u-other'])).toEqual(['u-other']);
   });
 
   it('suppresses a user on every source at once: the batch is answered 200, only the others are stored, the drop counted', async () => {
@@ -187,12 +213,15 @@ describe('Config API: regulations', () => {
 
   it('filters lists by status and type (repeated keys or commas), oldest first, page by page', async () => {
     const deletion = expectJsonSuccess(await create('Delete_Internal', ['u-list']));
+    await untilFinal(deletion.regulate_id);
     const all = expectJsonSuccess(await access.reader.get(regulations())).regulations;
     const created = all.map((entry: any) => entry.created_at);
     expect([...created].sort()).toEqual(created);
 
-    const initialized = expectJsonSuccess(await access.reader.get(regulations('?status=INITIALIZED')));
-    expect(initialized.regulations.map((entry: any) => entry.regulate_id)).toEqual([deletion.regulate_id]);
+    expect(expectJsonSuccess(await access.reader.get(regulations('?status=INITIALIZED'))).regulations).toEqual([]);
+    const finished = expectJsonSuccess(await access.reader.get(regulations('?status=finished'))).regulations;
+    expect(finished.map((entry: any) => entry.regulate_id)).toContain(deletion.regulate_id);
+    expect(finished).toHaveLength(all.length);
     const byType = expectJsonSuccess(
       await access.reader.get(regulations('?regulation_types=unsuppress&regulation_types=Delete_Internal')),
     );
@@ -224,7 +253,7 @@ describe('Config API: regulations', () => {
     expect(body.attributes.values).toHaveLength(5000);
   }, 30_000);
 
-  describe('refusals (docs/regulations.md §5): a refused create stores nothing', () => {
+  describe('refusals (docs/regulations.md §2): a refused create stores nothing', () => {
     let countBefore: number;
 
     beforeAll(async () => {
@@ -284,21 +313,21 @@ describe('Config API: regulations', () => {
   });
 
   it('records who asked for what in the audit trail, and nothing of the messages', async () => {
-    const body = expectJsonSuccess(await create('Delete_Only', ['u-audit'], sourceRegulations(web)));
-    await access.writer.delete(regulations(`/${body.regulate_id}`));
+    const body = expectJsonSuccess(await create('Suppress', ['u-audit'], sourceRegulations(web)));
     const trail = expectJsonSuccess(
       await access.reader.get(
         `workspaces/${ws}/audit-events?resource_name_prefix=${encodeURIComponent(body.name)}`,
       ),
     ).audit_events;
     const expected = {
-      regulation_type: 'DELETE_ONLY',
+      regulation_type: 'SUPPRESS_ONLY',
       subject_type: 'USER_ID',
       subject_ids: ['u-audit'],
       source_name: `workspaces/${ws}/sources/${web.sourceSlug}`,
     };
     expect(trail).toEqual([
-      expect.objectContaining({ type: 'RegulationDeleted', resource_name: body.name, data: expected }),
+      expect.objectContaining({ type: 'RegulationFinished', resource_name: body.name }),
+      expect.objectContaining({ type: 'RegulationStarted', resource_name: body.name }),
       expect.objectContaining({
         type: 'RegulationCreated',
         resource_name: body.name,

@@ -114,7 +114,7 @@ function toAuditEntry(recorded: RecordedEvent, resourceName: string): AuditEntry
 
 /**
  * The event's data as the trail shows it. A regulation's request is shown in the Config API's words
- * (docs/regulations.md §6): who asked for what, never anything of the users' messages.
+ * (docs/regulations.md §5): who asked for what, never anything of the users' messages.
  */
 function auditData(recorded: RecordedEvent): Record<string, unknown> {
   if (recorded.type === 'RegulationCreated' || recorded.type === 'RegulationDeleted') {

@@ -261,7 +261,7 @@ export interface FailedAttempts {
 }
 
 /**
- * The messages a privacy regulation erases (docs/regulations.md §4.2): those of one workspace (or of
+ * The messages a privacy regulation erases (docs/regulations.md §4): those of one workspace (or of
  * some of its sources) whose `userId` (or `anonymousId`) is one of the subjects.
  */
 export interface MessagesToErase {
@@ -275,6 +275,8 @@ export interface MessagesToErase {
 /** What an erasure removed; a second erasure of the same subjects removes nothing more. */
 export interface ErasedMessages {
   messages: number;
+  /** The erased messages' ids, for what other stores keep by message id (recent delivery outcomes). */
+  messageIds: string[];
   deadLetters: number;
   /** Protocols outcome records, whose samples are the messages as they came in. */
   protocolsOutcomes: number;

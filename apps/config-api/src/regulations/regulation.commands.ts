@@ -39,7 +39,7 @@ export interface SuppressedUser {
  * The regulation use cases, apart from HTTP, for both APIs that serve them (the Config API v1beta and
  * the Public API): create, read, list, cancel, and who is suppressed. Each write ends in one command
  * of the regulation's aggregate, and waits until the read model holds it: a suppression is in force
- * on this process when its create answers (docs/regulations.md §4.1). Refusals are `DomainError`s;
+ * on this process when its create answers (docs/regulations.md §3). Refusals are `DomainError`s;
  * a field's refusal is a `RegulationRequestError` naming it, which each API words its own way.
  */
 @Injectable()

@@ -14,7 +14,7 @@ export const V1BETA_REGULATION_FIELDS: Readonly<Record<RegulationRequestField, s
   subjectIds: 'attributes.values',
 };
 
-/** The Config API's `Regulation` (docs/regulations.md §2.1): statuses in lowercase. */
+/** The Config API's `Regulation` (docs/regulations.md §2): statuses in lowercase. */
 export function presentRegulation(workspaceId: string, view: RegulationView, options = { streams: true }) {
   const { regulation, progress } = view;
   const status = progress.status.toLowerCase();

@@ -104,7 +104,7 @@ export class IngestMessagesHandler {
       }),
     );
     // Suppressed users' messages are answered as accepted and go no further: not to the log, the
-    // dedupe index, Protocols or any destination (docs/regulations.md §4.1). A workspace that
+    // dedupe index, Protocols or any destination (docs/regulations.md §3). A workspace that
     // suppresses nobody costs one map lookup.
     const suppressions = this.readModel.suppressions(workspace.slug);
     const accepted = suppressions

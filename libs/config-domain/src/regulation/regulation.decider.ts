@@ -155,7 +155,7 @@ function checkSubjectIds(ids: unknown): string[] {
   return [...seen];
 }
 
-/** A regulation's progress, as both APIs show it (docs/regulations.md §3). */
+/** A regulation's progress, as both APIs show it (docs/regulations.md §2). */
 export interface RegulationProgress {
   status: RegulationStatus;
   streams: RegulationStreamStatus[];
@@ -331,7 +331,7 @@ export const regulationDecider: Decider<RegulationState, RegulationCommand, Regu
 };
 
 /**
- * The overall status once the stores' part is over (docs/regulations.md §3): destinations that are
+ * The overall status once the stores' part is over (docs/regulations.md §2): destinations that are
  * not supported do not count; FINISHED when every supported one finished, FAILED when the stores
  * failed or every supported one failed, PARTIAL_SUCCESS in between.
  */

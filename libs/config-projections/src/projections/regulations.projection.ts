@@ -71,7 +71,7 @@ export const regulationsProjection: ConfigProjection<RegulationsView> = {
 /**
  * Suppressions take effect when the regulation is recorded, before any deletion runs, so no message of
  * a subject is stored while its older ones are erased. UNSUPPRESS at workspace scope lifts a subject
- * everywhere in the workspace, at source scope only on that source (docs/regulations.md §4.1).
+ * everywhere in the workspace, at source scope only on that source (docs/regulations.md §3).
  */
 function applySuppression(view: RegulationsView, regulation: RegulationRecord, how: 'add' | 'cancel'): void {
   const rules = REGULATION_TYPE_RULES[regulation.regulationType];

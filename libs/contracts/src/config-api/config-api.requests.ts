@@ -173,7 +173,7 @@ export const UpdateOAuthApplicationRequestSchema = z.looseObject({
 });
 
 /**
- * A regulation's create (docs/regulations.md §2.1). Only the shape is checked here; the type names,
+ * A regulation's create (docs/regulations.md §2). Only the shape is checked here; the type names,
  * the subject type and the ids are checked by the regulation's domain rules, which name the field.
  */
 export const CreateRegulationRequestSchema = z.looseObject({

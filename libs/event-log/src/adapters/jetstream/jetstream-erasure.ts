@@ -14,7 +14,7 @@ import {
 const SCAN_BATCH = 500;
 
 /**
- * A regulation's erasure on JetStream (docs/regulations.md §4.2). Each stream that holds messages is
+ * A regulation's erasure on JetStream (docs/regulations.md §4). Each stream that holds messages is
  * read over the subjects in scope with an ordered consumer, up to its last message when the scan
  * began, and every message of a subject is deleted with `erase` (its bytes overwritten, not only
  * marked deleted): the subjects' messages in `TRACKING`, their dead letters in `DEADLETTER`, their
@@ -38,11 +38,15 @@ export class JetStreamErasure {
       workspaceId === request.workspaceId && (!request.sourceIds || request.sourceIds.includes(sourceId));
 
     const erasedSequences: number[] = [];
+    const messageIds: string[] = [];
     let messages = 0;
     for (const scope of scopes) {
-      const found = await this.scan(TRACKING_STREAM, `${TRACKING_SUBJECT_PREFIX}.${scope}`, (stored) =>
-        isSubject(stored.json<Record<string, unknown>>()),
-      );
+      const found = await this.scan(TRACKING_STREAM, `${TRACKING_SUBJECT_PREFIX}.${scope}`, (stored) => {
+        const payload = stored.json<Record<string, unknown>>();
+        if (!isSubject(payload)) return false;
+        messageIds.push(String(payload.messageId));
+        return true;
+      });
       messages += await this.eraseAll(TRACKING_STREAM, found);
       erasedSequences.push(...found);
     }
@@ -69,7 +73,7 @@ export class JetStreamErasure {
         filter: `${ATTEMPT_SUBJECT_PREFIX}.*.${sequence}`,
       });
     }
-    return { messages, deadLetters, protocolsOutcomes };
+    return { messages, messageIds, deadLetters, protocolsOutcomes };
   }
 
   /** The sequences of the subject's messages (up to its last one now) that `select` picks. */

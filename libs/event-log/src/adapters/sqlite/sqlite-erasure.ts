@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { ErasedMessages, MessagesToErase } from '../../event-log.port';
 
 /**
- * A regulation's erasure in the embedded log's file (docs/regulations.md §4.2): the subjects' rows of
+ * A regulation's erasure in the embedded log's file (docs/regulations.md §4): the subjects' rows of
  * `messages`, `dead_letters` and `protocols_outcomes` (whose sample is the message as it came in) and
  * the failed-attempt histories of the erased messages, in one write transaction. The `dedupe` table
  * keeps the ids, which hold nothing of the user. Ids and sources are bound as JSON arrays, so 5,000
@@ -21,7 +21,7 @@ export class SqliteErasure {
       `json_extract(${column}, '${prefix}' || @field) IN (SELECT value FROM json_each(@subjects))`;
     this.statements = {
       selectMessages: database.prepare(
-        `SELECT sequence FROM messages WHERE ${inScope} AND ${isSubject('payload')}`,
+        `SELECT sequence, message_id FROM messages WHERE ${inScope} AND ${isSubject('payload')}`,
       ),
       deleteMessages: database.prepare('DELETE FROM messages WHERE sequence IN (SELECT value FROM json_each(?))'),
       deleteAttempts: database.prepare(
@@ -48,13 +48,18 @@ export class SqliteErasure {
       field: request.field,
       subjects: JSON.stringify(request.subjectIds),
     };
-    const messages = (s.selectMessages.all(scope) as { sequence: number }[]).map((row) => row.sequence);
+    const rows = s.selectMessages.all(scope) as { sequence: number; message_id: string }[];
+    const messages = rows.map((row) => row.sequence);
     const letters = s.selectDeadLetters.all(scope) as { dead_letter_sequence: number; sequence: number }[];
     const sequences = JSON.stringify([...messages, ...letters.map((letter) => letter.sequence)]);
     s.deleteMessages.run(JSON.stringify(messages));
     s.deleteAttempts.run(sequences);
     s.deleteDeadLetters.run(JSON.stringify(letters.map((letter) => letter.dead_letter_sequence)));
     const outcomes = s.deleteOutcomes.run(scope).changes;
-    return { messages: messages.length, deadLetters: letters.length, protocolsOutcomes: outcomes };
+    return {
+      messages: messages.length,
+      messageIds: rows.map((row) => row.message_id),
+      deadLetters: letters.length, protocolsOutcomes: outcomes,
+    };
   }
 }
