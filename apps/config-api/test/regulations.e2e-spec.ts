@@ -28,7 +28,8 @@ describe('Config API: regulations', () => {
   const ws = `regulations-${process.pid}`;
 
   const regulations = (path = '') => `workspaces/${ws}/regulations${path}`;
-  const sourceRegulations = (source: TestSource) => `workspaces/${ws}/sources/${source.sourceSlug}/regulations`;
+  const sourceRegulations = (source: TestSource) =>
+    `workspaces/${ws}/sources/${source.sourceSlug}/regulations`;
   const create = (regulationType: string, values: unknown[], path = regulations(), name = 'userId') =>
     access.writer.post(path, { regulation_type: regulationType, attributes: { name, values } });
 
@@ -41,7 +42,10 @@ describe('Config API: regulations', () => {
       messageId: `${userId}-${Math.random().toString(36).slice(2)}`,
     }));
     const response = await postJson(t, '/v1/batch', { batch }, source.writeKey);
-    expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { success: true } });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 200,
+      body: { success: true },
+    });
     const stored = await readSourceMessages(t, source);
     return batch.filter((message) => stored.has(message.messageId)).map((message) => message.userId);
   }
@@ -118,7 +122,11 @@ describe('Config API: regulations', () => {
         {
           id: app.sourceId,
           destination_status: [
-            { status: 'not_supported', err_string: expect.any(String), finished_at: expect.stringMatching(RFC3339_MILLIS) },
+            {
+              status: 'not_supported',
+              err_string: expect.any(String),
+              finished_at: expect.stringMatching(RFC3339_MILLIS),
+            },
           ],
         },
         { id: web.sourceId, destination_status: [] },
@@ -179,9 +187,9 @@ describe('Config API: regulations', () => {
     // Unsuppress lifts it.
     expect(expectJsonSuccess(await create('Unsuppress', ['u-sup'])).status).toBe('finished');
     expect(await storedUsersAfterBatch(web, ['u-sup'])).toEqual(['u-sup']);
-    expect(expectJsonSuccess(await access.reader.get(`workspaces/${ws}/suppressed-users`)).suppressed_users).toEqual(
-      [],
-    );
+    expect(
+      expectJsonSuccess(await access.reader.get(`workspaces/${ws}/suppressed-users`)).suppressed_users,
+    ).toEqual([]);
   });
 
   it('scopes a regulation to one source: only that source drops the user; the source lists its own', async () => {
@@ -200,7 +208,11 @@ describe('Config API: regulations', () => {
     expect(
       expectJsonSuccess(await access.reader.get(`workspaces/${ws}/suppressed-users`)).suppressed_users,
     ).toEqual([
-      { subject_type: 'USER_ID', subject_id: 'u-src', source_name: `workspaces/${ws}/sources/${app.sourceSlug}` },
+      {
+        subject_type: 'USER_ID',
+        subject_id: 'u-src',
+        source_name: `workspaces/${ws}/sources/${app.sourceSlug}`,
+      },
     ]);
 
     // A source cannot lift a workspace-wide suppression (FAILED_PRECONDITION); the workspace can.
@@ -218,7 +230,9 @@ describe('Config API: regulations', () => {
     const created = all.map((entry: any) => entry.created_at);
     expect([...created].sort()).toEqual(created);
 
-    expect(expectJsonSuccess(await access.reader.get(regulations('?status=INITIALIZED'))).regulations).toEqual([]);
+    expect(
+      expectJsonSuccess(await access.reader.get(regulations('?status=INITIALIZED'))).regulations,
+    ).toEqual([]);
     const finished = expectJsonSuccess(await access.reader.get(regulations('?status=finished'))).regulations;
     expect(finished.map((entry: any) => entry.regulate_id)).toContain(deletion.regulate_id);
     expect(finished).toHaveLength(all.length);
@@ -257,7 +271,8 @@ describe('Config API: regulations', () => {
     let countBefore: number;
 
     beforeAll(async () => {
-      countBefore = expectJsonSuccess(await access.reader.get(regulations('?page_size=1000'))).regulations.length;
+      countBefore = expectJsonSuccess(await access.reader.get(regulations('?page_size=1000'))).regulations
+        .length;
     });
 
     afterAll(async () => {
@@ -266,18 +281,76 @@ describe('Config API: regulations', () => {
     });
 
     it.each<[string, Record<string, unknown>, string, RegExp]>([
-      ['an unknown type', { regulation_type: 'Forget', attributes: { name: 'userId', values: ['u'] } }, 'regulations', /^regulation_type: unknown regulation type "Forget"/],
-      ['a type that is not a string', { regulation_type: 3, attributes: { name: 'userId', values: ['u'] } }, 'regulations', /^regulation_type/],
+      [
+        'an unknown type',
+        { regulation_type: 'Forget', attributes: { name: 'userId', values: ['u'] } },
+        'regulations',
+        /^regulation_type: unknown regulation type "Forget"/,
+      ],
+      [
+        'a type that is not a string',
+        { regulation_type: 3, attributes: { name: 'userId', values: ['u'] } },
+        'regulations',
+        /^regulation_type/,
+      ],
       ['no attributes', { regulation_type: 'Suppress' }, 'regulations', /^attributes/],
-      ['an unknown subject type', { regulation_type: 'Suppress', attributes: { name: 'email', values: ['u'] } }, 'regulations', /^attributes\.name: unknown subject type "email"/],
-      ['OBJECT_ID', { regulation_type: 'Suppress', attributes: { name: 'OBJECT_ID', values: ['u'] } }, 'regulations', /^attributes\.name: OBJECT_ID/],
-      ['an anonymousId without DELETE_ARCHIVE_ONLY', { regulation_type: 'Delete', attributes: { name: 'anonymousId', values: ['a'] } }, 'regulations', /^attributes\.name: ANONYMOUS_ID is accepted only/],
-      ['DELETE_ARCHIVE_ONLY at workspace scope', { regulation_type: 'Delete_Archive_Only', attributes: { name: 'userId', values: ['u'] } }, 'regulations', /^regulation_type: DELETE_ARCHIVE_ONLY applies to one source/],
-      ['no subject ids', { regulation_type: 'Suppress', attributes: { name: 'userId', values: [] } }, 'regulations', /^attributes\.values: at least one/],
-      ['an id that is not a string', { regulation_type: 'Suppress', attributes: { name: 'userId', values: ['u', 5] } }, 'regulations', /^attributes\.values: subject id \[1\] is not a string/],
-      ['an empty id', { regulation_type: 'Suppress', attributes: { name: 'userId', values: [''] } }, 'regulations', /^attributes\.values: subject id \[0\] must be 1 to 1024/],
-      ['an id too long', { regulation_type: 'Suppress', attributes: { name: 'userId', values: ['x'.repeat(1025)] } }, 'regulations', /^attributes\.values/],
-      ['more than 5,000 ids', { regulation_type: 'Suppress', attributes: { name: 'userId', values: Array.from({ length: 5001 }, (_, i) => `u${i}`) } }, 'regulations', /^attributes\.values: 5001 subject ids/],
+      [
+        'an unknown subject type',
+        { regulation_type: 'Suppress', attributes: { name: 'email', values: ['u'] } },
+        'regulations',
+        /^attributes\.name: unknown subject type "email"/,
+      ],
+      [
+        'OBJECT_ID',
+        { regulation_type: 'Suppress', attributes: { name: 'OBJECT_ID', values: ['u'] } },
+        'regulations',
+        /^attributes\.name: OBJECT_ID/,
+      ],
+      [
+        'an anonymousId without DELETE_ARCHIVE_ONLY',
+        { regulation_type: 'Delete', attributes: { name: 'anonymousId', values: ['a'] } },
+        'regulations',
+        /^attributes\.name: ANONYMOUS_ID is accepted only/,
+      ],
+      [
+        'DELETE_ARCHIVE_ONLY at workspace scope',
+        { regulation_type: 'Delete_Archive_Only', attributes: { name: 'userId', values: ['u'] } },
+        'regulations',
+        /^regulation_type: DELETE_ARCHIVE_ONLY applies to one source/,
+      ],
+      [
+        'no subject ids',
+        { regulation_type: 'Suppress', attributes: { name: 'userId', values: [] } },
+        'regulations',
+        /^attributes\.values: at least one/,
+      ],
+      [
+        'an id that is not a string',
+        { regulation_type: 'Suppress', attributes: { name: 'userId', values: ['u', 5] } },
+        'regulations',
+        /^attributes\.values: subject id \[1\] is not a string/,
+      ],
+      [
+        'an empty id',
+        { regulation_type: 'Suppress', attributes: { name: 'userId', values: [''] } },
+        'regulations',
+        /^attributes\.values: subject id \[0\] must be 1 to 1024/,
+      ],
+      [
+        'an id too long',
+        { regulation_type: 'Suppress', attributes: { name: 'userId', values: ['x'.repeat(1025)] } },
+        'regulations',
+        /^attributes\.values/,
+      ],
+      [
+        'more than 5,000 ids',
+        {
+          regulation_type: 'Suppress',
+          attributes: { name: 'userId', values: Array.from({ length: 5001 }, (_, i) => `u${i}`) },
+        },
+        'regulations',
+        /^attributes\.values: 5001 subject ids/,
+      ],
     ])('400, code 3, naming the field, for %s', async (_case, body, path, message) => {
       const response = await access.writer.post(`workspaces/${ws}/${path}`, body);
       expectConfigApiError(response, 400, 3);
@@ -297,13 +370,28 @@ describe('Config API: regulations', () => {
 
     it('404, code 5, for another workspace’s regulation, an unknown id or source; 403 for a reader; 401 without a token', async () => {
       const mine = expectJsonSuccess(await access.reader.get(regulations())).regulations[0];
-      expectConfigApiError(await other.writer.get(`workspaces/${other.slug}/regulations/${mine.regulate_id}`), 404, 5);
-      expectConfigApiError(await other.writer.delete(`workspaces/${other.slug}/regulations/${mine.regulate_id}`), 404, 5);
+      expectConfigApiError(
+        await other.writer.get(`workspaces/${other.slug}/regulations/${mine.regulate_id}`),
+        404,
+        5,
+      );
+      expectConfigApiError(
+        await other.writer.delete(`workspaces/${other.slug}/regulations/${mine.regulate_id}`),
+        404,
+        5,
+      );
       expectConfigApiError(await other.writer.get(regulations(`/${mine.regulate_id}`)), 404, 5);
       expectConfigApiError(await access.reader.get(regulations('/1qJkfE1tpwvQcklImGksLN629wn')), 404, 5);
-      expectConfigApiError(await create('Suppress', ['u'], `workspaces/${ws}/sources/nope/regulations`), 404, 5);
       expectConfigApiError(
-        await access.reader.post(regulations(), { regulation_type: 'Suppress', attributes: { name: 'userId', values: ['u'] } }),
+        await create('Suppress', ['u'], `workspaces/${ws}/sources/nope/regulations`),
+        404,
+        5,
+      );
+      expectConfigApiError(
+        await access.reader.post(regulations(), {
+          regulation_type: 'Suppress',
+          attributes: { name: 'userId', values: ['u'] },
+        }),
         403,
         7,
       );

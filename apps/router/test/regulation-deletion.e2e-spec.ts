@@ -60,70 +60,80 @@ describe.each([
     expect(response.status).toBe(200);
     return response.body.dead_letters.map((letter: any) => letter.message.userId);
   };
-  const storedUsers = async () => [...(await readSourceMessages(t, source)).values()].map((m) => m.payload.userId);
+  const storedUsers = async () =>
+    [...(await readSourceMessages(t, source)).values()].map((m) => m.payload.userId);
 
-  maybe('erases the user from the log and dead letters, drops their new messages, keeps the others', async () => {
-    const analytics = new Analytics({ writeKey: source.writeKey, host: t.baseUrl, flushAt: 10, maxRetries: 1 });
-    const sentIds: string[] = [];
-    for (const userId of ['forget-me', 'keep-me', 'forget-me']) {
-      analytics.track({ userId, event: 'Order Completed', properties: { total: 10 } });
-    }
-    analytics.identify({ userId: 'forget-me', traits: { email: 'forget@example.com' } });
-    await analytics.closeAndFlush();
-    const before = await readSourceMessages(t, source);
-    expect([...before.values()].map((m) => m.payload.userId).sort()).toEqual([
-      'forget-me',
-      'forget-me',
-      'forget-me',
-      'keep-me',
-    ]);
-    sentIds.push(...before.keys());
-    await waitForAccepted(delivered, sentIds, 15_000);
-    await pollUntil('every message is dead-lettered at the failing destination', 20_000, async () =>
-      (await deadLetterUsers()).length === 4 ? true : undefined,
-    );
+  maybe(
+    'erases the user from the log and dead letters, drops their new messages, keeps the others',
+    async () => {
+      const analytics = new Analytics({
+        writeKey: source.writeKey,
+        host: t.baseUrl,
+        flushAt: 10,
+        maxRetries: 1,
+      });
+      const sentIds: string[] = [];
+      for (const userId of ['forget-me', 'keep-me', 'forget-me']) {
+        analytics.track({ userId, event: 'Order Completed', properties: { total: 10 } });
+      }
+      analytics.identify({ userId: 'forget-me', traits: { email: 'forget@example.com' } });
+      await analytics.closeAndFlush();
+      const before = await readSourceMessages(t, source);
+      expect([...before.values()].map((m) => m.payload.userId).sort()).toEqual([
+        'forget-me',
+        'forget-me',
+        'forget-me',
+        'keep-me',
+      ]);
+      sentIds.push(...before.keys());
+      await waitForAccepted(delivered, sentIds, 15_000);
+      await pollUntil('every message is dead-lettered at the failing destination', 20_000, async () =>
+        (await deadLetterUsers()).length === 4 ? true : undefined,
+      );
 
-    const created = await configApi(t, 'POST', `workspaces/${source.workspaceSlug}/regulations`, {
-      regulation_type: 'Suppress_With_Delete',
-      attributes: { name: 'userId', values: ['forget-me'] },
-    });
-    expect(created.status).toBe(200);
-    const { value: final } = await pollUntil('the regulation is final', 30_000, async () => {
-      const response = await configApi(t, 'GET', created.body.name);
-      return response.body.finished_at ? response.body : undefined;
-    });
-    expect(final).toMatchObject({ status: 'finished', overall_status: 'finished' });
+      const created = await configApi(t, 'POST', `workspaces/${source.workspaceSlug}/regulations`, {
+        regulation_type: 'Suppress_With_Delete',
+        attributes: { name: 'userId', values: ['forget-me'] },
+      });
+      expect(created.status).toBe(200);
+      const { value: final } = await pollUntil('the regulation is final', 30_000, async () => {
+        const response = await configApi(t, 'GET', created.body.name);
+        return response.body.finished_at ? response.body : undefined;
+      });
+      expect(final).toMatchObject({ status: 'finished', overall_status: 'finished' });
 
-    expect(await storedUsers()).toEqual(['keep-me']);
-    expect(await deadLetterUsers()).toEqual(['keep-me']);
+      expect(await storedUsers()).toEqual(['keep-me']);
+      expect(await deadLetterUsers()).toEqual(['keep-me']);
 
-    // A replay from the start of the log cannot bring the user back.
-    const replayFrom = new Date(Date.now() - 3_600_000).toISOString();
-    const deliveredBefore = delivered.requests.length;
-    const replay = await configApi(t, 'POST', `${destinationName(source, 'webhooks')}/replays`, {
-      start_time: replayFrom,
-    });
-    expect(replay.status).toBe(200);
-    await pollUntil('the replay completes', 20_000, async () => {
-      const response = await configApi(t, 'GET', replay.body.name);
-      return response.body.state === 'COMPLETED' ? true : undefined;
-    });
-    const replayed = delivered.requests.slice(deliveredBefore).map((request) => request.messageId);
-    const keptId = [...before.entries()].find(([, m]) => m.payload.userId === 'keep-me')![0];
-    expect(replayed).toEqual([keptId]);
+      // A replay from the start of the log cannot bring the user back.
+      const replayFrom = new Date(Date.now() - 3_600_000).toISOString();
+      const deliveredBefore = delivered.requests.length;
+      const replay = await configApi(t, 'POST', `${destinationName(source, 'webhooks')}/replays`, {
+        start_time: replayFrom,
+      });
+      expect(replay.status).toBe(200);
+      await pollUntil('the replay completes', 20_000, async () => {
+        const response = await configApi(t, 'GET', replay.body.name);
+        return response.body.state === 'COMPLETED' ? true : undefined;
+      });
+      const replayed = delivered.requests.slice(deliveredBefore).map((request) => request.messageId);
+      const keptId = [...before.entries()].find(([, m]) => m.payload.userId === 'keep-me')![0];
+      expect(replayed).toEqual([keptId]);
 
-    // New messages of the user are answered as accepted and dropped.
-    const later = new Analytics({ writeKey: source.writeKey, host: t.baseUrl, flushAt: 10, maxRetries: 1 });
-    const errors: unknown[] = [];
-    later.on('error', (error) => errors.push(error));
-    later.track({ userId: 'forget-me', event: 'Came Back' });
-    later.track({ userId: 'keep-me', event: 'Came Back' });
-    await later.closeAndFlush();
-    expect(errors).toEqual([]);
-    expect((await storedUsers()).sort()).toEqual(['keep-me', 'keep-me']);
+      // New messages of the user are answered as accepted and dropped.
+      const later = new Analytics({ writeKey: source.writeKey, host: t.baseUrl, flushAt: 10, maxRetries: 1 });
+      const errors: unknown[] = [];
+      later.on('error', (error) => errors.push(error));
+      later.track({ userId: 'forget-me', event: 'Came Back' });
+      later.track({ userId: 'keep-me', event: 'Came Back' });
+      await later.closeAndFlush();
+      expect(errors).toEqual([]);
+      expect((await storedUsers()).sort()).toEqual(['keep-me', 'keep-me']);
 
-    // The log's own log lines and the audit trail hold the request, never the messages.
-    expect(JSON.stringify(final)).not.toContain('Order Completed');
-    await expect(eventLogOf(t).ping()).resolves.toBe(true);
-  }, 90_000);
+      // The log's own log lines and the audit trail hold the request, never the messages.
+      expect(JSON.stringify(final)).not.toContain('Order Completed');
+      await expect(eventLogOf(t).ping()).resolves.toBe(true);
+    },
+    90_000,
+  );
 });

@@ -1068,7 +1068,12 @@ export function describeEventLogContract(
       }
       const userMessage = (workspaceId: string, sourceId: string, ids: Record<string, string>) => {
         const messageId = unique('msg');
-        return { workspaceId, sourceId, messageId, payload: { type: 'track', event: 'Paid', messageId, ...ids } };
+        return {
+          workspaceId,
+          sourceId,
+          messageId,
+          payload: { type: 'track', event: 'Paid', messageId, ...ids },
+        };
       };
 
       it("erases a subject's messages, dead letters, attempt histories and Protocols outcomes, in scope only", async () => {
@@ -1114,7 +1119,12 @@ export function describeEventLogContract(
           })),
         );
 
-        const request = { workspaceId: ws, sourceIds: ['src-a'], field: 'userId' as const, subjectIds: ['u1'] };
+        const request = {
+          workspaceId: ws,
+          sourceIds: ['src-a'],
+          field: 'userId' as const,
+          subjectIds: ['u1'],
+        };
         expect(await log.eraseMessages(request)).toEqual({
           messages: 2,
           messageIds: [batch[0].messageId, batch[2].messageId],
@@ -1124,7 +1134,9 @@ export function describeEventLogContract(
 
         const kept = (await storedMessages(log)).map((payload) => payload.messageId);
         expect(kept).toEqual([1, 3, 4, 5].map((index) => batch[index].messageId));
-        expect((await log.listDeadLetters()).map((entry) => entry.message.messageId)).toEqual([batch[1].messageId]);
+        expect((await log.listDeadLetters()).map((entry) => entry.message.messageId)).toEqual([
+          batch[1].messageId,
+        ]);
         expect(await log.readFailedAttempts('destination-a', outcomes[2].sequence)).toBeNull();
         expect(await log.readFailedAttempts('destination-a', outcomes[1].sequence)).not.toBeNull();
         const recorded = await log.readProtocolsOutcomes('src-a', new Date(Date.now() - 60_000));
@@ -1144,7 +1156,9 @@ export function describeEventLogContract(
         expect(
           await log.eraseMessages({ workspaceId: ws, field: 'anonymousId', subjectIds: ['u1'] }),
         ).toMatchObject({ messages: 1 });
-        expect(await log.eraseMessages({ workspaceId: ws, field: 'userId', subjectIds: ['u1', 'u2'] })).toMatchObject({
+        expect(
+          await log.eraseMessages({ workspaceId: ws, field: 'userId', subjectIds: ['u1', 'u2'] }),
+        ).toMatchObject({
           messages: 2,
           deadLetters: 1,
           protocolsOutcomes: 1,

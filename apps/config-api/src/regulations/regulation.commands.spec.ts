@@ -48,8 +48,24 @@ describe('RegulationCommands', () => {
       pageSize: 10,
     });
     expect(entries.map((entry) => [entry.type, entry.data])).toEqual([
-      ['RegulationDeleted', { regulation_type: 'SUPPRESS_WITH_DELETE', subject_type: 'USER_ID', subject_ids: ['u1', 'u2'], source_name: '' }],
-      ['RegulationCreated', { regulation_type: 'SUPPRESS_WITH_DELETE', subject_type: 'USER_ID', subject_ids: ['u1', 'u2'], source_name: '' }],
+      [
+        'RegulationDeleted',
+        {
+          regulation_type: 'SUPPRESS_WITH_DELETE',
+          subject_type: 'USER_ID',
+          subject_ids: ['u1', 'u2'],
+          source_name: '',
+        },
+      ],
+      [
+        'RegulationCreated',
+        {
+          regulation_type: 'SUPPRESS_WITH_DELETE',
+          subject_type: 'USER_ID',
+          subject_ids: ['u1', 'u2'],
+          source_name: '',
+        },
+      ],
     ]);
     await expect(regulations.cancel(view, metadata)).rejects.toEqual(
       new DomainError('not_found', 'regulation not found'),
@@ -68,17 +84,33 @@ describe('RegulationCommands', () => {
     const app = harness.readModel.source('ws', 'app')!;
     const first = await create('DELETE_ONLY', ['u1']);
     const scoped = await regulations.create(
-      { workspaceSlug: 'ws', source: app, regulationType: 'SUPPRESS_ONLY', subjectType: 'USER_ID', subjectIds: ['u2'], acceptAliases: false },
+      {
+        workspaceSlug: 'ws',
+        source: app,
+        regulationType: 'SUPPRESS_ONLY',
+        subjectType: 'USER_ID',
+        subjectIds: ['u2'],
+        acceptAliases: false,
+      },
       metadata,
     );
     const ids = (views: { regulation: { regulationId: string } }[]) =>
       views.map((view) => view.regulation.regulationId);
-    expect(ids(regulations.list('ws'))).toEqual([first.regulation.regulationId, scoped.regulation.regulationId]);
-    expect(ids(regulations.list('ws', { sourceId: app.source.sourceId }))).toEqual([scoped.regulation.regulationId]);
-    expect(ids(regulations.list('ws', { statuses: ['INITIALIZED'] }))).toEqual([first.regulation.regulationId]);
+    expect(ids(regulations.list('ws'))).toEqual([
+      first.regulation.regulationId,
+      scoped.regulation.regulationId,
+    ]);
+    expect(ids(regulations.list('ws', { sourceId: app.source.sourceId }))).toEqual([
+      scoped.regulation.regulationId,
+    ]);
+    expect(ids(regulations.list('ws', { statuses: ['INITIALIZED'] }))).toEqual([
+      first.regulation.regulationId,
+    ]);
     expect(ids(regulations.list('ws', { regulationTypes: ['SUPPRESS_ONLY', 'UNSUPPRESS'] }))).toEqual([
       scoped.regulation.regulationId,
     ]);
-    expect(regulations.suppressedUsers('ws')).toEqual([{ subjectType: 'USER_ID', subjectId: 'u2', source: app }]);
+    expect(regulations.suppressedUsers('ws')).toEqual([
+      { subjectType: 'USER_ID', subjectId: 'u2', source: app },
+    ]);
   });
 });

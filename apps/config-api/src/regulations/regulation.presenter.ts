@@ -58,7 +58,8 @@ function presentDestinationStatus(
     name: destination.displayName,
     status: destination.status.toLowerCase(),
     err_string: destination.errString,
-    finished_at: destination.finishTime === null ? NOT_FINISHED_TIME : withMilliseconds(destination.finishTime),
+    finished_at:
+      destination.finishTime === null ? NOT_FINISHED_TIME : withMilliseconds(destination.finishTime),
   };
 }
 

@@ -163,7 +163,9 @@ export class RegulationsController {
   private lookup(workspace: WorkspaceRecord, regulationId: string): RegulationView {
     const view = this.regulations.get(workspace.slug, regulationId);
     if (!view) {
-      throw ConfigApiError.notFound(`${regulationName({ workspaceSlug: workspace.slug, regulationId })} not found`);
+      throw ConfigApiError.notFound(
+        `${regulationName({ workspaceSlug: workspace.slug, regulationId })} not found`,
+      );
     }
     return view;
   }
@@ -176,7 +178,10 @@ function valuesOf(raw: string | string[] | undefined, field: string): string[] {
   if (values.some((value) => typeof value !== 'string')) {
     throw ConfigApiError.invalidArgument(`${field} must be a list of names`);
   }
-  return values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter(Boolean);
+  return values
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter(Boolean);
 }
 
 function statusNamed(name: string): RegulationStatus {

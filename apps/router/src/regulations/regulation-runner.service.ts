@@ -79,7 +79,10 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     const { regulation, progress } = view;
     if (!REGULATION_TYPE_RULES[regulation.regulationType].deletes) return;
     if (isFinalRegulationStatus(progress.status)) return;
-    const job: RegulationJob = { workspaceSlug: regulation.workspaceSlug, regulationId: regulation.regulationId };
+    const job: RegulationJob = {
+      workspaceSlug: regulation.workspaceSlug,
+      regulationId: regulation.regulationId,
+    };
     this.jobs.ensure({
       leaseName: regulationLeaseName(regulation.regulationId),
       isPending: () => this.pending(job) !== undefined,
@@ -102,7 +105,8 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     }
     const { regulation } = view;
     const workspace = this.readModel.workspace(regulation.workspaceSlug);
-    const source = regulation.source && this.readModel.source(regulation.workspaceSlug, regulation.source.sourceSlug);
+    const source =
+      regulation.source && this.readModel.source(regulation.workspaceSlug, regulation.source.sourceSlug);
     if (!workspace || (regulation.source && source?.source.sourceId !== regulation.source.sourceId)) {
       // The scope disappeared before the work: nothing of it is left to erase here.
       await this.record(job, { type: 'FinishRegulation', status: 'INVALID', now: new Date().toISOString() });
@@ -145,13 +149,18 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
       } catch (error) {
         // Unreachable log: hand the job over and try again later. Anything else will fail again.
         if (error instanceof EventLogUnavailableError) throw error;
-        this.logger.error(`regulation ${regulation.regulationId}: erasure failed: ${(error as Error).message}`);
+        this.logger.error(
+          `regulation ${regulation.regulationId}: erasure failed: ${(error as Error).message}`,
+        );
         storesSucceeded = false;
       }
     }
 
     const after = this.readModel.regulation(job.workspaceSlug, job.regulationId);
-    const status: FinalRegulationStatus = overallRegulationStatus(storesSucceeded, after?.progress.streams ?? []);
+    const status: FinalRegulationStatus = overallRegulationStatus(
+      storesSucceeded,
+      after?.progress.streams ?? [],
+    );
     await this.record(job, { type: 'FinishRegulation', status, now: new Date().toISOString() });
     await lease.finish();
   }

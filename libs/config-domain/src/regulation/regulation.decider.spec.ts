@@ -27,7 +27,13 @@ const streams: RegulationStreamStatus[] = [
     sourceId: 'src-1',
     sourceSlug: 'app',
     destinations: [
-      { destinationSlug: 'webhooks', displayName: 'Webhooks', status: 'RUNNING', errString: '', finishTime: null },
+      {
+        destinationSlug: 'webhooks',
+        displayName: 'Webhooks',
+        status: 'RUNNING',
+        errString: '',
+        finishTime: null,
+      },
     ],
   },
 ];
@@ -90,7 +96,10 @@ describe('regulation decider', () => {
     given(regulationDecider)
       .when(
         create(
-          record({ regulationType: 'UNSUPPRESS', source: { sourceId: 's', sourceSlug: 'app', displayName: 'App' } }),
+          record({
+            regulationType: 'UNSUPPRESS',
+            source: { sourceId: 's', sourceSlug: 'app', displayName: 'App' },
+          }),
           { suppressedAtWorkspaceScope: ['u1'] },
         ),
       )
@@ -104,7 +113,9 @@ describe('regulation decider', () => {
     given(regulationDecider, [created(), started])
       .when({ type: 'DeleteRegulation' })
       .thenThrows('failed_precondition', 'the regulation is running');
-    given(regulationDecider).when({ type: 'DeleteRegulation' }).thenThrows('not_found', 'regulation not found');
+    given(regulationDecider)
+      .when({ type: 'DeleteRegulation' })
+      .thenThrows('not_found', 'regulation not found');
   });
 
   it('settles a running destination once, and never changes a final status', () => {
@@ -118,7 +129,14 @@ describe('regulation decider', () => {
     };
     const settled: RegulationEvent = {
       type: 'RegulationDestinationSettled',
-      data: { ...identity, sourceId: 'src-1', destinationSlug: 'webhooks', status: 'FINISHED', errString: '', finishTime: T1 },
+      data: {
+        ...identity,
+        sourceId: 'src-1',
+        destinationSlug: 'webhooks',
+        status: 'FINISHED',
+        errString: '',
+        finishTime: T1,
+      },
     };
     given(regulationDecider, [created(), started]).when(settle).then([settled]);
     given(regulationDecider, [created(), started, settled]).when(settle).then([]);
@@ -133,7 +151,9 @@ describe('regulation decider', () => {
       .when({ type: 'FinishRegulation', status: 'FAILED', now: T1 })
       .then([]);
     // A start after the first is a no-op (a second router replica, a restart).
-    given(regulationDecider, [created(), started]).when({ type: 'StartRegulation', streams, now: T1 }).then([]);
+    given(regulationDecider, [created(), started])
+      .when({ type: 'StartRegulation', streams, now: T1 })
+      .then([]);
   });
 });
 
@@ -159,13 +179,21 @@ describe('overallRegulationStatus', () => {
 });
 
 describe('checkRegulationRequest', () => {
-  const check = (request: Record<string, unknown>, scope: 'workspace' | 'source' = 'workspace', acceptAliases = true) =>
+  const check = (
+    request: Record<string, unknown>,
+    scope: 'workspace' | 'source' = 'workspace',
+    acceptAliases = true,
+  ) =>
     checkRegulationRequest(
       { regulationType: 'SUPPRESS_WITH_DELETE', subjectType: 'USER_ID', subjectIds: ['u1'], ...request },
       scope,
       { acceptAliases },
     );
-  const refusal = (request: Record<string, unknown>, scope: 'workspace' | 'source' = 'workspace', acceptAliases = true) => {
+  const refusal = (
+    request: Record<string, unknown>,
+    scope: 'workspace' | 'source' = 'workspace',
+    acceptAliases = true,
+  ) => {
     try {
       check(request, scope, acceptAliases);
     } catch (error) {
@@ -199,7 +227,9 @@ describe('checkRegulationRequest', () => {
       field: 'regulationType',
       message: expect.stringContaining('one source'),
     });
-    expect(check({ regulationType: 'Delete_Archive_Only', subjectType: 'ANONYMOUS_ID' }, 'source')).toMatchObject({
+    expect(
+      check({ regulationType: 'Delete_Archive_Only', subjectType: 'ANONYMOUS_ID' }, 'source'),
+    ).toMatchObject({
       regulationType: 'DELETE_ARCHIVE_ONLY',
       subjectType: 'ANONYMOUS_ID',
     });
@@ -213,7 +243,9 @@ describe('checkRegulationRequest', () => {
     expect(refusal({ subjectIds: ['x'.repeat(1025)] }).field).toBe('subjectIds');
     expect(check({ subjectIds: ['x'.repeat(1024)] }).subjectIds).toHaveLength(1);
     const many = Array.from({ length: 5001 }, (_, index) => `u${index}`);
-    expect(refusal({ subjectIds: many }).message).toContain('5001 subject ids; a regulation takes at most 5000');
+    expect(refusal({ subjectIds: many }).message).toContain(
+      '5001 subject ids; a regulation takes at most 5000',
+    );
     expect(check({ subjectIds: many.slice(0, 5000) }).subjectIds).toHaveLength(5000);
   });
 });

@@ -104,7 +104,10 @@ export function checkRegulationRequest(
   }
   const subjectType = request.subjectType;
   if (subjectType === 'OBJECT_ID') {
-    throw new RegulationRequestError('subjectType', 'OBJECT_ID is not supported: Tributary has no cloud sources');
+    throw new RegulationRequestError(
+      'subjectType',
+      'OBJECT_ID is not supported: Tributary has no cloud sources',
+    );
   }
   if (subjectType !== 'USER_ID' && subjectType !== 'ANONYMOUS_ID') {
     throw new RegulationRequestError(
@@ -206,7 +209,8 @@ export const regulationDecider: Decider<RegulationState, RegulationCommand, Regu
       case 'CreateRegulation': {
         const { regulation } = command;
         if (!command.workspaceExists) throw notFound(`workspaces/${regulation.workspaceSlug} not found`);
-        if (state.status !== 'absent') throw alreadyExists(`regulation ${regulation.regulationId} already exists`);
+        if (state.status !== 'absent')
+          throw alreadyExists(`regulation ${regulation.regulationId} already exists`);
         const typeRules = REGULATION_TYPE_RULES[regulation.regulationType];
         if (typeRules.unsuppresses && regulation.source && command.suppressedAtWorkspaceScope.length > 0) {
           throw failedPrecondition(

@@ -15,16 +15,13 @@ export type RegulationSubjectType = 'USER_ID' | 'ANONYMOUS_ID';
 
 /** Statuses by their Public API names; the Config API shows them in lowercase. */
 export type RegulationStatus =
-  | 'INITIALIZED'
-  | 'RUNNING'
-  | 'FINISHED'
-  | 'PARTIAL_SUCCESS'
-  | 'FAILED'
-  | 'INVALID'
-  | 'NOT_SUPPORTED';
+  'INITIALIZED' | 'RUNNING' | 'FINISHED' | 'PARTIAL_SUCCESS' | 'FAILED' | 'INVALID' | 'NOT_SUPPORTED';
 
 /** The statuses a regulation ends in; they never change afterwards. */
-export type FinalRegulationStatus = Extract<RegulationStatus, 'FINISHED' | 'PARTIAL_SUCCESS' | 'FAILED' | 'INVALID'>;
+export type FinalRegulationStatus = Extract<
+  RegulationStatus,
+  'FINISHED' | 'PARTIAL_SUCCESS' | 'FAILED' | 'INVALID'
+>;
 
 /** The statuses a destination's part of a regulation ends in. */
 export type FinalDestinationStatus = Extract<RegulationStatus, 'FINISHED' | 'FAILED' | 'NOT_SUPPORTED'>;

@@ -101,7 +101,9 @@ describe('regulations projection', () => {
   it('lifts only a cancelled regulation’s own suppression, and forgets the regulation', () => {
     const kept = regulation('SUPPRESS_ONLY', ['u1']);
     const cancelled = regulation('SUPPRESS_WITH_DELETE', ['u1', 'u2']);
-    const { view } = given(regulationsProjection, [created(kept), created(cancelled)]).when(deleted(cancelled));
+    const { view } = given(regulationsProjection, [created(kept), created(cancelled)]).when(
+      deleted(cancelled),
+    );
     expect(suppressed(view, 'src-app', 'u1')).toBe(true);
     expect(suppressed(view, 'src-app', 'u2')).toBe(false);
     expect(regulationOf(view, 'acme', cancelled.regulationId)).toBeUndefined();

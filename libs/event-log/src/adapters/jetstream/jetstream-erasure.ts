@@ -79,10 +79,12 @@ export class JetStreamErasure {
   /** The sequences of the subject's messages (up to its last one now) that `select` picks. */
   private async scan(stream: string, subject: string, select: (stored: JsMsg) => boolean): Promise<number[]> {
     const { client, manager } = this.session;
-    const last = await manager.streams.getMessage(stream, { last_by_subj: subject }).catch((error: unknown) => {
-      if (isApiError(error, JetStreamApiCodes.NoMessageFound)) return null;
-      throw error;
-    });
+    const last = await manager.streams
+      .getMessage(stream, { last_by_subj: subject })
+      .catch((error: unknown) => {
+        if (isApiError(error, JetStreamApiCodes.NoMessageFound)) return null;
+        throw error;
+      });
     if (!last) return [];
     const selected: number[] = [];
     const consumer = await client.consumers.get(stream, {

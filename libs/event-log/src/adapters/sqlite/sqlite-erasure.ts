@@ -10,7 +10,12 @@ import type { ErasedMessages, MessagesToErase } from '../../event-log.port';
  */
 export class SqliteErasure {
   private readonly statements: Record<
-    'selectMessages' | 'deleteMessages' | 'deleteAttempts' | 'selectDeadLetters' | 'deleteDeadLetters' | 'deleteOutcomes',
+    | 'selectMessages'
+    | 'deleteMessages'
+    | 'deleteAttempts'
+    | 'selectDeadLetters'
+    | 'deleteDeadLetters'
+    | 'deleteOutcomes',
     Statement
   >;
 
@@ -23,7 +28,9 @@ export class SqliteErasure {
       selectMessages: database.prepare(
         `SELECT sequence, message_id FROM messages WHERE ${inScope} AND ${isSubject('payload')}`,
       ),
-      deleteMessages: database.prepare('DELETE FROM messages WHERE sequence IN (SELECT value FROM json_each(?))'),
+      deleteMessages: database.prepare(
+        'DELETE FROM messages WHERE sequence IN (SELECT value FROM json_each(?))',
+      ),
       deleteAttempts: database.prepare(
         'DELETE FROM failed_attempts WHERE sequence IN (SELECT value FROM json_each(?))',
       ),
@@ -59,7 +66,8 @@ export class SqliteErasure {
     return {
       messages: messages.length,
       messageIds: rows.map((row) => row.message_id),
-      deadLetters: letters.length, protocolsOutcomes: outcomes,
+      deadLetters: letters.length,
+      protocolsOutcomes: outcomes,
     };
   }
 }
