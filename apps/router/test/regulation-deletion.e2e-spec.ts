@@ -1,7 +1,8 @@
 // A SUPPRESS_WITH_DELETE regulation run by the router, on the SQLite log and on JetStream
-// (docs/regulations.md §4): the user's messages are stored, delivered and dead-lettered first, then
-// the log and the dead letters hold none of them, a replay cannot bring them back, new messages of
-// the user are answered and dropped, and another user's data is untouched.
+// (docs/regulations.md §4): the user's messages are stored, delivered (to webhooks and PostgreSQL) and
+// dead-lettered first; then the log, the dead letters and the PostgreSQL tables hold none of them,
+// each webhook received one signed delete, a replay cannot bring them back, new messages of the user
+// are answered and dropped, and another user's data is untouched.
 import { Analytics } from '@segment/analytics-node';
 import { NatsServerProcess } from '@tributary/event-log';
 import { configApi } from '../../../test/support/config-api.client';
@@ -14,9 +15,12 @@ import {
 } from '../../../test/support/tracking-e2e.kit';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
+  createDestination,
   createWebhookDestination,
   destinationName,
+  openTestSchema,
   POLLING_ENVIRONMENT,
+  TEST_DATABASE_URL,
   waitForAccepted,
   WebhookReceiver,
 } from './router-e2e.kit';
@@ -33,6 +37,7 @@ describe.each([
   let source: TestSource;
   let delivered: WebhookReceiver;
   let failing: WebhookReceiver;
+  let warehouse: Awaited<ReturnType<typeof openTestSchema>>;
 
   beforeAll(async () => {
     if (onJetStream && !natsServerBinary) return;
@@ -46,12 +51,19 @@ describe.each([
     failing.answer = () => 503;
     await createWebhookDestination(t, source, 'webhooks', delivered, 'delivered');
     await createWebhookDestination(t, source, 'webhooks-failing', failing, 'failing');
+    warehouse = await openTestSchema();
+    await createDestination(t, source, {
+      slug: 'postgres',
+      enabled: true,
+      config: { connection_string: TEST_DATABASE_URL, schema: warehouse.schema },
+    });
   }, 30_000);
 
   afterAll(async () => {
     await t?.stop({ removeData: true });
     await delivered?.close();
     await failing?.close();
+    await warehouse?.drop();
     await nats?.dispose();
   }, 30_000);
 
@@ -59,6 +71,21 @@ describe.each([
     const response = await configApi(t, 'GET', `${destinationName(source, 'webhooks-failing')}/dead-letters`);
     expect(response.status).toBe(200);
     return response.body.dead_letters.map((letter: any) => letter.message.userId);
+  };
+  /** Per table Tributary created, the user ids of its rows (`users`: their ids). */
+  const warehouseUsers = async (): Promise<Record<string, string[]>> => {
+    const tables = await warehouse.client.query<{ table_name: string }>(
+      `SELECT table_name FROM "${warehouse.schema}"._tributary_tables ORDER BY table_name`,
+    );
+    const rows: Record<string, string[]> = {};
+    for (const { table_name: table } of tables.rows) {
+      const column = table === 'users' ? 'id' : 'user_id';
+      const result = await warehouse.client.query(
+        `SELECT ${column} AS user FROM "${warehouse.schema}"."${table}" ORDER BY 1`,
+      );
+      rows[table] = result.rows.map((row) => row.user);
+    }
+    return rows;
   };
   const storedUsers = async () =>
     [...(await readSourceMessages(t, source)).values()].map((m) => m.payload.userId);
@@ -116,7 +143,10 @@ describe.each([
         const response = await configApi(t, 'GET', replay.body.name);
         return response.body.state === 'COMPLETED' ? true : undefined;
       });
-      const replayed = delivered.requests.slice(deliveredBefore).map((request) => request.messageId);
+      const replayed = delivered.requests
+        .slice(deliveredBefore)
+        .filter((request) => request.body?.type !== 'delete')
+        .map((request) => request.messageId);
       const keptId = [...before.entries()].find(([, m]) => m.payload.userId === 'keep-me')![0];
       expect(replayed).toEqual([keptId]);
 

@@ -6,22 +6,43 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import {
+  catalogSlugOf,
   DomainError,
+  FinalDestinationStatus,
   FinalRegulationStatus,
   isFinalRegulationStatus,
   overallRegulationStatus,
   REGULATION_TYPE_RULES,
   regulationAggregate,
   RegulationCommand,
+  RegulationRecord,
   RegulationStreamStatus,
 } from '@tributary/config-domain';
+import { SecretBox } from '@tributary/auth';
+import type { UserDeletionRequest } from '@tributary/destinations';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigReadModel, RegulationView } from '@tributary/config-projections';
 import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
-import { LeasedJobs } from '../job-leases/leased-jobs';
+import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
 import { RecentMessageOutcomes } from '../message-deliveries/recent-message-outcomes';
+
+/** A destination's deletion is tried this often, the waits between tries below: all within 30 s. */
+const FORWARD_ATTEMPTS = 3;
+const FORWARD_RETRY_DELAYS_MS = [5_000, 10_000];
+
+/** The id of one user's delete request to one destination: the same on every try of the regulation. */
+export function deletionMessageId(
+  regulationId: string,
+  sourceId: string,
+  destinationSlug: string,
+  userId: string,
+): string {
+  const digest = createHash('sha256').update(`${regulationId}\n${sourceId}\n${destinationSlug}\n${userId}`);
+  return `delete-${digest.digest('hex').slice(0, 32)}`;
+}
 
 export const regulationLeaseName = (regulationId: string) => `regulation_${regulationId}`;
 
@@ -44,8 +65,9 @@ interface RegulationCheckpoint {
  * from the regulation's recorded progress and the lease's checkpoint. Every step is idempotent: a
  * start, a settlement or a finish recorded twice is decided as a no-op, an erasure run twice finds
  * nothing more.
- *
- * Deletions are not forwarded to destinations yet: every destination is listed as not supported.
+ * For the types that forward, each destination that can delete is then sent the deletion (webhooks'
+ * signed delete request, the PostgreSQL destination's rows, an Actions destination's `onDelete`),
+ * with its own retries, and its status recorded.
  */
 @Injectable()
 export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -58,6 +80,8 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     private readonly readModel: ConfigReadModel,
     private readonly commands: ConfigCommandHandler,
     private readonly recentOutcomes: RecentMessageOutcomes,
+    private readonly deliveries: DestinationDeliveries,
+    private readonly secretBox: SecretBox,
     leases: JobLeases,
   ) {
     this.jobs = new LeasedJobs(leases, this.logger);
@@ -86,7 +110,7 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     this.jobs.ensure({
       leaseName: regulationLeaseName(regulation.regulationId),
       isPending: () => this.pending(job) !== undefined,
-      run: (lease) => this.run(job, lease),
+      run: (lease, stopping) => this.run(job, lease, stopping),
     });
   }
 
@@ -95,7 +119,7 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     return view && !isFinalRegulationStatus(view.progress.status) ? view : undefined;
   }
 
-  private async run(job: RegulationJob, lease: HeldLease): Promise<void> {
+  private async run(job: RegulationJob, lease: HeldLease, stopping: AbortSignal): Promise<void> {
     // The previous holder may have moved it on a moment ago: act on the stream as stored now.
     await this.commands.catchUp(regulationAggregate, job);
     const view = this.pending(job);
@@ -156,6 +180,26 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
       }
     }
 
+    // Forwarded after the log's erasure, so a message a router had already taken from the log reaches
+    // a destination before its deletion, never after it.
+    const running = this.readModel.regulation(job.workspaceSlug, job.regulationId);
+    for (const stream of running?.progress.streams ?? []) {
+      for (const destination of stream.destinations) {
+        if (destination.status !== 'RUNNING') continue;
+        const settled = storesSucceeded
+          ? await this.forward(regulation, stream, destination.destinationSlug, lease, stopping)
+          : { status: 'FAILED' as const, errString: "not attempted: erasing Tributary's own stores failed" };
+        if (!settled) return; // lost the lease or stopping: the next holder goes on from here
+        await this.record(job, {
+          type: 'SettleRegulationDestination',
+          sourceId: stream.sourceId,
+          destinationSlug: destination.destinationSlug,
+          ...settled,
+          now: new Date().toISOString(),
+        });
+      }
+    }
+
     const after = this.readModel.regulation(job.workspaceSlug, job.regulationId);
     const status: FinalRegulationStatus = overallRegulationStatus(
       storesSucceeded,
@@ -165,7 +209,54 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     await lease.finish();
   }
 
-  /** Every destination of every source in scope; none of them is sent a deletion yet. */
+  /**
+   * One destination's deletion, tried up to `FORWARD_ATTEMPTS` times within 30 s. Undefined when the
+   * lease was lost or the router is stopping: nothing is recorded, the next holder tries again.
+   */
+  private async forward(
+    regulation: RegulationRecord,
+    stream: RegulationStreamStatus,
+    destinationSlug: string,
+    lease: HeldLease,
+    stopping: AbortSignal,
+  ): Promise<{ status: FinalDestinationStatus; errString: string } | undefined> {
+    const view = this.readModel.destination(stream.sourceId, destinationSlug);
+    if (!view) return { status: 'NOT_SUPPORTED', errString: 'the destination was deleted' };
+    const { destination } = view;
+    const request: UserDeletionRequest = {
+      settings: this.secretBox.revealAll(destination.config),
+      sourceId: stream.sourceId,
+      sourceSlug: stream.sourceSlug,
+      users: regulation.subjectIds.map((userId) => ({
+        userId,
+        messageId: deletionMessageId(regulation.regulationId, stream.sourceId, destinationSlug, userId),
+      })),
+      timestamp: regulation.createTime,
+    };
+    let reason = '';
+    for (let attempt = 0; attempt < FORWARD_ATTEMPTS; attempt += 1) {
+      if (attempt > 0) await abortableSleep(FORWARD_RETRY_DELAYS_MS[attempt - 1]!, lease.lost, stopping);
+      if (lease.lost.aborted || stopping.aborted) return undefined;
+      const outcome = await this.deliveries.deleteUsers(catalogSlugOf(destination), request);
+      switch (outcome.outcome) {
+        case 'deleted':
+          return { status: 'FINISHED', errString: '' };
+        case 'not_supported':
+          return { status: 'NOT_SUPPORTED', errString: outcome.reason };
+        case 'failed':
+          return { status: 'FAILED', errString: outcome.reason };
+        case 'retry':
+          reason = outcome.reason;
+      }
+    }
+    return { status: 'FAILED', errString: `${reason} (after ${FORWARD_ATTEMPTS} attempts)` };
+  }
+
+  /**
+   * Every destination of every source in scope: those that will be sent the deletion as running,
+   * the others (a type that does not forward, a disabled destination, a kind that cannot delete)
+   * as not supported.
+   */
   private streamsInScope({ regulation }: RegulationView): RegulationStreamStatus[] {
     const sources = regulation.source
       ? [{ sourceId: regulation.source.sourceId, sourceSlug: regulation.source.sourceSlug }]
@@ -175,15 +266,22 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     return sources.map(({ sourceId, sourceSlug }) => ({
       sourceId,
       sourceSlug,
-      destinations: this.readModel.listDestinations(sourceId).map(({ destination }) => ({
-        destinationSlug: destination.destinationSlug,
-        displayName: destination.displayName,
-        status: 'NOT_SUPPORTED' as const,
-        errString: forwards
-          ? 'Tributary does not forward deletions to this destination'
-          : 'the regulation type sends nothing to destinations',
-        finishTime: now,
-      })),
+      destinations: this.readModel.listDestinations(sourceId).map(({ destination }) => {
+        const notSupported = !forwards
+          ? 'the regulation type sends nothing to destinations'
+          : !destination.enabled
+            ? 'the destination is disabled'
+            : !this.deliveries.canDeleteUsers(catalogSlugOf(destination))
+              ? 'the destination has no deletion'
+              : undefined;
+        return {
+          destinationSlug: destination.destinationSlug,
+          displayName: destination.displayName,
+          ...(notSupported === undefined
+            ? { status: 'RUNNING' as const, errString: '', finishTime: null }
+            : { status: 'NOT_SUPPORTED' as const, errString: notSupported, finishTime: now }),
+        };
+      }),
     }));
   }
 
