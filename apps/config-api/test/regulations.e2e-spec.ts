@@ -135,6 +135,9 @@ describe('Config API: regulations', () => {
     // Work began: it can no longer be cancelled.
     expectConfigApiError(await access.writer.delete(regulations(`/${body.regulate_id}`)), 400, 9);
     expect(await storedUsersAfterBatch(app, ['u-del', 'u-other'])).toEqual(['u-other']);
+    // Its suppression stays until lifted.
+    expectJsonSuccess(await create('Unsuppress', ['u-del', 'u-del-2']));
+    expect(await storedUsersAfterBatch(app, ['u-del'])).toEqual(['u-del']);
   });
 
   it('suppresses a user on every source at once: the batch is answered 200, only the others are stored, the drop counted', async () => {

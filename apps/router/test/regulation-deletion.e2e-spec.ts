@@ -117,6 +117,12 @@ describe.each([
       await pollUntil('every message is dead-lettered at the failing destination', 20_000, async () =>
         (await deadLetterUsers()).length === 4 ? true : undefined,
       );
+      await pollUntil('the warehouse holds every message', 20_000, async () => {
+        const rows = await warehouseUsers().catch(() => ({}) as Record<string, string[]>);
+        return rows['tracks']?.length === 3 && rows['identifies']?.length === 1 ? rows : undefined;
+      });
+      // The failing destination recovers: it takes the deletion like the others.
+      failing.answer = () => 200;
 
       const created = await configApi(t, 'POST', `workspaces/${source.workspaceSlug}/regulations`, {
         regulation_type: 'Suppress_With_Delete',
@@ -127,10 +133,49 @@ describe.each([
         const response = await configApi(t, 'GET', created.body.name);
         return response.body.finished_at ? response.body : undefined;
       });
-      expect(final).toMatchObject({ status: 'finished', overall_status: 'finished' });
+      expect(final).toMatchObject({
+        status: 'finished',
+        overall_status: 'finished',
+        stream_status: [
+          {
+            id: source.sourceId,
+            destination_status: expect.arrayContaining(
+              ['webhooks', 'webhooks-failing', 'postgres'].map((slug) => ({
+                id: destinationName(source, slug),
+                name: expect.any(String),
+                status: 'finished',
+                err_string: '',
+                finished_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+              })),
+            ),
+          },
+        ],
+      });
 
       expect(await storedUsers()).toEqual(['keep-me']);
       expect(await deadLetterUsers()).toEqual(['keep-me']);
+      const rows = await warehouseUsers();
+      expect(rows['tracks']).toEqual(['keep-me']);
+      expect(rows['identifies']).toEqual([]);
+      expect(Object.values(rows).flat()).not.toContain('forget-me');
+      expect(Object.values(rows).flat()).toContain('keep-me');
+
+      // Each webhook received one signed delete for the user.
+      for (const receiver of [delivered, failing]) {
+        const deletes = receiver.requests.filter((request) => request.body?.type === 'delete');
+        expect(deletes).toEqual([
+          expect.objectContaining({
+            status: 200,
+            signatureValid: true,
+            body: {
+              type: 'delete',
+              userId: 'forget-me',
+              timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/),
+              messageId: expect.stringMatching(/^delete-[0-9a-f]{32}$/),
+            },
+          }),
+        ]);
+      }
 
       // A replay from the start of the log cannot bring the user back.
       const replayFrom = new Date(Date.now() - 3_600_000).toISOString();
