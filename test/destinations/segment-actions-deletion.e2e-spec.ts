@@ -2,12 +2,13 @@
 // Amplitude, whose definition has `onDelete`, calls its vendor's deletion API (a loopback fake of
 // amplitude.com, TLS with a test CA); Mixpanel (Actions), which has none, is reported not supported
 // and does not fail the regulation.
-import {
-  createDeliveryAdapterRegistry,
-  type DeliveryAdapterRegistry,
-} from '@tributary/destinations';
+import { createDeliveryAdapterRegistry, type DeliveryAdapterRegistry } from '@tributary/destinations';
 import { DestinationDeliveries } from '../../apps/router/src/destination-consumers/destination-deliveries.service';
-import { createDestination, destinationName, POLLING_ENVIRONMENT } from '../../apps/router/test/router-e2e.kit';
+import {
+  createDestination,
+  destinationName,
+  POLLING_ENVIRONMENT,
+} from '../../apps/router/test/router-e2e.kit';
 import { configApi } from '../support/config-api.client';
 import { startFakeVendor, type FakeVendor } from '../support/fake-vendor.kit';
 import { createWorkspaceAndSource, pollUntil, type TestSource } from '../support/tracking-e2e.kit';
@@ -103,7 +104,10 @@ describe('regulations forwarded to Segment Actions destinations', () => {
     const amplitude = final.stream_status[0].destination_status.find(
       (entry: any) => entry.id === destinationName(source, 'actions-amplitude'),
     );
-    expect(amplitude).toMatchObject({ status: 'failed', err_string: expect.stringMatching(/after 3 attempts/) });
+    expect(amplitude).toMatchObject({
+      status: 'failed',
+      err_string: expect.stringMatching(/after 3 attempts/),
+    });
     const tries = vendor.requests.filter(
       (request) => request.path.includes('deletions') && request.body.includes('gone-3'),
     );
