@@ -14,6 +14,8 @@ import { AccessTokensController } from './access-tokens/access-tokens.controller
 import { AuditEventsController } from './audit-events/audit-events.controller';
 import { OAuthApplicationCommands } from './oauth-applications/oauth-application.commands';
 import { OAuthApplicationsController } from './oauth-applications/oauth-applications.controller';
+import { RegulationCommands } from './regulations/regulation.commands';
+import { RegulationsController } from './regulations/regulations.controller';
 import { ReplayCommands } from './replays/replay.commands';
 import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
@@ -81,6 +83,7 @@ export class ConfigApiModule {
         TrackingPlansController,
         ReplaysController,
         OAuthApplicationsController,
+        RegulationsController,
         AuditEventsController,
         ViolationsController,
         UnimplementedController,
@@ -116,6 +119,7 @@ export class ConfigApiModule {
         AccessTokenCommands,
         WorkspaceCommands,
         ReplayCommands,
+        RegulationCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
         SourceConnectionsHandler,

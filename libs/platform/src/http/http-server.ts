@@ -16,13 +16,16 @@ import { edgeErrorResponse, EdgeRefusalRecord, HttpApis, HttpEdge } from './http
 import { isPublicApiPath } from './public-api-path';
 import { normalizeRequestUrl } from './request-url';
 
-/** Bodies are read whole up to this size; each API applies its own, smaller limits on top. */
-const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/**
+ * Bodies are read whole up to this size; each API applies its own, smaller limits on top. The largest
+ * is a regulation's create (6 MiB of JSON, docs/regulations.md §1), with room for its whitespace.
+ */
+const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /**
  * How long a client may take to send a whole request (head and body). Fastify's default is none, so
  * a client that announces more body than it sends would hold its connection forever; 120 s lets the
- * largest body (4 MiB) through at 35 KB/s.
+ * largest body (8 MiB) through at 70 KB/s.
  */
 const REQUEST_TIMEOUT_MS = 120_000;
 

@@ -7,12 +7,14 @@ import {
   type DeadLetterOutcome,
   type DeliveryAttempt,
   type DeliveryHandler,
+  type ErasedMessages,
   type EventLog,
   type EventLogSettings,
   type FailedAttempts,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
+  type MessagesToErase,
   type MessageToPublish,
   type NewDeadLetter,
   type PublishOutcome,
@@ -20,7 +22,11 @@ import {
   type TailOptions,
   type TailSubscription,
 } from '../../event-log.port';
-import { assertPositiveInteger, assertValidSettings } from '../../event-log.validation';
+import {
+  assertMessagesToErase,
+  assertPositiveInteger,
+  assertValidSettings,
+} from '../../event-log.validation';
 import type {
   ProtocolsOutcomeToRecord,
   RecordedProtocolsOutcome,
@@ -29,6 +35,7 @@ import type {
 import { JetStreamAttemptHistory } from './attempt-history';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamDeadLetters } from './jetstream-dead-letters';
+import { JetStreamErasure } from './jetstream-erasure';
 import { JetStreamLeases } from './jetstream-leases';
 import { JetStreamProtocolsOutcomes } from './jetstream-protocols-outcomes';
 import { JetStreamTrackingPublisher } from './jetstream-publishing';
@@ -90,6 +97,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly seenOnce: JetStreamSeenOnce;
   private readonly protocolsOutcomes: JetStreamProtocolsOutcomes;
   private readonly attemptHistory: JetStreamAttemptHistory;
+  private readonly erasure: JetStreamErasure;
 
   private constructor(
     private readonly session: JetStreamSession,
@@ -104,6 +112,7 @@ export class JetStreamEventLog implements EventLog {
     this.deadLetters = new JetStreamDeadLetters(session);
     this.leases = new JetStreamLeases(session);
     this.seenOnce = new JetStreamSeenOnce(session, options.seenOnceCapacity);
+    this.erasure = new JetStreamErasure(session);
     void this.followConnectionStatus();
   }
 
@@ -204,6 +213,11 @@ export class JetStreamEventLog implements EventLog {
     return this.session.guard(`read of the attempts at ${sequence} for ${consumerName}`, () =>
       this.attemptHistory.read(consumerName, sequence),
     );
+  }
+
+  async eraseMessages(request: MessagesToErase): Promise<ErasedMessages> {
+    assertMessagesToErase(request);
+    return this.session.guard('erasure of regulated messages', () => this.erasure.erase(request));
   }
 
   async forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {

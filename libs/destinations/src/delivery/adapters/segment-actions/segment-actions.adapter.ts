@@ -21,6 +21,7 @@ import type {
 } from '../../../catalog/actions/actions-catalog.types';
 import { SUBSCRIPTIONS_SETTING } from '../../../catalog/actions/actions-catalog.entries';
 import {
+  deletionOutcomeOf,
   delivered,
   discard,
   filtered,
@@ -30,6 +31,8 @@ import {
   type DeliveryOutcome,
   type DeliveryRequest,
   type DeliveryResult,
+  type UserDeletionOutcome,
+  type UserDeletionRequest,
 } from '../../delivery-adapter.port';
 import { createEgressAgents, type EgressAgents } from '../../egress/egress-agents';
 import { EgressGuard } from '../../egress/egress-guard';
@@ -155,6 +158,35 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
       messageId: message.messageId,
       ...combine(outcomes[index]!),
     }));
+  }
+
+  /**
+   * The destination's own `onDelete`, once per user, through the egress guard like its actions
+   * (docs/regulations.md §4); not supported when its definition has none.
+   */
+  async deleteUsers(request: UserDeletionRequest): Promise<UserDeletionOutcome> {
+    let config: PreparedConfig | string;
+    try {
+      config = this.prepare(request.settings);
+    } catch (error) {
+      return { outcome: 'retry', reason: `destination code failed to load: ${String(error)}` };
+    }
+    if (typeof config === 'string')
+      return { outcome: 'failed', reason: `destination misconfigured: ${config}` };
+    const { destination, settings } = config;
+    if (!destination.onDelete) return { outcome: 'not_supported', reason: 'the destination has no deletion' };
+    for (const { userId, messageId } of request.users) {
+      const outcome = await this.withTimeout(async () => {
+        await destination.onDelete!(
+          { type: 'delete', userId, messageId, timestamp: request.timestamp },
+          settings,
+        );
+        return delivered();
+      });
+      const deletion = deletionOutcomeOf(outcome);
+      if (deletion.outcome !== 'deleted') return deletion;
+    }
+    return { outcome: 'deleted' };
   }
 
   async close(): Promise<void> {
