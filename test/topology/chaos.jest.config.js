@@ -9,4 +9,6 @@ module.exports = {
   testRegex: '.*\\.chaos-spec\\.ts$',
   testTimeout: 600_000,
   maxWorkers: 1,
+  // A NATS connection of a failed start must not keep the step running past its bound.
+  forceExit: true,
 };

@@ -45,7 +45,7 @@ describe('the cluster under load, with kills (ledger)', () => {
       ROUTER_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
       ...(process.env['ROUTER_PULL_EXPIRES'] && { ROUTER_PULL_EXPIRES: process.env['ROUTER_PULL_EXPIRES'] }),
     });
-    await topology.startApps({ trackingApis: 2, routers: 2 });
+    await topology.startApps();
   }, 240_000);
 
   afterAll(async () => {

@@ -18,10 +18,10 @@ import { join } from 'node:path';
 import { POLLING_ENVIRONMENT } from '../../apps/router/test/router-e2e.kit';
 import type { ApiEndpoint } from '../support/tracking-e2e.kit';
 import { spawnTributaryApp, type TributaryApp, type TributaryProcess } from '../support/tributary-process';
+import { CLUSTER_ENVIRONMENT, CLUSTER_SHAPE } from './cluster-topology.shape';
 import { RoundRobinBalancer } from './round-robin-balancer';
 
-/** The environment every app of the cluster shares, beside `NATS_URL`; the compose file sets the same. */
-export const CLUSTER_ENVIRONMENT = { NATS_STREAM_REPLICAS: '3' } as const;
+
 
 /** A NATS node's server name (`--server_name` of `NatsServerProcess.startCluster`), as leaders are named. */
 const nodeName = (index: number) => `tributary-test-${index}`;
@@ -47,10 +47,26 @@ export class ClusterTopology {
 
   /** The three NATS nodes and the data directory; `settings` are added to every app's environment. */
   static async start(name: string, settings: Record<string, string> = {}): Promise<ClusterTopology> {
-    const nats = await NatsServerProcess.startCluster(3);
+    const nats = await NatsServerProcess.startCluster(CLUSTER_SHAPE.natsNodes);
     const natsUrl = nats.map((server) => server.url).join(',');
     const managerConnection = await connect({ servers: natsUrl.split(','), maxReconnectAttempts: -1 });
-    const manager = await jetstreamManager(managerConnection, { timeout: 5_000 });
+    const manager = await jetstreamManager(managerConnection, { timeout: 5_000, checkAPI: false });
+    // The cluster elects its JetStream meta leader a few seconds after the servers are up; the apps
+    // create their streams at start, so they start once it answers.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await manager.getAccountInfo();
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) {
+          await managerConnection.close();
+          await Promise.all(nats.map((server) => server.dispose()));
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
     const dataDir = mkdtempSync(join(tmpdir(), `tributary-${name}-`));
     return new ClusterTopology(nats, manager, managerConnection, dataDir, {
       ...POLLING_ENVIRONMENT,
@@ -67,7 +83,7 @@ export class ClusterTopology {
   }
 
   /** The Config API first (it creates the admin token), then `trackingApis` and `routers` replicas and the balancer. */
-  async startApps({ trackingApis = 2, routers = 2 } = {}): Promise<void> {
+  async startApps({ trackingApis = CLUSTER_SHAPE.trackingApis, routers = CLUSTER_SHAPE.routers } = {}): Promise<void> {
     const configApi = await this.startApp('config-api');
     this.adminTokenOfConfigApi = configApi.adminToken;
     // One at a time: each creates or checks the streams, and the machine is small.
