@@ -28,8 +28,13 @@ const RESTART_ON: ReadonlySet<ConsumerNotification['type']> = new Set([
   'no_responders',
 ]);
 
-/** Restarts that follow each other without a message in between wait this long, doubling, up to the expiry. */
-const FIRST_PAUSE_MS = 100;
+/**
+ * Restarts that follow each other without a message in between (the consumer has no leader yet: the
+ * pull finds no responders) wait this long, doubling up to `MAX_PAUSE_MS`: a new leader is found
+ * within a second of its election, and a leaderless consumer costs one pull a second per replica.
+ */
+const FIRST_PAUSE_MS = 250;
+const MAX_PAUSE_MS = 1_000;
 
 /**
  * A durable consumer's `consume` that re-issues its pull at once when the pull in flight is lost (see
@@ -42,7 +47,7 @@ export class RestartingPull {
   private closed = false;
   private restarting = false;
   private restarts = 0;
-  private pauseMs = FIRST_PAUSE_MS;
+  private pauseMs = 0;
   private connectionStatus: { stop(): void } | undefined;
 
   private constructor(
@@ -81,7 +86,7 @@ export class RestartingPull {
   }
 
   private messageArrived(): void {
-    this.pauseMs = FIRST_PAUSE_MS;
+    this.pauseMs = 0;
   }
 
   private follow(messages: ConsumerMessages): void {
@@ -106,10 +111,10 @@ export class RestartingPull {
     try {
       void this.messages.close().catch(() => undefined);
       // The first restart of a run goes at once; more without a message between (an election still
-      // under way) are paced, doubling up to one expiry.
+      // under way) are paced.
       const pauseMs = this.pauseMs;
-      this.pauseMs = Math.min(this.pauseMs * 2, this.expiresMs);
-      if (pauseMs > FIRST_PAUSE_MS) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      this.pauseMs = Math.min(Math.max(pauseMs * 2, FIRST_PAUSE_MS), MAX_PAUSE_MS, this.expiresMs);
+      if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
       if (this.closed) return;
       this.restarts += 1;
       this.messages = await consume(this.consumer, this.options, this.expiresMs, () => this.messageArrived());
