@@ -83,10 +83,18 @@ describe('the cluster under load, with kills (ledger)', () => {
       for (let index = 0; index < (RATE * TICK_MS) / 1000; index++) {
         const messageId = `chaos-${randomUUID()}`;
         sentAt.set(messageId, Date.now());
-        analytics.track({ userId: `user-${sequence % 50}`, event: 'Chaos', properties: { sequence: sequence++ }, messageId }, (error) => {
-          if (error) failed.push(messageId);
-          else acknowledged.add(messageId);
-        });
+        analytics.track(
+          {
+            userId: `user-${sequence % 50}`,
+            event: 'Chaos',
+            properties: { sequence: sequence++ },
+            messageId,
+          },
+          (error) => {
+            if (error) failed.push(messageId);
+            else acknowledged.add(messageId);
+          },
+        );
       }
     }, TICK_MS);
 
@@ -140,10 +148,16 @@ describe('the cluster under load, with kills (ledger)', () => {
     // The ledger.
     const arrivals = receiver.accepted().filter((request) => sentAt.has(request.messageId));
     const deliveries = new Map<string, number>();
-    for (const request of arrivals) deliveries.set(request.messageId, (deliveries.get(request.messageId) ?? 0) + 1);
+    for (const request of arrivals)
+      deliveries.set(request.messageId, (deliveries.get(request.messageId) ?? 0) + 1);
     const lost = [...acknowledged].filter((id) => !deliveries.has(id));
     const duplicates = arrivals.length - deliveries.size;
-    const perKill = kills.map((kill) => ledgerOfKill(kill, arrivals.map((request) => ({ id: request.messageId, at: request.arrivedAt }))));
+    const perKill = kills.map((kill) =>
+      ledgerOfKill(
+        kill,
+        arrivals.map((request) => ({ id: request.messageId, at: request.arrivedAt })),
+      ),
+    );
     const balancerStatuses = Object.fromEntries(topology.balancer!.statuses);
     const lines = [
       `[ledger] load ${RATE} msg/s from analytics-node; pull expiry ${process.env['ROUTER_PULL_EXPIRES'] ?? 'default'}`,
@@ -163,8 +177,12 @@ describe('the cluster under load, with kills (ledger)', () => {
     for (const status of Object.keys(balancerStatuses).map(Number)) expect([200, 503]).toContain(status);
     // One list of broken promises, so a failure names every kill that broke one.
     const broken = kills.flatMap((kill, index) => [
-      ...(perKill[index].stallMs > RESUME_LIMIT_MS ? [`${kill.what}: stalled ${perKill[index].stallMs} ms`] : []),
-      ...(perKill[index].duplicates > MAX_IN_FLIGHT ? [`${kill.what}: ${perKill[index].duplicates} duplicates`] : []),
+      ...(perKill[index].stallMs > RESUME_LIMIT_MS
+        ? [`${kill.what}: stalled ${perKill[index].stallMs} ms`]
+        : []),
+      ...(perKill[index].duplicates > MAX_IN_FLIGHT
+        ? [`${kill.what}: ${perKill[index].duplicates} duplicates`]
+        : []),
     ]);
     expect(broken).toEqual([]);
     expect(kills).toHaveLength(4);

@@ -21,8 +21,6 @@ import { spawnTributaryApp, type TributaryApp, type TributaryProcess } from '../
 import { CLUSTER_ENVIRONMENT, CLUSTER_SHAPE } from './cluster-topology.shape';
 import { RoundRobinBalancer } from './round-robin-balancer';
 
-
-
 /** A NATS node's server name (`--server_name` of `NatsServerProcess.startCluster`), as leaders are named. */
 const nodeName = (index: number) => `tributary-test-${index}`;
 
@@ -83,7 +81,10 @@ export class ClusterTopology {
   }
 
   /** The Config API first (it creates the admin token), then `trackingApis` and `routers` replicas and the balancer. */
-  async startApps({ trackingApis = CLUSTER_SHAPE.trackingApis, routers = CLUSTER_SHAPE.routers } = {}): Promise<void> {
+  async startApps({
+    trackingApis = CLUSTER_SHAPE.trackingApis,
+    routers = CLUSTER_SHAPE.routers,
+  } = {}): Promise<void> {
     const configApi = await this.startApp('config-api');
     this.adminTokenOfConfigApi = configApi.adminToken;
     // One at a time: each creates or checks the streams, and the machine is small.
@@ -130,7 +131,10 @@ export class ClusterTopology {
    */
   async alignLeaders(consumerName: string): Promise<number> {
     for (let attempt = 0; attempt < 30; attempt++) {
-      const { stream, consumer } = await this.leaders(consumerName).catch(() => ({ stream: -1, consumer: -2 }));
+      const { stream, consumer } = await this.leaders(consumerName).catch(() => ({
+        stream: -1,
+        consumer: -2,
+      }));
       if (stream >= 0 && stream === consumer) return stream;
       if (consumer >= 0) {
         await this.managerConnection

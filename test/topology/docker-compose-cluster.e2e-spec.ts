@@ -27,8 +27,12 @@ interface ComposeFile {
 /** The file as written, its anchors and merge keys (`<<:`, YAML 1.1) resolved as Compose resolves them. */
 const written = parseYaml(readFileSync(COMPOSE_FILE, 'utf8'), { schema: YAML11_SCHEMA }) as ComposeFile;
 const servicesRunning = (entry: string) =>
-  Object.entries(written.services).filter(([, service]) => service.command?.includes(`dist/apps/${entry}/src/main.js`));
-const natsNodes = Object.entries(written.services).filter(([, service]) => service.image?.startsWith('nats:'));
+  Object.entries(written.services).filter(([, service]) =>
+    service.command?.includes(`dist/apps/${entry}/src/main.js`),
+  );
+const natsNodes = Object.entries(written.services).filter(([, service]) =>
+  service.image?.startsWith('nats:'),
+);
 
 function findCompose(): { command: string[] } | { reason: string } {
   const failures: string[] = [];
@@ -62,7 +66,10 @@ describe('docker-compose.cluster.yml', () => {
           timeout: 60_000,
         });
       const resolved = parseYaml(
-        run({ TRIBUTARY_BOOTSTRAP_TOKEN: 'compose-config-check-token', TRIBUTARY_SECRET_KEY: '0'.repeat(64) }),
+        run({
+          TRIBUTARY_BOOTSTRAP_TOKEN: 'compose-config-check-token',
+          TRIBUTARY_SECRET_KEY: '0'.repeat(64),
+        }),
       ) as ComposeFile;
       for (const name of Object.keys(written.services)) expect(resolved.services[name]).toBeDefined();
       expect(resolved.services['router-1'].environment).toMatchObject({

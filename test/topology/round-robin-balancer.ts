@@ -5,7 +5,13 @@
  * it twice stores it once), and when none answers the balancer answers the documented back-pressure
  * 503 with `Retry-After`, which Segment's clients retry. It counts every status it answered.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export class RoundRobinBalancer {
@@ -88,7 +94,11 @@ function forward(upstream: string, request: IncomingMessage, body: Buffer): Prom
               answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
             }
           }
-          resolve({ status: incoming.statusCode ?? 502, headers: answerHeaders, body: Buffer.concat(chunks) });
+          resolve({
+            status: incoming.statusCode ?? 502,
+            headers: answerHeaders,
+            body: Buffer.concat(chunks),
+          });
         });
       },
     );

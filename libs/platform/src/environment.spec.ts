@@ -203,7 +203,9 @@ describe('ROUTER_PULL_EXPIRES', () => {
   });
 
   it('stops the start on an expiry under 1 s, zero or not a duration, naming the variable', () => {
-    expect(() => loadEnvironment({ ROUTER_PULL_EXPIRES: '999ms' })).toThrow(/ROUTER_PULL_EXPIRES.*at least 1s/);
+    expect(() => loadEnvironment({ ROUTER_PULL_EXPIRES: '999ms' })).toThrow(
+      /ROUTER_PULL_EXPIRES.*at least 1s/,
+    );
     expect(() => loadEnvironment({ ROUTER_PULL_EXPIRES: '0' })).toThrow(/ROUTER_PULL_EXPIRES/);
     expect(() => loadEnvironment({ ROUTER_PULL_EXPIRES: 'fast' })).toThrow(/ROUTER_PULL_EXPIRES/);
   });

@@ -1,10 +1,4 @@
-import {
-  AckPolicy,
-  DeliverPolicy,
-  JetStreamApiCodes,
-  ReplayPolicy,
-  type JsMsg,
-} from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, ReplayPolicy, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import {
   ConsumerMismatchError,

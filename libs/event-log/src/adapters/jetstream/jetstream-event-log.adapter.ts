@@ -119,7 +119,10 @@ export class JetStreamEventLog implements EventLog {
   static async connect(options: JetStreamEventLogOptions): Promise<JetStreamEventLog> {
     assertValidSettings(options);
     if (options.replicas !== undefined) assertPositiveInteger('replicas', options.replicas);
-    if (options.pullExpiresMs !== undefined && !(Number.isInteger(options.pullExpiresMs) && options.pullExpiresMs >= 1000)) {
+    if (
+      options.pullExpiresMs !== undefined &&
+      !(Number.isInteger(options.pullExpiresMs) && options.pullExpiresMs >= 1000)
+    ) {
       throw new TypeError(`pullExpiresMs must be an integer of at least 1000, got ${options.pullExpiresMs}`);
     }
     const session = await JetStreamSession.open(options);

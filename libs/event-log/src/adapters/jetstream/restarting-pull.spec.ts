@@ -63,7 +63,11 @@ describe('RestartingPull', () => {
       await manager.consumers.delete('PULLS', 'reader');
       await manager.consumers.add('PULLS', durable);
       await client.publish('pulls.one', 'after');
-      const elapsedMs = await waitUntil('the message after the new consumer arrives', () => received.includes('after'), 10_000);
+      const elapsedMs = await waitUntil(
+        'the message after the new consumer arrives',
+        () => received.includes('after'),
+        10_000,
+      );
       expect(elapsedMs).toBeLessThan(5_000);
       expect(pull.restartCount).toBeGreaterThanOrEqual(1);
     } finally {

@@ -64,9 +64,11 @@ export class RestartingPull {
     connection: NatsConnection,
     expiresMs: number,
   ): Promise<RestartingPull> {
-    let pull: RestartingPull | undefined;
-    const messages = await consume(consumer, options, expiresMs, () => pull?.messageArrived());
-    pull = new RestartingPull(messages, consumer, options, expiresMs);
+    // The first pull's messages reach the instance made just after it.
+    const started: { pull?: RestartingPull } = {};
+    const messages = await consume(consumer, options, expiresMs, () => started.pull?.messageArrived());
+    const pull = new RestartingPull(messages, consumer, options, expiresMs);
+    started.pull = pull;
     pull.follow(pull.messages);
     const status = connection.status();
     pull.connectionStatus = status as unknown as { stop(): void };
