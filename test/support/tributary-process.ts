@@ -70,7 +70,7 @@ export async function spawnTributaryApp(
     ? join(ROOT, 'dist', 'apps', app, 'src', 'main.js')
     : join(ROOT, 'apps', app, 'src', 'main.ts');
   if (options.built && !existsSync(main)) {
-    throw new Error(`${main} is missing: build it first (npx nest build tributary builds every app)`);
+    throw new Error(`${main} is missing: build it first (node scripts/build-server.js builds every app)`);
   }
   const nodeArguments = options.built
     ? ['--enable-source-maps', main]
