@@ -127,7 +127,7 @@ describe('docker-compose.cluster.yml', () => {
     const [configFile] = balancer.volumes?.[0].split(':') ?? [];
     const config = readFileSync(join(ROOT, configFile), 'utf8');
     for (const [name] of servicesRunning('tracking-api')) expect(config).toContain(`server ${name}:8080`);
-    expect(config).toMatch(/proxy_next_upstream error timeout non_idempotent;/);
+    expect(config).toMatch(/proxy_next_upstream error timeout http_503 non_idempotent;/);
     expect(config).toMatch(/error_page 502 504 = @unavailable;/);
     expect(config).toMatch(/return 503 /);
     expect(config).toMatch(/add_header Retry-After 1 always;/);

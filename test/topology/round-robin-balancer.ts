@@ -1,9 +1,10 @@
 /**
- * The load balancer in front of the tracking API replicas, as an operator puts one there: each
- * request goes to the next replica in turn; one whose connection is refused or dropped before it
- * answered is tried on the next replica (a request is a batch of messages with their ids, so sending
- * it twice stores it once), and when none answers the balancer answers the documented back-pressure
- * 503 with `Retry-After`, which Segment's clients retry. It counts every status it answered.
+ * The load balancer in front of the tracking API replicas, as an operator puts one there (nginx in
+ * docker-compose.cluster.yml, configured the same way): each request goes to the next replica in
+ * turn; one whose connection is refused or dropped before it answered, or that answers 503, is tried
+ * on the next replica (a request is a batch of messages with their ids, so sending it twice stores it
+ * once), and when none answers the balancer answers the documented back-pressure 503 with
+ * `Retry-After`, which Segment's clients retry. It counts every status it answered.
  */
 import {
   createServer,
@@ -50,7 +51,10 @@ export class RoundRobinBalancer {
     for (let tried = 0; tried < this.upstreams.length; tried++) {
       const upstream = this.upstreams[(first + tried) % this.upstreams.length];
       const answer = await forward(upstream, request, body).catch(() => undefined);
-      if (answer) {
+      // A replica that answers 503 (starting, its dedupe index catching up) is passed over too, as
+      // long as another is left to try; the last one's 503 goes to the client.
+      const lastTry = tried === this.upstreams.length - 1;
+      if (answer && (answer.status !== 503 || lastTry)) {
         this.count(answer.status);
         response.writeHead(answer.status, answer.headers);
         response.end(answer.body);
