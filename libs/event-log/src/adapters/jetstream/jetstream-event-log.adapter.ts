@@ -63,6 +63,14 @@ export interface JetStreamEventLogOptions extends EventLogSettings {
    * this number at start. Default 1.
    */
   replicas?: number;
+  /**
+   * How long one pull request of a consumer or a tail may wait on the server (`ROUTER_PULL_EXPIRES`),
+   * with a heartbeat at half of it: a pull lost with a NATS node or to a leader election is noticed
+   * and issued again within about this long. At least 1000 (the client's minimum). Default 5000.
+   */
+  pullExpiresMs?: number;
+  /** Told what setting up the log changed that an operator should know (a stream's replicas raised). */
+  notice?: (message: string) => void;
   /** Shown by the server in its connection list. */
   connectionName?: string;
   /**
@@ -120,6 +128,12 @@ export class JetStreamEventLog implements EventLog {
   static async connect(options: JetStreamEventLogOptions): Promise<JetStreamEventLog> {
     assertValidSettings(options);
     if (options.replicas !== undefined) assertPositiveInteger('replicas', options.replicas);
+    if (
+      options.pullExpiresMs !== undefined &&
+      !(Number.isInteger(options.pullExpiresMs) && options.pullExpiresMs >= 1000)
+    ) {
+      throw new TypeError(`pullExpiresMs must be an integer of at least 1000, got ${options.pullExpiresMs}`);
+    }
     const session = await JetStreamSession.open(options);
     try {
       const log = new JetStreamEventLog(session, options);
