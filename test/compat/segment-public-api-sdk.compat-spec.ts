@@ -3,6 +3,7 @@
 // `/public-api`. Each endpoint of the subset is called through the SDK's own methods and `unwrap`, and
 // its failures are read as the SDK rethrows them (`body.errors[0]`).
 import * as PublicApi from '@segment/public-api-sdk-typescript';
+import { RegulationRunner } from '../../apps/router/src/regulations/regulation-runner.service';
 import { ConfigApiClient, createWorkspaceWithTokens, WorkspaceAccess } from '../support/config-api.client';
 import { startTributary, TributaryTestInstance } from '../support/tributary-test-instance';
 
@@ -423,9 +424,185 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     expect((await failureOf(PublicApi.unwrap(sdk.labels.deleteLabel('env', 'prod')))).type).toBe('NotFound');
   });
 
-  it('answers the regulation routes, not served yet, with 501 in {errors}', async () => {
+  it('creates regulations, lists them over pages and by filter, gets, cancels them, and lists suppressions', async () => {
+    // Without the router's runner a deletion stays INITIALIZED, so that it can be cancelled.
+    await instance.app.get(RegulationRunner).beforeApplicationShutdown();
+    const regulations = sdk.deletionAndSuppresion;
+    const { source } = await PublicApi.unwrap(
+      sdk.sources.createSource({ slug: 'sdk-regulated', enabled: true, metadataId: 'javascript' }),
+    );
+    const create = (regulationType: string, subjectIds: string[]) =>
+      PublicApi.unwrap(
+        regulations.createWorkspaceRegulation({
+          regulationType: sdkEnum(regulationType),
+          subjectType: sdkEnum('USER_ID'),
+          subjectIds,
+        }),
+      );
+    const deletion = await create('DELETE_ONLY', ['u-delete']);
+    expect(deletion.regulateId).toMatch(/^[0-9A-Za-z]{27}$/);
+    const suppression = await create('SUPPRESS_ONLY', ['u-suppressed', 'u-suppressed-2']);
+    const internal = await create('DELETE_INTERNAL', ['u-internal']);
+    const scoped = await PublicApi.unwrap(
+      regulations.createSourceRegulation(source.id, {
+        regulationType: sdkEnum('SUPPRESS_ONLY'),
+        subjectType: sdkEnum('USER_ID'),
+        subjectIds: ['u-source-only'],
+      }),
+    );
+
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await PublicApi.unwrap(
+        regulations.listWorkspaceRegulations({ count: 3, ...(cursor && { cursor }) }),
+      );
+      ids.push(...page.regulations.map((entry) => entry.id));
+      expect(page.pagination.totalEntries).toBe(4);
+      cursor = page.pagination.next ?? undefined;
+      pages += 1;
+    } while (cursor !== undefined);
+    expect(pages).toBe(2);
+    expect(ids).toEqual([deletion.regulateId, suppression.regulateId, internal.regulateId, scoped.regulateId]);
+
+    const suppressions = await PublicApi.unwrap(
+      regulations.listWorkspaceRegulations({ count: 10 }, undefined, [sdkEnum('SUPPRESS_ONLY')]),
+    );
+    expect(suppressions.regulations.map((entry) => entry.id)).toEqual([
+      suppression.regulateId,
+      scoped.regulateId,
+    ]);
+    expect(suppressions.regulations[0]).toMatchObject({
+      subjectType: 'USER_ID',
+      subjects: ['u-suppressed', 'u-suppressed-2'],
+      regulationType: 'SUPPRESS_ONLY',
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    const initialized = await PublicApi.unwrap(
+      regulations.listWorkspaceRegulations({ count: 10 }, sdkEnum('INITIALIZED')),
+    );
+    expect(initialized.regulations.map((entry) => entry.id)).toEqual([deletion.regulateId, internal.regulateId]);
+    const ofSource = await PublicApi.unwrap(regulations.listRegulationsFromSource(source.id, { count: 10 }));
+    expect(ofSource.regulations.map((entry) => entry.id)).toEqual([scoped.regulateId]);
+
+    const { regulation } = await PublicApi.unwrap(regulations.getRegulation(deletion.regulateId));
+    expect(regulation).toMatchObject({
+      id: deletion.regulateId,
+      workspaceId: access.workspace.id,
+      overallStatus: 'INITIALIZED',
+      // The sources in scope are taken when work starts.
+      streamStatus: [],
+    });
+    expect(regulation.finishedAt).toBeUndefined();
+
+    const { status } = await PublicApi.unwrap(regulations.deleteRegulation(deletion.regulateId));
+    expect(status).toBe('SUCCESS');
+    expect(await failureOf(PublicApi.unwrap(regulations.getRegulation(deletion.regulateId)))).toEqual({
+      type: 'NotFound',
+      message: 'Resource not found',
+    });
+
+    // Only the workspace-wide suppressions: the source's own are not in Segment's model.
+    const suppressed = await PublicApi.unwrap(regulations.listSuppressions({ count: 1 }));
+    expect(suppressed.suppressed).toEqual([{ subjectType: 'userId', subjectIds: ['u-suppressed'] }]);
+    expect(suppressed.pagination).toMatchObject({ totalEntries: 2, next: expect.any(String) });
+    const rest = await PublicApi.unwrap(
+      regulations.listSuppressions({ count: 1, cursor: suppressed.pagination.next ?? undefined }),
+    );
+    expect(rest.suppressed).toEqual([{ subjectType: 'userId', subjectIds: ['u-suppressed-2'] }]);
+  });
+
+  it('refuses bad regulations with the errors the SDK rethrows, and stores nothing for them', async () => {
+    const regulations = sdk.deletionAndSuppresion;
+    const before = (await PublicApi.unwrap(regulations.listWorkspaceRegulations({ count: 100 }))).pagination
+      .totalEntries;
+    const refusal = (regulationType: string, subjectType: string, subjectIds: unknown) =>
+      failureOf(
+        PublicApi.unwrap(
+          regulations.createWorkspaceRegulation({
+            regulationType: sdkEnum(regulationType),
+            subjectType: sdkEnum(subjectType),
+            subjectIds: subjectIds as string[],
+          }),
+        ),
+      );
+    expect(await refusal('Suppress', 'USER_ID', ['u'])).toMatchObject({
+      type: 'ValidationFailure',
+      field: 'regulationType',
+    });
+    expect(await refusal('DELETE_ARCHIVE_ONLY', 'USER_ID', ['u'])).toMatchObject({
+      type: 'ValidationFailure',
+      field: 'regulationType',
+    });
+    expect(await refusal('SUPPRESS_ONLY', 'OBJECT_ID', ['u'])).toMatchObject({
+      type: 'ValidationFailure',
+      field: 'subjectType',
+    });
+    expect(await refusal('DELETE_ONLY', 'ANONYMOUS_ID', ['u'])).toMatchObject({
+      type: 'ValidationFailure',
+      field: 'subjectType',
+    });
+    // The SDK serializes the ids as strings; ids of other JSON types are sent raw (public-api-go-requests).
+    for (const subjectIds of [[], ['ok', ''], ['x'.repeat(1_025)]]) {
+      expect(await refusal('SUPPRESS_ONLY', 'USER_ID', subjectIds)).toMatchObject({
+        type: 'ValidationFailure',
+        field: 'subjectIds',
+      });
+    }
     expect(
-      (await failureOf(PublicApi.unwrap(sdk.deletionAndSuppresion.listSuppressions({ count: 10 })))).type,
-    ).toBe('NotImplemented');
+      await failureOf(
+        PublicApi.unwrap(
+          readOnly.deletionAndSuppresion.createWorkspaceRegulation({
+            regulationType: sdkEnum('SUPPRESS_ONLY'),
+            subjectType: sdkEnum('USER_ID'),
+            subjectIds: ['u'],
+          }),
+        ),
+      ),
+    ).toMatchObject({ type: 'Forbidden' });
+    expect(
+      await failureOf(
+        PublicApi.unwrap(
+          regulations.createSourceRegulation('no-such-source', {
+            regulationType: sdkEnum('SUPPRESS_ONLY'),
+            subjectType: sdkEnum('USER_ID'),
+            subjectIds: ['u'],
+          }),
+        ),
+      ),
+    ).toEqual({ type: 'NotFound', message: 'Resource not found' });
+    expect(
+      (await PublicApi.unwrap(regulations.listWorkspaceRegulations({ count: 100 }))).pagination.totalEntries,
+    ).toBe(before);
+
+    expect(await failureOf(PublicApi.unwrap(regulations.getRegulation('no-such-regulation')))).toMatchObject({
+      type: 'NotFound',
+    });
+    expect(
+      await failureOf(PublicApi.unwrap(regulations.listWorkspaceRegulations({ count: 10 }, sdkEnum('DONE')))),
+    ).toMatchObject({ type: 'ValidationFailure', field: 'status' });
+    expect(
+      await failureOf(
+        PublicApi.unwrap(regulations.listWorkspaceRegulations({ count: 10 }, undefined, [sdkEnum('Delete')])),
+      ),
+    ).toMatchObject({ type: 'ValidationFailure', field: 'regulationTypes' });
+    expect(
+      await failureOf(PublicApi.unwrap(regulations.listWorkspaceRegulations({ count: 0 }))),
+    ).toMatchObject({ type: 'ValidationFailure', field: 'pagination.count' });
+
+    // A suppression is final as soon as it is recorded: it can no longer be cancelled.
+    const { regulateId } = await PublicApi.unwrap(
+      regulations.createWorkspaceRegulation({
+        regulationType: sdkEnum('SUPPRESS_ONLY'),
+        subjectType: sdkEnum('USER_ID'),
+        subjectIds: ['u-final'],
+      }),
+    );
+    const refused = await failureOf(PublicApi.unwrap(regulations.deleteRegulation(regulateId)));
+    expect(refused).toMatchObject({ type: 'ValidationFailure', message: expect.stringMatching(/cancel/) });
+    expect(await failureOf(PublicApi.unwrap(readOnly.deletionAndSuppresion.deleteRegulation(regulateId)))).toMatchObject({
+      type: 'Forbidden',
+    });
   });
 });

@@ -58,6 +58,7 @@ import { PublicSubscriptionsController } from './public-api/public-subscriptions
 import { PublicTrackingPlansController } from './public-api/public-tracking-plans.controller';
 import { PublicUnservedController } from './public-api/public-unserved.controller';
 import { PublicLabelsController } from './public-api/public-labels.controller';
+import { PublicRegulationsController } from './public-api/public-regulations.controller';
 import { servePublicApiOpenApiDocument } from './public-api/public-api-openapi';
 
 /**
@@ -94,6 +95,7 @@ export class ConfigApiModule {
         PublicSubscriptionsController,
         PublicTrackingPlansController,
         PublicLabelsController,
+        PublicRegulationsController,
         PublicUnservedController,
       ],
       providers: [

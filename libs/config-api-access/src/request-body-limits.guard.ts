@@ -20,6 +20,18 @@ const LARGER_BODY_BYTES = 'config-api:larger-body-bytes';
  */
 export const AcceptsBodiesUpTo = (bytes: number) => SetMetadata(LARGER_BODY_BYTES, bytes);
 
+/** The largest body a route takes: the configured limit, or the route's own larger one. */
+export function maxBodyBytesOf(
+  context: ExecutionContext,
+  reflector: Reflector,
+  limits: RequestBodyLimits,
+): number {
+  return Math.max(
+    limits.maxBytes,
+    reflector.get<number | undefined>(LARGER_BODY_BYTES, context.getHandler()) ?? 0,
+  );
+}
+
 /**
  * Caps every Config API request body before any route reads it: its JSON at most `maxBytes`, nested at
  * most `maxDepth` deep (400, code 3). A Config API body becomes an event that every process folds at
@@ -45,10 +57,7 @@ export class RequestBodyLimitsGuard implements CanActivate {
     // Measured on the parsed value (whitespace of the sent text does not count); safe to serialize
     // now that its depth is bounded.
     const bytes = Buffer.byteLength(JSON.stringify(body) ?? '');
-    const maxBytes = Math.max(
-      this.limits.maxBytes,
-      this.reflector.get<number | undefined>(LARGER_BODY_BYTES, context.getHandler()) ?? 0,
-    );
+    const maxBytes = maxBodyBytesOf(context, this.reflector, this.limits);
     if (bytes > maxBytes) {
       throw ConfigApiError.invalidArgument(
         `the request body is ${bytes} bytes of JSON; a resource may have at most ${maxBytes}`,

@@ -12,7 +12,7 @@ export function servePublicApiOpenApiDocument(app: INestApplication): void {
     .setTitle('Tributary: Segment Public API subset')
     .setDescription(
       "Segment's Public API (api.segmentapis.com) as Tributary serves it under /public-api: workspace, " +
-        'catalog, sources, destinations, destination subscriptions, tracking plans, labels.',
+        'catalog, sources, destinations, destination subscriptions, tracking plans, labels, regulations.',
     )
     .setVersion('v1')
     .addBearerAuth()

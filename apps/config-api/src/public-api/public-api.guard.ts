@@ -1,6 +1,12 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { hashAccessToken } from '@tributary/auth';
-import { exceedsJsonDepth, REQUEST_BODY_LIMITS, type RequestBodyLimits } from '@tributary/config-api-access';
+import { Reflector } from '@nestjs/core';
+import {
+  exceedsJsonDepth,
+  maxBodyBytesOf,
+  REQUEST_BODY_LIMITS,
+  type RequestBodyLimits,
+} from '@tributary/config-api-access';
 import type { AuthenticatedRequest } from '@tributary/config-api-access';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
@@ -31,6 +37,7 @@ export class PublicApiGuard implements CanActivate {
     private readonly readModel: ConfigReadModel,
     @Inject(PUBLIC_API_RATE_LIMITER) private readonly rateLimiter: RateLimiter,
     @Inject(REQUEST_BODY_LIMITS) private readonly limits: RequestBodyLimits,
+    private readonly reflector: Reflector,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
@@ -68,11 +75,12 @@ export class PublicApiGuard implements CanActivate {
     if (!READ_METHODS.has(request.method) && token.scope !== 'workspace') {
       throw PublicApiError.forbidden('insufficient scope: this token may only read');
     }
-    this.checkBodyLimits(request.body);
+    this.checkBodyLimits(request.body, maxBodyBytesOf(context, this.reflector, this.limits));
     return true;
   }
 
-  private checkBodyLimits(body: unknown): void {
+  /** `maxBytes`: the configured limit, or a route's larger one (a regulation's create, `AcceptsBodiesUpTo`). */
+  private checkBodyLimits(body: unknown, maxBytes: number): void {
     if (body === undefined) return;
     if (exceedsJsonDepth(body, this.limits.maxDepth)) {
       throw new PublicApiError(
@@ -82,11 +90,11 @@ export class PublicApiGuard implements CanActivate {
       );
     }
     const bytes = Buffer.byteLength(JSON.stringify(body) ?? '');
-    if (bytes > this.limits.maxBytes) {
+    if (bytes > maxBytes) {
       throw new PublicApiError(
         413,
         'PayloadTooLarge',
-        `the request body is ${bytes} bytes of JSON; a resource may have at most ${this.limits.maxBytes}`,
+        `the request body is ${bytes} bytes of JSON; a resource may have at most ${maxBytes}`,
       );
     }
   }

@@ -13,6 +13,20 @@ import { ConfigCommandHandler } from '@tributary/config-commands';
 import { ConfigReadModel, RegulationView, SourceView } from '@tributary/config-projections';
 import type { EventMetadata } from '@tributary/event-store';
 
+/** 5,000 ids of 1,024 characters and their JSON (docs/regulations.md §1), on both APIs' creates. */
+export const REGULATION_BODY_BYTES = 6 * 1024 * 1024;
+
+/** Every status, in lifecycle order, as both APIs' filters name them. */
+export const REGULATION_STATUSES: readonly RegulationStatus[] = [
+  'INITIALIZED',
+  'RUNNING',
+  'FINISHED',
+  'PARTIAL_SUCCESS',
+  'FAILED',
+  'INVALID',
+  'NOT_SUPPORTED',
+];
+
 export interface CreateRegulationInput extends RegulationRequest {
   workspaceSlug: string;
   /** The source a source-scoped regulation names (already resolved); absent for the whole workspace. */

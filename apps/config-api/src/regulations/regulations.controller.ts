@@ -20,23 +20,10 @@ import { CreateRegulationRequestSchema, regulationName } from '@tributary/contra
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
-import { RegulationCommands } from './regulation.commands';
+import { REGULATION_BODY_BYTES, REGULATION_STATUSES as STATUSES, RegulationCommands } from './regulation.commands';
 import { presentRegulation, presentSuppressedUser, V1BETA_REGULATION_FIELDS } from './regulation.presenter';
 
 class CreateRegulationDto extends createZodDto(CreateRegulationRequestSchema) {}
-
-/** 5,000 ids of 1,024 characters and their JSON (docs/regulations.md §1). */
-const REGULATION_BODY_BYTES = 6 * 1024 * 1024;
-
-const STATUSES: readonly RegulationStatus[] = [
-  'INITIALIZED',
-  'RUNNING',
-  'FINISHED',
-  'PARTIAL_SUCCESS',
-  'FAILED',
-  'INVALID',
-  'NOT_SUPPORTED',
-];
 
 const SUBJECT_TYPES: Readonly<Record<string, string>> = {
   userid: 'USER_ID',
