@@ -6,6 +6,7 @@
 import { rawRequest, RawResponse } from '../support/raw-http';
 import { ConfigApiClient, createWorkspaceWithTokens, WorkspaceAccess } from '../support/config-api.client';
 import { startTributary, TributaryTestInstance } from '../support/tributary-test-instance';
+import { pollUntil } from '../support/tracking-e2e.kit';
 
 const ALPHA = 'application/vnd.segment.v1alpha+json';
 const MASK = '\u2022'.repeat(10);
@@ -372,9 +373,222 @@ describe('the Public API as the Go SDK calls it', () => {
       422,
       'ValidationFailure',
     );
-    errorOf(await go('POST', '/regulations', { regulationType: 'SUPPRESS_ONLY' }), 501, 'NotImplemented');
+    errorOf(
+      await go('POST', '/regulations/cloudsources/src-1', { regulationType: 'SUPPRESS_ONLY' }),
+      501,
+      'NotImplemented',
+    );
     // Nothing of this API's shape leaks into /v1beta.
     const v1beta = await rawRequest(instance.port, { method: 'GET', path: '/v1beta/no-such-route' });
     expect(v1beta.body).toMatchObject({ code: 5 });
+  });
+
+  describe('regulations', () => {
+    const regulation = (regulationType: string, subjectIds: unknown, subjectType = 'USER_ID') => ({
+      regulationType,
+      subjectIds,
+      subjectType,
+    });
+
+    it('creates, filters with every array form, pages with literal brackets, and cancels as Go 57.3.0 does', async () => {
+      const ids: string[] = [];
+      for (const [type, subject] of [
+        ['DELETE_INTERNAL', 'g-1'],
+        ['SUPPRESS_ONLY', 'g-2'],
+        ['UNSUPPRESS', 'g-3'],
+      ]) {
+        ids.push(ok(await go('POST', '/regulations', regulation(type, [subject]))).regulateId);
+      }
+      const typesOf = async (query: string) =>
+        ok(await go('GET', `/regulations?pagination[count]=10&${query}`)).regulations.map(
+          (entry: any) => entry.regulationType,
+        );
+      for (const query of [
+        'regulationTypes[0]=SUPPRESS_ONLY&regulationTypes[1]=UNSUPPRESS',
+        'regulationTypes.0=SUPPRESS_ONLY&regulationTypes.1=UNSUPPRESS',
+        'regulationTypes=SUPPRESS_ONLY&regulationTypes=UNSUPPRESS',
+        'regulationTypes%5B0%5D=SUPPRESS_ONLY&regulationTypes%5B1%5D=UNSUPPRESS',
+      ]) {
+        expect(await typesOf(query)).toEqual(['SUPPRESS_ONLY', 'UNSUPPRESS']);
+      }
+      expect(await typesOf('status=FINISHED&regulationTypes[0]=UNSUPPRESS')).toEqual(['UNSUPPRESS']);
+
+      const first = ok(await go('GET', '/regulations?pagination[count]=1'));
+      expect(first.regulations.map((entry: any) => entry.id)).toEqual([ids[0]]);
+      expect(first.pagination).toEqual({ current: 'MA==', next: 'MQ==', totalEntries: ids.length });
+      const second = ok(await go('GET', '/regulations?pagination[count]=1&pagination[cursor]=MQ=='));
+      expect(second.regulations.map((entry: any) => entry.id)).toEqual([ids[1]]);
+      expect(second.regulations[0]).toEqual({
+        id: ids[1],
+        subjectType: 'USER_ID',
+        subjects: ['g-2'],
+        status: 'FINISHED',
+        createdAt: expect.stringMatching(/\.\d{3}Z$/),
+        finishedAt: expect.stringMatching(/\.\d{3}Z$/),
+        regulationType: 'SUPPRESS_ONLY',
+      });
+
+      const cancelled = await go('DELETE', `/regulations/${ids[1]}`);
+      const refused = errorOf(cancelled, 422, 'ValidationFailure');
+      expect(refused.message).toMatch(/only an initialized regulation can be cancelled/);
+      errorOf(await go('DELETE', '/regulations/no-such-id'), 404, 'NotFound');
+      errorOf(
+        await go('DELETE', `/regulations/${ids[1]}`, undefined, undefined, access.readerToken),
+        403,
+        'Forbidden',
+      );
+    });
+
+    it('answers every bad create with 422 naming the field, and stores nothing', async () => {
+      const before = ok(await go('GET', '/regulations')).pagination.totalEntries;
+      const field = async (body: unknown, path = '/regulations') =>
+        errorOf(await go('POST', path, body), 422, 'ValidationFailure').field;
+      expect(await field(regulation('Suppress_Only', ['u']))).toBe('regulationType');
+      expect(await field({ subjectType: 'USER_ID', subjectIds: ['u'] })).toBe('regulationType');
+      expect(await field(regulation('SUPPRESS_ONLY', ['u'], 'OBJECT_ID'))).toBe('subjectType');
+      expect(await field(regulation('SUPPRESS_ONLY', ['u'], 'userId'))).toBe('subjectType');
+      for (const subjectIds of [undefined, [], 'u1', ['ok', 7], ['ok', null], [''], ['x'.repeat(1_025)]]) {
+        expect(await field(regulation('SUPPRESS_ONLY', subjectIds))).toBe('subjectIds');
+      }
+      expect(
+        await field(
+          regulation(
+            'SUPPRESS_ONLY',
+            Array.from({ length: 5_001 }, (_, index) => `u-${index}`),
+          ),
+        ),
+      ).toBe('subjectIds');
+      expect(await field([regulation('SUPPRESS_ONLY', ['u'])])).toBe('regulationType');
+      errorOf(
+        await rawRequest(instance.port, {
+          method: 'POST',
+          path: '/public-api/regulations',
+          headers: { authorization: `Bearer ${access.writerToken}`, 'content-type': 'application/json' },
+          body: '{"regulationType":',
+        }),
+        422,
+        'ValidationFailure',
+      );
+      errorOf(
+        await go('POST', '/regulations/sources/no-such-source', regulation('SUPPRESS_ONLY', ['u'])),
+        404,
+        'NotFound',
+      );
+      errorOf(await go('GET', '/regulations/sources/no-such-source'), 404, 'NotFound');
+      errorOf(await go('GET', '/regulations?status=finished'), 422, 'ValidationFailure');
+      errorOf(await go('GET', '/regulations?pagination[cursor]=nope'), 422, 'ValidationFailure');
+      errorOf(
+        await go('POST', '/regulations', regulation('SUPPRESS_ONLY', ['u']), undefined, instance.adminToken),
+        403,
+        'Forbidden',
+      );
+      errorOf(
+        await go('POST', '/regulations', regulation('SUPPRESS_ONLY', ['u']), undefined, access.readerToken),
+        403,
+        'Forbidden',
+      );
+      expect(ok(await go('GET', '/regulations')).pagination.totalEntries).toBe(before);
+    });
+
+    it('accepts 5,000 ids of 1,024 characters in one create, over the configured body limit', async () => {
+      const subjectIds = Array.from({ length: 5_000 }, (_, index) => `${index}-`.padEnd(1_024, 'x'));
+      const { regulateId } = ok(await go('POST', '/regulations', regulation('DELETE_INTERNAL', subjectIds)));
+      const { regulation: stored } = ok(await go('GET', `/regulations/${regulateId}`));
+      expect(stored.subjects).toHaveLength(5_000);
+      errorOf(
+        await go('POST', '/sources', {
+          enabled: true,
+          metadataId: 'javascript',
+          slug: 'big',
+          settings: { pad: 'x'.repeat(7 * 1024 * 1024) },
+        }),
+        413,
+        'PayloadTooLarge',
+      );
+    });
+
+    it('reads a regulation made through /v1beta, and /v1beta reads one made here, with its source and destinations', async () => {
+      const { source } = ok(
+        await go('POST', '/sources', { enabled: true, metadataId: 'javascript', slug: 'go-regulated' }),
+      );
+      const { destination } = ok(
+        await go('POST', '/destinations', {
+          enabled: false,
+          metadataId: 'webhooks',
+          name: 'Hook',
+          settings: { url: 'https://example.com/hook' },
+          sourceId: source.id,
+        }),
+      );
+      const v1beta = access.writer;
+      const made = await v1beta.ok('POST', `workspaces/go-sdk/sources/go-regulated/regulations`, {
+        regulation_type: 'Suppress',
+        attributes: { name: 'userId', values: ['from-v1beta'] },
+      });
+      const { regulation: read } = ok(await go('GET', `/regulations/${made.regulate_id}`));
+      expect(read).toMatchObject({
+        id: made.regulate_id,
+        workspaceId: made.workspace_id,
+        overallStatus: made.status.toUpperCase(),
+        createdAt: made.created_at,
+        regulationType: 'SUPPRESS_ONLY',
+        subjects: ['from-v1beta'],
+      });
+      const listed = ok(await go('GET', `/regulations/sources/${source.id}`));
+      expect(listed.regulations.map((entry: any) => entry.id)).toEqual([made.regulate_id]);
+
+      const { regulateId } = ok(
+        await go('POST', `/regulations/sources/${source.id}`, regulation('DELETE_ONLY', ['from-public'])),
+      );
+      const { value: finished } = await pollUntil(`regulation ${regulateId} is final`, 20_000, async () => {
+        const body = (await v1beta.get(`workspaces/go-sdk/regulations/${regulateId}`)).body;
+        return body.finished_at ? body : undefined;
+      });
+      expect(finished).toMatchObject({
+        regulate_id: regulateId,
+        regulation_type: 'DELETE_ONLY',
+        attributes: { name: 'userId', values: ['from-public'] },
+        source_name: 'workspaces/go-sdk/sources/go-regulated',
+        status: 'finished',
+        stream_status: [
+          {
+            id: source.id,
+            destination_status: [expect.objectContaining({ status: 'not_supported', name: 'Hook' })],
+          },
+        ],
+      });
+      // The same regulation, as this API shows it: its destination by its Public API id.
+      const { regulation: same } = ok(await go('GET', `/regulations/${regulateId}`));
+      expect(same).toMatchObject({
+        overallStatus: 'FINISHED',
+        finishedAt: finished.finished_at,
+        streamStatus: [
+          {
+            id: source.id,
+            destinationStatus: [
+              {
+                id: destination.id,
+                name: 'Hook',
+                status: 'NOT_SUPPORTED',
+                errString: expect.any(String),
+                finishedAt: expect.stringMatching(/\.\d{3}Z$/),
+              },
+            ],
+          },
+        ],
+      });
+      // Another workspace's token cannot see it.
+      const other = await createWorkspaceWithTokens(new ConfigApiClient(instance), 'go-sdk-other');
+      errorOf(
+        await go('GET', `/regulations/${regulateId}`, undefined, undefined, other.writerToken),
+        404,
+        'NotFound',
+      );
+      errorOf(
+        await go('DELETE', `/regulations/${regulateId}`, undefined, undefined, other.writerToken),
+        404,
+        'NotFound',
+      );
+    });
   });
 });

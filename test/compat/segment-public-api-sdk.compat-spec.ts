@@ -464,7 +464,12 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
       pages += 1;
     } while (cursor !== undefined);
     expect(pages).toBe(2);
-    expect(ids).toEqual([deletion.regulateId, suppression.regulateId, internal.regulateId, scoped.regulateId]);
+    expect(ids).toEqual([
+      deletion.regulateId,
+      suppression.regulateId,
+      internal.regulateId,
+      scoped.regulateId,
+    ]);
 
     const suppressions = await PublicApi.unwrap(
       regulations.listWorkspaceRegulations({ count: 10 }, undefined, [sdkEnum('SUPPRESS_ONLY')]),
@@ -482,7 +487,10 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     const initialized = await PublicApi.unwrap(
       regulations.listWorkspaceRegulations({ count: 10 }, sdkEnum('INITIALIZED')),
     );
-    expect(initialized.regulations.map((entry) => entry.id)).toEqual([deletion.regulateId, internal.regulateId]);
+    expect(initialized.regulations.map((entry) => entry.id)).toEqual([
+      deletion.regulateId,
+      internal.regulateId,
+    ]);
     const ofSource = await PublicApi.unwrap(regulations.listRegulationsFromSource(source.id, { count: 10 }));
     expect(ofSource.regulations.map((entry) => entry.id)).toEqual([scoped.regulateId]);
 
@@ -601,7 +609,9 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
     );
     const refused = await failureOf(PublicApi.unwrap(regulations.deleteRegulation(regulateId)));
     expect(refused).toMatchObject({ type: 'ValidationFailure', message: expect.stringMatching(/cancel/) });
-    expect(await failureOf(PublicApi.unwrap(readOnly.deletionAndSuppresion.deleteRegulation(regulateId)))).toMatchObject({
+    expect(
+      await failureOf(PublicApi.unwrap(readOnly.deletionAndSuppresion.deleteRegulation(regulateId))),
+    ).toMatchObject({
       type: 'Forbidden',
     });
   });

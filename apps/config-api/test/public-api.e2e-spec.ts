@@ -282,6 +282,9 @@ describe('the Public API and /v1beta over one config', () => {
         '/public-api',
         '/public-api/sources/{id}',
         '/public-api/destinations/{destinationId}/subscriptions',
+        '/public-api/regulations/sources/{sourceId}',
+        '/public-api/regulations/{regulateId}',
+        '/public-api/suppressions',
       ]),
     );
     expect(paths.every((path) => path.startsWith('/public-api'))).toBe(true);

@@ -4,7 +4,7 @@ import { withMilliseconds } from '../shared/timestamps';
 import { publicDestinationId } from './public-api-resources';
 
 /**
- * RegulationListEntryV1 (docs/regulations.md, "Public API"): statuses uppercase, `finishedAt` once the
+ * RegulationListEntryV1 (docs/public-api.md, "Regulations"): statuses uppercase, `finishedAt` once the
  * regulation is final.
  */
 export function presentPublicRegulationListEntry({ regulation, progress }: RegulationView) {

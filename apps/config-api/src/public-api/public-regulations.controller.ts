@@ -27,7 +27,7 @@ import { PublicApiResources } from './public-api-resources';
 import { presentPublicRegulation, presentPublicRegulationListEntry } from './public-regulation.presenter';
 
 /**
- * Deletion and Suppression (docs/regulations.md, "Public API"): the regulations `/v1beta` serves, by
+ * Deletion and Suppression (docs/public-api.md, "Regulations"): the regulations `/v1beta` serves, by
  * the same use cases (`RegulationCommands`), in Segment's names. Only Public names are taken, as
  * written; the token's one workspace is the scope, and a source is named by its id.
  */
@@ -78,7 +78,9 @@ export class PublicRegulationsController {
 
   @Get('regulations/:regulateId')
   get(@PublicWorkspace() workspace: WorkspaceRecord, @Param('regulateId') regulateId: string) {
-    return { data: { regulation: presentPublicRegulation(workspace.id, this.lookup(workspace, regulateId)) } };
+    return {
+      data: { regulation: presentPublicRegulation(workspace.id, this.lookup(workspace, regulateId)) },
+    };
   }
 
   /** Gone from SDK 73, still sent by Go 57.3.0 (Terraform's): 422 once work on it began. */
@@ -131,7 +133,8 @@ export class PublicRegulationsController {
       );
       return { data: { regulateId: view.regulation.regulationId } };
     } catch (error) {
-      if (error instanceof RegulationRequestError) throw PublicApiError.validation(error.message, error.field);
+      if (error instanceof RegulationRequestError)
+        throw PublicApiError.validation(error.message, error.field);
       throw error;
     }
   }

@@ -20,7 +20,11 @@ import { CreateRegulationRequestSchema, regulationName } from '@tributary/contra
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
-import { REGULATION_BODY_BYTES, REGULATION_STATUSES as STATUSES, RegulationCommands } from './regulation.commands';
+import {
+  REGULATION_BODY_BYTES,
+  REGULATION_STATUSES as STATUSES,
+  RegulationCommands,
+} from './regulation.commands';
 import { presentRegulation, presentSuppressedUser, V1BETA_REGULATION_FIELDS } from './regulation.presenter';
 
 class CreateRegulationDto extends createZodDto(CreateRegulationRequestSchema) {}
