@@ -5,6 +5,7 @@ import { deadLettersCommand } from './dead-letters.command';
 import { destinationsCommand } from './destinations.command';
 import { filtersCommand } from './filters.command';
 import { importCommand } from './import.command';
+import { regulationsCommand } from './regulations.command';
 import { replaysCommand } from './replays.command';
 import { CliContext, CliError, EXIT } from './shared/cli-context';
 import { sourcesCommand } from './sources.command';
@@ -23,7 +24,7 @@ a failed replay, an import with lines left out), 3 the server could not be reach
 export function buildProgram(context: CliContext): Command {
   const program = new Command('tributary')
     .description(
-      'Operate a Tributary server: workspaces, tokens, sources, destinations, filters, replays, dead letters, live events, historical imports',
+      'Operate a Tributary server: workspaces, tokens, sources, destinations, filters, replays, regulations, dead letters, live events, historical imports',
     )
     .version(packageVersion(), '-V, --version', 'print the version of this CLI')
     .option('--url <url>', 'the server (or TRIBUTARY_URL; default http://localhost:8080)')
@@ -47,6 +48,7 @@ export function buildProgram(context: CliContext): Command {
     destinationsCommand(context),
     filtersCommand(context),
     replaysCommand(context),
+    regulationsCommand(context),
     deadLettersCommand(context),
     tailCommand(context),
     importCommand(context),

@@ -113,7 +113,9 @@ export class ConfigApiClient {
     let pageToken = '';
     for (let page = 0; page < 10_000; page++) {
       const query = new URLSearchParams({ page_size: '1000', ...(pageToken && { page_token: pageToken }) });
-      const body = await this.request<Record<string, any>>('GET', `${path}?${query}`);
+      // `path` may carry a query of its own (a list's filters).
+      const separator = path.includes('?') ? '&' : '?';
+      const body = await this.request<Record<string, any>>('GET', `${path}${separator}${query}`);
       items.push(...((body[key] as T[] | undefined) ?? []));
       pageToken = body.next_page_token ?? '';
       if (!pageToken) break;
