@@ -7,6 +7,7 @@ import { DebuggerPage } from './pages/debugger.page';
 import { DestinationPage } from './pages/destination.page';
 import { NewDestinationPage } from './pages/new-destination.page';
 import { OAuthApplicationsPage } from './pages/oauth-applications.page';
+import { RegulationsPage } from './pages/regulations.page';
 import { SignInPage } from './pages/sign-in.page';
 import { SourcePage } from './pages/source.page';
 import { SourcesPage } from './pages/sources.page';
@@ -91,6 +92,7 @@ export function App() {
               <Link to={`/workspaces/${workspace}/tracking-plans`}>Tracking plans</Link>
               <Link to={`/workspaces/${workspace}/audit-trail`}>Audit trail</Link>
               <Link to={`/workspaces/${workspace}/oauth-applications`}>OAuth apps</Link>
+              <Link to={`/workspaces/${workspace}/regulations`}>Regulations</Link>
             </>
           )}
           <Link to="/access-tokens">Access tokens</Link>
@@ -116,6 +118,7 @@ function Page({ segments }: { segments: string[] }) {
     return id ? <TrackingPlanPage workspace={ws} planId={id} /> : <TrackingPlansPage workspace={ws} />;
   if (section === 'audit-trail') return <AuditTrailPage workspace={ws} />;
   if (section === 'oauth-applications') return <OAuthApplicationsPage workspace={ws} />;
+  if (section === 'regulations') return <RegulationsPage workspace={ws} />;
   if (section === 'sources' && id) {
     if (!sub) return <SourcePage workspace={ws} source={id} />;
     if (sub === 'debugger') return <DebuggerPage workspace={ws} source={id} />;
