@@ -9,6 +9,7 @@ import {
   type DeliveryHandler,
   type EventLog,
   type FailedAttempts,
+  type StartedAttempt,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
@@ -335,6 +336,14 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     attempt: DeliveryAttempt,
   ): Promise<FailedAttempts> {
     return this.inner.recordFailedAttempt(consumerName, sequence, attempt);
+  }
+
+  recordAttemptStarted(
+    consumerName: string,
+    sequence: number,
+    started: StartedAttempt,
+  ): Promise<FailedAttempts> {
+    return this.inner.recordAttemptStarted(consumerName, sequence, started);
   }
 
   readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
