@@ -6,6 +6,7 @@ export * from './delivery/delivery.decider';
 export * from './integrations/integrations.decider';
 export * from './replay/prepare-replay-message';
 export * from './settlement/settlement.decider';
+export * from './settlement/poison.decider';
 export * from './filters/destination-filters.decider';
 export * from './filters/filter-actions.compiler';
 export * from './filters/sample.decider';
