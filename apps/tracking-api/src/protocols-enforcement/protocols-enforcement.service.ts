@@ -68,8 +68,11 @@ export class ProtocolsEnforcement {
     private readonly metrics: ProtocolsMetrics,
   ) {}
 
-  /** Null when the source has no plan (R0): the caller stores the messages as they are. */
-  enforcementFor(source: SourceRecord): SourceEnforcement | null {
+  /**
+   * Null when the source has no plan (R0): the caller stores the messages as they are. A promise
+   * only while the source's plan has no compiled version yet.
+   */
+  enforcementFor(source: SourceRecord): SourceEnforcement | null | Promise<SourceEnforcement | null> {
     return this.registry.enforcementFor(source);
   }
 

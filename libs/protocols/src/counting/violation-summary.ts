@@ -33,7 +33,7 @@ export const SAMPLES_PER_VIOLATION = 3;
  * messages a minute would otherwise load a week of them (each up to 100 violations and a 32 KB
  * sample) into the Config API's memory for one request.
  */
-export const MAX_OUTCOMES_SUMMARIZED = 2_000;
+export const MAX_OUTCOMES_SUMMARIZED = 1_000;
 
 /** Most counted rows a summary answers (the most counted); each row carries up to three samples. */
 export const MAX_SUMMARY_ROWS = 200;
