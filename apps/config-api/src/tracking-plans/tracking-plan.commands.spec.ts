@@ -64,7 +64,9 @@ describe('TrackingPlanCommands', () => {
     });
     const refusals = await Promise.all(
       ['^(a)\\1$', '(?=a)b', 'x'.repeat(257), '^[0-9]{0,1000}[0-9]{0,1000}$'].map((pattern) =>
-        trackingPlans.create('ws', { display_name: 'p', rules: phoneRule(pattern) }, metadata).catch((e) => e),
+        trackingPlans
+          .create('ws', { display_name: 'p', rules: phoneRule(pattern) }, metadata)
+          .catch((e) => e),
       ),
     );
     for (const refusal of refusals) {
@@ -77,7 +79,11 @@ describe('TrackingPlanCommands', () => {
     expect(harness.readModel.listTrackingPlans('ws')).toHaveLength(0);
 
     // The same check on an update of one part, and on patternProperties keys.
-    const planId = await trackingPlans.create('ws', { display_name: 'Main', rules: phoneRule('^[0-9]+$') }, metadata);
+    const planId = await trackingPlans.create(
+      'ws',
+      { display_name: 'Main', rules: phoneRule('^[0-9]+$') },
+      metadata,
+    );
     const update = await trackingPlans
       .update(
         'ws',

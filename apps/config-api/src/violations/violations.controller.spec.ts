@@ -25,10 +25,17 @@ describe('ViolationsController', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const source = { source: { workspaceSlug: 'ws', sourceSlug: 'web', sourceId: 'src_web' } } as unknown as SourceView;
+  const source = {
+    source: { workspaceSlug: 'ws', sourceSlug: 'web', sourceId: 'src_web' },
+  } as unknown as SourceView;
 
   it('counts the newest outcomes only, says so, and holds a bounded amount in memory over 20,000 outcomes of 100 violations', async () => {
-    const sample = { type: 'track', event: 'Order', messageId: 'x', properties: { padding: 'p'.repeat(2_000) } };
+    const sample = {
+      type: 'track',
+      event: 'Order',
+      messageId: 'x',
+      properties: { padding: 'p'.repeat(2_000) },
+    };
     const violations = Array.from({ length: MAX_VIOLATIONS_PER_MESSAGE }, (_, index) => ({
       type: 'Invalid Type',
       field: `properties.a.${index}`,

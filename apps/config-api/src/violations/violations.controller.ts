@@ -36,7 +36,11 @@ export class ViolationsController {
     let recorded;
     try {
       // One more than is counted tells whether the window held more.
-      recorded = await this.eventLog.readProtocolsOutcomes(source.sourceId, since, MAX_OUTCOMES_SUMMARIZED + 1);
+      recorded = await this.eventLog.readProtocolsOutcomes(
+        source.sourceId,
+        since,
+        MAX_OUTCOMES_SUMMARIZED + 1,
+      );
     } catch (error) {
       if (error instanceof EventLogUnavailableError) {
         throw ConfigApiError.unavailable('the message log is unavailable; retry later');

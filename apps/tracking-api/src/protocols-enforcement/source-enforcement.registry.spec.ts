@@ -142,9 +142,9 @@ describe('SourceEnforcementRegistry', () => {
       data: { workspaceSlug: 'ws', planId: 'rs_bad', sourceSlug: 'a' },
     });
     await nextTick();
-    expect((await registry.enforcementFor(source('a')))!.plan.skipped.map((skipped) => skipped.rule)).toEqual([
-      'global',
-    ]);
+    expect((await registry.enforcementFor(source('a')))!.plan.skipped.map((skipped) => skipped.rule)).toEqual(
+      ['global'],
+    );
     expect(await metricsRegistry.metrics()).toContain(
       'tributary_protocols_skipped_rules_total{plan_id="rs_bad"} 1',
     );

@@ -17,10 +17,15 @@ describe('violation budgets', () => {
       planId: 'rs_1',
       planName: 'Main',
       rules: {
-        events: [{ name: 'Order', rules: propertiesRule({ a: { type: 'array', items: { type: 'string' } } }) }],
+        events: [
+          { name: 'Order', rules: propertiesRule({ a: { type: 'array', items: { type: 'string' } } }) },
+        ],
       },
     });
-    const message = normalized({ event: 'Order', properties: { a: Array.from({ length: 16_000 }, () => 1) } });
+    const message = normalized({
+      event: 'Order',
+      properties: { a: Array.from({ length: 16_000 }, () => 1) },
+    });
     const inputSize = JSON.stringify(message).length;
 
     const started = performance.now();
@@ -48,10 +53,14 @@ describe('violation budgets', () => {
       planId: 'rs_1',
       planName: 'Main',
       rules: {
-        events: [{ name: 'Order', rules: propertiesRule({}, [], { additionalProperties: { type: 'number' } }) }],
+        events: [
+          { name: 'Order', rules: propertiesRule({}, [], { additionalProperties: { type: 'number' } }) },
+        ],
       },
     });
-    const properties = Object.fromEntries(Array.from({ length: 3_500 }, (_, index) => [`key${index}`, 'text']));
+    const properties = Object.fromEntries(
+      Array.from({ length: 3_500 }, (_, index) => [`key${index}`, 'text']),
+    );
     const message = normalized({ event: 'Order', properties: { ...properties, kept: 1 } });
 
     const started = performance.now();
@@ -75,14 +84,26 @@ describe('violation budgets', () => {
       planId: 'rs_1',
       planName: 'Main',
       rules: {
-        events: [{ name: 'Order', rules: propertiesRule({}, [], { additionalProperties: { type: 'object', additionalProperties: { type: 'number' } } }) }],
+        events: [
+          {
+            name: 'Order',
+            rules: propertiesRule({}, [], {
+              additionalProperties: { type: 'object', additionalProperties: { type: 'number' } },
+            }),
+          },
+        ],
       },
     });
     const message = normalized({
       event: 'Order',
       properties: { 'a.b': { c: 'x' }, a: { ok: 1 }, fine: { n: 2 } },
     });
-    const verdict = judgeMessage(plan, settings({ allow_track_properties_on_violations: false }), 'src_A', message);
+    const verdict = judgeMessage(
+      plan,
+      settings({ allow_track_properties_on_violations: false }),
+      'src_A',
+      message,
+    );
     if (verdict.kind !== 'allow' || !verdict.changed) throw new Error(`unexpected verdict ${verdict.kind}`);
     expect(verdict.violations.map((violation) => violation.field)).toEqual(['properties.a.b.c']);
     expect(verdict.omittedOnViolation).toEqual(['a.b']);

@@ -13,7 +13,10 @@ describe('planRegExp', () => {
       planName: 'Ranges',
       rules: {
         events: [
-          { name: 'Order', rules: propertiesRule({ phone: { type: 'string', pattern: `^${'[0-9]{0,64}'.repeat(5)}$` } }) },
+          {
+            name: 'Order',
+            rules: propertiesRule({ phone: { type: 'string', pattern: `^${'[0-9]{0,64}'.repeat(5)}$` } }),
+          },
         ],
       },
     });
@@ -35,7 +38,10 @@ describe('planRegExp', () => {
       planName: 'Ranges',
       rules: {
         events: [
-          { name: 'Order', rules: propertiesRule({ phone: { type: 'string', pattern: `^${'[0-9]{0,64}'.repeat(3)}$` } }) },
+          {
+            name: 'Order',
+            rules: propertiesRule({ phone: { type: 'string', pattern: `^${'[0-9]{0,64}'.repeat(3)}$` } }),
+          },
         ],
       },
     });
@@ -52,7 +58,11 @@ describe('planRegExp', () => {
   it.each([
     ['257 characters', 'x'.repeat(MAX_PLAN_PATTERN_LENGTH + 1), /longer than 256 characters/],
     ['wide ranges', '^[0-9]{0,1000}[0-9]{0,1000}$', /too large to run \(\d+ RE2 instructions, at most 512\)/],
-    ['nested ranges', '((a{0,100}){0,100}){0,100}', /not a regular expression RE2 runs .*invalid repeat count/],
+    [
+      'nested ranges',
+      '((a{0,100}){0,100}){0,100}',
+      /not a regular expression RE2 runs .*invalid repeat count/,
+    ],
     ['a backreference', '^(a)\\1$', /not a regular expression RE2 runs/],
     ['a lookbehind', '(?<=a)b', /not a regular expression RE2 runs/],
   ])('refuses %s', (_label, pattern, reason) => {
@@ -61,7 +71,12 @@ describe('planRegExp', () => {
   });
 
   it('accepts the patterns of real plans, and a pattern of exactly the longest length', () => {
-    for (const pattern of ['^ord_[0-9]+$', '^[a-z]{2}-[A-Z]{2}$', '^\\d{4}-\\d{2}$', '^[^@]+@[^@]+\\.[a-z]{2,}$']) {
+    for (const pattern of [
+      '^ord_[0-9]+$',
+      '^[a-z]{2}-[A-Z]{2}$',
+      '^\\d{4}-\\d{2}$',
+      '^[^@]+@[^@]+\\.[a-z]{2,}$',
+    ]) {
       expect(planPatternProblem(pattern)).toBeUndefined();
     }
     expect(planPatternProblem('x'.repeat(MAX_PLAN_PATTERN_LENGTH))).toBeUndefined();

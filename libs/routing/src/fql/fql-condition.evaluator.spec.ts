@@ -4,18 +4,33 @@ import { compileFilterCondition } from './fql-condition.compiler';
 import { conditionMatches, parseCondition } from './fql-condition.evaluator';
 
 /** Generated FQL over a small vocabulary of paths and values, so that conditions often hold. */
-const path = fc.constantFrom('properties.a', 'properties.b', 'properties.n', 'event', 'properties.list', 'context.x');
+const path = fc.constantFrom(
+  'properties.a',
+  'properties.b',
+  'properties.n',
+  'event',
+  'properties.list',
+  'context.x',
+);
 const stringLiteral = fc.constantFrom("'x'", "'X'", "'ab'", "''", "'a*'", "'?b'", "'1.2.3'", "'[a-b]*'");
 const numberLiteral = fc.constantFrom('0', '1', '2.5', '-3');
 const operand = fc.oneof(path, stringLiteral, numberLiteral, fc.constantFrom('true', 'false', 'null'));
 const comparison = fc.oneof(
   fc.tuple(operand, fc.constantFrom('=', '!='), operand).map(([left, op, right]) => `${left} ${op} ${right}`),
   fc
-    .tuple(fc.oneof(path, numberLiteral, path.map((p) => `length(${p})`)), fc.constantFrom('<', '<=', '>', '>='), numberLiteral)
+    .tuple(
+      fc.oneof(
+        path,
+        numberLiteral,
+        path.map((p) => `length(${p})`),
+      ),
+      fc.constantFrom('<', '<=', '>', '>='),
+      numberLiteral,
+    )
     .map(([left, op, right]) => `${left} ${op} ${right}`),
-  fc.tuple(operand, fc.array(fc.oneof(stringLiteral, numberLiteral), { maxLength: 3 })).map(
-    ([item, list]) => `${item} in [${list.join(', ')}]`,
-  ),
+  fc
+    .tuple(operand, fc.array(fc.oneof(stringLiteral, numberLiteral), { maxLength: 3 }))
+    .map(([item, list]) => `${item} in [${list.join(', ')}]`),
   fc.tuple(path, stringLiteral).map(([p, s]) => `contains(${p}, ${s})`),
   fc.tuple(path, stringLiteral).map(([p, s]) => `match(${p}, ${s})`),
   fc.tuple(path, stringLiteral).map(([p, s]) => `lowercase(${p}) = ${s}`),
@@ -29,7 +44,9 @@ const condition: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
   node: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     comparison,
-    fc.tuple(tie('node'), fc.constantFrom('and', 'or'), tie('node')).map(([l, op, r]) => `(${l}) ${op} (${r})`),
+    fc
+      .tuple(tie('node'), fc.constantFrom('and', 'or'), tie('node'))
+      .map(([l, op, r]) => `(${l}) ${op} (${r})`),
     tie('node').map((inner) => `!(${inner})`),
   ),
 })).node;

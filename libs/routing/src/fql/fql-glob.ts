@@ -19,7 +19,11 @@ export const MAX_MATCH_GLOB_LENGTH = 256;
 type Unit =
   | { readonly kind: 'literal'; readonly code: number }
   | { readonly kind: 'any' }
-  | { readonly kind: 'class'; readonly negated: boolean; readonly ranges: readonly (readonly [number, number])[] };
+  | {
+      readonly kind: 'class';
+      readonly negated: boolean;
+      readonly ranges: readonly (readonly [number, number])[];
+    };
 
 interface Chunk {
   /** A `*` comes before the chunk. */
@@ -62,7 +66,8 @@ function matchesCompiled(chunks: readonly Chunk[], value: string): boolean {
       if (last && position !== value.length) return false;
       continue;
     }
-    const at = literal !== undefined ? value.indexOf(literal, position) : leftmost(chunks[index], value, position);
+    const at =
+      literal !== undefined ? value.indexOf(literal, position) : leftmost(chunks[index], value, position);
     if (at < 0) return false;
     position = at + units.length;
   }
