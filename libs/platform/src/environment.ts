@@ -151,8 +151,13 @@ export const environmentSchema = z.object({
       })
       .optional(),
   ),
-  /** Tracking API requests per second per workspace; absent means unlimited. */
-  TRACKING_RATE_LIMIT: optionalText.pipe(z.coerce.number<string | undefined>().int().positive().optional()),
+  /**
+   * Tracking API requests per second per workspace, so that one write key cannot fill the shared log,
+   * routers and disk for every other tenant; `0` turns the limit off (one trusted tenant).
+   */
+  TRACKING_RATE_LIMIT: optionalText
+    .pipe(z.coerce.number<string | undefined>().int().min(0).default(1_000))
+    .transform((limit) => (limit === 0 ? undefined : limit)),
   /**
    * Base URLs clients use to reach `/token` (comma-separated), accepted as a client assertion's `aud`
    * besides the address the request arrived at: set it when a proxy terminates TLS in front.

@@ -12,7 +12,7 @@ import {
 } from '@tributary/auth';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
-import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
+import { addressRateKey, Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
 
 /** Token requests per second per OAuth client, counted once its assertion is verified, before its jti is stored. */
 export const TOKEN_RATE_LIMITER = Symbol('TokenRateLimiter');
@@ -97,7 +97,7 @@ export class OAuthTokenHandler {
 
     // Before any signature is checked, only the caller's address is known: a flood of junk
     // assertions is throttled there, and cannot throttle a real client whose id it names.
-    this.throttle(this.addressRateLimiter, `address:${request.callerAddress}`);
+    this.throttle(this.addressRateLimiter, `address:${addressRateKey(request.callerAddress)}`);
     const { subject } = peekClientAssertion(assertion);
     const application = subject ? this.readModel.oauthApplicationByClientId(subject) : undefined;
     if (!application)
