@@ -50,7 +50,7 @@ export class ConfigApiModule {
     return {
       module: ConfigApiModule,
       // The guard, rate budget and lookup it shares with the router's Config API routes.
-      imports: [ConfigApiAccessModule.register(environment), LiveEventsModule, ConsoleModule],
+      imports: [ConfigApiAccessModule.register(environment), LiveEventsModule.register(environment), ConsoleModule],
       controllers: [
         WorkspacesController,
         AccessTokensController,

@@ -212,6 +212,14 @@ export const environmentSchema = z.object({
   WORKSPACE_MAX_OAUTH_APPLICATIONS: z.coerce.number().int().positive().default(100),
   /** Replays running at once in a workspace: each one reads the whole log from its start time. */
   WORKSPACE_MAX_RUNNING_REPLAYS: z.coerce.number().int().positive().default(4),
+  /**
+   * Live-events streams (`GET …/live-events`) open at once per process: per token and per workspace
+   * beyond these, 429 code 8; past the process total, 503 with Retry-After. Each stream is a log
+   * consumer with a buffer of up to 1 MiB.
+   */
+  LIVE_EVENTS_MAX_STREAMS_PER_TOKEN: z.coerce.number().int().positive().default(5),
+  LIVE_EVENTS_MAX_STREAMS_PER_WORKSPACE: z.coerce.number().int().positive().default(20),
+  LIVE_EVENTS_MAX_STREAMS: z.coerce.number().int().positive().default(200),
   /** HTTP Basic (email:password) attempts per minute per email, whatever their outcome. */
   BASIC_AUTH_RATE_LIMIT_PER_EMAIL: z.coerce.number().int().positive().default(10),
   /** HTTP Basic attempts per minute per client address (see TRUST_PROXY), whatever their outcome. */
