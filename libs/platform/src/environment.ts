@@ -163,6 +163,12 @@ export const environmentSchema = z.object({
    * besides the address the request arrived at: set it when a proxy terminates TLS in front.
    */
   OAUTH_AUDIENCES: optionalText,
+  /**
+   * Client assertions `/token` accepts per workspace (all its OAuth applications together) per 10
+   * minutes, per replica; more: 429 `slow_down`. Each leaves a replay record that holds one of the
+   * deployment's 100,000 places for up to 10 minutes, so this keeps one tenant from filling them.
+   */
+  OAUTH_ASSERTIONS_PER_WORKSPACE: z.coerce.number().int().positive().max(50_000).default(5_000),
   /** How long the router retries a failing delivery before dead-lettering it (docs/tracking-api.md §12.2: 4 hours). */
   RETRY_WINDOW: durationSchema.default(4 * 3_600_000),
   /** Messages in delivery at once per destination. */

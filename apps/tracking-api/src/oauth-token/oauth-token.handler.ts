@@ -16,6 +16,12 @@ import { addressRateKey, Environment, ENVIRONMENT, RateLimiter } from '@tributar
 
 /** Token requests per second per OAuth client, counted once its assertion is verified, before its jti is stored. */
 export const TOKEN_RATE_LIMITER = Symbol('TokenRateLimiter');
+/**
+ * Assertions accepted per workspace while their replay records may still hold a place in the shared
+ * store (`OAUTH_ASSERTIONS_PER_WORKSPACE`): one tenant's many clients together cannot fill the store
+ * and so refuse every other workspace's clients.
+ */
+export const TOKEN_WORKSPACE_RATE_LIMITER = Symbol('TokenWorkspaceRateLimiter');
 /** Token requests per second per caller address, counted before anything is verified. */
 export const TOKEN_ADDRESS_RATE_LIMITER = Symbol('TokenAddressRateLimiter');
 
@@ -57,6 +63,7 @@ export class OAuthTokenHandler {
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     @Inject(TOKEN_RATE_LIMITER) private readonly clientRateLimiter: RateLimiter,
     @Inject(TOKEN_ADDRESS_RATE_LIMITER) private readonly addressRateLimiter: RateLimiter,
+    @Inject(TOKEN_WORKSPACE_RATE_LIMITER) private readonly workspaceRateLimiter: RateLimiter,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     secretBox: SecretBox,
   ) {
@@ -111,6 +118,7 @@ export class OAuthTokenHandler {
     // Counted before its jti is stored: a client's flood of fresh assertions is stopped by its rate,
     // and cannot fill the shared replay store beyond what that rate lets through.
     this.throttle(this.clientRateLimiter, `client:${application.clientId}`);
+    this.throttle(this.workspaceRateLimiter, `workspace:${application.workspaceSlug}`);
     await this.useOnce(verified);
     const accessToken = await issueAccessToken(
       {
