@@ -37,20 +37,26 @@ export interface AuditPageQuery {
   workspaceSlug: string;
   /** Only entries whose resource name starts with this ('' for all). */
   resourceNamePrefix: string;
-  /** Only entries older than this position (the last entry of the previous page); absent: the newest. */
+  /** Only entries older than this position (the previous page's `nextBefore`); absent: the newest. */
   before?: bigint;
   pageSize: number;
+  /** Most events read for one page, matching or not (default `DEFAULT_AUDIT_SCAN_LIMIT`). */
+  scanLimit?: number;
 }
 
 export interface AuditPage {
   /** Newest first. */
   entries: AuditEntry[];
-  /** True when older entries match the query: the page's last position reads on from there. */
+  /** True when older entries may match the query: the next page reads on from `nextBefore`. */
   more: boolean;
+  /** Where the next page starts (its `before`) when `more`. */
+  nextBefore?: bigint;
 }
 
 /** Events read from the store per round trip while a page is collected. */
 const AUDIT_SCAN_BATCH = 500;
+/** Events one page reads at most by default (`AUDIT_SCAN_LIMIT`). */
+export const DEFAULT_AUDIT_SCAN_LIMIT = 5_000;
 
 /**
  * One page of a workspace's audit trail, read from the event store (the trail grows with every change
@@ -58,15 +64,23 @@ const AUDIT_SCAN_BATCH = 500;
  * more matching entry proves there is a next page, or the store has no older events. Memory is bounded
  * by the batch and the page, whatever the size of the store.
  *
+ * The store holds every workspace's changes, so a query that matches little (another tenant's busy
+ * workspaces, a prefix naming nothing) would read the whole store for one page. Reading stops after
+ * `scanLimit` events instead: the page may then hold fewer entries than asked (even none) and says
+ * where the next one goes on, so the cost of one request is bounded and the client pages on.
+ *
  * @throws EventStoreUnavailableError when the store cannot be read.
  */
 export async function readAuditPage(store: EventStore, query: AuditPageQuery): Promise<AuditPage> {
   const entries: AuditEntry[] = [];
+  const scanLimit = query.scanLimit ?? DEFAULT_AUDIT_SCAN_LIMIT;
   let cursor = query.before;
+  let scanned = 0;
   for (;;) {
+    const maxCount = Math.min(AUDIT_SCAN_BATCH, scanLimit - scanned);
     let batch: RecordedEvent[];
     try {
-      batch = await store.readAllBackwards({ before: cursor, maxCount: AUDIT_SCAN_BATCH });
+      batch = await store.readAllBackwards({ before: cursor, maxCount });
     } catch (error) {
       throw new EventStoreUnavailableError(error);
     }
@@ -74,11 +88,15 @@ export async function readAuditPage(store: EventStore, query: AuditPageQuery): P
       const target = auditTargetOf(recorded);
       if (!target || !target.workspaceSlugs.includes(query.workspaceSlug)) continue;
       if (!target.resourceName.startsWith(query.resourceNamePrefix)) continue;
-      if (entries.length === query.pageSize) return { entries, more: true };
+      if (entries.length === query.pageSize) {
+        return { entries, more: true, nextBefore: entries[entries.length - 1].position };
+      }
       entries.push(toAuditEntry(recorded, target.resourceName));
     }
-    if (batch.length < AUDIT_SCAN_BATCH) return { entries, more: false };
+    if (batch.length < maxCount) return { entries, more: false };
     cursor = batch[batch.length - 1].position;
+    scanned += batch.length;
+    if (scanned >= scanLimit) return { entries, more: true, nextBefore: cursor };
   }
 }
 

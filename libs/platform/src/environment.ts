@@ -226,6 +226,11 @@ export const environmentSchema = z.object({
   LIVE_EVENTS_MAX_STREAMS_PER_TOKEN: z.coerce.number().int().positive().default(5),
   LIVE_EVENTS_MAX_STREAMS_PER_WORKSPACE: z.coerce.number().int().positive().default(20),
   LIVE_EVENTS_MAX_STREAMS: z.coerce.number().int().positive().default(200),
+  /**
+   * Config events one audit-trail page reads at most (the store holds every workspace's): past it the
+   * page ends early, with a page token to go on from.
+   */
+  AUDIT_SCAN_LIMIT: z.coerce.number().int().min(500).max(1_000_000).default(5_000),
   /** HTTP Basic (email:password) attempts per minute per email, whatever their outcome. */
   BASIC_AUTH_RATE_LIMIT_PER_EMAIL: z.coerce.number().int().positive().default(10),
   /** HTTP Basic attempts per minute per client address (see TRUST_PROXY), whatever their outcome. */
