@@ -189,6 +189,11 @@ export const environmentSchema = z.object({
    * left out and counted. At least 16 (the columns a table starts with); PostgreSQL's own limit is 1,600.
    */
   POSTGRES_DESTINATION_MAX_COLUMNS: z.coerce.number().int().min(16).max(1_600).default(500),
+  /**
+   * PostgreSQL destination pools (one per connection string, up to 4 connections each) a router keeps
+   * open; past it the least recently used one is closed.
+   */
+  POSTGRES_DESTINATION_MAX_POOLS: z.coerce.number().int().positive().max(10_000).default(50),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
   /**
