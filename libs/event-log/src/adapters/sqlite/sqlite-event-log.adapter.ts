@@ -1,4 +1,4 @@
-import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import { Database, type Statement } from '@tributary/sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -96,7 +96,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
 
   private constructor(private readonly options: SqliteEventLogOptions) {
     mkdirSync(dirname(options.file), { recursive: true });
-    this.database = new BetterSqlite3(options.file);
+    this.database = new Database(options.file);
     this.database.pragma('journal_mode = WAL');
     this.database.pragma('synchronous = FULL');
     // Another process on the same file (a separate router) may hold the write lock briefly.
