@@ -57,6 +57,14 @@ export interface HttpApplicationOptions {
  *   invalid JSON is recorded for the route's guard to answer 400 in the API's own error shape;
  * - everything else gets the raw bytes, which the tracking API inflates and limits itself.
  */
+/** A request id a caller may choose: at most 128 letters, digits and `._:/@+=-`. */
+const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:/@+=-]{1,128}$/;
+
+/** The caller's X-Request-Id when it is an acceptable id (one header, plain and short), else undefined. */
+export function acceptableRequestId(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && ACCEPTABLE_REQUEST_ID.test(header) ? header : undefined;
+}
+
 export async function createHttpApplication(
   module: unknown,
   logLevel: Environment['LOG_LEVEL'] = 'log',
@@ -71,11 +79,14 @@ export async function createHttpApplication(
   const edge = new HttpEdge(apis, { requestTimeoutMs }, (record) => recordRefusal(record));
   const adapter = new FastifyAdapter({
     rewriteUrl: (request: { url?: string }) => normalizeRequestUrl(request.url),
-    requestIdHeader: 'x-request-id',
+    // A caller's (or its proxy's) X-Request-Id is kept when it is a plain short id, so that a request
+    // can be followed through; anything else gets an id of ours, since the id goes into logs and the
+    // audit trail.
+    requestIdHeader: false,
     // Every client address (rate limits, OAuth throttling, a browser event's context.ip) is
     // `request.ip`; believing X-Forwarded-For from anyone would let a caller pick its own.
     trustProxy: options.trustProxy ?? false,
-    genReqId: () => randomUUID(),
+    genReqId: (request) => acceptableRequestId(request.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: MAX_REQUEST_BYTES,
     logger: false,
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
