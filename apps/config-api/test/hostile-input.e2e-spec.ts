@@ -108,8 +108,11 @@ describe('Config API against hostile input', () => {
           headers: { 'content-type': 'application/json' },
         });
         expectConfigApiError(response, 400, 3);
+        // 100,000 levels are 700 KB of text: past twice the body limit, refused before it is parsed.
         expect(response.body.error).toBe(
-          'the request body is nested deeper than 32 levels of objects and arrays',
+          depth === 100_000
+            ? `the request body is ${Buffer.byteLength(bodyText(body, depth))} bytes; at most 524288 are read`
+            : 'the request body is nested deeper than 32 levels of objects and arrays',
         );
       }
     });
@@ -145,6 +148,16 @@ describe('Config API against hostile input', () => {
       });
       expectConfigApiError(refused, 400, 3);
     });
+  });
+
+  it('does not parse a body longer than twice CONFIG_API_MAX_BODY_BYTES for anyone: 401 without a token, 400 with one', async () => {
+    // Not even JSON: the answer shows whether it was parsed (it would be "invalid JSON body").
+    const huge = `{"source":${'['.repeat(16)}${' '.repeat(600 * 1024)}`;
+    const anonymous = await admin.request('POST', `workspaces/${WS}/sources`, { token: null, rawBody: huge });
+    expectConfigApiError(anonymous, 401, 16);
+    const refused = await writer.request('POST', `workspaces/${WS}/sources`, { rawBody: huge });
+    expectConfigApiError(refused, 400, 3);
+    expect(refused.body.error).toMatch(/at most 524288 are read/);
   });
 
   describe('filter field paths into prototypes', () => {

@@ -282,11 +282,23 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
 
 export const ENVIRONMENT = Symbol('Environment');
 
-/** What `createHttpApplication` takes from the environment: the metrics listener and the trusted proxies. */
+/**
+ * What `createHttpApplication` takes from the environment: the metrics listener, the trusted proxies,
+ * and the most Config API body bytes it parses (twice `CONFIG_API_MAX_BODY_BYTES`, which is measured
+ * on compact JSON, so that a client's indentation still fits).
+ */
 export function httpApplicationOptionsOf(
-  environment: Pick<Environment, 'METRICS_PORT' | 'METRICS_HOST' | 'TRUST_PROXY'>,
-): { metricsListener: { port: number; host: string }; trustProxy: Environment['TRUST_PROXY'] } {
-  return { metricsListener: metricsListenerOf(environment), trustProxy: environment.TRUST_PROXY };
+  environment: Pick<Environment, 'METRICS_PORT' | 'METRICS_HOST' | 'TRUST_PROXY' | 'CONFIG_API_MAX_BODY_BYTES'>,
+): {
+  metricsListener: { port: number; host: string };
+  trustProxy: Environment['TRUST_PROXY'];
+  maxJsonBodyBytes: number;
+} {
+  return {
+    metricsListener: metricsListenerOf(environment),
+    trustProxy: environment.TRUST_PROXY,
+    maxJsonBodyBytes: 2 * environment.CONFIG_API_MAX_BODY_BYTES,
+  };
 }
 
 /** The `/metrics` listener's address from the environment (`createHttpApplication`'s `metricsListener`). */

@@ -48,6 +48,20 @@ export interface HttpApplicationOptions {
    * `request.ip`, `request.protocol` and `request.hostname`. Default false: the TCP peer's.
    */
   trustProxy?: boolean | number | string[];
+  /**
+   * Config API bodies longer than this many bytes are not parsed at all: they are recorded as too
+   * large for the route's guard to answer 400, after authentication. Default: the 4 MiB every request
+   * may have.
+   */
+  maxJsonBodyBytes?: number;
+}
+
+/** A request id a caller may choose: at most 128 letters, digits and `._:/@+=-`. */
+const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:/@+=-]{1,128}$/;
+
+/** The caller's X-Request-Id when it is an acceptable id (one header, plain and short), else undefined. */
+export function acceptableRequestId(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && ACCEPTABLE_REQUEST_ID.test(header) ? header : undefined;
 }
 
 /**
@@ -57,14 +71,6 @@ export interface HttpApplicationOptions {
  *   invalid JSON is recorded for the route's guard to answer 400 in the API's own error shape;
  * - everything else gets the raw bytes, which the tracking API inflates and limits itself.
  */
-/** A request id a caller may choose: at most 128 letters, digits and `._:/@+=-`. */
-const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:/@+=-]{1,128}$/;
-
-/** The caller's X-Request-Id when it is an acceptable id (one header, plain and short), else undefined. */
-export function acceptableRequestId(header: string | string[] | undefined): string | undefined {
-  return typeof header === 'string' && ACCEPTABLE_REQUEST_ID.test(header) ? header : undefined;
-}
-
 export async function createHttpApplication(
   module: unknown,
   logLevel: Environment['LOG_LEVEL'] = 'log',
@@ -159,8 +165,15 @@ export async function createHttpApplication(
     reply.send(body);
   });
   fastify.removeAllContentTypeParsers();
+  const maxJsonBodyBytes = options.maxJsonBodyBytes ?? MAX_REQUEST_BYTES;
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     if (!request.url.startsWith('/v1beta')) return done(null, body);
+    // Parsing comes before authentication: a body no route would take is not parsed for anyone.
+    if ((body as Buffer).length > maxJsonBodyBytes) {
+      (request as RequestWithBodyError).bodyParseError =
+        `the request body is ${(body as Buffer).length} bytes; at most ${maxJsonBodyBytes} are read`;
+      return done(null, undefined);
+    }
     done(null, parseLenientJson(request as RequestWithBodyError, body as Buffer));
   });
   fastify.addHook('onSend', async (request, reply) => {
