@@ -78,6 +78,8 @@ export class ConfigApiModule {
             trackingPlans: environment.WORKSPACE_MAX_TRACKING_PLANS,
             oauthApplications: environment.WORKSPACE_MAX_OAUTH_APPLICATIONS,
             runningReplays: environment.WORKSPACE_MAX_RUNNING_REPLAYS,
+            configBytes: environment.WORKSPACE_MAX_CONFIG_BYTES,
+            filterBytes: environment.FILTER_MAX_BYTES,
           } satisfies WorkspaceQuotaLimits,
         },
         WorkspaceQuotas,

@@ -429,3 +429,74 @@ describe('workspace quotas (issue 10, item 6)', () => {
     expectQuotaExceeded(await application(), /1 OAuth applications.*WORKSPACE_MAX_OAUTH_APPLICATIONS/);
   });
 });
+
+describe('Config API byte budgets', () => {
+  let instance: TributaryTestInstance;
+  let writer: ConfigApiClient;
+  let other: ConfigApiClient;
+  const destination = (ws: string) => `workspaces/${ws}/sources/web/destinations/actions-google-analytics-4`;
+  const filter = (description: string) => ({
+    filter: { title: 'f', description, if: 'all', actions: [{ type: 'drop_event' }] },
+  });
+
+  beforeAll(async () => {
+    instance = await startTributary({
+      environment: {
+        CONFIG_API_RATE_LIMIT: '100000',
+        WORKSPACE_MAX_CONFIG_BYTES: '65536',
+        FILTER_MAX_BYTES: '16384',
+      },
+    });
+    const admin = new ConfigApiClient(instance);
+    ({ writer } = await createWorkspaceWithTokens(admin, 'bytes'));
+    ({ writer: other } = await createWorkspaceWithTokens(admin, 'bytes-other'));
+    for (const [client, ws] of [
+      [writer, 'bytes'],
+      [other, 'bytes-other'],
+    ] as const) {
+      await client.ok('POST', `workspaces/${ws}/sources`, {
+        source: { name: `workspaces/${ws}/sources/web`, catalog_name: 'catalog/sources/javascript' },
+      });
+      await client.ok('POST', `workspaces/${ws}/sources/web/destinations`, { destination: { name: destination(ws) } });
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await instance?.stop({ removeData: true });
+  });
+
+  it('refuses a filter larger than FILTER_MAX_BYTES with 400, code 3', async () => {
+    const response = await writer.request('POST', `${destination('bytes')}/filters`, {
+      json: filter('x'.repeat(20_000)),
+    });
+    expectConfigApiError(response, 400, 3);
+    expect(response.body.error).toMatch(/FILTER_MAX_BYTES/);
+  });
+
+  it("refuses filters past the workspace's byte budget with 429, code 8, and other workspaces go on", async () => {
+    const statuses: number[] = [];
+    let refused: ConfigApiResponse | undefined;
+    for (let count = 0; count < 8 && !refused; count++) {
+      const response = await writer.request('POST', `${destination('bytes')}/filters`, {
+        json: filter('y'.repeat(12_000)),
+      });
+      statuses.push(response.status);
+      if (response.status !== 200) refused = response;
+    }
+    // 64 KiB hold five such filters beside the source and the destination, not a sixth.
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expectConfigApiError(refused!, 429, 8);
+    expect(refused!.body.error).toMatch(/WORKSPACE_MAX_CONFIG_BYTES/);
+
+    // An update that does not grow a filter is taken at the budget (a tenant can still disable one).
+    const [first] = (await writer.get(`${destination('bytes')}/filters`)).body.filters;
+    const disabled = await writer.request('PATCH', first.name, {
+      json: { filter: { enabled: false }, update_mask: { paths: ['enabled'] } },
+    });
+    expect(disabled.status).toBe(200);
+
+    expectJsonSuccess(
+      await other.request('POST', `${destination('bytes-other')}/filters`, { json: filter('z'.repeat(12_000)) }),
+    );
+  });
+});

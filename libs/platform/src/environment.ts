@@ -221,6 +221,13 @@ export const environmentSchema = z.object({
   DESTINATION_MAX_FILTERS: z.coerce.number().int().positive().default(100),
   WORKSPACE_MAX_TRACKING_PLANS: z.coerce.number().int().positive().default(1_000),
   WORKSPACE_MAX_OAUTH_APPLICATIONS: z.coerce.number().int().positive().default(100),
+  /**
+   * Bytes of JSON all of a workspace's sources, destinations, filters and tracking plans may hold
+   * together: every process keeps them in memory. A write past it: 429, code 8.
+   */
+  WORKSPACE_MAX_CONFIG_BYTES: z.coerce.number().int().min(65_536).default(16 * 1024 * 1024),
+  /** Bytes of JSON of one destination filter (the router keeps and runs every one); more: 400, code 3. */
+  FILTER_MAX_BYTES: z.coerce.number().int().min(1_024).max(4 * 1024 * 1024).default(16 * 1024),
   /** Replays running at once in a workspace: each one reads the whole log from its start time. */
   WORKSPACE_MAX_RUNNING_REPLAYS: z.coerce.number().int().positive().default(4),
   /**

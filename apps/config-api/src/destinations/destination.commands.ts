@@ -59,6 +59,7 @@ export class DestinationCommands {
         : destinationSlug,
     );
     this.quotas.assertCanAddDestination(workspaceSlug);
+    this.quotas.assertWithinConfigBytes(workspaceSlug, request);
     await this.commands.handle(
       destinationAggregate,
       { sourceId, destinationSlug },
@@ -98,6 +99,7 @@ export class DestinationCommands {
       body.update_mask?.paths ?? undefined,
       DESTINATION_ZERO_VALUES,
     );
+    this.quotas.assertWithinConfigBytes(destination.workspaceSlug, changes, destination);
     await this.commands.handle(
       destinationAggregate,
       { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
