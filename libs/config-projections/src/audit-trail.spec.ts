@@ -20,6 +20,12 @@ describe('maskSecrets', () => {
     ).toEqual({ config: { apiSecret: MASKED_SECRET, list: [{ keep: MASKED_SECRET }, 'plain'] } });
   });
 
+  it('masks write keys, which let anyone holding them ingest', () => {
+    expect(
+      maskSecrets({ workspaceSlug: 'a', writeKey: 'wk_live', source: { writeKeys: ['k1', 'k2'] } }),
+    ).toEqual({ workspaceSlug: 'a', writeKey: MASKED_SECRET, source: { writeKeys: [MASKED_SECRET, MASKED_SECRET] } });
+  });
+
   it('cuts values nested past 64 levels instead of overflowing the stack', () => {
     let deep: unknown = 'enc:v1:bottom';
     for (let level = 0; level < 200_000; level += 1) deep = [{ a: deep }];

@@ -24,6 +24,11 @@ export interface AuditEntry {
 }
 
 const SECRET_KEYS = new Set(['tokenHash', 'passwordHash']);
+/**
+ * Values the trail shows masked: a source's write keys let anyone holding them ingest, and the trail
+ * is readable with a `workspace:read` token.
+ */
+const MASKED_KEYS = new Set(['writeKey', 'writeKeys']);
 
 export function auditEntryFor(
   recorded: RecordedEvent,
@@ -214,11 +219,15 @@ export const MAX_PRESENTED_DEPTH = 64;
 export const TOO_DEEP_MARKER = `[nested deeper than ${MAX_PRESENTED_DEPTH} levels]`;
 
 /**
- * Drops hashes and replaces encrypted setting values by a mask, at any depth, and cuts containers
+ * Drops hashes, masks write keys and encrypted setting values, at any depth, and cuts containers
  * nested deeper than `MAX_PRESENTED_DEPTH` (see `limitDepth`).
  */
 export function maskSecrets(value: unknown): unknown {
-  return copyJson(value, { skipKey: (key) => SECRET_KEYS.has(key), mapScalar: maskScalar });
+  return copyJson(value, {
+    skipKey: (key) => SECRET_KEYS.has(key),
+    maskKey: (key) => MASKED_KEYS.has(key),
+    mapScalar: maskScalar,
+  });
 }
 
 /** A copy of a stored JSON value whose containers nested deeper than `MAX_PRESENTED_DEPTH` are cut. */
@@ -232,7 +241,12 @@ export function limitDepth(value: unknown): unknown {
  */
 function copyJson(
   value: unknown,
-  options: { skipKey?: (key: string) => boolean; mapScalar?: (value: unknown) => unknown },
+  options: {
+    skipKey?: (key: string) => boolean;
+    /** Keys whose strings (or arrays of strings) are shown as the mask. */
+    maskKey?: (key: string) => boolean;
+    mapScalar?: (value: unknown) => unknown;
+  },
 ): unknown {
   const mapScalar = options.mapScalar ?? ((scalar: unknown) => scalar);
   if (!isContainer(value)) return mapScalar(value);
@@ -253,9 +267,10 @@ function copyJson(
     }
     for (const [key, inner] of Object.entries(source)) {
       if (options.skipKey?.(key)) continue;
+      const masked = options.maskKey?.(key) ? maskedValue(inner) : undefined;
       // Defined, not assigned: a stored key named `__proto__` stays a key of the copy.
       Object.defineProperty(copy, key, {
-        value: copyOf(inner),
+        value: masked ?? copyOf(inner),
         writable: true,
         enumerable: true,
         configurable: true,
@@ -273,6 +288,15 @@ function isContainer(value: unknown): value is Container {
 
 function emptyLike(value: Container): Container {
   return Array.isArray(value) ? [] : {};
+}
+
+/** A string, or an array of strings, as the mask; undefined for anything else (copied as it is). */
+function maskedValue(value: unknown): unknown {
+  if (typeof value === 'string') return MASKED_SECRET;
+  if (Array.isArray(value) && value.every((inner) => typeof inner === 'string')) {
+    return value.map(() => MASKED_SECRET);
+  }
+  return undefined;
 }
 
 function maskScalar(value: unknown): unknown {
