@@ -50,7 +50,11 @@ export class ConfigApiModule {
     return {
       module: ConfigApiModule,
       // The guard, rate budget and lookup it shares with the router's Config API routes.
-      imports: [ConfigApiAccessModule.register(environment), LiveEventsModule.register(environment), ConsoleModule],
+      imports: [
+        ConfigApiAccessModule.register(environment),
+        LiveEventsModule.register(environment),
+        ConsoleModule,
+      ],
       controllers: [
         WorkspacesController,
         AccessTokensController,

@@ -521,7 +521,11 @@ describe('an access token revoking itself (the console signing out)', () => {
 
   const mint = () =>
     admin.ok<{ name: string; token: string }>('POST', 'access-tokens', {
-      access_token: { description: 'console sign-in', scopes: 'workspace', workspace_names: ['workspaces/revoke'] },
+      access_token: {
+        description: 'console sign-in',
+        scopes: 'workspace',
+        workspace_names: ['workspaces/revoke'],
+      },
     });
 
   it('may delete itself, and is refused from then on; it may not delete another token (403, code 7)', async () => {

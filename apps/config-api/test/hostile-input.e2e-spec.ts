@@ -390,7 +390,10 @@ describe('workspace quotas (issue 10, item 6)', () => {
       });
     expectJsonSuccess(await destination('one', 'actions-google-analytics-4'));
     expectJsonSuccess(await destination('three', 'actions-google-analytics-4'));
-    expectQuotaExceeded(await destination('three', 'actions-mixpanel'), /2 destinations.*WORKSPACE_MAX_DESTINATIONS/);
+    expectQuotaExceeded(
+      await destination('three', 'actions-mixpanel'),
+      /2 destinations.*WORKSPACE_MAX_DESTINATIONS/,
+    );
   });
 
   it('counts filters per destination', async () => {
@@ -407,9 +410,13 @@ describe('workspace quotas (issue 10, item 6)', () => {
     );
     // Another destination of the same workspace has its own count.
     expectJsonSuccess(
-      await writer.request('POST', 'workspaces/quota/sources/three/destinations/actions-google-analytics-4/filters', {
-        json: { filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] } },
-      }),
+      await writer.request(
+        'POST',
+        'workspaces/quota/sources/three/destinations/actions-google-analytics-4/filters',
+        {
+          json: { filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] } },
+        },
+      ),
     );
   });
 
@@ -457,7 +464,9 @@ describe('Config API byte budgets', () => {
       await client.ok('POST', `workspaces/${ws}/sources`, {
         source: { name: `workspaces/${ws}/sources/web`, catalog_name: 'catalog/sources/javascript' },
       });
-      await client.ok('POST', `workspaces/${ws}/sources/web/destinations`, { destination: { name: destination(ws) } });
+      await client.ok('POST', `workspaces/${ws}/sources/web/destinations`, {
+        destination: { name: destination(ws) },
+      });
     }
   }, 60_000);
 
@@ -496,7 +505,9 @@ describe('Config API byte budgets', () => {
     expect(disabled.status).toBe(200);
 
     expectJsonSuccess(
-      await other.request('POST', `${destination('bytes-other')}/filters`, { json: filter('z'.repeat(12_000)) }),
+      await other.request('POST', `${destination('bytes-other')}/filters`, {
+        json: filter('z'.repeat(12_000)),
+      }),
     );
   });
 });

@@ -260,7 +260,10 @@ describe('GET /v1beta/workspaces/{ws}/sources/{src}/live-events', () => {
     expect((await open({}, instance.adminToken)).status).toBe(200);
 
     streams[0].close();
-    await waitUntil('the server lets go of the closed stream', () => instance.app.get(OpenLiveEventStreams).size === 5);
+    await waitUntil(
+      'the server lets go of the closed stream',
+      () => instance.app.get(OpenLiveEventStreams).size === 5,
+    );
     expect((await open()).status).toBe(200);
   });
 

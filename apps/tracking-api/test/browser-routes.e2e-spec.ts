@@ -581,8 +581,13 @@ describe('browser and mobile routes', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('public, max-age=60');
       expect(response.headers.get('vary')).toMatch(/\bOrigin\b/);
-      const body = (await response.json()) as { integrations: Record<string, { apiHost: string; protocol: string }> };
-      expect(body.integrations['Segment.io']).toMatchObject({ apiHost: 't.example.com/v1', protocol: 'https' });
+      const body = (await response.json()) as {
+        integrations: Record<string, { apiHost: string; protocol: string }>;
+      };
+      expect(body.integrations['Segment.io']).toMatchObject({
+        apiHost: 't.example.com/v1',
+        protocol: 'https',
+      });
     });
   });
 

@@ -178,7 +178,10 @@ describe("one workspace's clients against the shared replay store", () => {
     for (let second = 0; second < 2; second++) {
       const round = await Promise.all(
         clients.flatMap((client) =>
-          Array.from({ length: 20 }, async () => (await postToken(t!, tokenForm(await assertionOf(client)))).status),
+          Array.from(
+            { length: 20 },
+            async () => (await postToken(t!, tokenForm(await assertionOf(client)))).status,
+          ),
         ),
       );
       statuses.push(...round);
@@ -187,7 +190,10 @@ describe("one workspace's clients against the shared replay store", () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(30);
     expect(statuses.filter((status) => status === 503)).toHaveLength(0);
     const refused = await postToken(t, tokenForm(await assertionOf(clients[0])));
-    expect({ status: refused.status, error: refused.body?.error }).toEqual({ status: 429, error: 'slow_down' });
+    expect({ status: refused.status, error: refused.body?.error }).toEqual({
+      status: 429,
+      error: 'slow_down',
+    });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(1);
 
     const response = await postToken(t, tokenForm(await assertionOf(other)));

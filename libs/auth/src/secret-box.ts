@@ -124,7 +124,9 @@ const AUTH_TAG_BYTES = 16;
 
 function open(key: Buffer, raw: Buffer, aad: Buffer | undefined): string {
   if (raw.length < 12 + AUTH_TAG_BYTES) throw new Error('the encrypted value is cut short');
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12), { authTagLength: AUTH_TAG_BYTES });
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12), {
+    authTagLength: AUTH_TAG_BYTES,
+  });
   if (aad) decipher.setAAD(aad);
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');

@@ -23,7 +23,11 @@ describe('maskSecrets', () => {
   it('masks write keys, which let anyone holding them ingest', () => {
     expect(
       maskSecrets({ workspaceSlug: 'a', writeKey: 'wk_live', source: { writeKeys: ['k1', 'k2'] } }),
-    ).toEqual({ workspaceSlug: 'a', writeKey: MASKED_SECRET, source: { writeKeys: [MASKED_SECRET, MASKED_SECRET] } });
+    ).toEqual({
+      workspaceSlug: 'a',
+      writeKey: MASKED_SECRET,
+      source: { writeKeys: [MASKED_SECRET, MASKED_SECRET] },
+    });
   });
 
   it('cuts values nested past 64 levels instead of overflowing the stack', () => {

@@ -64,10 +64,16 @@ describe('createEventLog', () => {
     try {
       writeFileSync(join(dataDir, DEDUPE_INDEX_FILE_NAME), Buffer.alloc(8192, 'not a database '));
       log = await createEventLog({ dataDir, natsUrl: server.url, dedupeIndex: true });
-      const asides = readdirSync(dataDir).filter((name) => name.startsWith(`${DEDUPE_INDEX_FILE_NAME}.corrupt-`));
+      const asides = readdirSync(dataDir).filter((name) =>
+        name.startsWith(`${DEDUPE_INDEX_FILE_NAME}.corrupt-`),
+      );
       expect(asides).toHaveLength(1);
-      const [stored] = await log.publishBatch([{ workspaceId: 'ws', sourceId: 'src', messageId: 'm1', payload: {} }]);
-      const [again] = await log.publishBatch([{ workspaceId: 'ws', sourceId: 'src', messageId: 'm1', payload: {} }]);
+      const [stored] = await log.publishBatch([
+        { workspaceId: 'ws', sourceId: 'src', messageId: 'm1', payload: {} },
+      ]);
+      const [again] = await log.publishBatch([
+        { workspaceId: 'ws', sourceId: 'src', messageId: 'm1', payload: {} },
+      ]);
       expect(again).toEqual({ messageId: 'm1', duplicate: true, sequence: stored.sequence });
     } finally {
       await log?.close();

@@ -225,9 +225,18 @@ export const environmentSchema = z.object({
    * Bytes of JSON all of a workspace's sources, destinations, filters and tracking plans may hold
    * together: every process keeps them in memory. A write past it: 429, code 8.
    */
-  WORKSPACE_MAX_CONFIG_BYTES: z.coerce.number().int().min(65_536).default(16 * 1024 * 1024),
+  WORKSPACE_MAX_CONFIG_BYTES: z.coerce
+    .number()
+    .int()
+    .min(65_536)
+    .default(16 * 1024 * 1024),
   /** Bytes of JSON of one destination filter (the router keeps and runs every one); more: 400, code 3. */
-  FILTER_MAX_BYTES: z.coerce.number().int().min(1_024).max(4 * 1024 * 1024).default(16 * 1024),
+  FILTER_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .max(4 * 1024 * 1024)
+    .default(16 * 1024),
   /** Replays running at once in a workspace: each one reads the whole log from its start time. */
   WORKSPACE_MAX_RUNNING_REPLAYS: z.coerce.number().int().positive().default(4),
   /**
@@ -295,7 +304,10 @@ export const ENVIRONMENT = Symbol('Environment');
  * on compact JSON, so that a client's indentation still fits).
  */
 export function httpApplicationOptionsOf(
-  environment: Pick<Environment, 'METRICS_PORT' | 'METRICS_HOST' | 'TRUST_PROXY' | 'CONFIG_API_MAX_BODY_BYTES'>,
+  environment: Pick<
+    Environment,
+    'METRICS_PORT' | 'METRICS_HOST' | 'TRUST_PROXY' | 'CONFIG_API_MAX_BODY_BYTES'
+  >,
 ): {
   metricsListener: { port: number; host: string };
   trustProxy: Environment['TRUST_PROXY'];

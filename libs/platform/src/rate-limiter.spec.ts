@@ -39,7 +39,10 @@ describe('RateLimiter', () => {
   });
 
   it('costs O(1) per new caller: 50,000 distinct callers in one window cost about as much as a Map', () => {
-    const callers = Array.from({ length: 50_000 }, (_, caller) => `10.${caller >> 16}.${(caller >> 8) & 255}.${caller & 255}`);
+    const callers = Array.from(
+      { length: 50_000 },
+      (_, caller) => `10.${caller >> 16}.${(caller >> 8) & 255}.${caller & 255}`,
+    );
     // Measured against the same work on a bare Map on the same machine, so a busy machine does not
     // fail the test; a scan of the other callers per new one (quadratic) is far beyond it.
     const timed = (work: () => void) => {

@@ -78,7 +78,8 @@ export function addressRateKey(address: string): string {
   const [head, tail = ''] = address.toLowerCase().split('::');
   const headGroups = head === '' ? [] : head.split(':');
   // A dotted IPv4 tail (`64:ff9b::1.2.3.4`) stands for two groups.
-  const tailGroups = tail === '' ? [] : tail.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group]));
+  const tailGroups =
+    tail === '' ? [] : tail.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group]));
   const groups = address.includes('::')
     ? [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups]
     : headGroups;

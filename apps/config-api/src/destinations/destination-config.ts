@@ -174,7 +174,8 @@ function restoreMaskedUrlCredentials(incoming: string, storedUrl: string): strin
  * Settings that say where a destination sends: a URL with credentials in it, and settings named as
  * an address (`url`, `endpoint`, `apiEndpoint`, `baseUrl`, `host`, `domain`, `region`, ...).
  */
-const TARGET_SETTING_NAME = /(url|uri|endpoint|host|hostname|domain|subdomain|server|region|datacenter|connection_string)$/i;
+const TARGET_SETTING_NAME =
+  /(url|uri|endpoint|host|hostname|domain|subdomain|server|region|datacenter|connection_string)$/i;
 
 function isTargetSetting(key: string, secrecy: SettingSecrecy | undefined): boolean {
   return secrecy === 'url-credentials' || TARGET_SETTING_NAME.test(key);

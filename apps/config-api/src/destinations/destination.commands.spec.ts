@@ -134,8 +134,14 @@ describe('DestinationCommands', () => {
     });
 
     it.each([
-      ['masked URL credentials at another host', [{ name: 'url', value: `https://${MASKED_SECRET}:${MASKED_SECRET}@attacker.example/in` }]],
-      ['a new host, the headers and secret left stored', [{ name: 'url', value: 'https://attacker.example/in' }]],
+      [
+        'masked URL credentials at another host',
+        [{ name: 'url', value: `https://${MASKED_SECRET}:${MASKED_SECRET}@attacker.example/in` }],
+      ],
+      [
+        'a new host, the headers and secret left stored',
+        [{ name: 'url', value: 'https://attacker.example/in' }],
+      ],
       [
         'a new host with the headers sent back masked',
         [
@@ -164,7 +170,9 @@ describe('DestinationCommands', () => {
       ]);
       const kept = destination('webhooks')!.config;
       expect(secretBox.decrypt(kept.url as string)).toBe('https://alice:pa55@hooks.example/v2');
-      expect(secretBox.decrypt((kept.headers as Record<string, string>).authorization)).toBe('Bearer vendor-key');
+      expect(secretBox.decrypt((kept.headers as Record<string, string>).authorization)).toBe(
+        'Bearer vendor-key',
+      );
 
       await update([
         { name: 'url', value: 'https://elsewhere.example/in' },

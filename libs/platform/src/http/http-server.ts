@@ -92,7 +92,8 @@ export async function createHttpApplication(
     // Every client address (rate limits, OAuth throttling, a browser event's context.ip) is
     // `request.ip`; believing X-Forwarded-For from anyone would let a caller pick its own.
     trustProxy: options.trustProxy ?? false,
-    genReqId: (request) => acceptableRequestId(request.headers['x-request-id']) ?? randomUUID(),
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) =>
+      acceptableRequestId(request.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: MAX_REQUEST_BYTES,
     logger: false,
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
