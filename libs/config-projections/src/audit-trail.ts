@@ -180,6 +180,7 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
         workspaceSlugs,
         resourceName: `${destinationName(event.data)}/replays/${event.data.replay.replayId}`,
       };
+    case 'DestinationReplayCancelRequested':
     case 'DestinationReplayFinished':
       return {
         workspaceSlugs,
