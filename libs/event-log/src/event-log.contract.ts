@@ -3,6 +3,7 @@ import {
   ConsumerNotFoundError,
   EventLogUnavailableError,
   MAX_SEEN_ONCE_TTL_MS,
+  UNSETTLED_ATTEMPT_OUTCOME,
   SeenOnceCapacityError,
   type ConsumeOptions,
   type ConsumerSubscription,
@@ -1027,6 +1028,110 @@ export function describeEventLogContract(
         );
       });
 
+      it('records a started attempt as unsettled until a failure of the same delivery settles it', async () => {
+        const log = await openFresh();
+        const started = await log.recordAttemptStarted('destination-a', 7, {
+          at: at('2026-03-10T08:00:00.000Z'),
+          deliveryCount: 2,
+        });
+        expect(started).toEqual({
+          firstFailedAt: at('2026-03-10T08:00:00.000Z'),
+          attempts: [
+            {
+              at: at('2026-03-10T08:00:00.000Z'),
+              outcome: UNSETTLED_ATTEMPT_OUTCOME,
+              deliveryCount: 2,
+              unsettled: true,
+            },
+          ],
+        });
+        // A failure of another delivery (one that recorded no start) is appended beside it.
+        await log.recordFailedAttempt('destination-a', 7, {
+          at: at('2026-03-10T08:00:01.000Z'),
+          outcome: 'HTTP 503',
+          deliveryCount: 1,
+        });
+        const settled = await log.recordFailedAttempt('destination-a', 7, {
+          at: at('2026-03-10T08:00:05.000Z'),
+          outcome: 'timeout after 5000 ms',
+          deliveryCount: 2,
+        });
+        expect(settled.attempts).toEqual([
+          { at: at('2026-03-10T08:00:05.000Z'), outcome: 'timeout after 5000 ms', deliveryCount: 2 },
+          { at: at('2026-03-10T08:00:01.000Z'), outcome: 'HTTP 503', deliveryCount: 1 },
+        ]);
+        expect(await log.readFailedAttempts('destination-a', 7)).toEqual(settled);
+      });
+
+      it('keeps the attempts of deliveries that never settled, each once, across a reopen', async () => {
+        const store = await newStore();
+        const log = await open(store);
+        const firstStart = new Date(Date.now() - 2_000);
+        await log.recordAttemptStarted('destination-a', 4, { at: firstStart, deliveryCount: 2 });
+        // The same delivery starting again (a handler called twice for it) is not a second attempt.
+        await log.recordAttemptStarted('destination-a', 4, { at: new Date(), deliveryCount: 2 });
+        await log.close();
+        // The process died there: the next delivery, in another process, finds the start unsettled.
+        const reopened = await open(store);
+        const history = await reopened.recordAttemptStarted('destination-a', 4, {
+          at: new Date(),
+          deliveryCount: 3,
+        });
+        expect(history.firstFailedAt).toEqual(firstStart);
+        expect(history.attempts.map((attempt) => [attempt.deliveryCount, attempt.unsettled])).toEqual([
+          [2, true],
+          [3, true],
+        ]);
+        // A start of a delivery whose failure is recorded already changes nothing.
+        await reopened.recordFailedAttempt('destination-a', 5, {
+          at: new Date(),
+          outcome: 'HTTP 500',
+          deliveryCount: 2,
+        });
+        const after = await reopened.recordAttemptStarted('destination-a', 5, {
+          at: new Date(),
+          deliveryCount: 2,
+        });
+        expect(after.attempts.map((attempt) => attempt.outcome)).toEqual(['HTTP 500']);
+        await reopened.forgetFailedAttempts('destination-a', 4);
+        expect(await reopened.readFailedAttempts('destination-a', 4)).toBeNull();
+      });
+
+      it('loses no start when replicas record starts and failures of one message at once', async () => {
+        const store = await newStore();
+        const one = await open(store);
+        const other = await open(store);
+        await Promise.all(
+          Array.from({ length: 6 }, (_, index) =>
+            (index % 2 === 0 ? one : other).recordAttemptStarted('destination-a', 9, {
+              at: new Date(Date.UTC(2026, 2, 10, 8, 0, index)),
+              deliveryCount: index + 2,
+            }),
+          ),
+        );
+        await Promise.all(
+          [2, 3, 4].map((deliveryCount) =>
+            (deliveryCount % 2 === 0 ? one : other).recordFailedAttempt('destination-a', 9, {
+              at: new Date(Date.UTC(2026, 2, 10, 8, 1, deliveryCount)),
+              outcome: `failure ${deliveryCount}`,
+              deliveryCount,
+            }),
+          ),
+        );
+        const history = await one.readFailedAttempts('destination-a', 9);
+        const byDelivery = [...(history?.attempts ?? [])].sort(
+          (a, b) => (a.deliveryCount ?? 0) - (b.deliveryCount ?? 0),
+        );
+        expect(byDelivery.map((attempt) => [attempt.deliveryCount, attempt.unsettled ?? false])).toEqual([
+          [2, false],
+          [3, false],
+          [4, false],
+          [5, true],
+          [6, true],
+          [7, true],
+        ]);
+      });
+
       it('drops every history of a consumer when the consumer is deleted', async () => {
         const log = await openFresh();
         const consumer = await record(log, 'doomed', {}, () => undefined);
@@ -1049,8 +1154,143 @@ export function describeEventLogContract(
         await expect(
           log.recordFailedAttempt('ok', 1, { at: new Date('x'), outcome: 'HTTP 500' }),
         ).rejects.toThrow(TypeError);
+        await expect(log.recordFailedAttempt('ok', 1, { ...attempt, deliveryCount: 0 })).rejects.toThrow(
+          RangeError,
+        );
         await expect(log.readFailedAttempts('ok', 1.5)).rejects.toThrow(RangeError);
+        await expect(
+          log.recordAttemptStarted('a.b', 1, { at: attempt.at, deliveryCount: 2 }),
+        ).rejects.toThrow(TypeError);
+        await expect(
+          log.recordAttemptStarted('ok', 1, { at: new Date('x'), deliveryCount: 2 }),
+        ).rejects.toThrow(TypeError);
+        await expect(
+          log.recordAttemptStarted('ok', 1, { at: attempt.at, deliveryCount: 1.5 }),
+        ).rejects.toThrow(RangeError);
         expect(await log.readFailedAttempts('ok', 1)).toBeNull();
+      });
+    });
+
+    describe('erasure of regulated users', () => {
+      /** A consumer from the start of the log: every message still stored, of every source. */
+      async function storedMessages(log: EventLog): Promise<Record<string, unknown>[]> {
+        const consumerName = unique('everything');
+        const all = await record(log, consumerName, { deliverFrom: new Date(0) });
+        await waitUntil('the replay consumer is drained', async () => {
+          const lag = await log.consumerLag(consumerName);
+          return lag.undelivered === 0 && lag.unacknowledged === 0;
+        });
+        await all.subscription.stop();
+        return all.received.map((entry) => entry.delivery.payload);
+      }
+      const userMessage = (workspaceId: string, sourceId: string, ids: Record<string, string>) => {
+        const messageId = unique('msg');
+        return {
+          workspaceId,
+          sourceId,
+          messageId,
+          payload: { type: 'track', event: 'Paid', messageId, ...ids },
+        };
+      };
+
+      it("erases a subject's messages, dead letters, attempt histories and Protocols outcomes, in scope only", async () => {
+        const log = await openFresh();
+        // Protocols outcomes outlive a test's other streams on JetStream: workspaces of their own.
+        const ws = unique('ws');
+        const otherWs = unique('ws');
+        const batch = [
+          userMessage(ws, 'src-a', { userId: 'u1' }),
+          userMessage(ws, 'src-a', { userId: 'u2' }),
+          userMessage(ws, 'src-a', { userId: 'u1' }),
+          userMessage(ws, 'src-a', { anonymousId: 'u1' }),
+          userMessage(ws, 'src-b', { userId: 'u1' }),
+          userMessage(otherWs, 'src-a', { userId: 'u1' }),
+        ];
+        const outcomes = await log.publishBatch(batch);
+        const letter = (index: number): NewDeadLetter => ({
+          consumerName: 'destination-a',
+          reason: 'retries exhausted',
+          attempts: [{ at: new Date(), outcome: 'HTTP 500' }],
+          message: {
+            ...batch[index],
+            sequence: outcomes[index].sequence,
+            publishedAt: new Date(),
+          },
+        });
+        await log.deadLetter(letter(0));
+        await log.deadLetter(letter(1));
+        await log.recordFailedAttempt('destination-a', outcomes[2].sequence, {
+          at: new Date(),
+          outcome: 'HTTP 503',
+        });
+        await log.recordFailedAttempt('destination-a', outcomes[1].sequence, {
+          at: new Date(),
+          outcome: 'HTTP 503',
+        });
+        await log.recordProtocolsOutcomes(
+          [0, 1].map((index) => ({
+            workspaceId: ws,
+            sourceId: 'src-a',
+            messageId: batch[index].messageId,
+            outcome: { violations: [], sample: batch[index].payload },
+          })),
+        );
+
+        const request = {
+          workspaceId: ws,
+          sourceIds: ['src-a'],
+          field: 'userId' as const,
+          subjectIds: ['u1'],
+        };
+        expect(await log.eraseMessages(request)).toEqual({
+          messages: 2,
+          messageIds: [batch[0].messageId, batch[2].messageId],
+          deadLetters: 1,
+          protocolsOutcomes: 1,
+        });
+
+        const kept = (await storedMessages(log)).map((payload) => payload.messageId);
+        expect(kept).toEqual([1, 3, 4, 5].map((index) => batch[index].messageId));
+        expect((await log.listDeadLetters()).map((entry) => entry.message.messageId)).toEqual([
+          batch[1].messageId,
+        ]);
+        expect(await log.readFailedAttempts('destination-a', outcomes[2].sequence)).toBeNull();
+        expect(await log.readFailedAttempts('destination-a', outcomes[1].sequence)).not.toBeNull();
+        const recorded = await log.readProtocolsOutcomes('src-a', new Date(Date.now() - 60_000));
+        expect(recorded.map((outcome) => outcome.messageId)).toEqual([batch[1].messageId]);
+        // The ids stay known: a client's retry of an erased message is still a duplicate.
+        expect((await log.publishBatch([batch[0]]))[0].duplicate).toBe(true);
+
+        // Idempotent: a second run (after a crash midway) finds nothing more.
+        expect(await log.eraseMessages(request)).toEqual({
+          messages: 0,
+          messageIds: [],
+          deadLetters: 0,
+          protocolsOutcomes: 0,
+        });
+
+        // The whole workspace, by anonymousId and then by userId: the other workspace keeps its own.
+        expect(
+          await log.eraseMessages({ workspaceId: ws, field: 'anonymousId', subjectIds: ['u1'] }),
+        ).toMatchObject({ messages: 1 });
+        expect(
+          await log.eraseMessages({ workspaceId: ws, field: 'userId', subjectIds: ['u1', 'u2'] }),
+        ).toMatchObject({
+          messages: 2,
+          deadLetters: 1,
+          protocolsOutcomes: 1,
+        });
+        expect((await storedMessages(log)).map((payload) => payload.messageId)).toEqual([batch[5].messageId]);
+      });
+
+      it('refuses an invalid request', async () => {
+        const log = await openFresh();
+        await expect(
+          log.eraseMessages({ workspaceId: 'a.b', field: 'userId', subjectIds: ['u1'] }),
+        ).rejects.toThrow(TypeError);
+        await expect(
+          log.eraseMessages({ workspaceId: 'ws1', field: 'email' as 'userId', subjectIds: ['u1'] }),
+        ).rejects.toThrow(TypeError);
       });
     });
 

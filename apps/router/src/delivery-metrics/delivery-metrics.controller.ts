@@ -37,6 +37,7 @@ export class DeliveryMetricsController {
         time: discard.at,
       })),
       discards_by_cause: snapshot.discardsByCause,
+      dead_letters_by_cause: snapshot.deadLettersByCause,
       // A warehouse's values that were not stored as sent: a type conflict (stored as null) or a
       // column past the destination's column limit (left out). The rows themselves were delivered.
       values_not_stored: snapshot.valuesNotStored,

@@ -5,8 +5,11 @@ import {
   DeliveryAdapterRegistry,
   DeliveryOutcome,
   parseEgressPolicy,
+  UserDeletionOutcome,
+  UserDeletionRequest,
 } from '@tributary/destinations';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { crashNow, crashOnMessageFromEnvironment } from './crash-on-message.fault';
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
 
 /** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
@@ -23,6 +26,8 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
   /** Per adapter that takes several messages per call better than one (see `DeliveryGatherer`). */
   private readonly gatherers = new Map<string, DeliveryGatherer>();
+  /** Tests only: the message whose delivery kills the process (see `crashOnMessageFromEnvironment`). */
+  private readonly crashOnMessage = crashOnMessageFromEnvironment(process.env);
 
   constructor(@Inject(ENVIRONMENT) environment: Environment) {
     this.registry = createDeliveryAdapterRegistry({
@@ -63,6 +68,27 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     return delivery;
   }
 
+  /** Whether the catalog entry's adapter can forward a regulation's deletion at all. */
+  canDeleteUsers(catalogSlug: string): boolean {
+    return this.registry.deliveryAdapterFor(catalogSlug)?.deleteUsers !== undefined;
+  }
+
+  /** A regulation's deletion, forwarded with the catalog entry's adapter; never rejects. */
+  deleteUsers(catalogSlug: string, request: UserDeletionRequest): Promise<UserDeletionOutcome> {
+    const adapter = this.registry.deliveryAdapterFor(catalogSlug);
+    if (!adapter?.deleteUsers) {
+      return Promise.resolve({ outcome: 'not_supported', reason: 'the destination has no deletion' });
+    }
+    const deletion = adapter
+      .deleteUsers(request)
+      .catch((error: unknown): UserDeletionOutcome => ({ outcome: 'retry', reason: String(error) }));
+    const tracked = deletion.then(() => ({ outcome: 'delivered' }) as DeliveryOutcome);
+    this.inFlight.add(tracked);
+    const forget = () => this.inFlight.delete(tracked);
+    tracked.then(forget, forget);
+    return deletion;
+  }
+
   /**
    * Nest calls this at the same time as the consumers' own shutdown hook, which waits for their
    * handlers; closing the adapters at once would destroy the sockets of deliveries in flight (a
@@ -81,6 +107,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     source: { sourceId: string; sourceSlug: string },
     storedJson: Uint8Array | undefined,
   ): Promise<DeliveryOutcome> {
+    if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const adapter = this.registry.deliveryAdapterFor(destinationSlug);
     if (!adapter)
       return Promise.resolve({

@@ -276,6 +276,7 @@ export function applyDestinationChanges(
   const { changes } = update;
   return {
     ...destination,
+    displayName: changes.displayName ?? destination.displayName,
     enabled: changes.enabled ?? destination.enabled,
     connectionMode: changes.connectionMode ?? destination.connectionMode,
     config: { ...destination.config, ...changes.config },

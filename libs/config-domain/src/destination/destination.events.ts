@@ -70,6 +70,8 @@ export interface ReplayRecord {
 }
 
 export type DestinationChanges = {
+  /** The Public API's `name` of the instance. */
+  displayName?: string;
   enabled?: boolean;
   connectionMode?: ConnectionMode;
   config?: Record<string, unknown>;

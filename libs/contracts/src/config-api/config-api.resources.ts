@@ -110,6 +110,8 @@ export interface DeliveryMetricsResource {
   counts: Record<DeliveryOutcome, number>;
   latency_ms: Record<string, { p50: number | null; p95: number | null; samples: number }>;
   recent_discards: { message_id: string; reason: string; time: string }[];
+  /** Dead letters (also in `counts.dead_lettered`) by why: the retry window ran out, or poison. */
+  dead_letters_by_cause?: { retries_exhausted: number; poison: number };
   last_hour: {
     bucket_seconds: number;
     buckets: {

@@ -7,11 +7,14 @@ import {
   type DeadLetterOutcome,
   type DeliveryAttempt,
   type DeliveryHandler,
+  type ErasedMessages,
   type EventLog,
   type FailedAttempts,
+  type StartedAttempt,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
+  type MessagesToErase,
   type MessageToPublish,
   type NewDeadLetter,
   type PublishOutcome,
@@ -337,12 +340,25 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     return this.inner.recordFailedAttempt(consumerName, sequence, attempt);
   }
 
+  recordAttemptStarted(
+    consumerName: string,
+    sequence: number,
+    started: StartedAttempt,
+  ): Promise<FailedAttempts> {
+    return this.inner.recordAttemptStarted(consumerName, sequence, started);
+  }
+
   readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
     return this.inner.readFailedAttempts(consumerName, sequence);
   }
 
   forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
     return this.inner.forgetFailedAttempts(consumerName, sequence);
+  }
+
+  /** The index keeps the erased messages' hashed ids: a retry of one is still answered as a duplicate. */
+  eraseMessages(request: MessagesToErase): Promise<ErasedMessages> {
+    return this.inner.eraseMessages(request);
   }
 
   recordProtocolsOutcomes(outcomes: ProtocolsOutcomeToRecord[]): Promise<RecordProtocolsOutcome[]> {

@@ -14,12 +14,15 @@ import {
   type DeadLetterOutcome,
   type DeliveryAttempt,
   type DeliveryHandler,
+  type ErasedMessages,
   type EventLog,
   type FailedAttempts,
+  type StartedAttempt,
   type EventLogSettings,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
+  type MessagesToErase,
   type MessageToPublish,
   type NewDeadLetter,
   type PublishOutcome,
@@ -36,6 +39,7 @@ import {
   assertConsumerName,
   assertLeaseName,
   assertLeaseWrite,
+  assertMessagesToErase,
   assertPositiveInteger,
   assertSeenOnce,
   assertSubjectToken,
@@ -44,8 +48,9 @@ import {
   assertValidSettings,
 } from '../../event-log.validation';
 import { startTail } from '../../tail-loop';
-import { assertAttempt, assertAttemptKey } from '../../attempt-history.validation';
+import { assertAttempt, assertAttemptKey, assertStartedAttempt } from '../../attempt-history.validation';
 import { SqliteAttemptHistory } from './sqlite-attempt-history';
+import { SqliteErasure } from './sqlite-erasure';
 import { SqliteConsumerRunner, type SqliteConsumerStore } from './sqlite-consumer.runner';
 import {
   SQLITE_EVENT_LOG_SCHEMA,
@@ -91,6 +96,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly protocolsOutcomes: SqliteProtocolsOutcomes;
   private readonly attemptHistory: SqliteAttemptHistory;
+  private readonly erasure: SqliteErasure;
   private closed = false;
   private storedMessagesSinceLastCommit = false;
 
@@ -117,6 +123,8 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       (work) => this.writes.enqueue(work),
       options.dedupeWindowMs,
     );
+    // After the outcomes' table exists: the erasure's statements read it too.
+    this.erasure = new SqliteErasure(this.database);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     const maintenanceIntervalMs =
       options.maintenanceIntervalMs ?? Math.min(60_000, Math.max(50, Math.floor(options.retentionMs / 10)));
@@ -369,6 +377,16 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     return this.writes.enqueue(() => this.attemptHistory.record(consumerName, sequence, attempt));
   }
 
+  async recordAttemptStarted(
+    consumerName: string,
+    sequence: number,
+    started: StartedAttempt,
+  ): Promise<FailedAttempts> {
+    assertAttemptKey(consumerName, sequence);
+    assertStartedAttempt(started);
+    return this.writes.enqueue(() => this.attemptHistory.recordStarted(consumerName, sequence, started));
+  }
+
   async readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
     assertAttemptKey(consumerName, sequence);
     this.assertOpen();
@@ -378,6 +396,12 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   async forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
     assertAttemptKey(consumerName, sequence);
     await this.writes.enqueue(() => this.attemptHistory.forget(consumerName, sequence));
+  }
+
+  async eraseMessages(request: MessagesToErase): Promise<ErasedMessages> {
+    assertMessagesToErase(request);
+    this.assertOpen();
+    return this.writes.enqueue(() => this.erasure.erase(request));
   }
 
   async ping(): Promise<boolean> {
