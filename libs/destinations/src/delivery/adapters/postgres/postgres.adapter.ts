@@ -293,7 +293,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
       broken = error;
       await client.query('ROLLBACK').catch(() => undefined);
       const outcome = deletionOutcomeOf(outcomeOfError(error, warehouse));
-      return this.serverMessagesShown.get(connectionString) === false && outcome.outcome !== 'deleted'
+      return !warehouse.serverMessagesShown && outcome.outcome !== 'deleted'
         ? { ...outcome, reason: 'PostgreSQL refused the deletion' }
         : outcome;
     } finally {
