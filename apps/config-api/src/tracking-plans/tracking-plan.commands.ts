@@ -60,6 +60,7 @@ export class TrackingPlanCommands {
     const planId = `rs_${generateKsuid()}`;
     this.quotas.assertCanAddTrackingPlan(workspaceSlug);
     assertPatternsRun(body.rules);
+    this.quotas.assertWithinConfigBytes(workspaceSlug, body);
     await this.commands.handle(
       trackingPlanAggregate,
       { workspaceSlug, planId },
@@ -95,6 +96,8 @@ export class TrackingPlanCommands {
       body.update_mask?.paths ?? undefined,
       TRACKING_PLAN_ZERO_VALUES,
     );
+    const current = this.readModel.trackingPlan(workspaceSlug, planId)?.plan;
+    this.quotas.assertWithinConfigBytes(workspaceSlug, masked, current ?? {});
     const ruleParts: Record<string, unknown> = {};
     for (const [path, value] of Object.entries(masked)) {
       if (path.startsWith('rules.')) ruleParts[path.slice('rules.'.length)] = value;

@@ -34,6 +34,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       postgres: {
         maxEventTables: environment.POSTGRES_DESTINATION_MAX_TABLES,
         maxColumnsPerTable: environment.POSTGRES_DESTINATION_MAX_COLUMNS,
+        maxPools: environment.POSTGRES_DESTINATION_MAX_POOLS,
       },
       egressPolicy: parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW),
     });
