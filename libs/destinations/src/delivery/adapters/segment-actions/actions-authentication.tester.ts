@@ -6,6 +6,7 @@ import {
   SUBSCRIPTIONS_SETTING,
   findActionsDestination,
 } from '../../../catalog/actions/actions-catalog.entries';
+import { contactedHosts } from './actions-destination.loader';
 import { SegmentActionsRuntime, type SegmentActionsRuntimeOptions } from './segment-actions.adapter';
 
 export type AuthenticationTestResult =
@@ -39,14 +40,18 @@ export class ActionsAuthenticationTester {
       .filter((setting) => setting.type === 'password')
       .map((setting) => rest[setting.key])
       .filter((value): value is string => typeof value === 'string' && value !== '');
+    const runtime = this.runtime;
+    const hosts = new Set<string>();
     try {
-      await withTimeout(
-        this.runtime.destination(data).testAuthentication(destinationSettings),
-        this.runtime.messageTimeoutMs,
+      await contactedHosts.run(hosts, () =>
+        withTimeout(runtime.destination(data).testAuthentication(destinationSettings), runtime.messageTimeoutMs),
       );
       return { status: 'OK' };
     } catch (error) {
-      return { status: 'FAILED', message: redacted(describe(error), secrets) };
+      // Destinations quote the answers they got (`voiceops` returns its body's `message`): an internal
+      // address's answer is reduced to its status.
+      const message = runtime.mayShowAnswersOf(hosts) ? describe(error) : describeHidden(error);
+      return { status: 'FAILED', message: redacted(message, secrets) };
     }
   }
 
@@ -54,6 +59,12 @@ export class ActionsAuthenticationTester {
     this.runtime?.close();
     this.runtime = undefined;
   }
+}
+
+function describeHidden(error: unknown): string {
+  const { name, response } = (error ?? {}) as { name?: unknown; response?: { status?: unknown } };
+  const kind = typeof response?.status === 'number' ? `HTTP ${response.status}` : typeof name === 'string' ? name : 'Error';
+  return `${kind} (the answer of an internal address is not shown)`;
 }
 
 function describe(error: unknown): string {
