@@ -14,6 +14,9 @@ const MAX_MESSAGE_CHARS = 200;
 /** Bytes of one response an action may read, after decompression (node-fetch's `size`). */
 export const MAX_ACTIONS_RESPONSE_BYTES = 1_048_576;
 
+/** Said in place of what a host on an internal address answered. */
+export const HIDDEN_ANSWER = 'the answer of an internal address is not shown';
+
 interface ErrorLike {
   name?: unknown;
   message?: unknown;
@@ -31,29 +34,20 @@ interface ErrorLike {
  * kind of error only.
  */
 export function classifyActionsError(error: unknown, showAnswer = true): DeliveryOutcome {
-  const outcome = classifyShown(error);
-  if (showAnswer || outcome.outcome === 'delivered' || outcome.outcome === 'filtered') return outcome;
-  if (outcome.outcome === 'discard' && outcome.cause === 'egress_denied') return outcome;
   const failure = (error ?? {}) as ErrorLike;
   const name = typeof failure.name === 'string' ? failure.name : 'Error';
-  const reason = `${outcome.status !== undefined ? `HTTP ${outcome.status}` : name} (the answer of an internal address is not shown)`;
-  return { ...outcome, reason };
-}
-
-function classifyShown(error: unknown): DeliveryOutcome {
-  const failure = (error ?? {}) as ErrorLike;
-  const name = typeof failure.name === 'string' ? failure.name : 'Error';
-  const message = shorten(typeof failure.message === 'string' ? failure.message : String(error));
-  if (failure.type === 'max-size') {
-    // Sending again would read the same answer: final.
-    return discard(`the response is larger than the ${MAX_ACTIONS_RESPONSE_BYTES} bytes an action may read`);
-  }
+  const said = shorten(typeof failure.message === 'string' ? failure.message : String(error));
   if (failure.code === 'EGRESS_DENIED') {
-    return egressDenied(typeof failure.detail === 'string' ? failure.detail : message);
+    return egressDenied(typeof failure.detail === 'string' ? failure.detail : said);
   }
   // node-fetch wraps a refused connection and keeps the cause's code.
   if (typeof failure.message === 'string' && failure.message.includes('egress to ')) {
-    return egressDenied(message);
+    return egressDenied(said);
+  }
+  const message = showAnswer ? said : HIDDEN_ANSWER;
+  if (failure.type === 'max-size') {
+    // Sending again would read the same answer: final.
+    return discard(`the response is larger than the ${MAX_ACTIONS_RESPONSE_BYTES} bytes an action may read`);
   }
   const responseStatus = typeof failure.response?.status === 'number' ? failure.response.status : undefined;
   if (name === 'HTTPError' && responseStatus !== undefined) {
