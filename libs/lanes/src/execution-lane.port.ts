@@ -3,9 +3,10 @@
  * process down with it (Segment Actions destinations today; tenant functions later). A call runs a named
  * task of the lane's program with a cloned input and answers a cloned result, or why it did not:
  *
- * - `overrun`: the call passed the lane's time budget; what ran it was ended and replaced.
- * - `ended`: what ran the call ended under it: the heap budget was exceeded, the program crashed, or
- *   another call sharing it overran. Nothing says the call itself was at fault.
+ * - `overrun`: the call passed the lane's time budget, or ran out of the heap budget while it was the
+ *   only call running there; what ran it was ended and replaced.
+ * - `ended`: what ran the call ended under it: the heap budget ran out while other calls ran beside it,
+ *   the program crashed, or another call sharing it overran. Nothing says the call itself was at fault.
  * - `failed`: the task threw; `detail` is its message.
  * - `closed`: the lane was closed.
  *

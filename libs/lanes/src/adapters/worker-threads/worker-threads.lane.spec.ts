@@ -95,8 +95,15 @@ describe('WorkerThreadsLane', () => {
   it("ends a worker that fills its heap, and this thread's heap does not grow with it", async () => {
     const subject = started({ heapMb: 32, callTimeoutMs: 30_000 });
     const heapBefore = process.memoryUsage().heapUsed;
+    // Alone on its worker, the call that filled the heap overran it.
     const outcome = await subject.run('fillHeap', null);
-    expect(outcome).toMatchObject({ ok: false, failure: 'ended', detail: expect.stringContaining('32 MiB heap') });
+    expect(outcome).toMatchObject({ ok: false, failure: 'overrun', detail: expect.stringContaining('32 MiB heap') });
+    // Beside another call, no one can tell which filled it: both ended.
+    const together = await Promise.all([subject.run('fillHeap', null), subject.run('wait', 60_000)]);
+    expect(together).toMatchObject([
+      { ok: false, failure: 'ended', detail: expect.stringContaining('32 MiB heap') },
+      { ok: false, failure: 'ended' },
+    ]);
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(20 * 1024 * 1024);
     await expect(subject.run('echo', 'after')).resolves.toMatchObject({ ok: true });
   });

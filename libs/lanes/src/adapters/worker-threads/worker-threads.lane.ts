@@ -3,9 +3,9 @@
  * heap limit (`resourceLimits`), each running many calls at once (the tasks it was made for wait on the
  * network most of the time). Every call has a watchdog: a call that has not answered within
  * `callTimeoutMs` is answered `overrun` and its worker is terminated, which is the only way to stop
- * JavaScript that does not yield (a mapping that expands without end, a tight loop). A worker that ends
- * for any reason (terminated, out of its heap, crashed) answers its other calls `ended` and is replaced
- * by a new one on the next call. The process that started the lane goes on whatever its workers do.
+ * JavaScript that does not yield (a mapping that expands without end, a tight loop). A call that runs
+ * its worker out of heap while alone on it is answered `overrun` too. A worker that ends for any other
+ * reason answers its calls `ended` and is replaced by a new one on the next call. The process that started the lane goes on whatever its workers do.
  */
 import { existsSync } from 'node:fs';
 import { extname, join } from 'node:path';
@@ -24,19 +24,27 @@ export interface WorkerThreadsLaneOptions {
   readonly workers: number;
   /** Each worker's old-generation heap limit, in MiB. */
   readonly heapMb: number;
-  /** The watchdog: how long a call may go unanswered before its worker is terminated. */
+  /**
+   * The watchdog: how long a call may go unanswered before its worker is terminated, counted from when
+   * the worker is ready (its program started).
+   */
   readonly callTimeoutMs: number;
+  /** How long a worker may take to start its program; default 60 s. */
+  readonly startTimeoutMs?: number;
   /** What the program may ask of this thread (`LaneServices.call`). */
   readonly services?: Readonly<Record<string, (...args: never[]) => Promise<unknown>>>;
 }
 
 interface PendingCall {
   readonly resolve: (outcome: LaneOutcome<unknown>) => void;
-  readonly watchdog: NodeJS.Timeout;
+  watchdog?: NodeJS.Timeout;
 }
 
 class LaneWorker {
   readonly calls = new Map<number, PendingCall>();
+  /** Until its program has started, calls wait without their watchdog (loading code is not theirs). */
+  ready = false;
+  onReady: (() => void) | undefined;
   /** Why the worker is ending, once it is: given to the calls it still holds. */
   ending: { failure: LaneFailure; detail: string } | undefined;
 
@@ -61,8 +69,9 @@ export class WorkerThreadsLane implements ExecutionLane {
     const worker = this.pickWorker();
     const id = this.nextCallId++;
     return new Promise<LaneOutcome<Result>>((resolve) => {
-      const watchdog = setTimeout(() => this.overrun(worker, id), this.options.callTimeoutMs);
-      worker.calls.set(id, { resolve: resolve as PendingCall['resolve'], watchdog });
+      const call: PendingCall = { resolve: resolve as PendingCall['resolve'] };
+      worker.calls.set(id, call);
+      if (worker.ready) this.armWatchdog(worker, id, call);
       const request: LaneWorkerRequest = { kind: 'call', id, task, input };
       try {
         worker.thread.postMessage(request);
@@ -70,6 +79,10 @@ export class WorkerThreadsLane implements ExecutionLane {
         this.answer(worker, id, failed('failed', `input cannot be sent: ${(error as Error).message}`));
       }
     });
+  }
+
+  private armWatchdog(worker: LaneWorker, id: number, call: PendingCall): void {
+    call.watchdog = setTimeout(() => this.overrun(worker, id), this.options.callTimeoutMs);
   }
 
   async close(): Promise<void> {
@@ -105,12 +118,29 @@ export class WorkerThreadsLane implements ExecutionLane {
     );
     this.workers.add(worker);
     const { thread } = worker;
+    const startTimeoutMs = this.options.startTimeoutMs ?? 60_000;
+    const startWatchdog = setTimeout(() => {
+      worker.ending ??= {
+        failure: 'failed',
+        detail: `the ${this.options.name} lane's program did not start within ${startTimeoutMs} ms`,
+      };
+      this.endCalls(worker);
+      void thread.terminate();
+    }, startTimeoutMs).unref();
+    thread.once('exit', () => clearTimeout(startWatchdog));
+    worker.onReady = () => clearTimeout(startWatchdog);
     thread.on('message', (message: LaneWorkerMessage) => this.onMessage(worker, message));
     thread.on('error', (error: Error & { code?: string }) => {
-      worker.ending ??=
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? { failure: 'ended', detail: `a worker of the ${this.options.name} lane ran out of its ${this.options.heapMb} MiB heap` }
-          : { failure: 'ended', detail: `a worker of the ${this.options.name} lane crashed: ${error.message}` };
+      if (error.code !== 'ERR_WORKER_OUT_OF_MEMORY') {
+        worker.ending ??= { failure: 'ended', detail: `a worker of the ${this.options.name} lane crashed: ${error.message}` };
+        return;
+      }
+      const detail = `a worker of the ${this.options.name} lane ran out of its ${this.options.heapMb} MiB heap`;
+      // Alone on its worker, the call is the one that filled the heap; beside others, no one can tell.
+      if (!worker.ending && worker.calls.size === 1) {
+        this.counts.overruns += 1;
+        worker.ending = { failure: 'overrun', detail };
+      } else worker.ending ??= { failure: 'ended', detail };
     });
     thread.on('exit', () => {
       this.workers.delete(worker);
@@ -141,6 +171,9 @@ export class WorkerThreadsLane implements ExecutionLane {
         void worker.thread.terminate();
         return;
       case 'ready':
+        worker.ready = true;
+        worker.onReady?.();
+        for (const [id, call] of worker.calls) this.armWatchdog(worker, id, call);
         return;
     }
   }

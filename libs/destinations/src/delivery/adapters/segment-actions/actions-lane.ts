@@ -144,7 +144,7 @@ export class ActionsLane {
     if (overruns.count >= MAX_ACTIONS_OVERRUNS && !overruns.suspension) {
       overruns.suspension = {
         status: 'suspended',
-        reason: `${overruns.count} deliveries ran past the lane's watchdog; change the destination's settings (its mappings) to resume`,
+        reason: `${overruns.count} deliveries ran past the lane's budget (time or heap); change the destination's settings (its mappings) to resume`,
         since: new Date().toISOString(),
       };
     }
