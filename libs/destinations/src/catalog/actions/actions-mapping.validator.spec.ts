@@ -42,7 +42,9 @@ describe('problemWithActionsMapping', () => {
   it('refuses a 64 KiB @template and a long @liquid (regression: they were stored)', () => {
     expect(
       problemWithActionsSubscriptions(webhook, subscription({ t: { '@template': '{{'.repeat(32 * 1024) } })),
-    ).toBe(`[0].mapping.data.t.@template: has 65536 characters, more than the ${MAX_MAPPING_TEMPLATE_CHARS} allowed`);
+    ).toBe(
+      `[0].mapping.data.t.@template: has 65536 characters, more than the ${MAX_MAPPING_TEMPLATE_CHARS} allowed`,
+    );
     expect(
       problemWithActionsMapping({ data: { '@liquid': 'x'.repeat(MAX_MAPPING_TEMPLATE_CHARS + 1) } }),
     ).toMatch(/^\.data\.@liquid: has 4097 characters/);
@@ -65,7 +67,7 @@ describe('problemWithActionsMapping', () => {
     );
   });
 
-  it('accepts what Segment\'s editor makes: paths, templates, one @arrayPath over the message, literals', () => {
+  it("accepts what Segment's editor makes: paths, templates, one @arrayPath over the message, literals", () => {
     expect(
       problemWithActionsMapping({
         data: {
@@ -101,12 +103,18 @@ describe('every generated mapping is refused at write or evaluated within its bu
   };
 
   const text = fc.stringMatching(/^[{}a-z. ]{0,40}$/);
-  const path = fc.constantFrom('$.event', '$.userId', '$.properties.name', '$.properties.products', 'properties');
+  const path = fc.constantFrom(
+    '$.event',
+    '$.userId',
+    '$.properties.name',
+    '$.properties.products',
+    'properties',
+  );
   const template = fc.oneof(
     text.map((body) => `{{${body}}}`),
-    fc.tuple(fc.constantFrom('{{', '{{{', '{', '}}'), fc.integer({ min: 1, max: 40_000 })).map(([run, times]) =>
-      run.repeat(times),
-    ),
+    fc
+      .tuple(fc.constantFrom('{{', '{{{', '{', '}}'), fc.integer({ min: 1, max: 40_000 }))
+      .map(([run, times]) => run.repeat(times)),
   );
   const mapping: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
     value: fc.oneof(
@@ -116,9 +124,17 @@ describe('every generated mapping is refused at write or evaluated within its bu
       template.map((body) => ({ '@template': body })),
       fc.array(fc.integer(), { maxLength: 300 }).map((items) => ({ '@literal': items })),
       fc
-        .tuple(fc.oneof(path, fc.array(fc.nat(), { maxLength: 150 }).map((items) => ({ '@literal': items }))), tie('value'))
+        .tuple(
+          fc.oneof(
+            path,
+            fc.array(fc.nat(), { maxLength: 150 }).map((items) => ({ '@literal': items })),
+          ),
+          tie('value'),
+        )
         .map(([root, shape]) => ({ '@arrayPath': [root, { item: shape }] })),
-      fc.record({ exists: path.map((at) => ({ '@path': at })), then: tie('value') }).map((body) => ({ '@if': body })),
+      fc
+        .record({ exists: path.map((at) => ({ '@path': at })), then: tie('value') })
+        .map((body) => ({ '@if': body })),
       fc.dictionary(fc.stringMatching(/^[a-z]{1,6}$/), tie('value'), { maxKeys: 6 }),
     ),
   })).value;

@@ -37,9 +37,12 @@ let mappingKitValidate: MappingValidate | undefined;
 
 /** mapping-kit's own validation (`@segment/actions-core`), loaded on first use. */
 function validateWithMappingKit(mapping: unknown): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  mappingKitValidate ??= (require('@segment/actions-core/mapping-kit/validate') as { default: MappingValidate })
-    .default;
+  if (!mappingKitValidate) {
+    // Required rather than imported: the package's declarations bring DOM types (actions-core.types.ts).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const loaded = require('@segment/actions-core/mapping-kit/validate') as { default: MappingValidate };
+    mappingKitValidate = loaded.default;
+  }
   mappingKitValidate(mapping);
 }
 
@@ -71,7 +74,9 @@ function problemWithCost(mapping: Readonly<Record<string, unknown>>): string | n
   while (pending.length > 0) {
     const { value, path, nesting, times } = pending.pop()!;
     if (Array.isArray(value)) {
-      value.forEach((item, index) => pending.push({ value: item, path: `${path}[${index}]`, nesting, times }));
+      value.forEach((item, index) =>
+        pending.push({ value: item, path: `${path}[${index}]`, nesting, times }),
+      );
       continue;
     }
     if (!isPlainObject(value)) continue;

@@ -41,7 +41,8 @@ export function createEgressAgents(guard: EgressGuard, options: EgressAgentsOpti
   const common = { keepAlive: true, scheduling: 'lifo' as const, lookup: guard.lookup };
   const hostsWithHiddenResponses = new Set<string>();
   const noteConnection = (hostName: string, address: string | undefined) => {
-    if (!guard.mayShowResponseOf(address, hostName)) hostsWithHiddenResponses.add(normalizeHostName(hostName));
+    if (!guard.mayShowResponseOf(address, hostName))
+      hostsWithHiddenResponses.add(normalizeHostName(hostName));
   };
   const http = guardLiterals(new HttpAgent(common), guard, noteConnection, options.portMap);
   const https = guardLiterals(

@@ -85,7 +85,11 @@ describe('WorkerThreadsLane', () => {
       failure: 'overrun',
       detail: 'no answer within 1000 ms; its worker was ended',
     });
-    expect(sharing).toMatchObject({ ok: false, failure: 'ended', detail: expect.stringContaining('overran') });
+    expect(sharing).toMatchObject({
+      ok: false,
+      failure: 'ended',
+      detail: expect.stringContaining('overran'),
+    });
     expect(took).toBeLessThan(5_000);
     // This thread's event loop kept turning meanwhile; the next call gets a new worker.
     await expect(subject.run('echo', 'again')).resolves.toMatchObject({ ok: true });
@@ -97,7 +101,11 @@ describe('WorkerThreadsLane', () => {
     const heapBefore = process.memoryUsage().heapUsed;
     // Alone on its worker, the call that filled the heap overran it.
     const outcome = await subject.run('fillHeap', null);
-    expect(outcome).toMatchObject({ ok: false, failure: 'overrun', detail: expect.stringContaining('32 MiB heap') });
+    expect(outcome).toMatchObject({
+      ok: false,
+      failure: 'overrun',
+      detail: expect.stringContaining('32 MiB heap'),
+    });
     // Beside another call, no one can tell which filled it: both ended.
     const together = await Promise.all([subject.run('fillHeap', null), subject.run('wait', 60_000)]);
     expect(together).toMatchObject([

@@ -132,7 +132,10 @@ export class WorkerThreadsLane implements ExecutionLane {
     thread.on('message', (message: LaneWorkerMessage) => this.onMessage(worker, message));
     thread.on('error', (error: Error & { code?: string }) => {
       if (error.code !== 'ERR_WORKER_OUT_OF_MEMORY') {
-        worker.ending ??= { failure: 'ended', detail: `a worker of the ${this.options.name} lane crashed: ${error.message}` };
+        worker.ending ??= {
+          failure: 'ended',
+          detail: `a worker of the ${this.options.name} lane crashed: ${error.message}`,
+        };
         return;
       }
       const detail = `a worker of the ${this.options.name} lane ran out of its ${this.options.heapMb} MiB heap`;
@@ -166,7 +169,10 @@ export class WorkerThreadsLane implements ExecutionLane {
         void this.serve(worker, message.id, message.service, message.args);
         return;
       case 'startFailed':
-        worker.ending = { failure: 'failed', detail: `the ${this.options.name} lane's program did not start: ${message.error}` };
+        worker.ending = {
+          failure: 'failed',
+          detail: `the ${this.options.name} lane's program did not start: ${message.error}`,
+        };
         this.endCalls(worker);
         void worker.thread.terminate();
         return;

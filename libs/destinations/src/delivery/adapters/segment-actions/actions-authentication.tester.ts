@@ -45,7 +45,10 @@ export class ActionsAuthenticationTester {
     const hosts = new Set<string>();
     try {
       await contactedHosts.run(hosts, () =>
-        withTimeout(runtime.destination(data).testAuthentication(destinationSettings), runtime.messageTimeoutMs),
+        withTimeout(
+          runtime.destination(data).testAuthentication(destinationSettings),
+          runtime.messageTimeoutMs,
+        ),
       );
       return { status: 'OK' };
     } catch (error) {

@@ -14,7 +14,11 @@ jest.setTimeout(120_000);
 
 const amplitude = findActionsDestination('actions-amplitude')!;
 const webhook = findActionsDestination('actions-webhook')!;
-const amplitudeSettings = Object.freeze({ apiKey: 'amp-key', secretKey: 'amp-secret', endpoint: 'north_america' });
+const amplitudeSettings = Object.freeze({
+  apiKey: 'amp-key',
+  secretKey: 'amp-secret',
+  endpoint: 'north_america',
+});
 
 function track(id: string): NormalizedMessage {
   return {
@@ -73,17 +77,26 @@ describe('ActionsLane', () => {
   it("delivers on a worker, resolving through this thread's guard", async () => {
     vendor.requests.length = 0;
     const adapter = lane.deliveryAdapter(amplitude);
-    const results = await adapter.deliver({ settings: amplitudeSettings, sourceId: 's1', messages: [track('m-1'), track('m-2')] });
+    const results = await adapter.deliver({
+      settings: amplitudeSettings,
+      sourceId: 's1',
+      messages: [track('m-1'), track('m-2')],
+    });
     expect(results).toEqual([
       { messageId: 'm-1', outcome: 'delivered' },
       { messageId: 'm-2', outcome: 'delivered' },
     ]);
-    expect(vendor.requests.map((request) => request.host)).toEqual(['api2.amplitude.com', 'api2.amplitude.com']);
+    expect(vendor.requests.map((request) => request.host)).toEqual([
+      'api2.amplitude.com',
+      'api2.amplitude.com',
+    ]);
   });
 
-  it("keeps the egress policy in the workers: a refused address is never connected to", async () => {
+  it('keeps the egress policy in the workers: a refused address is never connected to', async () => {
     const refusing = new ActionsLane({
-      egressGuard: new EgressGuard(parseEgressPolicy('public', ''), async () => [{ address: '127.0.0.1', family: 4 }]),
+      egressGuard: new EgressGuard(parseEgressPolicy('public', ''), async () => [
+        { address: '127.0.0.1', family: 4 },
+      ]),
       ca: vendor.ca,
       portMap: vendor.portMap,
       workers: 1,
@@ -106,8 +119,15 @@ describe('ActionsLane', () => {
     const heapBefore = process.memoryUsage().heapUsed;
     for (let attempt = 1; attempt <= MAX_ACTIONS_OVERRUNS; attempt++) {
       const started = Date.now();
-      const [result] = await adapter.deliver({ settings, sourceId: 's-bomb', messages: [track(`b-${attempt}`)] });
-      expect(result).toMatchObject({ outcome: 'retry', reason: expect.stringMatching(/^actions lane: (no answer within 6000 ms|.*96 MiB heap)/) });
+      const [result] = await adapter.deliver({
+        settings,
+        sourceId: 's-bomb',
+        messages: [track(`b-${attempt}`)],
+      });
+      expect(result).toMatchObject({
+        outcome: 'retry',
+        reason: expect.stringMatching(/^actions lane: (no answer within 6000 ms|.*96 MiB heap)/),
+      });
       expect(Date.now() - started).toBeLessThan(30_000);
     }
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(10 * 1024 * 1024);
@@ -118,7 +138,10 @@ describe('ActionsLane', () => {
     // Suspended: answered at once, without running.
     const started = Date.now();
     const [suspended] = await adapter.deliver({ settings, sourceId: 's-bomb', messages: [track('b-next')] });
-    expect(suspended).toMatchObject({ outcome: 'retry', reason: expect.stringContaining('destination suspended') });
+    expect(suspended).toMatchObject({
+      outcome: 'retry',
+      reason: expect.stringContaining('destination suspended'),
+    });
     expect(Date.now() - started).toBeLessThan(1_000);
     // Other destinations went on meanwhile.
     const [other] = await lane
@@ -128,10 +151,22 @@ describe('ActionsLane', () => {
     // New settings (the mapping fixed): it runs again.
     const fixed = Object.freeze({
       subscriptions: [
-        { subscribe: 'type = "track"', partnerAction: 'send', mapping: { url: 'https://hooks.example.com/x', method: 'POST', data: { e: { '@path': '$.event' } } } },
+        {
+          subscribe: 'type = "track"',
+          partnerAction: 'send',
+          mapping: {
+            url: 'https://hooks.example.com/x',
+            method: 'POST',
+            data: { e: { '@path': '$.event' } },
+          },
+        },
       ],
     });
-    const [resumed] = await adapter.deliver({ settings: fixed, sourceId: 's-bomb', messages: [track('b-fixed')] });
+    const [resumed] = await adapter.deliver({
+      settings: fixed,
+      sourceId: 's-bomb',
+      messages: [track('b-fixed')],
+    });
     expect(resumed).toMatchObject({ outcome: 'delivered' });
     expect(lane.suspensionOf('s-bomb', webhook.slug)).toBeUndefined();
   });

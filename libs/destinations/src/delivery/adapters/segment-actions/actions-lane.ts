@@ -120,7 +120,10 @@ export class ActionsLane {
       overruns = undefined;
     }
     if (overruns?.suspension) {
-      return sameOutcomeForAll(request.messages, retry(`destination suspended: ${overruns.suspension.reason}`));
+      return sameOutcomeForAll(
+        request.messages,
+        retry(`destination suspended: ${overruns.suspension.reason}`),
+      );
     }
     const input: ActionsDeliverInput = {
       slug,

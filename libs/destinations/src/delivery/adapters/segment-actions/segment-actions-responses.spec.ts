@@ -86,13 +86,18 @@ describe('Actions responses: size cap and internal answers', () => {
   });
 
   it(':test reads at most 1 MiB of a response too', async () => {
-    const tester = new ActionsAuthenticationTester({ egressGuard: new EgressGuard(parseEgressPolicy('open', '')) });
+    const tester = new ActionsAuthenticationTester({
+      egressGuard: new EgressGuard(parseEgressPolicy('open', '')),
+    });
     try {
       const result = await tester.test(optimizely.slug, {
         accountId: '1',
         dataFileUrl: `http://127.0.0.1:${port}/bomb`,
       });
-      expect(result).toMatchObject({ status: 'FAILED', message: 'the response is larger than the 1048576 bytes an action may read' });
+      expect(result).toMatchObject({
+        status: 'FAILED',
+        message: 'the response is larger than the 1048576 bytes an action may read',
+      });
     } finally {
       tester.close();
     }
@@ -112,7 +117,9 @@ describe('Actions responses: size cap and internal answers', () => {
   });
 
   it("keeps an internal address's answer out of :test under the open mode (Voiceops quotes the body's message)", async () => {
-    const tester = new ActionsAuthenticationTester({ egressGuard: new EgressGuard(parseEgressPolicy('open', '')) });
+    const tester = new ActionsAuthenticationTester({
+      egressGuard: new EgressGuard(parseEgressPolicy('open', '')),
+    });
     try {
       const result = await tester.test('actions-voiceops', {
         accessToken: 'token',

@@ -255,16 +255,18 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
         controller.abort();
         resolve(retry(`timeout after ${this.runtime.messageTimeoutMs} ms`));
       }, this.runtime.messageTimeoutMs);
-      contactedHosts.run(hosts, () => work(controller.signal)).then(
-        (outcome) => {
-          clearTimeout(timer);
-          resolve(outcome);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          resolve(classifyActionsError(error, this.runtime.mayShowAnswersOf(hosts)));
-        },
-      );
+      contactedHosts
+        .run(hosts, () => work(controller.signal))
+        .then(
+          (outcome) => {
+            clearTimeout(timer);
+            resolve(outcome);
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            resolve(classifyActionsError(error, this.runtime.mayShowAnswersOf(hosts)));
+          },
+        );
     });
   }
 }
