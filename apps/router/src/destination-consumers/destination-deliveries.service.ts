@@ -4,6 +4,7 @@ import {
   createDeliveryAdapterRegistry,
   DeliveryAdapterRegistry,
   DeliveryOutcome,
+  DestinationSuspension,
   parseEgressPolicy,
 } from '@tributary/destinations';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
@@ -32,6 +33,11 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       },
       egressPolicy: parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW),
     });
+  }
+
+  /** Why the destination's lane stopped running it, or `undefined` (see `DeliveryAdapterRegistry`). */
+  suspensionOf(sourceId: string, catalogSlug: string): DestinationSuspension | undefined {
+    return this.registry.suspensionOf?.(sourceId, catalogSlug);
   }
 
   /**

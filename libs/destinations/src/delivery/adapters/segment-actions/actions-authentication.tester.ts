@@ -44,7 +44,7 @@ export class ActionsAuthenticationTester {
     const runtime = this.runtime;
     const hosts = new Set<string>();
     try {
-      await contactedHosts.run(hosts, () =>
+      await contactedHosts().run(hosts, () =>
         withTimeout(
           runtime.destination(data).testAuthentication(destinationSettings),
           runtime.messageTimeoutMs,

@@ -17,8 +17,17 @@ import type { ActionsDefinition, ActionsRuntime, RunnableActionsDestination } fr
 import { installLinearTemplates } from './actions-template.renderer';
 import { MAX_ACTIONS_RESPONSE_BYTES } from './actions-error.classifier';
 
-/** The host names the requests of the current call (a delivery, an authentication test) went to. */
-export const contactedHosts = new AsyncLocalStorage<Set<string>>();
+let contactedHostsStorage: AsyncLocalStorage<Set<string>> | undefined;
+
+/**
+ * The host names the requests of the current call (a delivery, an authentication test) went to. Made
+ * on first use, which is in the Actions lane's workers: a process that only starts the lane keeps no
+ * async-local storage (on older runtimes, any turns promise hooks on for the whole process).
+ */
+export function contactedHosts(): AsyncLocalStorage<Set<string>> {
+  contactedHostsStorage ??= new AsyncLocalStorage<Set<string>>();
+  return contactedHostsStorage;
+}
 
 export interface ActionsRequestOptions {
   readonly agents: EgressAgents;
@@ -53,7 +62,7 @@ export function loadActionsDestination(
   // response (it expects an agent per request), which must not end the shared keep-alive agents.
   const agent = Object.assign(
     (url: URL) => {
-      contactedHosts.getStore()?.add(url.hostname);
+      contactedHosts().getStore()?.add(url.hostname);
       return options.agents.forUrl(url);
     },
     { destroy: () => undefined },

@@ -255,7 +255,7 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
         controller.abort();
         resolve(retry(`timeout after ${this.runtime.messageTimeoutMs} ms`));
       }, this.runtime.messageTimeoutMs);
-      contactedHosts
+      contactedHosts()
         .run(hosts, () => work(controller.signal))
         .then(
           (outcome) => {
