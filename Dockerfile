@@ -5,12 +5,9 @@
 #   node --max-semi-space-size=32 dist/apps/router/src/main.js         router (destination consumers, replays, redrives)
 
 # --- build: every dependency, then `nest build` of each app -----------------------------------------
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 ships prebuilt binaries for this platform; the toolchain is the fallback when none fits.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
+# No native module is compiled: the embedded stores use Node's built-in `node:sqlite`.
 COPY package.json package-lock.json ./
 # The postinstall script (installs the console package when its sources are there).
 COPY scripts ./scripts
@@ -28,17 +25,14 @@ COPY console ./console
 RUN node scripts/install-console.js && npm run build:console && test -f console/dist/index.html
 
 # --- production dependencies only, built on the same base so native modules match ------------------
-FROM node:20-bookworm-slim AS production-dependencies
+FROM node:24-bookworm-slim AS production-dependencies
 WORKDIR /app
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- runtime ----------------------------------------------------------------------------------------
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
@@ -55,7 +49,7 @@ EXPOSE 8080
 # The image has no curl: Node's fetch checks readiness (`/health/ready`: event store and log answer).
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# A young generation of 2 x 32 MB (Node 20: 2 x 16 MB): a delivery's objects live a few milliseconds
+# A young generation of 2 x 32 MB (the default is 2 x 16 MB): a delivery's objects live a few milliseconds
 # past a smaller one's collections and are copied, then promoted; this took 15-20 % off the router's
 # CPU in `npm run bench` (BENCHMARKS.md). The same flags as `npm start`.
 CMD ["node", "--max-semi-space-size=32", "dist/apps/tributary/src/main.js"]

@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// `npm start`'s build step: builds the server (`nest build tributary`) and the web console
-// (`vite build`) only when a source is newer than what was built last, so a start with nothing
-// changed skips both. `--force` rebuilds both.
+// `npm start`'s build step: builds the server (`scripts/build-server.js`, swc) and the web console
+// (`scripts/build-console.js`, vite) only when a source is newer than what was built last, so a start
+// with nothing changed skips both. The console builds in the background while the server starts.
+// `--force` rebuilds both.
 'use strict';
-const { spawnSync } = require('node:child_process');
-const { existsSync, readdirSync, statSync } = require('node:fs');
+const { spawn, spawnSync } = require('node:child_process');
+const { existsSync, readFileSync, readdirSync, statSync } = require('node:fs');
 const { join, relative } = require('node:path');
 
 const root = join(__dirname, '..');
 const force = process.argv.includes('--force');
+/** `--foreground`: wait for every build (the console's too) before returning. */
+const foreground = process.argv.includes('--foreground');
 /** Tests are not part of either build: editing one needs no rebuild. */
 const TEST_FILE = /\.(spec|e2e-spec|contract-spec|compat-spec)\.tsx?$|\.contract\.ts$/;
 
@@ -44,25 +47,18 @@ const targets = [
   {
     name: 'server',
     output: 'dist/apps/tributary/src/main.js',
-    sources: ['apps', 'libs', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'package-lock.json'],
-    command: [join(root, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js'), 'build', 'tributary'],
+    sources: ['apps', 'libs', 'tsconfig.json', 'package-lock.json'],
+    command: [join(root, 'scripts', 'build-server.js')],
   },
   {
     name: 'console',
     output: 'console/dist/index.html',
     sources: ['console', 'libs/contracts/src', 'package-lock.json'],
-    command: [
-      join(root, 'console', 'node_modules', 'vite', 'bin', 'vite.js'),
-      'build',
-      '--config',
-      'console/vite.config.mjs',
-      '--logLevel',
-      'warn',
-    ],
-    // The console is its own package (console/package.json): install it when it is missing.
-    prepare: () =>
-      existsSync(join(root, 'console', 'node_modules', 'vite')) ||
-      run('console dependencies', [join(root, 'scripts', 'install-console.js')]),
+    command: [join(root, 'scripts', 'build-console.js')],
+    // The server does not need the console to start: it is built beside the running server, whose
+    // /console answers a page that reloads itself until the build is there.
+    background: true,
+    busy: () => consoleBuildRunning(),
   },
 ];
 
@@ -73,11 +69,28 @@ for (const target of targets) {
     console.log(`[build] ${target.name}: up to date (${relative(root, join(root, target.output))})`);
     continue;
   }
-  console.log(`[build] ${target.name}: ${built === 0 ? 'not built yet' : 'sources changed'}, building`);
-  const startedAt = Date.now();
-  target.prepare?.();
+  const why = built === 0 ? 'not built yet' : 'sources changed';
+  if (target.busy?.()) {
+    console.log(`[build] ${target.name}: a build is already under way`);
+    continue;
+  }
+  if (target.background && !foreground) {
+    console.log(`[build] ${target.name}: ${why}, building in the background while the server starts`);
+    spawn(process.execPath, target.command, { cwd: root, stdio: 'inherit', detached: true }).unref();
+    continue;
+  }
+  console.log(`[build] ${target.name}: ${why}, building`);
   run(target.name, target.command);
-  console.log(`[build] ${target.name}: built in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+}
+
+/** The marker `scripts/build-console.js` keeps while it runs, naming a live process. */
+function consoleBuildRunning() {
+  try {
+    process.kill(Number(readFileSync(join(root, 'console', '.building'), 'utf8')), 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function run(what, command) {

@@ -174,15 +174,15 @@ describe('docker-compose.yml', () => {
 });
 
 describe('Dockerfile', () => {
-  it('builds every app on node:20-bookworm-slim and runs on production dependencies only', () => {
+  it('builds every app on node:24-bookworm-slim and runs on production dependencies only', () => {
     const stages = [...dockerfileText.matchAll(/^FROM (\S+) AS (\S+)$/gm)].map((match) => [
       match[1],
       match[2],
     ]);
     expect(stages).toEqual([
-      ['node:20-bookworm-slim', 'build'],
-      ['node:20-bookworm-slim', 'production-dependencies'],
-      ['node:20-bookworm-slim', 'runtime'],
+      ['node:24-bookworm-slim', 'build'],
+      ['node:24-bookworm-slim', 'production-dependencies'],
+      ['node:24-bookworm-slim', 'runtime'],
     ]);
     const applications = Object.entries(nestCli.projects)
       .filter(([, project]) => project.type === 'application')

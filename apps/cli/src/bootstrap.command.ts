@@ -3,6 +3,7 @@ import { workspaceName } from '@tributary/contracts';
 import type { CliContext } from './shared/cli-context';
 import { ConfigApiClient, ConfigApiRequestError } from './shared/config-api.client';
 import { Connection, resolveConnection } from './shared/connection-options';
+import { withExamples } from './shared/help';
 import { print, renderRecord } from './shared/output';
 import { createSource, sourcePath } from './sources.command';
 
@@ -45,7 +46,7 @@ interface BootstrapOptions {
  * source that exist already (and mints another token unless `--no-access-token`).
  */
 export function bootstrapCommand(context: CliContext): Command {
-  return new Command('bootstrap')
+  const bootstrap = new Command('bootstrap')
     .description('Print the first steps, or create a workspace, a workspace token and a source')
     .option('--workspace <slug>', 'create (or reuse) this workspace and set it up')
     .option('--display-name <name>', "the workspace's display name")
@@ -120,4 +121,5 @@ export function bootstrapCommand(context: CliContext): Command {
         ].join(''),
       );
     });
+  return withExamples(bootstrap, 'tributary bootstrap', 'tributary bootstrap --workspace acme --source web');
 }

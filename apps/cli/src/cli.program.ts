@@ -1,23 +1,39 @@
 import { Command, CommanderError } from 'commander';
 import { bootstrapCommand } from './bootstrap.command';
+import { completionCommand } from './completion.command';
+import { deadLettersCommand } from './dead-letters.command';
+import { destinationsCommand } from './destinations.command';
+import { filtersCommand } from './filters.command';
 import { importCommand } from './import.command';
+import { replaysCommand } from './replays.command';
 import { CliContext, CliError, EXIT } from './shared/cli-context';
 import { sourcesCommand } from './sources.command';
+import { tailCommand } from './tail.command';
 import { safeForTerminal } from './shared/terminal-text';
 import { tokensCommand } from './tokens.command';
+import { packageVersion } from './shared/version';
 import { workspacesCommand } from './workspaces.command';
+
+const EXIT_CODES_HELP = `
+Exit codes: 0 ok, 1 usage (a wrong command line or file), 2 the server refused (any non-2xx answer,
+a failed replay, an import with lines left out), 3 the server could not be reached, 130 interrupted.
+`;
 
 /** The `tributary` program; every command talks to the server over HTTP only. */
 export function buildProgram(context: CliContext): Command {
   const program = new Command('tributary')
-    .description('Operate a Tributary server: bootstrap, tokens, workspaces, sources, historical imports')
+    .description(
+      'Operate a Tributary server: workspaces, tokens, sources, destinations, filters, replays, dead letters, live events, historical imports',
+    )
+    .version(packageVersion(), '-V, --version', 'print the version of this CLI')
     .option('--url <url>', 'the server (or TRIBUTARY_URL; default http://localhost:8080)')
     .option(
       '--token-file <path>',
       'a file holding the Config API access token (or TRIBUTARY_TOKEN, or TRIBUTARY_TOKEN_FILE)',
     )
     .option('--token <token>', 'the token itself: visible to other users in ps; prefer the above')
-    .option('--json', 'print JSON instead of tables')
+    .option('--json', 'print JSON instead of tables (tail: one JSON line per message)')
+    .addHelpText('after', EXIT_CODES_HELP)
     .showHelpAfterError()
     .configureOutput({
       writeOut: (text) => context.stdout.write(text),
@@ -28,7 +44,13 @@ export function buildProgram(context: CliContext): Command {
     tokensCommand(context),
     workspacesCommand(context),
     sourcesCommand(context),
+    destinationsCommand(context),
+    filtersCommand(context),
+    replaysCommand(context),
+    deadLettersCommand(context),
+    tailCommand(context),
     importCommand(context),
+    completionCommand(context, () => program),
   ]) {
     program.addCommand(command);
   }
@@ -63,6 +85,6 @@ export async function runCli(args: readonly string[], context: CliContext): Prom
     context.stderr.write(
       `error: ${safeForTerminal(error instanceof Error ? (error.stack ?? error.message) : String(error), { keepNewlines: true })}\n`,
     );
-    return EXIT.failure;
+    return EXIT.usage;
   }
 }

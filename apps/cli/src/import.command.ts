@@ -1,5 +1,6 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { CliError, EXIT, type CliContext } from './shared/cli-context';
+import { integer, withExamples } from './shared/help';
 import { resolveConnection } from './shared/connection-options';
 import { resolveCredential } from './shared/credentials';
 import { renderRecord } from './shared/output';
@@ -18,15 +19,6 @@ interface ImportCommandOptions {
   timeout: number;
   gzip: boolean;
   progressInterval: number;
-}
-
-function integer(min: number, max: number) {
-  return (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < min || parsed > max)
-      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}`);
-    return parsed;
-  };
 }
 
 function renderSummary(summary: ImportSummary): string {
@@ -79,17 +71,18 @@ function renderSummary(summary: ImportSummary): string {
 
 export function exitCodeOf(summary: ImportSummary): number {
   if (summary.status === 'interrupted') return EXIT.interrupted;
-  if (summary.status === 'aborted') return EXIT.failure;
+  if (summary.status === 'aborted') return summary.abortedBy === 'refused' ? EXIT.refused : EXIT.unreachable;
   return summary.badLines + summary.rejected + summary.refusedMessages > 0 ? EXIT.incomplete : EXIT.ok;
 }
 
 /**
  * `tributary import FILE.ndjson --write-key K`: a historical import through `/v1/import`, one JSON
  * message per line, resumable. Exit code 0 when every line was imported, 2 when it finished with
- * lines left out (bad, rejected or refused), 1 when it stopped early, 130 when interrupted.
+ * lines left out (bad, rejected or refused) or the server refused the write key, 3 when the server
+ * gave no answer through every retry, 1 for a wrong command line or file, 130 when interrupted.
  */
 export function importCommand(context: CliContext): Command {
-  return new Command('import')
+  const importing = new Command('import')
     .description('Import a history file (one JSON message per line) through the tracking API')
     .argument('<file>', 'an NDJSON file: one Segment message per line')
     .option(
@@ -168,4 +161,8 @@ export function importCommand(context: CliContext): Command {
       );
       context.exitCode = exitCodeOf(summary);
     });
+  return withExamples(
+    importing,
+    'TRIBUTARY_WRITE_KEY_FILE=web.key tributary import history.ndjson --batch-size 500',
+  );
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `tributary`: the operator CLI. First Ctrl-C lets the import finish the batch in flight and keep its
-// resume point; a second one quits at once (the resume point then still holds the last accepted batch).
+// `tributary`: the operator CLI. First Ctrl-C stops the command in its own way (an import finishes the
+// batch in flight and keeps its resume point; `tail` and `replays --wait` stop at once); a second one
+// quits at once (an import's resume point then still holds the last accepted batch).
 import { runCli } from './cli.program';
 
 const interrupt = new AbortController();
@@ -8,7 +9,7 @@ let interrupts = 0;
 const onSignal = (signal: NodeJS.Signals) => {
   interrupts += 1;
   if (interrupts > 1) process.exit(130);
-  process.stderr.write(`\n${signal}: stopping after the batch in flight (again to quit now)\n`);
+  process.stderr.write(`\n${signal}: stopping (an import finishes the batch in flight; again to quit now)\n`);
   interrupt.abort();
 };
 process.on('SIGINT', onSignal);

@@ -3,6 +3,7 @@ import { sourceName, workspaceName } from '@tributary/contracts';
 import type { CliContext } from './shared/cli-context';
 import { ConfigApiClient } from './shared/config-api.client';
 import { resolveConnection } from './shared/connection-options';
+import { withSubcommandExamples } from './shared/help';
 import { Column, print, renderRecord, renderTable, slugOf } from './shared/output';
 
 const columns: Column<any>[] = [
@@ -104,5 +105,10 @@ export function sourcesCommand(context: CliContext): Command {
       print(context, connection, { deleted: name }, () => `Deleted ${name}\n`);
     });
 
-  return sources;
+  return withSubcommandExamples(sources, {
+    create: ['tributary sources create acme web --catalog javascript --display-name "Web site"'],
+    list: ['tributary sources list acme'],
+    get: ['tributary sources get acme web --json'],
+    delete: ['tributary sources delete acme web'],
+  });
 }

@@ -3,6 +3,7 @@ import { workspaceName } from '@tributary/contracts';
 import { CliError, type CliContext } from './shared/cli-context';
 import { ConfigApiClient } from './shared/config-api.client';
 import { resolveConnection } from './shared/connection-options';
+import { collect, withSubcommandExamples } from './shared/help';
 import { Column, print, renderRecord, renderTable, slugOf } from './shared/output';
 
 const columns: Column<any>[] = [
@@ -12,10 +13,6 @@ const columns: Column<any>[] = [
   { header: 'created', value: (token) => token.create_time },
   { header: 'description', value: (token) => token.description },
 ];
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
 
 /** `tributary tokens create|list|delete`: access tokens, managed with an instance-admin token. */
 export function tokensCommand(context: CliContext): Command {
@@ -85,5 +82,9 @@ export function tokensCommand(context: CliContext): Command {
       );
     });
 
-  return tokens;
+  return withSubcommandExamples(tokens, {
+    create: ['tributary tokens create -w acme --scope workspace:read --description "dashboards"'],
+    list: ['tributary tokens list'],
+    delete: ['tributary tokens delete 7'],
+  });
 }

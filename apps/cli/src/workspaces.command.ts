@@ -3,6 +3,7 @@ import { workspaceName } from '@tributary/contracts';
 import type { CliContext } from './shared/cli-context';
 import { ConfigApiClient } from './shared/config-api.client';
 import { resolveConnection } from './shared/connection-options';
+import { withSubcommandExamples } from './shared/help';
 import { Column, print, renderRecord, renderTable, slugOf } from './shared/output';
 
 const columns: Column<any>[] = [
@@ -75,5 +76,9 @@ export function workspacesCommand(context: CliContext): Command {
       print(context, connection, workspace, () => describeWorkspace(workspace));
     });
 
-  return workspaces;
+  return withSubcommandExamples(workspaces, {
+    create: ['tributary workspaces create acme --display-name "Acme Inc" --region eu'],
+    list: ['tributary workspaces list --json'],
+    get: ['tributary workspaces get acme'],
+  });
 }

@@ -24,16 +24,34 @@ export async function runCliInProcess(
   args: string[],
   options: { env?: Record<string, string | undefined>; interrupt?: AbortSignal; stderrIsTTY?: boolean } = {},
 ): Promise<CliRun> {
+  return startCliInProcess(args, options).done;
+}
+
+export interface RunningCli {
+  /** What it printed so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Aborts its interrupt signal, as Ctrl-C does. */
+  interrupt(): void;
+  done: Promise<CliRun>;
+}
+
+/** Starts the CLI in this process and lets the test watch its output while it runs (`tail`). */
+export function startCliInProcess(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; interrupt?: AbortSignal; stderrIsTTY?: boolean } = {},
+): RunningCli {
   let stdout = '';
   let stderr = '';
+  const interrupt = new AbortController();
+  options.interrupt?.addEventListener('abort', () => interrupt.abort(), { once: true });
   const context: CliContext = {
     stdout: { write: (text: string) => (stdout += text), isTTY: false },
     stderr: { write: (text: string) => (stderr += text), isTTY: options.stderrIsTTY ?? false, columns: 120 },
     env: options.env ?? {},
-    interrupt: options.interrupt,
+    interrupt: interrupt.signal,
   };
-  const code = await runCli(args, context);
-  return {
+  const done = runCli(args, context).then((code) => ({
     code,
     stdout,
     stderr,
@@ -44,7 +62,8 @@ export async function runCliInProcess(
         throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
       }
     },
-  };
+  }));
+  return { stdout: () => stdout, stderr: () => stderr, interrupt: () => interrupt.abort(), done };
 }
 
 /** Starts `node bin/tributary.js ...` from the TypeScript sources (not a possibly stale dist/). */

@@ -46,11 +46,11 @@ describe('tributary CLI: configuration commands', () => {
     const duplicate = await runCliInProcess(['workspaces', 'create', 'dupe'], { env: admin });
     expect(duplicate.code).toBe(0);
     const again = await runCliInProcess(['workspaces', 'create', 'dupe'], { env: admin });
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/^error: .*\(HTTP 409, code 6\)\n$/);
 
     const missing = await runCliInProcess(['workspaces', 'get', 'nope'], { env: admin });
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/HTTP 404, code 5/);
 
     const noToken = await runCliInProcess(['workspaces', 'list'], { env: { TRIBUTARY_URL: t.baseUrl } });
@@ -60,17 +60,17 @@ describe('tributary CLI: configuration commands', () => {
     const badToken = await runCliInProcess(['workspaces', 'list'], {
       env: { ...admin, TRIBUTARY_TOKEN: 'not-a-token' },
     });
-    expect(badToken.code).toBe(1);
+    expect(badToken.code).toBe(2);
     expect(badToken.stderr).toMatch(/HTTP 401, code 16/);
 
     const unreachable = await runCliInProcess(['workspaces', 'list'], {
       env: { ...admin, TRIBUTARY_URL: 'http://127.0.0.1:9' },
     });
-    expect(unreachable.code).toBe(1);
+    expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9/);
 
     const usage = await runCliInProcess(['tokens', 'create'], { env: admin });
-    expect(usage.code).toBe(64);
+    expect(usage.code).toBe(1);
     expect(usage.stderr).toMatch(/required option '-w, --workspace <slug>'/);
   });
 
@@ -95,7 +95,7 @@ describe('tributary CLI: configuration commands', () => {
     expect(reachable.json().map((workspace: any) => workspace.name)).toEqual(['workspaces/tokens-ws']);
     // A workspace token cannot mint tokens.
     const denied = await runCliInProcess(['tokens', 'list'], { env: asWorkspace });
-    expect(denied.code).toBe(1);
+    expect(denied.code).toBe(2);
     expect(denied.stderr).toMatch(/HTTP 403, code 7/);
 
     const listed = await runCliInProcess(['tokens', 'list'], { env: admin });
@@ -105,10 +105,10 @@ describe('tributary CLI: configuration commands', () => {
     const deleted = await runCliInProcess(['tokens', 'delete', number], { env: admin });
     expect(deleted).toMatchObject({ code: 0, stdout: `Deleted access-tokens/${number}\n` });
     const afterDelete = await runCliInProcess(['workspaces', 'list'], { env: asWorkspace });
-    expect(afterDelete.code).toBe(1);
+    expect(afterDelete.code).toBe(2);
     expect(afterDelete.stderr).toMatch(/HTTP 401/);
     const deletedTwice = await runCliInProcess(['tokens', 'delete', number], { env: admin });
-    expect(deletedTwice.code).toBe(1);
+    expect(deletedTwice.code).toBe(2);
     expect(deletedTwice.stderr).toMatch(/HTTP 404/);
     const notANumber = await runCliInProcess(['tokens', 'delete', 'abc'], { env: admin });
     expect(notANumber).toMatchObject({ code: 1, stderr: 'error: not a token number: abc\n' });
@@ -138,12 +138,12 @@ describe('tributary CLI: configuration commands', () => {
     expect(deleted).toMatchObject({ code: 0, stdout: 'Deleted workspaces/src-ws/sources/web\n' });
     expect((await postJson(t, '/v1/track', { userId: 'u', event: 'E' }, writeKey)).status).toBe(401);
     const gone = await runCliInProcess(['sources', 'get', 'src-ws', 'web'], { env: admin });
-    expect(gone.code).toBe(1);
+    expect(gone.code).toBe(2);
 
     const unknownCatalog = await runCliInProcess(['sources', 'create', 'src-ws', 'x', '--catalog', 'cobol'], {
       env: admin,
     });
-    expect(unknownCatalog.code).toBe(1);
+    expect(unknownCatalog.code).toBe(2);
     expect(unknownCatalog.stderr).toMatch(/HTTP 4\d\d/);
   });
 
@@ -188,7 +188,7 @@ describe('tributary CLI: configuration commands', () => {
     const notAdmin = await runCliInProcess(['bootstrap', '--workspace', 'other'], {
       env: { TRIBUTARY_URL: t.baseUrl, TRIBUTARY_TOKEN: result.access_token.token },
     });
-    expect(notAdmin.code).toBe(1);
+    expect(notAdmin.code).toBe(2);
     expect(notAdmin.stderr).toMatch(/HTTP 403/);
   });
 
@@ -204,7 +204,7 @@ describe('tributary CLI: configuration commands', () => {
       TRIBUTARY_URL: t.baseUrl,
       TRIBUTARY_TOKEN: t.adminToken,
     });
-    expect(failing.code).toBe(1);
+    expect(failing.code).toBe(2);
     expect(failing.stderr).toMatch(/^error: .*HTTP 404/);
   }, 30_000);
 });

@@ -66,19 +66,19 @@ describe('tributary CLI credentials', () => {
       env,
     });
     expect(missing).toMatchObject({
-      code: 64,
+      code: 1,
       stderr: expect.stringMatching(/cannot read the token file .*absent.*ENOENT/),
     });
     const empty = await runCliInProcess(['--token-file', secretFile('empty', '\n'), 'workspaces', 'list'], {
       env,
     });
-    expect(empty).toMatchObject({ code: 64, stderr: expect.stringMatching(/token file .* is empty/) });
+    expect(empty).toMatchObject({ code: 1, stderr: expect.stringMatching(/token file .* is empty/) });
     const both = await runCliInProcess(
       ['--token', 'x', '--token-file', secretFile('both', 'y'), 'workspaces', 'list'],
       { env },
     );
     expect(both).toMatchObject({
-      code: 64,
+      code: 1,
       stderr: expect.stringMatching(/pass --token or --token-file, not both/),
     });
   });
@@ -167,11 +167,11 @@ describe('tributary CLI output of server data', () => {
       const inProcess = await runCliInProcess(['workspaces', 'list'], {
         env: { ...env, TRIBUTARY_URL: proxy.url },
       });
-      expect(inProcess.code).toBe(1);
+      expect(inProcess.code).toBe(2);
       expect(inProcess.stderr).toMatch(/^error: boomAcme\\x1b/);
       expect(inProcess.stderr).not.toMatch(RAW_CONTROLS);
       const child = await runCliChild(['workspaces', 'list'], { ...env, TRIBUTARY_URL: proxy.url });
-      expect(child.code).toBe(1);
+      expect(child.code).toBe(2);
       expect(child.stderr).not.toMatch(RAW_CONTROLS);
     } finally {
       await proxy.close();

@@ -247,8 +247,14 @@ describe('tributary import', () => {
     const wrongKey = await runCliInProcess(['--json', 'import', history.file, '--write-key', 'no-such-key'], {
       env: { TRIBUTARY_URL: t.baseUrl },
     });
-    expect(wrongKey.code).toBe(1);
-    expect(wrongKey.json()).toMatchObject({ status: 'aborted', accepted: 0, sent: 0, lastAcceptedLine: 0 });
+    expect(wrongKey.code).toBe(2);
+    expect(wrongKey.json()).toMatchObject({
+      status: 'aborted',
+      abortedBy: 'refused',
+      accepted: 0,
+      sent: 0,
+      lastAcceptedLine: 0,
+    });
     expect(wrongKey.json().reason).toMatch(/refused the write key: HTTP 401 invalid_write_key/);
 
     const half = await importFile(source, history.file, ['--batch-size', '100'], {});
@@ -279,7 +285,7 @@ describe('tributary import', () => {
     });
     const noKey = await runCliInProcess(['import', history.file], { env: { TRIBUTARY_URL: t.baseUrl } });
     expect(noKey).toMatchObject({
-      code: 64,
+      code: 1,
       stderr: 'error: no write key: set TRIBUTARY_WRITE_KEY or pass --write-key-file (or --write-key)\n',
     });
   });
@@ -485,7 +491,7 @@ describe('tributary import', () => {
         env: { TRIBUTARY_URL: 'http://127.0.0.1:9' },
       },
     );
-    expect(readable.code).toBe(1);
+    expect(readable.code).toBe(3);
     expect(readable.stdout).toMatch(/^status: +aborted: batch of lines 1-\d+: network: /m);
     expect(readable.stdout).toMatch(/^batches retried: +1 \(2 retries\)$/m);
     expect(readable.stdout).toContain('Run the same command again to continue after the resume point.');

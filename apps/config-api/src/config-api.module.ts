@@ -1,12 +1,21 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
-import { Environment, ENVIRONMENT, MetricsRegistry, ServedSurface } from '@tributary/platform';
+import {
+  Environment,
+  ENVIRONMENT,
+  MetricsRegistry,
+  PUBLIC_API_PREFIX,
+  RateLimiter,
+  ServedSurface,
+} from '@tributary/platform';
 import { ZodValidationPipe } from 'nestjs-zod';
 import { AccessTokenCommands } from './access-tokens/access-token.commands';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
 import { AuditEventsController } from './audit-events/audit-events.controller';
 import { OAuthApplicationCommands } from './oauth-applications/oauth-application.commands';
 import { OAuthApplicationsController } from './oauth-applications/oauth-applications.controller';
+import { RegulationCommands } from './regulations/regulation.commands';
+import { RegulationsController } from './regulations/regulations.controller';
 import { ReplayCommands } from './replays/replay.commands';
 import { ReplaysController } from './replays/replays.controller';
 import { InstanceBootstrapService } from './bootstrap/instance-bootstrap.service';
@@ -39,9 +48,21 @@ import { ViolationsController } from './violations/violations.controller';
 import { WorkspaceCommands } from './workspaces/workspace.commands';
 import { WorkspacesController } from './workspaces/workspaces.controller';
 import { WORKSPACE_QUOTA_LIMITS, WorkspaceQuotaLimits, WorkspaceQuotas } from './shared/workspace-quotas';
+import { PublicApiErrorFilter } from './public-api/public-api-error.filter';
+import { PUBLIC_API_RATE_LIMITER, PublicApiGuard } from './public-api/public-api.guard';
+import { PublicApiResources } from './public-api/public-api-resources';
+import { PublicCatalogController, PublicWorkspaceController } from './public-api/public-workspace.controller';
+import { PublicDestinationsController } from './public-api/public-destinations.controller';
+import { PublicSourcesController } from './public-api/public-sources.controller';
+import { PublicSubscriptionsController } from './public-api/public-subscriptions.controller';
+import { PublicTrackingPlansController } from './public-api/public-tracking-plans.controller';
+import { PublicUnservedController } from './public-api/public-unserved.controller';
+import { PublicLabelsController } from './public-api/public-labels.controller';
+import { servePublicApiOpenApiDocument } from './public-api/public-api-openapi';
 
 /**
- * The Config API: `/v1beta` over the config event store; needs `ConfigProjectionsModule`,
+ * The Config API: `/v1beta` and Segment's Public API subset (`/public-api`, docs/public-api.md) over
+ * the config event store, one set of use cases under both; needs `ConfigProjectionsModule`,
  * `SecretBoxModule` and, for the live events, `EventLogModule`.
  */
 @Module({})
@@ -62,9 +83,18 @@ export class ConfigApiModule {
         TrackingPlansController,
         ReplaysController,
         OAuthApplicationsController,
+        RegulationsController,
         AuditEventsController,
         ViolationsController,
         UnimplementedController,
+        PublicWorkspaceController,
+        PublicCatalogController,
+        PublicSourcesController,
+        PublicDestinationsController,
+        PublicSubscriptionsController,
+        PublicTrackingPlansController,
+        PublicLabelsController,
+        PublicUnservedController,
       ],
       providers: [
         { provide: ENVIRONMENT, useValue: environment },
@@ -89,20 +119,31 @@ export class ConfigApiModule {
         AccessTokenCommands,
         WorkspaceCommands,
         ReplayCommands,
+        RegulationCommands,
         DestinationConfigMapper,
         InstanceBootstrapService,
         SourceConnectionsHandler,
+        // The Public API's budget is its own, apart from `/v1beta`'s.
+        {
+          provide: PUBLIC_API_RATE_LIMITER,
+          useFactory: () => new RateLimiter(environment.PUBLIC_API_RATE_LIMIT),
+        },
+        PublicApiGuard,
+        PublicApiErrorFilter,
+        PublicApiResources,
       ],
     };
   }
 }
 
 /**
- * The Config API as a process serves it: `/v1beta` answering its errors in `{error, code}`, the
+ * The Config API as a process serves it: `/v1beta` answering its errors in `{error, code}` and
+ * `/public-api` in `{errors: [...]}`, the
  * read model's metrics, and the OpenAPI document of the `/v1beta` routes the process serves.
  */
 export function configApiSurface(environment: Environment): ServedSurface {
   const errorFilter = new ConfigApiErrorFilter();
+  const publicApiErrorFilter = new PublicApiErrorFilter();
   return {
     imports: [ConfigApiModule.register(environment)],
     providers: [
@@ -114,7 +155,16 @@ export function configApiSurface(environment: Environment): ServedSurface {
     ],
     edgeApi: 'config',
     errorFilter,
-    claimedPaths: [{ claims: (path) => path.startsWith('/v1beta'), errorFilter }],
-    onCreated: serveConfigApiOpenApiDocument,
+    claimedPaths: [
+      { claims: (path) => path.startsWith('/v1beta'), errorFilter },
+      {
+        claims: (path) => path === PUBLIC_API_PREFIX || path.startsWith(`${PUBLIC_API_PREFIX}/`),
+        errorFilter: publicApiErrorFilter,
+      },
+    ],
+    onCreated: (app) => {
+      serveConfigApiOpenApiDocument(app);
+      servePublicApiOpenApiDocument(app);
+    },
   };
 }

@@ -321,9 +321,6 @@ describe('Config API errors (docs/config-api.md §4)', () => {
     it.each<[string, string, unknown]>([
       ['GET', `workspaces/${ws}/functions`, undefined],
       ['POST', `workspaces/${ws}/functions?type=SOURCE`, { function: { display_name: 'f' } }],
-      ['POST', `workspaces/${ws}/regulations`, { regulation_type: 'SUPPRESS_ONLY' }],
-      ['POST', `workspaces/${ws}/regulation`, { regulation_type: 'SUPPRESS_ONLY' }],
-      ['GET', `workspaces/${ws}/suppressed-users`, undefined],
       ['GET', `workspaces/${ws}/roles`, undefined],
       // The metrics summary itself is served by the router (apps/router); its time series are not.
       [

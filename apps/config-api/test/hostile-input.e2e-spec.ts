@@ -4,7 +4,7 @@
 // stops the read model nor a later start.
 import { streamNames } from '@tributary/config-domain';
 import { SQLITE_EVENT_STORE_FILE } from '@tributary/event-store';
-import Database from 'better-sqlite3';
+import { Database } from '@tributary/sqlite';
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigProjectionRunner, ConfigReadModel } from '@tributary/config-projections';

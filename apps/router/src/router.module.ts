@@ -13,6 +13,7 @@ import { MessageDeliverer } from './destination-consumers/message-deliverer.serv
 import { JobLeases } from './job-leases/job-leases';
 import { MessageDeliveriesController } from './message-deliveries/message-deliveries.controller';
 import { RecentMessageOutcomes } from './message-deliveries/recent-message-outcomes';
+import { RegulationRunner } from './regulations/regulation-runner.service';
 import { ReplayRunner } from './replays/replay-runner.service';
 
 /**
@@ -41,6 +42,7 @@ export class RouterModule {
         },
         ReplayRunner,
         DeadLetterRedriver,
+        RegulationRunner,
         RouterMetricsCollector,
       ],
       exports: [DeliveryMetrics, DestinationConsumers],

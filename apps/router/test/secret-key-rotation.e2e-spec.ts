@@ -10,7 +10,7 @@ import { createWorkspaceAndSource, postJson, pollUntil } from '../../../test/sup
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { createWebhookDestination, POLLING_ENVIRONMENT, WebhookReceiver } from './router-e2e.kit';
 import { SQLITE_EVENT_STORE_FILE } from '@tributary/event-store';
-import BetterSqlite3 from 'better-sqlite3';
+import { Database } from '@tributary/sqlite';
 
 jest.setTimeout(120_000);
 
@@ -82,7 +82,7 @@ describe('TRIBUTARY_SECRET_KEY rotation', () => {
 
 /** Every encrypted value in the config events, as stored (read straight from the SQLite store). */
 async function storedSecrets(dataDir: string): Promise<string[]> {
-  const database = new BetterSqlite3(join(dataDir, SQLITE_EVENT_STORE_FILE), { readonly: true });
+  const database = new Database(join(dataDir, SQLITE_EVENT_STORE_FILE), { readonly: true });
   try {
     const rows = database.prepare('SELECT data FROM events').all() as { data: string }[];
     return rows.flatMap((row) => row.data.match(/enc:v1:[0-9a-f]{8}:[A-Za-z0-9_-]+/g) ?? []);

@@ -164,8 +164,8 @@ describe('tracking API limits and validation', () => {
       expectErrorBody(response, 400, 'payload_too_large');
     });
 
-    it('answers 400 payload_too_large, not 413, for a body past the server-wide read limit (5 MiB)', async () => {
-      const response = await postTracking(t, '/v1/batch', Buffer.alloc(5 * 1024 * KIB, 0x20), {
+    it('answers 400 payload_too_large, not 413, for a body past the server-wide read limit (9 MiB)', async () => {
+      const response = await postTracking(t, '/v1/batch', Buffer.alloc(9 * 1024 * KIB, 0x20), {
         authorization: basicAuth(source.writeKey),
       });
       expectErrorBody(response, 400, 'payload_too_large');

@@ -10,6 +10,7 @@ const DOMAIN_ERRORS: Record<DomainError['kind'], [number, number]> = {
   not_found: [404, GrpcCode.NOT_FOUND],
   already_exists: [409, GrpcCode.ALREADY_EXISTS],
   permission_denied: [403, GrpcCode.PERMISSION_DENIED],
+  failed_precondition: [400, GrpcCode.FAILED_PRECONDITION],
 };
 
 /**

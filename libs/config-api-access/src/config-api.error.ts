@@ -5,6 +5,8 @@ export const GrpcCode = {
   ALREADY_EXISTS: 6,
   PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,
+  /** Valid, but not allowed in the resource's current state; answered with 400 as grpc-gateway does. */
+  FAILED_PRECONDITION: 9,
   ABORTED: 10,
   UNIMPLEMENTED: 12,
   INTERNAL: 13,
@@ -30,6 +32,8 @@ export class ConfigApiError extends Error {
     new ConfigApiError(403, GrpcCode.PERMISSION_DENIED, message);
   static notFound = (message: string) => new ConfigApiError(404, GrpcCode.NOT_FOUND, message);
   static alreadyExists = (message: string) => new ConfigApiError(409, GrpcCode.ALREADY_EXISTS, message);
+  static failedPrecondition = (message: string) =>
+    new ConfigApiError(400, GrpcCode.FAILED_PRECONDITION, message);
   static aborted = (message: string) => new ConfigApiError(409, GrpcCode.ABORTED, message);
   static unimplemented = (message: string) => new ConfigApiError(501, GrpcCode.UNIMPLEMENTED, message);
   static unavailable = (message: string) => new ConfigApiError(503, GrpcCode.UNAVAILABLE, message);

@@ -1,4 +1,5 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { ConfigApiError } from './config-api.error';
 
@@ -11,6 +12,14 @@ export interface RequestBodyLimits {
 
 export const REQUEST_BODY_LIMITS = Symbol('ConfigApiRequestBodyLimits');
 
+const LARGER_BODY_BYTES = 'config-api:larger-body-bytes';
+
+/**
+ * A route whose body may be larger than the configured limit, up to `bytes`: a regulation's create
+ * carries up to 5,000 subject ids of up to 1,024 characters (docs/regulations.md §1).
+ */
+export const AcceptsBodiesUpTo = (bytes: number) => SetMetadata(LARGER_BODY_BYTES, bytes);
+
 /**
  * Caps every Config API request body before any route reads it: its JSON at most `maxBytes`, nested at
  * most `maxDepth` deep (400, code 3). A Config API body becomes an event that every process folds at
@@ -20,7 +29,10 @@ export const REQUEST_BODY_LIMITS = Symbol('ConfigApiRequestBodyLimits');
  */
 @Injectable()
 export class RequestBodyLimitsGuard implements CanActivate {
-  constructor(@Inject(REQUEST_BODY_LIMITS) private readonly limits: RequestBodyLimits) {}
+  constructor(
+    @Inject(REQUEST_BODY_LIMITS) private readonly limits: RequestBodyLimits,
+    private readonly reflector: Reflector,
+  ) {}
 
   canActivate(context: ExecutionContext): boolean {
     const body = context.switchToHttp().getRequest<FastifyRequest>().body;
@@ -33,9 +45,13 @@ export class RequestBodyLimitsGuard implements CanActivate {
     // Measured on the parsed value (whitespace of the sent text does not count); safe to serialize
     // now that its depth is bounded.
     const bytes = Buffer.byteLength(JSON.stringify(body) ?? '');
-    if (bytes > this.limits.maxBytes) {
+    const maxBytes = Math.max(
+      this.limits.maxBytes,
+      this.reflector.get<number | undefined>(LARGER_BODY_BYTES, context.getHandler()) ?? 0,
+    );
+    if (bytes > maxBytes) {
       throw ConfigApiError.invalidArgument(
-        `the request body is ${bytes} bytes of JSON; a resource may have at most ${this.limits.maxBytes}`,
+        `the request body is ${bytes} bytes of JSON; a resource may have at most ${maxBytes}`,
       );
     }
     return true;

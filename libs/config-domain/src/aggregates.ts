@@ -4,6 +4,7 @@ import { destinationDecider } from './destination/destination.decider';
 import { oauthApplicationDecider } from './oauth-application/oauth-application.decider';
 import { Aggregate } from './shared/aggregate';
 import { Decider, DomainEvent } from './shared/decider';
+import { regulationDecider } from './regulation/regulation.decider';
 import { sourceDecider } from './source/source.decider';
 import { sourceTrackingPlanDecider } from './tracking-plan/source-tracking-plan.decider';
 import { trackingPlanDecider } from './tracking-plan/tracking-plan.decider';
@@ -58,4 +59,10 @@ export const oauthApplicationAggregate = aggregate(
   ({ workspaceSlug, applicationId }: { workspaceSlug: string; applicationId: string }) =>
     streamNames.oauthApplication(workspaceSlug, applicationId),
   oauthApplicationDecider,
+);
+
+export const regulationAggregate = aggregate(
+  ({ workspaceSlug, regulationId }: { workspaceSlug: string; regulationId: string }) =>
+    streamNames.regulation(workspaceSlug, regulationId),
+  regulationDecider,
 );

@@ -1,6 +1,7 @@
 import { AccessTokenEvent } from './access-token/access-token.events';
 import { DestinationEvent } from './destination/destination.events';
 import { OAuthApplicationEvent } from './oauth-application/oauth-application.events';
+import { RegulationEvent } from './regulation/regulation.events';
 import { SourceEvent } from './source/source.events';
 import { TrackingPlanEvent } from './tracking-plan/tracking-plan.events';
 import { UserEvent } from './user/user.events';
@@ -14,7 +15,8 @@ export type ConfigEvent =
   | SourceEvent
   | DestinationEvent
   | TrackingPlanEvent
-  | OAuthApplicationEvent;
+  | OAuthApplicationEvent
+  | RegulationEvent;
 
 /** Stream names, one per aggregate instance (docs/architecture.md, Storage). */
 export const streamNames = {
@@ -29,4 +31,5 @@ export const streamNames = {
   sourceTrackingPlan: (sourceId: string) => `source-tracking-plan-${sourceId}`,
   oauthApplication: (workspaceSlug: string, applicationId: string) =>
     `oauth-application-${workspaceSlug}/${applicationId}`,
+  regulation: (workspaceSlug: string, regulationId: string) => `regulation-${workspaceSlug}/${regulationId}`,
 };

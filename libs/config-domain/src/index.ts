@@ -16,6 +16,8 @@ export * from './tracking-plan/tracking-plan.events';
 export * from './tracking-plan/tracking-plan.decider';
 export * from './oauth-application/oauth-application.events';
 export * from './oauth-application/oauth-application.decider';
+export * from './regulation/regulation.events';
+export * from './regulation/regulation.decider';
 export * from './config-event';
 export * from './shared/aggregate';
 export * from './tracking-plan/source-tracking-plan.decider';

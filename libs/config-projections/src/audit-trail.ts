@@ -1,9 +1,10 @@
-import { ConfigEvent } from '@tributary/config-domain';
+import { ConfigEvent, RegulationRecord } from '@tributary/config-domain';
 import {
   destinationName,
   ENCRYPTED_VALUE_PREFIX,
   MASKED_SECRET,
   oauthApplicationName,
+  regulationName,
   sourceName,
   trackingPlanName,
   workspaceName,
@@ -107,8 +108,27 @@ function toAuditEntry(recorded: RecordedEvent, resourceName: string): AuditEntry
     actor: recorded.metadata.actor,
     requestId: recorded.metadata.requestId,
     time: recorded.metadata.time,
-    data: maskSecrets(recorded.data) as Record<string, unknown>,
+    data: auditData(recorded),
   };
+}
+
+/**
+ * The event's data as the trail shows it. A regulation's request is shown in the Config API's words
+ * (docs/regulations.md §5): who asked for what, never anything of the users' messages.
+ */
+function auditData(recorded: RecordedEvent): Record<string, unknown> {
+  if (recorded.type === 'RegulationCreated' || recorded.type === 'RegulationDeleted') {
+    const regulation = recorded.data as unknown as RegulationRecord;
+    return {
+      regulation_type: regulation.regulationType,
+      subject_type: regulation.subjectType,
+      subject_ids: regulation.subjectIds,
+      source_name: regulation.source
+        ? sourceName({ workspaceSlug: regulation.workspaceSlug, sourceSlug: regulation.source.sourceSlug })
+        : '',
+    };
+  }
+  return maskSecrets(recorded.data) as Record<string, unknown>;
 }
 
 function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceName: string } | undefined {
@@ -157,6 +177,7 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
         workspaceSlugs,
         resourceName: `${destinationName(event.data)}/replays/${event.data.replay.replayId}`,
       };
+    case 'DestinationReplayCancelRequested':
     case 'DestinationReplayFinished':
       return {
         workspaceSlugs,
@@ -172,6 +193,12 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
         workspaceSlugs,
         resourceName: oauthApplicationName(event.data),
       };
+    case 'RegulationCreated':
+    case 'RegulationDeleted':
+    case 'RegulationStarted':
+    case 'RegulationDestinationSettled':
+    case 'RegulationFinished':
+      return { workspaceSlugs, resourceName: regulationName(event.data) };
     case 'TrackingPlanCreated':
     case 'TrackingPlanUpdated':
     case 'TrackingPlanDeleted':

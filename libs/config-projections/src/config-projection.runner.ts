@@ -4,6 +4,7 @@ import { accessTokensProjection } from './projections/access-tokens.projection';
 import { ConfigChange, ConfigProjection } from './projections/config-projection';
 import { destinationsProjection } from './projections/destinations.projection';
 import { oauthApplicationsProjection } from './projections/oauth-applications.projection';
+import { regulationsProjection } from './projections/regulations.projection';
 import { sourcesProjection } from './projections/sources.projection';
 import { trackingPlansProjection } from './projections/tracking-plans.projection';
 import { usersProjection } from './projections/users.projection';
@@ -22,6 +23,7 @@ export const CONFIG_PROJECTIONS = {
   sources: sourcesProjection,
   trackingPlans: trackingPlansProjection,
   oauthApplications: oauthApplicationsProjection,
+  regulations: regulationsProjection,
 };
 
 type ConfigProjections = typeof CONFIG_PROJECTIONS;

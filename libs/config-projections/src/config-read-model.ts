@@ -24,6 +24,14 @@ import {
   oauthApplicationOf,
   oauthApplicationsOfWorkspace,
 } from './projections/oauth-applications.projection';
+import {
+  allRegulations,
+  regulationOf,
+  regulationsOfWorkspace,
+  RegulationView,
+  suppressionsOfWorkspace,
+  WorkspaceSuppressions,
+} from './projections/regulations.projection';
 import { sourceByWriteKey, sourceOf, sourcesOfWorkspace, SourceView } from './projections/sources.projection';
 import {
   trackingPlanIdOfSource,
@@ -133,5 +141,23 @@ export class ConfigReadModel {
 
   listOAuthApplications(workspaceSlug: string): OAuthApplicationRecord[] {
     return oauthApplicationsOfWorkspace(this.runner.views.oauthApplications, workspaceSlug);
+  }
+
+  regulation(workspaceSlug: string, regulationId: string): RegulationView | undefined {
+    return regulationOf(this.runner.views.regulations, workspaceSlug, regulationId);
+  }
+
+  /** The workspace's regulations, oldest first. */
+  listRegulations(workspaceSlug: string): RegulationView[] {
+    return regulationsOfWorkspace(this.runner.views.regulations, workspaceSlug);
+  }
+
+  listAllRegulations(): RegulationView[] {
+    return allRegulations(this.runner.views.regulations);
+  }
+
+  /** Who the workspace suppresses (ask with `isSuppressedUser`); undefined when nobody. */
+  suppressions(workspaceSlug: string): WorkspaceSuppressions | undefined {
+    return suppressionsOfWorkspace(this.runner.views.regulations, workspaceSlug);
   }
 }

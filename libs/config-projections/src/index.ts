@@ -7,3 +7,8 @@ export type { ConfigChange } from './projections/config-projection';
 export type { DestinationView } from './projections/destinations.projection';
 export type { SourceView } from './projections/sources.projection';
 export type { TrackingPlanView } from './projections/tracking-plans.projection';
+export {
+  isSuppressedUser,
+  type RegulationView,
+  type WorkspaceSuppressions,
+} from './projections/regulations.projection';

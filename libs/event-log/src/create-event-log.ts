@@ -23,6 +23,10 @@ export interface CreateEventLogOptions {
   retentionMs?: number;
   /** `NATS_STREAM_REPLICAS`: replicas of each JetStream stream; default 1. Ignored by the sqlite log. */
   streamReplicas?: number;
+  /** `ROUTER_PULL_EXPIRES`: expiry of each JetStream pull (heartbeat at half); default 5 s. */
+  pullExpiresMs?: number;
+  /** Told what setting up the log changed that an operator should know (a stream's replicas raised). */
+  notice?: (message: string) => void;
   /**
    * `DEDUPE_INDEX` (default true): on NATS, the long window is served by the on-disk dedupe index and
    * JetStream keeps only `dedupeGuardWindowMs` of ids in RAM. False: JetStream keeps the whole window
@@ -68,6 +72,8 @@ export async function createEventLog(options: CreateEventLogOptions): Promise<Ev
     ...settings,
     servers: options.natsUrl,
     replicas: options.streamReplicas,
+    pullExpiresMs: options.pullExpiresMs,
+    notice: options.notice,
     trackingDuplicateWindowMs: indexed ? guardWindowMs : undefined,
   });
   if (!indexed || options.publishesTracking === false) return log;

@@ -1,4 +1,4 @@
-import { DynamicModule, Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { createEventLog, CreateEventLogOptions } from './create-event-log';
 import { EVENT_LOG, EventLog } from './event-log.port';
 
@@ -21,7 +21,16 @@ export class EventLogModule {
     return {
       module: EventLogModule,
       global: true,
-      providers: [{ provide: EVENT_LOG, useFactory: () => createEventLog(options) }, EventLogLifecycle],
+      providers: [
+        {
+          provide: EVENT_LOG,
+          useFactory: () => {
+            const logger = new Logger('EventLog');
+            return createEventLog({ notice: (message) => logger.log(message), ...options });
+          },
+        },
+        EventLogLifecycle,
+      ],
       exports: [EVENT_LOG],
     };
   }

@@ -260,6 +260,28 @@ export interface FailedAttempts {
   attempts: DeliveryAttempt[];
 }
 
+/**
+ * The messages a privacy regulation erases (docs/regulations.md §4): those of one workspace (or of
+ * some of its sources) whose `userId` (or `anonymousId`) is one of the subjects.
+ */
+export interface MessagesToErase {
+  workspaceId: string;
+  /** Only these sources' messages; absent: every source of the workspace. */
+  sourceIds?: readonly string[];
+  field: 'userId' | 'anonymousId';
+  subjectIds: readonly string[];
+}
+
+/** What an erasure removed; a second erasure of the same subjects removes nothing more. */
+export interface ErasedMessages {
+  messages: number;
+  /** The erased messages' ids, for what other stores keep by message id (recent delivery outcomes). */
+  messageIds: string[];
+  deadLetters: number;
+  /** Protocols outcome records, whose samples are the messages as they came in. */
+  protocolsOutcomes: number;
+}
+
 export interface EventLog extends ProtocolsOutcomeStore {
   /**
    * Stores the messages, all publishes in flight at once. Resolves, in input order, once EVERY message
@@ -333,6 +355,13 @@ export interface EventLog extends ProtocolsOutcomeStore {
   readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null>;
   /** Drops it once the message is settled; nothing happens when there is none. `deleteConsumer` drops all of it. */
   forgetFailedAttempts(consumerName: string, sequence: number): Promise<void>;
+  /**
+   * Erases the subjects' messages from the log (on JetStream erased, not only marked deleted), their
+   * dead letters, the failed-attempt histories of the erased messages and their Protocols outcome
+   * records. Idempotent: after a crash midway, running it again finishes the work. The dedupe index
+   * keeps the erased messages' ids (hashed on JetStream), which hold nothing of the users.
+   */
+  eraseMessages(request: MessagesToErase): Promise<ErasedMessages>;
   /** True when the log answers; used by readiness checks. */
   ping(): Promise<boolean>;
   /** Stops every subscription and releases the connection or file. */

@@ -2,6 +2,7 @@ import {
   MAX_SEEN_ONCE_TTL_MS,
   type EventLogSettings,
   type LeaseValue,
+  type MessagesToErase,
   type MessageToPublish,
   type TailOptions,
 } from './event-log.port';
@@ -37,6 +38,17 @@ export function assertValidSettings(settings: EventLogSettings): void {
 export function assertSubjectToken(kind: 'workspaceId' | 'sourceId', value: string): void {
   if (typeof value !== 'string' || !SUBJECT_TOKEN.test(value)) {
     throw new TypeError(`${kind} ${JSON.stringify(value)} is empty or contains '.', '*', '>' or whitespace`);
+  }
+}
+
+export function assertMessagesToErase(request: MessagesToErase): void {
+  assertSubjectToken('workspaceId', request.workspaceId);
+  request.sourceIds?.forEach((sourceId) => assertSubjectToken('sourceId', sourceId));
+  if (request.field !== 'userId' && request.field !== 'anonymousId') {
+    throw new TypeError(`messages are erased by userId or anonymousId, not ${JSON.stringify(request.field)}`);
+  }
+  if (!Array.isArray(request.subjectIds) || request.subjectIds.some((id) => typeof id !== 'string')) {
+    throw new TypeError('subjectIds must be strings');
   }
 }
 

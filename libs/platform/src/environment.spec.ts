@@ -195,6 +195,22 @@ describe('TRIBUTARY_PREVIOUS_SECRET_KEYS', () => {
   );
 });
 
+describe('ROUTER_PULL_EXPIRES', () => {
+  it('defaults to 5 s and takes a duration of at least 1 s', () => {
+    expect(loadEnvironment({}).ROUTER_PULL_EXPIRES).toBe(5_000);
+    expect(loadEnvironment({ ROUTER_PULL_EXPIRES: '2s' }).ROUTER_PULL_EXPIRES).toBe(2_000);
+    expect(loadEnvironment({ ROUTER_PULL_EXPIRES: '30s' }).ROUTER_PULL_EXPIRES).toBe(30_000);
+  });
+
+  it('stops the start on an expiry under 1 s, zero or not a duration, naming the variable', () => {
+    expect(() => loadEnvironment({ ROUTER_PULL_EXPIRES: '999ms' })).toThrow(
+      /ROUTER_PULL_EXPIRES.*at least 1s/,
+    );
+    expect(() => loadEnvironment({ ROUTER_PULL_EXPIRES: '0' })).toThrow(/ROUTER_PULL_EXPIRES/);
+    expect(() => loadEnvironment({ ROUTER_PULL_EXPIRES: 'fast' })).toThrow(/ROUTER_PULL_EXPIRES/);
+  });
+});
+
 describe('ROUTER_ACK_WAIT', () => {
   it('defaults to 5 s and takes a duration of at least 1 s', () => {
     expect(loadEnvironment({}).ROUTER_ACK_WAIT).toBe(5_000);

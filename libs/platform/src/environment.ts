@@ -169,6 +169,12 @@ export const environmentSchema = z.object({
    */
   ROUTER_ACK_WAIT: durationSchema.pipe(z.number().int().min(1_000, 'must be at least 1s')).default(5_000),
   /**
+   * How long each JetStream pull of a router (destination consumers, replays, tails) may wait on the
+   * server, with a heartbeat at half of it: a pull lost with a NATS node or to a leader election is
+   * noticed and issued again within about this long. The client's own default is 30 s. At least 1 s.
+   */
+  ROUTER_PULL_EXPIRES: durationSchema.pipe(z.number().int().min(1_000, 'must be at least 1s')).default(5_000),
+  /**
    * Event tables (one per track event name) the PostgreSQL destination creates per schema; a message
    * that needs one more is discarded. The seven standard tables are not counted.
    */
@@ -180,6 +186,8 @@ export const environmentSchema = z.object({
   POSTGRES_DESTINATION_MAX_COLUMNS: z.coerce.number().int().min(16).max(1_600).default(500),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
+  /** Public API (`/public-api`) requests per minute per token, per replica; a budget of its own. */
+  PUBLIC_API_RATE_LIMIT: z.coerce.number().int().positive().default(600),
   /**
    * Where destinations may connect: `open` (loopback and private networks too) or `public` (public
    * addresses only). Link-local/metadata, 0.0.0.0/8 and multicast are refused in both.

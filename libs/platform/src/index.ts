@@ -2,6 +2,7 @@ export * from './environment';
 export * from './http/request-url';
 export * from './http/browser-cors';
 export * from './http/http-edge';
+export * from './http/public-api-path';
 export * from './http/http-server';
 export * from './http/graceful-shutdown';
 export * from './http/serve-entry-point';

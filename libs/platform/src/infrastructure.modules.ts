@@ -34,6 +34,7 @@ export function eventLogModule(environment: Environment, { publishesTracking = t
     dedupeWindowMs: environment.DEDUPE_WINDOW,
     retentionMs: environment.RETENTION,
     streamReplicas: environment.NATS_STREAM_REPLICAS,
+    pullExpiresMs: environment.ROUTER_PULL_EXPIRES,
     dedupeIndex: environment.DEDUPE_INDEX === 'on',
     dedupeGuardWindowMs: environment.DEDUPE_GUARD_WINDOW,
     dedupeIndexMaxBytes: environment.DEDUPE_INDEX_MAX_BYTES,

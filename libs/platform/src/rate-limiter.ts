@@ -1,3 +1,13 @@
+export interface RateLimitCount {
+  allowed: boolean;
+  /** Requests counted in the current window, this one included. */
+  consumed: number;
+  remaining: number;
+  /** When the current window ends, in epoch milliseconds. */
+  resetAt: number;
+  retryAfterSeconds: number;
+}
+
 /**
  * Fixed windows (a minute by default) per caller. Coarser than a sliding window, but O(1) memory per caller
  * and exact enough for a limit whose purpose is to stop runaway scripts.
@@ -13,6 +23,12 @@ export class RateLimiter {
 
   /** Counts one request; returns the seconds to wait when the caller is over its limit. */
   take(callerKey: string): { allowed: true } | { allowed: false; retryAfterSeconds: number } {
+    const { allowed, retryAfterSeconds } = this.count(callerKey);
+    return allowed ? { allowed } : { allowed, retryAfterSeconds };
+  }
+
+  /** Counts one request and tells where the caller's window stands (for rate-limit headers). */
+  count(callerKey: string): RateLimitCount {
     const now = this.now();
     let window = this.windows.get(callerKey);
     if (!window || now - window.startedAt >= this.windowMs) {
@@ -21,10 +37,13 @@ export class RateLimiter {
       if (this.windows.size > 10_000) this.forgetExpired(now);
     }
     window.count += 1;
-    if (window.count <= this.limitPerWindow) return { allowed: true };
+    const resetAt = window.startedAt + this.windowMs;
     return {
-      allowed: false,
-      retryAfterSeconds: Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000)),
+      allowed: window.count <= this.limitPerWindow,
+      consumed: window.count,
+      remaining: Math.max(0, this.limitPerWindow - window.count),
+      resetAt,
+      retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
     };
   }
 

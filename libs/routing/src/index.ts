@@ -5,6 +5,7 @@
 export * from './delivery/delivery.decider';
 export * from './integrations/integrations.decider';
 export * from './replay/prepare-replay-message';
+export * from './replay/replay-progress';
 export * from './settlement/settlement.decider';
 export * from './filters/destination-filters.decider';
 export * from './filters/filter-actions.compiler';

@@ -65,6 +65,8 @@ export interface ImportSummary {
   status: 'completed' | 'interrupted' | 'aborted';
   /** Why an aborted import stopped. */
   reason?: string;
+  /** Who stopped an aborted import: the server refused the write key, or gave no answer through every retry. */
+  abortedBy?: 'refused' | 'unreachable';
   file: string;
   resumeFile: string;
   /** Lines up to this one were done in an earlier run and were not read again. */
@@ -184,6 +186,7 @@ export async function importNdjson(options: ImportOptions): Promise<ImportSummar
     }
     if (outcome.kind === 'gave-up') {
       summary.status = outcome.interrupted ? 'interrupted' : 'aborted';
+      if (!outcome.interrupted) summary.abortedBy = 'unreachable';
       summary.reason = `batch of lines ${firstLine}-${lastLine}: ${outcome.reason}`;
       return false;
     }
@@ -195,6 +198,7 @@ export async function importNdjson(options: ImportOptions): Promise<ImportSummar
         summary.sent -= sending.length;
         summary.batches -= 1;
         summary.status = 'aborted';
+        summary.abortedBy = 'refused';
         summary.reason = `the server refused the write key: HTTP ${outcome.status} ${outcome.code}: ${outcome.message}`;
         return false;
       }

@@ -22,18 +22,26 @@ export interface OutputStream {
 export class CliError extends Error {
   constructor(
     message: string,
-    readonly exitCode = 1,
+    readonly exitCode: number = EXIT.usage,
   ) {
     super(message);
     this.name = 'CliError';
   }
 }
 
+/**
+ * The exit codes every command keeps (docs/cli.md), so a script can tell "fix the command line" from
+ * "the server said no" from "try again later".
+ */
 export const EXIT = {
   ok: 0,
-  failure: 1,
+  /** The command line or a local file is wrong: an unknown option, a missing token, an unreadable file. */
+  usage: 1,
+  /** The server answered, and refused: any non-2xx answer, a replay that failed. */
+  refused: 2,
   /** The import finished, but some lines were not imported (bad JSON, rejected, a batch refused). */
   incomplete: 2,
-  usage: 64,
+  /** No answer from the server: connection refused, a name that does not resolve, a timeout. */
+  unreachable: 3,
   interrupted: 130,
 } as const;

@@ -1,4 +1,4 @@
-import { CliError } from './cli-context';
+import { CliError, EXIT } from './cli-context';
 import type { Connection } from './connection-options';
 
 /** A Config API answer other than 2xx, with the `{error, code}` body the API always sends. */
@@ -8,7 +8,17 @@ export class ConfigApiRequestError extends CliError {
     readonly grpcCode: number | undefined,
     readonly apiMessage: string,
   ) {
-    super(`${apiMessage} (HTTP ${status}${grpcCode === undefined ? '' : `, code ${grpcCode}`})`);
+    super(
+      `${apiMessage} (HTTP ${status}${grpcCode === undefined ? '' : `, code ${grpcCode}`})`,
+      EXIT.refused,
+    );
+  }
+}
+
+/** No answer at all: the server is down, the name does not resolve, or the request timed out. */
+export class ServerUnreachableError extends CliError {
+  constructor(baseUrl: string, error: unknown) {
+    super(`cannot reach ${baseUrl}: ${describeFetchError(error)}`, EXIT.unreachable);
   }
 }
 
@@ -21,27 +31,16 @@ export class ConfigApiClient {
     path: string,
     body?: unknown,
   ): Promise<T> {
-    if (!this.connection.token) {
-      throw new CliError(
-        'no access token: set TRIBUTARY_TOKEN or pass --token-file (an instance-admin token for tokens and workspaces)',
-      );
-    }
     const url = `${this.connection.baseUrl}/v1beta/${path}`;
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.connection.token}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(30_000),
-      });
-    } catch (error) {
-      throw new CliError(`cannot reach ${this.connection.baseUrl}: ${describeFetchError(error)}`);
-    }
+    const response = await this.send(url, {
+      method,
+      headers: {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
     const text = await response.text();
     let parsed: any;
     try {
@@ -58,8 +57,54 @@ export class ConfigApiClient {
         message,
       );
     }
-    if (parsed === undefined) throw new CliError(`${method} ${url}: the answer is not JSON`);
+    if (parsed === undefined) throw new CliError(`${method} ${url}: the answer is not JSON`, EXIT.refused);
     return parsed as T;
+  }
+
+  /**
+   * A `text/event-stream` route, open until the server ends it or `signal` aborts: its body is
+   * the caller's to read. A refusal is read like any other (`ConfigApiRequestError`).
+   */
+  async openStream(path: string, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+    const response = await this.send(`${this.connection.baseUrl}/v1beta/${path}`, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', ...headers },
+      signal,
+    });
+    if (response.ok && response.body) return response;
+    const text = await response.text().catch(() => '');
+    let parsed: any;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    throw new ConfigApiRequestError(
+      response.status,
+      typeof parsed?.code === 'number' ? parsed.code : undefined,
+      typeof parsed?.error === 'string' ? parsed.error : text.slice(0, 200) || response.statusText,
+    );
+  }
+
+  private async send(
+    url: string,
+    init: RequestInit & { headers: Record<string, string> },
+  ): Promise<Response> {
+    if (!this.connection.token) {
+      throw new CliError(
+        'no access token: set TRIBUTARY_TOKEN or pass --token-file (an instance-admin token for tokens and workspaces)',
+      );
+    }
+    try {
+      return await fetch(url, {
+        ...init,
+        headers: { authorization: `Bearer ${this.connection.token}`, ...init.headers },
+      });
+    } catch (error) {
+      // The caller stopped it (Ctrl-C on `tail`): not a server that cannot be reached.
+      if (init.signal?.aborted && init.signal.reason?.name !== 'TimeoutError') throw error;
+      throw new ServerUnreachableError(this.connection.baseUrl, error);
+    }
   }
 
   /** Every item of a paginated list, following `next_page_token` until it is empty. */

@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConsoleBuild } from './console-build';
+import { CONSOLE_BUILDING_MARKER, ConsoleBuild } from './console-build';
 
 describe('ConsoleBuild', () => {
   let root: string;
@@ -48,5 +49,33 @@ describe('ConsoleBuild', () => {
 
   it('has nothing to serve when the console was not built', async () => {
     expect(await new ConsoleBuild(null).read('index.html')).toBeNull();
+  });
+});
+
+describe('ConsoleBuild before its first build', () => {
+  let packageFolder: string;
+
+  beforeEach(() => {
+    packageFolder = mkdtempSync(join(tmpdir(), 'tributary-console-package-'));
+  });
+
+  afterEach(() => rmSync(packageFolder, { recursive: true, force: true }));
+
+  it('says a build is under way while its marker names a live process, and finds the build once it is there', async () => {
+    const build = new ConsoleBuild(null, packageFolder);
+    expect(build.directory).toBeNull();
+    expect(build.building).toBe(false);
+    writeFileSync(join(packageFolder, CONSOLE_BUILDING_MARKER), String(process.pid));
+    expect(build.building).toBe(true);
+    mkdirSync(join(packageFolder, 'dist'));
+    writeFileSync(join(packageFolder, 'dist', 'index.html'), '<!doctype html>');
+    expect(build.directory).toBe(join(packageFolder, 'dist'));
+    expect((await build.read('workspaces/w1'))?.body.toString()).toBe('<!doctype html>');
+  });
+
+  it('does not take a marker left by a build that died for a build under way', () => {
+    const dead = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid;
+    writeFileSync(join(packageFolder, CONSOLE_BUILDING_MARKER), String(dead));
+    expect(new ConsoleBuild(null, packageFolder).building).toBe(false);
   });
 });

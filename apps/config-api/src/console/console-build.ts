@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 
@@ -23,17 +23,59 @@ export interface ConsoleFile {
 }
 
 /**
+ * Written into the console package's folder while `npm start` builds the console in the background
+ * (`scripts/build-console.js`), holding the building process's id.
+ */
+export const CONSOLE_BUILDING_MARKER = '.building';
+
+/**
  * The console's built files (`console/dist`, made by `npm run build:console`). Found by walking up
- * from this file, so the same code works from the TypeScript sources (tests) and from `dist/`.
+ * from this file, so the same code works from the TypeScript sources (tests) and from `dist/`. On a
+ * first `npm start` the server answers before the console is built: until it is, the console's
+ * folder is looked at again on each request, and `building` says whether a build is under way.
  */
 export class ConsoleBuild {
-  constructor(readonly directory: string | null) {}
+  private found: string | null;
+
+  constructor(
+    directory: string | null,
+    /** The console package's folder (`console/`), watched for a build that has not finished yet. */
+    private readonly packageFolder: string | null = null,
+  ) {
+    this.found = directory;
+  }
 
   static locate(): ConsoleBuild {
+    let packageFolder: string | null = null;
     for (let directory = __dirname; ; directory = dirname(directory)) {
-      const candidate = join(directory, 'console', 'dist');
-      if (existsSync(join(candidate, 'index.html'))) return new ConsoleBuild(candidate);
-      if (dirname(directory) === directory) return new ConsoleBuild(null);
+      const candidate = join(directory, 'console');
+      if (existsSync(join(candidate, 'dist', 'index.html'))) return new ConsoleBuild(join(candidate, 'dist'));
+      if (!packageFolder && existsSync(join(candidate, 'package.json'))) packageFolder = candidate;
+      if (dirname(directory) === directory) return new ConsoleBuild(null, packageFolder);
+    }
+  }
+
+  get directory(): string | null {
+    if (!this.found && this.packageFolder && existsSync(join(this.packageFolder, 'dist', 'index.html'))) {
+      this.found = join(this.packageFolder, 'dist');
+    }
+    return this.found;
+  }
+
+  /** True while a background build of the console runs (its marker names a live process). */
+  get building(): boolean {
+    if (!this.packageFolder) return false;
+    let builder: number;
+    try {
+      builder = Number(readFileSync(join(this.packageFolder, CONSOLE_BUILDING_MARKER), 'utf8'));
+    } catch {
+      return false;
+    }
+    try {
+      process.kill(builder, 0);
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -53,7 +95,7 @@ export class ConsoleBuild {
   }
 
   private async fileInside(relativePath: string): Promise<ConsoleFile | null> {
-    const root = this.directory!;
+    const root = this.found!;
     let path: string;
     try {
       path = await realpath(resolve(root, relativePath));

@@ -20,6 +20,12 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+const BUILDING_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="3">
+<title>Tributary console</title></head>
+<body><p>The console is being built (the first start builds it beside the running server). This page reloads itself.</p></body></html>
+`;
+
 /**
  * The web console's static files under `/console`, and `index.html` for every page path of the
  * single-page app (`/console/workspaces/...`), so a reload or a shared link opens the right page.
@@ -38,6 +44,16 @@ export class ConsoleController {
       .header('referrer-policy', 'no-referrer')
       .header('x-frame-options', 'DENY');
     if (!this.build.directory) {
+      if (this.build.building) {
+        // A first `npm start` builds the console beside the running server: the page reloads itself
+        // (a meta refresh, which the content security policy allows) until the build is there.
+        reply
+          .code(503)
+          .header('retry-after', '3')
+          .type('text/html; charset=utf-8')
+          .send(BUILDING_PAGE);
+        return;
+      }
       reply
         .code(503)
         .type('text/plain; charset=utf-8')

@@ -73,6 +73,7 @@ export class DestinationConfigMapper {
         problemWithDeliverySetting(catalogEntry.slug, key, value);
       if (problem) throw ConfigApiError.invalidArgument(`destination.config.${key}: ${problem}`);
       values[key] = secrecy === undefined ? value : this.encryptSecretParts(secrecy, value);
+      if (key === 'subscriptions') values[key] = withKeptSubscriptionIds(values[key], current?.config[key]);
     }
     return values;
   }
@@ -132,6 +133,26 @@ function restoreMaskedUrlCredentials(incoming: string, storedUrl: string): strin
   if (url.username === MASKED_SECRET) url.username = previous.username;
   if (url.password === MASKED_SECRET) url.password = previous.password;
   return url.href;
+}
+
+/**
+ * Subscription ids are kept from creation on (Terraform and the Public API name subscriptions by
+ * them): an entry written without an id keeps the id of the stored entry with the same action and
+ * trigger, so a client that does not know ids (v1beta's) cannot change them.
+ */
+function withKeptSubscriptionIds(value: unknown, stored: unknown): unknown {
+  if (!Array.isArray(value) || !Array.isArray(stored)) return value;
+  return value.map((entry: unknown) => {
+    if (!isPlainObject(entry) || entry.id !== undefined) return entry;
+    const same = stored.find(
+      (candidate: unknown) =>
+        isPlainObject(candidate) &&
+        typeof candidate.id === 'string' &&
+        candidate.partnerAction === entry.partnerAction &&
+        candidate.subscribe === entry.subscribe,
+    ) as { id: string } | undefined;
+    return same ? { id: same.id, ...entry } : entry;
+  });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

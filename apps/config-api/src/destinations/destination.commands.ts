@@ -49,6 +49,7 @@ export class DestinationCommands {
     source: SourceRecord,
     request: CreateDestinationRequest['destination'],
     metadata: EventMetadata,
+    displayName?: string,
   ): Promise<string> {
     const { workspaceSlug, sourceSlug, sourceId } = source;
     const destinationSlug = slugUnder(sourceName(source), 'destinations', request.name, 'destination.name');
@@ -71,7 +72,7 @@ export class DestinationCommands {
           sourceId,
           destinationSlug,
           catalogSlug: catalogEntry.slug,
-          displayName: catalogEntry.displayName,
+          displayName: displayName ?? catalogEntry.displayName,
           connectionMode: request.connection_mode ?? 'CLOUD',
           // Created disabled unless asked otherwise (docs/config-api.md §2.5, D3).
           enabled: request.enabled ?? false,
@@ -116,6 +117,36 @@ export class DestinationCommands {
                   catalogEntry,
                   destination,
                 ),
+        },
+      },
+      metadata,
+    );
+  }
+
+  /**
+   * The Public API's change: its `name`, `enabled`, and config entries merged into the stored ones
+   * (an entry whose value is null takes the setting's empty value).
+   */
+  async change(
+    destination: DestinationRecord,
+    changes: { displayName?: string; enabled?: boolean; config?: ConfigEntryInput[] },
+    metadata: EventMetadata,
+  ): Promise<void> {
+    const catalogEntry = requireCatalogEntry(catalogSlugOf(destination));
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
+      {
+        type: 'UpdateDestination',
+        settings: settingDefinitionsOf(catalogEntry),
+        now: metadata.time,
+        changes: {
+          displayName: changes.displayName,
+          enabled: changes.enabled,
+          config:
+            changes.config === undefined
+              ? undefined
+              : this.configMapper.toSettingValues(changes.config, catalogEntry, destination),
         },
       },
       metadata,

@@ -25,6 +25,11 @@ export class OpenLiveEventStreams implements BeforeApplicationShutdown {
 
   beforeApplicationShutdown(): void {
     this.closing = true;
+    this.endAll();
+  }
+
+  /** Ends every open stream, as a stop does: each reader resumes with `Last-Event-ID`. */
+  endAll(): void {
     for (const stream of [...this.streams]) stream.end();
   }
 }

@@ -41,4 +41,17 @@ export class ReplayCommands {
     );
     return replayId;
   }
+
+  /**
+   * Asks the router to stop a running replay: it stops sending, and records the replay CANCELLED
+   * with the counts of what it sent (a replay no router runs at the moment is recorded when one does).
+   */
+  async cancel(destination: DestinationRecord, replayId: string, metadata: EventMetadata): Promise<void> {
+    await this.commands.handle(
+      destinationAggregate,
+      { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
+      { type: 'RequestReplayCancel', replayId, now: metadata.time },
+      metadata,
+    );
+  }
 }

@@ -1,8 +1,10 @@
-import { Body, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Get, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { DestinationView } from '@tributary/config-projections';
 import { CreateReplayRequestSchema } from '@tributary/contracts';
+import { EVENT_LOG, type EventLog } from '@tributary/event-log';
 import type { EventMetadata } from '@tributary/event-store';
+import { replayConsumerName, replayLeaseName, replayProgress, type ReplayProgress } from '@tributary/routing';
 import { createZodDto } from 'nestjs-zod';
 import {
   ConfigApiController,
@@ -28,6 +30,7 @@ export class ReplaysController {
   constructor(
     private readonly replays: ReplayCommands,
     private readonly lookup: ResourceLookup,
+    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
   ) {}
 
   @Post()
@@ -51,14 +54,44 @@ export class ReplaysController {
     };
   }
 
+  /** `POST …/replays/{id}:cancel`: the replay as it stands, RUNNING with its `cancel_request_time`. */
+  @Post(':replay/@cancel')
+  async cancel(
+    @DestinationInPath() { destination }: DestinationView,
+    @Param('replay') replayId: string,
+    @ChangeMetadata() metadata: EventMetadata,
+  ) {
+    await this.replays.cancel(destination, replayId, metadata);
+    const { workspaceSlug, sourceSlug, destinationSlug } = destination;
+    return presentReplayOf(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug), replayId);
+  }
+
   @Get(':replay')
-  get(@DestinationInPath() view: DestinationView, @Param('replay') replayId: string) {
-    return presentReplayOf(view, replayId);
+  async get(@DestinationInPath() view: DestinationView, @Param('replay') replayId: string) {
+    const running = view.replays.find((candidate) => candidate.replayId === replayId)?.state === 'RUNNING';
+    return presentReplayOf(view, replayId, running ? await this.progressOf(replayId) : null);
+  }
+
+  /**
+   * How far a running replay got, from the router's own records in the log (its lease and its
+   * consumer); null when no router has started it yet, or the log cannot say right now: the replay
+   * itself is still answered.
+   */
+  private async progressOf(replayId: string): Promise<ReplayProgress | null> {
+    try {
+      const [lease, lag] = await Promise.all([
+        this.eventLog.readLease(replayLeaseName(replayId)),
+        this.eventLog.consumerLag(replayConsumerName(replayId)),
+      ]);
+      return replayProgress(lease?.data, lag);
+    } catch {
+      return null;
+    }
   }
 }
 
-function presentReplayOf(view: DestinationView, replayId: string) {
+function presentReplayOf(view: DestinationView, replayId: string, progress: ReplayProgress | null = null) {
   const replay = view.replays.find((candidate) => candidate.replayId === replayId);
   if (!replay) throw ConfigApiError.notFound(`replay ${replayId} not found`);
-  return presentReplay(view.destination, replay);
+  return presentReplay(view.destination, replay, progress);
 }

@@ -4,6 +4,7 @@ import {
   resolveUpdateMask,
   SCHEMA_CONFIG_ZERO_VALUES,
   SchemaConfig,
+  SourceChanges,
   sourceAggregate,
 } from '@tributary/config-domain';
 import { ConfigCommandHandler } from '@tributary/config-commands';
@@ -34,11 +35,15 @@ export class SourceCommands {
     private readonly quotas: WorkspaceQuotas,
   ) {}
 
-  /** Creates the source named in the request and answers its slug. */
+  /**
+   * Creates the source named in the request and answers its slug; `extra` holds what only the Public
+   * API sets at creation.
+   */
   async create(
     workspaceSlug: string,
     request: CreateSourceRequest['source'],
     metadata: EventMetadata,
+    extra: Pick<SourceChanges, 'enabled' | 'settings'> = {},
   ): Promise<string> {
     const sourceSlug = slugUnder(workspaceName(workspaceSlug), 'sources', request.name, 'source.name');
     const catalogSlug = catalogSlugFromName(request.catalog_name, 'sources') ?? request.catalog_name;
@@ -59,6 +64,8 @@ export class SourceCommands {
           writeKey: generateWriteKey(),
           createTime: metadata.time,
           ...(request.allowed_origins && { allowedOrigins: request.allowed_origins }),
+          ...(extra.enabled !== undefined && { enabled: extra.enabled }),
+          ...(extra.settings !== undefined && { settings: extra.settings }),
         },
       },
       metadata,
@@ -83,6 +90,45 @@ export class SourceCommands {
         type: 'UpdateSource',
         changes: changes.allowed_origins === undefined ? {} : { allowedOrigins: changes.allowed_origins },
       },
+      metadata,
+    );
+  }
+
+  /** Changes the source's own fields, as the Public API's PATCH names them (`settings` whole). */
+  async change(
+    workspaceSlug: string,
+    sourceSlug: string,
+    changes: SourceChanges,
+    metadata: EventMetadata,
+  ): Promise<void> {
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
+      { type: 'UpdateSource', changes },
+      metadata,
+    );
+  }
+
+  /** Adds a newly generated write key to the source (Public API). */
+  async addWriteKey(workspaceSlug: string, sourceSlug: string, metadata: EventMetadata): Promise<void> {
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
+      { type: 'AddWriteKey', writeKey: generateWriteKey() },
+      metadata,
+    );
+  }
+
+  async removeWriteKey(
+    workspaceSlug: string,
+    sourceSlug: string,
+    writeKey: string,
+    metadata: EventMetadata,
+  ): Promise<void> {
+    await this.commands.handle(
+      sourceAggregate,
+      { workspaceSlug, sourceSlug },
+      { type: 'RemoveWriteKey', writeKey },
       metadata,
     );
   }

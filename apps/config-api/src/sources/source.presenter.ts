@@ -1,5 +1,5 @@
 import { sourceName, workspaceName } from '@tributary/contracts';
-import { SchemaConfig, SourceRecord } from '@tributary/config-domain';
+import { SchemaConfig, SourceRecord, writeKeysOf } from '@tributary/config-domain';
 import { withMilliseconds } from '../shared/timestamps';
 
 export function presentSource(source: SourceRecord) {
@@ -9,7 +9,7 @@ export function presentSource(source: SourceRecord) {
     catalog_name: source.catalogName,
     display_name: source.displayName,
     id: source.sourceId,
-    write_keys: [source.writeKey],
+    write_keys: writeKeysOf(source),
     library_config: {
       metrics_enabled: false,
       retry_queue: false,

@@ -46,8 +46,16 @@ export class TrackingPlanCommands {
     private readonly connections: SourceConnectionsHandler,
   ) {}
 
-  /** Creates a plan in the workspace and answers its id (`rs_` and a KSUID). */
-  async create(workspaceSlug: string, body: TrackingPlanBody, metadata: EventMetadata): Promise<string> {
+  /**
+   * Creates a plan in the workspace and answers its id (`rs_` and a KSUID); `extra` holds what only the
+   * Public API sets.
+   */
+  async create(
+    workspaceSlug: string,
+    body: TrackingPlanBody,
+    metadata: EventMetadata,
+    extra: { planType?: string; description?: string } = {},
+  ): Promise<string> {
     const planId = `rs_${generateKsuid()}`;
     this.quotas.assertCanAddTrackingPlan(workspaceSlug);
     await this.commands.handle(
@@ -61,6 +69,8 @@ export class TrackingPlanCommands {
           planId,
           displayName: body.display_name ?? '',
           rules: body.rules ?? {},
+          ...(extra.planType !== undefined && { planType: extra.planType }),
+          ...(extra.description !== undefined && { description: extra.description }),
           createTime: metadata.time,
           updateTime: metadata.time,
         },
@@ -99,6 +109,21 @@ export class TrackingPlanCommands {
           ruleParts: Object.keys(ruleParts).length > 0 ? ruleParts : undefined,
         },
       },
+      metadata,
+    );
+  }
+
+  /** The Public API's changes: name, description, and the rules replaced whole. */
+  async change(
+    workspaceSlug: string,
+    planId: string,
+    changes: { displayName?: string; description?: string; rules?: Record<string, unknown> },
+    metadata: EventMetadata,
+  ): Promise<void> {
+    await this.commands.handle(
+      trackingPlanAggregate,
+      { workspaceSlug, planId },
+      { type: 'UpdateTrackingPlan', now: metadata.time, changes },
       metadata,
     );
   }

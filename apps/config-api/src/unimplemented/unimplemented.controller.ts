@@ -3,7 +3,7 @@ import { All } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
 /**
- * Surfaces of v1beta that Tributary does not offer (docs/config-api.md §2.9: functions, IAM, regulations,
+ * Surfaces of v1beta that Tributary does not offer (docs/config-api.md §2.9: functions, IAM,
  * OAuth apps of the legacy kind; §2.8 time series of delivery metrics, whose shapes no source
  * shows). They answer 501, code 12, so a client learns "not implemented" rather than "no such path".
  */
@@ -17,11 +17,6 @@ export class UnimplementedController {
     'workspaces/:workspace/roles/*',
     'workspaces/:workspace/invites',
     'workspaces/:workspace/invites/*',
-    'workspaces/:workspace/regulation',
-    'workspaces/:workspace/regulations',
-    'workspaces/:workspace/regulations/*',
-    'workspaces/:workspace/sources/:source/regulations',
-    'workspaces/:workspace/suppressed-users',
     'workspaces/:workspace/apps',
     'workspaces/:workspace/apps/*',
     'workspaces/:workspace/event-delivery-metrics/@batchGetSummary',

@@ -14,7 +14,11 @@ describe('WorkspaceCommands', () => {
 
   beforeEach(async () => {
     harness = await startCommandHarness();
-    workspaces = new WorkspaceCommands(harness.commands, loadEnvironment({ TRIBUTARY_REGION: 'eu' }));
+    workspaces = new WorkspaceCommands(
+      harness.commands,
+      harness.readModel,
+      loadEnvironment({ TRIBUTARY_REGION: 'eu' }),
+    );
   });
 
   afterEach(() => harness.stop());

@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { generateWorkspaceId } from '@tributary/auth';
 import { ConfigApiError } from '@tributary/config-api-access';
-import { resolveUpdateMask, workspaceAggregate } from '@tributary/config-domain';
+import {
+  type LabelRecord,
+  resolveUpdateMask,
+  sourceAggregate,
+  workspaceAggregate,
+} from '@tributary/config-domain';
+import { ConfigReadModel } from '@tributary/config-projections';
 import { ConfigCommandHandler } from '@tributary/config-commands';
 import { type CreateWorkspaceRequest, lastSegment, type UpdateWorkspaceRequest } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
@@ -17,6 +23,7 @@ import { Environment, ENVIRONMENT } from '@tributary/platform';
 export class WorkspaceCommands {
   constructor(
     private readonly commands: ConfigCommandHandler,
+    private readonly readModel: ConfigReadModel,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
@@ -60,5 +67,36 @@ export class WorkspaceCommands {
       },
       metadata,
     );
+  }
+
+  /** Adds a label to the workspace (Public API). */
+  async createLabel(workspaceSlug: string, label: LabelRecord, metadata: EventMetadata): Promise<void> {
+    await this.commands.handle(workspaceAggregate, workspaceSlug, { type: 'CreateLabel', label }, metadata);
+  }
+
+  /** Removes a label from the workspace, then from every source that carries it. */
+  async deleteLabel(
+    workspaceSlug: string,
+    key: string,
+    value: string,
+    metadata: EventMetadata,
+  ): Promise<void> {
+    await this.commands.handle(
+      workspaceAggregate,
+      workspaceSlug,
+      { type: 'DeleteLabel', key, value },
+      metadata,
+    );
+    for (const { source } of this.readModel.listSources(workspaceSlug)) {
+      const labels = source.labels ?? [];
+      const kept = labels.filter((label) => !(label.key === key && label.value === value));
+      if (kept.length === labels.length) continue;
+      await this.commands.handle(
+        sourceAggregate,
+        { workspaceSlug, sourceSlug: source.sourceSlug },
+        { type: 'UpdateSource', changes: { labels: kept } },
+        metadata,
+      );
+    }
   }
 }

@@ -2,6 +2,4 @@
 export const destinationConsumerName = (sourceId: string, destinationSlug: string) =>
   `destination_${sourceId}_${destinationSlug}`;
 
-export const replayConsumerName = (replayId: string) => `replay_${replayId}`;
-
 export const destinationKey = (sourceId: string, destinationSlug: string) => `${sourceId}/${destinationSlug}`;

@@ -6,6 +6,8 @@ import {
   DeliveryOutcome,
   DestinationSuspension,
   parseEgressPolicy,
+  UserDeletionOutcome,
+  UserDeletionRequest,
 } from '@tributary/destinations';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
@@ -66,6 +68,27 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     const forget = () => this.inFlight.delete(delivery);
     delivery.then(forget, forget);
     return delivery;
+  }
+
+  /** Whether the catalog entry's adapter can forward a regulation's deletion at all. */
+  canDeleteUsers(catalogSlug: string): boolean {
+    return this.registry.deliveryAdapterFor(catalogSlug)?.deleteUsers !== undefined;
+  }
+
+  /** A regulation's deletion, forwarded with the catalog entry's adapter; never rejects. */
+  deleteUsers(catalogSlug: string, request: UserDeletionRequest): Promise<UserDeletionOutcome> {
+    const adapter = this.registry.deliveryAdapterFor(catalogSlug);
+    if (!adapter?.deleteUsers) {
+      return Promise.resolve({ outcome: 'not_supported', reason: 'the destination has no deletion' });
+    }
+    const deletion = adapter
+      .deleteUsers(request)
+      .catch((error: unknown): UserDeletionOutcome => ({ outcome: 'retry', reason: String(error) }));
+    const tracked = deletion.then(() => ({ outcome: 'delivered' }) as DeliveryOutcome);
+    this.inFlight.add(tracked);
+    const forget = () => this.inFlight.delete(tracked);
+    tracked.then(forget, forget);
+    return deletion;
   }
 
   /**

@@ -88,4 +88,16 @@ export class RecentMessageOutcomes {
       };
     });
   }
+
+  /** Forgets every outcome of these messages of the source (a regulation erased them). */
+  forget(sourceIds: ReadonlySet<string> | undefined, messageIds: ReadonlySet<string>): void {
+    if (messageIds.size === 0) return;
+    for (let slot = 0; slot < this.filled; slot += 1) {
+      if (!messageIds.has(this.messageIds[slot]!)) continue;
+      if (sourceIds && !sourceIds.has(this.sourceIds[slot]!)) continue;
+      this.messageIds[slot] = '';
+      this.sourceIds[slot] = '';
+      this.details[slot] = undefined;
+    }
+  }
 }

@@ -17,7 +17,7 @@ import { ConfigReadModel, DestinationView } from '@tributary/config-projections'
 import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
-import { replayConsumerName } from '../destination-consumers/consumer-names';
+import { replayConsumerName, replayLeaseName } from '@tributary/routing';
 import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
 import { DeliveryContext, MessageDeliverer } from '../destination-consumers/message-deliverer.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
@@ -26,8 +26,6 @@ import { ReplayCheckpoint, ReplayTally } from './replay-tally';
 
 /** How often a running replay checks whether it has sent everything. */
 const COMPLETION_CHECK_MS = 250;
-
-export const replayLeaseName = (replayId: string) => `replay_${replayId}`;
 
 interface ReplayJob {
   sourceId: string;
@@ -115,6 +113,11 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     }
     const { view, replay } = running;
     const tally = new ReplayTally(lease, lease.inherited as Partial<ReplayCheckpoint>);
+    if (replay.cancelRequestTime) {
+      // Cancelled while no replica ran it: what earlier holders sent is all it sent.
+      await this.endCancelled(job, consumerName, tally, lease);
+      return;
+    }
     const endTime = replay.endTime === null ? null : Date.parse(replay.endTime);
     // One for the whole replay: the tally acks each message once its outcome is saved.
     const context: DeliveryContext = {
@@ -154,9 +157,13 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       return;
     }
 
-    const ending = await this.untilDrained(consumerName, lease, stopping);
+    const ending = await this.untilDrained(job, consumerName, lease, stopping);
     await subscription.stop();
     if (ending === 'lost') return;
+    if (ending === 'cancelled') {
+      await this.endCancelled(job, consumerName, tally, lease);
+      return;
+    }
     if (ending === 'stopping') {
       await lease.release();
       return;
@@ -166,15 +173,32 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     await lease.finish();
   }
 
+  /**
+   * Stopped at an operator's request: the counts are those of the messages settled so far (a message
+   * in delivery when the subscription stopped may still reach the destination, uncounted).
+   */
+  private async endCancelled(
+    job: ReplayJob,
+    consumerName: string,
+    tally: ReplayTally,
+    lease: HeldLease,
+  ): Promise<void> {
+    await this.recordEnd(job, 'CANCELLED', tally.savedCounts, null);
+    await this.eventLog.deleteConsumer(consumerName).catch(() => false);
+    await lease.finish();
+  }
+
   /** Drained: every message of the replay was delivered and acked, so every count is saved. */
   private async untilDrained(
+    job: ReplayJob,
     consumerName: string,
     lease: HeldLease,
     stopping: AbortSignal,
-  ): Promise<'drained' | 'lost' | 'stopping'> {
+  ): Promise<'drained' | 'lost' | 'stopping' | 'cancelled'> {
     for (;;) {
       if (lease.lost.aborted) return 'lost';
       if (stopping.aborted) return 'stopping';
+      if (this.runningReplay(job)?.replay.cancelRequestTime) return 'cancelled';
       const lag = await this.eventLog.consumerLag(consumerName).catch(() => undefined);
       if (lag && lag.undelivered === 0 && lag.unacknowledged === 0) return 'drained';
       await abortableSleep(COMPLETION_CHECK_MS, lease.lost, stopping);
@@ -183,7 +207,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
 
   private async recordEnd(
     job: ReplayJob,
-    state: 'COMPLETED' | 'FAILED',
+    state: 'COMPLETED' | 'FAILED' | 'CANCELLED',
     counts: ReplayCounts,
     failureReason: string | null,
   ): Promise<void> {

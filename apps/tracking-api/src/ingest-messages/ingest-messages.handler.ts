@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ACCESS_TOKEN_KEY_PURPOSE, readAccessToken, SecretBox, TRACKING_WRITE_SCOPE } from '@tributary/auth';
 import { isOriginAllowed } from '@tributary/config-domain';
-import { ConfigReadModel } from '@tributary/config-projections';
+import { ConfigReadModel, isSuppressedUser, WorkspaceSuppressions } from '@tributary/config-projections';
 import { TrackingRoute, trackingSuccessBody, TrackingSuccessBody } from '@tributary/contracts';
 import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
 import {
@@ -103,20 +103,27 @@ export class IngestMessagesHandler {
         clientIp: request.clientIp,
       }),
     );
-    if (normalized.accepted.length > 0) {
+    // Suppressed users' messages are answered as accepted and go no further: not to the log, the
+    // dedupe index, Protocols or any destination (docs/regulations.md §3). A workspace that
+    // suppresses nobody costs one map lookup.
+    const suppressions = this.readModel.suppressions(workspace.slug);
+    const accepted = suppressions
+      ? this.withoutSuppressed(normalized.accepted, suppressions, workspace.slug, source.sourceId)
+      : normalized.accepted;
+    if (accepted.length > 0) {
       // Tracking-plan enforcement sits between validation and the append (docs/protocols.md R1).
       const enforcement = this.protocols.enforcementFor(source);
       const judged = enforcement
         ? this.protocols.judge(
             enforcement,
             workspace.id,
-            normalized.accepted.map(({ message }) => message),
+            accepted.map(({ message }) => message),
             receivedAt,
           )
         : undefined;
       const toPublish =
         judged?.toPublish ??
-        normalized.accepted.map(({ message }) => ({
+        accepted.map(({ message }) => ({
           workspaceId: workspace.id,
           sourceId: source.sourceId,
           messageId: message.messageId,
@@ -146,6 +153,21 @@ export class IngestMessagesHandler {
     }
     this.counters.rejected += normalized.rejected.length;
     return trackingSuccessBody(normalized.rejected);
+  }
+
+  private withoutSuppressed<Accepted extends { message: { userId?: unknown } }>(
+    accepted: Accepted[],
+    suppressions: WorkspaceSuppressions,
+    workspaceSlug: string,
+    sourceId: string,
+  ): Accepted[] {
+    const kept = accepted.filter(({ message }) => !isSuppressedUser(suppressions, sourceId, message.userId));
+    const dropped = accepted.length - kept.length;
+    if (dropped > 0) {
+      const counts = this.counters.suppressedByWorkspace;
+      counts.set(workspaceSlug, (counts.get(workspaceSlug) ?? 0) + dropped);
+    }
+    return kept;
   }
 
   /** Valid, unexpired, scoped for tracking, and issued to an application of the source's workspace (docs/tracking-api.md §11.6). */

@@ -8,4 +8,6 @@ export class TrackingCounters {
   rejected = 0;
   refusedWriteKeys = 0;
   unavailable = 0;
+  /** Messages dropped because their user is suppressed, by workspace slug. */
+  readonly suppressedByWorkspace = new Map<string, number>();
 }

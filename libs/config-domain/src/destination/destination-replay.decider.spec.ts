@@ -95,6 +95,61 @@ describe('destination decider: replays and dead-letter redrives', () => {
       .thenThrows('not_found', 'replay rp_x not found');
   });
 
+  it('records a cancel request on a running replay, once; the router then finishes it CANCELLED', () => {
+    const cancelRequested: DestinationEvent = {
+      type: 'DestinationReplayCancelRequested',
+      data: { ...identity, replayId: 'rp_1', requestTime: now },
+    };
+    const { state } = given(destinationDecider, [created, requested])
+      .when({ type: 'RequestReplayCancel', replayId: 'rp_1', now })
+      .then([cancelRequested]);
+    expect(state).toMatchObject({
+      replays: [{ replayId: 'rp_1', state: 'RUNNING', cancelRequestTime: now }],
+    });
+    given(destinationDecider, [created, requested, cancelRequested])
+      .when({ type: 'RequestReplayCancel', replayId: 'rp_1', now: '2026-01-02T00:00:05.000Z' })
+      .then([]);
+    const { state: cancelled } = given(destinationDecider, [created, requested, cancelRequested])
+      .when({ type: 'FinishReplay', replayId: 'rp_1', state: 'CANCELLED', counts, failureReason: null, now })
+      .then([
+        {
+          type: 'DestinationReplayFinished',
+          data: {
+            ...identity,
+            replayId: 'rp_1',
+            state: 'CANCELLED',
+            counts,
+            finishTime: now,
+            failureReason: null,
+          },
+        },
+      ]);
+    expect(cancelled).toMatchObject({ replays: [{ state: 'CANCELLED', counts, cancelRequestTime: now }] });
+  });
+
+  it('refuses to cancel an unknown replay, or one that has ended', () => {
+    given(destinationDecider, [created])
+      .when({ type: 'RequestReplayCancel', replayId: 'rp_x', now })
+      .thenThrows('not_found', 'replay rp_x not found');
+    const finished: DestinationEvent = {
+      type: 'DestinationReplayFinished',
+      data: {
+        ...identity,
+        replayId: 'rp_1',
+        state: 'COMPLETED',
+        counts,
+        finishTime: now,
+        failureReason: null,
+      },
+    };
+    given(destinationDecider, [created, requested, finished])
+      .when({ type: 'RequestReplayCancel', replayId: 'rp_1', now })
+      .thenThrows('invalid_argument', 'replay rp_1 is COMPLETED: only a running replay can be cancelled');
+    given(destinationDecider)
+      .when({ type: 'RequestReplayCancel', replayId: 'rp_1', now })
+      .thenThrows('not_found', 'destination not found');
+  });
+
   it('records a dead-letter redrive request', () => {
     given(destinationDecider, [created])
       .when({ type: 'RequestDeadLetterRedrive', redriveId: 'rd_1', now })

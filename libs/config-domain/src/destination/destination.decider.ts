@@ -43,10 +43,11 @@ export type DestinationCommand =
   | { type: 'UpdateFilter'; filterId: string; changes: FilterChanges; now: string }
   | { type: 'DeleteFilter'; filterId: string }
   | { type: 'RequestReplay'; replayId: string; startTime: string; endTime: string | null; now: string }
+  | { type: 'RequestReplayCancel'; replayId: string; now: string }
   | {
       type: 'FinishReplay';
       replayId: string;
-      state: 'COMPLETED' | 'FAILED';
+      state: 'COMPLETED' | 'FAILED' | 'CANCELLED';
       counts: ReplayCounts;
       failureReason: string | null;
       now: string;
@@ -150,6 +151,23 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
         };
         return [{ type: 'DestinationReplayRequested', data: { ...identity(destination), replay } }];
       }
+      case 'RequestReplayCancel': {
+        const active = requireActive(state);
+        const replay = active.replays.find((candidate) => candidate.replayId === command.replayId);
+        if (!replay) throw notFound(`replay ${command.replayId} not found`);
+        if (replay.state !== 'RUNNING')
+          throw invalidArgument(
+            `replay ${command.replayId} is ${replay.state}: only a running replay can be cancelled`,
+          );
+        // Asked twice (a retried request): the first request stands.
+        if (replay.cancelRequestTime) return [];
+        return [
+          {
+            type: 'DestinationReplayCancelRequested',
+            data: { ...identity(active.destination), replayId: replay.replayId, requestTime: command.now },
+          },
+        ];
+      }
       case 'FinishReplay': {
         const active = requireActive(state);
         const replay = active.replays.find((candidate) => candidate.replayId === command.replayId);
@@ -228,6 +246,15 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
         };
       case 'DestinationReplayRequested':
         return { ...state, replays: [...state.replays, event.data.replay] };
+      case 'DestinationReplayCancelRequested':
+        return {
+          ...state,
+          replays: state.replays.map((replay) =>
+            replay.replayId === event.data.replayId
+              ? { ...replay, cancelRequestTime: event.data.requestTime }
+              : replay,
+          ),
+        };
       case 'DestinationReplayFinished':
         return { ...state, replays: applyReplayFinished(state.replays, event.data) };
       case 'DestinationDeadLettersRedriveRequested':
@@ -249,6 +276,7 @@ export function applyDestinationChanges(
   const { changes } = update;
   return {
     ...destination,
+    displayName: changes.displayName ?? destination.displayName,
     enabled: changes.enabled ?? destination.enabled,
     connectionMode: changes.connectionMode ?? destination.connectionMode,
     config: { ...destination.config, ...changes.config },

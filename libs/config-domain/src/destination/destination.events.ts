@@ -42,7 +42,7 @@ export type FilterChanges = Partial<
   Pick<FilterRecord, 'title' | 'description' | 'if' | 'enabled' | 'actions'>
 >;
 
-export type ReplayState = 'RUNNING' | 'COMPLETED' | 'FAILED';
+export type ReplayState = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
 export interface ReplayCounts {
   delivered: number;
@@ -62,9 +62,16 @@ export interface ReplayRecord {
   finishTime: string | null;
   counts: ReplayCounts | null;
   failureReason: string | null;
+  /**
+   * When an operator asked to cancel it. The replay stays RUNNING until the router that runs it has
+   * stopped and recorded it CANCELLED with the counts of what it sent (absent in older events).
+   */
+  cancelRequestTime?: string | null;
 }
 
 export type DestinationChanges = {
+  /** The Public API's `name` of the instance. */
+  displayName?: string;
   enabled?: boolean;
   connectionMode?: ConnectionMode;
   config?: Record<string, unknown>;
@@ -84,6 +91,10 @@ export type DestinationEvent =
     }
   | { type: 'DestinationFilterDeleted'; data: DestinationIdentity & { filterId: string } }
   | { type: 'DestinationReplayRequested'; data: DestinationIdentity & { replay: ReplayRecord } }
+  | {
+      type: 'DestinationReplayCancelRequested';
+      data: DestinationIdentity & { replayId: string; requestTime: string };
+    }
   | {
       type: 'DestinationReplayFinished';
       data: DestinationIdentity & {

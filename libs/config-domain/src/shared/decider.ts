@@ -21,7 +21,13 @@ export function fold<State, Event extends DomainEvent>(
 }
 
 /** Why a command was refused; the HTTP layer maps each kind to its status and gRPC code. */
-export type DomainErrorKind = 'invalid_argument' | 'not_found' | 'already_exists' | 'permission_denied';
+export type DomainErrorKind =
+  | 'invalid_argument'
+  | 'not_found'
+  | 'already_exists'
+  | 'permission_denied'
+  /** Valid, but not allowed in the resource's current state (cancelling a running regulation). */
+  | 'failed_precondition';
 
 export class DomainError extends Error {
   constructor(
@@ -36,3 +42,4 @@ export class DomainError extends Error {
 export const invalidArgument = (message: string) => new DomainError('invalid_argument', message);
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const alreadyExists = (message: string) => new DomainError('already_exists', message);
+export const failedPrecondition = (message: string) => new DomainError('failed_precondition', message);

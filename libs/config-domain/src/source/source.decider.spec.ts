@@ -6,7 +6,7 @@ import {
   schemaConfigValueProblem,
 } from './schema-config';
 import { SourceCommand, sourceDecider } from './source.decider';
-import { SourceEvent, SourceRecord } from './source.events';
+import { SourceEvent, SourceRecord, writeKeysOf } from './source.events';
 
 const jsSource: SourceRecord = {
   workspaceSlug: 'ws',
@@ -364,5 +364,48 @@ describe('schemaConfigValueProblem', () => {
         expect(schemaConfigValueProblem(field, action)).toBeUndefined();
       }
     }
+  });
+
+  describe('write keys', () => {
+    const second = 'SecondKeyXXXXXXXXXXXXXXXXXXXXXXX';
+    const keyAdded: SourceEvent = {
+      type: 'SourceUpdated',
+      data: { ...identity, changes: { additionalWriteKeys: [second] } },
+    };
+
+    it('adds a key after the existing ones', () => {
+      const { state } = given(sourceDecider, [sourceCreated])
+        .when({ type: 'AddWriteKey', writeKey: second })
+        .then([keyAdded]);
+      expect(state.status === 'active' && writeKeysOf(state.source)).toEqual([jsSource.writeKey, second]);
+    });
+
+    it('removes the oldest key, the next one taking its place', () => {
+      const { state } = given(sourceDecider, [sourceCreated, keyAdded])
+        .when({ type: 'RemoveWriteKey', writeKey: jsSource.writeKey })
+        .then([
+          {
+            type: 'SourceUpdated',
+            data: { ...identity, changes: { writeKey: second, additionalWriteKeys: [] } },
+          },
+        ]);
+      expect(state.status === 'active' && writeKeysOf(state.source)).toEqual([second]);
+    });
+
+    it('keeps the last key, refuses a key the source does not hold, and holds at most five', () => {
+      given(sourceDecider, [sourceCreated])
+        .when({ type: 'RemoveWriteKey', writeKey: jsSource.writeKey })
+        .thenThrows('invalid_argument', 'the last write key of a source cannot be removed');
+      given(sourceDecider, [sourceCreated])
+        .when({ type: 'RemoveWriteKey', writeKey: second })
+        .thenThrows('not_found', 'no write key');
+      const four = ['k1', 'k2', 'k3', 'k4'];
+      given(sourceDecider, [
+        sourceCreated,
+        { type: 'SourceUpdated', data: { ...identity, changes: { additionalWriteKeys: four } } },
+      ])
+        .when({ type: 'AddWriteKey', writeKey: 'k5' })
+        .thenThrows('invalid_argument', 'at most 5 write keys');
+    });
   });
 });

@@ -2,7 +2,10 @@ import { sourceName, workspaceName } from '@tributary/contracts';
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
 import { DEFAULT_SCHEMA_CONFIG, SchemaConfig, schemaConfigValueProblem } from './schema-config';
 import { MAX_ALLOWED_ORIGINS, parseAllowedOrigin } from './allowed-origins';
-import { SourceChanges, SourceEvent, SourceRecord } from './source.events';
+import { SourceChanges, SourceEvent, SourceRecord, writeKeysOf } from './source.events';
+
+/** Enough to rotate keys without a gap; more would be keys nobody tracks. */
+export const MAX_WRITE_KEYS = 5;
 
 export type SourceState =
   | { status: 'absent' }
@@ -17,7 +20,9 @@ export type SourceCommand =
       /** Slugs of the workspace's sources: a forwarding target must be one of them (not this one). */
       workspaceSourceSlugs: readonly string[];
     }
-  | { type: 'UpdateSource'; changes: SourceChanges }
+  | { type: 'UpdateSource'; changes: Omit<SourceChanges, 'writeKey' | 'additionalWriteKeys'> }
+  | { type: 'AddWriteKey'; writeKey: string }
+  | { type: 'RemoveWriteKey'; writeKey: string }
   | { type: 'DeleteSource' };
 
 const FORWARDING_FIELDS = ['forwarding_blocked_events_to', 'forwarding_violations_to'] as const;
@@ -53,7 +58,40 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
         if (command.changes.allowedOrigins !== undefined) {
           changes.allowedOrigins = normalizeAllowedOrigins(command.changes.allowedOrigins);
         }
+        const { displayName, enabled, settings, labels } = command.changes;
+        if (labels !== undefined) changes.labels = labels;
+        if (displayName !== undefined) {
+          if (typeof displayName !== 'string' || !displayName.trim()) {
+            throw invalidArgument('source.display_name must be a non-empty string');
+          }
+          changes.displayName = displayName;
+        }
+        if (enabled !== undefined) changes.enabled = enabled;
+        if (settings !== undefined) changes.settings = settings;
         return [{ type: 'SourceUpdated', data: { ...identity(source), changes } }];
+      }
+      case 'AddWriteKey': {
+        const source = requireActive(state);
+        const writeKeys = writeKeysOf(source);
+        if (writeKeys.length >= MAX_WRITE_KEYS) {
+          throw invalidArgument(`a source has at most ${MAX_WRITE_KEYS} write keys`);
+        }
+        const additionalWriteKeys = [...(source.additionalWriteKeys ?? []), command.writeKey];
+        return [{ type: 'SourceUpdated', data: { ...identity(source), changes: { additionalWriteKeys } } }];
+      }
+      case 'RemoveWriteKey': {
+        const source = requireActive(state);
+        const writeKeys = writeKeysOf(source);
+        if (!writeKeys.includes(command.writeKey))
+          throw notFound(`the source has no write key ${command.writeKey}`);
+        if (writeKeys.length === 1) throw invalidArgument('the last write key of a source cannot be removed');
+        const [writeKey, ...additionalWriteKeys] = writeKeys.filter((key) => key !== command.writeKey);
+        return [
+          {
+            type: 'SourceUpdated',
+            data: { ...identity(source), changes: { writeKey, additionalWriteKeys } },
+          },
+        ];
       }
       case 'UpdateSchemaConfig': {
         const source = requireActive(state);

@@ -18,7 +18,12 @@ export type TrackingPlanCommand =
     }
   | {
       type: 'UpdateTrackingPlan';
-      changes: { displayName?: string; rules?: unknown; ruleParts?: Record<string, unknown> };
+      changes: {
+        displayName?: string;
+        description?: string;
+        rules?: unknown;
+        ruleParts?: Record<string, unknown>;
+      };
       now: string;
     }
   | { type: 'DeleteTrackingPlan' };
@@ -49,6 +54,7 @@ export const trackingPlanDecider: Decider<TrackingPlanState, TrackingPlanCommand
           }
           changes.displayName = command.changes.displayName;
         }
+        if (command.changes.description !== undefined) changes.description = command.changes.description;
         if (command.changes.rules !== undefined) changes.rules = normalizeRules(command.changes.rules);
         if (command.changes.ruleParts) {
           changes.ruleParts = {};
@@ -113,6 +119,7 @@ export function applyTrackingPlanChanges(
   return {
     ...plan,
     displayName: changes.displayName ?? plan.displayName,
+    ...(changes.description !== undefined && { description: changes.description }),
     rules,
     updateTime: update.updateTime,
   };

@@ -17,12 +17,17 @@ export interface TrackingPlanRecord {
   planId: string;
   displayName: string;
   rules: TrackingPlanRules;
+  /** Public API `type` (`LIVE`, `PROPERTY_LIBRARY`, ...); absent (v1beta plans) is `LIVE`. */
+  planType?: string;
+  /** Public API `description`; absent is none. */
+  description?: string;
   createTime: string;
   updateTime: string;
 }
 
 export interface TrackingPlanChanges {
   displayName?: string;
+  description?: string;
   /** Replaces the rules wholesale (`tracking_plan.rules` in the mask). */
   rules?: TrackingPlanRules;
   /**

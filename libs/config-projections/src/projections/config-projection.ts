@@ -1,5 +1,6 @@
 import type { ConfigEvent, DestinationRecord, SourceRecord, WorkspaceRecord } from '@tributary/config-domain';
 import type { DestinationView } from './destinations.projection';
+import type { RegulationView } from './regulations.projection';
 
 /** A change the tracking API and the router react to without polling. */
 export type ConfigChange =
@@ -9,6 +10,8 @@ export type ConfigChange =
   | { kind: 'destination-deleted'; destination: DestinationRecord }
   | { kind: 'dead-letter-redrive-requested'; view: DestinationView; redriveId: string }
   | { kind: 'workspace-upserted'; workspace: WorkspaceRecord }
+  /** A regulation was recorded or moved on (the router runs its deletion). */
+  | { kind: 'regulation-upserted'; view: RegulationView }
   /** A tracking plan, a plan connection or a schema config of the workspace changed (Protocols). */
   | { kind: 'protocols-changed'; workspaceSlug: string };
 

@@ -40,6 +40,7 @@ export const destinationsProjection: ConfigProjection<DestinationsView> = {
       case 'DestinationFilterUpdated':
       case 'DestinationFilterDeleted':
       case 'DestinationReplayRequested':
+      case 'DestinationReplayCancelRequested':
       case 'DestinationReplayFinished':
       case 'DestinationDeadLettersRedriveRequested':
       case 'DestinationDeadLettersRedriven':

@@ -1,4 +1,10 @@
-import { SchemaConfig, sourceDecider, SourceRecord, SourceState } from '@tributary/config-domain';
+import {
+  SchemaConfig,
+  sourceDecider,
+  SourceRecord,
+  SourceState,
+  writeKeysOf,
+} from '@tributary/config-domain';
 import { ConfigChange, ConfigProjection, unchanged } from './config-projection';
 
 export interface SourceView {
@@ -6,7 +12,7 @@ export interface SourceView {
   schemaConfig: SchemaConfig;
 }
 
-/** Sources by workspace and slug, and by write key (what the tracking API resolves a request by). */
+/** Sources by workspace and slug, and by each of their write keys (what the tracking API resolves a request by). */
 export interface SourcesView {
   readonly bySlug: Map<string, SourceView>;
   readonly byWriteKey: Map<string, SourceRecord>;
@@ -40,13 +46,15 @@ export const sourcesProjection: ConfigProjection<SourcesView> = {
       // A new view, never an edit in place: the tracking API knows its compiled plans are stale by the
       // identity of the schema config and plan records they were compiled from.
       view.bySlug.set(key, { source: state.source, schemaConfig: state.schemaConfig });
-      view.byWriteKey.set(state.source.writeKey, state.source);
+      // A removed key stops authenticating at once; every live key resolves to the new record.
+      for (const writeKey of before ? writeKeysOf(before.source) : []) view.byWriteKey.delete(writeKey);
+      for (const writeKey of writeKeysOf(state.source)) view.byWriteKey.set(writeKey, state.source);
       if (state.source !== before?.source) changes.push({ kind: 'source-upserted', source: state.source });
       return { view, changes };
     }
     if (!before) return { view, changes };
     view.bySlug.delete(key);
-    view.byWriteKey.delete(before.source.writeKey);
+    for (const writeKey of writeKeysOf(before.source)) view.byWriteKey.delete(writeKey);
     return { view, changes: [{ kind: 'source-deleted', source: before.source }] };
   },
 };

@@ -171,3 +171,13 @@ export const UpdateOAuthApplicationRequestSchema = z.looseObject({
   }),
   update_mask: UpdateMaskSchema,
 });
+
+/**
+ * A regulation's create (docs/regulations.md §2). Only the shape is checked here; the type names,
+ * the subject type and the ids are checked by the regulation's domain rules, which name the field.
+ */
+export const CreateRegulationRequestSchema = z.looseObject({
+  regulation_type: z.string(),
+  attributes: z.looseObject({ name: z.string(), values: z.array(z.unknown()) }),
+});
+export type CreateRegulationRequest = z.infer<typeof CreateRegulationRequestSchema>;

@@ -28,6 +28,10 @@ export function oauthApplicationName(application: { workspaceSlug: string; appli
   return `${workspaceName(application.workspaceSlug)}/oauth-applications/${application.applicationId}`;
 }
 
+export function regulationName(regulation: { workspaceSlug: string; regulationId: string }): string {
+  return `${workspaceName(regulation.workspaceSlug)}/regulations/${regulation.regulationId}`;
+}
+
 /** An audit event is named by its position in the event store. */
 export function auditEventName(workspaceSlug: string, position: string | number | bigint): string {
   return `${workspaceName(workspaceSlug)}/audit-events/${position}`;

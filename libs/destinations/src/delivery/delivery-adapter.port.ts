@@ -89,6 +89,32 @@ export interface DeliveryRequest {
   readonly storedJson?: readonly (Uint8Array | undefined)[];
 }
 
+/**
+ * A privacy regulation's deletion of users, forwarded to one destination (docs/regulations.md §4):
+ * the destination erases what it holds of each user, as far as it can.
+ */
+export interface UserDeletionRequest {
+  /** As in `DeliveryRequest`: plain values, `password` settings decrypted. */
+  readonly settings: Readonly<Record<string, unknown>>;
+  /** The destination's source: a warehouse deletes only this source's rows. */
+  readonly sourceId: string;
+  readonly sourceSlug: string;
+  /** Each user with the id of its delete request, the same on every retry of the regulation. */
+  readonly users: readonly { readonly userId: string; readonly messageId: string }[];
+  /** When the regulation asked, RFC 3339 UTC. */
+  readonly timestamp: string;
+}
+
+export type UserDeletionOutcome =
+  /** Every user's deletion was accepted. */
+  | { readonly outcome: 'deleted' }
+  /** The destination has no deletion (an Actions destination without `onDelete`). */
+  | { readonly outcome: 'not_supported'; readonly reason: string }
+  /** Worth trying again later (timeouts, 5xx, 429, connection errors). */
+  | { readonly outcome: 'retry'; readonly reason: string }
+  /** Refused for good (a 4xx, a misconfigured destination). */
+  | { readonly outcome: 'failed'; readonly reason: string };
+
 export interface DeliveryAdapter {
   /** The catalog slug this adapter delivers to (`webhooks`, `postgres`, `actions-amplitude`). */
   readonly slug: string;
@@ -101,6 +127,8 @@ export interface DeliveryAdapter {
   readonly gathering?: { readonly maxMessages: number; readonly callsAtOnce?: number };
   /** One result per message, in order; never rejects (see the contract above). */
   deliver(request: DeliveryRequest): Promise<DeliveryResult[]>;
+  /** Forwards a regulation's deletion; absent: the destination cannot delete. Never rejects. */
+  deleteUsers?(request: UserDeletionRequest): Promise<UserDeletionOutcome>;
   /** Releases what the adapter holds (database pools); later `deliver` calls may reopen them. */
   close(): Promise<void>;
 }
@@ -168,4 +196,17 @@ export function sameOutcomeForAll(
   outcome: DeliveryOutcome,
 ): DeliveryResult[] {
   return messages.map((message) => ({ messageId: message.messageId, ...outcome }));
+}
+
+/** The deletion outcome a delivery outcome of the same request means. */
+export function deletionOutcomeOf(outcome: DeliveryOutcome): UserDeletionOutcome {
+  switch (outcome.outcome) {
+    case 'delivered':
+    case 'filtered':
+      return { outcome: 'deleted' };
+    case 'retry':
+      return { outcome: 'retry', reason: outcome.reason };
+    case 'discard':
+      return { outcome: 'failed', reason: outcome.reason };
+  }
 }

@@ -7,11 +7,13 @@ import {
   type DeadLetterOutcome,
   type DeliveryAttempt,
   type DeliveryHandler,
+  type ErasedMessages,
   type EventLog,
   type FailedAttempts,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
+  type MessagesToErase,
   type MessageToPublish,
   type NewDeadLetter,
   type PublishOutcome,
@@ -343,6 +345,11 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
 
   forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
     return this.inner.forgetFailedAttempts(consumerName, sequence);
+  }
+
+  /** The index keeps the erased messages' hashed ids: a retry of one is still answered as a duplicate. */
+  eraseMessages(request: MessagesToErase): Promise<ErasedMessages> {
+    return this.inner.eraseMessages(request);
   }
 
   recordProtocolsOutcomes(outcomes: ProtocolsOutcomeToRecord[]): Promise<RecordProtocolsOutcome[]> {

@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import BetterSqlite3 from 'better-sqlite3';
+import { Database } from '@tributary/sqlite';
 import { Registry } from 'prom-client';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,7 +113,7 @@ describeDeduplicatingLogContract('sqlite event log (its own dedupe table)', () =
     return SqliteEventLog.open({ file: sqliteFile, dedupeWindowMs: WINDOW_MS, retentionMs: 3_600_000 });
   },
   async storedMessageIds() {
-    const database = new BetterSqlite3(sqliteFile, { readonly: true });
+    const database = new Database(sqliteFile, { readonly: true });
     try {
       return database.prepare('SELECT message_id FROM messages ORDER BY sequence').pluck().all() as string[];
     } finally {

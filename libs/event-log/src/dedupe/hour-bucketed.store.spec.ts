@@ -1,6 +1,6 @@
 // The store's sorted runs and their merges, on real SQLite files: what the port's contract cannot see
 // (how many runs a bucket holds, merges cut short by a crash, files written before runs existed).
-import BetterSqlite3 from 'better-sqlite3';
+import { Database } from '@tributary/sqlite';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -200,7 +200,7 @@ describe('HourBucketedStore runs', () => {
   });
 
   it('opens a store written with one table per bucket, each table becoming its bucket run', () => {
-    const legacy = new BetterSqlite3(file);
+    const legacy = new Database(file);
     legacy.exec(`
       CREATE TABLE dedupe_checkpoint (
         id INTEGER PRIMARY KEY CHECK (id = 1), sequence INTEGER NOT NULL, log_identity TEXT NOT NULL

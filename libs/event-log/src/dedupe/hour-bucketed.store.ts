@@ -1,4 +1,4 @@
-import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import { Database, type Statement } from '@tributary/sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -177,7 +177,7 @@ export class HourBucketedStore {
     // One process at a time: another replica's index in the same file would hold ids this one's
     // filters never saw. The exclusive lock is held until close (or the process's death), and a second
     // opener fails at once (no busy wait) with `INDEX_LOCKED`.
-    this.database = new BetterSqlite3(file, { timeout: 0 });
+    this.database = new Database(file, { timeout: 0 });
     this.database.pragma('locking_mode = EXCLUSIVE');
     try {
       this.database.pragma('journal_mode = WAL');

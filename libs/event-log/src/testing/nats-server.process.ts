@@ -129,6 +129,16 @@ export class NatsServerProcess {
     clearTimeout(killTimer);
   }
 
+  /** Kills the server at once (SIGKILL), as a crashed machine would; `restart` starts it again. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.child = undefined;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
   /** Stops and starts again on the same port and store directory. */
   async restart(): Promise<void> {
     await this.stop();

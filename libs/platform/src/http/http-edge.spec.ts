@@ -55,8 +55,13 @@ const CONFIG_BODY = { error: expect.any(String), code: expect.any(Number), messa
 const OAUTH_BODY = { error: 'invalid_request', error_description: expect.any(String) };
 
 describe('errorShapeOf and edgeErrorResponse', () => {
-  it.each<[HttpApis, string | undefined, 'tracking' | 'config' | 'oauth']>([
+  it.each<[HttpApis, string | undefined, 'tracking' | 'config' | 'oauth' | 'public']>([
     ['all', '/v1/track', 'tracking'],
+    ['all', '/public-api/sources?x=1', 'public'],
+    ['all', '//public-api', 'public'],
+    ['all', '/public-apis', 'tracking'],
+    ['config', '/public-api/', 'public'],
+    ['tracking', '/public-api/sources', 'tracking'],
     ['all', '/v1beta/workspaces', 'config'],
     ['all', '//v1beta//workspaces/?x=1', 'config'],
     ['all', 'http://collector.example/v1beta/workspaces', 'config'],
@@ -88,6 +93,10 @@ describe('errorShapeOf and edgeErrorResponse', () => {
     expect(edgeErrorResponse('config', undefined, 'timeout', 'slow')).toEqual({
       status: 408,
       body: { error: 'slow', code: 4, message: 'slow' },
+    });
+    expect(edgeErrorResponse('all', '/public-api/sources', 'unknown_method', 'no route')).toEqual({
+      status: 404,
+      body: { errors: [{ type: 'NotFound', message: 'no route' }] },
     });
   });
 });

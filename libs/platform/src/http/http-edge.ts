@@ -8,6 +8,7 @@ import {
 } from 'node:http';
 import type { Socket } from 'node:net';
 import { browserCorsHeaders, isBrowserCorsPath } from './browser-cors';
+import { isPublicApiPath } from './public-api-path';
 import { normalizeRequestUrl } from './request-url';
 
 /**
@@ -20,7 +21,7 @@ import { normalizeRequestUrl } from './request-url';
  */
 export type HttpApis = 'tracking' | 'config' | 'all';
 
-export type HttpErrorShape = 'tracking' | 'config' | 'oauth';
+export type HttpErrorShape = 'tracking' | 'config' | 'oauth' | 'public';
 
 /** Why a request is refused before any route sees it. */
 export type EdgeRefusal = 'malformed' | 'unknown_method' | 'head_too_large' | 'timeout' | 'missing_host';
@@ -35,6 +36,14 @@ const REFUSALS: Record<EdgeRefusal, { status: number; tracking: string; grpc: nu
   unknown_method: { status: 404, tracking: 'not_found', grpc: 5 },
   head_too_large: { status: 431, tracking: 'headers_too_large', grpc: 3 },
   timeout: { status: 408, tracking: 'request_timeout', grpc: 4 },
+};
+
+/** The Public API's error `type` of each status a refusal has. */
+const PUBLIC_API_ERROR_TYPES: Record<number, string> = {
+  400: 'ValidationFailure',
+  404: 'NotFound',
+  408: 'RequestError',
+  431: 'ValidationFailure',
 };
 
 /** After answering, how long the server keeps reading (and dropping) what the client still sends
@@ -68,8 +77,10 @@ function routePathOf(target: string): string {
 }
 
 export function errorShapeOf(target: string | undefined, apis: HttpApis): HttpErrorShape {
-  if (apis === 'config') return 'config';
   const path = target === undefined ? undefined : routePathOf(target);
+  // The Public API is served wherever the Config API is (docs/public-api.md).
+  if (path !== undefined && apis !== 'tracking' && isPublicApiPath(path)) return 'public';
+  if (apis === 'config') return 'config';
   if (path === '/token') return 'oauth';
   if (apis === 'all' && path?.startsWith('/v1beta')) return 'config';
   return 'tracking';
@@ -88,6 +99,11 @@ export function edgeErrorResponse(
       return { status, body: { error: message, code: grpc, message } };
     case 'oauth':
       return { status, body: { error: 'invalid_request', error_description: message } };
+    case 'public':
+      return {
+        status,
+        body: { errors: [{ type: PUBLIC_API_ERROR_TYPES[status] ?? 'RequestError', message }] },
+      };
     case 'tracking':
       return { status, body: { success: false, code: tracking, message, error: message } };
   }

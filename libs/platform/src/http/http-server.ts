@@ -13,19 +13,27 @@ import { MetricsModule } from '../metrics/metrics.module';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { browserCorsHeaders, browserPreflightHeaders, isBrowserCorsPath } from './browser-cors';
 import { edgeErrorResponse, EdgeRefusalRecord, HttpApis, HttpEdge } from './http-edge';
+import { isPublicApiPath } from './public-api-path';
 import { normalizeRequestUrl } from './request-url';
 
-/** Bodies are read whole up to this size; each API applies its own, smaller limits on top. */
-const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/**
+ * Bodies are read whole up to this size; each API applies its own, smaller limits on top. The largest
+ * is a regulation's create (6 MiB of JSON, docs/regulations.md §1), with room for its whitespace.
+ */
+const MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /**
  * How long a client may take to send a whole request (head and body). Fastify's default is none, so
  * a client that announces more body than it sends would hold its connection forever; 120 s lets the
- * largest body (4 MiB) through at 35 KB/s.
+ * largest body (8 MiB) through at 70 KB/s.
  */
 const REQUEST_TIMEOUT_MS = 120_000;
 
-export type RequestWithBodyError = FastifyRequest & { bodyParseError?: string };
+export type RequestWithBodyError = FastifyRequest & {
+  bodyParseError?: string;
+  /** The Public API's body was of a media type it does not read (answered 422 by its guard). */
+  bodyMediaTypeError?: string;
+};
 
 /** Probes come every few seconds; a log line for each would drown the requests that matter. */
 const UNLOGGED_PATHS = /^\/health(\/|\?|$)/;
@@ -55,6 +63,7 @@ export interface HttpApplicationOptions {
  * - Config API (`/v1beta`): JSON whatever the Content-Type says (the docs' examples use `curl -d`),
  *   an empty body is no body (C1 sends `Content-Type: application/json` on GET and DELETE), and
  *   invalid JSON is recorded for the route's guard to answer 400 in the API's own error shape;
+ * - Public API (`/public-api`): JSON by its media type (`parsePublicApiBody`);
  * - everything else gets the raw bytes, which the tracking API inflates and limits itself.
  */
 export async function createHttpApplication(
@@ -149,6 +158,9 @@ export async function createHttpApplication(
   });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if (isPublicApiPath(request.url)) {
+      return done(null, parsePublicApiBody(request as RequestWithBodyError, body as Buffer));
+    }
     if (!request.url.startsWith('/v1beta')) return done(null, body);
     done(null, parseLenientJson(request as RequestWithBodyError, body as Buffer));
   });
@@ -234,6 +246,31 @@ function parseLenientJson(request: RequestWithBodyError, body: Buffer): unknown 
     request.bodyParseError = `invalid JSON body: ${(error as Error).message}`;
     return undefined;
   }
+}
+
+/** `application/json` and every `application/*+json` (the SDKs' `vnd.segment.v1alpha+json`). */
+const JSON_MEDIA_TYPE = /^application\/(?:json|[^\s/;]+\+json)$/i;
+
+/**
+ * The Public API reads a body as JSON when its Content-Type says JSON (parameters such as `charset`
+ * ignored); a body without a Content-Type (or an empty one) is no body, as Segment's SDK sends when
+ * it creates a write key; any other media type is recorded for the guard to refuse.
+ */
+function parsePublicApiBody(request: RequestWithBodyError, body: Buffer): unknown {
+  const contentType = request.headers['content-type'];
+  const mediaType = contentType?.split(';')[0].trim() ?? '';
+  const text = body.toString('utf8').trim();
+  if (mediaType === '' || text === '') {
+    if (text !== '' && mediaType === '') {
+      request.bodyMediaTypeError = 'a request body needs Content-Type: application/json';
+    }
+    return undefined;
+  }
+  if (!JSON_MEDIA_TYPE.test(mediaType)) {
+    request.bodyMediaTypeError = `Content-Type ${mediaType} is not JSON; send application/json`;
+    return undefined;
+  }
+  return parseLenientJson(request, body);
 }
 
 export async function listen(app: INestApplication, port: number, host: string): Promise<string> {

@@ -75,9 +75,12 @@ export function runProcess(
   });
 }
 
-/** A surface alone answers every unrouted request in its own shape; several split them by path. */
+/**
+ * Unrouted requests are answered in the shape of the surface claiming their path, else the first
+ * surface's: even a surface alone may serve two APIs (the Config API's `/v1beta` and `/public-api`).
+ */
 function unroutedRequestFilter(surfaces: readonly ServedSurface[]): ExceptionFilter {
-  return surfaces.length === 1 ? surfaces[0].errorFilter : new RouteNotFoundFilter(surfaces);
+  return new RouteNotFoundFilter(surfaces);
 }
 
 function edgeApisOf(surfaces: readonly ServedSurface[]): HttpApis {

@@ -20,7 +20,11 @@ export interface ActionsSettingData {
 
 /** One subscription: which messages (`subscribe`, FQL) run which action with which mapping. */
 export interface ActionsSubscription {
+  /** Kept from creation on, so that clients (the Public API, Terraform) can name the subscription. */
+  readonly id?: string;
   readonly name?: string;
+  /** `false`: kept but not run. Absent is enabled. */
+  readonly enabled?: boolean;
   readonly subscribe: string;
   readonly partnerAction: string;
   readonly mapping: { readonly [field: string]: JsonValue };

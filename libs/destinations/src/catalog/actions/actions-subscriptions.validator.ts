@@ -15,7 +15,7 @@ import { problemWithActionsMapping } from './actions-mapping.validator';
 /** More would be a configuration mistake rather than a need; every message runs every matcher. */
 export const MAX_ACTIONS_SUBSCRIPTIONS = 50;
 
-const SUBSCRIPTION_KEYS = new Set(['name', 'subscribe', 'partnerAction', 'mapping', 'enabled']);
+const SUBSCRIPTION_KEYS = new Set(['id', 'name', 'subscribe', 'partnerAction', 'mapping', 'enabled']);
 
 /** Why `value` is not a valid `subscriptions` setting of `destination`, or `null`. */
 export function problemWithActionsSubscriptions(
@@ -38,6 +38,12 @@ function problemWithSubscription(destination: ActionsDestinationData, subscripti
   if (!isPlainObject(subscription)) return ': must be an object {subscribe, partnerAction, mapping}';
   const unknownKey = Object.keys(subscription).find((key) => !SUBSCRIPTION_KEYS.has(key));
   if (unknownKey !== undefined) return `: unknown key ${JSON.stringify(unknownKey)}`;
+  if (subscription.id !== undefined && (typeof subscription.id !== 'string' || subscription.id === '')) {
+    return '.id: must be a non-empty string';
+  }
+  if (subscription.enabled !== undefined && typeof subscription.enabled !== 'boolean') {
+    return '.enabled: must be true or false';
+  }
   const { subscribe, partnerAction, mapping } = subscription;
   if (typeof subscribe !== 'string' || subscribe.trim() === '')
     return '.subscribe: must be a non-empty FQL string';

@@ -1,11 +1,4 @@
-import {
-  AckPolicy,
-  DeliverPolicy,
-  JetStreamApiCodes,
-  ReplayPolicy,
-  type ConsumerMessages,
-  type JsMsg,
-} from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, ReplayPolicy, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import {
   ConsumerMismatchError,
@@ -23,6 +16,7 @@ import { CoalescedAcks } from './coalesced-acks';
 import { ConfirmedAcks } from './confirmed-acks';
 import { isApiError, type JetStreamSession } from './jetstream-session';
 import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
+import { RestartingPull } from './restarting-pull';
 
 /** What an unconfirmed ack answers: one settled promise shared by all, rather than one per ack. */
 const SENT: Promise<void> = Promise.resolve();
@@ -52,22 +46,28 @@ export class JetStreamConsumers {
     assertConsumerName(consumerName);
     assertConsumeOptions(options);
     this.session.assertUsable();
-    let messages: ConsumerMessages;
+    let pull: RestartingPull;
     try {
       await this.ensureConsumer(consumerName, options);
       const consumer = await this.session.client.consumers.get(TRACKING_STREAM, consumerName);
       const handlers = new RunningHandlers(handler, options.onHandlerError, options.ackWaitMs);
-      messages = await consumer.consume({
-        max_messages: options.maxInFlight,
-        // A slow handler tells the server it is still working, so its message is not redelivered
-        // meanwhile: the ack wait can then be short, and a dead router's messages come back quickly.
-        callback: (message) =>
-          handlers.start(this.toDelivery(message, options.confirmAcks !== false), () => message.working()),
-      });
+      // Short pulls, issued again at once when a NATS node or a leader election takes one away.
+      pull = await RestartingPull.start(
+        consumer,
+        {
+          max_messages: options.maxInFlight,
+          // A slow handler tells the server it is still working, so its message is not redelivered
+          // meanwhile: the ack wait can then be short, and a dead router's messages come back quickly.
+          callback: (message) =>
+            handlers.start(this.toDelivery(message, options.confirmAcks !== false), () => message.working()),
+        },
+        this.session.connection,
+        this.session.pullExpiresMs,
+      );
       const subscription: ConsumerSubscription = {
         stop: async () => {
           this.subscriptions.get(consumerName)?.delete(subscription);
-          await messages.close();
+          await pull.close();
           await handlers.whenIdle();
           this.acks.flush();
           this.confirmedAcks.flush();

@@ -7,12 +7,14 @@ import {
   type DeadLetterOutcome,
   type DeliveryAttempt,
   type DeliveryHandler,
+  type ErasedMessages,
   type EventLog,
   type EventLogSettings,
   type FailedAttempts,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
+  type MessagesToErase,
   type MessageToPublish,
   type NewDeadLetter,
   type PublishOutcome,
@@ -20,7 +22,11 @@ import {
   type TailOptions,
   type TailSubscription,
 } from '../../event-log.port';
-import { assertPositiveInteger, assertValidSettings } from '../../event-log.validation';
+import {
+  assertMessagesToErase,
+  assertPositiveInteger,
+  assertValidSettings,
+} from '../../event-log.validation';
 import type {
   ProtocolsOutcomeToRecord,
   RecordedProtocolsOutcome,
@@ -29,6 +35,7 @@ import type {
 import { JetStreamAttemptHistory } from './attempt-history';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamDeadLetters } from './jetstream-dead-letters';
+import { JetStreamErasure } from './jetstream-erasure';
 import { JetStreamLeases } from './jetstream-leases';
 import { JetStreamProtocolsOutcomes } from './jetstream-protocols-outcomes';
 import { JetStreamTrackingPublisher } from './jetstream-publishing';
@@ -56,6 +63,14 @@ export interface JetStreamEventLogOptions extends EventLogSettings {
    * this number at start. Default 1.
    */
   replicas?: number;
+  /**
+   * How long one pull request of a consumer or a tail may wait on the server (`ROUTER_PULL_EXPIRES`),
+   * with a heartbeat at half of it: a pull lost with a NATS node or to a leader election is noticed
+   * and issued again within about this long. At least 1000 (the client's minimum). Default 5000.
+   */
+  pullExpiresMs?: number;
+  /** Told what setting up the log changed that an operator should know (a stream's replicas raised). */
+  notice?: (message: string) => void;
   /** Shown by the server in its connection list. */
   connectionName?: string;
   /**
@@ -90,6 +105,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly seenOnce: JetStreamSeenOnce;
   private readonly protocolsOutcomes: JetStreamProtocolsOutcomes;
   private readonly attemptHistory: JetStreamAttemptHistory;
+  private readonly erasure: JetStreamErasure;
 
   private constructor(
     private readonly session: JetStreamSession,
@@ -104,6 +120,7 @@ export class JetStreamEventLog implements EventLog {
     this.deadLetters = new JetStreamDeadLetters(session);
     this.leases = new JetStreamLeases(session);
     this.seenOnce = new JetStreamSeenOnce(session, options.seenOnceCapacity);
+    this.erasure = new JetStreamErasure(session);
     void this.followConnectionStatus();
   }
 
@@ -111,6 +128,12 @@ export class JetStreamEventLog implements EventLog {
   static async connect(options: JetStreamEventLogOptions): Promise<JetStreamEventLog> {
     assertValidSettings(options);
     if (options.replicas !== undefined) assertPositiveInteger('replicas', options.replicas);
+    if (
+      options.pullExpiresMs !== undefined &&
+      !(Number.isInteger(options.pullExpiresMs) && options.pullExpiresMs >= 1000)
+    ) {
+      throw new TypeError(`pullExpiresMs must be an integer of at least 1000, got ${options.pullExpiresMs}`);
+    }
     const session = await JetStreamSession.open(options);
     try {
       const log = new JetStreamEventLog(session, options);
@@ -204,6 +227,11 @@ export class JetStreamEventLog implements EventLog {
     return this.session.guard(`read of the attempts at ${sequence} for ${consumerName}`, () =>
       this.attemptHistory.read(consumerName, sequence),
     );
+  }
+
+  async eraseMessages(request: MessagesToErase): Promise<ErasedMessages> {
+    assertMessagesToErase(request);
+    return this.session.guard('erasure of regulated messages', () => this.erasure.erase(request));
   }
 
   async forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {

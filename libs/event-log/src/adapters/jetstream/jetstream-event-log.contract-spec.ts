@@ -168,13 +168,20 @@ describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
     const cluster = await NatsServerProcess.startCluster(3);
     const servers = cluster.map((member) => member.url).join(',');
     // The cluster elects its JetStream leader a moment after the servers are up.
+    const notices: string[] = [];
     async function connectWhenReady(replicas: number): Promise<JetStreamEventLog> {
       let log: JetStreamEventLog | undefined;
       await waitUntil(
         `JetStream answers on the cluster (R${replicas})`,
         async () => {
           try {
-            log = await JetStreamEventLog.connect({ ...settings, servers, replicas, reconnectWaitMs: 250 });
+            log = await JetStreamEventLog.connect({
+              ...settings,
+              servers,
+              replicas,
+              reconnectWaitMs: 250,
+              notice: (message) => notices.push(message),
+            });
             return true;
           } catch (error) {
             if (!(error instanceof EventLogUnavailableError)) throw error;
@@ -193,11 +200,16 @@ describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
       ]);
       await single.close();
       expect(await replicasOfStreams(servers)).toEqual(all(1));
+      expect(notices).toEqual([]);
 
       // ...then restarted with 3: the streams move to three replicas and keep their messages.
       const replicated = await connectWhenReady(3);
       try {
         expect(await replicasOfStreams(servers)).toEqual(all(3));
+        // Each stream raised is said once, with its old and new replica count.
+        for (const stream of STREAMS) {
+          expect(notices).toContain(`stream ${stream}: replicas 1 -> 3 (NATS_STREAM_REPLICAS)`);
+        }
         expect(await replicated.writeLease('replay_rp_r3', { holder: 'a', data: {} }, 0)).toEqual(
           expect.any(Number),
         );
@@ -244,9 +256,9 @@ describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
           },
           30_000,
         );
-        // A pull sent while the consumer's leader was still settling is only renewed when it expires
-        // (the client's 30 s), so under load the first messages can take that long.
-        await waitUntil('both messages are read back', () => received.length >= 2, 45_000);
+        // A pull sent while the consumer's leader was still settling is issued again once its
+        // heartbeats are missed (within the 5 s pull expiry), not after the client's 30 s.
+        await waitUntil('both messages are read back', () => received.length >= 2, 15_000);
         await subscription!.stop();
         expect(received).toEqual(['before-r3', 'after-loss']);
         expect((await replicated.readLease('replay_rp_r3'))?.holder).toBe('a');

@@ -1,4 +1,10 @@
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import fc from 'fast-check';
@@ -111,7 +117,9 @@ describe('JetStreamMessageIdFeed on a real nats-server', () => {
     const messageIds = Array.from({ length: 20_000 }, (_, index) => `slow-${index}`);
     for (let start = 0; start < messageIds.length; start += 500) {
       await Promise.all(
-        messageIds.slice(start, start + 500).map((messageId) => client.publish('tracking.w.s', '{}', { msgID: messageId })),
+        messageIds
+          .slice(start, start + 500)
+          .map((messageId) => client.publish('tracking.w.s', '{}', { msgID: messageId })),
       );
     }
     const feed = await JetStreamMessageIdFeed.connect(server.url);
@@ -129,6 +137,21 @@ describe('JetStreamMessageIdFeed on a real nats-server', () => {
       await feed.close();
     }
   }, 60_000);
+
+  it('describes the newest message still stored: the erased tail is no hole to wait for, an empty log is 0', async () => {
+    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    try {
+      expect(await feed.describe()).toMatchObject({ firstSequence: 0, lastSequence: 0 });
+      await publish(['kept-1', 'erased-2', 'kept-3', 'erased-4', 'erased-5']);
+      // A regulation erases messages anywhere in the log, its newest ones too.
+      for (const sequence of [2, 4, 5]) await manager.streams.deleteMessage(TRACKING_STREAM, sequence, true);
+      expect(await feed.describe()).toMatchObject({ firstSequence: 1, lastSequence: 3 });
+      for (const sequence of [1, 3]) await manager.streams.deleteMessage(TRACKING_STREAM, sequence, true);
+      expect(await feed.describe()).toMatchObject({ firstSequence: 0, lastSequence: 0 });
+    } finally {
+      await feed.close();
+    }
+  });
 
   it('goes on after the last id read, none lost or repeated, when its consumer is deleted', async () => {
     const feed = await JetStreamMessageIdFeed.connect(server.url);

@@ -70,11 +70,43 @@ export class JetStreamMessageIdFeed implements MessageIdFeed {
 
   async describe(): Promise<LogDescription> {
     const info = await this.manager.streams.info(TRACKING_STREAM);
+    if (info.state.messages === 0) return { logIdentity: info.created, firstSequence: 0, lastSequence: 0 };
     return {
       logIdentity: info.created,
-      firstSequence: info.state.messages > 0 ? info.state.first_seq : 0,
-      lastSequence: info.state.last_seq,
+      firstSequence: info.state.first_seq,
+      lastSequence: await this.lastStoredSequence(info.state.first_seq, info.state.last_seq),
     };
+  }
+
+  /**
+   * The newest message still stored, not the stream's last sequence: a regulation erases messages,
+   * and erased ones at the tail would be a hole no follower can ever read past. Usually the last
+   * sequence itself (one direct get); after an erased tail, a binary search for the last sequence
+   * from which a stored message follows (nats-server's `last_by_subj` misses it after an erase).
+   */
+  private async lastStoredSequence(firstSequence: number, lastSequence: number): Promise<number> {
+    const storedFrom = async (sequence: number) =>
+      this.manager.streams.getMessage(TRACKING_STREAM, {
+        seq: sequence,
+        next_by_subj: TRACKING_STREAM_SUBJECTS,
+      } as unknown as MsgRequest);
+    const last = await storedFrom(lastSequence);
+    if (last) return last.seq;
+    let low = firstSequence;
+    let high = lastSequence;
+    let found = firstSequence;
+    // Invariant: a message is stored at or after `found`; none at or after `high`.
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2);
+      const stored = await storedFrom(middle);
+      if (stored) {
+        found = stored.seq;
+        low = stored.seq + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return found;
   }
 
   /**
@@ -208,7 +240,8 @@ function headerValue(data: Uint8Array, length: number, name: Uint8Array): string
     while (valueStart < end && (data[valueStart] === 0x20 || data[valueStart] === 0x09)) valueStart += 1;
     let valueEnd = valueStart;
     while (valueEnd < end && data[valueEnd] !== CARRIAGE_RETURN) valueEnd += 1;
-    while (valueEnd > valueStart && (data[valueEnd - 1] === 0x20 || data[valueEnd - 1] === 0x09)) valueEnd -= 1;
+    while (valueEnd > valueStart && (data[valueEnd - 1] === 0x20 || data[valueEnd - 1] === 0x09))
+      valueEnd -= 1;
     // The client hands over slices of the socket's Buffers: decoded in place, without a view per id.
     return data instanceof Buffer
       ? data.toString('utf8', valueStart, valueEnd)

@@ -16,6 +16,7 @@ import {
 import { connect } from '@nats-io/transport-node';
 import { ConsumerMismatchError, EventLogUnavailableError } from '../../event-log.port';
 import type { JetStreamEventLogOptions } from './jetstream-event-log.adapter';
+import { DEFAULT_PULL_EXPIRES_MS } from './restarting-pull';
 
 const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
@@ -36,6 +37,8 @@ export class JetStreamSession {
     readonly manager: JetStreamManager,
     readonly publishTimeoutMs: number,
     readonly requestTimeoutMs: number,
+    /** How long one pull request may wait on the server (`ROUTER_PULL_EXPIRES`); heartbeats at half. */
+    readonly pullExpiresMs: number = DEFAULT_PULL_EXPIRES_MS,
   ) {}
 
   /** Connects to NATS and JetStream. Throws `EventLogUnavailableError` if NATS is down. */
@@ -70,6 +73,7 @@ export class JetStreamSession {
         manager,
         options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS,
         requestTimeoutMs,
+        options.pullExpiresMs ?? DEFAULT_PULL_EXPIRES_MS,
       );
     } catch (error) {
       await connection.close();

@@ -29,7 +29,7 @@ export function trackingFilter(sourceId: string | undefined): string {
 /** The settings the streams are made from. */
 export type StreamSettings = Pick<
   JetStreamEventLogOptions,
-  'dedupeWindowMs' | 'retentionMs' | 'replicas' | 'trackingDuplicateWindowMs' | 'seenOnceCapacity'
+  'dedupeWindowMs' | 'retentionMs' | 'replicas' | 'trackingDuplicateWindowMs' | 'seenOnceCapacity' | 'notice'
 >;
 
 /** Creates every stream of the log, or brings an existing one to the settings. */
@@ -52,19 +52,19 @@ export async function ensureStreams(session: JetStreamSession, options: StreamSe
     max_age: nanos(retentionMs),
     duplicate_window: nanos(dedupeWindowMs),
   };
-  await ensureStream(session, {
+  await ensureStream(session, options, {
     ...common,
     name: TRACKING_STREAM,
     subjects: [`${TRACKING_SUBJECT_PREFIX}.>`],
     duplicate_window: nanos(options.trackingDuplicateWindowMs ?? dedupeWindowMs),
   });
-  await ensureStream(session, {
+  await ensureStream(session, options, {
     ...common,
     name: DEAD_LETTER_STREAM,
     subjects: [`${DEAD_LETTER_SUBJECT_PREFIX}.>`],
   });
   // Only a lease's last value matters; one not written for the retention is an abandoned job's.
-  await ensureStream(session, {
+  await ensureStream(session, options, {
     ...common,
     name: LEASE_STREAM,
     subjects: [`${LEASE_SUBJECT_PREFIX}.>`],
@@ -72,7 +72,7 @@ export async function ensureStreams(session: JetStreamSession, options: StreamSe
   });
   // Short-lived one-time keys: their own age limit (not the retention), a hard count limit, and
   // refusal rather than eviction when full.
-  await ensureStream(session, {
+  await ensureStream(session, options, {
     ...common,
     name: SEEN_ONCE_STREAM,
     subjects: [`${SEEN_ONCE_SUBJECT_PREFIX}.>`],
@@ -82,9 +82,9 @@ export async function ensureStreams(session: JetStreamSession, options: StreamSe
     max_msgs: options.seenOnceCapacity ?? DEFAULT_SEEN_ONCE_CAPACITY,
     discard: DiscardPolicy.New,
   });
-  await ensureStream(session, JetStreamProtocolsOutcomes.streamConfig(common, dedupeWindowMs));
+  await ensureStream(session, options, JetStreamProtocolsOutcomes.streamConfig(common, dedupeWindowMs));
   // Only a message's whole history (its subject's last message) matters, as with leases.
-  await ensureStream(session, {
+  await ensureStream(session, options, {
     ...common,
     name: ATTEMPT_STREAM,
     subjects: [`${ATTEMPT_SUBJECT_PREFIX}.>`],
@@ -95,11 +95,18 @@ export async function ensureStreams(session: JetStreamSession, options: StreamSe
 /** Creates the stream, or updates its retention, dedupe window and replicas when the settings changed. */
 async function ensureStream(
   session: JetStreamSession,
+  options: StreamSettings,
   config: Partial<StreamConfig> & { name: string },
 ): Promise<void> {
   const { manager } = session;
   try {
     const info = await manager.streams.info(config.name);
+    if (info.config.num_replicas !== config.num_replicas) {
+      // Said out loud: the servers copy the stream's messages to the new replicas (or drop copies).
+      options.notice?.(
+        `stream ${config.name}: replicas ${info.config.num_replicas} -> ${config.num_replicas} (NATS_STREAM_REPLICAS)`,
+      );
+    }
     if (
       info.config.max_age !== config.max_age ||
       info.config.duplicate_window !== config.duplicate_window ||

@@ -4,6 +4,7 @@ import { assertTailOptions } from '../../event-log.validation';
 import { startTail } from '../../tail-loop';
 import type { JetStreamSession } from './jetstream-session';
 import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
+import { pullSettings } from './restarting-pull';
 
 /** Messages a tail's ordered consumer keeps buffered ahead of its handler. */
 const TAIL_BUFFER = 256;
@@ -34,7 +35,12 @@ export class JetStreamTails {
         opt_start_seq: startSequence,
         replay_policy: ReplayPolicy.Instant,
       });
-      messages = await consumer.consume({ max_messages: TAIL_BUFFER });
+      // Short pulls with a heartbeat: the client recreates an ordered consumer as soon as two
+      // heartbeats are missed (its server died), rather than after the default 30 s.
+      messages = await consumer.consume({
+        max_messages: TAIL_BUFFER,
+        ...pullSettings(this.session.pullExpiresMs),
+      });
     } catch (error) {
       throw this.session.translate(error, `tail of source ${options.sourceId}`);
     }

@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement } from '@tributary/sqlite';
 import { fromStoredAttempts, toStoredAttempt, type StoredAttempt } from '../../attempt-history.validation';
 import type { DeliveryAttempt, FailedAttempts } from '../../event-log.port';
 

@@ -1,4 +1,4 @@
-import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import { Database, type Statement } from '@tributary/sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
@@ -14,12 +14,14 @@ import {
   type DeadLetterOutcome,
   type DeliveryAttempt,
   type DeliveryHandler,
+  type ErasedMessages,
   type EventLog,
   type FailedAttempts,
   type EventLogSettings,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
+  type MessagesToErase,
   type MessageToPublish,
   type NewDeadLetter,
   type PublishOutcome,
@@ -36,6 +38,7 @@ import {
   assertConsumerName,
   assertLeaseName,
   assertLeaseWrite,
+  assertMessagesToErase,
   assertPositiveInteger,
   assertSeenOnce,
   assertSubjectToken,
@@ -46,6 +49,7 @@ import {
 import { startTail } from '../../tail-loop';
 import { assertAttempt, assertAttemptKey } from '../../attempt-history.validation';
 import { SqliteAttemptHistory } from './sqlite-attempt-history';
+import { SqliteErasure } from './sqlite-erasure';
 import { SqliteConsumerRunner, type SqliteConsumerStore } from './sqlite-consumer.runner';
 import {
   SQLITE_EVENT_LOG_SCHEMA,
@@ -91,12 +95,13 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly protocolsOutcomes: SqliteProtocolsOutcomes;
   private readonly attemptHistory: SqliteAttemptHistory;
+  private readonly erasure: SqliteErasure;
   private closed = false;
   private storedMessagesSinceLastCommit = false;
 
   private constructor(private readonly options: SqliteEventLogOptions) {
     mkdirSync(dirname(options.file), { recursive: true });
-    this.database = new BetterSqlite3(options.file);
+    this.database = new Database(options.file);
     this.database.pragma('journal_mode = WAL');
     this.database.pragma('synchronous = FULL');
     // Another process on the same file (a separate router) may hold the write lock briefly.
@@ -117,6 +122,8 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       (work) => this.writes.enqueue(work),
       options.dedupeWindowMs,
     );
+    // After the outcomes' table exists: the erasure's statements read it too.
+    this.erasure = new SqliteErasure(this.database);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     const maintenanceIntervalMs =
       options.maintenanceIntervalMs ?? Math.min(60_000, Math.max(50, Math.floor(options.retentionMs / 10)));
@@ -378,6 +385,12 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   async forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
     assertAttemptKey(consumerName, sequence);
     await this.writes.enqueue(() => this.attemptHistory.forget(consumerName, sequence));
+  }
+
+  async eraseMessages(request: MessagesToErase): Promise<ErasedMessages> {
+    assertMessagesToErase(request);
+    this.assertOpen();
+    return this.writes.enqueue(() => this.erasure.erase(request));
   }
 
   async ping(): Promise<boolean> {

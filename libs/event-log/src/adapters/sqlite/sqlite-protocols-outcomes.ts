@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement } from '@tributary/sqlite';
 import {
   PROTOCOLS_OUTCOME_RETENTION_MS,
   type ProtocolsOutcomeToRecord,

@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database } from '@tributary/sqlite';
 import { EventLogUnavailableError } from '../../event-log.port';
 
 interface QueuedWrite {

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database, type Statement, type Transaction } from '@tributary/sqlite';
 import { assertAppendable, assertPageSize, serializeEventPayloads } from '../../append-validation';
 import {
   type AppendResult,
@@ -50,18 +50,18 @@ interface EventRow {
  * in one process) can share it; appends are serialized by SQLite's write lock.
  */
 export class SqliteEventStore implements EventStore {
-  private readonly db: Database.Database;
+  private readonly db: Database;
   private readonly subscriptions = new Set<SqliteAllSubscription>();
   private readonly pollIntervalMs: number;
   private closed = false;
 
-  private readonly selectLastRevision: Database.Statement<[string], { revision: number | null }>;
-  private readonly insertEvent: Database.Statement<[string, number, string, string, string]>;
-  private readonly selectStream: Database.Statement<[string], EventRow>;
-  private readonly selectPage: Database.Statement<[bigint, number], EventRow>;
-  private readonly selectHead: Database.Statement<[], { head: bigint }>;
-  private readonly selectPageBackwards: Database.Statement<[bigint, number], EventRow>;
-  private readonly appendInTransaction: Database.Transaction<
+  private readonly selectLastRevision: Statement<[string], { revision: number | null }>;
+  private readonly insertEvent: Statement<[string, number, string, string, string]>;
+  private readonly selectStream: Statement<[string], EventRow>;
+  private readonly selectPage: Statement<[bigint, number], EventRow>;
+  private readonly selectHead: Statement<[], { head: bigint }>;
+  private readonly selectPageBackwards: Statement<[bigint, number], EventRow>;
+  private readonly appendInTransaction: Transaction<
     (streamName: string, events: NewEvent[], expectedRevision: ExpectedRevision) => AppendResult
   >;
 

@@ -86,7 +86,7 @@ describe('SqliteEventStore on a shared file', () => {
   it('uses WAL journaling so readers and a writer in other processes do not block each other', async () => {
     const file = newDatabaseFile();
     open(file);
-    const Database = (await import('better-sqlite3')).default;
+    const Database = (await import('@tributary/sqlite')).Database;
     const inspector = new Database(file, { readonly: true });
     try {
       expect(inspector.pragma('journal_mode', { simple: true })).toBe('wal');

@@ -21,11 +21,14 @@ import { Pool, type PoolClient } from 'pg';
 import { KeyedLock } from '@tributary/concurrency';
 import type { NormalizedMessage } from '@tributary/contracts';
 import {
+  deletionOutcomeOf,
   discard,
   delivered,
   egressDenied,
   retry,
   sameOutcomeForAll,
+  type UserDeletionOutcome,
+  type UserDeletionRequest,
   type DeliveryAdapter,
   type DeliveryOutcome,
   type DeliveryRequest,
@@ -35,6 +38,7 @@ import {
 import { PermanentRowError, quoteIdentifier } from './postgres-identifiers';
 import { resolveWarehouseSchema } from './postgres-schema';
 import {
+  TABLE_REGISTRY,
   TableRefusedError,
   createRegisteredTable,
   ensureTableRegistry,
@@ -215,6 +219,73 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     const remainder = request.messages.slice(results.length);
     const remainderOutcome = outcomeOfError(clientBroken, warehouse);
     return [...results, ...sameOutcomeForAll(remainder, remainderOutcome)];
+  }
+
+  /**
+   * A regulation's deletion (docs/regulations.md §4): in the destination's schema, in every table the
+   * registry lists (never another), the rows of the source whose `user_id` is a user's (`users`:
+   * whose `id` is), in one transaction. A schema Tributary never wrote to holds nothing to delete.
+   */
+  async deleteUsers(request: UserDeletionRequest): Promise<UserDeletionOutcome> {
+    const connectionString = request.settings['connection_string'];
+    if (typeof connectionString !== 'string' || connectionString.trim() === '') {
+      return {
+        outcome: 'failed',
+        reason: 'destination misconfigured: setting "connection_string" is not set',
+      };
+    }
+    const resolved = resolveWarehouseSchema(request.settings['schema'], request.sourceSlug);
+    if ('problem' in resolved)
+      return { outcome: 'failed', reason: `destination misconfigured: ${resolved.problem}` };
+    const { schema } = resolved;
+    let warehouse: Warehouse;
+    let client: PoolClient;
+    try {
+      warehouse = await this.warehouseFor(connectionString);
+      client = await warehouse.pool.connect();
+    } catch (error) {
+      if (isEgressDenied(error)) return { outcome: 'failed', reason: egressDenied(error.detail).reason };
+      return { outcome: 'retry', reason: `cannot connect to PostgreSQL: ${describeError(error)}` };
+    }
+    let broken: unknown;
+    try {
+      const registry = await client.query<{ registry: string | null }>('SELECT to_regclass($1) AS registry', [
+        `${quoteIdentifier(schema)}.${quoteIdentifier(TABLE_REGISTRY)}`,
+      ]);
+      if (registry.rows[0]?.registry === null) return { outcome: 'deleted' };
+      const tables = await readTableRegistry(client, schema);
+      const columns = await client.query<{ table_name: string; column_name: string }>(
+        `SELECT table_name, column_name FROM information_schema.columns
+         WHERE table_schema = $1 AND column_name IN ('id', 'user_id', 'source_id')`,
+        [schema],
+      );
+      const columnsOf = (table: string) =>
+        new Set(columns.rows.filter((row) => row.table_name === table).map((row) => row.column_name));
+      const userIds = request.users.map((user) => user.userId);
+      await client.query('BEGIN');
+      for (const table of tables.keys()) {
+        const userColumn = table === 'users' ? 'id' : 'user_id';
+        const has = columnsOf(table);
+        // A registered table dropped behind Tributary's back, or one without users' rows.
+        if (!has.has(userColumn) || !has.has('source_id')) continue;
+        await client.query(
+          `DELETE FROM ${quoteIdentifier(schema)}.${quoteIdentifier(table)} ` +
+            `WHERE ${quoteIdentifier(userColumn)} = ANY($1::text[]) AND source_id = $2`,
+          [userIds, request.sourceId],
+        );
+      }
+      await client.query('COMMIT');
+      return { outcome: 'deleted' };
+    } catch (error) {
+      broken = error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      const outcome = deletionOutcomeOf(outcomeOfError(error, warehouse));
+      return this.serverMessagesShown.get(connectionString) === false && outcome.outcome !== 'deleted'
+        ? { ...outcome, reason: 'PostgreSQL refused the deletion' }
+        : outcome;
+    } finally {
+      client.release(broken instanceof Error ? broken : undefined);
+    }
   }
 
   async close(): Promise<void> {

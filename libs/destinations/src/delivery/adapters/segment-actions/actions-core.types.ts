@@ -37,6 +37,8 @@ export interface RunnableActionsDestination {
     bundle: ActionBundle & { events: unknown[] },
   ): Promise<ActionsMultiStatusEntry[]>;
   testAuthentication(settings: Record<string, unknown>): Promise<unknown>;
+  /** Present only when the destination's definition has `onDelete`. */
+  onDelete?(event: Record<string, unknown>, settings: Record<string, unknown>): Promise<unknown>;
 }
 
 export interface ActionsRuntime {

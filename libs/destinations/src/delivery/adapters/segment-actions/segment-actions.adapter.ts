@@ -23,6 +23,7 @@ import type {
 } from '../../../catalog/actions/actions-catalog.types';
 import { SUBSCRIPTIONS_SETTING } from '../../../catalog/actions/actions-catalog.entries';
 import {
+  deletionOutcomeOf,
   delivered,
   discard,
   filtered,
@@ -32,6 +33,8 @@ import {
   type DeliveryOutcome,
   type DeliveryRequest,
   type DeliveryResult,
+  type UserDeletionOutcome,
+  type UserDeletionRequest,
 } from '../../delivery-adapter.port';
 import { createEgressAgents, type EgressAgents } from '../../egress/egress-agents';
 import { EgressGuard } from '../../egress/egress-guard';
@@ -165,6 +168,35 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
     }));
   }
 
+  /**
+   * The destination's own `onDelete`, once per user, through the egress guard like its actions
+   * (docs/regulations.md §4); not supported when its definition has none.
+   */
+  async deleteUsers(request: UserDeletionRequest): Promise<UserDeletionOutcome> {
+    let config: PreparedConfig | string;
+    try {
+      config = this.prepare(request.settings);
+    } catch (error) {
+      return { outcome: 'retry', reason: `destination code failed to load: ${String(error)}` };
+    }
+    if (typeof config === 'string')
+      return { outcome: 'failed', reason: `destination misconfigured: ${config}` };
+    const { destination, settings } = config;
+    if (!destination.onDelete) return { outcome: 'not_supported', reason: 'the destination has no deletion' };
+    for (const { userId, messageId } of request.users) {
+      const outcome = await this.withTimeout(async () => {
+        await destination.onDelete!(
+          { type: 'delete', userId, messageId, timestamp: request.timestamp },
+          settings,
+        );
+        return delivered();
+      });
+      const deletion = deletionOutcomeOf(outcome);
+      if (deletion.outcome !== 'deleted') return deletion;
+    }
+    return { outcome: 'deleted' };
+  }
+
   async close(): Promise<void> {
     // The agents are the runtime's, shared with the other Actions adapters; the registry closes it.
   }
@@ -195,6 +227,8 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
       if (!action) return `subscriptions[${index}]: no action "${String(subscription?.partnerAction)}"`;
       const parsed = parseSubscriptionFql(subscription.subscribe);
       if (typeof parsed === 'string') return `subscriptions[${index}].subscribe: ${parsed}`;
+      // A subscription switched off stays configured but runs for no message.
+      if (subscription.enabled === false) continue;
       prepared.push({
         subscription: { ...subscription, mapping: withRequiredDefaults(action.fields, subscription.mapping) },
         parsed,

@@ -29,10 +29,13 @@ import { createHmac } from 'node:crypto';
 import { validateHeaderName, validateHeaderValue, type IncomingHttpHeaders } from 'node:http';
 import type { NormalizedMessage } from '@tributary/contracts';
 import {
+  deletionOutcomeOf,
   discard,
   egressDenied,
   retry,
   sameOutcomeForAll,
+  type UserDeletionOutcome,
+  type UserDeletionRequest,
   type DeliveryAdapter,
   type DeliveryOutcome,
   type DeliveryRequest,
@@ -155,6 +158,24 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   ): Promise<DeliveryOutcome> {
     const body = storedJson ?? Buffer.from(JSON.stringify(message), 'utf8');
     return this.post(target, body);
+  }
+
+  /**
+   * One POST per user of `{"type":"delete","userId","timestamp","messageId"}`, with the destination's
+   * headers and signed as a message is (Segment's webhook delete, docs/regulations.md §4). Stops at
+   * the first user that is not accepted: the regulation tries the destination again as a whole, and
+   * a receiver sees the same `messageId` for a user each time.
+   */
+  async deleteUsers(request: UserDeletionRequest): Promise<UserDeletionOutcome> {
+    const target = this.targetOf(request.settings);
+    if (typeof target === 'string')
+      return { outcome: 'failed', reason: `destination misconfigured: ${target}` };
+    for (const { userId, messageId } of request.users) {
+      const body = { type: 'delete', userId, timestamp: request.timestamp, messageId };
+      const outcome = deletionOutcomeOf(await this.post(target, Buffer.from(JSON.stringify(body), 'utf8')));
+      if (outcome.outcome !== 'deleted') return outcome;
+    }
+    return { outcome: 'deleted' };
   }
 
   private targetOf(settings: Readonly<Record<string, unknown>>): WebhookTarget | string {

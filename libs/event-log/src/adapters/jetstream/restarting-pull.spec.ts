@@ -1,0 +1,96 @@
+import { AckPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { NatsServerProcess } from '../../testing/nats-server.process';
+import { pullSettings, RestartingPull } from './restarting-pull';
+
+async function waitUntil(what: string, condition: () => boolean, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return Date.now() - started;
+}
+
+describe('RestartingPull', () => {
+  let server: NatsServerProcess;
+  let connection: NatsConnection;
+
+  beforeAll(async () => {
+    server = await NatsServerProcess.start();
+    connection = await connect({ servers: server.url, noAsyncTraces: true });
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+    await server?.dispose();
+  });
+
+  it('pulls with the expiry asked for and a heartbeat at half of it, never under the client minimums', () => {
+    expect(pullSettings(5_000)).toEqual({ expires: 5_000, idle_heartbeat: 2_500 });
+    expect(pullSettings(30_000)).toEqual({ expires: 30_000, idle_heartbeat: 15_000 });
+    expect(pullSettings(1_000)).toEqual({ expires: 1_000, idle_heartbeat: 500 });
+  });
+
+  // The consumer is deleted and made again under its name, as after a consumer leader's loss: the
+  // pull in flight is gone, and nothing answers it any more. Its heartbeats stop, so the pull is
+  // issued again within two heartbeats (one expiry), whatever the client's own recovery does.
+  it('issues its pull again once the pull in flight stops beating, and gets the next messages', async () => {
+    const manager = await jetstreamManager(connection);
+    await manager.streams.add({ name: 'PULLS', subjects: ['pulls.>'] });
+    const durable = { durable_name: 'reader', ack_policy: AckPolicy.Explicit };
+    await manager.consumers.add('PULLS', durable);
+    const client = jetstream(connection);
+    const consumer = await client.consumers.get('PULLS', 'reader');
+    const received: string[] = [];
+    const pull = await RestartingPull.start(
+      consumer,
+      {
+        max_messages: 10,
+        callback: (message: JsMsg) => {
+          received.push(message.string());
+          message.ack();
+        },
+      },
+      connection,
+      2_000,
+    );
+    try {
+      await client.publish('pulls.one', 'before');
+      await waitUntil('the first message arrives', () => received.includes('before'), 5_000);
+
+      await manager.consumers.delete('PULLS', 'reader');
+      await manager.consumers.add('PULLS', durable);
+      await client.publish('pulls.one', 'after');
+      const elapsedMs = await waitUntil(
+        'the message after the new consumer arrives',
+        () => received.includes('after'),
+        10_000,
+      );
+      expect(elapsedMs).toBeLessThan(5_000);
+      expect(pull.restartCount).toBeGreaterThanOrEqual(1);
+    } finally {
+      await pull.close();
+    }
+  }, 30_000);
+
+  it('stops pulling once closed: a message published after close stays with the consumer', async () => {
+    const manager = await jetstreamManager(connection);
+    await manager.streams.add({ name: 'CLOSED', subjects: ['closed.>'] });
+    await manager.consumers.add('CLOSED', { durable_name: 'reader', ack_policy: AckPolicy.Explicit });
+    const client = jetstream(connection);
+    const received: string[] = [];
+    const pull = await RestartingPull.start(
+      await client.consumers.get('CLOSED', 'reader'),
+      { max_messages: 10, callback: (message: JsMsg) => void received.push(message.string()) },
+      connection,
+      2_000,
+    );
+    await pull.close();
+    await client.publish('closed.one', 'late');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(received).toEqual([]);
+    expect((await manager.consumers.info('CLOSED', 'reader')).num_pending).toBe(1);
+  });
+});

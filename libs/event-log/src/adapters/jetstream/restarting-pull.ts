@@ -1,0 +1,148 @@
+import type { ConsumeOptions, Consumer, ConsumerMessages, ConsumerNotification } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+
+/** `ROUTER_PULL_EXPIRES` when not set: how long one pull request may wait on the server. */
+export const DEFAULT_PULL_EXPIRES_MS = 5_000;
+
+/**
+ * The pull settings of every consume: a short expiry and a heartbeat at half of it. The client's
+ * defaults (30 s, heartbeat 15 s) let a pull held by a consumer leader that died go unnoticed for two
+ * missed heartbeats, 30 s; with these it is noticed within one expiry.
+ */
+export function pullSettings(expiresMs: number): Pick<ConsumeOptions, 'expires' | 'idle_heartbeat'> {
+  return { expires: expiresMs, idle_heartbeat: Math.max(500, Math.floor(expiresMs / 2)) };
+}
+
+/**
+ * Consume notifications after which the pull in flight can no longer bring messages: its consumer
+ * leader stopped answering (missed heartbeats: killed, or a leader election moved the consumer), the
+ * consumer went away or no JetStream server answered the pull. On each the pull is issued again at
+ * once instead of after the client's own recovery, which first asks for the consumer's info and backs
+ * off a whole expiry when that fails, as it does during an election.
+ */
+const RESTART_ON: ReadonlySet<ConsumerNotification['type']> = new Set([
+  'heartbeats_missed',
+  'consumer_deleted',
+  'consumer_not_found',
+  'stream_not_found',
+  'no_responders',
+]);
+
+/**
+ * Restarts that follow each other without a message in between (the consumer has no leader yet: the
+ * pull finds no responders) wait this long, doubling up to `MAX_PAUSE_MS`: a new leader is found
+ * within a second of its election, and a leaderless consumer costs one pull a second per replica.
+ */
+const FIRST_PAUSE_MS = 250;
+const MAX_PAUSE_MS = 1_000;
+
+/**
+ * A durable consumer's `consume` that re-issues its pull at once when the pull in flight is lost (see
+ * `RESTART_ON`) and when the connection comes back after a drop (the server that held the pull may be
+ * the one that went away). Re-issuing is cheap and safe: a pull is a request for the next messages of
+ * the consumer, which the new consumer leader keeps; messages the old pull had already handed out and
+ * not yet acknowledged come back after the ack wait.
+ */
+export class RestartingPull {
+  private closed = false;
+  private restarting = false;
+  private restarts = 0;
+  private pauseMs = 0;
+  private connectionStatus: { stop(): void } | undefined;
+
+  private constructor(
+    private messages: ConsumerMessages,
+    private readonly consumer: Consumer,
+    private readonly options: PullConsumeOptions,
+    private readonly expiresMs: number,
+  ) {}
+
+  /** Starts consuming; `options` are the consume options but the pull settings, which come from `expiresMs`. */
+  static async start(
+    consumer: Consumer,
+    options: PullConsumeOptions,
+    connection: NatsConnection,
+    expiresMs: number,
+  ): Promise<RestartingPull> {
+    // The first pull's messages reach the instance made just after it.
+    const started: { pull?: RestartingPull } = {};
+    const messages = await consume(consumer, options, expiresMs, () => started.pull?.messageArrived());
+    const pull = new RestartingPull(messages, consumer, options, expiresMs);
+    started.pull = pull;
+    pull.follow(pull.messages);
+    const status = connection.status();
+    pull.connectionStatus = status as unknown as { stop(): void };
+    void pull.followConnection(status);
+    return pull;
+  }
+
+  /** How many times the pull was issued again since the start. */
+  get restartCount(): number {
+    return this.restarts;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.connectionStatus?.stop();
+    await this.messages.close();
+  }
+
+  private messageArrived(): void {
+    this.pauseMs = 0;
+  }
+
+  private follow(messages: ConsumerMessages): void {
+    void (async () => {
+      for await (const notification of messages.status()) {
+        if (this.closed || this.messages !== messages) return;
+        if (RESTART_ON.has(notification.type)) return this.restart();
+      }
+    })();
+  }
+
+  private async followConnection(status: AsyncIterable<{ type: string }>): Promise<void> {
+    for await (const event of status) {
+      if (this.closed) return;
+      if (event.type === 'reconnect') await this.restart();
+    }
+  }
+
+  private async restart(): Promise<void> {
+    if (this.closed || this.restarting) return;
+    this.restarting = true;
+    try {
+      void this.messages.close().catch(() => undefined);
+      // The first restart of a run goes at once; more without a message between (an election still
+      // under way) are paced.
+      const pauseMs = this.pauseMs;
+      this.pauseMs = Math.min(Math.max(pauseMs * 2, FIRST_PAUSE_MS), MAX_PAUSE_MS, this.expiresMs);
+      if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      if (this.closed) return;
+      this.restarts += 1;
+      this.messages = await consume(this.consumer, this.options, this.expiresMs, () => this.messageArrived());
+      this.follow(this.messages);
+    } finally {
+      this.restarting = false;
+    }
+  }
+}
+
+type PullConsumeOptions = ConsumeOptions & { callback: NonNullable<ConsumeOptions['callback']> };
+
+/** One pull: consuming a consumer the client already knows sends the pull request and nothing else. */
+function consume(
+  consumer: Consumer,
+  options: PullConsumeOptions,
+  expiresMs: number,
+  onMessage: () => void,
+): Promise<ConsumerMessages> {
+  const { callback } = options;
+  return consumer.consume({
+    ...options,
+    ...pullSettings(expiresMs),
+    callback: (message) => {
+      onMessage();
+      return callback(message);
+    },
+  });
+}
