@@ -7,7 +7,7 @@
 import type { NormalizedMessage } from '@tributary/contracts';
 import type { LaneServices, LaneTasks } from '@tributary/lanes';
 import { findActionsDestination } from '../../../catalog/actions/actions-catalog.entries';
-import type { DeliveryResult } from '../../delivery-adapter.port';
+import type { DeliveryResult, UserDeletionOutcome, UserDeletionRequest } from '../../delivery-adapter.port';
 import { EgressGuard, type ResolvedAddress } from '../../egress/egress-guard';
 import type { EgressPolicy } from '../../egress/egress-policy';
 import { ActionsAuthenticationTester, type AuthenticationTestResult } from './actions-authentication.tester';
@@ -27,6 +27,11 @@ export interface ActionsDeliverInput {
   readonly settingsKey: number;
   readonly settings: Readonly<Record<string, unknown>>;
   readonly messages: readonly NormalizedMessage[];
+}
+
+export interface ActionsDeleteInput {
+  readonly slug: string;
+  readonly request: UserDeletionRequest;
 }
 
 export interface ActionsTestInput {
@@ -68,20 +73,26 @@ export async function startLaneProgram(
     }
     return settings;
   };
+  const adapterOf = (slug: string): SegmentActionsDeliveryAdapter => {
+    let adapter = adapters.get(slug);
+    if (!adapter) {
+      const destination = findActionsDestination(slug);
+      if (!destination) throw new Error(`${slug} is not an Actions destination`);
+      adapter = new SegmentActionsDeliveryAdapter(destination, runtime);
+      adapters.set(slug, adapter);
+    }
+    return adapter;
+  };
   return {
     deliver: async (input: ActionsDeliverInput): Promise<DeliveryResult[]> => {
-      let adapter = adapters.get(input.slug);
-      if (!adapter) {
-        const destination = findActionsDestination(input.slug);
-        if (!destination) throw new Error(`${input.slug} is not an Actions destination`);
-        adapter = new SegmentActionsDeliveryAdapter(destination, runtime);
-        adapters.set(input.slug, adapter);
-      }
+      const adapter = adapterOf(input.slug);
       return adapter.deliver({
         settings: settingsFor(input.settingsKey, input.settings),
         messages: input.messages,
       });
     },
+    deleteUsers: (input: ActionsDeleteInput): Promise<UserDeletionOutcome> =>
+      adapterOf(input.slug).deleteUsers(input.request),
     testAuthentication: (input: ActionsTestInput): Promise<AuthenticationTestResult | undefined> =>
       tester.test(input.slug, input.settings),
   };

@@ -21,11 +21,14 @@ import {
   type DeliveryRequest,
   type DeliveryResult,
   type DestinationSuspension,
+  type UserDeletionOutcome,
+  type UserDeletionRequest,
 } from '../../delivery-adapter.port';
 import { EgressGuard } from '../../egress/egress-guard';
 import type { AuthenticationTestResult } from './actions-authentication.tester';
 import {
   RESOLVE_HOST_SERVICE,
+  type ActionsDeleteInput,
   type ActionsDeliverInput,
   type ActionsLaneProgramData,
   type ActionsTestInput,
@@ -137,6 +140,14 @@ export class ActionsLane {
     return sameOutcomeForAll(request.messages, retry(`actions lane: ${outcome.detail}`));
   }
 
+  /** `SegmentActionsDeliveryAdapter.deleteUsers` in the lane. */
+  async deleteUsers(slug: string, request: UserDeletionRequest): Promise<UserDeletionOutcome> {
+    const input: ActionsDeleteInput = { slug, request };
+    const outcome = await this.lane.run<UserDeletionOutcome>('deleteUsers', input);
+    if (outcome.ok) return outcome.value;
+    return { outcome: 'retry', reason: `actions lane: ${outcome.detail}` };
+  }
+
   close(): Promise<void> {
     return this.lane.close();
   }
@@ -173,6 +184,10 @@ class LanedActionsDeliveryAdapter implements DeliveryAdapter {
 
   deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
     return this.lane.deliver(this.slug, request);
+  }
+
+  deleteUsers(request: UserDeletionRequest): Promise<UserDeletionOutcome> {
+    return this.lane.deleteUsers(this.slug, request);
   }
 
   async close(): Promise<void> {
