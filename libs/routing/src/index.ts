@@ -7,6 +7,7 @@ export * from './integrations/integrations.decider';
 export * from './replay/prepare-replay-message';
 export * from './replay/replay-progress';
 export * from './settlement/settlement.decider';
+export * from './settlement/poison.decider';
 export * from './filters/destination-filters.decider';
 export * from './filters/filter-actions.compiler';
 export * from './filters/sample.decider';

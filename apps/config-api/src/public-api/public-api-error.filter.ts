@@ -23,6 +23,8 @@ const DOMAIN_STATUS: Record<DomainError['kind'], number> = {
   not_found: 404,
   already_exists: 409,
   permission_denied: 403,
+  // v1beta's 400 code 9; the Public API answers every refused request body 422 ValidationFailure.
+  failed_precondition: 400,
 };
 
 /**

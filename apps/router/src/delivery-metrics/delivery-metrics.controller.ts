@@ -44,6 +44,7 @@ export class DeliveryMetricsController {
       discards_by_cause: snapshot.discardsByCause,
       // The lane stopped running this destination (repeated overruns) until its settings change.
       suspension: this.deliveries.suspensionOf(destination.sourceId, catalogSlugOf(destination)) ?? null,
+      dead_letters_by_cause: snapshot.deadLettersByCause,
       // A warehouse's values that were not stored as sent: a type conflict (stored as null) or a
       // column past the destination's column limit (left out). The rows themselves were delivered.
       values_not_stored: snapshot.valuesNotStored,

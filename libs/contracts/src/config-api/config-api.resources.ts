@@ -116,6 +116,8 @@ export interface DeliveryMetricsResource {
    * its settings change.
    */
   suspension?: { status: 'suspended'; reason: string; since: string } | null;
+  /** Dead letters (also in `counts.dead_lettered`) by why: the retry window ran out, or poison. */
+  dead_letters_by_cause?: { retries_exhausted: number; poison: number };
   last_hour: {
     bucket_seconds: number;
     buckets: {

@@ -10,6 +10,7 @@ import {
   type ErasedMessages,
   type EventLog,
   type FailedAttempts,
+  type StartedAttempt,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
@@ -337,6 +338,14 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     attempt: DeliveryAttempt,
   ): Promise<FailedAttempts> {
     return this.inner.recordFailedAttempt(consumerName, sequence, attempt);
+  }
+
+  recordAttemptStarted(
+    consumerName: string,
+    sequence: number,
+    started: StartedAttempt,
+  ): Promise<FailedAttempts> {
+    return this.inner.recordAttemptStarted(consumerName, sequence, started);
   }
 
   readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
