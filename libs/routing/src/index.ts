@@ -13,4 +13,6 @@ export * from './filters/filter-actions.compiler';
 export * from './filters/sample.decider';
 export * from './filters/destination-filter.errors';
 export * from './fql/fql-condition.compiler';
+export * from './fql/fql-condition.evaluator';
+export { MAX_MATCH_GLOB_LENGTH } from './fql/fql-glob';
 export * from './filters/field-path';

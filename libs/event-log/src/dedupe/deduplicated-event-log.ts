@@ -365,8 +365,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     return this.inner.recordProtocolsOutcomes(outcomes);
   }
 
-  readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
-    return this.inner.readProtocolsOutcomes(sourceId, since);
+  readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]> {
+    return this.inner.readProtocolsOutcomes(sourceId, since, limit);
   }
 
   async close(): Promise<void> {

@@ -205,9 +205,9 @@ export class JetStreamEventLog implements EventLog {
     );
   }
 
-  readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
+  readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]> {
     return this.session.guard(`read of the Protocols outcomes of ${sourceId}`, () =>
-      this.protocolsOutcomes.read(sourceId, since),
+      this.protocolsOutcomes.read(sourceId, since, limit),
     );
   }
 

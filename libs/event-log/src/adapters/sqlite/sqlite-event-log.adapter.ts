@@ -362,9 +362,13 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     return this.protocolsOutcomes.record(outcomes);
   }
 
-  async readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
+  async readProtocolsOutcomes(
+    sourceId: string,
+    since: Date,
+    limit?: number,
+  ): Promise<RecordedProtocolsOutcome[]> {
     this.assertOpen();
-    return this.protocolsOutcomes.read(sourceId, since);
+    return this.protocolsOutcomes.read(sourceId, since, limit);
   }
 
   async recordFailedAttempt(
