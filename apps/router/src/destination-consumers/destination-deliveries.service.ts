@@ -4,6 +4,7 @@ import {
   createDeliveryAdapterRegistry,
   DeliveryAdapterRegistry,
   DeliveryOutcome,
+  DestinationSuspension,
   parseEgressPolicy,
   UserDeletionOutcome,
   UserDeletionRequest,
@@ -38,6 +39,11 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       },
       egressPolicy: parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW),
     });
+  }
+
+  /** Why the destination's lane stopped running it, or `undefined` (see `DeliveryAdapterRegistry`). */
+  suspensionOf(sourceId: string, catalogSlug: string): DestinationSuspension | undefined {
+    return this.registry.suspensionOf?.(sourceId, catalogSlug);
   }
 
   /**
