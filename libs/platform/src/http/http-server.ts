@@ -64,6 +64,12 @@ export interface HttpApplicationOptions {
   maxJsonBodyBytes?: number;
 }
 
+/**
+ * Config API routes whose bodies may be larger than `maxJsonBodyBytes` (their guard's limit is set by
+ * `AcceptsBodiesUpTo`): a regulation's create, up to 6 MiB of subject ids.
+ */
+const LARGER_BODY_PATH = /\/regulations?(?:\?|$)/;
+
 /** A request id a caller may choose: at most 128 letters, digits and `._:/@+=-`. */
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:/@+=-]{1,128}$/;
 
@@ -182,9 +188,10 @@ export async function createHttpApplication(
     }
     if (!request.url.startsWith('/v1beta')) return done(null, body);
     // Parsing comes before authentication: a body no route would take is not parsed for anyone.
-    if ((body as Buffer).length > maxJsonBodyBytes) {
+    const readable = LARGER_BODY_PATH.test(request.url) ? MAX_REQUEST_BYTES : maxJsonBodyBytes;
+    if ((body as Buffer).length > readable) {
       (request as RequestWithBodyError).bodyParseError =
-        `the request body is ${(body as Buffer).length} bytes; at most ${maxJsonBodyBytes} are read`;
+        `the request body is ${(body as Buffer).length} bytes; at most ${readable} are read`;
       return done(null, undefined);
     }
     done(null, parseLenientJson(request as RequestWithBodyError, body as Buffer));
