@@ -71,6 +71,9 @@ export class DestinationConfigMapper {
       if (
         current !== undefined &&
         isTargetSetting(key, secrecy) &&
+        // A choice among the vendor's own regions (Amplitude's `endpoint`) cannot name a host of the
+        // tenant's: Terraform's PATCH sends the masks back with such a change, and it stays accepted.
+        !(setting.selectOptions && setting.selectOptions.length > 0) &&
         // The mask alone keeps the stored value, and so its target.
         !(requested === MASKED_SECRET && stored !== undefined) &&
         targetOf(requested) !== targetOf(this.plaintextOf(stored))
