@@ -33,10 +33,13 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- runtime ----------------------------------------------------------------------------------------
 FROM node:24-bookworm-slim AS runtime
+# The image is what shared deployments run: destinations reach public addresses only unless the
+# operator sets TRIBUTARY_EGRESS=open (or lists internal targets in TRIBUTARY_EGRESS_ALLOW).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    TRIBUTARY_EGRESS=public
 WORKDIR /app
 COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -1,14 +1,14 @@
 /**
- * BENCH_PHASES=actions: delivery through Segment's Actions Amplitude (the router's adapter, Segment's
- * own destination code, TLS to a loopback fake of api2.amplitude.com) against the webhooks adapter
+ * BENCH_PHASES=actions: delivery through Segment's Actions Amplitude (the router's adapter in the Actions
+ * lane's worker threads, Segment's own destination code, TLS to a loopback fake of api2.amplitude.com)
+ * against the webhooks adapter
  * (plain HTTP to a loopback receiver) in the same process and run, each with one message per
  * `deliver` call as the router makes them and BENCH_ACTIONS_CONCURRENCY calls in flight. Reported as
  * messages/s each and `ratio actions/webhook`.
  */
 import {
+  ActionsLane,
   findActionsDestination,
-  SegmentActionsDeliveryAdapter,
-  SegmentActionsRuntime,
   WebhooksDeliveryAdapter,
   type DeliveryAdapter,
 } from '@tributary/destinations';
@@ -28,12 +28,8 @@ export async function measureActionsDelivery(
   concurrency: number,
 ): Promise<ActionsDeliveryResult> {
   const vendor = await startFakeVendor();
-  const runtime = new SegmentActionsRuntime({
-    egressGuard: vendor.egressGuard,
-    ca: vendor.ca,
-    portMap: vendor.portMap,
-  });
-  const actions = new SegmentActionsDeliveryAdapter(findActionsDestination('actions-amplitude')!, runtime);
+  const lane = new ActionsLane({ egressGuard: vendor.egressGuard, ca: vendor.ca, portMap: vendor.portMap });
+  const actions = lane.deliveryAdapter(findActionsDestination('actions-amplitude')!);
   const webhooks = new WebhooksDeliveryAdapter({ egressGuard: vendor.egressGuard });
   const actionsSettings = Object.freeze({
     apiKey: 'bench-key',
@@ -55,7 +51,7 @@ export async function measureActionsDelivery(
       ratio: Math.round((actionsMessagesPerSecond / webhookMessagesPerSecond) * 1000) / 1000,
     };
   } finally {
-    runtime.close();
+    await lane.close();
     await webhooks.close();
     await vendor.close();
   }

@@ -191,7 +191,7 @@ async function main(): Promise<void> {
       TRIBUTARY_BOOTSTRAP_TOKEN: adminToken,
       LOG_LEVEL: 'warn',
       // The bench measures throughput, not the limiter.
-      TRACKING_RATE_LIMIT: '',
+      TRACKING_RATE_LIMIT: '0',
       // The dedupe index is on (the server's default) unless BENCH_DEDUPE_INDEX=off; its guard window
       // is the bench's setting.
       DEDUPE_INDEX: settings.dedupeIndex,

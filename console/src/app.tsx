@@ -14,7 +14,7 @@ import { SourcesPage } from './pages/sources.page';
 import { TrackingPlanPage, TrackingPlansPage } from './pages/tracking-plans.page';
 import { WorkspacesPage } from './pages/workspaces.page';
 import { Link, navigate, usePath } from './router';
-import { forgetToken, storedToken, storeToken } from './session';
+import { forgetToken, mintedTokenName, storedToken, storeToken } from './session';
 
 export function App() {
   const path = usePath();
@@ -32,6 +32,10 @@ export function App() {
       client,
       authorization: client.authorizationHeader(),
       signOut: () => {
+        // A token minted by a password sign-in is of no use once signed out: it is revoked, so that
+        // sign-ins do not pile up live all-workspace tokens. A token the user pasted is theirs to keep.
+        const minted = mintedTokenName();
+        if (minted) void client.delete(minted).catch(() => undefined);
         forgetToken();
         setToken(null);
         setSignedOutReason(undefined);
@@ -63,8 +67,8 @@ export function App() {
     return (
       <SignInPage
         notice={signedOutReason}
-        onSignedIn={(newToken) => {
-          storeToken(newToken);
+        onSignedIn={(newToken, mintedName) => {
+          storeToken(newToken, mintedName);
           setToken(newToken);
           setSignedOutReason(undefined);
           navigate('/workspaces');

@@ -4,7 +4,7 @@
 // api.mixpanel.com (TLS with a test CA; the egress guard's resolver answers loopback for every name).
 import { Analytics } from '@segment/analytics-node';
 import {
-  ActionsAuthenticationTester,
+  ActionsLane,
   createDeliveryAdapterRegistry,
   findActionsDestination,
   type DeliveryAdapterRegistry,
@@ -49,14 +49,13 @@ describe('Segment Actions destinations end to end', () => {
     });
     deliveries.registry = registry;
     // The Config API's authentication tests, likewise pointed at the fake vendor.
-    const controller = t.app.get(DestinationsController) as unknown as {
-      authenticationTester: ActionsAuthenticationTester;
-    };
-    controller.authenticationTester.close();
-    controller.authenticationTester = new ActionsAuthenticationTester({
+    const controller = t.app.get(DestinationsController) as unknown as { actionsLane: ActionsLane };
+    await controller.actionsLane.close();
+    controller.actionsLane = new ActionsLane({
       egressGuard: vendor.egressGuard,
       ca: vendor.ca,
       portMap: vendor.portMap,
+      workers: 1,
     });
     source = await createWorkspaceAndSource(t);
   });
@@ -267,6 +266,34 @@ describe('Segment Actions destinations end to end', () => {
     });
   });
 
+  it('refuses a mapping that would expand per message, naming the field, with 400 code 3', async () => {
+    let shape: Record<string, unknown> = { leaf: { '@path': '$.event' } };
+    for (let level = 0; level < 4; level++) {
+      shape = { v: { '@arrayPath': [{ '@literal': [...Array(10).keys()] }, shape] } };
+    }
+    const logEvent = findActionsDestination('actions-amplitude')!.presets.find(
+      (preset) => preset.partnerAction === 'logEventV2',
+    )!;
+    const bomb = await configApi(t, 'PATCH', destinationName(source, 'actions-amplitude'), {
+      destination: {
+        config: [
+          {
+            name: `${destinationName(source, 'actions-amplitude')}/config/subscriptions`,
+            value: [{ ...logEvent, mapping: { ...logEvent.mapping, event_properties: shape } }],
+          },
+        ],
+      },
+      update_mask: { paths: ['destination.config'] },
+    });
+    expect(bomb.status).toBe(400);
+    expect(bomb.body).toMatchObject({
+      code: 3,
+      message: expect.stringMatching(
+        /subscriptions"\[0\]\.mapping\.event_properties\.v\.@arrayPath.*: @arrayPath nested more than 2 deep/,
+      ),
+    });
+  });
+
   it("POST .../destinations/{dst}:test runs the destination's authentication test with its stored keys", async () => {
     const path = `${destinationName(source, 'actions-amplitude')}:test`;
     vendor.answer = (request) =>
@@ -287,6 +314,17 @@ describe('Segment Actions destinations end to end', () => {
     expect(failed.status).toBe(200);
     expect(failed.body).toMatchObject({ status: 'FAILED', message: expect.stringContaining('401') });
     expect(JSON.stringify(failed.body)).not.toContain('amp-api-key');
+
+    // One test at a time per workspace: a second while one waits on the vendor is refused.
+    vendor.answer = () => 'hang';
+    const [first, second] = await Promise.all([
+      configApi(t, 'POST', path, {}),
+      new Promise((resolve) => setTimeout(resolve, 300)).then(() => configApi(t, 'POST', path, {})),
+    ]);
+    expect(second.status).toBe(429);
+    expect(second.body).toMatchObject({ code: 8, message: expect.stringContaining('under way') });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: 'FAILED' });
 
     const webhooks = await configApi(
       t,

@@ -29,7 +29,7 @@ describe('a regulation survives a killed router and tracking API', () => {
     topology = await StandaloneTopology.start('regulation-crash');
     configApiEndpoint = (await topology.startConfigApi()).endpoint;
     log = await JetStreamEventLog.connect({
-      servers: topology.nats.url,
+      servers: topology.nats!.url,
       dedupeWindowMs: DEFAULT_DEDUPE_WINDOW_MS,
       retentionMs: DEFAULT_RETENTION_MS,
     });

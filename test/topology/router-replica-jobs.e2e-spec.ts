@@ -47,7 +47,7 @@ describe('replays and redrives with two router replicas on one JetStream', () =>
     trackingApi = topology.endpointOf(started[2]);
     // The apps' own settings (the defaults), so connecting changes nothing on the streams.
     leases = await JetStreamEventLog.connect({
-      servers: topology.nats.url,
+      servers: topology.nats!.url,
       dedupeWindowMs: DEFAULT_DEDUPE_WINDOW_MS,
       retentionMs: DEFAULT_RETENTION_MS,
     });

@@ -19,18 +19,27 @@ export class StandaloneTopology {
   private adminTokenOfConfigApi: string | undefined;
 
   private constructor(
-    readonly nats: NatsServerProcess,
+    /** Absent when the apps share the embedded SQLite log. */
+    readonly nats: NatsServerProcess | undefined,
     readonly dataDir: string,
     readonly environment: Readonly<Record<string, string>>,
   ) {}
 
-  /** nats-server and the data directory; `settings` are added to every app's environment. */
-  static async start(name: string, settings: Record<string, string> = {}): Promise<StandaloneTopology> {
-    const nats = await NatsServerProcess.start();
+  /**
+   * nats-server and the data directory; `settings` are added to every app's environment. With
+   * `eventLog: 'sqlite'` no nats-server runs: the apps share the embedded log in the data directory
+   * (one router at a time, as the README says).
+   */
+  static async start(
+    name: string,
+    settings: Record<string, string> = {},
+    { eventLog = 'jetstream' }: { eventLog?: 'jetstream' | 'sqlite' } = {},
+  ): Promise<StandaloneTopology> {
+    const nats = eventLog === 'jetstream' ? await NatsServerProcess.start() : undefined;
     const dataDir = mkdtempSync(join(tmpdir(), `tributary-${name}-`));
     return new StandaloneTopology(nats, dataDir, {
       ...POLLING_ENVIRONMENT,
-      NATS_URL: nats.url,
+      ...(nats ? { NATS_URL: nats.url } : {}),
       TRIBUTARY_SECRET_KEY: randomBytes(32).toString('hex'),
       ...settings,
     });
@@ -53,11 +62,15 @@ export class StandaloneTopology {
     return { process: child, endpoint: this.endpointOf(child) };
   }
 
-  async spawn(app: 'router' | 'tracking-api'): Promise<TributaryProcess> {
+  /** `settings` are added to this process's environment only. */
+  async spawn(
+    app: 'router' | 'tracking-api',
+    settings: Record<string, string> = {},
+  ): Promise<TributaryProcess> {
     const child = await spawnTributaryApp(app, {
       dataDir: this.dataDir,
       adminToken: this.adminToken,
-      environment: { ...this.environment },
+      environment: { ...this.environment, ...settings },
     });
     this.processes.push(child);
     return child;
@@ -69,7 +82,7 @@ export class StandaloneTopology {
 
   async dispose(signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
     await Promise.all(this.processes.map((child) => child.kill(signal)));
-    await this.nats.dispose();
+    await this.nats?.dispose();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -72,7 +72,11 @@ export class ConfigApiModule {
     return {
       module: ConfigApiModule,
       // The guard, rate budget and lookup it shares with the router's Config API routes.
-      imports: [ConfigApiAccessModule.register(environment), LiveEventsModule, ConsoleModule],
+      imports: [
+        ConfigApiAccessModule.register(environment),
+        LiveEventsModule.register(environment),
+        ConsoleModule,
+      ],
       controllers: [
         WorkspacesController,
         AccessTokensController,
@@ -110,6 +114,8 @@ export class ConfigApiModule {
             trackingPlans: environment.WORKSPACE_MAX_TRACKING_PLANS,
             oauthApplications: environment.WORKSPACE_MAX_OAUTH_APPLICATIONS,
             runningReplays: environment.WORKSPACE_MAX_RUNNING_REPLAYS,
+            configBytes: environment.WORKSPACE_MAX_CONFIG_BYTES,
+            filterBytes: environment.FILTER_MAX_BYTES,
           } satisfies WorkspaceQuotaLimits,
         },
         WorkspaceQuotas,

@@ -85,8 +85,10 @@ describe('concurrent writes and read-your-writes', () => {
 
   /** Writes to one destination's stream (one per setting, plus enable and mode), none of which undoes another's change. */
   function concurrentWrites(round: string) {
-    const configChanges: [string, unknown][] = [
-      ['host', 'db.example.com'],
+    // A change of where the destination sends (its host) re-enters the stored secret with it
+    // (SECURITY.md: secrets do not follow a moved target).
+    const configChanges: [string, unknown, { name: string; value: unknown }[]?][] = [
+      ['host', 'db.example.com', [{ name: 'password', value: 'p' }]],
       ['port', '3307'],
       ['username', 'loader'],
       ['dbName', 'analytics'],
@@ -98,13 +100,13 @@ describe('concurrent writes and read-your-writes', () => {
       send: () => Promise<ConfigApiResponse>;
       visibleIn: (state: any) => boolean;
     }[] = [];
-    configChanges.forEach(([key, value]) =>
+    configChanges.forEach(([key, value, alongside = []]) =>
       writes.push({
         requestId: `${round}-config-${key}`,
         send: () =>
           writer.request('PATCH', destination, {
             json: {
-              destination: { config: [{ name: key, value }] },
+              destination: { config: [{ name: key, value }, ...alongside] },
               update_mask: { paths: ['destination.config'] },
             },
             headers: { 'x-request-id': `${round}-config-${key}` },

@@ -502,6 +502,42 @@ describe('Config API errors (docs/config-api.md §4)', () => {
   });
 });
 
+describe('an access token revoking itself (the console signing out)', () => {
+  let instance: TributaryTestInstance;
+  let admin: ConfigApiClient;
+
+  beforeAll(async () => {
+    instance = await startTributary();
+    admin = new ConfigApiClient(instance);
+    await admin.ok('POST', 'workspaces', { workspace: { name: 'workspaces/revoke' } });
+  });
+
+  afterAll(async () => {
+    await instance?.stop({ removeData: true });
+  });
+
+  const mint = () =>
+    admin.ok<{ name: string; token: string }>('POST', 'access-tokens', {
+      access_token: {
+        description: 'console sign-in',
+        scopes: 'workspace',
+        workspace_names: ['workspaces/revoke'],
+      },
+    });
+
+  it('may delete itself, and is refused from then on; it may not delete another token (403, code 7)', async () => {
+    const own = await mint();
+    const other = await mint();
+    const client = admin.as(own.token);
+    expectConfigApiError(await client.delete(other.name), 403, 7);
+    expect((await client.get('workspaces/revoke/sources')).status).toBe(200);
+
+    expect((await client.delete(own.name)).status).toBe(200);
+    expectConfigApiError(await client.get('workspaces/revoke/sources'), 401, 16);
+    expect((await admin.as(other.token).get('workspaces/revoke/sources')).status).toBe(200);
+  });
+});
+
 describe('Config API rate limit: 429, code 8', () => {
   let instance: TributaryTestInstance;
 

@@ -87,6 +87,24 @@ describe('POST /v1beta/filters/preview', () => {
     expectConfigApiError(await writer.post('filters/preview', body), 400, 3);
   });
 
+  it('refuses a match() glob over the budget with 400, and runs the longest accepted one against 32 KB quickly', async () => {
+    const long = await writer.post('filters/preview', {
+      filter: { if: `match(properties.x, '*${'a'.repeat(9_960)}b')`, actions: [{ type: 'drop_event' }] },
+      input: JSON.stringify({ type: 'track', event: 'E', properties: { x: 'a'.repeat(31_000) } }),
+    });
+    expectConfigApiError(long, 400, 3);
+    expect(long.body.error).toContain('the glob of match() is longer than 256 characters');
+
+    const started = performance.now();
+    const worst = await writer.post('filters/preview', {
+      filter: { if: `match(properties.x, '*?${'a'.repeat(252)}b*')`, actions: [{ type: 'drop_event' }] },
+      input: JSON.stringify({ type: 'track', event: 'E', properties: { x: 'a'.repeat(31_000) } }),
+    });
+    expect(worst.status).toBe(200);
+    expect(worst.body.result).toBe('pass');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
   it('needs a token, and a token that may write', async () => {
     expectConfigApiError(
       await writer.post('filters/preview', { filter: { if: 'all' }, input: event }, { token: null }),

@@ -108,8 +108,11 @@ describe('Config API against hostile input', () => {
           headers: { 'content-type': 'application/json' },
         });
         expectConfigApiError(response, 400, 3);
+        // 100,000 levels are 700 KB of text: past twice the body limit, refused before it is parsed.
         expect(response.body.error).toBe(
-          'the request body is nested deeper than 32 levels of objects and arrays',
+          depth === 100_000
+            ? `the request body is ${Buffer.byteLength(bodyText(body, depth))} bytes; at most 524288 are read`
+            : 'the request body is nested deeper than 32 levels of objects and arrays',
         );
       }
     });
@@ -145,6 +148,16 @@ describe('Config API against hostile input', () => {
       });
       expectConfigApiError(refused, 400, 3);
     });
+  });
+
+  it('does not parse a body longer than twice CONFIG_API_MAX_BODY_BYTES for anyone: 401 without a token, 400 with one', async () => {
+    // Not even JSON: the answer shows whether it was parsed (it would be "invalid JSON body").
+    const huge = `{"source":${'['.repeat(16)}${' '.repeat(600 * 1024)}`;
+    const anonymous = await admin.request('POST', `workspaces/${WS}/sources`, { token: null, rawBody: huge });
+    expectConfigApiError(anonymous, 401, 16);
+    const refused = await writer.request('POST', `workspaces/${WS}/sources`, { rawBody: huge });
+    expectConfigApiError(refused, 400, 3);
+    expect(refused.body.error).toMatch(/at most 524288 are read/);
   });
 
   describe('filter field paths into prototypes', () => {
@@ -377,7 +390,10 @@ describe('workspace quotas (issue 10, item 6)', () => {
       });
     expectJsonSuccess(await destination('one', 'actions-google-analytics-4'));
     expectJsonSuccess(await destination('three', 'actions-google-analytics-4'));
-    expectQuotaExceeded(await destination('three', 'actions-mixpanel'), /2 destinations.*WORKSPACE_MAX_DESTINATIONS/);
+    expectQuotaExceeded(
+      await destination('three', 'actions-mixpanel'),
+      /2 destinations.*WORKSPACE_MAX_DESTINATIONS/,
+    );
   });
 
   it('counts filters per destination', async () => {
@@ -394,9 +410,13 @@ describe('workspace quotas (issue 10, item 6)', () => {
     );
     // Another destination of the same workspace has its own count.
     expectJsonSuccess(
-      await writer.request('POST', 'workspaces/quota/sources/three/destinations/actions-google-analytics-4/filters', {
-        json: { filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] } },
-      }),
+      await writer.request(
+        'POST',
+        'workspaces/quota/sources/three/destinations/actions-google-analytics-4/filters',
+        {
+          json: { filter: { title: 'f', if: 'all', actions: [{ type: 'drop_event' }] } },
+        },
+      ),
     );
   });
 
@@ -414,5 +434,80 @@ describe('workspace quotas (issue 10, item 6)', () => {
       });
     expectJsonSuccess(await application());
     expectQuotaExceeded(await application(), /1 OAuth applications.*WORKSPACE_MAX_OAUTH_APPLICATIONS/);
+  });
+});
+
+describe('Config API byte budgets', () => {
+  let instance: TributaryTestInstance;
+  let writer: ConfigApiClient;
+  let other: ConfigApiClient;
+  const destination = (ws: string) => `workspaces/${ws}/sources/web/destinations/actions-google-analytics-4`;
+  const filter = (description: string) => ({
+    filter: { title: 'f', description, if: 'all', actions: [{ type: 'drop_event' }] },
+  });
+
+  beforeAll(async () => {
+    instance = await startTributary({
+      environment: {
+        CONFIG_API_RATE_LIMIT: '100000',
+        WORKSPACE_MAX_CONFIG_BYTES: '65536',
+        FILTER_MAX_BYTES: '16384',
+      },
+    });
+    const admin = new ConfigApiClient(instance);
+    ({ writer } = await createWorkspaceWithTokens(admin, 'bytes'));
+    ({ writer: other } = await createWorkspaceWithTokens(admin, 'bytes-other'));
+    for (const [client, ws] of [
+      [writer, 'bytes'],
+      [other, 'bytes-other'],
+    ] as const) {
+      await client.ok('POST', `workspaces/${ws}/sources`, {
+        source: { name: `workspaces/${ws}/sources/web`, catalog_name: 'catalog/sources/javascript' },
+      });
+      await client.ok('POST', `workspaces/${ws}/sources/web/destinations`, {
+        destination: { name: destination(ws) },
+      });
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await instance?.stop({ removeData: true });
+  });
+
+  it('refuses a filter larger than FILTER_MAX_BYTES with 400, code 3', async () => {
+    const response = await writer.request('POST', `${destination('bytes')}/filters`, {
+      json: filter('x'.repeat(20_000)),
+    });
+    expectConfigApiError(response, 400, 3);
+    expect(response.body.error).toMatch(/FILTER_MAX_BYTES/);
+  });
+
+  it("refuses filters past the workspace's byte budget with 429, code 8, and other workspaces go on", async () => {
+    const statuses: number[] = [];
+    let refused: ConfigApiResponse | undefined;
+    for (let count = 0; count < 8 && !refused; count++) {
+      const response = await writer.request('POST', `${destination('bytes')}/filters`, {
+        json: filter('y'.repeat(12_000)),
+      });
+      statuses.push(response.status);
+      if (response.status !== 200) refused = response;
+    }
+    // 64 KiB hold five such filters beside the source and the destination, not a sixth.
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expectConfigApiError(refused!, 429, 8);
+    expect(refused!.body.error).toMatch(/WORKSPACE_MAX_CONFIG_BYTES/);
+
+    // An update that does not grow a filter is taken at the budget (a tenant can still disable one).
+    const [first] = (await writer.get(`${destination('bytes')}/filters`)).body.filters;
+    const disabled = await writer.request('PATCH', first.name, {
+      json: { filter: { enabled: false }, update_mask: { paths: ['enabled'] } },
+    });
+    expect(disabled.status).toBe(200);
+
+    expectJsonSuccess(
+      await other.request('POST', `${destination('bytes-other')}/filters`, {
+        json: filter('z'.repeat(12_000)),
+      }),
+    );
   });
 });

@@ -4,6 +4,7 @@
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { LiveEventLimits } from '../src/live-events/server-sent-events';
+import { OpenLiveEventStreams } from '../src/live-events/open-live-event-streams';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
   ConfigApiClient,
@@ -153,9 +154,11 @@ describe('GET /v1beta/workspaces/{ws}/sources/{src}/live-events', () => {
     sourceId = source.id;
   });
 
-  afterEach(() => {
+  afterEach(async () => {
     openReaders.splice(0).forEach((reader) => reader.close());
     Object.assign(instance.app.get(LiveEventLimits), new LiveEventLimits());
+    // The server lets go of a stream when it sees the connection close: the next test starts clean.
+    await waitUntil('no stream open', () => instance.app.get(OpenLiveEventStreams).size === 0);
   });
 
   afterAll(async () => {
@@ -239,6 +242,47 @@ describe('GET /v1beta/workspaces/{ws}/sources/{src}/live-events', () => {
 
     expectConfigApiError(await admin.get(`workspaces/${ws}/sources/nope/live-events`), 404, 5);
     expectConfigApiError(await admin.post(path, {}), 404, 5);
+  });
+
+  it('caps the streams one token holds open: the 6th gets 429, code 8, until one closes', async () => {
+    expect(defaults.maxStreamsPerReader).toBe(5);
+    const streams = [];
+    for (let count = 0; count < 5; count++) {
+      const opened = await open();
+      expect(opened.status).toBe(200);
+      streams.push(opened.reader!);
+    }
+    const refused = await open();
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 8 });
+    expect(refused.body.error).toMatch(/LIVE_EVENTS_MAX_STREAMS_PER_TOKEN/);
+    // Another token of the workspace still gets a stream of its own.
+    expect((await open({}, instance.adminToken)).status).toBe(200);
+
+    streams[0].close();
+    await waitUntil(
+      'the server lets go of the closed stream',
+      () => instance.app.get(OpenLiveEventStreams).size === 5,
+    );
+    expect((await open()).status).toBe(200);
+  });
+
+  it('caps the streams of one workspace (429) and of the process (503 with Retry-After)', async () => {
+    const limits = instance.app.get(LiveEventLimits);
+    limits.maxStreamsPerWorkspace = 2;
+    expect((await open()).status).toBe(200);
+    expect((await open({}, instance.adminToken)).status).toBe(200);
+    const workspaceFull = await open();
+    expect(workspaceFull.status).toBe(429);
+    expect(workspaceFull.body).toMatchObject({ code: 8 });
+    expect(workspaceFull.body.error).toMatch(/LIVE_EVENTS_MAX_STREAMS_PER_WORKSPACE/);
+
+    limits.maxStreamsPerWorkspace = 20;
+    limits.maxStreams = 2;
+    const processFull = await open();
+    expect(processFull.status).toBe(503);
+    expect(processFull.body).toMatchObject({ code: 14 });
+    expect(processFull.headers['retry-after']).toMatch(/^\d+$/);
   });
 
   it('answers 400 for a Last-Event-ID it never sent', async () => {

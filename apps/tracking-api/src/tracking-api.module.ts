@@ -1,5 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { DEDUPE_INDEX_METRICS, EVENT_LOG, registerDedupeIndexMetrics } from '@tributary/event-log';
+import {
+  DEDUPE_INDEX_METRICS,
+  EVENT_LOG,
+  MAX_SEEN_ONCE_TTL_MS,
+  registerDedupeIndexMetrics,
+} from '@tributary/event-log';
 import { Environment, ENVIRONMENT, MetricsRegistry, RateLimiter, ServedSurface } from '@tributary/platform';
 import { AnalyticsJsController } from './browser-sources/analytics-js.controller';
 import { AnalyticsNextAssets } from './browser-sources/analytics-next-assets';
@@ -13,6 +18,7 @@ import {
   OAuthTokenHandler,
   TOKEN_ADDRESS_RATE_LIMITER,
   TOKEN_RATE_LIMITER,
+  TOKEN_WORKSPACE_RATE_LIMITER,
 } from './oauth-token/oauth-token.handler';
 import { ProtocolsEnforcement } from './protocols-enforcement/protocols-enforcement.service';
 import { ProtocolsMetrics } from './protocols-enforcement/protocols.metrics';
@@ -61,6 +67,11 @@ export class TrackingApiModule {
         IngestMessagesHandler,
         OAuthTokenHandler,
         { provide: TOKEN_RATE_LIMITER, useFactory: () => new RateLimiter(20, 1_000) },
+        {
+          // Over the time a replay record may hold its place in the shared store (MAX_SEEN_ONCE_TTL_MS).
+          provide: TOKEN_WORKSPACE_RATE_LIMITER,
+          useFactory: () => new RateLimiter(environment.OAUTH_ASSERTIONS_PER_WORKSPACE, MAX_SEEN_ONCE_TTL_MS),
+        },
         { provide: TOKEN_ADDRESS_RATE_LIMITER, useFactory: () => new RateLimiter(200, 1_000) },
       ],
       exports: [TrackingCounters, TrackingApiErrorFilter],

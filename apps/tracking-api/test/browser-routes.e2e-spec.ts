@@ -139,7 +139,9 @@ describe('browser and mobile routes', () => {
       expect(response.status).toBe(200);
       expectCors(response.headers);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(response.headers.get('cache-control')).toBe('public, max-age=60');
+      // Without PUBLIC_BASE_URL, apiHost follows the request's Host: no shared cache may keep it.
+      expect(response.headers.get('cache-control')).toBe('private, max-age=60');
+      expect(response.headers.get('vary')).toMatch(/\bOrigin\b/);
       const body = (await response.json()) as Record<string, unknown>;
       expect(body).toEqual({
         integrations: {
@@ -163,6 +165,14 @@ describe('browser and mobile routes', () => {
       });
       // No top-level null: analytics-kotlin fails to decode one.
       expect(Object.values(body).every((value) => value !== null)).toBe(true);
+    });
+
+    it('tells caches that an answer to a request without Origin differs from one with it', async () => {
+      const response = await fetch(`${t.baseUrl}/v1/projects/${source.writeKey}/settings`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      expect(response.headers.get('vary')).toMatch(/\bOrigin\b/);
+      expect(response.headers.get('cache-control')).toBe('private, max-age=60');
     });
 
     it('answers an unknown write key 404 with the error body and CORS', async () => {
@@ -538,6 +548,46 @@ describe('browser and mobile routes', () => {
       });
       expect(created.status).toBe(200);
       expect(created.body.allowed_origins).toEqual(['https://www.example.com']);
+    });
+  });
+
+  describe('the settings document behind a proxy', () => {
+    let proxied: TributaryTestInstance;
+    let proxiedSource: TestSource;
+
+    afterEach(async () => {
+      await proxied?.stop({ removeData: true });
+    });
+
+    it('is private when the address comes from forwarded headers (no PUBLIC_BASE_URL)', async () => {
+      proxied = await startTributary({ environment: { TRUST_PROXY: 'true' } });
+      proxiedSource = await createWorkspaceAndSource(proxied, { catalog: 'javascript' });
+      const response = await fetch(`${proxied.baseUrl}/v1/projects/${proxiedSource.writeKey}/settings`, {
+        headers: { 'x-forwarded-host': 'collector.evil', 'x-forwarded-proto': 'http' },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toMatch(/^private\b/);
+      expect(response.headers.get('vary')).toMatch(/\bOrigin\b/);
+    });
+
+    it('is shared, and names PUBLIC_BASE_URL whatever the forwarded headers say, when it is set', async () => {
+      proxied = await startTributary({
+        environment: { TRUST_PROXY: 'true', PUBLIC_BASE_URL: 'https://t.example.com' },
+      });
+      proxiedSource = await createWorkspaceAndSource(proxied, { catalog: 'javascript' });
+      const response = await fetch(`${proxied.baseUrl}/v1/projects/${proxiedSource.writeKey}/settings`, {
+        headers: { 'x-forwarded-host': 'collector.evil', 'x-forwarded-proto': 'http' },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('public, max-age=60');
+      expect(response.headers.get('vary')).toMatch(/\bOrigin\b/);
+      const body = (await response.json()) as {
+        integrations: Record<string, { apiHost: string; protocol: string }>;
+      };
+      expect(body.integrations['Segment.io']).toMatchObject({
+        apiHost: 't.example.com/v1',
+        protocol: 'https',
+      });
     });
   });
 

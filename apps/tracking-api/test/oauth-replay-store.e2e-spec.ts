@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateAccessTokenSecret } from '@tributary/auth';
-import { NatsServerProcess } from '@tributary/event-log';
+import { EVENT_LOG, NatsServerProcess } from '@tributary/event-log';
 import { createWorkspace, pollUntil } from '../../../test/support/tracking-e2e.kit';
 import { spawnTributaryApp, type TributaryProcess } from '../../../test/support/tributary-process';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
@@ -153,5 +153,51 @@ describe('a token request while the replay store is unreachable', () => {
     await pollUntil('the token endpoint recovers', 30_000, async () =>
       (await postToken(t!, tokenForm(assertion))).status === 200 ? true : undefined,
     );
+  });
+});
+
+describe("one workspace's clients against the shared replay store", () => {
+  let t: TributaryTestInstance | undefined;
+
+  afterAll(async () => {
+    await t?.stop({ removeData: true });
+  });
+
+  it('cannot fill it: past its share they get 429 slow_down, and another workspace still gets tokens', async () => {
+    t = await startTributary({ environment: { PUBLIC_BASE_URL, OAUTH_ASSERTIONS_PER_WORKSPACE: '30' } });
+    // A small store stands for the deployment's 100,000 places; the sqlite log reads it per call.
+    const replayStore = t.app.get<symbol, { options: { seenOnceCapacity?: number } }>(EVENT_LOG);
+    replayStore.options.seenOnceCapacity = 60;
+    const greedy = await createWorkspace(t);
+    const clients = [];
+    for (let count = 0; count < 4; count++) clients.push(await createOAuthApplication(t, greedy.slug));
+    const other = await createOAuthApplication(t, (await createWorkspace(t)).slug);
+
+    // Every client at its own rate (20 per second), for longer than the store would last.
+    const statuses: number[] = [];
+    for (let second = 0; second < 2; second++) {
+      const round = await Promise.all(
+        clients.flatMap((client) =>
+          Array.from(
+            { length: 20 },
+            async () => (await postToken(t!, tokenForm(await assertionOf(client)))).status,
+          ),
+        ),
+      );
+      statuses.push(...round);
+      await new Promise((resolve) => setTimeout(resolve, 1_050));
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(30);
+    expect(statuses.filter((status) => status === 503)).toHaveLength(0);
+    const refused = await postToken(t, tokenForm(await assertionOf(clients[0])));
+    expect({ status: refused.status, error: refused.body?.error }).toEqual({
+      status: 429,
+      error: 'slow_down',
+    });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(1);
+
+    const response = await postToken(t, tokenForm(await assertionOf(other)));
+    expect(response.status).toBe(200);
+    expect(typeof response.body.access_token).toBe('string');
   });
 });

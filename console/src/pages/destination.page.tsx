@@ -98,7 +98,16 @@ function DeliverySection({ destinationName }: { destinationName: string }) {
         Counted by the router that serves this page, minute by minute; refreshed every 5 s.
       </p>
       <Loaded state={metrics} what="the delivery metrics">
-        {(data) => <DeliveryCharts metrics={data} />}
+        {(data) => (
+          <>
+            {data.suspension && (
+              <p role="alert" className="error">
+                Suspended since {new Date(data.suspension.since).toLocaleString()}: {data.suspension.reason}
+              </p>
+            )}
+            <DeliveryCharts metrics={data} />
+          </>
+        )}
       </Loaded>
     </section>
   );

@@ -7,7 +7,14 @@ import { ErrorMessage } from '../components/common';
  * Sign in with an access token, or with the admin's email and password: those mint a token
  * (`POST /v1beta/access-tokens` with Basic auth) for every workspace, and only the token is kept.
  */
-export function SignInPage({ onSignedIn, notice }: { onSignedIn(token: string): void; notice?: string }) {
+export function SignInPage({
+  onSignedIn,
+  notice,
+}: {
+  /** `mintedName`: the token was minted by this sign-in (revoked at sign-out). */
+  onSignedIn(token: string, mintedName?: string): void;
+  notice?: string;
+}) {
   const [token, setToken] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -49,7 +56,7 @@ export function SignInPage({ onSignedIn, notice }: { onSignedIn(token: string): 
         },
       });
       if (!created.token) throw new Error('the server did not return the new token');
-      onSignedIn(created.token);
+      onSignedIn(created.token, created.name);
     } catch (failure) {
       setError(`Sign-in failed. ${(failure as Error).message}`);
     } finally {

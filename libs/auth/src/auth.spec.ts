@@ -55,6 +55,18 @@ describe('auth primitives', () => {
     expect(() => new SecretBox(randomBytes(16)).decrypt(sealed)).toThrow();
   });
 
+  it('refuses a ciphertext whose authentication tag was cut shorter than 16 bytes', () => {
+    const box = new SecretBox(randomBytes(32));
+    const sealed = box.encrypt('');
+    const prefix = sealed.slice(0, sealed.lastIndexOf(':') + 1);
+    const raw = Buffer.from(sealed.slice(prefix.length), 'base64url');
+    expect(raw).toHaveLength(28);
+    // The IV and the first 4 bytes of the tag: GCM would check just those 32 bits if allowed to.
+    const truncated = `${prefix}${raw.subarray(0, 16).toString('base64url')}`;
+    expect(() => box.decrypt(truncated)).toThrow();
+    expect(box.decrypt(sealed)).toBe('');
+  });
+
   it('generates identifiers in their documented shapes', () => {
     expect(generateKsuid()).toMatch(/^[0-9A-Za-z]{27}$/);
     expect(generateWriteKey()).toMatch(/^[0-9A-Za-z]{32}$/);

@@ -119,8 +119,14 @@ function additionalData(keyId: string): Buffer {
   return Buffer.from(`tributary:secret-box:${keyId}`, 'utf8');
 }
 
+/** Bytes of the GCM tag every value carries: a shorter one would be easier to forge, so none is accepted. */
+const AUTH_TAG_BYTES = 16;
+
 function open(key: Buffer, raw: Buffer, aad: Buffer | undefined): string {
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  if (raw.length < 12 + AUTH_TAG_BYTES) throw new Error('the encrypted value is cut short');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12), {
+    authTagLength: AUTH_TAG_BYTES,
+  });
   if (aad) decipher.setAAD(aad);
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');

@@ -1,7 +1,13 @@
 import { verifyPassword } from '@tributary/auth';
 import type { UserRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
-import { ConcurrencyLimiter, ConcurrencyLimitError, Environment, RateLimiter } from '@tributary/platform';
+import {
+  addressRateKey,
+  ConcurrencyLimiter,
+  ConcurrencyLimitError,
+  Environment,
+  RateLimiter,
+} from '@tributary/platform';
 import { ConfigApiError, GrpcCode } from './config-api.error';
 
 /**
@@ -33,7 +39,7 @@ export class BasicCredentialsChecker {
 
   /** The user these credentials (base64 `email:password`) belong to; throws the API's error otherwise. */
   async check(encodedCredentials: string, clientAddress: string): Promise<UserRecord> {
-    this.throttle(this.perAddress, clientAddress);
+    this.throttle(this.perAddress, addressRateKey(clientAddress));
     const decoded = Buffer.from(encodedCredentials, 'base64').toString('utf8');
     const separator = decoded.indexOf(':');
     const email = (separator < 0 ? decoded : decoded.slice(0, separator)).toLowerCase();

@@ -20,6 +20,16 @@ describe('maskSecrets', () => {
     ).toEqual({ config: { apiSecret: MASKED_SECRET, list: [{ keep: MASKED_SECRET }, 'plain'] } });
   });
 
+  it('masks write keys, which let anyone holding them ingest', () => {
+    expect(
+      maskSecrets({ workspaceSlug: 'a', writeKey: 'wk_live', source: { writeKeys: ['k1', 'k2'] } }),
+    ).toEqual({
+      workspaceSlug: 'a',
+      writeKey: MASKED_SECRET,
+      source: { writeKeys: [MASKED_SECRET, MASKED_SECRET] },
+    });
+  });
+
   it('cuts values nested past 64 levels instead of overflowing the stack', () => {
     let deep: unknown = 'enc:v1:bottom';
     for (let level = 0; level < 200_000; level += 1) deep = [{ a: deep }];
@@ -103,7 +113,7 @@ describe('readAuditPage', () => {
       });
       pages.push(page.entries.map((entry) => entry.resourceName));
       if (!page.more) return pages;
-      before = page.entries[page.entries.length - 1].position;
+      before = page.nextBefore;
     }
   }
 
@@ -142,6 +152,51 @@ describe('readAuditPage', () => {
       actor: 'access-tokens/1',
       requestId: 'req',
     });
+  });
+
+  it('reads at most the scan limit for one page, and says where the next page goes on', async () => {
+    const reads = jest.spyOn(store, 'readAllBackwards');
+    const first = await readAuditPage(store, {
+      workspaceSlug: 'a',
+      resourceNamePrefix: 'workspaces/a/sources/none',
+      pageSize: 100,
+      scanLimit: 500,
+    });
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(first.entries).toEqual([]);
+    expect(first.more).toBe(true);
+    expect(first.nextBefore).toBeDefined();
+
+    // Paging on with the cursor reads the rest of the store, a bounded slice per page.
+    let page = first;
+    let pages = 1;
+    while (page.more) {
+      page = await readAuditPage(store, {
+        workspaceSlug: 'a',
+        resourceNamePrefix: 'workspaces/a/sources/none',
+        before: page.nextBefore,
+        pageSize: 100,
+        scanLimit: 500,
+      });
+      pages += 1;
+    }
+    expect(pages).toBe(3);
+    expect(reads.mock.calls.every(([options]) => (options.maxCount ?? 0) <= 500)).toBe(true);
+  });
+
+  it('by default reads no more than 5,000 events for one page', async () => {
+    for (let index = 0; index < 5_000; index += 1) {
+      await store.append(
+        `source-b/extra${index}`,
+        [event('SourceCreated', { workspaceSlug: 'b', sourceSlug: `extra${index}`, writeKey: 'k' })],
+        'no_stream',
+      );
+    }
+    const reads = jest.spyOn(store, 'readAllBackwards');
+    const page = await readAuditPage(store, { workspaceSlug: 'a', resourceNamePrefix: '', pageSize: 10 });
+    expect(page).toMatchObject({ entries: [], more: true });
+    const scanned = reads.mock.calls.reduce((sum, [options]) => sum + (options.maxCount ?? 0), 0);
+    expect(scanned).toBeLessThanOrEqual(5_000);
   });
 
   it('skips an event whose data it cannot place instead of failing the page', async () => {

@@ -25,6 +25,11 @@ export interface AuditEntry {
 }
 
 const SECRET_KEYS = new Set(['tokenHash', 'passwordHash']);
+/**
+ * Values the trail shows masked: a source's write keys let anyone holding them ingest, and the trail
+ * is readable with a `workspace:read` token.
+ */
+const MASKED_KEYS = new Set(['writeKey', 'writeKeys']);
 
 export function auditEntryFor(
   recorded: RecordedEvent,
@@ -38,20 +43,26 @@ export interface AuditPageQuery {
   workspaceSlug: string;
   /** Only entries whose resource name starts with this ('' for all). */
   resourceNamePrefix: string;
-  /** Only entries older than this position (the last entry of the previous page); absent: the newest. */
+  /** Only entries older than this position (the previous page's `nextBefore`); absent: the newest. */
   before?: bigint;
   pageSize: number;
+  /** Most events read for one page, matching or not (default `DEFAULT_AUDIT_SCAN_LIMIT`). */
+  scanLimit?: number;
 }
 
 export interface AuditPage {
   /** Newest first. */
   entries: AuditEntry[];
-  /** True when older entries match the query: the page's last position reads on from there. */
+  /** True when older entries may match the query: the next page reads on from `nextBefore`. */
   more: boolean;
+  /** Where the next page starts (its `before`) when `more`. */
+  nextBefore?: bigint;
 }
 
 /** Events read from the store per round trip while a page is collected. */
 const AUDIT_SCAN_BATCH = 500;
+/** Events one page reads at most by default (`AUDIT_SCAN_LIMIT`). */
+export const DEFAULT_AUDIT_SCAN_LIMIT = 5_000;
 
 /**
  * One page of a workspace's audit trail, read from the event store (the trail grows with every change
@@ -59,15 +70,23 @@ const AUDIT_SCAN_BATCH = 500;
  * more matching entry proves there is a next page, or the store has no older events. Memory is bounded
  * by the batch and the page, whatever the size of the store.
  *
+ * The store holds every workspace's changes, so a query that matches little (another tenant's busy
+ * workspaces, a prefix naming nothing) would read the whole store for one page. Reading stops after
+ * `scanLimit` events instead: the page may then hold fewer entries than asked (even none) and says
+ * where the next one goes on, so the cost of one request is bounded and the client pages on.
+ *
  * @throws EventStoreUnavailableError when the store cannot be read.
  */
 export async function readAuditPage(store: EventStore, query: AuditPageQuery): Promise<AuditPage> {
   const entries: AuditEntry[] = [];
+  const scanLimit = query.scanLimit ?? DEFAULT_AUDIT_SCAN_LIMIT;
   let cursor = query.before;
+  let scanned = 0;
   for (;;) {
+    const maxCount = Math.min(AUDIT_SCAN_BATCH, scanLimit - scanned);
     let batch: RecordedEvent[];
     try {
-      batch = await store.readAllBackwards({ before: cursor, maxCount: AUDIT_SCAN_BATCH });
+      batch = await store.readAllBackwards({ before: cursor, maxCount });
     } catch (error) {
       throw new EventStoreUnavailableError(error);
     }
@@ -75,11 +94,15 @@ export async function readAuditPage(store: EventStore, query: AuditPageQuery): P
       const target = auditTargetOf(recorded);
       if (!target || !target.workspaceSlugs.includes(query.workspaceSlug)) continue;
       if (!target.resourceName.startsWith(query.resourceNamePrefix)) continue;
-      if (entries.length === query.pageSize) return { entries, more: true };
+      if (entries.length === query.pageSize) {
+        return { entries, more: true, nextBefore: entries[entries.length - 1].position };
+      }
       entries.push(toAuditEntry(recorded, target.resourceName));
     }
-    if (batch.length < AUDIT_SCAN_BATCH) return { entries, more: false };
+    if (batch.length < maxCount) return { entries, more: false };
     cursor = batch[batch.length - 1].position;
+    scanned += batch.length;
+    if (scanned >= scanLimit) return { entries, more: true, nextBefore: cursor };
   }
 }
 
@@ -223,11 +246,15 @@ export const MAX_PRESENTED_DEPTH = 64;
 export const TOO_DEEP_MARKER = `[nested deeper than ${MAX_PRESENTED_DEPTH} levels]`;
 
 /**
- * Drops hashes and replaces encrypted setting values by a mask, at any depth, and cuts containers
+ * Drops hashes, masks write keys and encrypted setting values, at any depth, and cuts containers
  * nested deeper than `MAX_PRESENTED_DEPTH` (see `limitDepth`).
  */
 export function maskSecrets(value: unknown): unknown {
-  return copyJson(value, { skipKey: (key) => SECRET_KEYS.has(key), mapScalar: maskScalar });
+  return copyJson(value, {
+    skipKey: (key) => SECRET_KEYS.has(key),
+    maskKey: (key) => MASKED_KEYS.has(key),
+    mapScalar: maskScalar,
+  });
 }
 
 /** A copy of a stored JSON value whose containers nested deeper than `MAX_PRESENTED_DEPTH` are cut. */
@@ -241,7 +268,12 @@ export function limitDepth(value: unknown): unknown {
  */
 function copyJson(
   value: unknown,
-  options: { skipKey?: (key: string) => boolean; mapScalar?: (value: unknown) => unknown },
+  options: {
+    skipKey?: (key: string) => boolean;
+    /** Keys whose strings (or arrays of strings) are shown as the mask. */
+    maskKey?: (key: string) => boolean;
+    mapScalar?: (value: unknown) => unknown;
+  },
 ): unknown {
   const mapScalar = options.mapScalar ?? ((scalar: unknown) => scalar);
   if (!isContainer(value)) return mapScalar(value);
@@ -262,9 +294,10 @@ function copyJson(
     }
     for (const [key, inner] of Object.entries(source)) {
       if (options.skipKey?.(key)) continue;
+      const masked = options.maskKey?.(key) ? maskedValue(inner) : undefined;
       // Defined, not assigned: a stored key named `__proto__` stays a key of the copy.
       Object.defineProperty(copy, key, {
-        value: copyOf(inner),
+        value: masked ?? copyOf(inner),
         writable: true,
         enumerable: true,
         configurable: true,
@@ -282,6 +315,15 @@ function isContainer(value: unknown): value is Container {
 
 function emptyLike(value: Container): Container {
   return Array.isArray(value) ? [] : {};
+}
+
+/** A string, or an array of strings, as the mask; undefined for anything else (copied as it is). */
+function maskedValue(value: unknown): unknown {
+  if (typeof value === 'string') return MASKED_SECRET;
+  if (Array.isArray(value) && value.every((inner) => typeof inner === 'string')) {
+    return value.map(() => MASKED_SECRET);
+  }
+  return undefined;
 }
 
 function maskScalar(value: unknown): unknown {

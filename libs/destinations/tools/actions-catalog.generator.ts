@@ -148,18 +148,34 @@ function projectDestination(dir: string, definition: LoadedDefinition): ActionsD
   };
 }
 
+/**
+ * Settings stored encrypted and shown masked: those a destination declares as passwords, and string
+ * settings that are credentials by their format or name (some destinations declare an API key as a
+ * plain string).
+ */
+const CREDENTIAL_SETTING_NAME =
+  /(api_?key|secret|password|write_?key|access_?token|auth_?token|api_?token)$/i;
+
+function isCredential(key: string, field: RawField): boolean {
+  if (field.type === 'password' || field.format === 'password') return true;
+  return (
+    field.type === 'string' &&
+    (field.choices === undefined || field.choices.length === 0) &&
+    CREDENTIAL_SETTING_NAME.test(key)
+  );
+}
+
 function projectSetting(key: string, field: RawField): ActionsSettingData {
   const choices = field.choices?.map((choice) => String(typeof choice === 'object' ? choice.value : choice));
-  const type: ActionsSettingData['type'] =
-    field.type === 'password'
-      ? 'password'
-      : field.type === 'number' || field.type === 'integer'
-        ? 'number'
-        : field.type === 'boolean'
-          ? 'boolean'
-          : choices && choices.length > 0
-            ? 'select'
-            : 'string';
+  const type: ActionsSettingData['type'] = isCredential(key, field)
+    ? 'password'
+    : field.type === 'number' || field.type === 'integer'
+      ? 'number'
+      : field.type === 'boolean'
+        ? 'boolean'
+        : choices && choices.length > 0
+          ? 'select'
+          : 'string';
   return {
     key,
     label: field.label ?? key,

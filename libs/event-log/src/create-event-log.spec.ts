@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteEventLog } from './adapters/sqlite/sqlite-event-log.adapter';
@@ -54,6 +54,29 @@ describe('createEventLog', () => {
       expect(again).toEqual({ messageId: 'm1', duplicate: true, sequence: stored.sequence });
     } finally {
       for (const log of logs) await log.close();
+      await server.dispose();
+    }
+  }, 30_000);
+
+  it('moves a dedupe index file it cannot read aside and rebuilds the index, instead of failing to start', async () => {
+    const server = await NatsServerProcess.start();
+    let log: EventLog | undefined;
+    try {
+      writeFileSync(join(dataDir, DEDUPE_INDEX_FILE_NAME), Buffer.alloc(8192, 'not a database '));
+      log = await createEventLog({ dataDir, natsUrl: server.url, dedupeIndex: true });
+      const asides = readdirSync(dataDir).filter((name) =>
+        name.startsWith(`${DEDUPE_INDEX_FILE_NAME}.corrupt-`),
+      );
+      expect(asides).toHaveLength(1);
+      const [stored] = await log.publishBatch([
+        { workspaceId: 'ws', sourceId: 'src', messageId: 'm1', payload: {} },
+      ]);
+      const [again] = await log.publishBatch([
+        { workspaceId: 'ws', sourceId: 'src', messageId: 'm1', payload: {} },
+      ]);
+      expect(again).toEqual({ messageId: 'm1', duplicate: true, sequence: stored.sequence });
+    } finally {
+      await log?.close();
       await server.dispose();
     }
   }, 30_000);

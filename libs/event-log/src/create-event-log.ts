@@ -1,3 +1,4 @@
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { JetStreamEventLog } from './adapters/jetstream/jetstream-event-log.adapter';
 import { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
@@ -118,11 +119,41 @@ async function startIndexInFreeFile(
   for (let slot = 1; ; slot += 1) {
     const name =
       slot === 1 ? DEDUPE_INDEX_FILE_NAME : DEDUPE_INDEX_FILE_NAME.replace('.sqlite', `.${slot}.sqlite`);
+    const file = join(directory, name);
     try {
-      return await WorkerDedupeIndex.start(join(directory, name), settings, natsUrl);
+      return await startIndexOrSetCorruptAside(file, settings, natsUrl);
     } catch (error) {
       const locked = error instanceof Error && error.message.includes(INDEX_LOCKED);
       if (!locked || slot >= INDEX_FILES_PER_DIRECTORY) throw error;
     }
+  }
+}
+
+/** What SQLite says of a file that is not a database, or one whose pages are damaged. */
+const CORRUPT_FILE = /file is not a database|database disk image is malformed|SQLITE_(NOTADB|CORRUPT)/i;
+
+/**
+ * The index is a cache of the log, rebuilt from it when its file is new: a damaged file (a disk
+ * fault, a copy cut short) is moved aside as `<file>.corrupt-<time>`, kept for inspection, and a new
+ * index is built, instead of the tracking API refusing to start.
+ */
+async function startIndexOrSetCorruptAside(
+  file: string,
+  settings: DedupeIndexSettings,
+  natsUrl: string,
+): Promise<WorkerDedupeIndex> {
+  try {
+    return await WorkerDedupeIndex.start(file, settings, natsUrl);
+  } catch (error) {
+    if (!(error instanceof Error) || !CORRUPT_FILE.test(error.message)) throw error;
+    const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+    }
+    process.emitWarning(
+      `the dedupe index ${file} could not be read (${error.message}); it was moved to ${aside} and is rebuilt from the log`,
+      'DedupeIndexRebuilt',
+    );
+    return WorkerDedupeIndex.start(file, settings, natsUrl);
   }
 }

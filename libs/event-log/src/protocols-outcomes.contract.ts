@@ -80,6 +80,20 @@ export function describeProtocolsOutcomesContract(
       expect(await log.readProtocolsOutcomes('src-never', new Date(0))).toEqual([]);
     });
 
+    it('reads at most `limit` outcomes: the newest of the window, oldest first', async () => {
+      for (let batch = 0; batch < 3; batch += 1) {
+        await log.recordProtocolsOutcomes(
+          Array.from({ length: 4 }, (_, index) => outcome('src-l', `m${batch * 4 + index}`)),
+        );
+      }
+      const newest = await log.readProtocolsOutcomes('src-l', new Date(0), 5);
+      expect(newest.map((recorded) => recorded.messageId)).toEqual(['m7', 'm8', 'm9', 'm10', 'm11']);
+      expect(newest[4].outcome).toMatchObject({ violations: [{ type: 'Required' }] });
+      const all = await log.readProtocolsOutcomes('src-l', new Date(0), 50);
+      expect(all).toHaveLength(12);
+      expect(await log.readProtocolsOutcomes('src-l', new Date(0), 12)).toEqual(all);
+    });
+
     it('keeps what it recorded across a reopen of the same storage', async () => {
       const store = await factory().newStore(settings);
       const first = await store.open();

@@ -37,6 +37,9 @@ export interface ProtocolsOutcomeStore {
    * `EventLogUnavailableError` when the store cannot be reached.
    */
   recordProtocolsOutcomes(outcomes: ProtocolsOutcomeToRecord[]): Promise<RecordProtocolsOutcome[]>;
-  /** The source's outcomes recorded at or after `since` (at most the last 7 days), oldest first. */
-  readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]>;
+  /**
+   * The source's outcomes recorded at or after `since` (at most the last 7 days), oldest first: the
+   * newest `limit` of them when there are more, so that a read holds a bounded number in memory.
+   */
+  readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]>;
 }

@@ -32,7 +32,11 @@ describe('tracking settings', () => {
     expect(environment.DEDUPE_WINDOW).toBe(24 * 3_600_000);
     expect(environment.RETENTION).toBe(7 * 86_400_000);
     expect(environment.TRIBUTARY_REGION).toBe('us');
-    expect(environment.TRACKING_RATE_LIMIT).toBeUndefined();
+    // One write key cannot fill the shared log for everyone unless the operator says so.
+    expect(environment.TRACKING_RATE_LIMIT).toBe(1_000);
+    expect(loadEnvironment({ TRACKING_RATE_LIMIT: '50' }).TRACKING_RATE_LIMIT).toBe(50);
+    expect(loadEnvironment({ TRACKING_RATE_LIMIT: '0' }).TRACKING_RATE_LIMIT).toBeUndefined();
+    expect(() => loadEnvironment({ TRACKING_RATE_LIMIT: 'lots' })).toThrow(/TRACKING_RATE_LIMIT/);
     expect(loadEnvironment({ DEDUPE_WINDOW: '90s', RETENTION: '2d' })).toMatchObject({
       DEDUPE_WINDOW: 90_000,
       RETENTION: 2 * 86_400_000,

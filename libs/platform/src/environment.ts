@@ -151,13 +151,24 @@ export const environmentSchema = z.object({
       })
       .optional(),
   ),
-  /** Tracking API requests per second per workspace; absent means unlimited. */
-  TRACKING_RATE_LIMIT: optionalText.pipe(z.coerce.number<string | undefined>().int().positive().optional()),
+  /**
+   * Tracking API requests per second per workspace, so that one write key cannot fill the shared log,
+   * routers and disk for every other tenant; `0` turns the limit off (one trusted tenant).
+   */
+  TRACKING_RATE_LIMIT: optionalText
+    .pipe(z.coerce.number<string | undefined>().int().min(0).default(1_000))
+    .transform((limit) => (limit === 0 ? undefined : limit)),
   /**
    * Base URLs clients use to reach `/token` (comma-separated), accepted as a client assertion's `aud`
    * besides the address the request arrived at: set it when a proxy terminates TLS in front.
    */
   OAUTH_AUDIENCES: optionalText,
+  /**
+   * Client assertions `/token` accepts per workspace (all its OAuth applications together) per 10
+   * minutes, per replica; more: 429 `slow_down`. Each leaves a replay record that holds one of the
+   * deployment's 100,000 places for up to 10 minutes, so this keeps one tenant from filling them.
+   */
+  OAUTH_ASSERTIONS_PER_WORKSPACE: z.coerce.number().int().positive().max(50_000).default(5_000),
   /** How long the router retries a failing delivery before dead-lettering it (docs/tracking-api.md §12.2: 4 hours). */
   RETRY_WINDOW: durationSchema.default(4 * 3_600_000),
   /** Messages in delivery at once per destination. */
@@ -184,6 +195,11 @@ export const environmentSchema = z.object({
    * left out and counted. At least 16 (the columns a table starts with); PostgreSQL's own limit is 1,600.
    */
   POSTGRES_DESTINATION_MAX_COLUMNS: z.coerce.number().int().min(16).max(1_600).default(500),
+  /**
+   * PostgreSQL destination pools (one per connection string, up to 4 connections each) a router keeps
+   * open; past it the least recently used one is closed.
+   */
+  POSTGRES_DESTINATION_MAX_POOLS: z.coerce.number().int().positive().max(10_000).default(50),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
   /** Public API (`/public-api`) requests per minute per token, per replica; a budget of its own. */
@@ -213,8 +229,37 @@ export const environmentSchema = z.object({
   DESTINATION_MAX_FILTERS: z.coerce.number().int().positive().default(100),
   WORKSPACE_MAX_TRACKING_PLANS: z.coerce.number().int().positive().default(1_000),
   WORKSPACE_MAX_OAUTH_APPLICATIONS: z.coerce.number().int().positive().default(100),
+  /**
+   * Bytes of JSON all of a workspace's sources, destinations, filters and tracking plans may hold
+   * together: every process keeps them in memory. A write past it: 429, code 8.
+   */
+  WORKSPACE_MAX_CONFIG_BYTES: z.coerce
+    .number()
+    .int()
+    .min(65_536)
+    .default(16 * 1024 * 1024),
+  /** Bytes of JSON of one destination filter (the router keeps and runs every one); more: 400, code 3. */
+  FILTER_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .max(4 * 1024 * 1024)
+    .default(16 * 1024),
   /** Replays running at once in a workspace: each one reads the whole log from its start time. */
   WORKSPACE_MAX_RUNNING_REPLAYS: z.coerce.number().int().positive().default(4),
+  /**
+   * Live-events streams (`GET …/live-events`) open at once per process: per token and per workspace
+   * beyond these, 429 code 8; past the process total, 503 with Retry-After. Each stream is a log
+   * consumer with a buffer of up to 1 MiB.
+   */
+  LIVE_EVENTS_MAX_STREAMS_PER_TOKEN: z.coerce.number().int().positive().default(5),
+  LIVE_EVENTS_MAX_STREAMS_PER_WORKSPACE: z.coerce.number().int().positive().default(20),
+  LIVE_EVENTS_MAX_STREAMS: z.coerce.number().int().positive().default(200),
+  /**
+   * Config events one audit-trail page reads at most (the store holds every workspace's): past it the
+   * page ends early, with a page token to go on from.
+   */
+  AUDIT_SCAN_LIMIT: z.coerce.number().int().min(500).max(1_000_000).default(5_000),
   /** HTTP Basic (email:password) attempts per minute per email, whatever their outcome. */
   BASIC_AUTH_RATE_LIMIT_PER_EMAIL: z.coerce.number().int().positive().default(10),
   /** HTTP Basic attempts per minute per client address (see TRUST_PROXY), whatever their outcome. */
@@ -261,11 +306,26 @@ export function loadEnvironment(source: Record<string, string | undefined> = pro
 
 export const ENVIRONMENT = Symbol('Environment');
 
-/** What `createHttpApplication` takes from the environment: the metrics listener and the trusted proxies. */
+/**
+ * What `createHttpApplication` takes from the environment: the metrics listener, the trusted proxies,
+ * and the most Config API body bytes it parses (twice `CONFIG_API_MAX_BODY_BYTES`, which is measured
+ * on compact JSON, so that a client's indentation still fits).
+ */
 export function httpApplicationOptionsOf(
-  environment: Pick<Environment, 'METRICS_PORT' | 'METRICS_HOST' | 'TRUST_PROXY'>,
-): { metricsListener: { port: number; host: string }; trustProxy: Environment['TRUST_PROXY'] } {
-  return { metricsListener: metricsListenerOf(environment), trustProxy: environment.TRUST_PROXY };
+  environment: Pick<
+    Environment,
+    'METRICS_PORT' | 'METRICS_HOST' | 'TRUST_PROXY' | 'CONFIG_API_MAX_BODY_BYTES'
+  >,
+): {
+  metricsListener: { port: number; host: string };
+  trustProxy: Environment['TRUST_PROXY'];
+  maxJsonBodyBytes: number;
+} {
+  return {
+    metricsListener: metricsListenerOf(environment),
+    trustProxy: environment.TRUST_PROXY,
+    maxJsonBodyBytes: 2 * environment.CONFIG_API_MAX_BODY_BYTES,
+  };
 }
 
 /** The `/metrics` listener's address from the environment (`createHttpApplication`'s `metricsListener`). */

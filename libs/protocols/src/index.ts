@@ -7,6 +7,7 @@ export * from './protocols.types';
 export * from './plan/compile-plan';
 export * from './schema/schema-compiler';
 export * from './schema/plan-regexp';
+export * from './schema/plan-patterns';
 export * from './schema/violation-from-error';
 export * from './enforce/judge-message';
 export * from './enforce/forwards';

@@ -54,6 +54,7 @@ export type TrackingMessage = Record<string, unknown> & { type: string; messageI
  * - `allow` with `changed: false`: store the message exactly as it came (nothing to report).
  * - `allow` with `changed: true`: store `message`, a copy with omissions and `context.protocols`.
  * - `block`: store nothing in the source's log.
+ * `violations` holds at most `MAX_VIOLATIONS_PER_MESSAGE` entries, in validation order.
  */
 export type Verdict =
   | { kind: 'allow'; changed: false; violations: readonly Violation[] }
@@ -62,10 +63,12 @@ export type Verdict =
       changed: true;
       message: TrackingMessage;
       violations: readonly Violation[];
+      /** Violations past `MAX_VIOLATIONS_PER_MESSAGE`, counted but not listed; absent when none. */
+      violationsTruncated?: number;
       omitted: readonly string[];
       omittedOnViolation: readonly string[];
     }
-  | { kind: 'block'; reason: BlockedReason; violations: readonly Violation[] };
+  | { kind: 'block'; reason: BlockedReason; violations: readonly Violation[]; violationsTruncated?: number };
 
 /** A rule of a stored plan that could not be compiled: skipped, and reported so it can be counted. */
 export interface SkippedRule {

@@ -10,7 +10,7 @@ import {
 import { Body, Delete, Get, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ConfigReadModel } from '@tributary/config-projections';
-import { CreateAccessTokenRequestSchema } from '@tributary/contracts';
+import { CreateAccessTokenRequestSchema, lastSegment } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
@@ -60,7 +60,9 @@ export class AccessTokensController {
     @CurrentPrincipal() principal: Principal,
     @ChangeMetadata() metadata: EventMetadata,
   ) {
-    this.requireTokenManager(principal);
+    // Any token may revoke itself: the console deletes the token it minted when its user signs out.
+    const ownNumber = principal.kind === 'token' ? String(principal.token.number) : undefined;
+    if (ownNumber === undefined || lastSegment(number) !== ownNumber) this.requireTokenManager(principal);
     await this.accessTokens.delete(number, metadata);
     return {};
   }

@@ -1,6 +1,7 @@
 import { auditEventName } from '@tributary/contracts';
 import { ConfigApiController, ConfigApiError, WorkspaceInPath } from '@tributary/config-api-access';
 import { Get, Inject, Query } from '@nestjs/common';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import { ApiTags } from '@nestjs/swagger';
 import { AuditEntry, readAuditPage } from '@tributary/config-projections';
@@ -22,13 +23,18 @@ function presentAuditEntry(workspaceSlug: string, entry: AuditEntry) {
 /**
  * The history of every change in a workspace, newest first: the event store is the audit trail, read
  * page by page (no process keeps the trail in memory). `resource_name_prefix` narrows it to one
- * resource and what lies under it. The page token is the position of the page's last entry, so pages
- * stay stable while new changes are recorded; the last page carries `next_page_token: ""`.
+ * resource and what lies under it. The page token is a position in the store (the page's last entry,
+ * or where reading stopped), so pages stay stable while new changes are recorded; the last page
+ * carries `next_page_token: ""`. One page reads at most `AUDIT_SCAN_LIMIT` events of the store, so
+ * a page may hold fewer entries than asked, or none, and still carry a next page token.
  */
 @ApiTags('audit trail')
 @ConfigApiController('v1beta/workspaces/:workspace/audit-events')
 export class AuditEventsController {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
+  ) {}
 
   @Get()
   async list(
@@ -42,11 +48,11 @@ export class AuditEventsController {
       resourceNamePrefix: typeof query.resource_name_prefix === 'string' ? query.resource_name_prefix : '',
       before,
       pageSize,
+      scanLimit: this.environment.AUDIT_SCAN_LIMIT,
     });
-    const last = page.entries[page.entries.length - 1];
     return {
       audit_events: page.entries.map((entry) => presentAuditEntry(workspaceSlug, entry)),
-      next_page_token: page.more && last ? auditPageToken(last.position) : '',
+      next_page_token: page.more && page.nextBefore !== undefined ? auditPageToken(page.nextBefore) : '',
     };
   }
 }

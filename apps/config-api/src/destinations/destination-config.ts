@@ -26,6 +26,11 @@ export interface ConfigEntryInput {
  * encrypted so that none enters an event: `password` values, URLs with credentials, webhook header
  * values (`secrecyOfSetting`). A secret sent back as the mask keeps its stored value: clients that read
  * a destination and write it back unchanged must not overwrite the secret with the mask.
+ *
+ * Kept secrets stay with their target: when a request moves where the destination sends (a URL's
+ * origin, an endpoint, host or region setting), every stored secret must be entered again in the
+ * same request. Otherwise a write token, which can never read a secret, could send the stored ones
+ * to a host of its choosing (with `:test`, at once) and read them there.
  */
 @Injectable()
 export class DestinationConfigMapper {
@@ -37,6 +42,10 @@ export class DestinationConfigMapper {
     current?: DestinationRecord,
   ): Record<string, unknown> {
     const values: Record<string, unknown> = {};
+    /** Secret settings this request enters anew (no part of them the mask). */
+    const reEntered = new Set<string>();
+    /** Target settings whose target this request changes. */
+    const moved: string[] = [];
     for (const entry of entries) {
       const key = settingKeyOf(entry.name);
       const setting = catalogEntry.settings.find((candidate) => candidate.key === key);
@@ -58,6 +67,19 @@ export class DestinationConfigMapper {
           : entry.value;
       const secrecy = secrecyOfSetting(catalogEntry.slug, setting);
       const stored = current?.config[key];
+      if (secrecy !== undefined && !containsMask(requested)) reEntered.add(key);
+      if (
+        current !== undefined &&
+        isTargetSetting(key, secrecy) &&
+        // A choice among the vendor's own regions (Amplitude's `endpoint`) cannot name a host of the
+        // tenant's: Terraform's PATCH sends the masks back with such a change, and it stays accepted.
+        !(setting.selectOptions && setting.selectOptions.length > 0) &&
+        // The mask alone keeps the stored value, and so its target.
+        !(requested === MASKED_SECRET && stored !== undefined) &&
+        targetOf(requested) !== targetOf(this.plaintextOf(stored))
+      ) {
+        moved.push(key);
+      }
       if (
         secrecy !== undefined &&
         secrecy !== 'map-values' &&
@@ -75,7 +97,24 @@ export class DestinationConfigMapper {
       values[key] = secrecy === undefined ? value : this.encryptSecretParts(secrecy, value);
       if (key === 'subscriptions') values[key] = withKeptSubscriptionIds(values[key], current?.config[key]);
     }
+    if (current !== undefined && moved.length > 0) {
+      const kept = catalogEntry.settings
+        .filter((setting) => secrecyOfSetting(catalogEntry.slug, setting) !== undefined)
+        .map((setting) => setting.key)
+        .filter((key) => hasSecret(current.config[key]) && !reEntered.has(key));
+      if (kept.length > 0) {
+        throw ConfigApiError.invalidArgument(
+          `destination.config: ${moved.join(', ')} changes where the destination sends; re-enter ` +
+            `${kept.join(', ')} in the same request (stored secrets are never sent to a new target)`,
+        );
+      }
+    }
     return values;
+  }
+
+  /** A stored value with its secret parts decrypted, to compare targets. */
+  private plaintextOf(stored: unknown): unknown {
+    return SecretBox.isEncrypted(stored) ? this.secretBox.decrypt(stored) : stored;
   }
 
   /**
@@ -133,6 +172,50 @@ function restoreMaskedUrlCredentials(incoming: string, storedUrl: string): strin
   if (url.username === MASKED_SECRET) url.username = previous.username;
   if (url.password === MASKED_SECRET) url.password = previous.password;
   return url.href;
+}
+
+/**
+ * Settings that say where a destination sends: a URL with credentials in it, and settings named as
+ * an address (`url`, `endpoint`, `apiEndpoint`, `baseUrl`, `host`, `domain`, `region`, ...).
+ */
+const TARGET_SETTING_NAME =
+  /(url|uri|endpoint|host|hostname|domain|subdomain|server|region|datacenter|connection_string)$/i;
+
+function isTargetSetting(key: string, secrecy: SettingSecrecy | undefined): boolean {
+  return secrecy === 'url-credentials' || TARGET_SETTING_NAME.test(key);
+}
+
+/** Where a value sends to: a URL's origin (scheme, host, port), any other value as written. */
+function targetOf(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  const text = typeof value === 'string' ? value.trim() : JSON.stringify(value);
+  try {
+    const url = new URL(text);
+    return `${url.protocol}//${url.host}`;
+  } catch {
+    return text;
+  }
+}
+
+/** Whether a value (or any part of it: a header, a URL's user name or password) is the mask. */
+function containsMask(value: unknown): boolean {
+  if (value === MASKED_SECRET) return true;
+  if (isPlainObject(value)) return Object.values(value).some((inner) => inner === MASKED_SECRET);
+  if (typeof value === 'string' && value.includes(MASKED_SECRET)) {
+    try {
+      const url = new URL(value.trim());
+      return url.username === MASKED_SECRET || url.password === MASKED_SECRET;
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/** Whether a stored value holds a secret (a non-empty encrypted value, in whole or in a map). */
+function hasSecret(stored: unknown): boolean {
+  if (SecretBox.isEncrypted(stored)) return true;
+  return isPlainObject(stored) && Object.values(stored).some((inner) => SecretBox.isEncrypted(inner));
 }
 
 /**

@@ -110,6 +110,81 @@ describe('DestinationCommands', () => {
     });
   });
 
+  describe('stored secrets stay with their target', () => {
+    const update = (config: { name: string; value: unknown }[]) =>
+      destinations.update(
+        destination('webhooks')!,
+        { destination: { config }, update_mask: { paths: ['destination.config'] } },
+        metadata,
+      );
+
+    beforeEach(async () => {
+      await destinations.create(
+        source,
+        {
+          name: 'webhooks',
+          config: [
+            { name: 'url', value: 'https://alice:pa55@hooks.example/in' },
+            { name: 'headers', value: { authorization: 'Bearer vendor-key' } },
+            { name: 'shared_secret', value: 's3cret' },
+          ],
+        },
+        metadata,
+      );
+    });
+
+    it.each([
+      [
+        'masked URL credentials at another host',
+        [{ name: 'url', value: `https://${MASKED_SECRET}:${MASKED_SECRET}@attacker.example/in` }],
+      ],
+      [
+        'a new host, the headers and secret left stored',
+        [{ name: 'url', value: 'https://attacker.example/in' }],
+      ],
+      [
+        'a new host with the headers sent back masked',
+        [
+          { name: 'url', value: 'https://attacker.example/in' },
+          { name: 'headers', value: { authorization: MASKED_SECRET } },
+          { name: 'shared_secret', value: 'new' },
+        ],
+      ],
+      [
+        'another scheme or port of the same host',
+        [{ name: 'url', value: `http://${MASKED_SECRET}:${MASKED_SECRET}@hooks.example:8443/in` }],
+      ],
+    ])('refuses %s with 400, code 3, naming what to re-enter', async (_, config) => {
+      const before = destination('webhooks')!.config;
+      const refusal = await update(config).catch((error: unknown) => error);
+      expect(refusal).toBeInstanceOf(ConfigApiError);
+      expect(refusal).toMatchObject({ status: 400, code: 3 });
+      expect((refusal as Error).message).toMatch(/re-enter .*(headers|shared_secret|url)/);
+      expect(destination('webhooks')!.config).toEqual(before);
+    });
+
+    it('keeps masked secrets on the same target, and takes a new target with every secret re-entered', async () => {
+      await update([
+        { name: 'url', value: `https://${MASKED_SECRET}:${MASKED_SECRET}@hooks.example/v2` },
+        { name: 'headers', value: { authorization: MASKED_SECRET } },
+      ]);
+      const kept = destination('webhooks')!.config;
+      expect(secretBox.decrypt(kept.url as string)).toBe('https://alice:pa55@hooks.example/v2');
+      expect(secretBox.decrypt((kept.headers as Record<string, string>).authorization)).toBe(
+        'Bearer vendor-key',
+      );
+
+      await update([
+        { name: 'url', value: 'https://elsewhere.example/in' },
+        { name: 'headers', value: { authorization: 'Bearer other-key' } },
+        { name: 'shared_secret', value: 'other' },
+      ]);
+      const moved = destination('webhooks')!.config;
+      expect(moved.url).toBe('https://elsewhere.example/in');
+      expect(secretBox.decrypt(moved.shared_secret as string)).toBe('other');
+    });
+  });
+
   it('deletes a destination', async () => {
     await destinations.create(source, webhook('webhooks'), metadata);
 

@@ -60,6 +60,7 @@ export class DestinationCommands {
         : destinationSlug,
     );
     this.quotas.assertCanAddDestination(workspaceSlug);
+    this.quotas.assertWithinConfigBytes(workspaceSlug, request);
     await this.commands.handle(
       destinationAggregate,
       { sourceId, destinationSlug },
@@ -99,6 +100,7 @@ export class DestinationCommands {
       body.update_mask?.paths ?? undefined,
       DESTINATION_ZERO_VALUES,
     );
+    this.quotas.assertWithinConfigBytes(destination.workspaceSlug, changes, destination);
     await this.commands.handle(
       destinationAggregate,
       { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },

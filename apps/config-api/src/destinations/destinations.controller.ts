@@ -1,6 +1,7 @@
 import {
   ConfigApiController,
   ConfigApiError,
+  GrpcCode,
   ChangeMetadata,
   DestinationInPath,
   ResourceLookup,
@@ -11,7 +12,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { catalogSlugOf } from '@tributary/config-domain';
 import { ConfigReadModel, DestinationView, SourceView } from '@tributary/config-projections';
 import { CreateDestinationRequestSchema, UpdateDestinationRequestSchema } from '@tributary/contracts';
-import { ActionsAuthenticationTester, EgressGuard, parseEgressPolicy } from '@tributary/destinations';
+import { ActionsLane, EgressGuard, findActionsDestination, parseEgressPolicy } from '@tributary/destinations';
 import { SecretBox } from '@tributary/auth';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import type { EventMetadata } from '@tributary/event-store';
@@ -27,8 +28,14 @@ class UpdateDestinationDto extends createZodDto(UpdateDestinationRequestSchema) 
 @ApiTags('destinations')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations')
 export class DestinationsController implements OnApplicationShutdown {
-  /** Runs Actions destinations' authentication tests, through the deployment's egress policy. */
-  private authenticationTester: ActionsAuthenticationTester;
+  /**
+   * Runs Actions destinations' authentication tests on a worker thread, off this process's event loop
+   * (the destination's code and what it reads are the tenant's choice), through the deployment's egress
+   * policy.
+   */
+  private actionsLane: ActionsLane;
+  /** Workspaces with a test under way: one at a time each. */
+  private readonly testsUnderWay = new Set<string>();
 
   constructor(
     private readonly readModel: ConfigReadModel,
@@ -37,29 +44,44 @@ export class DestinationsController implements OnApplicationShutdown {
     private readonly secretBox: SecretBox,
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
-    this.authenticationTester = new ActionsAuthenticationTester(egressGuardOptions(environment));
+    this.actionsLane = new ActionsLane({ ...egressGuardOptions(environment), workers: 1 });
   }
 
-  onApplicationShutdown(): void {
-    this.authenticationTester.close();
+  async onApplicationShutdown(): Promise<void> {
+    await this.actionsLane.close();
   }
 
   /**
    * `POST .../destinations/{dst}:test`: the destination's own authentication test (Actions
-   * destinations), with its stored settings: `{status: OK | FAILED | UNSUPPORTED, message}`.
+   * destinations), with its stored settings: `{status: OK | FAILED | UNSUPPORTED, message}`. One test
+   * at a time per workspace: another answers 429 while one is under way.
    */
   @Post(':destination/@test')
   async testAuthentication(@DestinationInPath() { destination }: DestinationView) {
-    const result = await this.authenticationTester.test(
-      catalogSlugOf(destination),
-      this.secretBox.revealAll(destination.config),
-    );
-    if (!result) {
+    const catalogSlug = catalogSlugOf(destination);
+    if (!findActionsDestination(catalogSlug)) {
       throw ConfigApiError.invalidArgument(
-        `destination: ${catalogSlugOf(destination)} has no authentication test (only Actions destinations do)`,
+        `destination: ${catalogSlug} has no authentication test (only Actions destinations do)`,
       );
     }
-    return result;
+    const workspace = destination.workspaceSlug;
+    if (this.testsUnderWay.has(workspace)) {
+      throw new ConfigApiError(
+        429,
+        GrpcCode.RESOURCE_EXHAUSTED,
+        'an authentication test of this workspace is under way; retry when it has answered',
+        { 'retry-after': '1' },
+      );
+    }
+    this.testsUnderWay.add(workspace);
+    try {
+      return await this.actionsLane.testAuthentication(
+        catalogSlug,
+        this.secretBox.revealAll(destination.config),
+      );
+    } finally {
+      this.testsUnderWay.delete(workspace);
+    }
   }
 
   @Get()

@@ -24,7 +24,7 @@ describe('FilterCommands', () => {
 
   beforeEach(async () => {
     harness = await startCommandHarness({ filtersPerDestination: 2 });
-    filters = new FilterCommands(harness.commands, harness.quotas);
+    filters = new FilterCommands(harness.commands, harness.quotas, harness.readModel);
     await harness.seedWorkspace('ws');
     await harness.seedSource('ws', 'web');
     const source = harness.readModel.source('ws', 'web')!.source;

@@ -9,7 +9,7 @@ import {
   resolveUpdateMask,
 } from '@tributary/config-domain';
 import { ConfigCommandHandler } from '@tributary/config-commands';
-import { DestinationView } from '@tributary/config-projections';
+import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { type FilterRequest, lastSegment } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import {
@@ -32,6 +32,7 @@ export class FilterCommands {
   constructor(
     private readonly commands: ConfigCommandHandler,
     private readonly quotas: WorkspaceQuotas,
+    private readonly readModel: ConfigReadModel,
   ) {}
 
   /** Adds a filter to the destination and answers its id (`df_` and a KSUID). */
@@ -44,22 +45,22 @@ export class FilterCommands {
     validateFilterSemantics(request.if, request.actions);
     const filterId = `df_${generateKsuid()}`;
     this.quotas.assertCanAddFilter(view);
+    const filter = {
+      filterId,
+      title: request.title ?? '',
+      description: request.description ?? '',
+      if: request.if ?? '',
+      enabled: request.enabled ?? false,
+      actions: request.actions ?? [],
+      createTime: metadata.time,
+      updateTime: metadata.time,
+    };
+    this.quotas.assertFilterSize(filter);
+    this.quotas.assertWithinConfigBytes(destination.workspaceSlug, filter);
     await this.commands.handle(
       destinationAggregate,
       { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
-      {
-        type: 'CreateFilter',
-        filter: {
-          filterId,
-          title: request.title ?? '',
-          description: request.description ?? '',
-          if: request.if ?? '',
-          enabled: request.enabled ?? false,
-          actions: request.actions ?? [],
-          createTime: metadata.time,
-          updateTime: metadata.time,
-        },
-      },
+      { type: 'CreateFilter', filter },
       metadata,
     );
     return filterId;
@@ -78,6 +79,13 @@ export class FilterCommands {
       FILTER_ZERO_VALUES,
     );
     validateFilterSemantics(changes.if as string | undefined, changes.actions as FilterAction[] | undefined);
+    const current = this.readModel
+      .destination(destination.sourceId, destination.destinationSlug)
+      ?.filters.find((filter) => filter.filterId === lastSegment(filterId));
+    if (current) {
+      this.quotas.assertFilterSize({ ...current, ...changes });
+      this.quotas.assertWithinConfigBytes(destination.workspaceSlug, changes, current);
+    }
     await this.commands.handle(
       destinationAggregate,
       { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },

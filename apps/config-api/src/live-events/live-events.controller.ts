@@ -4,9 +4,19 @@ import type { SourceView } from '@tributary/config-projections';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG, EventLog, EventLogUnavailableError, type TailSubscription } from '@tributary/event-log';
 import type { FastifyReply } from 'fastify';
-import { ConfigApiController, ConfigApiError, SourceInPath } from '@tributary/config-api-access';
+import {
+  ConfigApiController,
+  ConfigApiError,
+  CurrentPrincipal,
+  GrpcCode,
+  type Principal,
+  SourceInPath,
+} from '@tributary/config-api-access';
 import { parseLastEventId } from './last-event-id';
-import { OpenLiveEventStreams } from './open-live-event-streams';
+import { type LiveEventRefusal, OpenLiveEventStreams } from './open-live-event-streams';
+
+/** What a reader refused for the process's total waits before trying again. */
+const STREAMS_FULL_RETRY_AFTER_SECONDS = 10;
 import { LiveEventLimits, ServerSentEventStream } from './server-sent-events';
 
 /**
@@ -37,6 +47,7 @@ export class LiveEventsController {
   @ApiProduces('text/event-stream')
   async stream(
     @SourceInPath() { source }: SourceView,
+    @CurrentPrincipal() principal: Principal,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
@@ -44,6 +55,8 @@ export class LiveEventsController {
     if (afterSequence === null) {
       throw ConfigApiError.invalidArgument('Last-Event-ID must be the id of an event this stream sent');
     }
+    const claim = this.openStreams.claim({ actor: principal.actor, workspaceSlug: source.workspaceSlug });
+    if (typeof claim === 'string') throw this.refusal(claim);
     const events = new ServerSentEventStream(reply.raw, this.limits);
     let opened: () => void = () => undefined;
     const streamOpened = new Promise<void>((resolve) => (opened = resolve));
@@ -54,14 +67,15 @@ export class LiveEventsController {
         await events.send(message.sequence, JSON.stringify(message.payload));
       });
     } catch (error) {
+      claim.release();
       if (error instanceof EventLogUnavailableError) {
         throw ConfigApiError.unavailable('the message log is unavailable; retry shortly');
       }
       throw error;
     }
-    if (!this.openStreams.add(events)) {
+    if (!claim.attach(events)) {
       await tail.stop();
-      throw ConfigApiError.unavailable('the server is stopping; reconnect in a moment');
+      throw this.refusal('stopping');
     }
     // From here on the response is ours, not Nest's: its head and every event are written as they come.
     reply.hijack();
@@ -79,5 +93,33 @@ export class LiveEventsController {
     });
     events.open({ 'x-request-id': String(reply.request.id) });
     opened();
+  }
+
+  private refusal(reason: LiveEventRefusal): ConfigApiError {
+    switch (reason) {
+      case 'stopping':
+        return ConfigApiError.unavailable('the server is stopping; reconnect in a moment');
+      case 'reader-full':
+        return new ConfigApiError(
+          429,
+          GrpcCode.RESOURCE_EXHAUSTED,
+          `this token already has ${this.limits.maxStreamsPerReader} live-events streams open ` +
+            '(LIVE_EVENTS_MAX_STREAMS_PER_TOKEN); close one first',
+        );
+      case 'workspace-full':
+        return new ConfigApiError(
+          429,
+          GrpcCode.RESOURCE_EXHAUSTED,
+          `this workspace already has ${this.limits.maxStreamsPerWorkspace} live-events streams open ` +
+            '(LIVE_EVENTS_MAX_STREAMS_PER_WORKSPACE); close one first',
+        );
+      case 'process-full':
+        return new ConfigApiError(
+          503,
+          GrpcCode.UNAVAILABLE,
+          'too many live-events streams are open on this server; retry after the Retry-After delay',
+          { 'retry-after': String(STREAMS_FULL_RETRY_AFTER_SECONDS) },
+        );
+    }
   }
 }

@@ -10,6 +10,12 @@ export class LiveEventLimits {
   slowReaderTimeoutMs = 10_000;
   /** What a browser's `EventSource` waits before reconnecting (sent as `retry:`). */
   reconnectDelayMs = 2_000;
+  /** Streams one caller (token) may hold open at once in this process: `LIVE_EVENTS_MAX_STREAMS_PER_TOKEN`. */
+  maxStreamsPerReader = 5;
+  /** Streams open at once on one workspace's sources in this process: `LIVE_EVENTS_MAX_STREAMS_PER_WORKSPACE`. */
+  maxStreamsPerWorkspace = 20;
+  /** Streams open at once in this process, all workspaces together: `LIVE_EVENTS_MAX_STREAMS`. */
+  maxStreams = 200;
 }
 
 export type StreamEnd = 'reader-closed' | 'reader-too-slow' | 'server-ended';

@@ -16,6 +16,10 @@ export interface WorkspaceQuotaLimits {
   oauthApplications: number;
   /** `WORKSPACE_MAX_RUNNING_REPLAYS`, replays not finished yet. */
   runningReplays: number;
+  /** `WORKSPACE_MAX_CONFIG_BYTES`: bytes of JSON of all the workspace's sources, destinations, filters and plans. */
+  configBytes: number;
+  /** `FILTER_MAX_BYTES`: bytes of JSON of one filter. */
+  filterBytes: number;
 }
 
 export const WORKSPACE_QUOTA_LIMITS = Symbol('WorkspaceQuotaLimits');
@@ -34,10 +38,60 @@ export const WORKSPACE_QUOTA_LIMITS = Symbol('WorkspaceQuotaLimits');
  */
 @Injectable()
 export class WorkspaceQuotas {
+  private readonly recordBytes = new WeakMap<object, number>();
+
   constructor(
     private readonly readModel: ConfigReadModel,
     @Inject(WORKSPACE_QUOTA_LIMITS) private readonly limits: WorkspaceQuotaLimits,
   ) {}
+
+  /**
+   * Counts cap how many resources a workspace holds, not how large they are: every process keeps
+   * every resource in memory, so the bytes of JSON of a workspace's resources have a budget too.
+   * `added` is what a write brings (the resource, or an update's changes); an update no larger than
+   * the record it changes is never refused, so a workspace at its budget can still disable or shrink.
+   */
+  assertWithinConfigBytes(workspaceSlug: string, added: unknown, replaced?: object): void {
+    const addedBytes = jsonBytes(added);
+    if (replaced !== undefined && addedBytes <= this.bytesOf(replaced)) return;
+    const stored = this.configBytesOf(workspaceSlug);
+    if (stored + addedBytes <= this.limits.configBytes) return;
+    throw quotaExceeded(
+      `quota exceeded: workspace ${workspaceSlug} holds ${stored} bytes of configuration and this write ` +
+        `adds ${addedBytes}, past the ${this.limits.configBytes} a workspace may hold (WORKSPACE_MAX_CONFIG_BYTES); ` +
+        'delete or shrink resources first',
+    );
+  }
+
+  /** One filter's JSON at most `FILTER_MAX_BYTES` (400, code 3): the router keeps and runs every one. */
+  assertFilterSize(filter: unknown): void {
+    const bytes = jsonBytes(filter);
+    if (bytes <= this.limits.filterBytes) return;
+    throw ConfigApiError.invalidArgument(
+      `filter: ${bytes} bytes of JSON; a filter may have at most ${this.limits.filterBytes} (FILTER_MAX_BYTES)`,
+    );
+  }
+
+  private configBytesOf(workspaceSlug: string): number {
+    let total = 0;
+    for (const view of this.readModel.listSources(workspaceSlug)) total += this.bytesOf(view.source);
+    for (const view of this.destinationsOf(workspaceSlug)) {
+      total += this.bytesOf(view.destination);
+      for (const filter of view.filters) total += this.bytesOf(filter);
+    }
+    for (const view of this.readModel.listTrackingPlans(workspaceSlug)) total += this.bytesOf(view.plan);
+    return total;
+  }
+
+  /** Records are replaced, never changed, on every update: each one's size is measured once. */
+  private bytesOf(record: object): number {
+    let bytes = this.recordBytes.get(record);
+    if (bytes === undefined) {
+      bytes = jsonBytes(record);
+      this.recordBytes.set(record, bytes);
+    }
+    return bytes;
+  }
 
   assertCanAddSource(workspaceSlug: string): void {
     const count = this.readModel.listSources(workspaceSlug).length;
@@ -111,6 +165,10 @@ export class WorkspaceQuotas {
         `have (${variable}); delete one first`,
     );
   }
+}
+
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
 }
 
 function quotaExceeded(message: string): ConfigApiError {

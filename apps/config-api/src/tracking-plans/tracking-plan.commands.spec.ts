@@ -53,6 +53,53 @@ describe('TrackingPlanCommands', () => {
     expect(harness.readModel.listTrackingPlans('ws')).toHaveLength(3);
   });
 
+  it('refuses, with 400 naming the field, a pattern RE2 cannot run or one over the budgets; stores nothing', async () => {
+    const phoneRule = (pattern: string) => ({
+      events: [
+        {
+          name: 'Order',
+          rules: { properties: { properties: { properties: { phone: { type: 'string', pattern } } } } },
+        },
+      ],
+    });
+    const refusals = await Promise.all(
+      ['^(a)\\1$', '(?=a)b', 'x'.repeat(257), '^[0-9]{0,1000}[0-9]{0,1000}$'].map((pattern) =>
+        trackingPlans
+          .create('ws', { display_name: 'p', rules: phoneRule(pattern) }, metadata)
+          .catch((e) => e),
+      ),
+    );
+    for (const refusal of refusals) {
+      expect(refusal).toBeInstanceOf(ConfigApiError);
+      expect(refusal).toMatchObject({ status: 400, code: 3 });
+      expect(refusal.message).toContain(
+        'tracking_plan.rules.events[0].rules.properties.properties.properties.phone.pattern: ',
+      );
+    }
+    expect(harness.readModel.listTrackingPlans('ws')).toHaveLength(0);
+
+    // The same check on an update of one part, and on patternProperties keys.
+    const planId = await trackingPlans.create(
+      'ws',
+      { display_name: 'Main', rules: phoneRule('^[0-9]+$') },
+      metadata,
+    );
+    const update = await trackingPlans
+      .update(
+        'ws',
+        planId,
+        {
+          tracking_plan: { rules: { global: { patternProperties: { '(?<=a)b': { type: 'string' } } } } },
+          update_mask: { paths: ['rules.global'] },
+        },
+        metadata,
+      )
+      .catch((e) => e);
+    expect(update).toMatchObject({ status: 400, code: 3 });
+    expect(update.message).toContain('tracking_plan.rules.global.patternProperties["(?<=a)b"]: ');
+    expect(plan(planId)?.plan.rules.global).toBeUndefined();
+  });
+
   it('updates what the mask names: one part of the rules, the other parts kept', async () => {
     const planId = await trackingPlans.create(
       'ws',

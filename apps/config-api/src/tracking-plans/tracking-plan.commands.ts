@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { generateKsuid } from '@tributary/auth';
-import { ResourceLookup } from '@tributary/config-api-access';
+import { ConfigApiError, ResourceLookup } from '@tributary/config-api-access';
 import { resolveUpdateMask, trackingPlanAggregate } from '@tributary/config-domain';
 import { ConfigCommandHandler } from '@tributary/config-commands';
 import { ConfigReadModel } from '@tributary/config-projections';
@@ -11,6 +11,7 @@ import {
   workspaceName,
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
+import { findRefusedPattern, type PlanRules } from '@tributary/protocols';
 import { slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 import { SourceConnectionsHandler } from './source-connections.handler';
@@ -58,6 +59,8 @@ export class TrackingPlanCommands {
   ): Promise<string> {
     const planId = `rs_${generateKsuid()}`;
     this.quotas.assertCanAddTrackingPlan(workspaceSlug);
+    assertPatternsRun(body.rules);
+    this.quotas.assertWithinConfigBytes(workspaceSlug, body);
     await this.commands.handle(
       trackingPlanAggregate,
       { workspaceSlug, planId },
@@ -93,10 +96,14 @@ export class TrackingPlanCommands {
       body.update_mask?.paths ?? undefined,
       TRACKING_PLAN_ZERO_VALUES,
     );
+    const current = this.readModel.trackingPlan(workspaceSlug, planId)?.plan;
+    this.quotas.assertWithinConfigBytes(workspaceSlug, masked, current ?? {});
     const ruleParts: Record<string, unknown> = {};
     for (const [path, value] of Object.entries(masked)) {
       if (path.startsWith('rules.')) ruleParts[path.slice('rules.'.length)] = value;
     }
+    assertPatternsRun(masked.rules);
+    assertPatternsRun(ruleParts);
     await this.commands.handle(
       trackingPlanAggregate,
       { workspaceSlug, planId },
@@ -167,4 +174,15 @@ export class TrackingPlanCommands {
   ): Promise<void> {
     await this.connections.disconnect(workspaceSlug, planId, lastSegment(source), metadata);
   }
+}
+
+/**
+ * Every pattern of a plan runs on RE2 within its budgets (docs/protocols.md, "Patterns"): one that
+ * cannot is refused here, naming the field, rather than skipped at enforcement. Segment accepts
+ * Go's syntax, which is RE2's; what it would accept and this refuses is only a pattern over the budgets.
+ */
+function assertPatternsRun(rules: unknown): void {
+  if (typeof rules !== 'object' || rules === null || Array.isArray(rules)) return;
+  const refused = findRefusedPattern(rules as PlanRules, 'tracking_plan.rules');
+  if (refused) throw ConfigApiError.invalidArgument(`${refused.field}: ${refused.reason}`);
 }

@@ -4,6 +4,7 @@ import type { SourceView } from '@tributary/config-projections';
 import { ApiTags } from '@nestjs/swagger';
 import { EVENT_LOG, EventLogUnavailableError, type EventLog } from '@tributary/event-log';
 import {
+  MAX_OUTCOMES_SUMMARIZED,
   summarizeViolations,
   VIOLATION_WINDOWS,
   type ProtocolsOutcome,
@@ -15,6 +16,7 @@ import { ConfigApiController, ConfigApiError, SourceInPath } from '@tributary/co
  * Tracking-plan violations of a source over the last hour, day or week (docs/protocols.md R13), a
  * Tributary extension: Segment shows these only in its UI. Counted from the outcomes every tracking
  * API replica records in the message log's store, so every replica's messages are in the answer.
+ * Only the newest `MAX_OUTCOMES_SUMMARIZED` outcomes of the window are read (`truncated` says so).
  */
 @ApiTags('tracking plans')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/violations')
@@ -33,20 +35,27 @@ export class ViolationsController {
     const since = new Date(now.getTime() - VIOLATION_WINDOWS[window as ViolationWindow]);
     let recorded;
     try {
-      recorded = await this.eventLog.readProtocolsOutcomes(source.sourceId, since);
+      // One more than is counted tells whether the window held more.
+      recorded = await this.eventLog.readProtocolsOutcomes(
+        source.sourceId,
+        since,
+        MAX_OUTCOMES_SUMMARIZED + 1,
+      );
     } catch (error) {
       if (error instanceof EventLogUnavailableError) {
         throw ConfigApiError.unavailable('the message log is unavailable; retry later');
       }
       throw error;
     }
+    const readAll = recorded.length <= MAX_OUTCOMES_SUMMARIZED;
     const summary = summarizeViolations(
-      recorded.map((record) => ({
+      recorded.slice(-MAX_OUTCOMES_SUMMARIZED).map((record) => ({
         outcome: record.outcome as unknown as ProtocolsOutcome,
         recordedAt: record.recordedAt,
       })),
       window as ViolationWindow,
       now,
+      readAll,
     );
     return { name: `${sourceName(source)}/violations`, ...summary };
   }

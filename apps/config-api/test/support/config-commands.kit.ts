@@ -59,6 +59,8 @@ export async function startCommandHarness(
       trackingPlans: 10,
       oauthApplications: 10,
       runningReplays: 10,
+      configBytes: 16 * 1024 * 1024,
+      filterBytes: 16 * 1024,
       ...limits,
     }),
     seedWorkspace: (slug) =>

@@ -11,6 +11,7 @@ import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-comma
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
 import { DeadLetter, EVENT_LOG, EventLog } from '@tributary/event-log';
+import { MAX_UNSETTLED_DELIVERIES, poisonReason } from '@tributary/routing';
 import { randomUUID } from 'node:crypto';
 import { destinationConsumerName } from '../destination-consumers/consumer-names';
 import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
@@ -28,6 +29,11 @@ interface RedriveProgress {
   redriveId: string;
   delivered: number[];
   failed: { deadLetterSequence: number; reason: string }[];
+  /**
+   * The letter being sent, saved before it is sent, with the sends of it that started and never
+   * settled (this one included): a holder that dies or stalls in the send leaves it for the next.
+   */
+  sending?: { deadLetterSequence: number; startedSends: number };
 }
 
 /**
@@ -38,6 +44,10 @@ interface RedriveProgress {
  * (see `LeasedJobs`). It saves its progress in the lease after every letter, so a replica taking over
  * from a dead one sends only what was not sent yet (at most the letter in flight goes twice), and a
  * redrive requested while every router was down runs when one starts.
+ *
+ * A letter still poison (its send kills or stalls the router) would otherwise kill every holder in
+ * turn: the letter about to be sent is saved with the count of its sends that never settled, and
+ * after `MAX_UNSETTLED_DELIVERIES` of them it stays a dead letter with the poison reason, unsent.
  */
 @Injectable()
 export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -100,7 +110,12 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
       }
       const progress: RedriveProgress =
         inherited.redriveId === redriveId
-          ? { redriveId, delivered: [...(inherited.delivered ?? [])], failed: [...(inherited.failed ?? [])] }
+          ? {
+              redriveId,
+              delivered: [...(inherited.delivered ?? [])],
+              failed: [...(inherited.failed ?? [])],
+              sending: inherited.sending,
+            }
           : { redriveId, delivered: [], failed: [] };
       inherited = {};
       try {
@@ -137,14 +152,26 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
     const settings = this.secretBox.revealAll(view.destination.config);
     for (const letter of pending) {
       if (stopping.aborted || lease.lost.aborted) return false;
+      const { deadLetterSequence } = letter;
+      const unsettledSends =
+        progress.sending?.deadLetterSequence === deadLetterSequence ? progress.sending.startedSends : 0;
+      if (unsettledSends >= MAX_UNSETTLED_DELIVERIES) {
+        progress.failed.push({ deadLetterSequence, reason: poisonReason(unsettledSends) });
+        progress.sending = undefined;
+        await lease.save({ ...progress });
+        continue;
+      }
+      progress.sending = { deadLetterSequence, startedSends: unsettledSends + 1 };
+      await lease.save({ ...progress });
       const result = await this.deliveries.deliver(
         catalogSlugOf(view.destination),
         letter.message.payload as unknown as NormalizedMessage,
         settings,
         { sourceId, sourceSlug: view.destination.sourceSlug },
       );
-      if (result.outcome === 'delivered') progress.delivered.push(letter.deadLetterSequence);
-      else progress.failed.push({ deadLetterSequence: letter.deadLetterSequence, reason: result.reason });
+      if (result.outcome === 'delivered') progress.delivered.push(deadLetterSequence);
+      else progress.failed.push({ deadLetterSequence, reason: result.reason });
+      progress.sending = undefined;
       await lease.save({ ...progress });
     }
     return true;

@@ -2,7 +2,9 @@ import { Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ConfigApiController, DestinationInPath } from '@tributary/config-api-access';
 import type { DestinationView } from '@tributary/config-projections';
+import { catalogSlugOf } from '@tributary/config-domain';
 import { destinationName } from '@tributary/contracts';
+import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
 import { destinationKey } from '../destination-consumers/consumer-names';
 import { DeliveryMetrics, SERIES_BUCKET_MS } from './delivery-metrics';
 
@@ -14,7 +16,10 @@ import { DeliveryMetrics, SERIES_BUCKET_MS } from './delivery-metrics';
 @ApiTags('delivery metrics')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/metrics')
 export class DeliveryMetricsController {
-  constructor(private readonly metrics: DeliveryMetrics) {}
+  constructor(
+    private readonly metrics: DeliveryMetrics,
+    private readonly deliveries: DestinationDeliveries,
+  ) {}
 
   @Get()
   summary(@DestinationInPath() { destination }: DestinationView) {
@@ -37,6 +42,9 @@ export class DeliveryMetricsController {
         time: discard.at,
       })),
       discards_by_cause: snapshot.discardsByCause,
+      // The lane stopped running this destination (repeated overruns) until its settings change.
+      suspension: this.deliveries.suspensionOf(destination.sourceId, catalogSlugOf(destination)) ?? null,
+      dead_letters_by_cause: snapshot.deadLettersByCause,
       // A warehouse's values that were not stored as sent: a type conflict (stored as null) or a
       // column past the destination's column limit (left out). The rows themselves were delivered.
       values_not_stored: snapshot.valuesNotStored,

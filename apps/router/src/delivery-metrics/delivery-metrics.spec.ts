@@ -104,6 +104,20 @@ describe('DeliveryMetrics', () => {
     expect(later.lastValuesNotStored.at(-1)?.messageId).toBe('bulk-29');
   });
 
+  it('counts dead letters by cause: retries exhausted or poison', () => {
+    const metrics = new DeliveryMetrics(() => 0);
+    expect(metrics.snapshot(key).deadLettersByCause).toEqual({ retries_exhausted: 0, poison: 0 });
+    metrics.record(key, 'dead_lettered', { messageId: 'm-1', deadLetterCause: 'retries_exhausted' });
+    metrics.record(key, 'dead_lettered', { messageId: 'm-2', deadLetterCause: 'poison' });
+    metrics.record(key, 'dead_lettered', { messageId: 'm-3', deadLetterCause: 'poison' });
+    // A cause given with another outcome is not a dead letter.
+    metrics.record(key, 'retried', { messageId: 'm-4', deadLetterCause: 'poison' });
+    const snapshot = metrics.snapshot(key);
+    expect(snapshot.counts).toMatchObject({ dead_lettered: 3, retried: 1 });
+    expect(snapshot.deadLettersByCause).toEqual({ retries_exhausted: 1, poison: 2 });
+    expect(metrics.causesOf(key)?.deadLettersByCause).toEqual({ retries_exhausted: 1, poison: 2 });
+  });
+
   it('reports the last hour minute by minute: counts by outcome and latency percentiles', () => {
     let now = 100 * SERIES_BUCKET_MS + 30_000;
     const metrics = new DeliveryMetrics(() => now);

@@ -23,6 +23,13 @@ export const DISCARD_CAUSES: readonly DiscardCause[] = [
   'egress_denied',
 ];
 
+/**
+ * Why a message was dead-lettered: its retry window ran out, or it was poison (its deliveries kept
+ * ending without an outcome, the process delivering it dying or stalling each time).
+ */
+export type DeadLetterCause = 'retries_exhausted' | 'poison';
+export const DEAD_LETTER_CAUSES: readonly DeadLetterCause[] = ['retries_exhausted', 'poison'];
+
 /** Recent discards and values not stored kept per destination, for an operator to see why. */
 const RECENT_KEPT = 20;
 
@@ -34,6 +41,8 @@ export interface OutcomeDetail {
   valuesNotStored?: readonly ValueNotStored[];
   /** Of a discarded message: the guard that refused it, when one did. */
   discardCause?: DiscardCause;
+  /** Of a dead-lettered message: why. */
+  deadLetterCause?: DeadLetterCause;
 }
 
 export interface RecentValueNotStored {
@@ -68,6 +77,8 @@ export interface DestinationMetricsSnapshot {
   lastValuesNotStored: RecentValueNotStored[];
   /** Discards (also counted in `counts.discarded`) by the guard that refused them. */
   discardsByCause: Record<DiscardCause, number>;
+  /** Dead letters (also counted in `counts.dead_lettered`) by why. */
+  deadLettersByCause: Record<DeadLetterCause, number>;
 }
 
 const zeroCounts = <Key extends string>(keys: readonly Key[]) =>
@@ -115,6 +126,7 @@ class DestinationMetrics {
   readonly valuesNotStored = zeroCounts(VALUE_NOT_STORED_CAUSES);
   readonly lastValuesNotStored: RecentValueNotStored[] = [];
   readonly discardsByCause = zeroCounts(DISCARD_CAUSES);
+  readonly deadLettersByCause = zeroCounts(DEAD_LETTER_CAUSES);
 
   /** Outcome counts per minute of the last hour, by the minute's start; older minutes are dropped. */
   private readonly countsByMinute = new Map<number, Record<DeliveryOutcomeKind, number>>();
@@ -228,6 +240,8 @@ export class DeliveryMetrics {
     }
     if (outcome === 'discarded' && detail?.discardCause !== undefined)
       metrics.discardsByCause[detail.discardCause] += 1;
+    if (outcome === 'dead_lettered' && detail?.deadLetterCause !== undefined)
+      metrics.deadLettersByCause[detail.deadLetterCause] += 1;
     if (outcome === 'discarded' && detail?.reason) {
       metrics.lastDiscardReasons.push({
         messageId: detail.messageId ?? '',
@@ -253,6 +267,7 @@ export class DeliveryMetrics {
       valuesNotStored: { ...metrics.valuesNotStored },
       lastValuesNotStored: [...metrics.lastValuesNotStored],
       discardsByCause: { ...metrics.discardsByCause },
+      deadLettersByCause: { ...metrics.deadLettersByCause },
     };
   }
 
@@ -266,11 +281,12 @@ export class DeliveryMetrics {
     return this.byDestination.get(destinationKey)?.counts;
   }
 
-  /** Values not stored and discards by cause, for a Prometheus scrape. */
+  /** Values not stored, discards and dead letters by cause, for a Prometheus scrape. */
   causesOf(destinationKey: string):
     | {
         readonly valuesNotStored: Readonly<Record<ValueNotStoredCause, number>>;
         readonly discardsByCause: Readonly<Record<DiscardCause, number>>;
+        readonly deadLettersByCause: Readonly<Record<DeadLetterCause, number>>;
       }
     | undefined {
     return this.byDestination.get(destinationKey);

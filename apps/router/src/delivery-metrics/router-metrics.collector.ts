@@ -7,6 +7,7 @@ import { destinationConsumerName, destinationKey } from '../destination-consumer
 import {
   DELIVERY_OUTCOMES,
   DeliveryMetrics,
+  DEAD_LETTER_CAUSES,
   DISCARD_CAUSES,
   VALUE_NOT_STORED_CAUSES,
 } from './delivery-metrics';
@@ -89,6 +90,12 @@ export class RouterMetricsCollector {
       "Messages discarded because a destination's guard refused them, since the process started: cause=system_schema, foreign_table (a table Tributary did not create), table_limit, egress_denied (the egress policy refused the target).",
       DISCARD_CAUSES,
       (tallies) => tallies.discardsByCause,
+    );
+    causeCounter(
+      'destination_dead_lettered_total',
+      'Messages a destination dead-lettered, since the process started: cause=retries_exhausted (the retry window ran out), cause=poison (its deliveries kept ending without an outcome: the router delivering it died or stalled each time).',
+      DEAD_LETTER_CAUSES,
+      (tallies) => tallies.deadLettersByCause,
     );
 
     const consumerLag = new Gauge<DestinationLabel | 'state'>({

@@ -4,11 +4,13 @@ import {
   createDeliveryAdapterRegistry,
   DeliveryAdapterRegistry,
   DeliveryOutcome,
+  DestinationSuspension,
   parseEgressPolicy,
   UserDeletionOutcome,
   UserDeletionRequest,
 } from '@tributary/destinations';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { crashNow, crashOnMessageFromEnvironment } from './crash-on-message.fault';
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
 
 /** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
@@ -25,15 +27,23 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
   /** Per adapter that takes several messages per call better than one (see `DeliveryGatherer`). */
   private readonly gatherers = new Map<string, DeliveryGatherer>();
+  /** Tests only: the message whose delivery kills the process (see `crashOnMessageFromEnvironment`). */
+  private readonly crashOnMessage = crashOnMessageFromEnvironment(process.env);
 
   constructor(@Inject(ENVIRONMENT) environment: Environment) {
     this.registry = createDeliveryAdapterRegistry({
       postgres: {
         maxEventTables: environment.POSTGRES_DESTINATION_MAX_TABLES,
         maxColumnsPerTable: environment.POSTGRES_DESTINATION_MAX_COLUMNS,
+        maxPools: environment.POSTGRES_DESTINATION_MAX_POOLS,
       },
       egressPolicy: parseEgressPolicy(environment.TRIBUTARY_EGRESS, environment.TRIBUTARY_EGRESS_ALLOW),
     });
+  }
+
+  /** Why the destination's lane stopped running it, or `undefined` (see `DeliveryAdapterRegistry`). */
+  suspensionOf(sourceId: string, catalogSlug: string): DestinationSuspension | undefined {
+    return this.registry.suspensionOf?.(sourceId, catalogSlug);
   }
 
   /**
@@ -103,6 +113,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     source: { sourceId: string; sourceSlug: string },
     storedJson: Uint8Array | undefined,
   ): Promise<DeliveryOutcome> {
+    if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const adapter = this.registry.deliveryAdapterFor(destinationSlug);
     if (!adapter)
       return Promise.resolve({

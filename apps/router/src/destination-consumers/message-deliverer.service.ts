@@ -1,13 +1,19 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@tributary/auth';
+import { KeyedLock } from '@tributary/concurrency';
 import { catalogSlugOf } from '@tributary/config-domain';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
-import { CatalogDestinationDefinition, findCatalogDestination } from '@tributary/destinations';
-import { Delivery, EVENT_LOG, EventLog, FailedAttempts } from '@tributary/event-log';
+import {
+  CatalogDestinationDefinition,
+  DeliveryOutcome,
+  findCatalogDestination,
+} from '@tributary/destinations';
+import { Delivery, DeliveryAttempt, EVENT_LOG, EventLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import {
   decideDelivery,
+  decidePoison,
   decideSettlement,
   prepareReplayMessage,
   type RoutableDestination,
@@ -16,6 +22,9 @@ import { DeliveryMetrics, DeliveryOutcomeKind, OutcomeDetail } from '../delivery
 import { RecentMessageOutcomes } from '../message-deliveries/recent-message-outcomes';
 import { destinationConsumerName, destinationKey } from './consumer-names';
 import { DestinationDeliveries } from './destination-deliveries.service';
+
+/** The isolation lane's one key. */
+const SUSPECTS = 'suspects';
 
 export interface DeliveryContext {
   consumerName: string;
@@ -63,6 +72,12 @@ export class MessageDeliverer {
    * setting and the routing shape per message.
    */
   private readonly prepared = new WeakMap<object, PreparedDestination>();
+  /**
+   * The isolation lane: suspects' attempts run one at a time in this process, whichever destination
+   * or replay they are for (one key). A suspect waiting here is still a running handler, so the log
+   * is told it is in progress and does not hand it to another replica meanwhile.
+   */
+  private readonly isolation = new KeyedLock();
 
   constructor(
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
@@ -104,14 +119,22 @@ export class MessageDeliverer {
       return;
     }
 
-    const result = await this.deliveries.deliver(
-      prepared.catalogEntry.slug,
-      decision.message,
-      prepared.settings,
-      prepared.source,
-      // Unchanged by routing (no replay, no filter copy): the destination may send the stored bytes.
-      decision.message === payload ? delivery.storedPayload : undefined,
-    );
+    const attempt = () =>
+      this.deliveries.deliver(
+        prepared.catalogEntry.slug,
+        decision.message,
+        prepared.settings,
+        prepared.source,
+        // Unchanged by routing (no replay, no filter copy): the destination may send the stored bytes.
+        decision.message === payload ? delivery.storedPayload : undefined,
+      );
+    // A first delivery goes straight to the destination: the poison rule reads nothing and writes
+    // nothing for it (it is every message's way).
+    const result =
+      delivery.deliveryCount === 1
+        ? await attempt()
+        : await this.attemptAgain(delivery, context, key, attempt);
+    if (result === undefined) return;
     if (result.outcome === 'delivered') {
       const receivedAt = Date.parse(String(payload.receivedAt));
       this.settle(key, context, 'delivered', {
@@ -142,6 +165,7 @@ export class MessageDeliverer {
     const history = await this.eventLog.recordFailedAttempt(context.consumerName, delivery.sequence, {
       at: new Date(),
       outcome: result.reason,
+      deliveryCount: delivery.deliveryCount,
     });
     const settlement = decideSettlement({
       attempt: result,
@@ -164,9 +188,55 @@ export class MessageDeliverer {
       await delivery.nak(settlement.delayMs);
       return;
     }
-    await this.deadLetter(delivery, context, result.reason, history);
-    this.settle(key, context, 'dead_lettered', { messageId: delivery.messageId, reason: result.reason });
+    await this.deadLetter(
+      delivery,
+      context,
+      `retries exhausted after ${history.attempts.length} attempts: ${result.reason}`,
+      history.attempts,
+    );
+    this.settle(key, context, 'dead_lettered', {
+      messageId: delivery.messageId,
+      reason: result.reason,
+      deadLetterCause: 'retries_exhausted',
+    });
     await this.settleInLog(delivery, context, 'dead_lettered', true);
+  }
+
+  /**
+   * A redelivery: the poison rule first (`decidePoison`, from the attempts the log keeps), then the
+   * attempt, recorded as started before the destination is called, so a process that dies or stalls
+   * in it leaves that start unsettled for the next delivery to count. A suspect (an earlier delivery
+   * never settled) waits for its turn in the process's isolation lane before recording its start,
+   * so a crash caused by another suspect is never charged to it. Undefined: the message was
+   * dead-lettered as poison and settled here.
+   */
+  private async attemptAgain(
+    delivery: Delivery,
+    context: DeliveryContext,
+    key: string,
+    attempt: () => Promise<DeliveryOutcome>,
+  ): Promise<DeliveryOutcome | undefined> {
+    const { consumerName } = context;
+    const history = await this.eventLog.readFailedAttempts(consumerName, delivery.sequence);
+    const check = decidePoison({ deliveryCount: delivery.deliveryCount, attempts: history?.attempts ?? [] });
+    if (check.action === 'dead-letter') {
+      await this.deadLetter(delivery, context, check.reason, history?.attempts ?? []);
+      this.settle(key, context, 'dead_lettered', {
+        messageId: delivery.messageId,
+        reason: check.reason,
+        deadLetterCause: 'poison',
+      });
+      await this.settleInLog(delivery, context, 'dead_lettered', true);
+      return undefined;
+    }
+    const startedAttempt = () =>
+      this.eventLog
+        .recordAttemptStarted(consumerName, delivery.sequence, {
+          at: new Date(),
+          deliveryCount: delivery.deliveryCount,
+        })
+        .then(attempt);
+    return check.suspect ? this.isolation.run(SUSPECTS, startedAttempt) : startedAttempt();
   }
 
   /**
@@ -224,7 +294,7 @@ export class MessageDeliverer {
     delivery: Delivery,
     context: DeliveryContext,
     reason: string,
-    history: FailedAttempts,
+    attempts: DeliveryAttempt[],
   ) {
     await this.eventLog.deadLetter({
       consumerName: destinationConsumerName(context.sourceId, context.destinationSlug),
@@ -236,8 +306,8 @@ export class MessageDeliverer {
         publishedAt: delivery.publishedAt,
         payload: delivery.payload,
       },
-      reason: `retries exhausted after ${history.attempts.length} attempts: ${reason}`,
-      attempts: history.attempts,
+      reason,
+      attempts,
     });
     this.logger.warn(`dead-lettered message ${delivery.messageId} for ${context.destinationSlug}: ${reason}`);
   }

@@ -30,11 +30,11 @@ export class MessageDeliveriesController {
     if (ids.length > MAX_MESSAGE_IDS) {
       throw ConfigApiError.invalidArgument(`give at most ${MAX_MESSAGE_IDS} message_id values`);
     }
+    const outcomes = this.outcomes.outcomesOfMessages(source.sourceId, ids);
     return {
       message_deliveries: ids.map((messageId) => ({
         message_id: messageId,
-        destinations: this.outcomes
-          .outcomesOf(source.sourceId, messageId)
+        destinations: (outcomes.get(messageId) ?? [])
           .filter((outcome) => this.readModel.destination(source.sourceId, outcome.destinationSlug))
           .map((outcome) => ({
             destination_name: destinationName({

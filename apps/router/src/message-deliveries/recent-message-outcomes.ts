@@ -21,7 +21,7 @@ export const MAX_REMEMBERED_OUTCOMES = 100_000;
  * Recorded for every message settled, read only when someone looks one up: so a record writes into
  * slots of a ring of columns and makes no object (no key string, entry, array or record per message,
  * which all lived long enough to be promoted and then collected from the old generation), and a lookup
- * walks the ring.
+ * walks the ring, once for all the messages it asks about.
  */
 export class RecentMessageOutcomes {
   private readonly sourceIds: string[];
@@ -70,23 +70,45 @@ export class RecentMessageOutcomes {
 
   /** Per destination, in the order it was first settled, its latest outcome. */
   outcomesOf(sourceId: string, messageId: string): MessageOutcome[] {
-    const latestByDestination = new Map<string, number>();
+    return this.outcomesOfMessages(sourceId, [messageId]).get(messageId) ?? [];
+  }
+
+  /**
+   * `outcomesOf` for several messages of one source, in one walk of the ring whatever their number
+   * (a walk per message made a request for 100 of them 100 walks of the whole ring). Messages with no
+   * outcome remembered are absent from the answer.
+   */
+  outcomesOfMessages(sourceId: string, messageIds: readonly string[]): Map<string, MessageOutcome[]> {
+    const wanted = new Set(messageIds);
+    /** Per message, per destination (in the order first settled), the slot of its latest outcome. */
+    const latest = new Map<string, Map<string, number>>();
     const oldest = this.filled < this.capacity ? 0 : this.nextSlot;
     for (let step = 0; step < this.filled; step += 1) {
       const slot = (oldest + step) % this.capacity;
-      if (this.messageIds[slot] === messageId && this.sourceIds[slot] === sourceId) {
-        latestByDestination.set(this.destinationSlugs[slot]!, slot);
-      }
+      const messageId = this.messageIds[slot]!;
+      if (!wanted.has(messageId) || this.sourceIds[slot] !== sourceId) continue;
+      let byDestination = latest.get(messageId);
+      if (!byDestination) latest.set(messageId, (byDestination = new Map()));
+      byDestination.set(this.destinationSlugs[slot]!, slot);
     }
-    return [...latestByDestination.values()].map((slot) => {
-      const detail = this.details[slot];
-      return {
-        destinationSlug: this.destinationSlugs[slot]!,
-        outcome: DELIVERY_OUTCOMES[this.outcomes[slot]!]!,
-        at: new Date(this.atMs[slot]!).toISOString(),
-        ...(detail === undefined ? {} : { detail }),
-      };
-    });
+    const answer = new Map<string, MessageOutcome[]>();
+    for (const [messageId, byDestination] of latest) {
+      answer.set(
+        messageId,
+        [...byDestination.values()].map((slot) => this.outcomeAt(slot)),
+      );
+    }
+    return answer;
+  }
+
+  private outcomeAt(slot: number): MessageOutcome {
+    const detail = this.details[slot];
+    return {
+      destinationSlug: this.destinationSlugs[slot]!,
+      outcome: DELIVERY_OUTCOMES[this.outcomes[slot]!]!,
+      at: new Date(this.atMs[slot]!).toISOString(),
+      ...(detail === undefined ? {} : { detail }),
+    };
   }
 
   /** Forgets every outcome of these messages of the source (a regulation erased them). */

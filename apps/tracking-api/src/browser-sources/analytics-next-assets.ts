@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** One file of the `@segment/analytics-next` package as served: its bytes, its gzip twin, its tag. */
@@ -28,7 +28,8 @@ const LOADER_FILE = /^analytics(\.min)?\.js$/;
  * §1c): `dist/umd/standalone.js` is what Segment's CDN serves as `analytics.min.js`, and the chunk
  * files are what it serves under `analytics-next/bundles/`. Each file is read once, on first request,
  * and kept in memory (the whole directory is a few megabytes); an upgrade of the package is a
- * redeploy.
+ * redeploy. Only names the directory lists are read or kept: a request for a name the package lacks
+ * leaves nothing behind, so anyone asking for endless made-up names cannot grow the memory.
  */
 @Injectable()
 export class AnalyticsNextAssets {
@@ -38,6 +39,7 @@ export class AnalyticsNextAssets {
     'umd',
   );
   private readonly files = new Map<string, Promise<AnalyticsNextAsset | undefined>>();
+  private listing: Promise<Set<string>> | undefined;
 
   /** `analytics.min.js` (or `analytics.js`): the standalone bundle; undefined for any other name. */
   loader(fileName: string): Promise<AnalyticsNextAsset | undefined> {
@@ -49,13 +51,23 @@ export class AnalyticsNextAssets {
     return BUNDLE_FILE.test(fileName) ? this.file(fileName) : Promise.resolve(undefined);
   }
 
-  private file(fileName: string): Promise<AnalyticsNextAsset | undefined> {
+  private async file(fileName: string): Promise<AnalyticsNextAsset | undefined> {
     let loading = this.files.get(fileName);
     if (!loading) {
-      loading = this.read(fileName);
+      if (!(await this.listedNames()).has(fileName)) return undefined;
+      loading = this.files.get(fileName) ?? this.read(fileName);
       this.files.set(fileName, loading);
     }
     return loading;
+  }
+
+  /** The package directory's file names, listed once: the package is pinned, so it never changes. */
+  private listedNames(): Promise<Set<string>> {
+    this.listing ??= readdir(this.directory).then(
+      (names) => new Set(names),
+      () => new Set<string>(),
+    );
+    return this.listing;
   }
 
   private async read(fileName: string): Promise<AnalyticsNextAsset | undefined> {

@@ -10,9 +10,13 @@ import { presentProjectSettings, trackingApiAddress } from './project-settings.p
 
 /**
  * Short enough that a deleted source or a moved deployment reaches clients soon; long enough that a
- * busy site does not ask on every page view.
+ * busy site does not ask on every page view. Shared caches (a CDN in front) may keep the document
+ * only when `PUBLIC_BASE_URL` names the deployment: otherwise `apiHost` comes from the request's
+ * Host (or a proxy's `X-Forwarded-Host`), which a cache does not key on, so one request naming
+ * another host would send every visitor's events there for a minute.
  */
-const SETTINGS_CACHE_CONTROL = 'public, max-age=60';
+const SHARED_CACHE_CONTROL = 'public, max-age=60';
+const PRIVATE_CACHE_CONTROL = 'private, max-age=60';
 
 /**
  * `GET /v1/projects/{writeKey}/settings`: the document analytics.js fetches from its CDN and the
@@ -42,7 +46,13 @@ export class ProjectSettingsController {
     if (origin !== undefined && !isOriginAllowed(source.allowedOrigins, origin)) {
       throw new TrackingApiError('origin_not_allowed', `the source does not accept events from ${origin}`);
     }
-    reply.header('cache-control', SETTINGS_CACHE_CONTROL);
+    reply.header(
+      'cache-control',
+      this.environment.PUBLIC_BASE_URL === undefined ? PRIVATE_CACHE_CONTROL : SHARED_CACHE_CONTROL,
+    );
+    // The answer to a request with Origin carries Access-Control-Allow-Origin and one without does
+    // not: a cache must not hand the second to a page (which then cannot read it).
+    if (origin === undefined) reply.header('vary', 'Origin');
     return presentProjectSettings(
       writeKey,
       trackingApiAddress(this.environment.PUBLIC_BASE_URL, {

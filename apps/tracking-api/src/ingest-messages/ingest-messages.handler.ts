@@ -112,7 +112,9 @@ export class IngestMessagesHandler {
       : normalized.accepted;
     if (accepted.length > 0) {
       // Tracking-plan enforcement sits between validation and the append (docs/protocols.md R1).
-      const enforcement = this.protocols.enforcementFor(source);
+      const found = this.protocols.enforcementFor(source);
+      // Awaited only while the source's plan is first compiled; otherwise no extra turn per request.
+      const enforcement = found instanceof Promise ? await found : found;
       const judged = enforcement
         ? this.protocols.judge(
             enforcement,

@@ -12,10 +12,16 @@ import {
 } from '@tributary/auth';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
-import { Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
+import { addressRateKey, Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
 
 /** Token requests per second per OAuth client, counted once its assertion is verified, before its jti is stored. */
 export const TOKEN_RATE_LIMITER = Symbol('TokenRateLimiter');
+/**
+ * Assertions accepted per workspace while their replay records may still hold a place in the shared
+ * store (`OAUTH_ASSERTIONS_PER_WORKSPACE`): one tenant's many clients together cannot fill the store
+ * and so refuse every other workspace's clients.
+ */
+export const TOKEN_WORKSPACE_RATE_LIMITER = Symbol('TokenWorkspaceRateLimiter');
 /** Token requests per second per caller address, counted before anything is verified. */
 export const TOKEN_ADDRESS_RATE_LIMITER = Symbol('TokenAddressRateLimiter');
 
@@ -57,6 +63,7 @@ export class OAuthTokenHandler {
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     @Inject(TOKEN_RATE_LIMITER) private readonly clientRateLimiter: RateLimiter,
     @Inject(TOKEN_ADDRESS_RATE_LIMITER) private readonly addressRateLimiter: RateLimiter,
+    @Inject(TOKEN_WORKSPACE_RATE_LIMITER) private readonly workspaceRateLimiter: RateLimiter,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     secretBox: SecretBox,
   ) {
@@ -97,7 +104,7 @@ export class OAuthTokenHandler {
 
     // Before any signature is checked, only the caller's address is known: a flood of junk
     // assertions is throttled there, and cannot throttle a real client whose id it names.
-    this.throttle(this.addressRateLimiter, `address:${request.callerAddress}`);
+    this.throttle(this.addressRateLimiter, `address:${addressRateKey(request.callerAddress)}`);
     const { subject } = peekClientAssertion(assertion);
     const application = subject ? this.readModel.oauthApplicationByClientId(subject) : undefined;
     if (!application)
@@ -111,6 +118,7 @@ export class OAuthTokenHandler {
     // Counted before its jti is stored: a client's flood of fresh assertions is stopped by its rate,
     // and cannot fill the shared replay store beyond what that rate lets through.
     this.throttle(this.clientRateLimiter, `client:${application.clientId}`);
+    this.throttle(this.workspaceRateLimiter, `workspace:${application.workspaceSlug}`);
     await this.useOnce(verified);
     const accessToken = await issueAccessToken(
       {

@@ -34,6 +34,7 @@ export interface JudgedBatch {
 interface Reported {
   original: TrackingMessage;
   violations: readonly Violation[];
+  violationsTruncated: number;
   omitted: number;
   omittedOnViolation: number;
   /** Index of the stored message in `toPublish`. */
@@ -46,6 +47,7 @@ interface Blocked {
   original: TrackingMessage;
   reason: BlockedReason;
   violations: readonly Violation[];
+  violationsTruncated: number;
   /** What became of its forwards, counted in the metrics once the message is known first-seen. */
   blockedForward: ForwardOutcome;
   violationForwards: ForwardOutcome;
@@ -66,8 +68,11 @@ export class ProtocolsEnforcement {
     private readonly metrics: ProtocolsMetrics,
   ) {}
 
-  /** Null when the source has no plan (R0): the caller stores the messages as they are. */
-  enforcementFor(source: SourceRecord): SourceEnforcement | null {
+  /**
+   * Null when the source has no plan (R0): the caller stores the messages as they are. A promise
+   * only while the source's plan has no compiled version yet.
+   */
+  enforcementFor(source: SourceRecord): SourceEnforcement | null | Promise<SourceEnforcement | null> {
     return this.registry.enforcementFor(source);
   }
 
@@ -90,6 +95,7 @@ export class ProtocolsEnforcement {
           original,
           reason: verdict.reason,
           violations: verdict.violations,
+          violationsTruncated: verdict.violationsTruncated ?? 0,
           blockedForward: 'off',
           violationForwards: 'off',
         });
@@ -99,6 +105,7 @@ export class ProtocolsEnforcement {
         (reported ??= []).push({
           original,
           violations: verdict.violations,
+          violationsTruncated: verdict.violationsTruncated ?? 0,
           omitted: verdict.omitted.length,
           omittedOnViolation: verdict.omittedOnViolation.length,
           position: toPublish.length,
@@ -144,11 +151,16 @@ export class ProtocolsEnforcement {
     for (const message of firstSeen) {
       if (message.violations.length === 0) continue;
       if (violationTarget === null) {
-        this.metrics.recordForwards(sourceId, 'violation', 'dropped', message.violations.length);
+        this.metrics.recordForwards(sourceId, 'violation', 'dropped', 1);
         continue;
       }
       if (violationTarget === undefined) continue;
-      for (const payload of violationForwards(message.original, message.violations, origin)) {
+      for (const payload of violationForwards(
+        message.original,
+        message.violations,
+        origin,
+        message.violationsTruncated,
+      )) {
         forwards.push({
           workspaceId,
           sourceId: violationTarget.sourceId,
@@ -166,19 +178,28 @@ export class ProtocolsEnforcement {
       ...blocked.map((message) => ({
         message: message.original,
         violations: message.violations,
+        violationsTruncated: message.violationsTruncated,
         reason: message.reason as BlockedReason | undefined,
       })),
       ...firstSeen
         .filter((message) => message.violations.length > 0)
-        .map((message) => ({ message: message.original, violations: message.violations, reason: undefined })),
+        .map((message) => ({
+          message: message.original,
+          violations: message.violations,
+          violationsTruncated: message.violationsTruncated,
+          reason: undefined,
+        })),
     ];
     if (toRecord.length > 0) {
       const recorded = await this.eventLog.recordProtocolsOutcomes(
-        toRecord.map(({ message, violations, reason }) => ({
+        toRecord.map(({ message, violations, violationsTruncated, reason }) => ({
           workspaceId,
           sourceId,
           messageId: message.messageId,
-          outcome: outcomeFor(message, violations, reason) as unknown as Record<string, unknown>,
+          outcome: outcomeFor(message, violations, reason, violationsTruncated) as unknown as Record<
+            string,
+            unknown
+          >,
         })),
       );
       recorded.forEach((result, index) => {
@@ -190,7 +211,7 @@ export class ProtocolsEnforcement {
         const blockedMessage = index < blocked.length ? blocked[index] : undefined;
         if (blockedMessage) {
           this.countForwards(sourceId, 'blocked', blockedMessage.blockedForward, 1);
-          this.countForwards(sourceId, 'violation', blockedMessage.violationForwards, violations.length);
+          this.countForwards(sourceId, 'violation', blockedMessage.violationForwards, 1);
         }
       });
     }
@@ -217,7 +238,13 @@ export class ProtocolsEnforcement {
         workspaceId,
         sourceId: blockedTarget.sourceId,
         messageId: message.original.messageId,
-        payload: blockedForward(message.original, sourceId, message.reason, message.violations),
+        payload: blockedForward(
+          message.original,
+          sourceId,
+          message.reason,
+          message.violations,
+          message.violationsTruncated,
+        ),
       });
     } else if (blockedTarget === null) {
       message.blockedForward = 'dropped';
@@ -228,7 +255,12 @@ export class ProtocolsEnforcement {
         enforcement.settings.forwarding_violations_to,
       );
       if (violationTarget) {
-        for (const payload of violationForwards(message.original, message.violations, origin)) {
+        for (const payload of violationForwards(
+          message.original,
+          message.violations,
+          origin,
+          message.violationsTruncated,
+        )) {
           forwards.push({
             workspaceId,
             sourceId: violationTarget.sourceId,

@@ -110,6 +110,14 @@ export interface DeliveryMetricsResource {
   counts: Record<DeliveryOutcome, number>;
   latency_ms: Record<string, { p50: number | null; p95: number | null; samples: number }>;
   recent_discards: { message_id: string; reason: string; time: string }[];
+  /**
+   * Set while the destination's lane has stopped running it (Actions destinations whose deliveries
+   * kept running past the lane's time or heap budget): its messages are retried without running until
+   * its settings change.
+   */
+  suspension?: { status: 'suspended'; reason: string; since: string } | null;
+  /** Dead letters (also in `counts.dead_lettered`) by why: the retry window ran out, or poison. */
+  dead_letters_by_cause?: { retries_exhausted: number; poison: number };
   last_hour: {
     bucket_seconds: number;
     buckets: {

@@ -276,6 +276,11 @@ describe('catalog destinations: entries', () => {
     expect(setting('actions-mixpanel', 'projectToken')).toMatchObject({ type: 'string', required: true });
     expect(setting('actions-mixpanel', 'apiSecret')).toMatchObject({ type: 'password', required: true });
     expect(setting('actions-google-analytics-4', 'apiSecret')).toMatchObject({ type: 'password' });
+    // Credentials a destination declares as plain strings, or as strings of format password.
+    expect(setting('actions-absmartly', 'apiKey')).toMatchObject({ type: 'password' });
+    expect(setting('actions-avo-v2', 'apiKey')).toMatchObject({ type: 'password' });
+    expect(setting('inleads-ai', 'apiKey')).toMatchObject({ type: 'password' });
+    expect(setting('actions-ambee', 'segmentWriteKey')).toMatchObject({ type: 'password' });
     const subscriptions = setting('actions-amplitude', 'subscriptions');
     expect(subscriptions.type).toBe('mixed');
     expect(subscriptions.defaultValue).toEqual(findActionsDestination('actions-amplitude')!.presets);

@@ -141,6 +141,19 @@ export interface DeliveryAdapterRegistry {
   deliveryAdapterFor(slug: string): DeliveryAdapter | undefined;
   /** Closes every adapter created so far. */
   close(): Promise<void>;
+  /**
+   * Why the destination of `slug` on `sourceId` is not being run (its lane suspended it after repeated
+   * overruns), or `undefined`.
+   */
+  suspensionOf?(sourceId: string, slug: string): DestinationSuspension | undefined;
+}
+
+/** A destination its lane stopped running: its deliveries are retried without running. */
+export interface DestinationSuspension {
+  readonly status: 'suspended';
+  readonly reason: string;
+  /** ISO time. */
+  readonly since: string;
 }
 
 export const delivered = (valuesNotStored: readonly ValueNotStored[] = []): DeliveredOutcome =>

@@ -9,10 +9,10 @@ import type { DeliveryAdapter, DeliveryAdapterRegistry } from './delivery-adapte
 import { PostgresDeliveryAdapter, type PostgresAdapterOptions } from './adapters/postgres/postgres.adapter';
 import { WebhooksDeliveryAdapter, type WebhooksAdapterOptions } from './adapters/webhooks/webhooks.adapter';
 import {
-  SegmentActionsDeliveryAdapter,
-  SegmentActionsRuntime,
-  type SegmentActionsRuntimeOptions,
-} from './adapters/segment-actions/segment-actions.adapter';
+  ActionsLane,
+  type ActionsLaneOptions,
+  type ActionsSuspension,
+} from './adapters/segment-actions/actions-lane';
 import { findActionsDestination } from '../catalog/actions/actions-catalog.entries';
 import { EgressGuard } from './egress/egress-guard';
 import { OPEN_EGRESS_POLICY, type EgressPolicy } from './egress/egress-policy';
@@ -24,8 +24,8 @@ export interface DeliveryAdapterRegistryOptions {
   egressGuard?: EgressGuard;
   webhooks?: Omit<WebhooksAdapterOptions, 'egressGuard'>;
   postgres?: Omit<PostgresAdapterOptions, 'egressGuard'>;
-  /** Segment Actions destinations (every `actions-*` catalog entry). */
-  segmentActions?: Omit<SegmentActionsRuntimeOptions, 'egressGuard'>;
+  /** Segment Actions destinations (every `actions-*` catalog entry), run in the Actions lane. */
+  segmentActions?: Omit<ActionsLaneOptions, 'egressGuard'>;
 }
 
 type AdapterFactory = (options: DeliveryAdapterRegistryOptions, egressGuard: EgressGuard) => DeliveryAdapter;
@@ -47,13 +47,14 @@ export function createDeliveryAdapterRegistry(
 ): DeliveryAdapterRegistry {
   const created = new Map<string, DeliveryAdapter>();
   const egressGuard = options.egressGuard ?? new EgressGuard(options.egressPolicy ?? OPEN_EGRESS_POLICY);
-  // Shared by every Actions adapter, made with the first: its agents go through the same guard.
-  let actionsRuntime: SegmentActionsRuntime | undefined;
+  // Shared by every Actions adapter, made with the first: its workers' guards keep the same policy and
+  // resolve through this one.
+  let actionsLane: ActionsLane | undefined;
   const createAdapter = (slug: string): DeliveryAdapter => {
     const actions = findActionsDestination(slug);
     if (actions) {
-      actionsRuntime ??= new SegmentActionsRuntime({ ...options.segmentActions, egressGuard });
-      return new SegmentActionsDeliveryAdapter(actions, actionsRuntime);
+      actionsLane ??= new ActionsLane({ ...options.segmentActions, egressGuard });
+      return actionsLane.deliveryAdapter(actions);
     }
     return adapterFactories[slug]!(options, egressGuard);
   };
@@ -71,8 +72,11 @@ export function createDeliveryAdapterRegistry(
       const adapters = [...created.values()];
       created.clear();
       await Promise.allSettled(adapters.map((adapter) => adapter.close()));
-      actionsRuntime?.close();
-      actionsRuntime = undefined;
+      await actionsLane?.close();
+      actionsLane = undefined;
+    },
+    suspensionOf(sourceId: string, slug: string): ActionsSuspension | undefined {
+      return actionsLane?.suspensionOf(sourceId, slug);
     },
   };
 }

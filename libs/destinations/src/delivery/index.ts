@@ -65,6 +65,14 @@ export {
 } from './adapters/segment-actions/segment-actions.adapter';
 export { createEgressAgents, type EgressAgents } from './egress/egress-agents';
 export {
+  ActionsLane,
+  ACTIONS_LANE_HEAP_MB,
+  ACTIONS_WATCHDOG_GRACE_MS,
+  MAX_ACTIONS_OVERRUNS,
+  type ActionsLaneOptions,
+} from './adapters/segment-actions/actions-lane';
+export { MAX_ACTIONS_RESPONSE_BYTES } from './adapters/segment-actions/actions-error.classifier';
+export {
   ActionsAuthenticationTester,
   type AuthenticationTestResult,
 } from './adapters/segment-actions/actions-authentication.tester';

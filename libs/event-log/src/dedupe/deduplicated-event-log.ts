@@ -10,6 +10,7 @@ import {
   type ErasedMessages,
   type EventLog,
   type FailedAttempts,
+  type StartedAttempt,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
@@ -339,6 +340,14 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     return this.inner.recordFailedAttempt(consumerName, sequence, attempt);
   }
 
+  recordAttemptStarted(
+    consumerName: string,
+    sequence: number,
+    started: StartedAttempt,
+  ): Promise<FailedAttempts> {
+    return this.inner.recordAttemptStarted(consumerName, sequence, started);
+  }
+
   readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
     return this.inner.readFailedAttempts(consumerName, sequence);
   }
@@ -356,8 +365,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     return this.inner.recordProtocolsOutcomes(outcomes);
   }
 
-  readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
-    return this.inner.readProtocolsOutcomes(sourceId, since);
+  readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]> {
+    return this.inner.readProtocolsOutcomes(sourceId, since, limit);
   }
 
   async close(): Promise<void> {

@@ -56,6 +56,26 @@ export interface HttpApplicationOptions {
    * `request.ip`, `request.protocol` and `request.hostname`. Default false: the TCP peer's.
    */
   trustProxy?: boolean | number | string[];
+  /**
+   * Config API bodies longer than this many bytes are not parsed at all: they are recorded as too
+   * large for the route's guard to answer 400, after authentication. Default: the 4 MiB every request
+   * may have.
+   */
+  maxJsonBodyBytes?: number;
+}
+
+/**
+ * Config API routes whose bodies may be larger than `maxJsonBodyBytes` (their guard's limit is set by
+ * `AcceptsBodiesUpTo`): a regulation's create, up to 6 MiB of subject ids.
+ */
+const LARGER_BODY_PATH = /\/regulations?(?:\?|$)/;
+
+/** A request id a caller may choose: at most 128 letters, digits and `._:/@+=-`. */
+const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:/@+=-]{1,128}$/;
+
+/** The caller's X-Request-Id when it is an acceptable id (one header, plain and short), else undefined. */
+export function acceptableRequestId(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && ACCEPTABLE_REQUEST_ID.test(header) ? header : undefined;
 }
 
 /**
@@ -80,11 +100,15 @@ export async function createHttpApplication(
   const edge = new HttpEdge(apis, { requestTimeoutMs }, (record) => recordRefusal(record));
   const adapter = new FastifyAdapter({
     rewriteUrl: (request: { url?: string }) => normalizeRequestUrl(request.url),
-    requestIdHeader: 'x-request-id',
+    // A caller's (or its proxy's) X-Request-Id is kept when it is a plain short id, so that a request
+    // can be followed through; anything else gets an id of ours, since the id goes into logs and the
+    // audit trail.
+    requestIdHeader: false,
     // Every client address (rate limits, OAuth throttling, a browser event's context.ip) is
     // `request.ip`; believing X-Forwarded-For from anyone would let a caller pick its own.
     trustProxy: options.trustProxy ?? false,
-    genReqId: () => randomUUID(),
+    genReqId: (request: { headers: Record<string, string | string[] | undefined> }) =>
+      acceptableRequestId(request.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: MAX_REQUEST_BYTES,
     logger: false,
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
@@ -157,11 +181,19 @@ export async function createHttpApplication(
     reply.send(body);
   });
   fastify.removeAllContentTypeParsers();
+  const maxJsonBodyBytes = options.maxJsonBodyBytes ?? MAX_REQUEST_BYTES;
   fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     if (isPublicApiPath(request.url)) {
       return done(null, parsePublicApiBody(request as RequestWithBodyError, body as Buffer));
     }
     if (!request.url.startsWith('/v1beta')) return done(null, body);
+    // Parsing comes before authentication: a body no route would take is not parsed for anyone.
+    const readable = LARGER_BODY_PATH.test(request.url) ? MAX_REQUEST_BYTES : maxJsonBodyBytes;
+    if ((body as Buffer).length > readable) {
+      (request as RequestWithBodyError).bodyParseError =
+        `the request body is ${(body as Buffer).length} bytes; at most ${readable} are read`;
+      return done(null, undefined);
+    }
     done(null, parseLenientJson(request as RequestWithBodyError, body as Buffer));
   });
   fastify.addHook('onSend', async (request, reply) => {

@@ -140,6 +140,15 @@ describe('createHttpApplication logging', () => {
       });
       const generatedId = generated.headers.get('x-request-id');
       expect(generatedId).toMatch(/^[0-9a-f-]{36}$/);
+      // An id too long, or with characters that do not belong in an id, is replaced by one of ours:
+      // the id goes into every log line and the audit trail.
+      for (const chosen of ['x'.repeat(129), 'id with spaces', 'id"},{"forged":"line', '<script>']) {
+        const answered = await fetch(`${baseUrl}/probe/secret`, { headers: { 'x-request-id': chosen } });
+        expect({ chosen, id: answered.headers.get('x-request-id') }).toEqual({
+          chosen,
+          id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        });
+      }
       // Probes are not logged (this module has no health route: a 404, still not logged).
       expect((await fetch(`${baseUrl}/health/live`)).status).toBe(404);
       expect((await fetch(`${baseUrl}/no-such-path`)).status).toBe(404);

@@ -9,7 +9,10 @@ export interface ProtocolsOutcome {
   /** `event` of a track, `name` of a page or screen, `""` otherwise. */
   eventName: string;
   blockedReason?: BlockedReason;
+  /** At most `MAX_VIOLATIONS_PER_MESSAGE`. */
   violations: Violation[];
+  /** How many more the message had; absent when none. */
+  violationsTruncated?: number;
   /** The message as it came in, for the samples. */
   sample: TrackingMessage;
 }
@@ -24,6 +27,16 @@ export type ViolationWindow = keyof typeof VIOLATION_WINDOWS;
 
 /** Sample payloads kept per counted violation. */
 export const SAMPLES_PER_VIOLATION = 3;
+
+/**
+ * Most outcomes a summary reads: the newest of the window. A source sent thousands of violating
+ * messages a minute would otherwise load a week of them (each up to 100 violations and a 32 KB
+ * sample) into the Config API's memory for one request.
+ */
+export const MAX_OUTCOMES_SUMMARIZED = 1_000;
+
+/** Most counted rows a summary answers (the most counted); each row carries up to three samples. */
+export const MAX_SUMMARY_ROWS = 200;
 
 export interface ViolationCount {
   message_type: string;
@@ -44,18 +57,24 @@ export interface ViolationSummary {
   blocked: Record<BlockedReason, number>;
   total_violations: number;
   total_blocked: number;
+  /** Outcomes counted: the newest `MAX_OUTCOMES_SUMMARIZED` of the window at most. */
+  outcomes_counted: number;
+  /** True when the window held more outcomes than were read, or more rows than are listed. */
+  truncated: boolean;
 }
 
 export function outcomeFor(
   message: TrackingMessage,
   violations: readonly Violation[],
   blockedReason: BlockedReason | undefined,
+  violationsTruncated = 0,
 ): ProtocolsOutcome {
   return {
     messageType: message.type,
     eventName: eventNameOf(message),
     ...(blockedReason ? { blockedReason } : {}),
     violations: [...violations],
+    ...(violationsTruncated > 0 ? { violationsTruncated } : {}),
     sample: message,
   };
 }
@@ -68,11 +87,15 @@ export function eventNameOf(message: TrackingMessage): string {
   return '';
 }
 
-/** Counts per (message type, event, violation type, field, description), the most counted first. */
+/**
+ * Counts per (message type, event, violation type, field, description), the most counted first.
+ * `readAll` is false when the read stopped at `MAX_OUTCOMES_SUMMARIZED`.
+ */
 export function summarizeViolations(
   recorded: Iterable<RecordedOutcome>,
   window: ViolationWindow,
   now: Date,
+  readAll = true,
 ): ViolationSummary {
   const since = new Date(now.getTime() - VIOLATION_WINDOWS[window]);
   const counts = new Map<string, ViolationCount>();
@@ -84,8 +107,11 @@ export function summarizeViolations(
   };
   let totalViolations = 0;
   let totalBlocked = 0;
+  let outcomesCounted = 0;
   for (const { outcome, recordedAt } of recorded) {
     if (recordedAt < since) continue;
+    outcomesCounted += 1;
+    totalViolations += Number.isInteger(outcome.violationsTruncated) ? outcome.violationsTruncated! : 0;
     if (outcome.blockedReason && outcome.blockedReason in blocked) {
       blocked[outcome.blockedReason] += 1;
       totalBlocked += 1;
@@ -128,9 +154,11 @@ export function summarizeViolations(
   return {
     window,
     since: since.toISOString(),
-    violations,
+    violations: violations.slice(0, MAX_SUMMARY_ROWS),
     blocked,
     total_violations: totalViolations,
     total_blocked: totalBlocked,
+    outcomes_counted: outcomesCounted,
+    truncated: !readAll || violations.length > MAX_SUMMARY_ROWS,
   };
 }

@@ -34,7 +34,7 @@ describe('blockedForward (R11)', () => {
 });
 
 describe('violationForwards (R12)', () => {
-  it('makes one Violation Generated track per violation with the exact payload', () => {
+  it('makes one Violation Generated track per message, listing its violations, with the exact payload', () => {
     const message = normalized({
       messageId: 'client-id-1',
       event: 'Order Completed',
@@ -51,7 +51,7 @@ describe('violationForwards (R12)', () => {
       description: 'Invalid type. Expected: integer, given: string',
     };
     const forwards = violationForwards(message, [violation, second], origin);
-    expect(forwards).toHaveLength(2);
+    expect(forwards).toHaveLength(1);
     expect(forwards[0]).toEqual({
       type: 'track',
       event: 'Violation Generated',
@@ -80,10 +80,16 @@ describe('violationForwards (R12)', () => {
         violationType: 'Required',
         violationField: 'properties.a',
         violationDescription: 'properties.a is required',
+        violations: [violation, second],
+        violationCount: 2,
       },
     });
-    expect(forwards[1].properties).toMatchObject({ violationType: 'Invalid Type', violationField: 'userId' });
-    expect(forwards[1].messageId).not.toBe(forwards[0].messageId);
+    expect(violationForwards(message, [], origin)).toEqual([]);
+  });
+
+  it('counts the violations a truncated list leaves out', () => {
+    const [forward] = violationForwards(normalized({}), [violation], origin, 4_900);
+    expect(forward.properties).toMatchObject({ violations: [violation], violationCount: 4_901 });
   });
 
   it('uses null app, empty strings and the zero time for what the message does not have', () => {

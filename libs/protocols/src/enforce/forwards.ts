@@ -25,6 +25,7 @@ export function blockedForward(
   sourceId: string,
   reason: BlockedReason,
   violations: readonly Violation[],
+  violationsTruncated = 0,
 ): TrackingMessage {
   const context = isObject(original.context) ? original.context : {};
   return {
@@ -32,18 +33,31 @@ export function blockedForward(
     forwardedFromProject: sourceId,
     context: {
       ...context,
-      // Exactly these three (R11): the forwarded copy reports where it came from and why, nothing else.
-      protocols: { sourceId, violations, blocked_reason: reason },
+      // The forwarded copy reports where it came from and why, nothing else (R11).
+      protocols: {
+        sourceId,
+        violations,
+        ...(violationsTruncated > 0 ? { violations_truncated: violationsTruncated } : {}),
+        blocked_reason: reason,
+      },
     },
   };
 }
 
-/** R12: one `Violation Generated` track per violation, for `forwarding_violations_to`. */
+/**
+ * R12: the `Violation Generated` track for `forwarding_violations_to`: one per message with
+ * violations, whatever their number, so a message costs the violations source one append. Its
+ * `violationType`, `violationField` and `violationDescription` are the first violation's, as in
+ * Segment's one-per-violation tracks; `violations` lists them all (at most
+ * `MAX_VIOLATIONS_PER_MESSAGE`) and `violationCount` says how many there were.
+ */
 export function violationForwards(
   message: TrackingMessage,
   violations: readonly Violation[],
   origin: ForwardingOrigin,
+  violationsTruncated = 0,
 ): TrackingMessage[] {
+  if (violations.length === 0) return [];
   const context = isObject(message.context) ? message.context : {};
   const app = isObject(context.app) ? context.app : null;
   const eventName =
@@ -54,38 +68,43 @@ export function violationForwards(
           ? message.name
           : ''
         : '';
-  return violations.map((violation, index) => ({
-    type: 'track',
-    event: 'Violation Generated',
-    userId: 'schema-violations',
-    messageId: violationMessageId(origin.source.id, message.messageId, index),
-    integrations: {},
-    context: { app: context.app ?? null, library: context.library },
-    forwardedFromProject: origin.source.id,
-    timestamp: origin.now,
-    receivedAt: origin.now,
-    properties: {
-      appVersion: app && typeof app.version === 'string' ? app.version : '',
-      eventMessageID: message.messageId,
-      eventName,
-      eventSentAt: typeof message.sentAt === 'string' ? message.sentAt : ZERO_TIME,
-      eventTimestamp: typeof message.originalTimestamp === 'string' ? message.originalTimestamp : ZERO_TIME,
-      eventType: message.type,
-      sourceID: origin.source.id,
-      sourceName: origin.source.name,
-      sourceSlug: origin.source.slug,
-      trackingPlanID: origin.plan.id,
-      trackingPlanName: origin.plan.name,
-      violationType: violation.type,
-      violationField: violation.field,
-      violationDescription: violation.description,
+  const [first] = violations;
+  return [
+    {
+      type: 'track',
+      event: 'Violation Generated',
+      userId: 'schema-violations',
+      messageId: violationMessageId(origin.source.id, message.messageId, 0),
+      integrations: {},
+      context: { app: context.app ?? null, library: context.library },
+      forwardedFromProject: origin.source.id,
+      timestamp: origin.now,
+      receivedAt: origin.now,
+      properties: {
+        appVersion: app && typeof app.version === 'string' ? app.version : '',
+        eventMessageID: message.messageId,
+        eventName,
+        eventSentAt: typeof message.sentAt === 'string' ? message.sentAt : ZERO_TIME,
+        eventTimestamp: typeof message.originalTimestamp === 'string' ? message.originalTimestamp : ZERO_TIME,
+        eventType: message.type,
+        sourceID: origin.source.id,
+        sourceName: origin.source.name,
+        sourceSlug: origin.source.slug,
+        trackingPlanID: origin.plan.id,
+        trackingPlanName: origin.plan.name,
+        violationType: first.type,
+        violationField: first.field,
+        violationDescription: first.description,
+        violations: violations.map(({ type, field, description }) => ({ type, field, description })),
+        violationCount: violations.length + violationsTruncated,
+      },
     },
-  }));
+  ];
 }
 
 /**
- * `sch-` and 27 base62 characters derived from (source, message, violation index): the same
- * violation of the same message always gets the same id, so the log's dedupe drops a re-forward.
+ * `sch-` and 27 base62 characters derived from (source, message, index): the same message always
+ * gets the same id for its violations track (index 0), so the log's dedupe drops a re-forward.
  */
 export function violationMessageId(sourceId: string, messageId: string, index: number): string {
   const digest = createHash('sha256').update(`${sourceId}\u0000${messageId}\u0000${index}`).digest();

@@ -16,8 +16,23 @@ const ALLOWED_UNCHANGED: Verdict = Object.freeze({
   violations: NO_VIOLATIONS,
 });
 
+/**
+ * Most violations reported for one message. A message of 32 KB can break a schema thousands of
+ * times (an array of 16,000 items of the wrong type); every reported violation is stored in the
+ * message, in its outcome and in its forward, so past this many only their number is kept
+ * (`violations_truncated`). Omission still follows every violation.
+ */
+export const MAX_VIOLATIONS_PER_MESSAGE = 100;
+
 /** The keys of `context.protocols` Protocols writes; a client's values for them are overwritten. */
-const REPORT_KEYS = ['sourceId', 'omitted', 'omitted_on_violation', 'violations', 'blocked_reason'];
+const REPORT_KEYS = [
+  'sourceId',
+  'omitted',
+  'omitted_on_violation',
+  'violations',
+  'violations_truncated',
+  'blocked_reason',
+];
 
 type Container = 'properties' | 'traits';
 
@@ -125,11 +140,12 @@ export function judgeMessage(
   }
 
   if (violations.length === 0 && !omitted && !omittedOnViolation) return ALLOWED_UNCHANGED;
+  const report = reported(violations);
   return {
     kind: 'allow',
     changed: true,
-    message: annotate(message, sourceId, container, values, violations, omitted, omittedOnViolation),
-    violations,
+    message: annotate(message, sourceId, container, values, report, omitted, omittedOnViolation),
+    ...report,
     omitted: omitted ?? [],
     omittedOnViolation: omittedOnViolation ?? [],
   };
@@ -138,7 +154,19 @@ export function judgeMessage(
 const EMPTY_RULE: CompiledRule = { check: null, declaredKeys: new Set(), declaredPatterns: [], key: '' };
 
 function block(reason: BlockedReason, violations: readonly Violation[]): Verdict {
-  return { kind: 'block', reason, violations };
+  return { kind: 'block', reason, ...reported(violations) };
+}
+
+/** The violations to report: the first `MAX_VIOLATIONS_PER_MESSAGE`, and how many more there were. */
+function reported(violations: readonly Violation[]): {
+  violations: readonly Violation[];
+  violationsTruncated?: number;
+} {
+  if (violations.length <= MAX_VIOLATIONS_PER_MESSAGE) return { violations };
+  return {
+    violations: violations.slice(0, MAX_VIOLATIONS_PER_MESSAGE),
+    violationsTruncated: violations.length - MAX_VIOLATIONS_PER_MESSAGE,
+  };
 }
 
 /** R2: exact name; the version the client asks for in `context.protocols.event_version`, else the lowest. */
@@ -191,6 +219,7 @@ function validate(rule: CompiledRule, message: unknown): readonly Violation[] {
  * R7, R8: the top-level keys of `container` that violations name (`properties.<k>` or deeper), to
  * omit. A missing required key removes nothing, and neither does a violation elsewhere (`context.*`,
  * `userId`, `(root)`). Keys may hold dots, so the longest key present that the field starts with wins.
+ * Linear in violations and keys: a message can hold thousands of each.
  */
 function keysNamedBy(
   violations: readonly Violation[],
@@ -201,18 +230,25 @@ function keysNamedBy(
 ): string[] | undefined {
   if (!isObject(values)) return already;
   const prefix = `${container}.`;
+  const skipped = new Set([...(omitted ?? []), ...(already ?? [])]);
   let result = already;
   for (const violation of violations) {
     if (violation.type === 'Required' || !violation.field.startsWith(prefix)) continue;
-    const path = violation.field.slice(prefix.length);
-    let named: string | undefined;
-    for (const key of Object.keys(values)) {
-      if ((path === key || path.startsWith(`${key}.`)) && (!named || key.length > named.length)) named = key;
-    }
-    if (named === undefined || omitted?.includes(named) || result?.includes(named)) continue;
+    const named = longestKeyOf(values, violation.field.slice(prefix.length));
+    if (named === undefined || skipped.has(named)) continue;
+    skipped.add(named);
     (result ??= []).push(named);
   }
   return result;
+}
+
+/** The longest own key of `values` that is `path` or a dot-ended start of it. */
+function longestKeyOf(values: Record<string, unknown>, path: string): string | undefined {
+  for (let end = path.length; end > 0; end = path.lastIndexOf('.', end - 1)) {
+    const key = path.slice(0, end);
+    if (Object.hasOwn(values, key)) return key;
+  }
+  return undefined;
 }
 
 function withContainer(
@@ -222,9 +258,10 @@ function withContainer(
   omitted: readonly string[] | undefined,
   omittedOnViolation: readonly string[] | undefined,
 ): TrackingMessage {
+  const removed = new Set([...(omitted ?? []), ...(omittedOnViolation ?? [])]);
   const kept: Record<string, unknown> = {};
   for (const key of Object.keys(values)) {
-    if (!omitted?.includes(key) && !omittedOnViolation?.includes(key)) kept[key] = values[key];
+    if (!removed.has(key)) kept[key] = values[key];
   }
   return { ...message, [container]: kept };
 }
@@ -235,7 +272,7 @@ function annotate(
   sourceId: string,
   container: Container | undefined,
   values: unknown,
-  violations: readonly Violation[],
+  report: { violations: readonly Violation[]; violationsTruncated?: number },
   omitted: string[] | undefined,
   omittedOnViolation: string[] | undefined,
 ): TrackingMessage {
@@ -248,7 +285,8 @@ function annotate(
   protocols.sourceId = sourceId;
   if (omitted) protocols.omitted = omitted;
   if (omittedOnViolation) protocols.omitted_on_violation = omittedOnViolation;
-  if (violations.length > 0) protocols.violations = violations;
+  if (report.violations.length > 0) protocols.violations = report.violations;
+  if (report.violationsTruncated) protocols.violations_truncated = report.violationsTruncated;
   annotated.context = { ...context, protocols };
   return annotated;
 }

@@ -52,13 +52,50 @@ export interface PlanToCompile {
  * whose schema did not change, so editing one event of a large plan compiles one schema, not all.
  */
 export function compilePlan(plan: PlanToCompile, previous?: CompiledPlan): CompiledPlan {
+  const steps = compilePlanSteps(plan, previous);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Longest a slice of `compilePlanInSlices` runs before it lets other work run. */
+export const PLAN_COMPILE_SLICE_MS = 10;
+
+/**
+ * `compilePlan` in slices: after each rule it compiles, once `sliceMs` have passed, it waits for the
+ * event loop to run what is waiting (requests, timers) before going on. A plan of thousands of rules
+ * takes seconds to compile; this way ingestion goes on meanwhile, and a slice lasts about as long as
+ * the largest single rule takes.
+ */
+export async function compilePlanInSlices(
+  plan: PlanToCompile,
+  previous?: CompiledPlan,
+  sliceMs = PLAN_COMPILE_SLICE_MS,
+): Promise<CompiledPlan> {
+  const steps = compilePlanSteps(plan, previous);
+  let sliceStarted = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStarted >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStarted = performance.now();
+    }
+  }
+}
+
+/** The compilation, one step per rule compiled (a reused rule is no step). */
+function* compilePlanSteps(plan: PlanToCompile, previous?: CompiledPlan): Generator<void, CompiledPlan> {
   const compiler = new SchemaCompiler();
   const skipped: SkippedRule[] = [];
   const reusable = previous ? rulesOf(previous) : new Map<string, CompiledRule>();
+  let compiledSinceStep = false;
   const compileRule = (label: string, schema: unknown, container: 'properties' | 'traits'): CompiledRule => {
     const key = `${container}:${JSON.stringify(schema)}`;
     let rule = reusable.get(key);
     if (!rule) {
+      compiledSinceStep = true;
       const declared = declaredKeysOf(schema, container);
       if (!isObject(schema)) rule = { check: null, key, ...declared };
       else {
@@ -79,6 +116,10 @@ export function compilePlan(plan: PlanToCompile, previous?: CompiledPlan): Compi
     if (!isObject(entry) || typeof entry.name !== 'string') continue;
     const version = eventVersionOf(entry as PlanEventRule);
     const rule = compileRule(`events[${entry.name} v${version}]`, entry.rules ?? {}, 'properties');
+    if (compiledSinceStep) {
+      compiledSinceStep = false;
+      yield;
+    }
     const versions = versionsByName.get(entry.name) ?? new Map<number, CompiledRule>();
     // Two entries with one name and version are refused on write; of any stored before that, the first wins.
     if (!versions.has(version)) versions.set(version, rule);
@@ -94,15 +135,19 @@ export function compilePlan(plan: PlanToCompile, previous?: CompiledPlan): Compi
     const schema = plan.rules[label];
     return isObject(schema) ? compileRule(label, schema, container) : undefined;
   };
-  return {
-    planId: plan.planId,
-    planName: plan.planName,
-    events,
-    global: optional('global', 'properties'),
-    identify: optional('identify', 'traits'),
-    group: optional('group', 'traits'),
-    skipped,
-  };
+  const common: Partial<Record<'global' | 'identify' | 'group', CompiledRule>> = {};
+  for (const [label, container] of [
+    ['global', 'properties'],
+    ['identify', 'traits'],
+    ['group', 'traits'],
+  ] as const) {
+    common[label] = optional(label, container);
+    if (compiledSinceStep) {
+      compiledSinceStep = false;
+      yield;
+    }
+  }
+  return { planId: plan.planId, planName: plan.planName, events, ...common, skipped } as CompiledPlan;
 }
 
 function rulesOf(plan: CompiledPlan): Map<string, CompiledRule> {

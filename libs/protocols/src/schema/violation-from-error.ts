@@ -8,13 +8,21 @@ import type { Violation } from '../protocols.types';
  */
 export function violationsFromErrors(errors: readonly ErrorObject[]): Violation[] {
   const violations: Violation[] = [];
-  const combinators = errors.filter(isCombinatorError).map((error) => `${error.schemaPath}/`);
+  const combinators = new Set(errors.filter(isCombinatorError).map((error) => error.schemaPath));
   for (const error of errors) {
     // anyOf / oneOf / not report the combinator alone, not why each branch failed (as gojsonschema).
-    if (combinators.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
+    if (combinators.size > 0 && underCombinator(error.schemaPath, combinators)) continue;
     violations.push(violationFromError(error));
   }
   return violations;
+}
+
+/** True when a strict `/`-ended start of the schema path is a failed combinator's path (a Set lookup each). */
+function underCombinator(schemaPath: string, combinators: ReadonlySet<string>): boolean {
+  for (let end = schemaPath.indexOf('/'); end >= 0; end = schemaPath.indexOf('/', end + 1)) {
+    if (combinators.has(schemaPath.slice(0, end))) return true;
+  }
+  return false;
 }
 
 function isCombinatorError(error: ErrorObject): boolean {

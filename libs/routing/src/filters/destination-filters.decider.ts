@@ -1,7 +1,8 @@
 /**
  * Applies a destination's filters to one message (spec config-api.md "Filter", semantics from Segment's
- * destination-filter docs, D7). Matching is `@segment/tsub`'s, so a filter behaves here as it does in
- * Segment's own client-side filtering. Field removal is `field-actions.applier.ts`, which keeps tsub's
+ * destination-filter docs, D7). Matching has `@segment/tsub`'s verdicts, so a filter behaves here as it
+ * does in Segment's own client-side filtering; it runs on `fql-condition.evaluator.ts`, whose `match()`
+ * has a bounded cost where tsub's does not. Field removal is `field-actions.applier.ts`, which keeps tsub's
  * semantics but follows own properties only (tsub's lookups reach built-in prototypes). Sampling is
  * `sample.decider.ts`: tsub's is broken in the installed version (see there).
  *
@@ -20,9 +21,9 @@
  * - The input is never mutated: field actions edit copies of the objects they change, and the input
  *   object itself is returned when nothing was changed.
  */
-import { matches } from '@segment/tsub';
 import type { NormalizedMessage } from '@tributary/contracts';
-import { compileFilterCondition, type FilterConditionMatcher } from '../fql/fql-condition.compiler';
+import { compileFilterCondition } from '../fql/fql-condition.compiler';
+import { conditionMatches, parseCondition, type ParsedCondition } from '../fql/fql-condition.evaluator';
 import {
   compileFilterActions,
   type CompiledFilterAction,
@@ -60,7 +61,7 @@ export type FilterStageResult =
     };
 
 interface CompiledFilter {
-  readonly matcher: FilterConditionMatcher;
+  readonly condition: ParsedCondition;
   readonly actions: readonly CompiledFilterAction[];
 }
 
@@ -77,7 +78,7 @@ export function applyDestinationFilters(
     } catch (error) {
       return filtered('invalid_filter', filter, error instanceof Error ? error.message : String(error));
     }
-    if (matches(message, compiled.matcher)) applying.push({ filter, actions: compiled.actions });
+    if (conditionMatches(message, compiled.condition)) applying.push({ filter, actions: compiled.actions });
   }
   if (applying.length === 0) return { outcome: 'pass', message };
 
@@ -145,7 +146,7 @@ function compileFilter(filter: RoutableFilter): CompiledFilter {
   const cached = compiledFilterCache.get(key);
   if (cached) return cached;
   const compiled: CompiledFilter = {
-    matcher: compileFilterCondition(filter.if),
+    condition: parseCondition(compileFilterCondition(filter.if)),
     actions: compileFilterActions(filter.actions),
   };
   if (compiledFilterCache.size >= COMPILED_FILTER_CACHE_LIMIT) compiledFilterCache.clear();

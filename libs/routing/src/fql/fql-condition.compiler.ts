@@ -36,6 +36,7 @@
  */
 import { InvalidFilterConditionError } from '../filters/destination-filter.errors';
 import { describeForbiddenSegment, forbiddenFieldPathSegment } from '../filters/field-path';
+import { MAX_MATCH_GLOB_LENGTH } from './fql-glob';
 
 /** The matcher shape `matches(event, matcher)` of `@segment/tsub` takes. */
 export type FilterConditionMatcher =
@@ -488,6 +489,16 @@ class ConditionParser {
           this.fail(`${functionName}() works on strings, not ${describeNode(argument)}`, argument.position);
         }
       }
+    }
+    const glob = args[1];
+    if (
+      functionName === 'match' &&
+      glob.kind === 'literal' &&
+      typeof glob.value === 'string' &&
+      glob.value.length > MAX_MATCH_GLOB_LENGTH
+    ) {
+      // The glob's length bounds what one match() costs (fql-glob.ts).
+      this.fail(`the glob of match() is longer than ${MAX_MATCH_GLOB_LENGTH} characters`, glob.position);
     }
     if (functionName === 'semver') {
       const operator = args[1];

@@ -4,11 +4,13 @@
  * that Segment's matcher parses and that Tributary's FQL compiler accepts (Segment's parser takes
  * incomplete input such as `type = ` without complaint), its `partnerAction` is an action of the
  * destination, and its mapping names only the action's fields, covers the required ones that have no
- * default (the adapter maps the others with their default), and gives literals of the field's type.
+ * default (the adapter maps the others with their default), gives literals of the field's type, and
+ * passes mapping-kit's validation within the cost caps of `actions-mapping.validator.ts`.
  */
 import { compileFilterCondition } from '@tributary/routing';
 import { parseSubscriptionFql } from '../../delivery/adapters/segment-actions/actions-subscriptions';
 import type { ActionsDestinationData, ActionsFieldData } from './actions-catalog.types';
+import { problemWithActionsMapping } from './actions-mapping.validator';
 
 /** More would be a configuration mistake rather than a need; every message runs every matcher. */
 export const MAX_ACTIONS_SUBSCRIPTIONS = 50;
@@ -64,6 +66,8 @@ function problemWithSubscription(destination: ActionsDestinationData, subscripti
     ([name, field]) => field.required && field.default === undefined && !Object.hasOwn(given, name),
   );
   if (missing) return `.mapping: the required field "${missing[0]}" of ${partnerAction} is not mapped`;
+  const mappingProblem = problemWithActionsMapping(given);
+  if (mappingProblem) return `.mapping${mappingProblem}`;
   return null;
 }
 

@@ -3,17 +3,25 @@
  * `lookup` (so a socket connects only to a checked address) and IP literals, which Node connects to
  * without a lookup, are checked before the socket is made. For HTTP clients that take an agent rather
  * than opening sockets themselves (node-fetch inside Segment's Actions destinations).
+ *
+ * Like the guarded dispatcher, they also answer whether what a host answered may be shown to the tenant
+ * (`mayShowResponseOf`): each socket's address is checked when it connects and the answer kept by host
+ * name, for good, so a name that ever reached a loopback or private address keeps its answers hidden.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { EgressGuard } from './egress-guard';
+import { normalizeHostName } from './egress-policy';
 
 export interface EgressAgents {
   readonly http: HttpAgent;
   readonly https: HttpsAgent;
   /** The agent for a URL, in the form node-fetch's `agent` option takes. */
   readonly forUrl: (url: URL) => HttpAgent;
+  /** Whether `hostName`'s answers may appear in a reason (`EgressGuard.mayShowResponseOf`, see above). */
+  mayShowResponseOf(hostName: string): boolean;
   destroy(): void;
 }
 
@@ -31,19 +39,26 @@ type ConnectionCallback = (error: Error | null, socket?: Duplex) => void;
 
 export function createEgressAgents(guard: EgressGuard, options: EgressAgentsOptions = {}): EgressAgents {
   const common = { keepAlive: true, scheduling: 'lifo' as const, lookup: guard.lookup };
-  const http = guardLiterals(new HttpAgent(common), guard, options.portMap);
+  const hostsWithHiddenResponses = new Set<string>();
+  const noteConnection = (hostName: string, address: string | undefined) => {
+    if (!guard.mayShowResponseOf(address, hostName))
+      hostsWithHiddenResponses.add(normalizeHostName(hostName));
+  };
+  const http = guardLiterals(new HttpAgent(common), guard, noteConnection, options.portMap);
   const https = guardLiterals(
     new HttpsAgent({
       ...common,
       ...(options.ca !== undefined && { ca: options.ca as HttpsAgentOptions['ca'] }),
     }),
     guard,
+    noteConnection,
     options.portMap,
   );
   return {
     http,
     https,
     forUrl: (url) => (url.protocol === 'https:' ? https : http),
+    mayShowResponseOf: (hostName) => !hostsWithHiddenResponses.has(normalizeHostName(hostName)),
     destroy() {
       http.destroy();
       https.destroy();
@@ -54,6 +69,7 @@ export function createEgressAgents(guard: EgressGuard, options: EgressAgentsOpti
 function guardLiterals<A extends HttpAgent>(
   agent: A,
   guard: EgressGuard,
+  noteConnection: (hostName: string, address: string | undefined) => void,
   portMap: Readonly<Record<number, number>> = {},
 ): A {
   const withConnection = agent as unknown as {
@@ -71,7 +87,10 @@ function guardLiterals<A extends HttpAgent>(
       return undefined;
     }
     const mapped = portMap[Number(options.port)];
-    return connect(mapped === undefined ? options : { ...options, port: mapped }, callback);
+    const socket = connect(mapped === undefined ? options : { ...options, port: mapped }, callback);
+    const hostName = options.host ?? '';
+    if (socket) socket.once('connect', () => noteConnection(hostName, (socket as Socket).remoteAddress));
+    return socket;
   };
   return agent;
 }

@@ -62,7 +62,8 @@ export class EgressGuard {
 
   constructor(
     readonly policy: EgressPolicy = OPEN_EGRESS_POLICY,
-    private readonly resolver: HostResolver = systemHostResolver,
+    /** Public so that a worker thread's guard can resolve through this one's (the lanes' `resolveHost`). */
+    readonly resolver: HostResolver = systemHostResolver,
   ) {}
 
   /**

@@ -30,6 +30,15 @@ describe('decideEgress', () => {
     '::ffff:224.0.0.1',
     '64:ff9b::169.254.169.254',
     '::169.254.169.254',
+    // Alibaba Cloud's metadata service sits inside carrier-grade NAT.
+    '100.100.100.200',
+    '::ffff:100.100.100.200',
+    // Tunnels to a metadata address: local-use NAT64, 6to4, Teredo's server and (complemented) client.
+    '64:ff9b:1::a9fe:a9fe',
+    '64:ff9b:1::169.254.169.254',
+    '2002:a9fe:a9fe::1',
+    '2001:0:a9fe:a9fe::1',
+    '2001:0:4136:e378:8000:63bf:5601:5601',
   ];
 
   it.each(alwaysRefused)('refuses %s under open and public, even when allow-listed', (address) => {
@@ -60,6 +69,9 @@ describe('decideEgress', () => {
     ['::ffff:10.1.2.3', 'private'],
     ['::ffff:192.168.1.1', 'private'],
     ['::ffff:100.64.0.1', 'carrier-grade NAT'],
+    ['64:ff9b:1::a00:1', 'local-use NAT64'],
+    ['2002:808:808::1', '6to4'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
   ] as const;
 
   it.each(internal)(

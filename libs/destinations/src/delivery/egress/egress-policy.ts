@@ -41,12 +41,26 @@ interface NamedRange {
 const ALWAYS_REFUSED: readonly NamedRange[] = [
   { cidr: '0.0.0.0/8', name: 'the "this network" range 0.0.0.0/8' },
   { cidr: '169.254.0.0/16', name: 'link-local (cloud metadata) 169.254.0.0/16' },
+  // Inside carrier-grade NAT, so otherwise refused only under `public`.
+  { cidr: '100.100.100.200/32', name: 'the Alibaba Cloud metadata address 100.100.100.200' },
   { cidr: '224.0.0.0/4', name: 'multicast 224.0.0.0/4' },
   { cidr: '255.255.255.255/32', name: 'broadcast 255.255.255.255' },
   { cidr: '::/128', name: 'the unspecified address ::' },
   { cidr: 'fe80::/10', name: 'link-local fe80::/10' },
   { cidr: 'fd00:ec2::254/128', name: 'the AWS metadata address fd00:ec2::254' },
   { cidr: 'ff00::/8', name: 'multicast ff00::/8' },
+];
+
+/**
+ * IPv6 forms that tunnel to an IPv4 address in some other position than the last 32 bits, or through
+ * a translator the operator runs: local-use NAT64 (RFC 8215), 6to4 and Teredo. Which IPv4 address a
+ * packet ends up at depends on the network, so they count as internal (refused under `public`), and
+ * each IPv4 address they may carry is checked against the always-refused ranges as well.
+ */
+const TUNNEL_RANGES: readonly NamedRange[] = [
+  { cidr: '64:ff9b:1::/48', name: 'local-use NAT64 64:ff9b:1::/48' },
+  { cidr: '2002::/16', name: '6to4 2002::/16' },
+  { cidr: '2001::/32', name: 'Teredo 2001::/32' },
 ];
 
 /** Refused under `public` unless allowed: the instance itself and the networks it sits in. */
@@ -62,6 +76,7 @@ const INTERNAL: readonly NamedRange[] = [
   { cidr: '::1/128', name: 'loopback ::1' },
   { cidr: 'fc00::/7', name: 'unique local fc00::/7' },
   { cidr: 'fec0::/10', name: 'site-local fec0::/10' },
+  ...TUNNEL_RANGES,
 ];
 
 /** IPv6 forms that carry an IPv4 address the packet ends up at; that address decides. */
@@ -120,6 +135,12 @@ export function decideEgress(policy: EgressPolicy, address: string, hostName?: s
   if (anyAlwaysRefused.check(effective.address, effective.type)) {
     return { allowed: false, reason: `${address} is in ${rangeOf(alwaysRefused, effective)!.name}` };
   }
+  for (const carried of tunnelledIpv4Of(effective)) {
+    if (anyAlwaysRefused.check(carried, 'ipv4')) {
+      const range = rangeOf(alwaysRefused, { address: carried, type: 'ipv4' })!;
+      return { allowed: false, reason: `${address} tunnels to ${carried}, in ${range.name}` };
+    }
+  }
   if (!anyInternal.check(effective.address, effective.type)) return { allowed: true, internal: false };
   const allowListed =
     (hostName !== undefined && policy.allowedHostNames.has(normalizeHostName(hostName))) ||
@@ -153,6 +174,43 @@ function effectiveAddress(address: string, family: number): EffectiveAddress {
     if (ipv4 !== undefined) return { address: ipv4, type: 'ipv4' };
   }
   return { address, type: 'ipv6' };
+}
+
+const localNat64 = new BlockList();
+addCidr(localNat64, '64:ff9b:1::/48');
+const sixToFour = new BlockList();
+addCidr(sixToFour, '2002::/16');
+const teredo = new BlockList();
+addCidr(teredo, '2001::/32');
+
+/**
+ * The IPv4 addresses a tunnelling IPv6 address may deliver to: local-use NAT64's last 32 bits (the
+ * /96 form), 6to4's bits 16-47, Teredo's server (bits 32-63) and its client (the last 32 bits,
+ * complemented).
+ */
+function tunnelledIpv4Of(effective: EffectiveAddress): string[] {
+  if (effective.type !== 'ipv6') return [];
+  const { address } = effective;
+  const forms = {
+    localNat64: localNat64.check(address, 'ipv6'),
+    sixToFour: sixToFour.check(address, 'ipv6'),
+    teredo: teredo.check(address, 'ipv6'),
+  };
+  if (!forms.localNat64 && !forms.sixToFour && !forms.teredo) return [];
+  const lastColon = address.lastIndexOf(':');
+  const tail = address.slice(lastColon + 1);
+  let written = address;
+  // A dotted IPv4 tail (`64:ff9b:1::1.2.3.4`) stands for the last two groups.
+  if (isIPv4(tail)) {
+    const [a, b, c, d] = tail.split('.').map(Number) as [number, number, number, number];
+    written = `${address.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const groups = expandIpv6(written);
+  if (groups === undefined) return [];
+  const dotted = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+  if (forms.localNat64) return [dotted(groups[6]!, groups[7]!)];
+  if (forms.sixToFour) return [dotted(groups[1]!, groups[2]!)];
+  return [dotted(groups[2]!, groups[3]!), dotted(~groups[6]! & 0xffff, ~groups[7]! & 0xffff)];
 }
 
 /** The last 32 bits of an IPv6 address, as dotted IPv4. */

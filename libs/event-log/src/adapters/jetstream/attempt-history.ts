@@ -4,8 +4,13 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from '@nats-io/jetstream';
-import { fromStoredAttempts, toStoredAttempt, type StoredAttempt } from '../../attempt-history.validation';
-import type { DeliveryAttempt, FailedAttempts } from '../../event-log.port';
+import {
+  fromStoredAttempts,
+  withFailedAttempt,
+  withStartedAttempt,
+  type StoredAttempt,
+} from '../../attempt-history.validation';
+import type { DeliveryAttempt, FailedAttempts, StartedAttempt } from '../../event-log.port';
 
 export const ATTEMPT_STREAM = 'ATTEMPTS';
 export const ATTEMPT_SUBJECT_PREFIX = 'attempts';
@@ -16,7 +21,7 @@ const subjectOf = (consumerName: string, sequence: number) =>
   `${ATTEMPT_SUBJECT_PREFIX}.${consumerName}.${sequence}`;
 
 /**
- * Failed attempts on JetStream: stream `ATTEMPTS`, one subject per consumer and message
+ * Failed and started attempts on JetStream: stream `ATTEMPTS`, one subject per consumer and message
  * (`attempts.<consumer>.<sequence>`) keeping only its last message, the whole history. A write is a
  * publish expecting the subject's last sequence, as leases are, so two writers never lose an attempt.
  * A settled message's subject is purged; one never purged (a crash between ack and purge) goes with
@@ -29,11 +34,26 @@ export class JetStreamAttemptHistory {
     private readonly publishTimeoutMs: number,
   ) {}
 
-  async record(consumerName: string, sequence: number, attempt: DeliveryAttempt): Promise<FailedAttempts> {
+  record(consumerName: string, sequence: number, attempt: DeliveryAttempt): Promise<FailedAttempts> {
+    return this.change(consumerName, sequence, (stored) => withFailedAttempt(stored, attempt));
+  }
+
+  recordStarted(consumerName: string, sequence: number, started: StartedAttempt): Promise<FailedAttempts> {
+    return this.change(consumerName, sequence, (stored) => withStartedAttempt(stored, started));
+  }
+
+  /** Compare-and-set of the history as `next` makes it from the stored one; `next` answers null for no change. */
+  private async change(
+    consumerName: string,
+    sequence: number,
+    next: (stored: StoredAttempt[]) => StoredAttempt[] | null,
+  ): Promise<FailedAttempts> {
     const subject = subjectOf(consumerName, sequence);
     for (let round = 0; round < MAX_WRITE_ROUNDS; round += 1) {
       const last = await this.readLast(subject);
-      const attempts = [...(last?.attempts ?? []), toStoredAttempt(attempt)];
+      const stored = last?.attempts ?? [];
+      const attempts = next(stored);
+      if (!attempts) return fromStoredAttempts(stored);
       try {
         await this.client.publish(subject, JSON.stringify(attempts), {
           expect: { lastSubjectSequence: last?.revision ?? 0 },

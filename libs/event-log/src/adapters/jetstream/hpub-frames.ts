@@ -4,8 +4,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
  * A whole batch of JetStream publishes as one write of NATS protocol frames.
  *
  * `connection.publish` per message builds its `HPUB` line as a string and encodes it, its headers and a
- * string payload each with `TextEncoder#encode`, which on Node 20 allocates a fresh ArrayBuffer per call
- * however short the text. Writing the documented frame
+ * string payload each with `TextEncoder#encode`, which allocates a fresh ArrayBuffer per call however
+ * short the text (Node 24 still does: several times the cost of `Buffer.from`, BENCHMARKS.md). Writing the documented frame
  * `HPUB <subject> <reply> <header bytes> <total bytes>\r\nNATS/1.0\r\nNats-Msg-Id: <id>\r\n\r\n<payload>\r\n`
  * for all messages at once, encoded once, is measurably cheaper per message (BENCHMARKS.md, phase 2).
  *

@@ -1,4 +1,4 @@
-import { assertAttempt, assertAttemptKey } from '../../attempt-history.validation';
+import { assertAttempt, assertAttemptKey, assertStartedAttempt } from '../../attempt-history.validation';
 import {
   type ConsumeOptions,
   type ConsumerLag,
@@ -11,6 +11,7 @@ import {
   type EventLog,
   type EventLogSettings,
   type FailedAttempts,
+  type StartedAttempt,
   type LeaseRecord,
   type LeaseValue,
   type ListDeadLettersOptions,
@@ -204,9 +205,9 @@ export class JetStreamEventLog implements EventLog {
     );
   }
 
-  readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
+  readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]> {
     return this.session.guard(`read of the Protocols outcomes of ${sourceId}`, () =>
-      this.protocolsOutcomes.read(sourceId, since),
+      this.protocolsOutcomes.read(sourceId, since, limit),
     );
   }
 
@@ -219,6 +220,18 @@ export class JetStreamEventLog implements EventLog {
     assertAttempt(attempt);
     return this.session.guard(`record of an attempt at ${sequence} for ${consumerName}`, () =>
       this.attemptHistory.record(consumerName, sequence, attempt),
+    );
+  }
+
+  async recordAttemptStarted(
+    consumerName: string,
+    sequence: number,
+    started: StartedAttempt,
+  ): Promise<FailedAttempts> {
+    assertAttemptKey(consumerName, sequence);
+    assertStartedAttempt(started);
+    return this.session.guard(`record of an attempt started at ${sequence} for ${consumerName}`, () =>
+      this.attemptHistory.recordStarted(consumerName, sequence, started),
     );
   }
 

@@ -63,7 +63,11 @@ export class JetStreamProtocolsOutcomes {
     return acks.map((ack) => ({ duplicate: ack.duplicate }));
   }
 
-  async read(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
+  async read(
+    sourceId: string,
+    since: Date,
+    limit = Number.MAX_SAFE_INTEGER,
+  ): Promise<RecordedProtocolsOutcome[]> {
     assertSubjectToken('sourceId', sourceId);
     const subject = `${PROTOCOLS_SUBJECT_PREFIX}.*.${sourceId}`;
     // The last record of the source tells where to stop, and that there is anything to read at all.
@@ -74,31 +78,48 @@ export class JetStreamProtocolsOutcomes {
       deliver_policy: DeliverPolicy.StartTime,
       opt_start_time: since.toISOString(),
     });
-    const recorded: RecordedProtocolsOutcome[] = [];
+    // The stream reads oldest first: the newest `limit` are kept in a ring, still as bytes (parsed
+    // once at the end), so memory stays bounded however many the window holds.
+    const ring: { subject: string; msgId: string; data: Uint8Array; time: Date }[] = [];
+    let next = 0;
+    let read = 0;
+    let reachedLast = false;
     const messages = await consumer.consume({ max_messages: 500 });
     const timer = setTimeout(() => void messages.close(), READ_TIMEOUT_MS);
     try {
       for await (const message of messages) {
-        const [, workspaceId] = message.subject.split('.');
-        const messageId = (message.headers?.get('Nats-Msg-Id') ?? '').slice(sourceId.length + 1);
-        recorded.push({
-          workspaceId,
-          sourceId,
-          messageId,
-          outcome: message.json<Record<string, unknown>>(),
-          recordedAt: message.time,
-        });
-        if (message.seq >= last.seq) break;
+        const entry = {
+          subject: message.subject,
+          msgId: message.headers?.get('Nats-Msg-Id') ?? '',
+          data: message.data,
+          time: message.time,
+        };
+        if (ring.length < limit) ring.push(entry);
+        else if (limit > 0) ring[next] = entry;
+        next = limit > 0 ? (next + 1) % limit : 0;
+        read += 1;
+        if (message.seq >= last.seq) {
+          reachedLast = true;
+          break;
+        }
       }
     } finally {
       clearTimeout(timer);
       await messages.close();
     }
-    if (recorded.length === 0 || recorded[recorded.length - 1].recordedAt < last.time) {
+    if (!reachedLast || read === 0) {
       throw new EventLogUnavailableError(
         `reading the Protocols outcomes of ${sourceId} did not finish in ${READ_TIMEOUT_MS} ms`,
       );
     }
-    return recorded;
+    const oldestFirst = ring.length < limit ? ring : [...ring.slice(next), ...ring.slice(0, next)];
+    const decoder = new TextDecoder();
+    return oldestFirst.map((entry) => ({
+      workspaceId: entry.subject.split('.')[1],
+      sourceId,
+      messageId: entry.msgId.slice(sourceId.length + 1),
+      outcome: JSON.parse(decoder.decode(entry.data)) as Record<string, unknown>,
+      recordedAt: entry.time,
+    }));
   }
 }

@@ -167,8 +167,8 @@ export class PipelinedJetStreamPublisher {
 }
 
 /**
- * Headers encoded with `Buffer.from` instead of the client's `TextEncoder#encode`, which on Node 20
- * allocates a fresh ArrayBuffer per call, however short the text, and ran once per message.
+ * Headers encoded with `Buffer.from` instead of the client's `TextEncoder#encode`, which allocates a
+ * fresh ArrayBuffer per call (on Node 24 too), however short the text, and ran once per message.
  * Same bytes: both write UTF-8.
  */
 class Utf8Headers extends MsgHdrsImpl {

@@ -1,8 +1,16 @@
 import type { Database, Statement } from '@tributary/sqlite';
-import { fromStoredAttempts, toStoredAttempt, type StoredAttempt } from '../../attempt-history.validation';
-import type { DeliveryAttempt, FailedAttempts } from '../../event-log.port';
+import {
+  fromStoredAttempts,
+  withFailedAttempt,
+  withStartedAttempt,
+  type StoredAttempt,
+} from '../../attempt-history.validation';
+import type { DeliveryAttempt, FailedAttempts, StartedAttempt } from '../../event-log.port';
 
-/** One row per consumer and message that failed at least once; written only on failure. */
+/**
+ * One row per consumer and message that failed at least once, or whose redelivery started an
+ * attempt; written only then. `first_failed_at` is the first attempt's time (retention).
+ */
 export const SQLITE_ATTEMPT_HISTORY_SCHEMA = `
 CREATE TABLE IF NOT EXISTS failed_attempts (
   consumer_name    TEXT    NOT NULL,
@@ -41,9 +49,12 @@ export class SqliteAttemptHistory {
 
   /** Call inside a write transaction. */
   record(consumerName: string, sequence: number, attempt: DeliveryAttempt): FailedAttempts {
-    const attempts = [...this.storedOf(consumerName, sequence), toStoredAttempt(attempt)];
-    this.upsert.run(consumerName, sequence, JSON.stringify(attempts), Date.parse(attempts[0].at));
-    return fromStoredAttempts(attempts);
+    return this.change(consumerName, sequence, (stored) => withFailedAttempt(stored, attempt));
+  }
+
+  /** Call inside a write transaction. */
+  recordStarted(consumerName: string, sequence: number, started: StartedAttempt): FailedAttempts {
+    return this.change(consumerName, sequence, (stored) => withStartedAttempt(stored, started));
   }
 
   read(consumerName: string, sequence: number): FailedAttempts | null {
@@ -62,6 +73,18 @@ export class SqliteAttemptHistory {
   /** Histories older than the retention: their messages are gone too (a crash between ack and forget). */
   forgetBefore(time: number): void {
     this.deleteBefore.run(time);
+  }
+
+  private change(
+    consumerName: string,
+    sequence: number,
+    next: (stored: StoredAttempt[]) => StoredAttempt[] | null,
+  ): FailedAttempts {
+    const stored = this.storedOf(consumerName, sequence);
+    const attempts = next(stored);
+    if (!attempts) return fromStoredAttempts(stored);
+    this.upsert.run(consumerName, sequence, JSON.stringify(attempts), Date.parse(attempts[0].at));
+    return fromStoredAttempts(attempts);
   }
 
   private storedOf(consumerName: string, sequence: number): StoredAttempt[] {

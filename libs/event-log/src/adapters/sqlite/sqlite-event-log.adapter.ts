@@ -17,6 +17,7 @@ import {
   type ErasedMessages,
   type EventLog,
   type FailedAttempts,
+  type StartedAttempt,
   type EventLogSettings,
   type LeaseRecord,
   type LeaseValue,
@@ -47,7 +48,7 @@ import {
   assertValidSettings,
 } from '../../event-log.validation';
 import { startTail } from '../../tail-loop';
-import { assertAttempt, assertAttemptKey } from '../../attempt-history.validation';
+import { assertAttempt, assertAttemptKey, assertStartedAttempt } from '../../attempt-history.validation';
 import { SqliteAttemptHistory } from './sqlite-attempt-history';
 import { SqliteErasure } from './sqlite-erasure';
 import { SqliteConsumerRunner, type SqliteConsumerStore } from './sqlite-consumer.runner';
@@ -361,9 +362,13 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     return this.protocolsOutcomes.record(outcomes);
   }
 
-  async readProtocolsOutcomes(sourceId: string, since: Date): Promise<RecordedProtocolsOutcome[]> {
+  async readProtocolsOutcomes(
+    sourceId: string,
+    since: Date,
+    limit?: number,
+  ): Promise<RecordedProtocolsOutcome[]> {
     this.assertOpen();
-    return this.protocolsOutcomes.read(sourceId, since);
+    return this.protocolsOutcomes.read(sourceId, since, limit);
   }
 
   async recordFailedAttempt(
@@ -374,6 +379,16 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     assertAttemptKey(consumerName, sequence);
     assertAttempt(attempt);
     return this.writes.enqueue(() => this.attemptHistory.record(consumerName, sequence, attempt));
+  }
+
+  async recordAttemptStarted(
+    consumerName: string,
+    sequence: number,
+    started: StartedAttempt,
+  ): Promise<FailedAttempts> {
+    assertAttemptKey(consumerName, sequence);
+    assertStartedAttempt(started);
+    return this.writes.enqueue(() => this.attemptHistory.recordStarted(consumerName, sequence, started));
   }
 
   async readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {

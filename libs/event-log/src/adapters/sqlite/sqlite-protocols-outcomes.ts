@@ -62,7 +62,7 @@ export class SqliteProtocolsOutcomes {
       ),
       selectSince: database.prepare(
         `SELECT workspace_id, source_id, message_id, outcome, recorded_at FROM protocols_outcomes
-         WHERE source_id = ? AND recorded_at >= ? ORDER BY id`,
+         WHERE source_id = ? AND recorded_at >= ? ORDER BY recorded_at DESC, id DESC LIMIT ?`,
       ),
       deleteBefore: database.prepare(
         'DELETE FROM protocols_outcomes WHERE recorded_at < ? AND seen_until <= ?',
@@ -93,10 +93,12 @@ export class SqliteProtocolsOutcomes {
     );
   }
 
-  read(sourceId: string, since: Date): RecordedProtocolsOutcome[] {
+  read(sourceId: string, since: Date, limit = Number.MAX_SAFE_INTEGER): RecordedProtocolsOutcome[] {
     assertSubjectToken('sourceId', sourceId);
     const from = Math.max(since.getTime(), Date.now() - PROTOCOLS_OUTCOME_RETENTION_MS);
-    const rows = this.statements.selectSince.all(sourceId, from) as OutcomeRow[];
+    // Newest first, in the order of the (source_id, recorded_at) index (which ends with the id), so
+    // the limit keeps the newest without sorting the window; answered oldest first.
+    const rows = (this.statements.selectSince.all(sourceId, from, limit) as OutcomeRow[]).reverse();
     return rows.map((row) => ({
       workspaceId: row.workspace_id,
       sourceId: row.source_id,

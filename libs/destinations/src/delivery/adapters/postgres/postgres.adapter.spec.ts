@@ -852,3 +852,51 @@ describe('PostgresDeliveryAdapter: where a tenant may write', () => {
     ).toEqual([{ p00: 7 }]);
   });
 });
+
+describe('PostgresDeliveryAdapter pools', () => {
+  const lruSchema = `${schema}_lru`;
+  const applicationName = `tributary_lru_${process.pid}`;
+  const inspector = new Client({ connectionString: databaseUrl });
+
+  beforeAll(async () => {
+    await inspector.connect();
+  });
+
+  afterAll(async () => {
+    await inspector.query(`DROP SCHEMA IF EXISTS "${lruSchema}" CASCADE`).catch(() => undefined);
+    await inspector.end().catch(() => undefined);
+  });
+
+  async function connectionsOpen(): Promise<number> {
+    const result = await inspector.query<{ count: string }>(
+      'SELECT count(*) AS count FROM pg_stat_activity WHERE application_name LIKE $1',
+      [`${applicationName}%`],
+    );
+    return Number(result.rows[0].count);
+  }
+
+  it('keeps at most maxPools open, closing the least recently used (and its connections)', async () => {
+    const adapter = new PostgresDeliveryAdapter({ connectionTimeoutMs: 2_000, maxPools: 3 });
+    try {
+      const separator = databaseUrl.includes('?') ? '&' : '?';
+      // Each distinct connection string is a pool of its own: a tenant may change it at will.
+      for (let index = 0; index < 8; index++) {
+        const settings = {
+          connection_string: `${databaseUrl}${separator}application_name=${applicationName}_${index}`,
+          schema: lruSchema,
+        };
+        const [result] = await adapter.deliver({ settings, messages: [message({ type: 'identify' })] });
+        expect(result.outcome).toBe('delivered');
+      }
+      expect(adapter['warehouses'].size).toBe(3);
+      // The evicted pools' connections are closed, not left idle in the database.
+      const deadline = Date.now() + 10_000;
+      while ((await connectionsOpen()) > 3 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(await connectionsOpen()).toBeLessThanOrEqual(3);
+    } finally {
+      await adapter.close();
+    }
+  });
+});

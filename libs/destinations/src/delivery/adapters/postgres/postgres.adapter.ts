@@ -15,7 +15,9 @@
  *
  * Outcomes: a connection or server failure is `retry` (nothing was committed for that message); a
  * message the database can never store (a NUL in a string) or a refused table is `discard` with the
- * reason. One pg Pool per connection string, reused across calls.
+ * reason. One pg Pool per connection string, reused across calls; the least recently used pools are
+ * closed past `maxPools`, so a tenant cycling through connection strings cannot pile up pools (and
+ * their idle connections) in the router.
  */
 import { Pool, type PoolClient } from 'pg';
 import { KeyedLock } from '@tributary/concurrency';
@@ -89,6 +91,8 @@ const CONCURRENT_DDL_SQLSTATES = new Set(['23505', '42P06', '42P07', '42701', '4
 export interface PostgresAdapterOptions {
   /** Connections per pool (one pool per connection string). Default 4. */
   maxConnectionsPerPool?: number;
+  /** Pools kept open at once; past it the least recently used one is closed. Default 50. */
+  maxPools?: number;
   /** How long to wait for a connection before the messages are retried later. Default 5 s. */
   connectionTimeoutMs?: number;
   /** Per statement, so a locked table cannot hold the consumer forever. Default 30 s. */
@@ -124,6 +128,8 @@ const KINDS_READING_JSON_AS_TEXT: ReadonlySet<ColumnKind> = new Set([
 /** A database reached through one connection string, with what we know of its tables. */
 interface Warehouse {
   pool: Pool;
+  /** May the server's messages be shown (see `pinnedPostgresConnection`)? */
+  serverMessagesShown: boolean;
   /** Schemas known to exist, each with the tables its registry lists (see `table-registry.ts`). */
   schemas: Map<string, Map<string, RegisteredTableKind>>;
   /** `"schema"."table"` → column name → how it stores values. */
@@ -139,10 +145,9 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
    * one call per pool connection at once: while one waits for the database, the others keep it busy.
    */
   readonly gathering: { maxMessages: number; callsAtOnce: number };
+  /** By connection string, least recently used first (a Map keeps insertion order). */
   private readonly warehouses = new Map<string, Warehouse>();
   private readonly egressGuard: EgressGuard;
-  /** Per connection string: may the server's messages be shown (see `pinnedPostgresConnection`)? */
-  private readonly serverMessagesShown = new Map<string, boolean>();
 
   constructor(private readonly options: PostgresAdapterOptions = {}) {
     this.egressGuard = options.egressGuard ?? new EgressGuard();
@@ -150,14 +155,21 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
-    const results = await this.deliverToWarehouse(request);
-    const connectionString = request.settings['connection_string'];
-    const shown =
-      typeof connectionString !== 'string' || this.serverMessagesShown.get(connectionString) !== false;
+    const reached: { warehouse?: Warehouse } = {};
+    const results = await this.deliverToWarehouse(request, reached);
+    const shown = reached.warehouse?.serverMessagesShown !== false;
     return shown ? results : withoutServerMessages(results);
   }
 
-  private async deliverToWarehouse(request: DeliveryRequest): Promise<DeliveryResult[]> {
+  /** Pools open now (at most `maxPools`). */
+  get openPools(): number {
+    return this.warehouses.size;
+  }
+
+  private async deliverToWarehouse(
+    request: DeliveryRequest,
+    reached: { warehouse?: Warehouse },
+  ): Promise<DeliveryResult[]> {
     if (request.messages.length === 0) return [];
     const connectionString = request.settings['connection_string'];
     if (typeof connectionString !== 'string' || connectionString.trim() === '') {
@@ -183,6 +195,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     let client: PoolClient;
     try {
       warehouse = await this.warehouseFor(connectionString);
+      reached.warehouse = warehouse;
       client = await warehouse.pool.connect();
     } catch (error) {
       if (isEgressDenied(error)) return sameOutcomeForAll(request.messages, egressDenied(error.detail));
@@ -280,7 +293,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
       broken = error;
       await client.query('ROLLBACK').catch(() => undefined);
       const outcome = deletionOutcomeOf(outcomeOfError(error, warehouse));
-      return this.serverMessagesShown.get(connectionString) === false && outcome.outcome !== 'deleted'
+      return !warehouse.serverMessagesShown && outcome.outcome !== 'deleted'
         ? { ...outcome, reason: 'PostgreSQL refused the deletion' }
         : outcome;
     } finally {
@@ -291,18 +304,16 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   async close(): Promise<void> {
     const pools = [...this.warehouses.values()].map((warehouse) => warehouse.pool);
     this.warehouses.clear();
-    this.serverMessagesShown.clear();
     await Promise.allSettled(pools.map((pool) => pool.end()));
   }
 
   /** The pool connects to the address the guard checked when it was created (no DNS rebinding). */
   private async warehouseFor(connectionString: string): Promise<Warehouse> {
     const existing = this.warehouses.get(connectionString);
-    if (existing) return existing;
+    if (existing) return this.touched(connectionString, existing);
     const connection = await pinnedPostgresConnection(connectionString, this.egressGuard);
     const createdMeanwhile = this.warehouses.get(connectionString);
-    if (createdMeanwhile) return createdMeanwhile;
-    this.serverMessagesShown.set(connectionString, connection.serverMessagesShown);
+    if (createdMeanwhile) return this.touched(connectionString, createdMeanwhile);
     const pool = new Pool({
       ...connection.poolConfig,
       max: this.maxConnectionsPerPool,
@@ -313,9 +324,36 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     });
     // An idle connection dropped by the server emits here; unhandled, it would crash the process.
     pool.on('error', () => undefined);
-    const warehouse: Warehouse = { pool, schemas: new Map(), tables: new Map(), tableLocks: new KeyedLock() };
+    const warehouse: Warehouse = {
+      pool,
+      serverMessagesShown: connection.serverMessagesShown,
+      schemas: new Map(),
+      tables: new Map(),
+      tableLocks: new KeyedLock(),
+    };
+    this.warehouses.set(connectionString, warehouse);
+    this.closeLeastRecentlyUsed();
+    return warehouse;
+  }
+
+  /** Moves the warehouse to the most recently used end. */
+  private touched(connectionString: string, warehouse: Warehouse): Warehouse {
+    this.warehouses.delete(connectionString);
     this.warehouses.set(connectionString, warehouse);
     return warehouse;
+  }
+
+  /**
+   * Closes pools past `maxPools`, least recently used first. A delivery still holding one of its
+   * connections finishes: `end()` waits for checked-out clients to be released.
+   */
+  private closeLeastRecentlyUsed(): void {
+    const maxPools = Math.max(1, this.options.maxPools ?? 50);
+    for (const [connectionString, warehouse] of this.warehouses) {
+      if (this.warehouses.size <= maxPools) return;
+      this.warehouses.delete(connectionString);
+      void warehouse.pool.end().catch(() => undefined);
+    }
   }
 
   /**

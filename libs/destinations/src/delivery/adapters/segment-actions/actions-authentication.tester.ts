@@ -6,6 +6,8 @@ import {
   SUBSCRIPTIONS_SETTING,
   findActionsDestination,
 } from '../../../catalog/actions/actions-catalog.entries';
+import { contactedHosts } from './actions-destination.loader';
+import { HIDDEN_ANSWER, MAX_ACTIONS_RESPONSE_BYTES } from './actions-error.classifier';
 import { SegmentActionsRuntime, type SegmentActionsRuntimeOptions } from './segment-actions.adapter';
 
 export type AuthenticationTestResult =
@@ -39,14 +41,25 @@ export class ActionsAuthenticationTester {
       .filter((setting) => setting.type === 'password')
       .map((setting) => rest[setting.key])
       .filter((value): value is string => typeof value === 'string' && value !== '');
+    const runtime = this.runtime;
+    const hosts = new Set<string>();
     try {
-      await withTimeout(
-        this.runtime.destination(data).testAuthentication(destinationSettings),
-        this.runtime.messageTimeoutMs,
+      await contactedHosts().run(hosts, () =>
+        withTimeout(
+          runtime.destination(data).testAuthentication(destinationSettings),
+          runtime.messageTimeoutMs,
+        ),
       );
       return { status: 'OK' };
     } catch (error) {
-      return { status: 'FAILED', message: redacted(describe(error), secrets) };
+      // Destinations quote the answers they got (`voiceops` returns its body's `message`): an internal
+      // address's answer is reduced to its status.
+      const message = isOverSizeCap(error)
+        ? `the response is larger than the ${MAX_ACTIONS_RESPONSE_BYTES} bytes an action may read`
+        : runtime.mayShowAnswersOf(hosts)
+          ? describe(error)
+          : describeHidden(error);
+      return { status: 'FAILED', message: redacted(message, secrets) };
     }
   }
 
@@ -54,6 +67,27 @@ export class ActionsAuthenticationTester {
     this.runtime?.close();
     this.runtime = undefined;
   }
+}
+
+/**
+ * node-fetch's error for a body past its `size`. actions-core rethrows a test's failure as a plain
+ * `Error` (`Credentials are invalid: <status> <message>`), so only the message tells.
+ */
+function isOverSizeCap(error: unknown): boolean {
+  const { type, message } = (error ?? {}) as { type?: unknown; message?: unknown };
+  return type === 'max-size' || (typeof message === 'string' && / over limit: \d+$/.test(message));
+}
+
+/** The failure without what the host answered: `Credentials are invalid: HTTP 401`, or the kind of error. */
+function describeHidden(error: unknown): string {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  const wrapped = typeof message === 'string' ? /^Credentials are invalid: (\d{3})? /.exec(message) : null;
+  const kind = wrapped
+    ? `Credentials are invalid${wrapped[1] ? `: HTTP ${wrapped[1]}` : ''}`
+    : typeof name === 'string'
+      ? name
+      : 'Error';
+  return `${kind} (${HIDDEN_ANSWER})`;
 }
 
 function describe(error: unknown): string {

@@ -5,12 +5,29 @@
  *
  * Each destination is built with an `extendRequest` that wraps the destination's own: every request
  * gets the egress guard's agents (so node-fetch connects only to checked addresses), `redirect:
- * 'manual'` (followed redirects would turn a POST into a GET past the guard and report success) and
- * Tributary's timeout.
+ * 'manual'` (followed redirects would turn a POST into a GET past the guard and report success),
+ * Tributary's timeout, and a cap on the bytes read of each response after decompression (node-fetch
+ * inflates gzip by default: a 300 KB answer can become 300 MB). Each request also notes its host in
+ * the `contactedHosts` of the call it belongs to, so a failure can be told apart by where it came from.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { join, dirname } from 'node:path';
 import type { EgressAgents } from '../../egress/egress-agents';
 import type { ActionsDefinition, ActionsRuntime, RunnableActionsDestination } from './actions-core.types';
+import { installLinearTemplates } from './actions-template.renderer';
+import { MAX_ACTIONS_RESPONSE_BYTES } from './actions-error.classifier';
+
+let contactedHostsStorage: AsyncLocalStorage<Set<string>> | undefined;
+
+/**
+ * The host names the requests of the current call (a delivery, an authentication test) went to. Made
+ * on first use, which is in the Actions lane's workers: a process that only starts the lane keeps no
+ * async-local storage (on older runtimes, any turns promise hooks on for the whole process).
+ */
+export function contactedHosts(): AsyncLocalStorage<Set<string>> {
+  contactedHostsStorage ??= new AsyncLocalStorage<Set<string>>();
+  return contactedHostsStorage;
+}
 
 export interface ActionsRequestOptions {
   readonly agents: EgressAgents;
@@ -43,12 +60,19 @@ export function loadActionsDestination(
   const ownExtendRequest = definition.extendRequest;
   // node-fetch calls a function `agent` with the URL; actions-core calls `agent.destroy()` after every
   // response (it expects an agent per request), which must not end the shared keep-alive agents.
-  const agent = Object.assign((url: URL) => options.agents.forUrl(url), { destroy: () => undefined });
+  const agent = Object.assign(
+    (url: URL) => {
+      contactedHosts().getStore()?.add(url.hostname);
+      return options.agents.forUrl(url);
+    },
+    { destroy: () => undefined },
+  );
   const extendRequest: AnyDefinition['extendRequest'] = (context) => ({
     ...(ownExtendRequest?.(context) ?? {}),
     agent,
     redirect: 'manual',
     timeout: options.requestTimeoutMs,
+    size: MAX_ACTIONS_RESPONSE_BYTES,
   });
   const destination = new (actionsRuntime().Destination)({ ...definition, extendRequest });
   // Each action keeps every response it emits in `destination.responses`, for Segment's test tooling:
@@ -64,5 +88,6 @@ export function actionsRuntime(): ActionsRuntime {
   // Required rather than imported: its type declarations bring DOM fetch types that clash with Node's.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   runtime ??= require('@segment/actions-core') as ActionsRuntime;
+  installLinearTemplates();
   return runtime;
 }

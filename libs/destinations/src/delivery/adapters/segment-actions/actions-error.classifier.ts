@@ -11,25 +11,43 @@ import { classifyHttpStatus } from '../../http-response.classifier';
 const AUTH_STATUSES = new Set([401, 403]);
 const MAX_MESSAGE_CHARS = 200;
 
+/** Bytes of one response an action may read, after decompression (node-fetch's `size`). */
+export const MAX_ACTIONS_RESPONSE_BYTES = 1_048_576;
+
+/** Said in place of what a host on an internal address answered. */
+export const HIDDEN_ANSWER = 'the answer of an internal address is not shown';
+
 interface ErrorLike {
   name?: unknown;
   message?: unknown;
   code?: unknown;
   status?: unknown;
   detail?: unknown;
+  type?: unknown;
   response?: { status?: unknown; headers?: { get?(name: string): string | null } };
 }
 
-export function classifyActionsError(error: unknown): DeliveryOutcome {
+/**
+ * The outcome of an action's failure. `showAnswer` is false when the action reached a host whose
+ * answers are hidden (a loopback or private address the `open` mode lets through, docs/egress.md):
+ * destinations copy response bodies into their errors, so the reason then keeps the status and the
+ * kind of error only.
+ */
+export function classifyActionsError(error: unknown, showAnswer = true): DeliveryOutcome {
   const failure = (error ?? {}) as ErrorLike;
   const name = typeof failure.name === 'string' ? failure.name : 'Error';
-  const message = shorten(typeof failure.message === 'string' ? failure.message : String(error));
+  const said = shorten(typeof failure.message === 'string' ? failure.message : String(error));
   if (failure.code === 'EGRESS_DENIED') {
-    return egressDenied(typeof failure.detail === 'string' ? failure.detail : message);
+    return egressDenied(typeof failure.detail === 'string' ? failure.detail : said);
   }
   // node-fetch wraps a refused connection and keeps the cause's code.
   if (typeof failure.message === 'string' && failure.message.includes('egress to ')) {
-    return egressDenied(message);
+    return egressDenied(said);
+  }
+  const message = showAnswer ? said : HIDDEN_ANSWER;
+  if (failure.type === 'max-size') {
+    // Sending again would read the same answer: final.
+    return discard(`the response is larger than the ${MAX_ACTIONS_RESPONSE_BYTES} bytes an action may read`);
   }
   const responseStatus = typeof failure.response?.status === 'number' ? failure.response.status : undefined;
   if (name === 'HTTPError' && responseStatus !== undefined) {

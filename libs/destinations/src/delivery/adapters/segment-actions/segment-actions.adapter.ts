@@ -10,8 +10,10 @@
  * - A message no subscription takes is `filtered`. A subscription whose action has `performBatch` and
  *   whose mapping sets `enable_batching` runs through `executeBatch`, with per-message outcomes from its
  *   multistatus; the others run `executeAction` per message.
- * - Every request goes through the egress guard's agents, with `redirect: 'manual'` and a timeout per
- *   request, and the whole message is bounded by `messageTimeoutMs` even if an action ignores its signal.
+ * - Every request goes through the egress guard's agents, with `redirect: 'manual'`, a timeout and a
+ *   response size cap per request, and the whole message is bounded by `messageTimeoutMs` even if an
+ *   action ignores its signal. A failure after a request to an internal address (`open` mode) keeps
+ *   its status only: destinations copy response bodies into their errors.
  */
 import type { NormalizedMessage } from '@tributary/contracts';
 import type { JsonValue } from '../../../catalog/catalog-entry.types';
@@ -36,7 +38,7 @@ import {
 } from '../../delivery-adapter.port';
 import { createEgressAgents, type EgressAgents } from '../../egress/egress-agents';
 import { EgressGuard } from '../../egress/egress-guard';
-import { loadActionsDestination } from './actions-destination.loader';
+import { contactedHosts, loadActionsDestination } from './actions-destination.loader';
 import { classifyActionsError, classifyMultiStatus } from './actions-error.classifier';
 import type { ParsedFql, RunnableActionsDestination } from './actions-core.types';
 import { parseSubscriptionFql, subscriptionMatches } from './actions-subscriptions';
@@ -83,6 +85,12 @@ export class SegmentActionsRuntime {
       this.loaded.set(data.dir, destination);
     }
     return destination;
+  }
+
+  /** Whether every host in `hosts` may have its answers shown (none reached an internal address). */
+  mayShowAnswersOf(hosts: ReadonlySet<string>): boolean {
+    for (const host of hosts) if (!this.agents.mayShowResponseOf(host)) return false;
+    return true;
   }
 
   close(): void {
@@ -275,21 +283,24 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
   /** Runs `work`, turning every error into an outcome and giving up after `messageTimeoutMs`. */
   private withTimeout(work: (signal: AbortSignal) => Promise<DeliveryOutcome>): Promise<DeliveryOutcome> {
     const controller = new AbortController();
+    const hosts = new Set<string>();
     return new Promise<DeliveryOutcome>((resolve) => {
       const timer = setTimeout(() => {
         controller.abort();
         resolve(retry(`timeout after ${this.runtime.messageTimeoutMs} ms`));
       }, this.runtime.messageTimeoutMs);
-      work(controller.signal).then(
-        (outcome) => {
-          clearTimeout(timer);
-          resolve(outcome);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          resolve(classifyActionsError(error));
-        },
-      );
+      contactedHosts()
+        .run(hosts, () => work(controller.signal))
+        .then(
+          (outcome) => {
+            clearTimeout(timer);
+            resolve(outcome);
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            resolve(classifyActionsError(error, this.runtime.mayShowAnswersOf(hosts)));
+          },
+        );
     });
   }
 }

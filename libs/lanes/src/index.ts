@@ -1,0 +1,5 @@
+export * from './execution-lane.port';
+export {
+  WorkerThreadsLane,
+  type WorkerThreadsLaneOptions,
+} from './adapters/worker-threads/worker-threads.lane';
