@@ -99,8 +99,8 @@ export function regulationsCommand(context: CliContext): Command {
           ? `workspaces/${workspace}/sources/${options.source}`
           : `workspaces/${workspace}`;
         const query = new URLSearchParams([
-          ...(options.status ?? []).map((status) => ['status', status]),
-          ...(options.type ?? []).map((type) => ['regulation_types', type]),
+          ...(options.status ?? []).map((status): [string, string] => ['status', status]),
+          ...(options.type ?? []).map((type): [string, string] => ['regulation_types', type]),
         ]);
         const list = await new ConfigApiClient(connection).listAll(
           `${scope}/regulations${query.size > 0 ? `?${query}` : ''}`,
