@@ -33,6 +33,8 @@
  * of everything allocated, `node bench/summarize-heap-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node
  * flags of the server),
  * BENCH_CONFIG_OPERATIONS (200), BENCH_PHASES (all; or a comma-separated list of `ingest` = phases 1-2,
+ * `suppression` = phase 2 again against a source suppressing BENCH_SUPPRESSED_USERS (10,000) users
+ * (`suppression.phase.ts`), alternating with phase 2 and printed as `ratio suppression/ingest`, which needs `ingest`,
  * `protocols` = phase 2 again against a source connected to a tracking plan (`protocols.phase.ts`),
  * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,
  * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
@@ -66,6 +68,7 @@ import { measureFailingDestination } from './failing-destination.phase';
 import { measurePostgres } from './postgres.phase';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
 import { assertBenchMessagesFitPlan, assertPlanEnforced, createPlannedSource } from './protocols.phase';
+import { assertSuppressionInForce, createSuppressingSource } from './suppression.phase';
 import { TributaryServerProcess } from './tributary-server.process';
 import { BenchWebhookReceiver } from './webhook-receiver';
 import { measureActionsDelivery, printActionsTable } from './actions-delivery.phase';
@@ -75,7 +78,18 @@ const GOAL_P99_MS = 50;
 /** Same as the JetStream adapter's default publish timeout. */
 const PUBLISH_TIMEOUT_MS = 2000;
 
-const PHASE_GROUPS = ['ingest', 'protocols', 'delivery', 'postgres', 'config', 'actions', 'dedupe'] as const;
+const PHASE_GROUPS = [
+  'ingest',
+  'protocols',
+  'suppression',
+  'delivery',
+  'postgres',
+  'config',
+  'actions',
+  'dedupe',
+] as const;
+/** Goal of `ratio suppression/ingest`: checking 10,000 suppressed users costs ingest at most 3 %. */
+const SUPPRESSION_GOAL_RATIO = 0.97;
 /** Goal of `ratio protocols/ingest`: enforcing a realistic plan keeps at least this share of the rate. */
 const PROTOCOLS_GOAL_RATIO = 0.8;
 type PhaseGroup = (typeof PHASE_GROUPS)[number];
@@ -92,6 +106,8 @@ function phasesSetting(): PhaseGroup[] {
   // Delivery and replay are reported as ratios to the ingest rate of phase 2.
   if (names.includes('delivery') && !names.includes('ingest'))
     throw new Error('BENCH_PHASES: delivery needs ingest (its figures are ratios to the ingest rate)');
+  if (names.includes('suppression') && !names.includes('ingest'))
+    throw new Error('BENCH_PHASES: suppression needs ingest (its figure is a ratio to the ingest rate)');
   if (names.includes('protocols') && !names.includes('ingest'))
     throw new Error('BENCH_PHASES: protocols needs ingest (its figure is a ratio to the ingest rate)');
   return PHASE_GROUPS.filter((name) => names.includes(name));
@@ -284,6 +300,21 @@ async function main(): Promise<void> {
       protocolsMessages = createBenchMessages(protocolsWriteKey);
       assertBenchMessagesFitPlan(protocolsMessages.storedMessages);
     }
+    const suppressionRounds: Array<{ suppression: TributaryResult; ingest: TributaryResult; ratio: number }> = [];
+    let suppressionWriteKey: string | null = null;
+    let suppressionMessages: BenchMessages | null = null;
+    const suppressedUsers = Number(process.env.BENCH_SUPPRESSED_USERS ?? 10_000);
+    if (runs('suppression')) {
+      suppressionWriteKey = await createSuppressingSource(
+        server.baseUrl,
+        adminToken,
+        WORKSPACE,
+        'suppressing',
+        suppressedUsers,
+      );
+      await assertSuppressionInForce(server.baseUrl, suppressionWriteKey);
+      suppressionMessages = createBenchMessages(suppressionWriteKey);
+    }
     for (let round_ = 1; round_ <= settings.rounds; round_ += 1) {
       console.log(`round ${round_}/${settings.rounds}, phase 1/5: JetStream ceiling ...`);
       const ceilingOfRound = await measureCeiling(nats.url, messages);
@@ -313,6 +344,24 @@ async function main(): Promise<void> {
           ratio: protocolsRatio,
         });
       }
+      if (suppressionWriteKey && suppressionMessages) {
+        console.log(
+          `round ${round_}/${settings.rounds}, phase 2c/5: tributary /v1/batch to a source suppressing ${suppressedUsers} users ...`,
+        );
+        const suppressionOfRound = await measureTributary(server, suppressionWriteKey, suppressionMessages);
+        const suppressionRatio = round(
+          suppressionOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
+          3,
+        );
+        console.log(
+          `round ${round_}/${settings.rounds}: ratio suppression/ingest ${suppressionRatio.toFixed(3)}`,
+        );
+        suppressionRounds.push({
+          suppression: suppressionOfRound,
+          ingest: tributaryOfRound,
+          ratio: suppressionRatio,
+        });
+      }
     }
     const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
     const { ceiling, ratio } = median;
@@ -334,6 +383,28 @@ async function main(): Promise<void> {
       rounds,
       goal: { ratioAtLeast: GOAL_RATIO, p99BelowMs: GOAL_P99_MS, met: goalMet },
     });
+    if (suppressionRounds.length > 0) {
+      const suppressionMedian = [...suppressionRounds].sort((a, b) => a.ratio - b.ratio)[
+        Math.floor(suppressionRounds.length / 2)
+      ];
+      const suppressionGoalMet = suppressionMedian.ratio >= SUPPRESSION_GOAL_RATIO;
+      console.log(
+        `suppression/ingest ratios by round: ${suppressionRounds.map((entry) => entry.ratio.toFixed(3)).join(', ')}; ` +
+          `median round: ${suppressionMedian.suppression.messagesPerSecond.toLocaleString('en-US')} msg/s with ${suppressedUsers} users suppressed, ` +
+          `${suppressionMedian.ingest.messagesPerSecond.toLocaleString('en-US')} msg/s without, ` +
+          `CPU ${suppressionMedian.suppression.cpuMsPerThousandMessages ?? 'n/a'} vs ${suppressionMedian.ingest.cpuMsPerThousandMessages ?? 'n/a'} ms/1k msg`,
+      );
+      console.log(
+        `ratio suppression/ingest: ${suppressionMedian.ratio.toFixed(3)}  ` +
+          `(goal: >= ${SUPPRESSION_GOAL_RATIO}: ${suppressionGoalMet ? 'MET' : 'NOT MET'})`,
+      );
+      results.suppression = {
+        suppressedUsers,
+        ratio: suppressionMedian.ratio,
+        rounds: suppressionRounds,
+        goal: { ratioAtLeast: SUPPRESSION_GOAL_RATIO, met: suppressionGoalMet },
+      };
+    }
     if (protocolsRounds.length > 0 && protocolsWriteKey) {
       await assertPlanEnforced(server.baseUrl, adminToken, WORKSPACE, 'planned', protocolsWriteKey);
       const protocolsMedian = [...protocolsRounds].sort((a, b) => a.ratio - b.ratio)[

@@ -29,8 +29,7 @@ export class RunningHandlers {
   ) {}
 
   start(delivery: Delivery, signalInProgress?: () => void): void {
-    // One promise per call (not an async wrapper and a `finally`): with promise hooks on (any
-    // AsyncLocalStorage makes them process-wide), every promise and await costs its hooks.
+    // One promise per call (not an async wrapper and a `finally`): fewer promises per message.
     const failed = (error: unknown) => {
       try {
         // Left unsettled on purpose: the ack wait redelivers it, which avoids a hot retry loop.

@@ -57,8 +57,9 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   }
 
   /**
-   * Not async, nor is what it calls: with promise hooks on (any AsyncLocalStorage makes them
-   * process-wide), each async function and await of a message's way costs its hooks and objects.
+   * Not async, nor is what it calls: each async function and await of a message's way is a promise
+   * and its objects, per message. (On Node 24 an AsyncLocalStorage no longer adds promise hooks to
+   * them: it keeps its context in the async context frame.)
    */
   deliver(
     destinationSlug: string,
