@@ -24,7 +24,7 @@ export interface CreateEventLogOptions {
   retentionMs?: number;
   /** `NATS_STREAM_REPLICAS`: replicas of each JetStream stream; default 1. Ignored by the sqlite log. */
   streamReplicas?: number;
-  /** `ROUTER_PULL_EXPIRES`: expiry of each JetStream pull (heartbeat at half); default 5 s. */
+  /** `ROUTER_PULL_EXPIRES`: expiry of each JetStream pull (heartbeat at half); default 2 s. */
   pullExpiresMs?: number;
   /** Told what setting up the log changed that an operator should know (a stream's replicas raised). */
   notice?: (message: string) => void;

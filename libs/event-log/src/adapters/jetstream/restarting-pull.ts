@@ -2,7 +2,7 @@ import type { ConsumeOptions, Consumer, ConsumerMessages, ConsumerNotification }
 import type { NatsConnection } from '@nats-io/nats-core';
 
 /** `ROUTER_PULL_EXPIRES` when not set: how long one pull request may wait on the server. */
-export const DEFAULT_PULL_EXPIRES_MS = 5_000;
+export const DEFAULT_PULL_EXPIRES_MS = 2_000;
 
 /**
  * The pull settings of every consume: a short expiry and a heartbeat at half of it. The client's
