@@ -300,7 +300,8 @@ async function main(): Promise<void> {
       protocolsMessages = createBenchMessages(protocolsWriteKey);
       assertBenchMessagesFitPlan(protocolsMessages.storedMessages);
     }
-    const suppressionRounds: Array<{ suppression: TributaryResult; ingest: TributaryResult; ratio: number }> = [];
+    const suppressionRounds: Array<{ suppression: TributaryResult; ingest: TributaryResult; ratio: number }> =
+      [];
     let suppressionWriteKey: string | null = null;
     let suppressionMessages: BenchMessages | null = null;
     const suppressedUsers = Number(process.env.BENCH_SUPPRESSED_USERS ?? 10_000);
@@ -308,7 +309,7 @@ async function main(): Promise<void> {
       suppressionWriteKey = await createSuppressingSource(
         server.baseUrl,
         adminToken,
-        WORKSPACE,
+        `${WORKSPACE}-suppressing`,
         'suppressing',
         suppressedUsers,
       );

@@ -1,14 +1,16 @@
 /**
- * The `suppression` phase: phase 2 again against a source of the same workspace that suppresses
+ * The `suppression` phase: phase 2 again against a source of a workspace of its own that suppresses
  * BENCH_SUPPRESSED_USERS (10,000) users (source-scoped SUPPRESS_ONLY regulations, 5,000 ids each, the
  * most one regulation takes), alternating with phase 2 in each round. None of the bench messages'
  * users is suppressed, so every message is still stored: what the ratio measures is the check itself
- * (docs/regulations.md, "Suppression at ingest"). Printed as `ratio suppression/ingest`.
+ * (docs/regulations.md, "Suppression at ingest"). A workspace of its own: the check runs for every
+ * source of a workspace with any suppression, so phase 2's workspace must have none. Printed as
+ * `ratio suppression/ingest`.
  */
 
 const IDS_PER_REGULATION = 5_000;
 
-/** A source in `workspace` whose regulations suppress `users` user ids; answers its write key. */
+/** A new workspace `workspace` with a source whose regulations suppress `users` user ids; answers its write key. */
 export async function createSuppressingSource(
   baseUrl: string,
   adminToken: string,
@@ -26,6 +28,9 @@ export async function createSuppressingSource(
     if (response.status !== 200) throw new Error(`${method} /v1beta/${path}: ${response.status} ${text}`);
     return JSON.parse(text);
   };
+  await call('POST', 'workspaces', {
+    workspace: { name: `workspaces/${workspace}`, display_name: 'Bench suppression' },
+  });
   const source = await call('POST', `workspaces/${workspace}/sources`, {
     source: { name: sourceSlug, catalog_name: 'node' },
   });
@@ -43,8 +48,10 @@ export async function createSuppressingSource(
   const deadline = Date.now() + 30_000;
   for (;;) {
     const { regulations } = await call('GET', `workspaces/${workspace}/sources/${sourceSlug}/regulations`);
-    if (regulations.length > 0 && regulations.every((regulation: any) => regulation.status === 'finished')) break;
-    if (Date.now() > deadline) throw new Error('suppression phase: the regulations did not finish within 30 s');
+    if (regulations.length > 0 && regulations.every((regulation: any) => regulation.status === 'finished'))
+      break;
+    if (Date.now() > deadline)
+      throw new Error('suppression phase: the regulations did not finish within 30 s');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return source.write_keys[0];
@@ -63,5 +70,6 @@ export async function assertSuppressionInForce(baseUrl: string, writeKey: string
     },
     body: JSON.stringify({ userId: 'suppressed-user-0', event: 'Bench Suppressed' }),
   });
-  if (response.status !== 200) throw new Error(`suppression phase: a suppressed user's message got ${response.status}`);
+  if (response.status !== 200)
+    throw new Error(`suppression phase: a suppressed user's message got ${response.status}`);
 }
