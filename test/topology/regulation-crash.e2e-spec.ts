@@ -89,7 +89,13 @@ describe('a regulation survives a killed router and tracking API', () => {
     await router.kill('SIGKILL');
     await trackingApi.kill('SIGKILL');
     receiver.delayMs = 0;
-    expect((await configApi(configApiEndpoint, 'GET', created.body.name)).body.status).toBe('running');
+    // The config API learns of the router's start from the shared store, a moment after the router
+    // wrote it: its projection follows, it is not read through.
+    await pollUntil('the config API reads the regulation as running', 10_000, async () =>
+      (await configApi(configApiEndpoint, 'GET', created.body.name)).body.status === 'running'
+        ? true
+        : undefined,
+    );
 
     const [nextTrackingApi] = await Promise.all([topology.spawn('tracking-api'), topology.spawn('router')]);
     const { value: final } = await pollUntil('the regulation is final', 90_000, async () => {
