@@ -31,14 +31,6 @@ const SECRET_KEYS = new Set(['tokenHash', 'passwordHash']);
  */
 const MASKED_KEYS = new Set(['writeKey', 'writeKeys']);
 
-export function auditEntryFor(
-  recorded: RecordedEvent,
-): { workspaceSlugs: string[]; entry: AuditEntry } | undefined {
-  const target = auditTargetOf(recorded);
-  if (!target) return undefined;
-  return { workspaceSlugs: target.workspaceSlugs, entry: toAuditEntry(recorded, target.resourceName) };
-}
-
 export interface AuditPageQuery {
   workspaceSlug: string;
   /** Only entries whose resource name starts with this ('' for all). */

@@ -31,8 +31,6 @@ export interface PlanRules {
 
 /** A source's schema config (Config API `SchemaConfig`, wire names): the config domain owns its shape. */
 export type EnforcementSettings = SchemaConfig;
-export type TrackCommonAction = SchemaConfig['common_track_event_on_violations'];
-export type TraitsCommonAction = SchemaConfig['common_identify_event_on_violations'];
 
 /** One schema error, in the shape Segment reports it (`context.protocols.violations[]`). */
 export interface Violation {

@@ -120,12 +120,6 @@ export const BatchCreateSourceConnectionsRequestSchema = z.looseObject({
   source_names: z.array(z.string().min(1)).min(1),
 });
 
-export const PageQuerySchema = z.looseObject({
-  page_size: z.string().nullish(),
-  page_token: z.string().nullish(),
-});
-
-export type UpdateMask = z.infer<typeof UpdateMaskSchema>;
 export type CreateWorkspaceRequest = z.infer<typeof CreateWorkspaceRequestSchema>;
 export type UpdateWorkspaceRequest = z.infer<typeof UpdateWorkspaceRequestSchema>;
 export type CreateAccessTokenRequest = z.infer<typeof CreateAccessTokenRequestSchema>;

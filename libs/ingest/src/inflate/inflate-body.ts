@@ -35,8 +35,6 @@ const DECODERS: Readonly<Record<string, Decoder | null>> = {
   deflate: inflateWrappedOrRaw,
 };
 
-export const SUPPORTED_CONTENT_ENCODINGS = Object.freeze(Object.keys(DECODERS));
-
 /**
  * Returns the decoded body, or `payload_too_large` when it is (or would inflate to) more than `maxBytes`,
  * or `invalid_request` for a corrupt body or an unsupported coding. A header listing several codings

@@ -9,7 +9,6 @@ import {
   type DeliveryHandler,
   type ErasedMessages,
   type EventLog,
-  type EventLogSettings,
   type FailedAttempts,
   type StartedAttempt,
   type LeaseRecord,
@@ -48,38 +47,9 @@ import type { PublishPath } from './pipelined-publisher';
 
 // The stream names belong to this module's exports: index.ts, the message-id feed and the tests read them here.
 export { DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM, TRACKING_STREAM } from './jetstream-streams';
+import type { JetStreamEventLogOptions } from './jetstream-options';
+export type { JetStreamEventLogOptions } from './jetstream-options';
 
-export interface JetStreamEventLogOptions extends EventLogSettings {
-  /** NATS server URL, or several (comma-separated, as in `NATS_URL`). */
-  servers: string | string[];
-  /** How long a publish waits for JetStream's acknowledgement before failing as unavailable. Default 2000. */
-  publishTimeoutMs?: number;
-  /** Timeout of the first connection and of management calls. Default 5000. */
-  requestTimeoutMs?: number;
-  /** Wait between reconnect attempts (NATS adds jitter). Default 500. */
-  reconnectWaitMs?: number;
-  /**
-   * Replicas of every stream Tributary creates (`num_replicas`, `NATS_STREAM_REPLICAS`): 1 on a single
-   * server, 3 or 5 in a JetStream cluster to survive the loss of a server. Existing streams are moved to
-   * this number at start. Default 1.
-   */
-  replicas?: number;
-  /**
-   * How long one pull request of a consumer or a tail may wait on the server (`ROUTER_PULL_EXPIRES`),
-   * with a heartbeat at half of it: a pull lost with a NATS node or to a leader election is noticed
-   * and issued again within about this long. At least 1000 (the client's minimum). Default 5000.
-   */
-  pullExpiresMs?: number;
-  /** Told what setting up the log changed that an operator should know (a stream's replicas raised). */
-  notice?: (message: string) => void;
-  /** Shown by the server in its connection list. */
-  connectionName?: string;
-  /**
-   * `duplicate_window` of `TRACKING` when it must differ from `dedupeWindowMs`: the short guard
-   * (`DEDUPE_GUARD_WINDOW`) when the dedupe index serves the long window (dedupe/deduplicated-event-log.ts).
-   */
-  trackingDuplicateWindowMs?: number;
-}
 
 /**
  * The event log on NATS JetStream (`NATS_URL` set): one connection shared by the parts below, each

@@ -14,10 +14,10 @@ import type {
   MessageIdFeed,
 } from '../../dedupe/message-id.feed';
 import { EventLogUnavailableError } from '../../event-log.port';
-import { TRACKING_STREAM } from './jetstream-event-log.adapter';
+import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
 
 /** Every subject of `TRACKING`. */
-const TRACKING_STREAM_SUBJECTS = 'tracking.>';
+const TRACKING_STREAM_SUBJECTS = trackingFilter(undefined);
 /**
  * How long a batch waits for more ids after its first one (ms): each batch is one index commit and one
  * progress report to the thread that serves HTTP, so under a steady load fewer, larger batches cost

@@ -15,7 +15,7 @@ import {
 } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { ConsumerMismatchError, EventLogUnavailableError } from '../../event-log.port';
-import type { JetStreamEventLogOptions } from './jetstream-event-log.adapter';
+import type { JetStreamEventLogOptions } from './jetstream-options';
 import { DEFAULT_PULL_EXPIRES_MS } from './restarting-pull';
 
 const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;

@@ -8,7 +8,7 @@ import {
 import { nanos } from '@nats-io/nats-core';
 import { DEFAULT_SEEN_ONCE_CAPACITY, MAX_SEEN_ONCE_TTL_MS } from '../../event-log.port';
 import { ATTEMPT_STREAM, ATTEMPT_SUBJECT_PREFIX } from './attempt-history';
-import type { JetStreamEventLogOptions } from './jetstream-event-log.adapter';
+import type { JetStreamEventLogOptions } from './jetstream-options';
 import { JetStreamProtocolsOutcomes } from './jetstream-protocols-outcomes';
 import { isApiError, type JetStreamSession } from './jetstream-session';
 
