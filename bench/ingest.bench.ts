@@ -51,7 +51,8 @@ import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageTyp
 import { nanos } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { generateAccessTokenSecret } from '@tributary/auth';
-import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS, NatsServerProcess } from '@tributary/event-log';
+import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

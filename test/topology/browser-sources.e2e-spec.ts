@@ -2,7 +2,7 @@
 // router processes (one SQLite event store, one nats-server). A page on its own loopback origin pastes
 // Segment's snippet pointing at the standalone tracking-api, which serves the loader, the settings and
 // the short routes; the router delivers what the page sent to a webhook, as it does server-side events.
-import { NatsServerProcess } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -10,7 +10,8 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { NatsServerProcess, TRACKING_STREAM } from '@tributary/event-log';
+import { TRACKING_STREAM } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

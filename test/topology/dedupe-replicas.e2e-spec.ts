@@ -2,7 +2,7 @@
 // (DEDUPE_INDEX_DIR) that follows the shared log: a duplicate sent to one replica of a message stored
 // through the other is refused after JetStream's guard window has passed (only the index can know
 // it), and the same batch sent to both at once is stored once (the guard settles that race).
-import { NatsServerProcess } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,7 +6,7 @@
 // source created after the fuzz, and the router delivers its message. Apps share config through one
 // SQLite event store (same DATA_DIR), as the production topology shares KurrentDB.
 // Runs are seeded: FUZZ_SEED=<n> replays a failure that fast-check reports.
-import { NatsServerProcess } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

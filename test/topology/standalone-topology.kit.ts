@@ -4,7 +4,7 @@
  * by polling the file), and the apps as separate processes started with one environment (the routers
  * decrypt the webhook secrets the Config API encrypted, with the one secret key).
  */
-import { NatsServerProcess } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,7 +4,7 @@
 // each webhook received one signed delete, a replay cannot bring them back, new messages of the user
 // are answered and dropped, and another user's data is untouched.
 import { Analytics } from '@segment/analytics-node';
-import { NatsServerProcess } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import { configApi } from '../../../test/support/config-api.client';
 import {
   createWorkspaceAndSource,

@@ -2,7 +2,7 @@
 // docs/browser-mobile.md §1a(vi)): Tributary answers 503 with CORS headers, so the library reads the
 // status and retries the same messageId with X-Retry-Count; once nats-server is back the event is
 // stored exactly once.
-import { NatsServerProcess } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import type { Browser, Response } from 'playwright-core';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {

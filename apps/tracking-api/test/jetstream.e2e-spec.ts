@@ -3,7 +3,8 @@
 // itself when the server comes back (docs/architecture.md invariant 1, docs/tracking-api.md §9.1).
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { NatsServerProcess, SQLITE_EVENT_LOG_FILE_NAME, TRACKING_STREAM } from '@tributary/event-log';
+import { SQLITE_EVENT_LOG_FILE_NAME, TRACKING_STREAM } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,7 +2,8 @@
 // (SIGTERM) mid-delivery, and its NATS server stopped and restarted. The invariant checked every time:
 // a message answered 200 is in the log afterwards (docs/architecture.md, invariant 1), and while the log is
 // unreachable the tracking API answers 503 with Retry-After, never 200 and never anything else.
-import { NatsServerProcess, type EventLog } from '@tributary/event-log';
+import { type EventLog } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 // What the server's own watchdog allows a graceful stop (10 s, issue 6).
 import { SHUTDOWN_LIMIT_MS } from '@tributary/platform';
 import { rmSync } from 'node:fs';

@@ -1,7 +1,8 @@
 // Protocols on JetStream (NATS_URL): outcomes are counted in stream PROTOCOLS, so another process
 // connected to the same NATS (another tracking API or Config API replica) reads the same counts;
 // forwards and resends behave as on the embedded log.
-import { JetStreamEventLog, NatsServerProcess } from '@tributary/event-log';
+import { JetStreamEventLog } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import { randomUUID } from 'node:crypto';
 import { startTributary, type TributaryTestInstance } from '../../../../test/support/tributary-test-instance';
 import {
