@@ -11,8 +11,9 @@
  *   (retried by the caller), never given the other's outcome.
  */
 
-/** The three kinds of function (`type` on the wire). */
-export type FunctionKind = 'SOURCE' | 'DESTINATION' | 'INSERT_DESTINATION';
+import type { FunctionKind } from '@tributary/contracts';
+
+export type { FunctionKind };
 
 /** The handlers a destination or insert function may declare, by message type. */
 export const MESSAGE_HANDLERS = {

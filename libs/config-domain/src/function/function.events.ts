@@ -1,9 +1,7 @@
-import type { FunctionKind } from '@tributary/functions';
+import { FUNCTION_KINDS, type FunctionKind } from '@tributary/contracts';
 
-/** The three kinds of function (`type` on both APIs): the runner's own word, as a type only. */
-export type { FunctionKind };
-
-export const FUNCTION_KINDS: readonly FunctionKind[] = ['SOURCE', 'DESTINATION', 'INSERT_DESTINATION'];
+/** The three kinds of function (`type` on both APIs), as the wire names them. */
+export { FUNCTION_KINDS, type FunctionKind };
 
 /** The prefix of each kind's ids (docs/functions.md §1). */
 export const FUNCTION_ID_PREFIXES: Readonly<Record<FunctionKind, string>> = {

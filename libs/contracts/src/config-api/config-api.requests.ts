@@ -180,6 +180,10 @@ export type CreateRegulationRequest = z.infer<typeof CreateRegulationRequestSche
  * A function as v1beta writes it (docs/functions.md §4). Only the shape is checked here; settings
  * are checked by the function's domain rules, which name the entry, and code by the sandbox.
  */
+/** The three kinds of function (`type` on the wire; specs/functions.md §1). */
+export const FUNCTION_KINDS = ['SOURCE', 'DESTINATION', 'INSERT_DESTINATION'] as const;
+export type FunctionKind = (typeof FUNCTION_KINDS)[number];
+
 export const FunctionBodySchema = z.looseObject({
   display_name: z.string().nullish(),
   description: z.string().nullish(),
