@@ -44,6 +44,8 @@ import { SourceConnectionsHandler } from './tracking-plans/source-connections.ha
 import { TrackingPlanCommands } from './tracking-plans/tracking-plan.commands';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
+import { FunctionLogsController } from './function-logs/function-logs.controller';
+import { FunctionLogsEraser } from './function-logs/function-logs.eraser';
 import { ViolationsController } from './violations/violations.controller';
 import { WorkspaceCommands } from './workspaces/workspace.commands';
 import { WorkspacesController } from './workspaces/workspaces.controller';
@@ -91,6 +93,7 @@ export class ConfigApiModule {
         RegulationsController,
         AuditEventsController,
         ViolationsController,
+        FunctionLogsController,
         UnimplementedController,
         PublicWorkspaceController,
         PublicCatalogController,
@@ -131,6 +134,7 @@ export class ConfigApiModule {
         DestinationConfigMapper,
         InstanceBootstrapService,
         SourceConnectionsHandler,
+        FunctionLogsEraser,
         // The Public API's budget is its own, apart from `/v1beta`'s.
         {
           provide: PUBLIC_API_RATE_LIMITER,

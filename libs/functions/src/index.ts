@@ -1,1 +1,3 @@
 export * from './function-runner.port';
+export * from './function-metrics';
+export * from './function-metrics.prometheus';

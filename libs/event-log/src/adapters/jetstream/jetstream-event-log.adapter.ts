@@ -32,10 +32,12 @@ import type {
   RecordedProtocolsOutcome,
   RecordProtocolsOutcome,
 } from '../../protocols-outcomes.port';
+import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../function-logs.port';
 import { JetStreamAttemptHistory } from './attempt-history';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamDeadLetters } from './jetstream-dead-letters';
 import { JetStreamErasure } from './jetstream-erasure';
+import { JetStreamFunctionLogs } from './jetstream-function-logs';
 import { JetStreamLeases } from './jetstream-leases';
 import { JetStreamProtocolsOutcomes } from './jetstream-protocols-outcomes';
 import { JetStreamTrackingPublisher } from './jetstream-publishing';
@@ -49,7 +51,7 @@ import type { PublishPath } from './pipelined-publisher';
 export { DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM, TRACKING_STREAM } from './jetstream-streams';
 import type { JetStreamEventLogOptions } from './jetstream-options';
 export type { JetStreamEventLogOptions } from './jetstream-options';
-
+export { FUNCTION_LOG_STREAM } from './jetstream-function-logs';
 
 /**
  * The event log on NATS JetStream (`NATS_URL` set): one connection shared by the parts below, each
@@ -62,7 +64,7 @@ export type { JetStreamEventLogOptions } from './jetstream-options';
  * - Durable consumers and their deliveries (`jetstream-consumers.ts`); tails (`jetstream-tails.ts`).
  * - Dead letters (`jetstream-dead-letters.ts`), failed attempts (`attempt-history.ts`), leases
  *   (`jetstream-leases.ts`), one-time keys (`jetstream-seen-once.ts`), Protocols outcomes
- *   (`jetstream-protocols-outcomes.ts`).
+ *   (`jetstream-protocols-outcomes.ts`), functions' logs (`jetstream-function-logs.ts`).
  *
  * The connection reconnects forever by itself. While it is down, publishes fail at once with
  * `EventLogUnavailableError` instead of being buffered, so the HTTP layer can answer 503 quickly.
@@ -75,6 +77,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly leases: JetStreamLeases;
   private readonly seenOnce: JetStreamSeenOnce;
   private readonly protocolsOutcomes: JetStreamProtocolsOutcomes;
+  private readonly functionLogs: JetStreamFunctionLogs;
   private readonly attemptHistory: JetStreamAttemptHistory;
   private readonly erasure: JetStreamErasure;
 
@@ -85,6 +88,7 @@ export class JetStreamEventLog implements EventLog {
     const { client, manager, publishTimeoutMs } = session;
     this.publisher = new JetStreamTrackingPublisher(session);
     this.protocolsOutcomes = new JetStreamProtocolsOutcomes(client, manager, publishTimeoutMs);
+    this.functionLogs = new JetStreamFunctionLogs(session);
     this.attemptHistory = new JetStreamAttemptHistory(client, manager, publishTimeoutMs);
     this.consumers = new JetStreamConsumers(session, this.attemptHistory);
     this.tails = new JetStreamTails(session);
@@ -178,6 +182,28 @@ export class JetStreamEventLog implements EventLog {
   readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]> {
     return this.session.guard(`read of the Protocols outcomes of ${sourceId}`, () =>
       this.protocolsOutcomes.read(sourceId, since, limit),
+    );
+  }
+
+  appendFunctionLogs(entries: FunctionLogEntry[]): Promise<void> {
+    return this.session.guard(`append of ${entries.length} function log entries`, () =>
+      this.functionLogs.append(entries),
+    );
+  }
+
+  listFunctionLogs(
+    workspaceId: string,
+    functionId: string,
+    options: ListFunctionLogsOptions,
+  ): Promise<FunctionLogPage> {
+    return this.session.guard(`read of the logs of function ${functionId}`, () =>
+      this.functionLogs.list(workspaceId, functionId, options),
+    );
+  }
+
+  eraseFunctionLogs(workspaceId: string, functionId: string): Promise<void> {
+    return this.session.guard(`erase of the logs of function ${functionId}`, () =>
+      this.functionLogs.erase(workspaceId, functionId),
     );
   }
 

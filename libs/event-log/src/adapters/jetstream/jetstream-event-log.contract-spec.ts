@@ -32,7 +32,13 @@ async function deleteStreams(): Promise<void> {
   const connection = await connect({ servers: server.url });
   try {
     const manager = await jetstreamManager(connection);
-    for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM, ATTEMPT_STREAM]) {
+    for (const stream of [
+      TRACKING_STREAM,
+      DEAD_LETTER_STREAM,
+      LEASE_STREAM,
+      SEEN_ONCE_STREAM,
+      ATTEMPT_STREAM,
+    ]) {
       await manager.streams.delete(stream).catch(() => false);
     }
   } finally {
