@@ -7,19 +7,9 @@
 import type { LeveledLogger } from './leveled-logger';
 import { OAuthAuthorization, type OAuthClock } from './oauth-authorization';
 import type { ResolvedOptions } from './options';
+import type { RequestAuthorization } from './request-authorization';
 
-export interface RequestAuthorization {
-  /**
-   * The `Authorization` header for the next request, or undefined for none. May reject (with an
-   * `OAuthTokenError`) when no token can be had; the batch is then given up.
-   */
-  authorizationHeader(): Promise<string | undefined>;
-  /**
-   * The server refused a request that carried `sentHeader` with this status; a token-based provider
-   * clears that token, if it still caches it.
-   */
-  requestRefused(status: number, sentHeader: string | undefined): void;
-}
+export type { RequestAuthorization } from './request-authorization';
 
 export class WriteKeyAuthorization implements RequestAuthorization {
   private readonly header: string;

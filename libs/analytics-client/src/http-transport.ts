@@ -4,7 +4,7 @@
  */
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import type { RequestAuthorization } from './authorization';
+import type { RequestAuthorization } from './request-authorization';
 import { VERSION } from './version';
 
 const gzip = promisify(gzipCallback);

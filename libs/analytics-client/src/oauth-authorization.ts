@@ -3,7 +3,7 @@
  * `<authServer>/token`, caches it, refreshes it at half its lifetime, and drops it when the tracking API
  * refuses a request that carried it. One token request at a time, however many sends are waiting.
  */
-import type { RequestAuthorization } from './authorization';
+import type { RequestAuthorization } from './request-authorization';
 import { signClientAssertion } from './client-assertion';
 import type { LeveledLogger } from './leveled-logger';
 import type { ResolvedOAuthOptions, RetryBackoffOptions } from './options';
