@@ -47,11 +47,8 @@
  * 6. dedupe memory (`dedupe-memory.phase.ts`): resident memory of nats-server plus Tributary per
  *    messageId held in the dedupe window, after BENCH_DEDUPE_IDS unique ids.
  */
-import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
-import { connect } from '@nats-io/transport-node';
 import { generateAccessTokenSecret } from '@tributary/auth';
-import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS, NatsServerProcess } from '@tributary/event-log';
+import { NatsServerProcess, TRACKING_STREAM } from '@tributary/event-log';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,13 +67,19 @@ import { round, runClosedLoop, type PhaseResult } from './load-loop';
 import { assertBenchMessagesFitPlan, assertPlanEnforced, createPlannedSource } from './protocols.phase';
 import { assertSuppressionInForce, createSuppressingSource } from './suppression.phase';
 import { TributaryServerProcess } from './tributary-server.process';
+import {
+  CEILING_STREAM,
+  ensureCeilingStream,
+  measureJetStreamCeiling,
+  storedCountFailures,
+  streamMessageCount,
+  type CeilingResult,
+} from './jetstream-ceiling.phase';
 import { BenchWebhookReceiver } from './webhook-receiver';
 import { measureActionsDelivery, printActionsTable } from './actions-delivery.phase';
 
 const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
-/** Same as the JetStream adapter's default publish timeout. */
-const PUBLISH_TIMEOUT_MS = 2000;
 
 const PHASE_GROUPS = [
   'ingest',
@@ -291,7 +294,7 @@ async function main(): Promise<void> {
 
     // Phases 1 and 2 alternate for BENCH_ROUNDS rounds and the median round (by ratio) is the result: on
     // a shared machine, load that comes and goes then falls on both sides of the ratio alike.
-    const rounds: Array<{ ceiling: CeilingResult; tributary: TributaryResult; ratio: number }> = [];
+    const rounds: IngestRound[] = [];
     const protocolsRounds: Array<{ protocols: TributaryResult; ingest: TributaryResult; ratio: number }> = [];
     let protocolsWriteKey: string | null = null;
     let protocolsMessages: BenchMessages | null = null;
@@ -316,9 +319,17 @@ async function main(): Promise<void> {
       await assertSuppressionInForce(server.baseUrl, suppressionWriteKey);
       suppressionMessages = createBenchMessages(suppressionWriteKey);
     }
+    await ensureCeilingStream(nats.url);
+    const ceilingStreamBefore = await streamMessageCount(nats.url, CEILING_STREAM);
+    const trackingStreamBefore = await streamMessageCount(nats.url, TRACKING_STREAM);
+    const tributaryRuns: TributaryResult[] = [];
+    const ceilingRuns: CeilingResult[] = [];
     for (let round_ = 1; round_ <= settings.rounds; round_ += 1) {
-      console.log(`round ${round_}/${settings.rounds}, phase 1/5: JetStream ceiling ...`);
-      const ceilingOfRound = await measureCeiling(nats.url, messages);
+      console.log(
+        `round ${round_}/${settings.rounds}, phase 1/5: JetStream ceiling (the pipelined publisher, from the bench) ...`,
+      );
+      const ceilingOfRound = await measureJetStreamCeiling('pipelined', nats.url, messages, settings);
+      ceilingRuns.push(ceilingOfRound);
       console.log(`round ${round_}/${settings.rounds}, phase 2/5: tributary /v1/batch ...`);
       if (settings.cpuProfile) server.startCpuProfile();
       // The suppression phase runs before phase 2 in even rounds and after it in odd ones, so that
@@ -328,16 +339,36 @@ async function main(): Promise<void> {
           ? await measureTributary(server, suppressionWriteKey, suppressionMessages)
           : undefined;
       const tributaryOfRound = await measureTributary(server, writeKey, messages);
+      tributaryRuns.push(tributaryOfRound);
+      if (suppressionFirst) tributaryRuns.push(suppressionFirst);
       if (settings.cpuProfile)
         console.log(`server CPU profile (ingest): ${await server.stopCpuProfile(`ingest-${round_}`)}`);
+      console.log(
+        `round ${round_}/${settings.rounds}, phase 1b/5: JetStream stock client (js.publish per message) ...`,
+      );
+      const stockClientOfRound = await measureJetStreamCeiling('stock-client', nats.url, messages, settings);
+      ceilingRuns.push(stockClientOfRound);
       const ratioOfRound = round(tributaryOfRound.messagesPerSecond / ceilingOfRound.messagesPerSecond, 3);
-      console.log(`round ${round_}/${settings.rounds}: ratio ${ratioOfRound.toFixed(3)}`);
-      rounds.push({ ceiling: ceilingOfRound, tributary: tributaryOfRound, ratio: ratioOfRound });
+      const stockClientRatioOfRound = round(
+        tributaryOfRound.messagesPerSecond / stockClientOfRound.messagesPerSecond,
+        3,
+      );
+      console.log(
+        `round ${round_}/${settings.rounds}: ratio ${ratioOfRound.toFixed(3)}, to the stock client ${stockClientRatioOfRound.toFixed(3)}`,
+      );
+      rounds.push({
+        ceiling: ceilingOfRound,
+        stockClient: stockClientOfRound,
+        tributary: tributaryOfRound,
+        ratio: ratioOfRound,
+        stockClientRatio: stockClientRatioOfRound,
+      });
       if (protocolsWriteKey && protocolsMessages) {
         console.log(
           `round ${round_}/${settings.rounds}, phase 2b/5: tributary /v1/batch with a tracking plan ...`,
         );
         const protocolsOfRound = await measureTributary(server, protocolsWriteKey, protocolsMessages);
+        tributaryRuns.push(protocolsOfRound);
         const protocolsRatio = round(
           protocolsOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
           3,
@@ -355,8 +386,11 @@ async function main(): Promise<void> {
         console.log(
           `round ${round_}/${settings.rounds}, phase 2c/5: tributary /v1/batch to a source suppressing ${suppressedUsers} users ...`,
         );
-        const suppressionOfRound =
-          suppressionFirst ?? (await measureTributary(server, suppressionWriteKey, suppressionMessages));
+        let suppressionOfRound = suppressionFirst;
+        if (!suppressionOfRound) {
+          suppressionOfRound = await measureTributary(server, suppressionWriteKey, suppressionMessages);
+          tributaryRuns.push(suppressionOfRound);
+        }
         const suppressionRatio = round(
           suppressionOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
           3,
@@ -371,14 +405,57 @@ async function main(): Promise<void> {
         });
       }
     }
-    const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+    // Lost or duplicated: each stream grew by what was acknowledged as stored into it.
+    const sum = (runs: Array<{ storedMessages: number; messagesOfFailedRequests: number }>) =>
+      runs.reduce(
+        (total, run) => ({
+          stored: total.stored + run.storedMessages,
+          failed: total.failed + run.messagesOfFailedRequests,
+        }),
+        { stored: 0, failed: 0 },
+      );
+    const ceilingTotals = sum(ceilingRuns);
+    const tributaryTotals = sum(tributaryRuns);
+    const duplicateAcks = ceilingRuns.reduce((total, run) => total + run.duplicateAcks, 0);
+    const ingestFailures = [
+      ...storedCountFailures(
+        'JetStream ceilings',
+        (await streamMessageCount(nats.url, CEILING_STREAM)) - ceilingStreamBefore,
+        ceilingTotals.stored,
+        ceilingTotals.failed,
+      ),
+      ...storedCountFailures(
+        'tributary /v1/batch',
+        (await streamMessageCount(nats.url, TRACKING_STREAM)) - trackingStreamBefore,
+        tributaryTotals.stored,
+        tributaryTotals.failed,
+      ),
+      ...(duplicateAcks > 0 ? [`JetStream ceilings: ${duplicateAcks} fresh messageIds acknowledged as duplicates`] : []),
+    ];
+    console.log(
+      `stored-message check: ${tributaryTotals.stored.toLocaleString('en-US')} messages answered as stored by /v1/batch, ` +
+        `${ceilingTotals.stored.toLocaleString('en-US')} acknowledged to the ceilings; ` +
+        (ingestFailures.length === 0 ? 'the streams hold exactly those' : ingestFailures.join('; ')),
+    );
+    failures.push(...ingestFailures);
+
+    const median = medianBy(rounds, (entry) => entry.ratio);
     const { ceiling, ratio } = median;
     tributary = median.tributary;
+    const stockMedian = medianBy(rounds, (entry) => entry.stockClientRatio);
     const goalMet = ratio >= GOAL_RATIO && tributary.latencyMs.p99 < GOAL_P99_MS;
     console.log(
-      `ratios by round: ${rounds.map((entry) => entry.ratio.toFixed(3)).join(', ')}; the table shows the median round`,
+      `ratios by round: ${rounds.map((entry) => entry.ratio.toFixed(3)).join(', ')} ` +
+        `(to the stock client: ${rounds.map((entry) => entry.stockClientRatio.toFixed(3)).join(', ')}); ` +
+        'the table shows the median round',
     );
-    printTable(tributary, ceiling, ratio, goalMet);
+    printTable(tributary, ceiling, stockMedian.stockClient, ratio, goalMet);
+    console.log(
+      `ratio tributary/stock-client: ${stockMedian.stockClientRatio.toFixed(3)}  ` +
+        `(goal: >= ${GOAL_RATIO}: ${stockMedian.stockClientRatio >= GOAL_RATIO ? 'MET' : 'NOT MET'}; ` +
+        `its median round, tributary ${stockMedian.tributary.messagesPerSecond.toLocaleString('en-US')} against ` +
+        `${stockMedian.stockClient.messagesPerSecond.toLocaleString('en-US')} messages/s)`,
+    );
     Object.assign(results, {
       messages: {
         templates: messages.templateCount,
@@ -388,7 +465,10 @@ async function main(): Promise<void> {
       tributary,
       ceiling,
       ratio,
+      stockClient: stockMedian.stockClient,
+      stockClientRatio: stockMedian.stockClientRatio,
       rounds,
+      storedCheck: { tributary: tributaryTotals, ceilings: ceilingTotals, duplicateAcks, failures: ingestFailures },
       goal: { ratioAtLeast: GOAL_RATIO, p99BelowMs: GOAL_P99_MS, met: goalMet },
     });
     if (suppressionRounds.length > 0) {
@@ -699,68 +779,11 @@ type TributaryResult = PhaseResult & {
   peakRssMb: number | null;
   peakRssDuringPhaseMb: number | null;
   cpuMsPerThousandMessages: number | null;
+  /** Messages the server answered as stored, warm-up included (checked against TRACKING afterwards). */
+  storedMessages: number;
+  /** Messages in requests that failed: they may or may not be stored. */
+  messagesOfFailedRequests: number;
 };
-type CeilingResult = PhaseResult & {
-  peakRssDuringPhaseMb: number;
-  cpuMsPerThousandMessages: number;
-};
-
-async function measureCeiling(natsUrl: string, messages: BenchMessages): Promise<CeilingResult> {
-  const connection = await connect({
-    servers: natsUrl,
-    name: 'tributary-bench-ceiling',
-    // The library's fastest setting: no stack captured per request for error context (two Error
-    // objects per publish otherwise). A ceiling is the best the library can do, whatever Tributary uses.
-    noAsyncTraces: true,
-  });
-  try {
-    // A stream of its own (so dedupe never meets Tributary's ids), configured like TRACKING.
-    const manager = await jetstreamManager(connection);
-    await manager.streams.add({
-      name: 'BENCH_CEILING',
-      subjects: ['bench-ceiling.>'],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      discard: DiscardPolicy.Old,
-      num_replicas: 1,
-      max_age: nanos(DEFAULT_RETENTION_MS),
-      duplicate_window: nanos(DEFAULT_DEDUPE_WINDOW_MS),
-    });
-    const client = jetstream(connection);
-    const subject = 'bench-ceiling.ws_bench.src_bench';
-
-    let peakRss = process.memoryUsage().rss;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
-    const cpuBefore = process.cpuUsage();
-    try {
-      const result = await runClosedLoop({
-        ...settings,
-        send: async () => {
-          const { messageIds, payloads } = messages.storedBatch(settings.batchSize);
-          const acks = await Promise.all(
-            payloads.map((payload, index) =>
-              client.publish(subject, payload, { msgID: messageIds[index], timeout: PUBLISH_TIMEOUT_MS }),
-            ),
-          );
-          return acks.filter((ack) => !ack.duplicate).length;
-        },
-      });
-      const cpu = process.cpuUsage(cpuBefore);
-      const totalMessages =
-        result.acceptedMessages * ((settings.seconds + settings.warmupSeconds) / settings.seconds);
-      return {
-        ...result,
-        peakRssDuringPhaseMb: megabytes(peakRss),
-        // Includes the warm-up's share; an estimate of the publisher's cost per message.
-        cpuMsPerThousandMessages: round(((cpu.user + cpu.system) / 1000 / totalMessages) * 1000, 2),
-      };
-    } finally {
-      clearInterval(sampler);
-    }
-  } finally {
-    await connection.close();
-  }
-}
 
 async function measureTributary(
   server: TributaryServerProcess,
@@ -773,10 +796,21 @@ async function measureTributary(
   const sample = () => (peakRss = Math.max(peakRss, server.memory()?.rssBytes ?? 0));
   const sampler = setInterval(sample, 100);
   const cpuBefore = server.cpuTimeMs();
+  let storedMessages = 0;
+  let messagesOfFailedRequests = 0;
   try {
     const result = await runClosedLoop({
       ...settings,
-      send: () => poster.send(messages.batchBody(settings.batchSize), settings.batchSize),
+      send: async () => {
+        try {
+          const stored = await poster.send(messages.batchBody(settings.batchSize), settings.batchSize);
+          storedMessages += stored;
+          return stored;
+        } catch (error) {
+          messagesOfFailedRequests += settings.batchSize;
+          throw error;
+        }
+      },
     });
     const cpuAfter = server.cpuTimeMs();
     const memory = server.memory();
@@ -784,6 +818,8 @@ async function measureTributary(
       result.acceptedMessages * ((settings.seconds + settings.warmupSeconds) / settings.seconds);
     return {
       ...result,
+      storedMessages,
+      messagesOfFailedRequests,
       peakRssMb: memory ? megabytes(memory.peakRssBytes) : null,
       peakRssDuringPhaseMb: peakRss > 0 ? megabytes(peakRss) : null,
       cpuMsPerThousandMessages:
@@ -797,9 +833,24 @@ async function measureTributary(
   }
 }
 
+interface IngestRound {
+  /** The pipelined publisher's rate: the ceiling. */
+  ceiling: CeilingResult;
+  stockClient: CeilingResult;
+  tributary: TributaryResult;
+  ratio: number;
+  stockClientRatio: number;
+}
+
+/** The entry with the median value (the upper one of an even count), as the rounds are reported. */
+function medianBy<T>(entries: readonly T[], value: (entry: T) => number): T {
+  return [...entries].sort((a, b) => value(a) - value(b))[Math.floor(entries.length / 2)];
+}
+
 function printTable(
   tributary: TributaryResult,
   ceiling: CeilingResult,
+  stockClient: CeilingResult,
   ratio: number,
   goalMet: boolean,
 ): void {
@@ -815,16 +866,19 @@ function printTable(
       tributary.cpuMsPerThousandMessages === null ? 'n/a' : String(tributary.cpuMsPerThousandMessages),
       String(tributary.failedRequests),
     ],
-    [
-      'JetStream ceiling',
-      ceiling.messagesPerSecond.toLocaleString('en-US'),
-      String(ceiling.latencyMs.p50),
-      String(ceiling.latencyMs.p99),
-      String(ceiling.latencyMs.max),
-      String(ceiling.peakRssDuringPhaseMb),
-      String(ceiling.cpuMsPerThousandMessages),
-      String(ceiling.failedRequests),
-    ],
+    ...[
+      ['JetStream ceiling', ceiling] as const,
+      ['JetStream stock client', stockClient] as const,
+    ].map(([name, baseline]) => [
+      name,
+      baseline.messagesPerSecond.toLocaleString('en-US'),
+      String(baseline.latencyMs.p50),
+      String(baseline.latencyMs.p99),
+      String(baseline.latencyMs.max),
+      String(baseline.peakRssDuringPhaseMb),
+      String(baseline.cpuMsPerThousandMessages),
+      String(baseline.failedRequests),
+    ]),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   console.log('');
@@ -843,13 +897,16 @@ function printTable(
   for (const [name, phase] of [
     ['tributary', tributary],
     ['ceiling', ceiling],
+    ['stock client', stockClient],
   ] as const) {
     for (const [reason, count] of Object.entries(phase.failures))
       console.log(`${name} failures: ${count} x ${reason}`);
   }
   console.log(
     'peak RSS: tributary = the server process over its whole life (VmHWM); ' +
-      'ceiling = the bench process while it publishes (it also holds the HTTP load generator code).',
+      'ceiling and stock client = the bench process while it publishes (it also holds the HTTP load generator code). ' +
+      'Ceiling: the stored bytes and Nats-Msg-Ids through the pipelined publisher the tracking API uses; ' +
+      "stock client: the client library's js.publish per message.",
   );
 }
 
