@@ -20,7 +20,15 @@ function send(recorded) {
   const hostName = recorded.host.replace(/:\d+$/, '');
   return new Promise((resolve, reject) => {
     const outgoing = request(
-      { host: '127.0.0.1', port, servername: hostName, method: recorded.method, path: recorded.path, headers, agent },
+      {
+        host: '127.0.0.1',
+        port,
+        servername: hostName,
+        method: recorded.method,
+        path: recorded.path,
+        headers,
+        agent,
+      },
       (response) => {
         response.on('end', () =>
           response.statusCode >= 200 && response.statusCode < 300

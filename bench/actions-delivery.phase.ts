@@ -63,7 +63,13 @@ export async function measureActionsDelivery(
     await run(webhooks, webhookSettings, Math.min(200, messages), concurrency, 'warm');
     const results: ActionsRound[] = [];
     for (let round = 1; round <= rounds; round += 1) {
-      const webhookMessagesPerSecond = await run(webhooks, webhookSettings, messages, concurrency, `webhook-r${round}`);
+      const webhookMessagesPerSecond = await run(
+        webhooks,
+        webhookSettings,
+        messages,
+        concurrency,
+        `webhook-r${round}`,
+      );
       const label = `actions-r${round}`;
       const recordedFrom = vendor.requests.length;
       const actionsMessagesPerSecond = await run(actions, actionsSettings, messages, concurrency, label);
@@ -136,18 +142,16 @@ async function replayRequests(
     warmUpRequests?: number;
     elapsedMs?: number;
     error?: string;
-  }>(
-    (resolve, reject) => {
-      const worker = new Worker(join(__dirname, 'actions-ceiling.worker.js'), {
-        workerData: { port: vendor.portMap[443], ca: vendor.ca, requests: sent, concurrency },
-      });
-      worker.once('message', (message) => {
-        resolve(message);
-        void worker.terminate();
-      });
-      worker.once('error', reject);
-    },
-  );
+  }>((resolve, reject) => {
+    const worker = new Worker(join(__dirname, 'actions-ceiling.worker.js'), {
+      workerData: { port: vendor.portMap[443], ca: vendor.ca, requests: sent, concurrency },
+    });
+    worker.once('message', (message) => {
+      resolve(message);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
   if (outcome.error) throw new Error(`the Actions ceiling's client failed: ${outcome.error}`);
   const received = vendor.requests.length - recordedFrom;
   const expected = sent.length + outcome.warmUpRequests!;

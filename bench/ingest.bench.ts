@@ -443,7 +443,9 @@ async function main(): Promise<void> {
         tributaryTotals.stored,
         tributaryTotals.failed,
       ),
-      ...(duplicateAcks > 0 ? [`JetStream ceilings: ${duplicateAcks} fresh messageIds acknowledged as duplicates`] : []),
+      ...(duplicateAcks > 0
+        ? [`JetStream ceilings: ${duplicateAcks} fresh messageIds acknowledged as duplicates`]
+        : []),
     ];
     console.log(
       `stored-message check: ${tributaryTotals.stored.toLocaleString('en-US')} messages answered as stored by /v1/batch, ` +
@@ -481,7 +483,12 @@ async function main(): Promise<void> {
       stockClient: stockMedian.stockClient,
       stockClientRatio: stockMedian.stockClientRatio,
       rounds,
-      storedCheck: { tributary: tributaryTotals, ceilings: ceilingTotals, duplicateAcks, failures: ingestFailures },
+      storedCheck: {
+        tributary: tributaryTotals,
+        ceilings: ceilingTotals,
+        duplicateAcks,
+        failures: ingestFailures,
+      },
       goal: { ratioAtLeast: GOAL_RATIO, p99BelowMs: GOAL_P99_MS, met: goalMet },
     });
     if (suppressionRounds.length > 0) {
@@ -628,7 +635,9 @@ async function deliveryAndReplay(
 
     // The wire's own rate for the same bodies, a receiver of the same kind and the router's concurrency,
     // next to the phases it bounds.
-    console.log(`${label}, delivery ceiling: a plain Node client, ${routerConcurrency} requests at a time ...`);
+    console.log(
+      `${label}, delivery ceiling: a plain Node client, ${routerConcurrency} requests at a time ...`,
+    );
     const ceiling = await measureDeliveryCeiling({
       messages: deliveryMessages,
       sharedSecret,
@@ -636,7 +645,9 @@ async function deliveryAndReplay(
       concurrency: routerConcurrency,
     });
     failures.push(...ceiling.failures);
-    console.log(`${label}, delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s`);
+    console.log(
+      `${label}, delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s`,
+    );
 
     console.log(
       `${label}, phase 3/5: webhook delivery (${settings.deliverySeconds} s of /v1/batch, then the drain) ...`,
@@ -720,7 +731,9 @@ async function deliveryAndReplay(
   );
   const goalText = (ratio: number | null) =>
     `(goal: >= ${DELIVERY_GOAL_RATIO}: ${ratio !== null && ratio >= DELIVERY_GOAL_RATIO ? 'MET' : 'NOT MET'})`;
-  console.log(`ratio delivery/ceiling: ${deliveryMedian.deliveryRatio.toFixed(3)}  ${goalText(deliveryMedian.deliveryRatio)}`);
+  console.log(
+    `ratio delivery/ceiling: ${deliveryMedian.deliveryRatio.toFixed(3)}  ${goalText(deliveryMedian.deliveryRatio)}`,
+  );
   console.log(
     `ratio replay/ceiling: ${replayMedian ? replayMedian.replayRatio!.toFixed(3) : 'n/a'}  ` +
       goalText(replayMedian?.replayRatio ?? null),
@@ -934,19 +947,18 @@ function printTable(
       tributary.cpuMsPerThousandMessages === null ? 'n/a' : String(tributary.cpuMsPerThousandMessages),
       String(tributary.failedRequests),
     ],
-    ...[
-      ['JetStream ceiling', ceiling] as const,
-      ['JetStream stock client', stockClient] as const,
-    ].map(([name, baseline]) => [
-      name,
-      baseline.messagesPerSecond.toLocaleString('en-US'),
-      String(baseline.latencyMs.p50),
-      String(baseline.latencyMs.p99),
-      String(baseline.latencyMs.max),
-      String(baseline.peakRssDuringPhaseMb),
-      String(baseline.cpuMsPerThousandMessages),
-      String(baseline.failedRequests),
-    ]),
+    ...[['JetStream ceiling', ceiling] as const, ['JetStream stock client', stockClient] as const].map(
+      ([name, baseline]) => [
+        name,
+        baseline.messagesPerSecond.toLocaleString('en-US'),
+        String(baseline.latencyMs.p50),
+        String(baseline.latencyMs.p99),
+        String(baseline.latencyMs.max),
+        String(baseline.peakRssDuringPhaseMb),
+        String(baseline.cpuMsPerThousandMessages),
+        String(baseline.failedRequests),
+      ],
+    ),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   console.log('');

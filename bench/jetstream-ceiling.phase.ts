@@ -94,7 +94,9 @@ export async function measureJetStreamCeiling(
   const pipelined =
     kind === 'pipelined' ? new PipelinedJetStreamPublisher(connection, PUBLISH_TIMEOUT_MS) : null;
   if (pipelined && pipelined.path !== 'frames')
-    throw new Error('the pipelined publisher fell back to message-by-message: the ceiling would not be its best');
+    throw new Error(
+      'the pipelined publisher fell back to message-by-message: the ceiling would not be its best',
+    );
   const client = jetstream(connection);
   let storedMessages = 0;
   let duplicateAcks = 0;
@@ -162,7 +164,9 @@ export function storedCountFailures(
   ofFailedRequests: number,
 ): string[] {
   if (grewBy < acknowledged)
-    return [`${what}: ${acknowledged - grewBy} of ${acknowledged} acknowledged messages are not in the stream (lost)`];
+    return [
+      `${what}: ${acknowledged - grewBy} of ${acknowledged} acknowledged messages are not in the stream (lost)`,
+    ];
   if (grewBy > acknowledged + ofFailedRequests)
     return [
       `${what}: the stream holds ${grewBy - acknowledged - ofFailedRequests} messages more than were acknowledged ` +

@@ -137,16 +137,22 @@ export async function measurePostgres(options: {
       const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)]!;
       const failures = [
         ...rounds.flatMap((entry, index) => [
-          ...(entry.replayState === 'COMPLETED' ? [] : [`postgres round ${index + 1}: the replay ended ${entry.replayState}`]),
+          ...(entry.replayState === 'COMPLETED'
+            ? []
+            : [`postgres round ${index + 1}: the replay ended ${entry.replayState}`]),
           ...(entry.deliveredMessages < acceptedMessages
-            ? [`postgres round ${index + 1}: the replay delivered ${entry.deliveredMessages} of ${acceptedMessages} messages`]
+            ? [
+                `postgres round ${index + 1}: the replay delivered ${entry.deliveredMessages} of ${acceptedMessages} messages`,
+              ]
             : []),
           // Every round writes the same messages into empty tables: fewer rows is a lost message.
           ...(entry.rows !== rounds[0]!.rows
             ? [`postgres round ${index + 1}: ${entry.rows} rows written, round 1 wrote ${rounds[0]!.rows}`]
             : []),
           ...(entry.ceiling.rows !== entry.rows
-            ? [`postgres round ${index + 1}: the raw insert wrote ${entry.ceiling.rows} of ${entry.rows} rows`]
+            ? [
+                `postgres round ${index + 1}: the raw insert wrote ${entry.ceiling.rows} of ${entry.rows} rows`,
+              ]
             : []),
         ]),
       ];
@@ -199,7 +205,8 @@ async function timeDrain(
   await look();
   const cpuAfter = options.serverCpuTimeMs();
   await options.drain?.finished();
-  const rows = rowsSeen - rowsBefore;
+  // What the tables hold now, not the highest count seen: a row that went missing shows here.
+  const rows = (await countAllRows(admin, schema, tables)) - rowsBefore;
   const spanSeconds = (lastRowAt - requestedAt) / 1000;
   const deliveredMessages = replay.counts?.delivered ?? 0;
   return {

@@ -133,7 +133,9 @@ export async function measureSteadyLatency(options: {
       goal: { p99AtMostMs: STEADY_GOAL_P99_MS, met: latencyMs.p99 <= STEADY_GOAL_P99_MS },
       failures: [
         ...(failureReasons.length > 0
-          ? [`steady load: ${failureReasons.length} requests failed or were partly rejected (${failureReasons[0]})`]
+          ? [
+              `steady load: ${failureReasons.length} requests failed or were partly rejected (${failureReasons[0]})`,
+            ]
           : []),
         ...receiverFailures('steady load', counts, acceptedMessages),
       ],

@@ -36,12 +36,17 @@ export interface ReceiverCounts {
 export function receiverFailures(what: string, counts: ReceiverCounts, expected: number): string[] {
   const failures: string[] = [];
   if (counts.distinctMessages < expected)
-    failures.push(`${what}: ${expected - counts.distinctMessages} of ${expected} messages lost (not received in time)`);
+    failures.push(
+      `${what}: ${expected - counts.distinctMessages} of ${expected} messages lost (not received in time)`,
+    );
   if (counts.requests > counts.distinctMessages)
     failures.push(`${what}: ${counts.requests - counts.distinctMessages} messages received more than once`);
   if (counts.signatureMismatches > 0)
-    failures.push(`${what}: ${counts.signatureMismatches} of ${counts.signaturesChecked} sampled X-Signatures wrong`);
-  if (counts.unreadableBodies > 0) failures.push(`${what}: ${counts.unreadableBodies} bodies without a messageId`);
+    failures.push(
+      `${what}: ${counts.signatureMismatches} of ${counts.signaturesChecked} sampled X-Signatures wrong`,
+    );
+  if (counts.unreadableBodies > 0)
+    failures.push(`${what}: ${counts.unreadableBodies} bodies without a messageId`);
   return failures;
 }
 
