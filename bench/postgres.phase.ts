@@ -29,9 +29,16 @@ const POLL_MS = 100;
 /** Row counts during the drain: the span's resolution. */
 const POLL_ROWS_MS = 50;
 const DESTINATION = 'postgres';
+/** Segment's warehouse schema: every message has exactly one row, keyed by its messageId, in one of these. */
+const PRIMARY_TABLES = ['tracks', 'identifies', 'pages', 'screens', 'groups', 'aliases'];
 
 /** One drain and the raw insert after it. */
 export interface PostgresRound {
+  /** Messages whose row is in the tables after the drain (their primary rows): every message of the backlog. */
+  messagesStored: number;
+  /** Rows of `tracks`, and of the tables of single events, where each track message has a row as well. */
+  trackRows: number;
+  eventRows: number;
   /** Messages the replay delivered (its own count). */
   deliveredMessages: number;
   replayState: string;
@@ -145,6 +152,16 @@ export async function measurePostgres(options: {
                 `postgres round ${index + 1}: the replay delivered ${entry.deliveredMessages} of ${acceptedMessages} messages`,
               ]
             : []),
+          ...(entry.messagesStored === acceptedMessages
+            ? []
+            : [
+                `postgres round ${index + 1}: the tables hold ${entry.messagesStored} of the ${acceptedMessages} messages replayed into them`,
+              ]),
+          ...(entry.eventRows === entry.trackRows
+            ? []
+            : [
+                `postgres round ${index + 1}: ${entry.trackRows} rows in tracks but ${entry.eventRows} in the tables of single events`,
+              ]),
           // Every round writes the same messages into empty tables: fewer rows is a lost message.
           ...(entry.rows !== rounds[0]!.rows
             ? [`postgres round ${index + 1}: ${entry.rows} rows written, round 1 wrote ${rounds[0]!.rows}`]
@@ -207,9 +224,23 @@ async function timeDrain(
   await options.drain?.finished();
   // What the tables hold now, not the highest count seen: a row that went missing shows here.
   const rows = (await countAllRows(admin, schema, tables)) - rowsBefore;
+  const messagesStored = await countAllRows(
+    admin,
+    schema,
+    tables.filter((table) => PRIMARY_TABLES.includes(table)),
+  );
+  const trackRows = await countAllRows(admin, schema, tables.includes('tracks') ? ['tracks'] : []);
+  const eventRows = await countAllRows(
+    admin,
+    schema,
+    tables.filter((table) => !PRIMARY_TABLES.includes(table) && table !== 'users'),
+  );
   const spanSeconds = (lastRowAt - requestedAt) / 1000;
   const deliveredMessages = replay.counts?.delivered ?? 0;
   return {
+    messagesStored,
+    trackRows,
+    eventRows,
     deliveredMessages,
     replayState: replay.state,
     rows,
