@@ -3,8 +3,10 @@
  * router then delivers and replays what was ingested, and how long Config API writes and reads take.
  *
  * One run, one nats-server, one Tributary server (its real entry point, in a child process), six phases:
- * 1. ceiling: the stored JSON of every message published straight to JetStream with `Nats-Msg-Id` by
- *    the same client library Tributary uses (@nats-io/jetstream), all publishes of a batch in flight;
+ * 1. ceiling (`jetstream-ceiling.phase.ts`): the stored JSON of every message, with its `Nats-Msg-Id`,
+ *    published from this process through the project's own pipelined publisher (the one the tracking
+ *    API uses) with the same batch size and concurrency: `ratio tributary/ceiling`. The same through the
+ *    client library's `js.publish` per message is kept as a second line, `ratio tributary/stock-client`;
  * 2. tributary: the same messages as analytics-node sends them, POSTed to `/v1/batch` over keep-alive
  *    HTTP connections, with the same batch size, concurrency and duration;
  * 3. delivery: a second source with one enabled webhooks destination pointing at a receiver in this
@@ -16,13 +18,19 @@
  * 4. replay: a second, disabled webhooks destination on that source (`webhooks-replay`) at a second
  *    receiver, and a replay from before phase 3 until the Config API shows it COMPLETED: replayed
  *    messages/s (replay request to last arrival) and the ratio to phase 2's ingest rate;
+ *    phases 3 and 4 run BENCH_ROUNDS times, each round on a source of its own after a delivery ceiling
+ *    of its own (a plain client POSTing the same bodies, `delivery-ceiling.phase.ts`), and each ratio's
+ *    median round is reported; then a steady load at half of the delivery rate prints the time from
+ *    each `/v1/batch` answer to the webhook's arrival (`steady-latency.phase.ts`, BENCH_STEADY_SECONDS, 10);
  * 5. Config API latency (`config-api-latency.phase.ts`): BENCH_CONFIG_OPERATIONS of each write (create,
  *    update and delete of sources and destinations) and each read, one at a time over one keep-alive
  *    connection: p50/p95/p99/max per kind; reads as a ratio to `GET /health/live` of the same server,
  *    writes to that plus a raw append of the same events through the SQLite `EventStore` port.
  * It prints three tables and writes `.bench/results.json` (after each phase, so earlier figures survive
  * a later failure). It exits non-zero when a message is not delivered or replayed in time or carries a
- * wrong signature, or when a Config API request does not answer as it should.
+ * wrong signature, when a message is lost or duplicated in any phase (the streams' counts after the
+ * ingest phases, the receivers' messageIds, the warehouse tables, the requests the Actions fake got),
+ * or when a Config API request does not answer as it should.
  *
  * Settings (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (3: phases 1 and 2
  * alternate this many times and the median round by ratio is the result), BENCH_CONCURRENCY (4),
@@ -37,8 +45,8 @@
  * (`suppression.phase.ts`), alternating with phase 2 and printed as `ratio suppression/ingest`, which needs `ingest`,
  * `protocols` = phase 2 again against a source connected to a tracking plan (`protocols.phase.ts`),
  * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,
- * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
- * delivery as a ratio to webhook delivery, `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
+ * `delivery` = phases 3-4 with the steady load, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
+ * delivery against the same requests from a plain client (and webhooks), `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
  * BENCH_ACTIONS_CONCURRENCY (16), and `dedupe` = phase 6),
  * `postgres` = the PostgreSQL phase alone (`delivery` runs it too, after its own phases;
  * BENCH_POSTGRES_MESSAGES (40000) messages of backlog, drained by a replay, `postgres.phase.ts`),
