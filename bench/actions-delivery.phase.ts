@@ -1,10 +1,16 @@
 /**
  * BENCH_PHASES=actions: delivery through Segment's Actions Amplitude (the router's adapter in the Actions
  * lane's worker threads, Segment's own destination code, TLS to a loopback fake of api2.amplitude.com)
- * against the webhooks adapter
- * (plain HTTP to a loopback receiver) in the same process and run, each with one message per
- * `deliver` call as the router makes them and BENCH_ACTIONS_CONCURRENCY calls in flight. Reported as
- * messages/s each and `ratio actions/webhook`.
+ * against its ceiling: a plain client (`actions-ceiling.worker.js`, a thread of its own) sending the very
+ * requests the destination sent in that round (same method, path, headers and bodies) over the same TLS
+ * to the same fake, with the same concurrency. What is left between the two is the destination's code,
+ * the lane and the adapter: `ratio actions/ceiling`.
+ *
+ * Each of BENCH_ROUNDS rounds runs the webhooks adapter (plain HTTP to the fake, for
+ * `ratio actions/webhook`, as before), the Actions adapter and then the ceiling, each with one message
+ * per `deliver` call as the router makes them and BENCH_ACTIONS_CONCURRENCY calls in flight; each ratio's
+ * median round is reported. A round fails the run when a message is not delivered, or reaches the fake
+ * in no request or in more than one, or when a ceiling request is not answered 2xx.
  */
 import {
   ActionsLane,
@@ -13,19 +19,33 @@ import {
   type DeliveryAdapter,
 } from '@tributary/destinations';
 import type { NormalizedMessage } from '@tributary/contracts';
-import { startFakeVendor } from '../test/support/fake-vendor.kit';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { startFakeVendor, type FakeVendor, type RecordedRequest } from '../test/support/fake-vendor.kit';
 
-export interface ActionsDeliveryResult {
-  messages: number;
-  concurrency: number;
+export interface ActionsRound {
   webhookMessagesPerSecond: number;
   actionsMessagesPerSecond: number;
+  /** The same requests from a plain client, counted as the messages they carry. */
+  ceilingMessagesPerSecond: number;
+  /** Requests the destination sent for the round's messages (what the ceiling sends again). */
+  requests: number;
   ratio: number;
+  ceilingRatio: number;
+}
+
+export interface ActionsDeliveryResult extends ActionsRound {
+  messages: number;
+  concurrency: number;
+  /** Every round; the figures above are the median round by `ceilingRatio` (`ratio`: by its own median). */
+  rounds: ActionsRound[];
 }
 
 export async function measureActionsDelivery(
   messages: number,
   concurrency: number,
+  rounds: number,
+  onRound?: (round: number, figures: ActionsRound) => void,
 ): Promise<ActionsDeliveryResult> {
   const vendor = await startFakeVendor();
   const lane = new ActionsLane({ egressGuard: vendor.egressGuard, ca: vendor.ca, portMap: vendor.portMap });
@@ -41,20 +61,103 @@ export async function measureActionsDelivery(
     // Warm-up: loads the destination, opens connections, lets the JIT settle.
     await run(actions, actionsSettings, Math.min(200, messages), concurrency, 'warm');
     await run(webhooks, webhookSettings, Math.min(200, messages), concurrency, 'warm');
-    const webhookMessagesPerSecond = await run(webhooks, webhookSettings, messages, concurrency, 'webhook');
-    const actionsMessagesPerSecond = await run(actions, actionsSettings, messages, concurrency, 'actions');
+    const results: ActionsRound[] = [];
+    for (let round = 1; round <= rounds; round += 1) {
+      const webhookMessagesPerSecond = await run(
+        webhooks,
+        webhookSettings,
+        messages,
+        concurrency,
+        `webhook-r${round}`,
+      );
+      const label = `actions-r${round}`;
+      const recordedFrom = vendor.requests.length;
+      const actionsMessagesPerSecond = await run(actions, actionsSettings, messages, concurrency, label);
+      const sent = vendor.requests.slice(recordedFrom);
+      assertEachMessageSentOnce(sent, label, messages);
+      const ceilingSeconds = await replayRequests(vendor, sent, concurrency);
+      const ceilingMessagesPerSecond = messages / ceilingSeconds;
+      const figures: ActionsRound = {
+        webhookMessagesPerSecond: Math.round(webhookMessagesPerSecond),
+        actionsMessagesPerSecond: Math.round(actionsMessagesPerSecond),
+        ceilingMessagesPerSecond: Math.round(ceilingMessagesPerSecond),
+        requests: sent.length,
+        ratio: Math.round((actionsMessagesPerSecond / webhookMessagesPerSecond) * 1000) / 1000,
+        ceilingRatio: Math.round((actionsMessagesPerSecond / ceilingMessagesPerSecond) * 1000) / 1000,
+      };
+      onRound?.(round, figures);
+      results.push(figures);
+      // The fake keeps every request it answered; the next round needs only its own.
+      vendor.requests.length = 0;
+    }
+    const median = medianBy(results, (entry) => entry.ceilingRatio);
     return {
       messages,
       concurrency,
-      webhookMessagesPerSecond: Math.round(webhookMessagesPerSecond),
-      actionsMessagesPerSecond: Math.round(actionsMessagesPerSecond),
-      ratio: Math.round((actionsMessagesPerSecond / webhookMessagesPerSecond) * 1000) / 1000,
+      ...median,
+      ratio: medianBy(results, (entry) => entry.ratio).ratio,
+      rounds: results,
     };
   } finally {
     await lane.close();
     await webhooks.close();
     await vendor.close();
   }
+}
+
+function medianBy<T>(entries: readonly T[], value: (entry: T) => number): T {
+  return [...entries].sort((a, b) => value(a) - value(b))[Math.floor(entries.length / 2)]!;
+}
+
+/**
+ * Every message of a run (messageIds and userIds `<label>-<index>`) reached the fake in exactly one
+ * request: none lost, none sent twice (a body may name its message more than once, in several fields).
+ */
+function assertEachMessageSentOnce(sent: readonly RecordedRequest[], label: string, messages: number): void {
+  const pattern = new RegExp(`${label}-(\\d+)(?!\\d)`, 'g');
+  const requestsOf = new Array<number>(messages).fill(0);
+  for (const request of sent) {
+    const named = new Set<number>();
+    for (const match of request.body.matchAll(pattern)) named.add(Number(match[1]));
+    for (const index of named) if (index < messages) requestsOf[index] += 1;
+  }
+  const lost = requestsOf.filter((count) => count === 0).length;
+  const duplicated = requestsOf.filter((count) => count > 1).length;
+  if (lost > 0 || duplicated > 0) {
+    throw new Error(
+      `${label}: of ${messages} messages, ${lost} reached the fake vendor in no request and ${duplicated} in more than one`,
+    );
+  }
+}
+
+/** Sends `sent` again from a plain client in a thread of its own; resolves to the seconds it took. */
+async function replayRequests(
+  vendor: FakeVendor,
+  sent: readonly RecordedRequest[],
+  concurrency: number,
+): Promise<number> {
+  const recordedFrom = vendor.requests.length;
+  const outcome = await new Promise<{
+    requests?: number;
+    warmUpRequests?: number;
+    elapsedMs?: number;
+    error?: string;
+  }>((resolve, reject) => {
+    const worker = new Worker(join(__dirname, 'actions-ceiling.worker.js'), {
+      workerData: { port: vendor.portMap[443], ca: vendor.ca, requests: sent, concurrency },
+    });
+    worker.once('message', (message) => {
+      resolve(message);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+  if (outcome.error) throw new Error(`the Actions ceiling's client failed: ${outcome.error}`);
+  const received = vendor.requests.length - recordedFrom;
+  const expected = sent.length + outcome.warmUpRequests!;
+  if (received !== expected)
+    throw new Error(`the Actions ceiling sent ${expected} requests and the fake vendor got ${received}`);
+  return outcome.elapsedMs! / 1000;
 }
 
 async function run(
@@ -84,7 +187,8 @@ function message(id: string): NormalizedMessage {
   return {
     type: 'track',
     event: 'Song Played',
-    userId: `user-${id.length}`,
+    // The destination's request names no messageId; the userId carries it, to count each message's requests.
+    userId: id,
     anonymousId: 'anon-bench',
     messageId: id,
     properties: { genre: 'jazz', plays: 3 },
@@ -94,15 +198,20 @@ function message(id: string): NormalizedMessage {
   } as unknown as NormalizedMessage;
 }
 
-export function printActionsTable(result: ActionsDeliveryResult): void {
+export function printActionsTable(result: ActionsDeliveryResult, goalRatio: number): void {
   console.log(
     [
       '',
-      `| delivery (${result.messages} messages, ${result.concurrency} in flight) | messages/s |`,
+      `| delivery (${result.messages} messages, ${result.concurrency} in flight, median round) | messages/s |`,
       '|---|---|',
       `| webhooks adapter, HTTP to a loopback receiver | ${result.webhookMessagesPerSecond} |`,
       `| Actions Amplitude, TLS to a loopback fake | ${result.actionsMessagesPerSecond} |`,
+      `| ceiling: its ${result.requests} requests from a plain client, same TLS, same fake | ${result.ceilingMessagesPerSecond} |`,
       '',
+      `actions/ceiling ratios by round: ${result.rounds.map((entry) => entry.ceilingRatio.toFixed(3)).join(', ')}; ` +
+        `actions/webhook: ${result.rounds.map((entry) => entry.ratio.toFixed(3)).join(', ')}`,
+      `ratio actions/ceiling: ${result.ceilingRatio.toFixed(3)}  ` +
+        `(goal: >= ${goalRatio}: ${result.ceilingRatio >= goalRatio ? 'MET' : 'NOT MET'})`,
       `ratio actions/webhook: ${result.ratio.toFixed(3)}`,
       '',
     ].join('\n'),

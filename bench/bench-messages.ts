@@ -33,6 +33,8 @@ export interface BenchMessages {
   storedMessages: Record<string, unknown>[];
   /** A `/v1/batch` body of `size` messages with fresh messageIds, as analytics-node posts it. */
   batchBody(size: number): string;
+  /** The same as `batchBody`, with the messageIds it carries (to time each message on its own). */
+  batch(size: number): { body: string; messageIds: string[] };
   /**
    * `size` payloads exactly as Tributary would store them, with fresh messageIds (also returned, for
    * `Nats-Msg-Id`).
@@ -194,6 +196,16 @@ export function createBenchMessages(writeKey: string, templateCount = 500): Benc
     batchBody(size) {
       const items = take(size).map((index) => sent[index].before + nodeMessageId() + sent[index].after);
       return `{"batch":[${items.join(',')}],"writeKey":${JSON.stringify(writeKey)},"sentAt":"${new Date().toISOString()}"}`;
+    },
+    batch(size) {
+      const messageIds: string[] = [];
+      const items = take(size).map((index) => {
+        const messageId = nodeMessageId();
+        messageIds.push(messageId);
+        return sent[index].before + messageId + sent[index].after;
+      });
+      const body = `{"batch":[${items.join(',')}],"writeKey":${JSON.stringify(writeKey)},"sentAt":"${new Date().toISOString()}"}`;
+      return { body, messageIds };
     },
     storedBatch(size) {
       const messageIds: string[] = [];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { BenchMessages } from './bench-messages';
 import { round } from './load-loop';
-import { BenchWebhookReceiver } from './webhook-receiver';
+import { BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
 
 export interface DeliveryCeilingResult {
   requests: number;
@@ -17,6 +17,8 @@ export interface DeliveryCeilingResult {
   spanSeconds: number;
   messagesPerSecond: number;
   signatureMismatches: number;
+  /** Requests lost, duplicated or wrongly signed; the run fails on any. */
+  failures: string[];
 }
 
 export async function measureDeliveryCeiling(options: {
@@ -57,6 +59,7 @@ export async function measureDeliveryCeiling(options: {
       spanSeconds: round(spanSeconds, 3),
       messagesPerSecond: spanSeconds > 0 ? Math.round(counts.distinctMessages / spanSeconds) : 0,
       signatureMismatches: counts.signatureMismatches,
+      failures: receiverFailures('delivery ceiling', counts, payloads.length),
     };
   } finally {
     await receiver.close();

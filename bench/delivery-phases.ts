@@ -7,7 +7,7 @@ import type { BatchPoster } from './batch-poster';
 import type { BenchMessages } from './bench-messages';
 import type { BenchConfigApi, ReplayState } from './config-api.client';
 import { round, runClosedLoop, summarizeLatencies, type PhaseResult } from './load-loop';
-import type { BenchWebhookReceiver, ReceiverCounts } from './webhook-receiver';
+import { receiverFailures, type BenchWebhookReceiver, type ReceiverCounts } from './webhook-receiver';
 
 /** How long the first message may take to arrive: the router starts the new destination's consumer. */
 const PROBE_TIMEOUT_MS = 15_000;
@@ -37,6 +37,8 @@ export interface DeliveryResult {
   /** Arrival minus the send time carried in each messageId (stamped when its batch was built). */
   endToEndLatencyMs: PhaseResult['latencyMs'];
   signatures: { checked: number; mismatches: number };
+  /** Messages lost, duplicated or wrongly signed (`receiverFailures`); the run fails on any. */
+  failures: string[];
 }
 
 export async function measureDelivery(options: {
@@ -100,6 +102,7 @@ export async function measureDelivery(options: {
     drainSeconds: complete ? round(Math.max(0, counts.lastArrivalAt! - loadStoppedAt) / 1000, 3) : null,
     endToEndLatencyMs: summarizeLatencies(receiver.latenciesMs()),
     signatures: { checked: counts.signaturesChecked, mismatches: counts.signatureMismatches },
+    failures: receiverFailures('webhook delivery', counts, ingest.acceptedMessages),
   };
 }
 
@@ -119,6 +122,8 @@ export interface ReplayResult {
   /** From the replay request until the Config API showed it COMPLETED (or FAILED). */
   secondsUntilFinished: number | null;
   signatures: { checked: number; mismatches: number };
+  /** Messages lost, duplicated or wrongly signed, or the replay not COMPLETED; the run fails on any. */
+  failures: string[];
 }
 
 export async function measureReplay(options: {
@@ -164,6 +169,12 @@ export async function measureReplay(options: {
     ratioToIngest: round(messagesPerSecond / options.ingestMessagesPerSecond, 3),
     secondsUntilFinished: finishedAt === null ? null : round((finishedAt - requestedAt) / 1000, 3),
     signatures: { checked: counts.signaturesChecked, mismatches: counts.signatureMismatches },
+    failures: [
+      ...(replay.state === 'COMPLETED'
+        ? []
+        : [`the replay ended ${replay.state} (timeout ${options.timeoutSeconds} s)`]),
+      ...receiverFailures('replay', counts, options.expectedMessages),
+    ],
   };
 }
 

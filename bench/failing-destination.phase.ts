@@ -10,12 +10,14 @@ import { BatchPoster } from './batch-poster';
 import { createBenchMessages } from './bench-messages';
 import type { BenchConfigApi } from './config-api.client';
 import { round, runClosedLoop } from './load-loop';
-import { BenchWebhookReceiver } from './webhook-receiver';
+import { BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
 
 export interface IsolationRun {
   acceptedMessages: number;
   deliveredMessages: number;
   messagesPerSecond: number;
+  /** The healthy destination's messages lost, duplicated or wrongly signed; the run fails on any. */
+  failures: string[];
 }
 
 export interface FailingDestinationResult {
@@ -120,6 +122,7 @@ async function runOne(
       acceptedMessages: ingest.acceptedMessages,
       deliveredMessages: counts.distinctMessages,
       messagesPerSecond: span > 0 ? Math.round(counts.distinctMessages / span) : 0,
+      failures: receiverFailures(`healthy webhook (${sourceSlug})`, counts, ingest.acceptedMessages),
     };
   } finally {
     await poster.close();

@@ -3,8 +3,10 @@
  * router then delivers and replays what was ingested, and how long Config API writes and reads take.
  *
  * One run, one nats-server, one Tributary server (its real entry point, in a child process), six phases:
- * 1. ceiling: the stored JSON of every message published straight to JetStream with `Nats-Msg-Id` by
- *    the same client library Tributary uses (@nats-io/jetstream), all publishes of a batch in flight;
+ * 1. ceiling (`jetstream-ceiling.phase.ts`): the stored JSON of every message, with its `Nats-Msg-Id`,
+ *    published from this process through the project's own pipelined publisher (the one the tracking
+ *    API uses) with the same batch size and concurrency: `ratio tributary/ceiling`. The same through the
+ *    client library's `js.publish` per message is kept as a second line, `ratio tributary/stock-client`;
  * 2. tributary: the same messages as analytics-node sends them, POSTed to `/v1/batch` over keep-alive
  *    HTTP connections, with the same batch size, concurrency and duration;
  * 3. delivery: a second source with one enabled webhooks destination pointing at a receiver in this
@@ -16,13 +18,19 @@
  * 4. replay: a second, disabled webhooks destination on that source (`webhooks-replay`) at a second
  *    receiver, and a replay from before phase 3 until the Config API shows it COMPLETED: replayed
  *    messages/s (replay request to last arrival) and the ratio to phase 2's ingest rate;
+ *    phases 3 and 4 run BENCH_ROUNDS times, each round on a source of its own after a delivery ceiling
+ *    of its own (a plain client POSTing the same bodies, `delivery-ceiling.phase.ts`), and each ratio's
+ *    median round is reported; then a steady load at half of the delivery rate prints the time from
+ *    each `/v1/batch` answer to the webhook's arrival (`steady-latency.phase.ts`, BENCH_STEADY_SECONDS, 10);
  * 5. Config API latency (`config-api-latency.phase.ts`): BENCH_CONFIG_OPERATIONS of each write (create,
  *    update and delete of sources and destinations) and each read, one at a time over one keep-alive
  *    connection: p50/p95/p99/max per kind; reads as a ratio to `GET /health/live` of the same server,
  *    writes to that plus a raw append of the same events through the SQLite `EventStore` port.
  * It prints three tables and writes `.bench/results.json` (after each phase, so earlier figures survive
  * a later failure). It exits non-zero when a message is not delivered or replayed in time or carries a
- * wrong signature, or when a Config API request does not answer as it should.
+ * wrong signature, when a message is lost or duplicated in any phase (the streams' counts after the
+ * ingest phases, the receivers' messageIds, the warehouse tables, the requests the Actions fake got),
+ * or when a Config API request does not answer as it should.
  *
  * Settings (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_ROUNDS (3: phases 1 and 2
  * alternate this many times and the median round by ratio is the result), BENCH_CONCURRENCY (4),
@@ -37,8 +45,8 @@
  * (`suppression.phase.ts`), alternating with phase 2 and printed as `ratio suppression/ingest`, which needs `ingest`,
  * `protocols` = phase 2 again against a source connected to a tracking plan (`protocols.phase.ts`),
  * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,
- * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
- * delivery as a ratio to webhook delivery, `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
+ * `delivery` = phases 3-4 with the steady load, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
+ * delivery against the same requests from a plain client (and webhooks), `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
  * BENCH_ACTIONS_CONCURRENCY (16), and `dedupe` = phase 6),
  * `postgres` = the PostgreSQL phase alone (`delivery` runs it too, after its own phases;
  * BENCH_POSTGRES_MESSAGES (40000) messages of backlog, drained by a replay, `postgres.phase.ts`),
@@ -47,11 +55,8 @@
  * 6. dedupe memory (`dedupe-memory.phase.ts`): resident memory of nats-server plus Tributary per
  *    messageId held in the dedupe window, after BENCH_DEDUPE_IDS unique ids.
  */
-import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
-import { connect } from '@nats-io/transport-node';
 import { generateAccessTokenSecret } from '@tributary/auth';
-import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS } from '@tributary/event-log';
+import { TRACKING_STREAM } from '@tributary/event-log';
 import { NatsServerProcess } from '@tributary/event-log/testing';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -62,22 +67,39 @@ import { BatchPoster } from './batch-poster';
 import { createBenchMessages, type BenchMessages } from './bench-messages';
 import { BenchConfigApi } from './config-api.client';
 import { measureConfigApiLatency, printConfigApiTable } from './config-api-latency.phase';
-import { measureDeliveryCeiling } from './delivery-ceiling.phase';
+import { measureDeliveryCeiling, type DeliveryCeilingResult } from './delivery-ceiling.phase';
 import { measureDedupeMemory, printDedupeMemory } from './dedupe-memory.phase';
-import { measureDelivery, measureReplay, printDeliveryTable, type ReplayResult } from './delivery-phases';
+import {
+  measureDelivery,
+  measureReplay,
+  printDeliveryTable,
+  type DeliveryResult,
+  type ReplayResult,
+} from './delivery-phases';
+import { measureSteadyLatency, printSteadyLatency } from './steady-latency.phase';
 import { measureFailingDestination } from './failing-destination.phase';
 import { measurePostgres } from './postgres.phase';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
 import { assertBenchMessagesFitPlan, assertPlanEnforced, createPlannedSource } from './protocols.phase';
 import { assertSuppressionInForce, createSuppressingSource } from './suppression.phase';
 import { TributaryServerProcess } from './tributary-server.process';
+import {
+  CEILING_STREAM,
+  ensureCeilingStream,
+  measureJetStreamCeiling,
+  storedCountFailures,
+  streamMessageCount,
+  type CeilingResult,
+} from './jetstream-ceiling.phase';
 import { BenchWebhookReceiver } from './webhook-receiver';
 import { measureActionsDelivery, printActionsTable } from './actions-delivery.phase';
 
 const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
-/** Same as the JetStream adapter's default publish timeout. */
-const PUBLISH_TIMEOUT_MS = 2000;
+/** Goal of `ratio delivery/ceiling`, `ratio replay/ceiling` and `ratio postgres/ceiling`. */
+const DELIVERY_GOAL_RATIO = 0.8;
+/** Goal of `ratio actions/ceiling`. */
+const ACTIONS_GOAL_RATIO = 0.5;
 
 const PHASE_GROUPS = [
   'ingest',
@@ -139,6 +161,8 @@ const settings = {
   batchSize: Math.round(numberSetting('BENCH_BATCH_SIZE', 100)),
   /** How long phase 3 drives `/v1/batch` (its messages must then all be delivered, and replayed in phase 4). */
   deliverySeconds: numberSetting('BENCH_DELIVERY_SECONDS', 5),
+  /** The steady load after phase 4: seconds at half of the delivery rate (`steady latency ms`). */
+  steadySeconds: numberSetting('BENCH_STEADY_SECONDS', 10),
   /** How long phase 3 waits, after the load, for the last messages to arrive. */
   drainTimeoutSeconds: numberSetting('BENCH_DRAIN_TIMEOUT_SECONDS', 30),
   /** The PostgreSQL phase: messages in the backlog the router drains into the destination. */
@@ -292,7 +316,7 @@ async function main(): Promise<void> {
 
     // Phases 1 and 2 alternate for BENCH_ROUNDS rounds and the median round (by ratio) is the result: on
     // a shared machine, load that comes and goes then falls on both sides of the ratio alike.
-    const rounds: Array<{ ceiling: CeilingResult; tributary: TributaryResult; ratio: number }> = [];
+    const rounds: IngestRound[] = [];
     const protocolsRounds: Array<{ protocols: TributaryResult; ingest: TributaryResult; ratio: number }> = [];
     let protocolsWriteKey: string | null = null;
     let protocolsMessages: BenchMessages | null = null;
@@ -317,9 +341,17 @@ async function main(): Promise<void> {
       await assertSuppressionInForce(server.baseUrl, suppressionWriteKey);
       suppressionMessages = createBenchMessages(suppressionWriteKey);
     }
+    await ensureCeilingStream(nats.url);
+    const ceilingStreamBefore = await streamMessageCount(nats.url, CEILING_STREAM);
+    const trackingStreamBefore = await streamMessageCount(nats.url, TRACKING_STREAM);
+    const tributaryRuns: TributaryResult[] = [];
+    const ceilingRuns: CeilingResult[] = [];
     for (let round_ = 1; round_ <= settings.rounds; round_ += 1) {
-      console.log(`round ${round_}/${settings.rounds}, phase 1/5: JetStream ceiling ...`);
-      const ceilingOfRound = await measureCeiling(nats.url, messages);
+      console.log(
+        `round ${round_}/${settings.rounds}, phase 1/5: JetStream ceiling (the pipelined publisher, from the bench) ...`,
+      );
+      const ceilingOfRound = await measureJetStreamCeiling('pipelined', nats.url, messages, settings);
+      ceilingRuns.push(ceilingOfRound);
       console.log(`round ${round_}/${settings.rounds}, phase 2/5: tributary /v1/batch ...`);
       if (settings.cpuProfile) server.startCpuProfile();
       // The suppression phase runs before phase 2 in even rounds and after it in odd ones, so that
@@ -329,16 +361,36 @@ async function main(): Promise<void> {
           ? await measureTributary(server, suppressionWriteKey, suppressionMessages)
           : undefined;
       const tributaryOfRound = await measureTributary(server, writeKey, messages);
+      tributaryRuns.push(tributaryOfRound);
+      if (suppressionFirst) tributaryRuns.push(suppressionFirst);
       if (settings.cpuProfile)
         console.log(`server CPU profile (ingest): ${await server.stopCpuProfile(`ingest-${round_}`)}`);
+      console.log(
+        `round ${round_}/${settings.rounds}, phase 1b/5: JetStream stock client (js.publish per message) ...`,
+      );
+      const stockClientOfRound = await measureJetStreamCeiling('stock-client', nats.url, messages, settings);
+      ceilingRuns.push(stockClientOfRound);
       const ratioOfRound = round(tributaryOfRound.messagesPerSecond / ceilingOfRound.messagesPerSecond, 3);
-      console.log(`round ${round_}/${settings.rounds}: ratio ${ratioOfRound.toFixed(3)}`);
-      rounds.push({ ceiling: ceilingOfRound, tributary: tributaryOfRound, ratio: ratioOfRound });
+      const stockClientRatioOfRound = round(
+        tributaryOfRound.messagesPerSecond / stockClientOfRound.messagesPerSecond,
+        3,
+      );
+      console.log(
+        `round ${round_}/${settings.rounds}: ratio ${ratioOfRound.toFixed(3)}, to the stock client ${stockClientRatioOfRound.toFixed(3)}`,
+      );
+      rounds.push({
+        ceiling: ceilingOfRound,
+        stockClient: stockClientOfRound,
+        tributary: tributaryOfRound,
+        ratio: ratioOfRound,
+        stockClientRatio: stockClientRatioOfRound,
+      });
       if (protocolsWriteKey && protocolsMessages) {
         console.log(
           `round ${round_}/${settings.rounds}, phase 2b/5: tributary /v1/batch with a tracking plan ...`,
         );
         const protocolsOfRound = await measureTributary(server, protocolsWriteKey, protocolsMessages);
+        tributaryRuns.push(protocolsOfRound);
         const protocolsRatio = round(
           protocolsOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
           3,
@@ -356,8 +408,11 @@ async function main(): Promise<void> {
         console.log(
           `round ${round_}/${settings.rounds}, phase 2c/5: tributary /v1/batch to a source suppressing ${suppressedUsers} users ...`,
         );
-        const suppressionOfRound =
-          suppressionFirst ?? (await measureTributary(server, suppressionWriteKey, suppressionMessages));
+        let suppressionOfRound = suppressionFirst;
+        if (!suppressionOfRound) {
+          suppressionOfRound = await measureTributary(server, suppressionWriteKey, suppressionMessages);
+          tributaryRuns.push(suppressionOfRound);
+        }
         const suppressionRatio = round(
           suppressionOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
           3,
@@ -372,14 +427,59 @@ async function main(): Promise<void> {
         });
       }
     }
-    const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+    // Lost or duplicated: each stream grew by what was acknowledged as stored into it.
+    const sum = (runs: Array<{ storedMessages: number; messagesOfFailedRequests: number }>) =>
+      runs.reduce(
+        (total, run) => ({
+          stored: total.stored + run.storedMessages,
+          failed: total.failed + run.messagesOfFailedRequests,
+        }),
+        { stored: 0, failed: 0 },
+      );
+    const ceilingTotals = sum(ceilingRuns);
+    const tributaryTotals = sum(tributaryRuns);
+    const duplicateAcks = ceilingRuns.reduce((total, run) => total + run.duplicateAcks, 0);
+    const ingestFailures = [
+      ...storedCountFailures(
+        'JetStream ceilings',
+        (await streamMessageCount(nats.url, CEILING_STREAM)) - ceilingStreamBefore,
+        ceilingTotals.stored,
+        ceilingTotals.failed,
+      ),
+      ...storedCountFailures(
+        'tributary /v1/batch',
+        (await streamMessageCount(nats.url, TRACKING_STREAM)) - trackingStreamBefore,
+        tributaryTotals.stored,
+        tributaryTotals.failed,
+      ),
+      ...(duplicateAcks > 0
+        ? [`JetStream ceilings: ${duplicateAcks} fresh messageIds acknowledged as duplicates`]
+        : []),
+    ];
+    console.log(
+      `stored-message check: ${tributaryTotals.stored.toLocaleString('en-US')} messages answered as stored by /v1/batch, ` +
+        `${ceilingTotals.stored.toLocaleString('en-US')} acknowledged to the ceilings; ` +
+        (ingestFailures.length === 0 ? 'the streams hold exactly those' : ingestFailures.join('; ')),
+    );
+    failures.push(...ingestFailures);
+
+    const median = medianBy(rounds, (entry) => entry.ratio);
     const { ceiling, ratio } = median;
     tributary = median.tributary;
+    const stockMedian = medianBy(rounds, (entry) => entry.stockClientRatio);
     const goalMet = ratio >= GOAL_RATIO && tributary.latencyMs.p99 < GOAL_P99_MS;
     console.log(
-      `ratios by round: ${rounds.map((entry) => entry.ratio.toFixed(3)).join(', ')}; the table shows the median round`,
+      `ratios by round: ${rounds.map((entry) => entry.ratio.toFixed(3)).join(', ')} ` +
+        `(to the stock client: ${rounds.map((entry) => entry.stockClientRatio.toFixed(3)).join(', ')}); ` +
+        'the table shows the median round',
     );
-    printTable(tributary, ceiling, ratio, goalMet);
+    printTable(tributary, ceiling, stockMedian.stockClient, ratio, goalMet);
+    console.log(
+      `ratio tributary/stock-client: ${stockMedian.stockClientRatio.toFixed(3)}  ` +
+        `(goal: >= ${GOAL_RATIO}: ${stockMedian.stockClientRatio >= GOAL_RATIO ? 'MET' : 'NOT MET'}; ` +
+        `its median round, tributary ${stockMedian.tributary.messagesPerSecond.toLocaleString('en-US')} against ` +
+        `${stockMedian.stockClient.messagesPerSecond.toLocaleString('en-US')} messages/s)`,
+    );
     Object.assign(results, {
       messages: {
         templates: messages.templateCount,
@@ -389,7 +489,15 @@ async function main(): Promise<void> {
       tributary,
       ceiling,
       ratio,
+      stockClient: stockMedian.stockClient,
+      stockClientRatio: stockMedian.stockClientRatio,
       rounds,
+      storedCheck: {
+        tributary: tributaryTotals,
+        ceilings: ceilingTotals,
+        duplicateAcks,
+        failures: ingestFailures,
+      },
       goal: { ratioAtLeast: GOAL_RATIO, p99BelowMs: GOAL_P99_MS, met: goalMet },
     });
     if (suppressionRounds.length > 0) {
@@ -454,12 +562,21 @@ async function main(): Promise<void> {
   }
 
   if (runs('actions')) {
-    console.log('actions: Actions Amplitude delivery against webhooks delivery, in this process ...');
+    console.log(
+      'actions: Actions Amplitude delivery against the same requests from a plain client, and against webhooks, in this process ...',
+    );
     const actions = await measureActionsDelivery(
       numberSetting('BENCH_ACTIONS_MESSAGES', 2_000),
       numberSetting('BENCH_ACTIONS_CONCURRENCY', 16),
+      settings.rounds,
+      (round_, figures) =>
+        console.log(
+          `actions round ${round_}/${settings.rounds}: Actions ${figures.actionsMessagesPerSecond.toLocaleString('en-US')} ` +
+            `messages/s, ceiling ${figures.ceilingMessagesPerSecond.toLocaleString('en-US')}, webhooks ` +
+            `${figures.webhookMessagesPerSecond.toLocaleString('en-US')}; ratio ${figures.ceilingRatio.toFixed(3)}`,
+        ),
     );
-    printActionsTable(actions);
+    printActionsTable(actions, ACTIONS_GOAL_RATIO);
     Object.assign(results, { actions });
     writeResults();
   }
@@ -489,111 +606,170 @@ async function main(): Promise<void> {
   if (failures.length > 0) throw new Error(failures.join('; '));
 }
 
-/** Phases 3 and 4; returns what went wrong (messages lost, late or wrongly signed). */
+/** One round of phases 3 and 4 with the delivery ceiling measured just before them. */
+interface DeliveryRound {
+  ceiling: DeliveryCeilingResult;
+  delivery: DeliveryResult;
+  replay: ReplayResult | null;
+  deliveryRatio: number;
+  replayRatio: number | null;
+}
+
+/**
+ * Phases 3 and 4, BENCH_ROUNDS times, each round on a source of its own after a delivery ceiling of its
+ * own; then the steady load, the failing destination and the PostgreSQL phase. Returns what went wrong
+ * (messages lost, duplicated, late or wrongly signed).
+ */
 async function deliveryAndReplay(
   server: TributaryServerProcess,
   api: BenchConfigApi,
   ingestMessagesPerSecond: number,
   results: Record<string, unknown>,
 ): Promise<string[]> {
-  // A source of their own, so the router's consumers see only their messages.
-  const deliverySource = 'delivery';
-  const deliveryWriteKey = await api.createSource(WORKSPACE, deliverySource);
-  const deliveryMessages = createBenchMessages(deliveryWriteKey);
-  const poster = new BatchPoster(server.baseUrl, deliveryWriteKey, settings.concurrency);
-  cleanups.push(() => poster.close());
+  const failures: string[] = [];
   const sharedSecret = randomBytes(16).toString('hex');
-  const liveReceiver = await BenchWebhookReceiver.start('live', sharedSecret);
-  cleanups.push(() => liveReceiver.close());
-
-  // The delivery ceiling is measured before phase 3 and after phase 4; the better of the two is the
-  // ceiling, so a busy moment of a shared machine does not flatter the ratios.
   const routerConcurrency = Number(process.env['ROUTER_MAX_IN_FLIGHT'] ?? 64);
-  console.log(`delivery ceiling (before): a plain Node client, ${routerConcurrency} requests at a time ...`);
-  const ceilingBefore = await measureDeliveryCeiling({
-    messages: deliveryMessages,
-    sharedSecret,
-    requests: 20_000,
-    concurrency: routerConcurrency,
-  });
-  console.log(
-    `delivery ceiling (before): ${ceilingBefore.messagesPerSecond.toLocaleString('en-US')} messages/s`,
-  );
+  const rounds: DeliveryRound[] = [];
+  for (let round_ = 1; round_ <= settings.rounds; round_ += 1) {
+    const label = `round ${round_}/${settings.rounds}`;
+    // A source of its own per round, so the router's consumers see only the round's messages and the
+    // replay's history is the round's.
+    const deliverySource = round_ === 1 ? 'delivery' : `delivery-${round_}`;
+    const deliveryWriteKey = await api.createSource(WORKSPACE, deliverySource);
+    const deliveryMessages = createBenchMessages(deliveryWriteKey);
+    const poster = new BatchPoster(server.baseUrl, deliveryWriteKey, settings.concurrency);
+    cleanups.push(() => poster.close());
+    const liveReceiver = await BenchWebhookReceiver.start(`live-${round_}`, sharedSecret);
+    cleanups.push(() => liveReceiver.close());
 
-  console.log(`phase 3/5: webhook delivery (${settings.deliverySeconds} s of /v1/batch, then the drain) ...`);
-  // Anything before the probe message: the replay sends everything phase 3 sent.
-  const replayFrom = new Date(Date.now() - 1000);
-  if (settings.cpuProfile) server.startCpuProfile();
-  const delivery = await measureDelivery({
-    api,
-    workspace: WORKSPACE,
-    source: deliverySource,
-    poster,
-    messages: deliveryMessages,
-    receiver: liveReceiver,
-    sharedSecret,
-    settings: { ...settings, seconds: settings.deliverySeconds },
-    ingestMessagesPerSecond,
-  });
-  if (settings.cpuProfile)
-    console.log(`server CPU profile (delivery): ${await server.stopCpuProfile('delivery')}`);
-  results.delivery = delivery;
+    // The wire's own rate for the same bodies, a receiver of the same kind and the router's concurrency,
+    // next to the phases it bounds.
+    console.log(
+      `${label}, delivery ceiling: a plain Node client, ${routerConcurrency} requests at a time ...`,
+    );
+    const ceiling = await measureDeliveryCeiling({
+      messages: deliveryMessages,
+      sharedSecret,
+      requests: 20_000,
+      concurrency: routerConcurrency,
+    });
+    failures.push(...ceiling.failures);
+    console.log(
+      `${label}, delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s`,
+    );
 
-  let replay: ReplayResult | null = null;
-  if (!delivery.complete) {
-    console.log('phase 4/5: skipped, phase 3 did not deliver every message in time');
-  } else {
-    console.log('phase 4/5: replay to a second webhook ...');
-    const replayReceiver = await BenchWebhookReceiver.start('replay', sharedSecret);
-    cleanups.push(() => replayReceiver.close());
+    console.log(
+      `${label}, phase 3/5: webhook delivery (${settings.deliverySeconds} s of /v1/batch, then the drain) ...`,
+    );
+    // Anything before the probe message: the replay sends everything phase 3 sent.
+    const replayFrom = new Date(Date.now() - 1000);
     if (settings.cpuProfile) server.startCpuProfile();
-    replay = await measureReplay({
+    const delivery = await measureDelivery({
       api,
       workspace: WORKSPACE,
       source: deliverySource,
-      receiver: replayReceiver,
+      poster,
+      messages: deliveryMessages,
+      receiver: liveReceiver,
       sharedSecret,
-      startTime: replayFrom,
-      // The probe message, then phase 3's.
-      expectedMessages: 1 + delivery.acceptedMessages,
-      timeoutSeconds: settings.replayTimeoutSeconds,
+      settings: { ...settings, seconds: settings.deliverySeconds },
       ingestMessagesPerSecond,
     });
     if (settings.cpuProfile)
-      console.log(`server CPU profile (replay): ${await server.stopCpuProfile('replay')}`);
-    results.replay = replay;
+      console.log(`server CPU profile (delivery): ${await server.stopCpuProfile(`delivery-${round_}`)}`);
+    failures.push(...delivery.failures);
+
+    let replay: ReplayResult | null = null;
+    if (!delivery.complete) {
+      console.log(`${label}, phase 4/5: skipped, phase 3 did not deliver every message in time`);
+    } else {
+      console.log(`${label}, phase 4/5: replay to a second webhook ...`);
+      const replayReceiver = await BenchWebhookReceiver.start(`replay-${round_}`, sharedSecret);
+      cleanups.push(() => replayReceiver.close());
+      if (settings.cpuProfile) server.startCpuProfile();
+      replay = await measureReplay({
+        api,
+        workspace: WORKSPACE,
+        source: deliverySource,
+        receiver: replayReceiver,
+        sharedSecret,
+        startTime: replayFrom,
+        // The probe message, then phase 3's.
+        expectedMessages: 1 + delivery.acceptedMessages,
+        timeoutSeconds: settings.replayTimeoutSeconds,
+        ingestMessagesPerSecond,
+      });
+      if (settings.cpuProfile)
+        console.log(`server CPU profile (replay): ${await server.stopCpuProfile(`replay-${round_}`)}`);
+      failures.push(...replay.failures);
+    }
+    const deliveryRatio = round(delivery.messagesPerSecond / ceiling.messagesPerSecond, 3);
+    const replayRatio = replay ? round(replay.messagesPerSecond / ceiling.messagesPerSecond, 3) : null;
+    console.log(
+      `${label}: delivery ${delivery.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${deliveryRatio.toFixed(3)}; ` +
+        `replay ${replay ? `${replay.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${replayRatio!.toFixed(3)}` : 'n/a'}`,
+    );
+    rounds.push({ ceiling, delivery, replay, deliveryRatio, replayRatio });
+    await liveReceiver.close();
   }
 
-  printDeliveryTable(delivery, replay);
-
-  // The wire's own rate for the same bodies, the same receiver and the router's concurrency.
-  console.log(`delivery ceiling (after): a plain Node client, ${routerConcurrency} requests at a time ...`);
-  const ceilingAfter = await measureDeliveryCeiling({
-    messages: deliveryMessages,
-    sharedSecret,
-    requests: 20_000,
-    concurrency: routerConcurrency,
-  });
+  // Each ratio's median round, as ingest reports it.
+  const deliveryMedian = medianBy(rounds, (entry) => entry.deliveryRatio);
+  const replayRounds = rounds.filter((entry) => entry.replayRatio !== null);
+  const replayMedian = replayRounds.length > 0 ? medianBy(replayRounds, (entry) => entry.replayRatio!) : null;
   console.log(
-    `delivery ceiling (after): ${ceilingAfter.messagesPerSecond.toLocaleString('en-US')} messages/s`,
+    `delivery/ceiling ratios by round: ${rounds.map((entry) => entry.deliveryRatio.toFixed(3)).join(', ')}; ` +
+      `replay/ceiling: ${rounds.map((entry) => entry.replayRatio?.toFixed(3) ?? 'n/a').join(', ')}; ` +
+      'the table shows the median delivery round and the median replay',
   );
-  const ceiling =
-    ceilingAfter.messagesPerSecond > ceilingBefore.messagesPerSecond ? ceilingAfter : ceilingBefore;
-  const deliveryToCeiling = round(delivery.messagesPerSecond / ceiling.messagesPerSecond, 3);
-  const replayToCeiling = replay ? round(replay.messagesPerSecond / ceiling.messagesPerSecond, 3) : null;
+  printDeliveryTable(deliveryMedian.delivery, replayMedian?.replay ?? null);
+  results.delivery = deliveryMedian.delivery;
+  results.replay = replayMedian?.replay ?? null;
   results.deliveryCeiling = {
-    before: ceilingBefore,
-    after: ceilingAfter,
-    messagesPerSecond: ceiling.messagesPerSecond,
-    deliveryRatio: deliveryToCeiling,
-    replayRatio: replayToCeiling,
+    messagesPerSecond: deliveryMedian.ceiling.messagesPerSecond,
+    deliveryRatio: deliveryMedian.deliveryRatio,
+    replayRatio: replayMedian?.replayRatio ?? null,
+    replayCeilingMessagesPerSecond: replayMedian?.ceiling.messagesPerSecond ?? null,
+    rounds,
+    goal: { ratioAtLeast: DELIVERY_GOAL_RATIO },
   };
+  const ceiling = deliveryMedian.ceiling;
   console.log(
     `delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s ` +
-      `(${ceiling.requests.toLocaleString('en-US')} requests over ${ceiling.spanSeconds} s)`,
+      `(${ceiling.requests.toLocaleString('en-US')} requests over ${ceiling.spanSeconds} s, the median delivery round's)`,
   );
-  console.log(`ratio delivery/ceiling: ${deliveryToCeiling.toFixed(3)}`);
-  console.log(`ratio replay/ceiling: ${replayToCeiling === null ? 'n/a' : replayToCeiling.toFixed(3)}`);
+  const goalText = (ratio: number | null) =>
+    `(goal: >= ${DELIVERY_GOAL_RATIO}: ${ratio !== null && ratio >= DELIVERY_GOAL_RATIO ? 'MET' : 'NOT MET'})`;
+  console.log(
+    `ratio delivery/ceiling: ${deliveryMedian.deliveryRatio.toFixed(3)}  ${goalText(deliveryMedian.deliveryRatio)}`,
+  );
+  console.log(
+    `ratio replay/ceiling: ${replayMedian ? replayMedian.replayRatio!.toFixed(3) : 'n/a'}  ` +
+      goalText(replayMedian?.replayRatio ?? null),
+  );
+
+  // Latency a user feels: half of the delivery rate, steadily.
+  const steadyRate = deliveryMedian.delivery.messagesPerSecond / 2;
+  if (steadyRate <= 0) {
+    failures.push('steady load: no delivery rate to take half of');
+  } else {
+    console.log(
+      `steady load: ${settings.steadySeconds} s at ${Math.round(steadyRate).toLocaleString('en-US')} messages/s ` +
+        '(half of the delivery rate), answer to webhook arrival per message ...',
+    );
+    const steady = await measureSteadyLatency({
+      api,
+      workspace: WORKSPACE,
+      baseUrl: server.baseUrl,
+      sharedSecret,
+      messagesPerSecond: steadyRate,
+      seconds: settings.steadySeconds,
+      settings,
+    });
+    printSteadyLatency(steady);
+    results.steady = steady;
+    failures.push(...steady.failures);
+  }
 
   console.log('failing destination: a healthy webhook alone, then beside one that never answers ...');
   const isolation = await measureFailingDestination({
@@ -612,29 +788,10 @@ async function deliveryAndReplay(
       `${isolation.failingRequests} requests to the failing one`,
   );
   console.log(`ratio healthy beside failing/alone: ${isolation.ratio.toFixed(3)} (goal: >= 0.9)`);
+  failures.push(...isolation.alone.failures, ...isolation.besideFailing.failures);
 
-  const postgresFailures = await postgresPhase(server, api, results);
-
-  return [
-    ...(ceiling.signatureMismatches > 0 ? ['the delivery ceiling measured wrongly signed requests'] : []),
-    ...postgresFailures,
-    ...(isolation.besideFailing.deliveredMessages < isolation.besideFailing.acceptedMessages
-      ? ['the healthy destination beside a failing one did not get every message in time']
-      : []),
-    ...(delivery.complete
-      ? []
-      : [
-          `${delivery.acceptedMessages - delivery.deliveredMessages} messages were not delivered within ${settings.drainTimeoutSeconds} s`,
-        ]),
-    ...(delivery.signatures.mismatches > 0 ? ['webhook deliveries carried a wrong X-Signature'] : []),
-    ...(replay && replay.state !== 'COMPLETED'
-      ? [`the replay ended ${replay.state} (timeout ${settings.replayTimeoutSeconds} s)`]
-      : []),
-    ...(replay && replay.replayedMessages < replay.expectedMessages
-      ? [`the replay sent ${replay.replayedMessages} of ${replay.expectedMessages} messages`]
-      : []),
-    ...(replay && replay.signatures.mismatches > 0 ? ['replayed messages carried a wrong X-Signature'] : []),
-  ];
+  failures.push(...(await postgresPhase(server, api, results)));
+  return failures;
 }
 
 /** The PostgreSQL phase; returns what went wrong (messages not stored in time). */
@@ -659,6 +816,13 @@ async function postgresPhase(
       'postgres://postgres@127.0.0.1:5432/postgres',
     rowsPerStatement: routerConcurrency,
     messages: settings.postgresMessages,
+    rounds: settings.rounds,
+    onRound: (round_, figures) =>
+      console.log(
+        `postgres round ${round_}/${settings.rounds}: ${figures.rows} rows in ${figures.spanSeconds} s = ` +
+          `${figures.rowsPerSecond.toLocaleString('en-US')} rows/s, raw pg ${figures.ceiling.rowsPerSecond.toLocaleString('en-US')} rows/s, ` +
+          `ratio ${figures.ratio.toFixed(3)}`,
+      ),
     serverCpuTimeMs: () => server.cpuTimeMs(),
     settings: {
       ...settings,
@@ -689,79 +853,27 @@ async function postgresPhase(
         `${postgres.spanSeconds} s after the replay request; server CPU ` +
         `${postgres.serverCpuMsPerThousandMessages ?? 'n/a'} ms per 1,000 messages`,
     );
-    console.log(`ratio postgres/ceiling: ${postgres.ratio.toFixed(3)}`);
+    console.log(
+      `postgres/ceiling ratios by round: ${postgres.rounds.map((entry) => entry.ratio.toFixed(3)).join(', ')}; ` +
+        'the lines above show the median round',
+    );
+    console.log(
+      `ratio postgres/ceiling: ${postgres.ratio.toFixed(3)}  ` +
+        `(goal: >= ${DELIVERY_GOAL_RATIO}: ${postgres.ratio >= DELIVERY_GOAL_RATIO ? 'MET' : 'NOT MET'})`,
+    );
   }
-  return typeof postgres !== 'string' && postgres.deliveredMessages < postgres.acceptedMessages
-    ? ['the postgres destination did not store every message in time']
-    : [];
+  return typeof postgres === 'string' ? [] : postgres.failures;
 }
 
 type TributaryResult = PhaseResult & {
   peakRssMb: number | null;
   peakRssDuringPhaseMb: number | null;
   cpuMsPerThousandMessages: number | null;
+  /** Messages the server answered as stored, warm-up included (checked against TRACKING afterwards). */
+  storedMessages: number;
+  /** Messages in requests that failed: they may or may not be stored. */
+  messagesOfFailedRequests: number;
 };
-type CeilingResult = PhaseResult & {
-  peakRssDuringPhaseMb: number;
-  cpuMsPerThousandMessages: number;
-};
-
-async function measureCeiling(natsUrl: string, messages: BenchMessages): Promise<CeilingResult> {
-  const connection = await connect({
-    servers: natsUrl,
-    name: 'tributary-bench-ceiling',
-    // The library's fastest setting: no stack captured per request for error context (two Error
-    // objects per publish otherwise). A ceiling is the best the library can do, whatever Tributary uses.
-    noAsyncTraces: true,
-  });
-  try {
-    // A stream of its own (so dedupe never meets Tributary's ids), configured like TRACKING.
-    const manager = await jetstreamManager(connection);
-    await manager.streams.add({
-      name: 'BENCH_CEILING',
-      subjects: ['bench-ceiling.>'],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      discard: DiscardPolicy.Old,
-      num_replicas: 1,
-      max_age: nanos(DEFAULT_RETENTION_MS),
-      duplicate_window: nanos(DEFAULT_DEDUPE_WINDOW_MS),
-    });
-    const client = jetstream(connection);
-    const subject = 'bench-ceiling.ws_bench.src_bench';
-
-    let peakRss = process.memoryUsage().rss;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
-    const cpuBefore = process.cpuUsage();
-    try {
-      const result = await runClosedLoop({
-        ...settings,
-        send: async () => {
-          const { messageIds, payloads } = messages.storedBatch(settings.batchSize);
-          const acks = await Promise.all(
-            payloads.map((payload, index) =>
-              client.publish(subject, payload, { msgID: messageIds[index], timeout: PUBLISH_TIMEOUT_MS }),
-            ),
-          );
-          return acks.filter((ack) => !ack.duplicate).length;
-        },
-      });
-      const cpu = process.cpuUsage(cpuBefore);
-      const totalMessages =
-        result.acceptedMessages * ((settings.seconds + settings.warmupSeconds) / settings.seconds);
-      return {
-        ...result,
-        peakRssDuringPhaseMb: megabytes(peakRss),
-        // Includes the warm-up's share; an estimate of the publisher's cost per message.
-        cpuMsPerThousandMessages: round(((cpu.user + cpu.system) / 1000 / totalMessages) * 1000, 2),
-      };
-    } finally {
-      clearInterval(sampler);
-    }
-  } finally {
-    await connection.close();
-  }
-}
 
 async function measureTributary(
   server: TributaryServerProcess,
@@ -774,10 +886,21 @@ async function measureTributary(
   const sample = () => (peakRss = Math.max(peakRss, server.memory()?.rssBytes ?? 0));
   const sampler = setInterval(sample, 100);
   const cpuBefore = server.cpuTimeMs();
+  let storedMessages = 0;
+  let messagesOfFailedRequests = 0;
   try {
     const result = await runClosedLoop({
       ...settings,
-      send: () => poster.send(messages.batchBody(settings.batchSize), settings.batchSize),
+      send: async () => {
+        try {
+          const stored = await poster.send(messages.batchBody(settings.batchSize), settings.batchSize);
+          storedMessages += stored;
+          return stored;
+        } catch (error) {
+          messagesOfFailedRequests += settings.batchSize;
+          throw error;
+        }
+      },
     });
     const cpuAfter = server.cpuTimeMs();
     const memory = server.memory();
@@ -785,6 +908,8 @@ async function measureTributary(
       result.acceptedMessages * ((settings.seconds + settings.warmupSeconds) / settings.seconds);
     return {
       ...result,
+      storedMessages,
+      messagesOfFailedRequests,
       peakRssMb: memory ? megabytes(memory.peakRssBytes) : null,
       peakRssDuringPhaseMb: peakRss > 0 ? megabytes(peakRss) : null,
       cpuMsPerThousandMessages:
@@ -798,9 +923,24 @@ async function measureTributary(
   }
 }
 
+interface IngestRound {
+  /** The pipelined publisher's rate: the ceiling. */
+  ceiling: CeilingResult;
+  stockClient: CeilingResult;
+  tributary: TributaryResult;
+  ratio: number;
+  stockClientRatio: number;
+}
+
+/** The entry with the median value (the upper one of an even count), as the rounds are reported. */
+function medianBy<T>(entries: readonly T[], value: (entry: T) => number): T {
+  return [...entries].sort((a, b) => value(a) - value(b))[Math.floor(entries.length / 2)];
+}
+
 function printTable(
   tributary: TributaryResult,
   ceiling: CeilingResult,
+  stockClient: CeilingResult,
   ratio: number,
   goalMet: boolean,
 ): void {
@@ -816,16 +956,18 @@ function printTable(
       tributary.cpuMsPerThousandMessages === null ? 'n/a' : String(tributary.cpuMsPerThousandMessages),
       String(tributary.failedRequests),
     ],
-    [
-      'JetStream ceiling',
-      ceiling.messagesPerSecond.toLocaleString('en-US'),
-      String(ceiling.latencyMs.p50),
-      String(ceiling.latencyMs.p99),
-      String(ceiling.latencyMs.max),
-      String(ceiling.peakRssDuringPhaseMb),
-      String(ceiling.cpuMsPerThousandMessages),
-      String(ceiling.failedRequests),
-    ],
+    ...[['JetStream ceiling', ceiling] as const, ['JetStream stock client', stockClient] as const].map(
+      ([name, baseline]) => [
+        name,
+        baseline.messagesPerSecond.toLocaleString('en-US'),
+        String(baseline.latencyMs.p50),
+        String(baseline.latencyMs.p99),
+        String(baseline.latencyMs.max),
+        String(baseline.peakRssDuringPhaseMb),
+        String(baseline.cpuMsPerThousandMessages),
+        String(baseline.failedRequests),
+      ],
+    ),
   ];
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   console.log('');
@@ -844,13 +986,16 @@ function printTable(
   for (const [name, phase] of [
     ['tributary', tributary],
     ['ceiling', ceiling],
+    ['stock client', stockClient],
   ] as const) {
     for (const [reason, count] of Object.entries(phase.failures))
       console.log(`${name} failures: ${count} x ${reason}`);
   }
   console.log(
     'peak RSS: tributary = the server process over its whole life (VmHWM); ' +
-      'ceiling = the bench process while it publishes (it also holds the HTTP load generator code).',
+      'ceiling and stock client = the bench process while it publishes (it also holds the HTTP load generator code). ' +
+      'Ceiling: the stored bytes and Nats-Msg-Ids through the pipelined publisher the tracking API uses; ' +
+      "stock client: the client library's js.publish per message.",
   );
 }
 

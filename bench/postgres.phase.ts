@@ -29,10 +29,16 @@ const POLL_MS = 100;
 /** Row counts during the drain: the span's resolution. */
 const POLL_ROWS_MS = 50;
 const DESTINATION = 'postgres';
+/** Segment's warehouse schema: every message has exactly one row, keyed by its messageId, in one of these. */
+const PRIMARY_TABLES = ['tracks', 'identifies', 'pages', 'screens', 'groups', 'aliases'];
 
-export interface PostgresPhaseResult {
-  /** Messages ingested into the backlog (the probe not included). */
-  acceptedMessages: number;
+/** One drain and the raw insert after it. */
+export interface PostgresRound {
+  /** Messages whose row is in the tables after the drain (their primary rows): every message of the backlog. */
+  messagesStored: number;
+  /** Rows of `tracks`, and of the tables of single events, where each track message has a row as well. */
+  trackRows: number;
+  eventRows: number;
   /** Messages the replay delivered (its own count). */
   deliveredMessages: number;
   replayState: string;
@@ -48,6 +54,14 @@ export interface PostgresPhaseResult {
   ratio: number;
 }
 
+/** The median round by ratio, every round, and what went wrong (the run fails on any). */
+export interface PostgresPhaseResult extends PostgresRound {
+  /** Messages ingested into the backlog (the probe not included). */
+  acceptedMessages: number;
+  rounds: PostgresRound[];
+  failures: string[];
+}
+
 export async function measurePostgres(options: {
   api: BenchConfigApi;
   workspace: string;
@@ -56,6 +70,10 @@ export async function measurePostgres(options: {
   rowsPerStatement: number;
   /** Messages in the backlog the router drains. */
   messages: number;
+  /** Drains of that backlog, each followed by the raw insert of its rows; the median round is reported. */
+  rounds: number;
+  /** Told each round's figures as it ends. */
+  onRound?: (round: number, figures: PostgresRound) => void;
   settings: { concurrency: number; batchSize: number; drainTimeoutSeconds: number };
   /** The server process's CPU time so far (user + system), when it can be read. */
   serverCpuTimeMs: () => number | null;
@@ -104,63 +122,58 @@ export async function measurePostgres(options: {
         return ((await counts()).skipped ?? 0) >= acceptedMessages;
       });
       const tables = await tablesOf(admin, schema);
-      const rowsBefore = await countAllRows(admin, schema, tables);
 
-      // The drain, timed from the replay request.
-      options.drain?.started();
-      const cpuBefore = options.serverCpuTimeMs();
-      const requestedAt = Date.now();
-      const deadline = requestedAt + settings.drainTimeoutSeconds * 1000;
-      const replayId = await api.requestReplay(workspace, source, DESTINATION, backlogFrom);
-      let replay: ReplayState = await api.replay(workspace, source, DESTINATION, replayId);
-      let rowsSeen = rowsBefore;
-      let firstRowAt: number | null = null;
-      let lastRowAt = requestedAt;
-      const look = async () => {
-        const rows = await countAllRows(admin, schema, tables);
-        if (rows > rowsSeen) {
-          const now = Date.now();
-          firstRowAt ??= now;
-          lastRowAt = now;
-          rowsSeen = rows;
-        }
-      };
-      while (replay.state === 'RUNNING' && Date.now() < deadline) {
-        await sleep(POLL_ROWS_MS);
-        await look();
-        replay = await api.replay(workspace, source, DESTINATION, replayId);
+      // BENCH_ROUNDS rounds of the drain and the raw insert, each from empty tables (the probe's rows
+      // too are gone, so every round writes the same rows), the median round by ratio reported.
+      const rounds: PostgresRound[] = [];
+      for (let round_ = 1; round_ <= options.rounds; round_ += 1) {
+        await admin.query(`TRUNCATE ${tables.map((table) => `"${schema}"."${table}"`).join(', ')}`);
+        const drain = await timeDrain(options, admin, schema, tables, backlogFrom);
+        const ceiling = await rawInsertCeiling(
+          admin,
+          options.databaseUrl,
+          schema,
+          rawSchema,
+          tables,
+          options.rowsPerStatement,
+        );
+        const ratio = ceiling.rowsPerSecond > 0 ? round(drain.rowsPerSecond / ceiling.rowsPerSecond, 3) : 0;
+        options.onRound?.(round_, { ...drain, ceiling, ratio });
+        rounds.push({ ...drain, ceiling, ratio });
       }
-      // Acknowledged means written: rows the last poll missed were written before COMPLETED showed.
-      await look();
-      const cpuAfter = options.serverCpuTimeMs();
-      await options.drain?.finished();
-      const rows = rowsSeen - rowsBefore;
-      const spanSeconds = (lastRowAt - requestedAt) / 1000;
-      const rowsPerSecond = spanSeconds > 0 ? Math.round(rows / spanSeconds) : 0;
-
-      const ceiling = await rawInsertCeiling(
-        admin,
-        options.databaseUrl,
-        schema,
-        rawSchema,
-        tables,
-        options.rowsPerStatement,
-      );
-      return {
-        acceptedMessages,
-        deliveredMessages: replay.counts?.delivered ?? 0,
-        replayState: replay.state,
-        rows,
-        firstRowSeconds: firstRowAt === null ? null : round((firstRowAt - requestedAt) / 1000, 3),
-        spanSeconds: round(spanSeconds, 3),
-        rowsPerSecond,
-        serverCpuMsPerThousandMessages:
-          cpuBefore === null || cpuAfter === null || acceptedMessages === 0
-            ? null
-            : round(((cpuAfter - cpuBefore) / acceptedMessages) * 1000, 1),
-        ceiling,
-        ratio: ceiling.rowsPerSecond > 0 ? round(rowsPerSecond / ceiling.rowsPerSecond, 3) : 0,
-      };
+      const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)]!;
+      const failures = [
+        ...rounds.flatMap((entry, index) => [
+          ...(entry.replayState === 'COMPLETED'
+            ? []
+            : [`postgres round ${index + 1}: the replay ended ${entry.replayState}`]),
+          ...(entry.deliveredMessages < acceptedMessages
+            ? [
+                `postgres round ${index + 1}: the replay delivered ${entry.deliveredMessages} of ${acceptedMessages} messages`,
+              ]
+            : []),
+          ...(entry.messagesStored === acceptedMessages
+            ? []
+            : [
+                `postgres round ${index + 1}: the tables hold ${entry.messagesStored} of the ${acceptedMessages} messages replayed into them`,
+              ]),
+          ...(entry.eventRows === entry.trackRows
+            ? []
+            : [
+                `postgres round ${index + 1}: ${entry.trackRows} rows in tracks but ${entry.eventRows} in the tables of single events`,
+              ]),
+          // Every round writes the same messages into empty tables: fewer rows is a lost message.
+          ...(entry.rows !== rounds[0]!.rows
+            ? [`postgres round ${index + 1}: ${entry.rows} rows written, round 1 wrote ${rounds[0]!.rows}`]
+            : []),
+          ...(entry.ceiling.rows !== entry.rows
+            ? [
+                `postgres round ${index + 1}: the raw insert wrote ${entry.ceiling.rows} of ${entry.rows} rows`,
+              ]
+            : []),
+        ]),
+      ];
+      return { acceptedMessages, ...median, rounds, failures };
     } finally {
       poster.close();
     }
@@ -169,6 +182,76 @@ export async function measurePostgres(options: {
     await admin.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`).catch(() => undefined);
     await admin.end();
   }
+}
+
+/** One drain of the backlog into the destination by a replay, timed from its request to the last row. */
+async function timeDrain(
+  options: Parameters<typeof measurePostgres>[0],
+  admin: Client,
+  schema: string,
+  tables: string[],
+  backlogFrom: Date,
+): Promise<Omit<PostgresRound, 'ceiling' | 'ratio'>> {
+  const { api, workspace, settings } = options;
+  const source = 'warehouse';
+  const rowsBefore = await countAllRows(admin, schema, tables);
+  options.drain?.started();
+  const cpuBefore = options.serverCpuTimeMs();
+  const requestedAt = Date.now();
+  const deadline = requestedAt + settings.drainTimeoutSeconds * 1000;
+  const replayId = await api.requestReplay(workspace, source, DESTINATION, backlogFrom);
+  let replay: ReplayState = await api.replay(workspace, source, DESTINATION, replayId);
+  let rowsSeen = rowsBefore;
+  let firstRowAt: number | null = null;
+  let lastRowAt = requestedAt;
+  const look = async () => {
+    const rows = await countAllRows(admin, schema, tables);
+    if (rows > rowsSeen) {
+      const now = Date.now();
+      firstRowAt ??= now;
+      lastRowAt = now;
+      rowsSeen = rows;
+    }
+  };
+  while (replay.state === 'RUNNING' && Date.now() < deadline) {
+    await sleep(POLL_ROWS_MS);
+    await look();
+    replay = await api.replay(workspace, source, DESTINATION, replayId);
+  }
+  // Acknowledged means written: rows the last poll missed were written before COMPLETED showed.
+  await look();
+  const cpuAfter = options.serverCpuTimeMs();
+  await options.drain?.finished();
+  // What the tables hold now, not the highest count seen: a row that went missing shows here.
+  const rows = (await countAllRows(admin, schema, tables)) - rowsBefore;
+  const messagesStored = await countAllRows(
+    admin,
+    schema,
+    tables.filter((table) => PRIMARY_TABLES.includes(table)),
+  );
+  const trackRows = await countAllRows(admin, schema, tables.includes('tracks') ? ['tracks'] : []);
+  const eventRows = await countAllRows(
+    admin,
+    schema,
+    tables.filter((table) => !PRIMARY_TABLES.includes(table) && table !== 'users'),
+  );
+  const spanSeconds = (lastRowAt - requestedAt) / 1000;
+  const deliveredMessages = replay.counts?.delivered ?? 0;
+  return {
+    messagesStored,
+    trackRows,
+    eventRows,
+    deliveredMessages,
+    replayState: replay.state,
+    rows,
+    firstRowSeconds: firstRowAt === null ? null : round((firstRowAt - requestedAt) / 1000, 3),
+    spanSeconds: round(spanSeconds, 3),
+    rowsPerSecond: spanSeconds > 0 ? Math.round(rows / spanSeconds) : 0,
+    serverCpuMsPerThousandMessages:
+      cpuBefore === null || cpuAfter === null || deliveredMessages === 0
+        ? null
+        : round(((cpuAfter - cpuBefore) / deliveredMessages) * 1000, 1),
+  };
 }
 
 /** Posts batches, `concurrency` at a time, until `total` messages are stored; resolves to how many were. */
@@ -200,6 +283,7 @@ async function rawInsertCeiling(
   tables: string[],
   rowsPerStatement: number,
 ): Promise<{ rows: number; seconds: number; rowsPerSecond: number }> {
+  await admin.query(`DROP SCHEMA IF EXISTS "${rawSchema}" CASCADE`);
   await admin.query(`CREATE SCHEMA "${rawSchema}"`);
   const work: Array<{ table: string; columns: string[]; rows: unknown[][] }> = [];
   for (const table of tables) {

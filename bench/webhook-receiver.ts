@@ -29,8 +29,32 @@ export interface ReceiverCounts {
   unreadableBodies: number;
 }
 
+/**
+ * What went wrong at a receiver that should have got `expected` distinct messages once each: lost,
+ * duplicated, wrongly signed or unreadable. Empty when nothing did; every bench phase fails the run on these.
+ */
+export function receiverFailures(what: string, counts: ReceiverCounts, expected: number): string[] {
+  const failures: string[] = [];
+  if (counts.distinctMessages < expected)
+    failures.push(
+      `${what}: ${expected - counts.distinctMessages} of ${expected} messages lost (not received in time)`,
+    );
+  if (counts.requests > counts.distinctMessages)
+    failures.push(`${what}: ${counts.requests - counts.distinctMessages} messages received more than once`);
+  if (counts.signatureMismatches > 0)
+    failures.push(
+      `${what}: ${counts.signatureMismatches} of ${counts.signaturesChecked} sampled X-Signatures wrong`,
+    );
+  if (counts.unreadableBodies > 0)
+    failures.push(`${what}: ${counts.unreadableBodies} bodies without a messageId`);
+  return failures;
+}
+
 export class BenchWebhookReceiver {
   private readonly messageIds = new Set<string>();
+  /** `performance.now()` of each message's first arrival, when asked for (`trackArrivals`). */
+  private readonly arrivals = new Map<string, number>();
+  private trackArrivals = false;
   /** Arrival minus send time, in ms, of every first arrival of a message with a send time in its id. */
   private readonly latencies: number[] = [];
   private counts: ReceiverCounts = BenchWebhookReceiver.emptyCounts();
@@ -64,9 +88,23 @@ export class BenchWebhookReceiver {
     return this.latencies;
   }
 
+  /**
+   * From now on, keeps each message's first arrival (`performance.now()`, the clock of the load loop),
+   * for latencies measured from something other than the send time in the messageId.
+   */
+  keepArrivals(): void {
+    this.trackArrivals = true;
+  }
+
+  /** The first arrival of a message kept since `keepArrivals`, in `performance.now()` ms. */
+  arrivalOf(messageId: string): number | undefined {
+    return this.arrivals.get(messageId);
+  }
+
   /** Forgets everything received so far (the probe message that proves the pipeline works). */
   reset(): void {
     this.messageIds.clear();
+    this.arrivals.clear();
     this.latencies.length = 0;
     this.counts = BenchWebhookReceiver.emptyCounts();
   }
@@ -81,14 +119,20 @@ export class BenchWebhookReceiver {
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const arrivedAt = Date.now();
+      const arrivedAtMonotonic = this.trackArrivals ? performance.now() : 0;
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       response.writeHead(200, { 'content-length': '0' });
       response.end();
-      this.record(body, request.headers['x-signature'], arrivedAt);
+      this.record(body, request.headers['x-signature'], arrivedAt, arrivedAtMonotonic);
     });
   }
 
-  private record(body: Buffer, signature: string | string[] | undefined, arrivedAt: number): void {
+  private record(
+    body: Buffer,
+    signature: string | string[] | undefined,
+    arrivedAt: number,
+    arrivedAtMonotonic: number,
+  ): void {
     const counts = this.counts;
     counts.requests += 1;
     counts.firstArrivalAt ??= arrivedAt;
@@ -108,6 +152,7 @@ export class BenchWebhookReceiver {
     const messageId = body.toString('latin1', idStart, idEnd);
     if (this.messageIds.has(messageId)) return;
     this.messageIds.add(messageId);
+    if (this.trackArrivals) this.arrivals.set(messageId, arrivedAtMonotonic);
     if (messageId.startsWith(SENT_AT_PREFIX)) {
       const sentAt = Number(
         messageId.slice(SENT_AT_PREFIX.length, messageId.indexOf('-', SENT_AT_PREFIX.length)),

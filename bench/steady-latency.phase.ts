@@ -1,0 +1,166 @@
+/**
+ * Latency a user feels: a steady load at half of the delivery rate the run measured (so the router
+ * keeps up and no backlog builds, unlike phase 3, whose latencies are mostly backlog), and for every
+ * message the time from the tracking API's answer (the moment a client knows its message is stored)
+ * to its arrival at the webhook.
+ *
+ * The load is open: batches leave on a fixed schedule whatever the answers take, as independent
+ * clients send them, `rate / 100` messages every 10 ms (at most BENCH_BATCH_SIZE), so a slow answer does
+ * not slow the load down and hide itself.
+ */
+import { BatchPoster } from './batch-poster';
+import { createBenchMessages } from './bench-messages';
+import type { BenchConfigApi } from './config-api.client';
+import { round, summarizeLatencies, type PhaseResult } from './load-loop';
+import { BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
+
+/** How long the first message may take to arrive: the router starts the new destination's consumer. */
+const PROBE_TIMEOUT_MS = 15_000;
+const TICK_MS = 10;
+/** Goal of the steady phase's p99, answer to arrival. */
+export const STEADY_GOAL_P99_MS = 250;
+
+export interface SteadyLatencyResult {
+  /** Messages per second the schedule offered: half of the delivery rate. */
+  targetMessagesPerSecond: number;
+  /** Messages per second `/v1/batch` stored over the load. */
+  offeredMessagesPerSecond: number;
+  messagesPerRequest: number;
+  seconds: number;
+  acceptedMessages: number;
+  deliveredMessages: number;
+  failedRequests: number;
+  /** Arrival at the webhook minus the `/v1/batch` answer, per message (0 when it arrived first). */
+  latencyMs: PhaseResult['latencyMs'];
+  /** Messages that arrived before their batch's answer reached the client (counted as 0 ms). */
+  arrivedBeforeAnswer: number;
+  goal: { p99AtMostMs: number; met: boolean };
+  /** Messages lost, duplicated or wrongly signed, or requests that failed; the run fails on any. */
+  failures: string[];
+}
+
+export async function measureSteadyLatency(options: {
+  api: BenchConfigApi;
+  workspace: string;
+  baseUrl: string;
+  sharedSecret: string;
+  messagesPerSecond: number;
+  seconds: number;
+  settings: { concurrency: number; batchSize: number; drainTimeoutSeconds: number };
+}): Promise<SteadyLatencyResult> {
+  const { api, workspace, settings } = options;
+  const source = 'steady';
+  const writeKey = await api.createSource(workspace, source);
+  const messages = createBenchMessages(writeKey);
+  const poster = new BatchPoster(options.baseUrl, writeKey, settings.concurrency);
+  const receiver = await BenchWebhookReceiver.start(source, options.sharedSecret);
+  try {
+    await api.createWebhookDestination(workspace, source, 'webhooks', {
+      url: receiver.url,
+      sharedSecret: options.sharedSecret,
+      enabled: true,
+    });
+    await poster.send(messages.batchBody(1), 1);
+    await waitFor(() => receiver.snapshot().distinctMessages >= 1, PROBE_TIMEOUT_MS);
+    if (receiver.snapshot().distinctMessages < 1)
+      throw new Error(`steady load: the probe message did not arrive within ${PROBE_TIMEOUT_MS / 1000} s`);
+    receiver.reset();
+    receiver.keepArrivals();
+
+    const perTick = (options.messagesPerSecond * TICK_MS) / 1000;
+    const messagesPerRequest = Math.max(1, Math.min(settings.batchSize, Math.round(perTick)));
+    const intervalMs = (messagesPerRequest / options.messagesPerSecond) * 1000;
+    const answered: Array<{ messageIds: string[]; answeredAt: number }> = [];
+    const failureReasons: string[] = [];
+    let failedRequests = 0;
+    let acceptedMessages = 0;
+    const inFlight = new Set<Promise<void>>();
+    const startedAt = performance.now();
+    const stopAt = startedAt + options.seconds * 1000;
+    for (let tick = 0; ; tick += 1) {
+      const dueAt = startedAt + tick * intervalMs;
+      if (dueAt >= stopAt) break;
+      const wait = dueAt - performance.now();
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      const { body, messageIds } = messages.batch(messagesPerRequest);
+      const request = poster.send(body, messagesPerRequest).then(
+        (stored) => {
+          const answeredAt = performance.now();
+          if (stored < messageIds.length) {
+            failureReasons.push(`${messageIds.length - stored} messages of a batch were rejected`);
+            return;
+          }
+          acceptedMessages += stored;
+          answered.push({ messageIds, answeredAt });
+        },
+        (error: unknown) => {
+          failedRequests += 1;
+          failureReasons.push(String(error instanceof Error ? error.message : error).slice(0, 200));
+        },
+      );
+      inFlight.add(request);
+      void request.finally(() => inFlight.delete(request));
+    }
+    await Promise.all(inFlight);
+    const loadSeconds = (performance.now() - startedAt) / 1000;
+
+    await waitFor(
+      () => receiver.snapshot().distinctMessages >= acceptedMessages,
+      settings.drainTimeoutSeconds * 1000,
+    );
+    const counts = receiver.snapshot();
+    const latencies: number[] = [];
+    let arrivedBeforeAnswer = 0;
+    for (const { messageIds, answeredAt } of answered) {
+      for (const messageId of messageIds) {
+        const arrivedAt = receiver.arrivalOf(messageId);
+        if (arrivedAt === undefined) continue;
+        if (arrivedAt < answeredAt) arrivedBeforeAnswer += 1;
+        latencies.push(Math.max(0, arrivedAt - answeredAt));
+      }
+    }
+    const latencyMs = summarizeLatencies(latencies);
+    return {
+      targetMessagesPerSecond: Math.round(options.messagesPerSecond),
+      offeredMessagesPerSecond: Math.round(acceptedMessages / loadSeconds),
+      messagesPerRequest,
+      seconds: round(loadSeconds, 3),
+      acceptedMessages,
+      deliveredMessages: counts.distinctMessages,
+      failedRequests,
+      latencyMs,
+      arrivedBeforeAnswer,
+      goal: { p99AtMostMs: STEADY_GOAL_P99_MS, met: latencyMs.p99 <= STEADY_GOAL_P99_MS },
+      failures: [
+        ...(failureReasons.length > 0
+          ? [
+              `steady load: ${failureReasons.length} requests failed or were partly rejected (${failureReasons[0]})`,
+            ]
+          : []),
+        ...receiverFailures('steady load', counts, acceptedMessages),
+      ],
+    };
+  } finally {
+    poster.close();
+    await receiver.close();
+  }
+}
+
+export function printSteadyLatency(result: SteadyLatencyResult): void {
+  console.log(
+    `steady load: ${result.acceptedMessages.toLocaleString('en-US')} messages in ${result.seconds} s ` +
+      `(${result.offeredMessagesPerSecond.toLocaleString('en-US')} messages/s stored, target ` +
+      `${result.targetMessagesPerSecond.toLocaleString('en-US')} = half of the delivery rate, ` +
+      `${result.messagesPerRequest} per request), ${result.deliveredMessages.toLocaleString('en-US')} delivered; ` +
+      `answer to arrival max ${result.latencyMs.max} ms, ${result.arrivedBeforeAnswer} arrived before their answer`,
+  );
+  console.log(
+    `steady latency ms: p50 ${result.latencyMs.p50} p99 ${result.latencyMs.p99}  ` +
+      `(goal: p99 <= ${STEADY_GOAL_P99_MS} ms: ${result.goal.met ? 'MET' : 'NOT MET'})`,
+  );
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
