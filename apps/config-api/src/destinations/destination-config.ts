@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SecretBox } from '@tributary/auth';
+import { SecretBox, secretPlace } from '@tributary/auth';
 import { DestinationRecord, SettingDefinition } from '@tributary/config-domain';
 import { MASKED_SECRET } from '@tributary/contracts';
 import {
@@ -36,9 +36,14 @@ export interface ConfigEntryInput {
 export class DestinationConfigMapper {
   constructor(private readonly secretBox: SecretBox) {}
 
+  /**
+   * `owner` is the destination's `destinationSecretsOwner`: each secret is encrypted for its place
+   * there (its destination and setting), so it opens nowhere else.
+   */
   toSettingValues(
     entries: readonly ConfigEntryInput[],
     catalogEntry: CatalogDestinationDefinition,
+    owner: string,
     current?: DestinationRecord,
   ): Record<string, unknown> {
     const values: Record<string, unknown> = {};
@@ -67,6 +72,7 @@ export class DestinationConfigMapper {
           : entry.value;
       const secrecy = secrecyOfSetting(catalogEntry.slug, setting);
       const stored = current?.config[key];
+      const place = secretPlace(owner, key);
       if (secrecy !== undefined && !containsMask(requested)) reEntered.add(key);
       if (
         current !== undefined &&
@@ -76,7 +82,7 @@ export class DestinationConfigMapper {
         !(setting.selectOptions && setting.selectOptions.length > 0) &&
         // The mask alone keeps the stored value, and so its target.
         !(requested === MASKED_SECRET && stored !== undefined) &&
-        targetOf(requested) !== targetOf(this.plaintextOf(stored))
+        targetOf(requested) !== targetOf(this.plaintextOf(stored, place))
       ) {
         moved.push(key);
       }
@@ -89,12 +95,12 @@ export class DestinationConfigMapper {
         continue;
       }
       const value =
-        secrecy === undefined ? requested : this.withMaskedPartsRestored(secrecy, requested, stored);
+        secrecy === undefined ? requested : this.withMaskedPartsRestored(secrecy, requested, stored, place);
       const problem =
         validateDestinationSettingValue(setting, value) ??
         problemWithDeliverySetting(catalogEntry.slug, key, value);
       if (problem) throw ConfigApiError.invalidArgument(`destination.config.${key}: ${problem}`);
-      values[key] = secrecy === undefined ? value : this.encryptSecretParts(secrecy, value);
+      values[key] = secrecy === undefined ? value : this.encryptSecretParts(secrecy, value, place);
       if (key === 'subscriptions') values[key] = withKeptSubscriptionIds(values[key], current?.config[key]);
     }
     if (current !== undefined && moved.length > 0) {
@@ -113,8 +119,8 @@ export class DestinationConfigMapper {
   }
 
   /** A stored value with its secret parts decrypted, to compare targets. */
-  private plaintextOf(stored: unknown): unknown {
-    return SecretBox.isEncrypted(stored) ? this.secretBox.decrypt(stored) : stored;
+  private plaintextOf(stored: unknown, place: string): unknown {
+    return SecretBox.isEncrypted(stored) ? this.secretBox.decrypt(stored, place) : stored;
   }
 
   /**
@@ -122,36 +128,43 @@ export class DestinationConfigMapper {
    * the mask keeps its stored value, and so do the user name and password of a URL written back as
    * `https://********:********@host/...`.
    */
-  private withMaskedPartsRestored(secrecy: SettingSecrecy, value: unknown, stored: unknown): unknown {
+  private withMaskedPartsRestored(
+    secrecy: SettingSecrecy,
+    value: unknown,
+    stored: unknown,
+    place: string,
+  ): unknown {
     if (secrecy === 'map-values' && isPlainObject(value)) {
       const storedMap = isPlainObject(stored) ? stored : {};
       return Object.fromEntries(
         Object.entries(value).map(([name, inner]) => [
           name,
           inner === MASKED_SECRET && typeof storedMap[name] === 'string'
-            ? this.secretBox.decrypt(storedMap[name] as string)
+            ? this.secretBox.decrypt(storedMap[name] as string, place)
             : inner,
         ]),
       );
     }
     if (secrecy === 'url-credentials' && typeof value === 'string' && typeof stored === 'string') {
-      return restoreMaskedUrlCredentials(value, this.secretBox.decrypt(stored));
+      return restoreMaskedUrlCredentials(value, this.secretBox.decrypt(stored, place));
     }
     return value;
   }
 
-  private encryptSecretParts(secrecy: SettingSecrecy, value: unknown): unknown {
+  private encryptSecretParts(secrecy: SettingSecrecy, value: unknown, place: string): unknown {
     switch (secrecy) {
       case 'whole':
-        return value === '' ? value : this.secretBox.encrypt(String(value));
+        return value === '' ? value : this.secretBox.encrypt(String(value), place);
       case 'url-credentials':
-        return typeof value === 'string' && urlHasCredentials(value) ? this.secretBox.encrypt(value) : value;
+        return typeof value === 'string' && urlHasCredentials(value)
+          ? this.secretBox.encrypt(value, place)
+          : value;
       case 'map-values':
         if (!isPlainObject(value)) return value;
         return Object.fromEntries(
           Object.entries(value).map(([name, inner]) => [
             name,
-            typeof inner === 'string' && inner !== '' ? this.secretBox.encrypt(inner) : inner,
+            typeof inner === 'string' && inner !== '' ? this.secretBox.encrypt(inner, place) : inner,
           ]),
         );
     }
