@@ -45,6 +45,37 @@ describe('the Public API and /v1beta over one config', () => {
     await instance?.stop({ removeData: true });
   });
 
+  it('shows write keys to tokens that may write and masks them for workspace:read tokens, on both APIs', async () => {
+    const created = await v1beta.ok('POST', 'workspaces/one-config/sources', {
+      source: { name: 'workspaces/one-config/sources/keyed', catalog_name: 'catalog/sources/javascript' },
+    });
+    const writeKey = created.write_keys[0] as string;
+    expect(writeKey).toMatch(/^[A-Za-z0-9]{20,}$/);
+    const path = 'workspaces/one-config/sources/keyed';
+    // A writer (the console signs in with one) sees the key it needs for its snippets.
+    expect((await v1beta.ok('GET', path)).write_keys).toEqual([writeKey]);
+    expect((await data('GET', `/sources/${created.id}`)).source.writeKeys).toEqual([writeKey]);
+    // A read-only token sees the mask, one per key, wherever a source is shown.
+    const readOnly = await access.reader.ok('GET', path);
+    expect(readOnly.write_keys).toEqual(['********']);
+    const listed = await access.reader.ok('GET', 'workspaces/one-config/sources');
+    expect(JSON.stringify(listed)).not.toContain(writeKey);
+    expect(listed.sources.find((source: any) => source.id === created.id).write_keys).toEqual(['********']);
+    const readPublic = await publicApi('GET', `/sources/${created.id}`, undefined, access.readerToken);
+    expect(readPublic.status).toBe(200);
+    expect(readPublic.body.data.source.writeKeys).toEqual(['********']);
+    const listedPublic = await publicApi('GET', '/sources', undefined, access.readerToken);
+    expect(listedPublic.status).toBe(200);
+    expect(JSON.stringify(listedPublic.body)).not.toContain(writeKey);
+    // The audit trail, which read tokens may read too, never shows it.
+    const audit = await access.reader.ok(
+      'GET',
+      `workspaces/one-config/audit-events?resource_name_prefix=${path}`,
+    );
+    expect(audit.audit_events.length).toBeGreaterThan(0);
+    expect(JSON.stringify(audit)).not.toContain(writeKey);
+  });
+
   it('shows a source created on /v1beta through the Public API, and the reverse, with one audit trail', async () => {
     const fromV1beta = await v1beta.ok('POST', 'workspaces/one-config/sources', {
       source: {
