@@ -28,13 +28,32 @@ it('npm start runs the file nest build writes for the tributary app, after build
   // server with too, and the image and docker-compose.yml (`test/topology/docker-compose.e2e-spec.ts`).
   const flags = serverStartFlags();
   expect(flags).toContain('--max-semi-space-size=32');
-  expect(scripts.start).toBe(`node scripts/build-changed.js && node ${flags.join(' ')} ${builtEntry}`);
+  // `npm start` is the local install: its defaults file lets destinations reach the team's own services.
+  expect(scripts.start).toBe(
+    `node scripts/build-changed.js && node ${flags.join(' ')} --env-file=${LOCAL_START_ENV} ${builtEntry}`,
+  );
   expect(scripts['start:prod']).toBe(`node ${flags.join(' ')} ${builtEntry}`);
   // The build step checks for that same file and builds the server with the swc build.
   const buildStep = readFileSync(join(root, 'scripts', 'build-changed.js'), 'utf8');
   expect(buildStep).toContain(`output: '${builtEntry}'`);
   expect(buildStep).toContain("join(root, 'scripts', 'build-server.js')");
 });
+
+const LOCAL_START_ENV = 'scripts/local-start.env';
+
+it('npm start sets TRIBUTARY_EGRESS=open for a local install, and a value from the environment wins', async () => {
+  const root = join(__dirname, '..');
+  const egressOf = async (environment: Record<string, string>) =>
+    (
+      await promisify(execFile)(
+        process.execPath,
+        [`--env-file=${LOCAL_START_ENV}`, '-e', 'console.log(process.env.TRIBUTARY_EGRESS)'],
+        { cwd: root, timeout: 30_000, env: { PATH: process.env['PATH'] ?? '', ...environment } },
+      )
+    ).stdout.trim();
+  expect(await egressOf({})).toBe('open');
+  expect(await egressOf({ TRIBUTARY_EGRESS: 'public' })).toBe('public');
+}, 60_000);
 
 it("the swc build writes every app's entry where nest build writes it, and the server starts from it", async () => {
   const root = join(__dirname, '..');

@@ -41,6 +41,9 @@ export async function startTributary(options: StartOptions = {}): Promise<Tribut
     LOG_LEVEL: 'error',
     // A free port each: instances of parallel tests must not fight over 9464.
     METRICS_PORT: '0',
+    // Tests deliver to fake vendors and webhooks on loopback, which the default (`public`) refuses;
+    // a test of the policy itself passes its own.
+    TRIBUTARY_EGRESS: 'open',
     ...options.environment,
   });
   const app = await createTributaryApplication(environment, { logDestination: options.logDestination });

@@ -1,7 +1,8 @@
 // Invariant 4 of the design over HTTP: concurrent conflicting writes fail instead of overwriting and
 // lose nothing, reads see the writes before them, and everything survives a restart. Also the
 // first-start bootstrap of an instance, which must be idempotent across restarts.
-import { SecretBox } from '@tributary/auth';
+import { SecretBox, secretPlace } from '@tributary/auth';
+import { destinationSecretsOwner } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { MASKED_SECRET } from '@tributary/contracts';
 import type { EventStore, RecordedEvent } from '@tributary/event-store';
@@ -429,9 +430,15 @@ describe('restart on the same data directory', () => {
       .filter(
         (event) => event.type === 'DestinationCreated' && event.data.destinationSlug === 'actions-mixpanel',
       )
-      .map((event) => (event.data.config as Record<string, string>).apiSecret);
+      .map((event) => ({
+        value: (event.data.config as Record<string, string>).apiSecret!,
+        place: secretPlace(
+          destinationSecretsOwner(event.data as { sourceId: string; destinationSlug: string }),
+          'apiSecret',
+        ),
+      }));
     expect(stored).toHaveLength(1);
-    expect(second.app.get(SecretBox).decrypt(stored[0])).toBe(secret);
+    expect(second.app.get(SecretBox).decrypt(stored[0]!.value, stored[0]!.place)).toBe(secret);
     const laterChanges = (await readAllEvents(eventStoreOf(second))).filter(
       (event) => event.type === 'DestinationUpdated' && event.data.destinationSlug === 'actions-mixpanel',
     );

@@ -166,6 +166,45 @@ describe('Config API errors (docs/config-api.md §4)', () => {
       );
     });
 
+    it('answers an expired token, and refuses to mint one that expires in the past', async () => {
+      const expiring = await admin.ok('POST', 'access-tokens', {
+        access_token: {
+          description: 'expiring',
+          scopes: 'workspace',
+          workspace_names: [`workspaces/${ws}`],
+          expire_time: new Date(Date.now() + 1_500).toISOString(),
+        },
+      });
+      expect(expiring.expire_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      const listed = await admin.ok('GET', 'access-tokens?page_size=1000');
+      expect(listed.access_tokens.find((token: any) => token.name === expiring.name).expire_time).toBe(
+        expiring.expire_time,
+      );
+      const soonExpired = admin.as(expiring.token);
+      expectJsonSuccess(await soonExpired.get(`workspaces/${ws}`));
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      const refused = await soonExpired.get(`workspaces/${ws}`);
+      expectConfigApiError(refused, 401, 16);
+      expect(refused.body.error).toMatch(/expired/);
+      // The Public API refuses it too.
+      const publicApi = await fetch(`${instance.baseUrl}/public-api/sources`, {
+        headers: { authorization: `Bearer ${expiring.token}` },
+      });
+      expect(publicApi.status).toBe(401);
+
+      for (const expireTime of [new Date(Date.now() - 60_000).toISOString(), 'tomorrow', 12]) {
+        const response = await admin.post('access-tokens', {
+          access_token: {
+            scopes: 'workspace',
+            workspace_names: [`workspaces/${ws}`],
+            expire_time: expireTime,
+          },
+        });
+        expectConfigApiError(response, 400, 3);
+        expect(response.body.error).toMatch(/expire_time/);
+      }
+    });
+
     it('answers a deleted token', async () => {
       const created = await admin.ok('POST', 'access-tokens', {
         access_token: {

@@ -6,6 +6,10 @@ import {
   createWorkspaceWithTokens,
   WorkspaceAccess,
 } from '../../../test/support/config-api.client';
+import { SecretBox } from '@tributary/auth';
+import { destinationSecretsOwner } from '@tributary/config-domain';
+import { ConfigReadModel } from '@tributary/config-projections';
+import { eventStoreOf, readAllEvents } from './support/config-api-e2e.kit';
 
 describe('the Public API and /v1beta over one config', () => {
   let instance: TributaryTestInstance;
@@ -43,6 +47,139 @@ describe('the Public API and /v1beta over one config', () => {
 
   afterAll(async () => {
     await instance?.stop({ removeData: true });
+  });
+
+  it('shows write keys to tokens that may write and masks them for workspace:read tokens, on both APIs', async () => {
+    const created = await v1beta.ok('POST', 'workspaces/one-config/sources', {
+      source: { name: 'workspaces/one-config/sources/keyed', catalog_name: 'catalog/sources/javascript' },
+    });
+    const writeKey = created.write_keys[0] as string;
+    expect(writeKey).toMatch(/^[A-Za-z0-9]{20,}$/);
+    const path = 'workspaces/one-config/sources/keyed';
+    // A writer (the console signs in with one) sees the key it needs for its snippets.
+    expect((await v1beta.ok('GET', path)).write_keys).toEqual([writeKey]);
+    expect((await data('GET', `/sources/${created.id}`)).source.writeKeys).toEqual([writeKey]);
+    // A read-only token sees the mask, one per key, wherever a source is shown.
+    const readOnly = await access.reader.ok('GET', path);
+    expect(readOnly.write_keys).toEqual(['********']);
+    const listed = await access.reader.ok('GET', 'workspaces/one-config/sources');
+    expect(JSON.stringify(listed)).not.toContain(writeKey);
+    expect(listed.sources.find((source: any) => source.id === created.id).write_keys).toEqual(['********']);
+    const readPublic = await publicApi('GET', `/sources/${created.id}`, undefined, access.readerToken);
+    expect(readPublic.status).toBe(200);
+    expect(readPublic.body.data.source.writeKeys).toEqual(['********']);
+    const listedPublic = await publicApi('GET', '/sources', undefined, access.readerToken);
+    expect(listedPublic.status).toBe(200);
+    expect(JSON.stringify(listedPublic.body)).not.toContain(writeKey);
+    // The audit trail, which read tokens may read too, never shows it.
+    const audit = await access.reader.ok(
+      'GET',
+      `workspaces/one-config/audit-events?resource_name_prefix=${path}`,
+    );
+    expect(audit.audit_events.length).toBeGreaterThan(0);
+    expect(JSON.stringify(audit)).not.toContain(writeKey);
+  });
+
+  it('encrypts secret headers of Actions subscriptions, masks them on both APIs, and keeps them only for the same target', async () => {
+    const token = 'Bearer s3cr3t-subscription-token';
+    await v1beta.ok('POST', 'workspaces/one-config/sources', {
+      source: {
+        name: 'workspaces/one-config/sources/secret-hooks',
+        catalog_name: 'catalog/sources/javascript',
+      },
+    });
+    const path = 'workspaces/one-config/sources/secret-hooks/destinations/actions-webhook';
+    const subscription = (url: string, authorization: string) => ({
+      name: 'Hook',
+      subscribe: 'type = "track"',
+      partnerAction: 'send',
+      mapping: { url, method: 'POST', headers: { Authorization: authorization, 'X-Trace': 'visible' } },
+    });
+    const patch = (value: unknown) =>
+      v1beta.patch(path, {
+        destination: { config: [{ name: 'subscriptions', value }] },
+        update_mask: { paths: ['destination.config'] },
+      });
+    const shown = async () =>
+      (await v1beta.ok('GET', path)).config.find((entry: { name: string }) =>
+        entry.name.endsWith('/config/subscriptions'),
+      ).value;
+    /** The headers delivery gets: the stored subscriptions decrypted for this destination. */
+    const delivered = () => {
+      const record = instance.app
+        .get(ConfigReadModel)
+        .listDestinations(
+          instance.app.get(ConfigReadModel).source('one-config', 'secret-hooks')!.source.sourceId,
+        )
+        .find((view) => view.destination.destinationSlug === 'actions-webhook')!.destination;
+      const revealed = instance.app.get(SecretBox).revealAll(record.config, destinationSecretsOwner(record));
+      return (revealed.subscriptions as any[])[0].mapping;
+    };
+
+    const created = await v1beta.ok('POST', 'workspaces/one-config/sources/secret-hooks/destinations', {
+      destination: {
+        name: path,
+        config: [{ name: 'subscriptions', value: [subscription('https://a.example/', token)] }],
+      },
+    });
+    expect(JSON.stringify(created)).not.toContain('s3cr3t');
+    expect((await shown())[0].mapping.headers).toEqual({ Authorization: '********', 'X-Trace': 'visible' });
+    expect(delivered()).toMatchObject({ headers: { Authorization: token, 'X-Trace': 'visible' } });
+    const stored = JSON.stringify(await readAllEvents(eventStoreOf(instance)), (_key, value) =>
+      typeof value === 'bigint' ? value.toString() : value,
+    );
+    expect(stored).not.toContain('s3cr3t');
+    expect(stored).toContain('"X-Trace":"visible"');
+
+    // The mask sent back for the same target keeps the secret.
+    expect((await patch([subscription('https://a.example/', '********')])).status).toBe(200);
+    expect(delivered().headers.Authorization).toBe(token);
+    // A new target with the mask is refused, and nothing changes; entered again, it is taken.
+    const moved = await patch([subscription('https://elsewhere.example/', '********')]);
+    expect(moved.status).toBe(400);
+    expect(moved.body).toMatchObject({ code: 3 });
+    expect(moved.body.error).toMatch(
+      /mapping\.url changes where the subscription sends; re-enter headers\.Authorization/,
+    );
+    expect(delivered().url).toBe('https://a.example/');
+    // The mask on a subscription with no stored value is refused rather than stored as the secret.
+    const unknown = await patch([
+      { ...subscription('https://a.example/', '********'), subscribe: 'type = "page"' },
+    ]);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatch(/has none for "Authorization"; enter it/);
+    expect((await patch([subscription('https://elsewhere.example/', 'Bearer new')])).status).toBe(200);
+    expect(delivered()).toMatchObject({
+      url: 'https://elsewhere.example/',
+      headers: { Authorization: 'Bearer new' },
+    });
+
+    // The Public API shows its own mask, keeps the secret through changes of other subscriptions'
+    // fields, and takes its mask back for the same target.
+    const sourceId = (await v1beta.ok('GET', 'workspaces/one-config/sources/secret-hooks')).id;
+    const destinationId = (await data('GET', `/sources/${sourceId}/connected-destinations`)).destinations[0]
+      .id;
+    const [listed] = (await data('GET', `/destinations/${destinationId}/subscriptions`)).subscriptions;
+    expect(listed.settings.headers).toEqual({ Authorization: '\u2022'.repeat(10), 'X-Trace': 'visible' });
+    await data('PATCH', `/destinations/${destinationId}/subscriptions/${listed.id}`, {
+      input: { name: 'Renamed' },
+    });
+    expect(delivered().headers.Authorization).toBe('Bearer new');
+    await data('PATCH', `/destinations/${destinationId}/subscriptions/${listed.id}`, {
+      input: { settings: listed.settings },
+    });
+    expect(delivered().headers.Authorization).toBe('Bearer new');
+    const publicMoved = await publicApi(
+      'PATCH',
+      `/destinations/${destinationId}/subscriptions/${listed.id}`,
+      {
+        input: { settings: { ...listed.settings, url: 'https://third.example/' } },
+      },
+    );
+    // The Public API answers its own validation status, 422.
+    expect(publicMoved.status).toBe(422);
+    expect(JSON.stringify(publicMoved.body)).toMatch(/re-enter headers\.Authorization/);
+    expect(delivered().url).toBe('https://elsewhere.example/');
   });
 
   it('shows a source created on /v1beta through the Public API, and the reverse, with one audit trail', async () => {

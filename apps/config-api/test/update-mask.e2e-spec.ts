@@ -1,5 +1,6 @@
 // Update masks (docs/config-api.md §1.6) over HTTP, on every resource that takes them, in the forms clients send.
-import { SecretBox } from '@tributary/auth';
+import { SecretBox, secretPlace } from '@tributary/auth';
+import { destinationSecretsOwner } from '@tributary/config-domain';
 import { MASKED_SECRET } from '@tributary/contracts';
 import { startTributary, TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import {
@@ -420,11 +421,20 @@ describe('update masks (docs/config-api.md §1.6)', () => {
               : ((event.data.changes as { config?: Record<string, unknown> }).config ?? {}).apiKey,
           )
           .filter((value) => value !== undefined);
-        return { events, latest: values[values.length - 1] as string };
+        const created = events.find(
+          (event) =>
+            event.type === 'DestinationCreated' && event.data.destinationSlug === 'actions-amplitude',
+        );
+        // Each secret opens only where it is kept: its destination and setting.
+        const place = secretPlace(
+          destinationSecretsOwner(created!.data as { sourceId: string; destinationSlug: string }),
+          'apiKey',
+        );
+        return { events, latest: values[values.length - 1] as string, place };
       };
       const afterCreate = await storedValue();
       expect(afterCreate.latest).toMatch(/^enc:v1:/);
-      expect(instance.app.get(SecretBox).decrypt(afterCreate.latest)).toBe(plaintext);
+      expect(instance.app.get(SecretBox).decrypt(afterCreate.latest, afterCreate.place)).toBe(plaintext);
 
       // A client reads the destination and writes it back unchanged, mask included.
       const echoed = await writer.ok('PATCH', destination, {
@@ -455,7 +465,9 @@ describe('update masks (docs/config-api.md §1.6)', () => {
         update_mask: { paths: ['destination.config'] },
       });
       const afterRotation = await storedValue();
-      expect(instance.app.get(SecretBox).decrypt(afterRotation.latest)).toBe('rotated-secret');
+      expect(instance.app.get(SecretBox).decrypt(afterRotation.latest, afterRotation.place)).toBe(
+        'rotated-secret',
+      );
     });
   });
 });

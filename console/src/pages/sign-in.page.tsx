@@ -3,6 +3,9 @@ import type { AccessTokenResource, ListResponses } from '@tributary/contracts';
 import { ApiClient } from '../api/client';
 import { ErrorMessage } from '../components/common';
 
+/** How long a token minted by a password sign-in works: a working day, then the console asks again. */
+export const SIGN_IN_TOKEN_LIFETIME_MS = 12 * 3_600_000;
+
 /**
  * Sign in with an access token, or with the admin's email and password: those mint a token
  * (`POST /v1beta/access-tokens` with Basic auth) for every workspace, and only the token is kept.
@@ -53,6 +56,8 @@ export function SignInPage({
           description: `console sign-in ${new Date().toISOString()}`,
           scopes: 'workspace',
           workspace_names: workspaces.map((workspace) => workspace.name),
+          // A tab left open (or a token copied out of it) stops working on its own; sign-out deletes it sooner.
+          expire_time: new Date(Date.now() + SIGN_IN_TOKEN_LIFETIME_MS).toISOString(),
         },
       });
       if (!created.token) throw new Error('the server did not return the new token');

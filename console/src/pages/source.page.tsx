@@ -37,8 +37,14 @@ export function SourcePage({ workspace, source }: { workspace: string; source: s
   );
 }
 
+/** What the Config API shows a `workspace:read` token instead of each write key. */
+const MASKED_WRITE_KEY = '********';
+
 function SourceDetails({ workspace, source }: { workspace: string; source: SourceResource }) {
-  const writeKey = source.write_keys[0] ?? '';
+  const shown = source.write_keys[0] ?? '';
+  // A read-only token is never shown write keys (they let anyone ingest): the snippets say where it goes.
+  const hidden = shown === MASKED_WRITE_KEY;
+  const writeKey = hidden ? '<WRITE_KEY>' : shown;
   const origin = window.location.origin;
   const curl = `curl -u '${writeKey}:' -H 'Content-Type: application/json' \\
   -d '{"userId":"user-1","event":"Signed Up","properties":{"plan":"pro"}}' \\
@@ -59,8 +65,14 @@ await analytics.closeAndFlush();`;
         <dd>{formatTime(source.create_time)}</dd>
         <dt>Write key</dt>
         <dd>
-          <code data-testid="write-key">{writeKey}</code>{' '}
-          <CopyButton text={writeKey} label="Copy the write key" />
+          {hidden ? (
+            <span data-testid="write-key">hidden: this access token may only read</span>
+          ) : (
+            <>
+              <code data-testid="write-key">{writeKey}</code>{' '}
+              <CopyButton text={writeKey} label="Copy the write key" />
+            </>
+          )}
         </dd>
       </dl>
       <p>

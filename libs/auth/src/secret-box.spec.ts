@@ -1,5 +1,5 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { loadSecretBox, SecretBox, secretKeyId, UnknownSecretKeyError } from '@tributary/auth';
+import { loadSecretBox, SecretBox, secretKeyId, secretPlace, UnknownSecretKeyError } from '@tributary/auth';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,6 +52,59 @@ describe('SecretBox key ids and rotation', () => {
     expect(() => box.decrypt(relabelled)).toThrow();
     const legacyShaped = sealed.replace(`${secretKeyId(newKey)}:`, '');
     expect(() => box.decrypt(legacyShaped)).toThrow();
+  });
+
+  it('binds a value encrypted for a place to that place: it opens there only', () => {
+    const box = new SecretBox(newKey);
+    const here = secretPlace('destinations/src1/webhooks', 'shared_secret');
+    const sealed = box.encrypt('s3cret', here);
+    expect(sealed).toMatch(new RegExp(`^enc:v1:${secretKeyId(newKey)}:p:[A-Za-z0-9_-]+$`));
+    expect(box.decrypt(sealed, here)).toBe('s3cret');
+    // Another destination, another setting of the same one, or no place at all: refused.
+    expect(() => box.decrypt(sealed, secretPlace('destinations/src2/webhooks', 'shared_secret'))).toThrow();
+    expect(() => box.decrypt(sealed, secretPlace('destinations/src1/webhooks', 'url'))).toThrow();
+    expect(() => box.decrypt(sealed)).toThrow(/bound to a place/);
+    // Dropping the mark does not turn it into a value that opens anywhere.
+    expect(() => box.decrypt(sealed.replace(':p:', ':'))).toThrow();
+    expect(() => box.decrypt(sealed.replace(':p:', ':'), here)).toThrow();
+  });
+
+  it('still opens values written before places were bound, wherever they are read', () => {
+    const box = new SecretBox(newKey, [oldKey]);
+    const unbound = new SecretBox(oldKey).encrypt('older');
+    expect(box.decrypt(unbound, secretPlace('destinations/src1/webhooks', 'shared_secret'))).toBe('older');
+    expect(box.decrypt(legacyCiphertext(oldKey, 'oldest'), secretPlace('x', 'y'))).toBe('oldest');
+  });
+
+  it('reveals settings for their owner at any depth, copying only what held a secret', () => {
+    const box = new SecretBox(newKey);
+    const owner = 'destinations/src1/actions-webhook';
+    const untouched = { subscribe: 'type = "track"' };
+    const config = {
+      apiKey: box.encrypt('k', secretPlace(owner, 'apiKey')),
+      plain: 'visible',
+      subscriptions: [
+        untouched,
+        {
+          mapping: {
+            headers: { Authorization: box.encrypt('Bearer t', secretPlace(owner, 'subscriptions')) },
+          },
+        },
+      ],
+    };
+    const revealed = box.revealAll(config, owner);
+    expect(revealed).toEqual({
+      apiKey: 'k',
+      plain: 'visible',
+      subscriptions: [untouched, { mapping: { headers: { Authorization: 'Bearer t' } } }],
+    });
+    expect((revealed.subscriptions as unknown[])[0]).toBe(untouched);
+    expect(() => box.revealAll(config, 'destinations/src2/actions-webhook')).toThrow();
+    let deep: unknown = box.encrypt('bottom', secretPlace(owner, 'nested'));
+    for (let level = 0; level < 100_000; level += 1) deep = { level: deep };
+    let bottom: unknown = box.revealAll({ nested: deep }, owner).nested;
+    while (typeof bottom === 'object' && bottom !== null) bottom = (bottom as { level: unknown }).level;
+    expect(bottom).toBe('bottom');
   });
 
   it('refuses a key id that is not one', () => {

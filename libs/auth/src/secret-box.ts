@@ -32,6 +32,12 @@ export function secretKeyId(key: Buffer): string {
  * (GCM's additional data), so the deployment key can be rotated: the box encrypts with the current
  * key and decrypts with whichever of its keys the ciphertext names. Ciphertexts written before key
  * ids existed (`enc:v1:<iv|tag|body>`, no second colon) are tried with every key, current first.
+ *
+ * A value encrypted for a place (`secretPlace`: a destination and the setting that holds it) is
+ * `enc:v1:<key id>:p:<iv|tag|body>`, and the place is authenticated with the key id: the value opens
+ * only where it was written. Copied into another destination or setting (by anyone who can append
+ * events, or restore a backup into another workspace) it fails authentication instead of being
+ * delivered to that destination's target. Values written before places were bound still open anywhere.
  */
 export class SecretBox {
   private readonly keyId: string;
@@ -58,13 +64,14 @@ export class SecretBox {
     return { current: this.keyId, previous: [...this.keysById.keys()].filter((id) => id !== this.keyId) };
   }
 
-  encrypt(plaintext: string): string {
+  /** Encrypts `plaintext`; with a `place` (`secretPlace`), it opens only at that place. */
+  encrypt(plaintext: string, place?: string): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    cipher.setAAD(additionalData(this.keyId));
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: AUTH_TAG_BYTES });
+    cipher.setAAD(additionalData(this.keyId, place));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     const sealed = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
-    return `${ENCRYPTED_VALUE_PREFIX}${this.keyId}:${sealed}`;
+    return `${ENCRYPTED_VALUE_PREFIX}${this.keyId}:${place === undefined ? '' : PLACE_MARK}${sealed}`;
   }
 
   /** A key for another purpose, derived from the deployment key, so one secret protects everything. */
@@ -73,24 +80,82 @@ export class SecretBox {
   }
 
   /**
-   * Setting values with encrypted ones in plaintext, including the values of map settings (webhook
-   * headers): for delivery code only, never for responses.
+   * Setting values with encrypted ones in plaintext, at any depth (webhook headers, the headers of an
+   * Actions subscription's mapping): for delivery code only, never for responses. `owner` names the
+   * settings' holder (`destinationSecretsOwner`): each setting's values open at
+   * `secretPlace(owner, key)`.
    */
-  revealAll(values: Record<string, unknown>): Record<string, unknown> {
-    return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, this.revealSetting(value)]));
-  }
-
-  private revealSetting(value: unknown): unknown {
-    if (SecretBox.isEncrypted(value)) return this.decrypt(value);
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const entries = Object.entries(value);
-    if (!entries.some(([, inner]) => SecretBox.isEncrypted(inner))) return value;
+  revealAll(values: Record<string, unknown>, owner?: string): Record<string, unknown> {
     return Object.fromEntries(
-      entries.map(([name, inner]) => [name, SecretBox.isEncrypted(inner) ? this.decrypt(inner) : inner]),
+      Object.entries(values).map(([key, value]) => [
+        key,
+        this.revealDeep(value, owner === undefined ? undefined : secretPlace(owner, key)),
+      ]),
     );
   }
 
-  decrypt(value: string): string {
+  /**
+   * The value with every encrypted string in it decrypted (for `place`); containers with nothing
+   * encrypted under them are shared, not copied. Iterative (a stack of frames, children finished
+   * before their parent), so no stored value can overflow the call stack.
+   */
+  private revealDeep(value: unknown, place: string | undefined): unknown {
+    if (SecretBox.isEncrypted(value)) return this.decrypt(value, place);
+    if (typeof value !== 'object' || value === null) return value;
+    interface Frame {
+      container: object;
+      entries: [string, unknown][];
+      next: number;
+      results: unknown[];
+      changed: boolean;
+    }
+    const frameOf = (container: object): Frame => ({
+      container,
+      entries: Object.entries(container),
+      next: 0,
+      results: [],
+      changed: false,
+    });
+    const stack: Frame[] = [frameOf(value)];
+    let finished: { value: unknown; changed: boolean } | undefined;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      if (finished !== undefined) {
+        frame.results.push(finished.value);
+        frame.changed ||= finished.changed;
+        finished = undefined;
+        frame.next += 1;
+      }
+      if (frame.next < frame.entries.length) {
+        const inner = frame.entries[frame.next]![1];
+        if (typeof inner === 'object' && inner !== null) {
+          stack.push(frameOf(inner));
+          continue;
+        }
+        const encrypted = SecretBox.isEncrypted(inner);
+        finished = { value: encrypted ? this.decrypt(inner, place) : inner, changed: encrypted };
+        continue;
+      }
+      stack.pop();
+      if (!frame.changed) {
+        finished = { value: frame.container, changed: false };
+      } else if (Array.isArray(frame.container)) {
+        finished = { value: frame.results, changed: true };
+      } else {
+        finished = {
+          value: Object.fromEntries(frame.entries.map(([name], index) => [name, frame.results[index]])),
+          changed: true,
+        };
+      }
+    }
+    return finished!.value;
+  }
+
+  /**
+   * The plaintext of `value` (anything not encrypted is returned as it is). A value encrypted for a
+   * place opens only with that `place`; other values open with or without one.
+   */
+  decrypt(value: string, place?: string): string {
     if (!SecretBox.isEncrypted(value)) return value;
     const rest = value.slice(ENCRYPTED_VALUE_PREFIX.length);
     const separator = rest.indexOf(':');
@@ -98,7 +163,11 @@ export class SecretBox {
     const keyId = rest.slice(0, separator);
     const key = KEY_ID_PATTERN.test(keyId) ? this.keysById.get(keyId) : undefined;
     if (!key) throw new UnknownSecretKeyError(keyId.slice(0, 16));
-    return open(key, Buffer.from(rest.slice(separator + 1), 'base64url'), additionalData(keyId));
+    const sealed = rest.slice(separator + 1);
+    if (!sealed.startsWith(PLACE_MARK))
+      return open(key, Buffer.from(sealed, 'base64url'), additionalData(keyId));
+    if (place === undefined) throw new Error('the encrypted value is bound to a place, and none was given');
+    return open(key, Buffer.from(sealed.slice(PLACE_MARK.length), 'base64url'), additionalData(keyId, place));
   }
 
   private decryptLegacy(sealed: string): string {
@@ -115,8 +184,22 @@ export class SecretBox {
   }
 }
 
-function additionalData(keyId: string): Buffer {
-  return Buffer.from(`tributary:secret-box:${keyId}`, 'utf8');
+/** Marks a ciphertext whose additional data names its place (base64url never holds a colon). */
+const PLACE_MARK = 'p:';
+
+function additionalData(keyId: string, place?: string): Buffer {
+  return Buffer.from(
+    place === undefined ? `tributary:secret-box:${keyId}` : `tributary:secret-box:${keyId}:place:${place}`,
+    'utf8',
+  );
+}
+
+/**
+ * Where a secret is kept: its holder (`destinationSecretsOwner`) and the setting's key. A value
+ * encrypted for one place does not open at another.
+ */
+export function secretPlace(owner: string, settingKey: string): string {
+  return `${owner}/config/${settingKey}`;
 }
 
 /** Bytes of the GCM tag every value carries: a shorter one would be easier to forge, so none is accepted. */

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { hashAccessToken } from '@tributary/auth';
+import { accessTokenExpired } from '@tributary/config-domain';
 import { workspaceName } from '@tributary/contracts';
 import { ConfigReadModel } from '@tributary/config-projections';
 import type { RequestWithBodyError } from '@tributary/platform';
@@ -84,6 +85,8 @@ export class ConfigApiAuthGuard implements CanActivate {
     if (/^bearer$/i.test(scheme ?? '') && credentials) {
       const token = this.readModel.accessTokenByHash(hashAccessToken(credentials));
       if (!token) throw ConfigApiError.unauthenticated('the access token is invalid or was deleted');
+      if (accessTokenExpired(token, Date.now()))
+        throw ConfigApiError.unauthenticated('the access token has expired');
       return { kind: 'token', token, actor: `access-tokens/${token.number}` };
     }
     if (/^basic$/i.test(scheme ?? '') && credentials) {

@@ -19,6 +19,15 @@ export function canReachWorkspace(principal: Principal, workspaceSlug: string): 
   return principal.kind === 'token' && principal.token.workspaceSlugs.includes(workspaceSlug);
 }
 
+/**
+ * Whether the caller may see secrets a read needs no part of: a source's write keys, which let their
+ * holder ingest. A `workspace:read` token (dashboards, monitoring) may not; a token that may write
+ * could mint or change them anyway. Users (Basic) manage tokens, so they may too.
+ */
+export function maySeeSecrets(principal: Principal): boolean {
+  return principal.kind === 'user' || principal.token.scope === 'workspace';
+}
+
 /** Token management routes also accept HTTP Basic `email:password` (docs/tracking-api.md §2.1). */
 export const ALLOW_BASIC_AUTH = 'tributary:allow-basic-auth';
 export const AllowBasicAuth = () => SetMetadata(ALLOW_BASIC_AUTH, true);

@@ -45,6 +45,14 @@ describe('tracking settings', () => {
     expect(() => loadEnvironment({ TRIBUTARY_REGION: 'mars' })).toThrow(/TRIBUTARY_REGION/);
     expect(() => loadEnvironment({ TRACKING_RATE_LIMIT: '-1' })).toThrow(/TRACKING_RATE_LIMIT/);
   });
+
+  it('caps the dedupe index at 8 GiB unless told otherwise (0: no cap)', () => {
+    expect(loadEnvironment({}).DEDUPE_INDEX_MAX_BYTES).toBe(8 * 1024 ** 3);
+    expect(loadEnvironment({ DEDUPE_INDEX_MAX_BYTES: '0' }).DEDUPE_INDEX_MAX_BYTES).toBe(0);
+    expect(loadEnvironment({ DEDUPE_INDEX_MAX_BYTES: '1048576' }).DEDUPE_INDEX_MAX_BYTES).toBe(1_048_576);
+    expect(() => loadEnvironment({ DEDUPE_INDEX_MAX_BYTES: '-1' })).toThrow(/DEDUPE_INDEX_MAX_BYTES/);
+    expect(() => loadEnvironment({ DEDUPE_INDEX_MAX_BYTES: '8gb' })).toThrow(/DEDUPE_INDEX_MAX_BYTES/);
+  });
 });
 
 describe('NATS_STREAM_REPLICAS', () => {
@@ -91,10 +99,11 @@ describe('POSTGRES_DESTINATION_MAX_TABLES and POSTGRES_DESTINATION_MAX_COLUMNS',
 });
 
 describe('TRIBUTARY_EGRESS and TRIBUTARY_EGRESS_ALLOW', () => {
-  it('default to open with nothing extra allowed', () => {
+  it('default to public (no loopback or private targets) with nothing extra allowed', () => {
     const environment = loadEnvironment({});
-    expect(environment.TRIBUTARY_EGRESS).toBe('open');
+    expect(environment.TRIBUTARY_EGRESS).toBe('public');
     expect(environment.TRIBUTARY_EGRESS_ALLOW).toBeUndefined();
+    expect(loadEnvironment({ TRIBUTARY_EGRESS: 'open' }).TRIBUTARY_EGRESS).toBe('open');
   });
 
   it('take public and an allow-list of names, addresses and CIDRs', () => {

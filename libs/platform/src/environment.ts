@@ -127,8 +127,17 @@ export const environmentSchema = z.object({
   DEDUPE_INDEX: z.enum(['on', 'off']).default('on'),
   /** JetStream's own duplicate window under the dedupe index: covers ids stored but not yet indexed. */
   DEDUPE_GUARD_WINDOW: durationSchema.default(2 * 60_000),
-  /** Disk cap of the dedupe index in bytes (0: none); over it the oldest hour is dropped early. */
-  DEDUPE_INDEX_MAX_BYTES: z.coerce.number().int().min(0).default(0),
+  /**
+   * Disk cap of the dedupe index in bytes (0: none); over it the oldest hour is dropped early. The
+   * default, 8 GiB at about 30 bytes per id, holds a full 24 h window at some 3,300 messages/s per
+   * replica (the "few thousand" the index is sized for), with 1-2 GB of RAM for its filters; past
+   * it a flood of new ids shortens the window instead of filling the disk and the filters' RAM.
+   */
+  DEDUPE_INDEX_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(8 * 1024 ** 3),
   /**
    * Directory of the dedupe index file. Default DATA_DIR; replicas sharing one directory each take
    * their own file (`dedupe-index.sqlite`, `dedupe-index.2.sqlite`, ...).
@@ -206,9 +215,11 @@ export const environmentSchema = z.object({
   PUBLIC_API_RATE_LIMIT: z.coerce.number().int().positive().default(600),
   /**
    * Where destinations may connect: `open` (loopback and private networks too) or `public` (public
-   * addresses only). Link-local/metadata, 0.0.0.0/8 and multicast are refused in both.
+   * addresses only). Link-local/metadata, 0.0.0.0/8 and multicast are refused in both. `public` by
+   * default, so that an instance shared by tenants is safe without reading the docs; `npm start`
+   * (one team's own install, sending to its own services) sets `open`.
    */
-  TRIBUTARY_EGRESS: z.enum(['open', 'public']).default('open'),
+  TRIBUTARY_EGRESS: z.enum(['open', 'public']).default('public'),
   /** Host names, addresses and CIDRs destinations may reach under `public` (comma-separated). */
   TRIBUTARY_EGRESS_ALLOW: optionalText,
   /**

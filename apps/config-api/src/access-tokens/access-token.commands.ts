@@ -28,6 +28,13 @@ export class AccessTokenCommands {
     const unknown = workspaceSlugs.filter((slug) => !this.readModel.workspace(slug));
     if (unknown.length > 0)
       throw ConfigApiError.notFound(`${unknown.map(workspaceName).join(', ')} not found`);
+    const expireTime =
+      request.expire_time === undefined || request.expire_time === null
+        ? undefined
+        : new Date(request.expire_time).toISOString();
+    if (expireTime !== undefined && Date.parse(expireTime) <= Date.parse(metadata.time)) {
+      throw ConfigApiError.invalidArgument('access_token.expire_time: must be in the future');
+    }
     const plaintext = generateAccessTokenSecret();
     // Two creates may pick the same number; the loser's append fails on its expected revision and
     // it takes the next number instead.
@@ -41,6 +48,7 @@ export class AccessTokenCommands {
         instanceAdmin: false,
         tokenHash: hashAccessToken(plaintext),
         createTime: metadata.time,
+        ...(expireTime === undefined ? {} : { expireTime }),
       };
       try {
         await this.commands.handle(

@@ -9,6 +9,7 @@ export function presentAccessToken(token: AccessTokenRecord, plaintext?: string)
     scopes: token.scope,
     workspace_names: token.workspaceSlugs.map(workspaceName),
     create_time: withSeconds(token.createTime),
+    ...(token.expireTime === undefined ? {} : { expire_time: withSeconds(token.expireTime) }),
     ...(plaintext === undefined ? {} : { token: plaintext }),
   };
 }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { SecretBox } from '@tributary/auth';
+import { SecretBox, secretPlace } from '@tributary/auth';
 import { DestinationRecord, SettingDefinition } from '@tributary/config-domain';
 import { MASKED_SECRET } from '@tributary/contracts';
 import {
   CatalogDestinationDefinition,
   emptyValueOf,
+  mapSubscriptionSecrets,
   problemWithDeliverySetting,
   secrecyOfSetting,
   SettingSecrecy,
@@ -36,9 +37,14 @@ export interface ConfigEntryInput {
 export class DestinationConfigMapper {
   constructor(private readonly secretBox: SecretBox) {}
 
+  /**
+   * `owner` is the destination's `destinationSecretsOwner`: each secret is encrypted for its place
+   * there (its destination and setting), so it opens nowhere else.
+   */
   toSettingValues(
     entries: readonly ConfigEntryInput[],
     catalogEntry: CatalogDestinationDefinition,
+    owner: string,
     current?: DestinationRecord,
   ): Record<string, unknown> {
     const values: Record<string, unknown> = {};
@@ -67,7 +73,8 @@ export class DestinationConfigMapper {
           : entry.value;
       const secrecy = secrecyOfSetting(catalogEntry.slug, setting);
       const stored = current?.config[key];
-      if (secrecy !== undefined && !containsMask(requested)) reEntered.add(key);
+      const place = secretPlace(owner, key);
+      if (secrecy !== undefined && !containsMask(secrecy, requested)) reEntered.add(key);
       if (
         current !== undefined &&
         isTargetSetting(key, secrecy) &&
@@ -76,7 +83,7 @@ export class DestinationConfigMapper {
         !(setting.selectOptions && setting.selectOptions.length > 0) &&
         // The mask alone keeps the stored value, and so its target.
         !(requested === MASKED_SECRET && stored !== undefined) &&
-        targetOf(requested) !== targetOf(this.plaintextOf(stored))
+        targetOf(requested) !== targetOf(this.plaintextOf(stored, place))
       ) {
         moved.push(key);
       }
@@ -89,12 +96,12 @@ export class DestinationConfigMapper {
         continue;
       }
       const value =
-        secrecy === undefined ? requested : this.withMaskedPartsRestored(secrecy, requested, stored);
+        secrecy === undefined ? requested : this.withMaskedPartsRestored(secrecy, requested, stored, place);
       const problem =
         validateDestinationSettingValue(setting, value) ??
         problemWithDeliverySetting(catalogEntry.slug, key, value);
       if (problem) throw ConfigApiError.invalidArgument(`destination.config.${key}: ${problem}`);
-      values[key] = secrecy === undefined ? value : this.encryptSecretParts(secrecy, value);
+      values[key] = secrecy === undefined ? value : this.encryptSecretParts(secrecy, value, place);
       if (key === 'subscriptions') values[key] = withKeptSubscriptionIds(values[key], current?.config[key]);
     }
     if (current !== undefined && moved.length > 0) {
@@ -113,8 +120,8 @@ export class DestinationConfigMapper {
   }
 
   /** A stored value with its secret parts decrypted, to compare targets. */
-  private plaintextOf(stored: unknown): unknown {
-    return SecretBox.isEncrypted(stored) ? this.secretBox.decrypt(stored) : stored;
+  private plaintextOf(stored: unknown, place: string): unknown {
+    return SecretBox.isEncrypted(stored) ? this.secretBox.decrypt(stored, place) : stored;
   }
 
   /**
@@ -122,36 +129,78 @@ export class DestinationConfigMapper {
    * the mask keeps its stored value, and so do the user name and password of a URL written back as
    * `https://********:********@host/...`.
    */
-  private withMaskedPartsRestored(secrecy: SettingSecrecy, value: unknown, stored: unknown): unknown {
+  private withMaskedPartsRestored(
+    secrecy: SettingSecrecy,
+    value: unknown,
+    stored: unknown,
+    place: string,
+  ): unknown {
     if (secrecy === 'map-values' && isPlainObject(value)) {
       const storedMap = isPlainObject(stored) ? stored : {};
       return Object.fromEntries(
         Object.entries(value).map(([name, inner]) => [
           name,
           inner === MASKED_SECRET && typeof storedMap[name] === 'string'
-            ? this.secretBox.decrypt(storedMap[name] as string)
+            ? this.secretBox.decrypt(storedMap[name] as string, place)
             : inner,
         ]),
       );
     }
     if (secrecy === 'url-credentials' && typeof value === 'string' && typeof stored === 'string') {
-      return restoreMaskedUrlCredentials(value, this.secretBox.decrypt(stored));
+      return restoreMaskedUrlCredentials(value, this.secretBox.decrypt(stored, place));
     }
+    if (secrecy === 'subscription-headers') return this.withSubscriptionSecretsKept(value, stored, place);
     return value;
   }
 
-  private encryptSecretParts(secrecy: SettingSecrecy, value: unknown): unknown {
+  /**
+   * Subscriptions with each secret header sent back as the mask (or as the stored ciphertext, which
+   * the Public API's subscription routes pass through for the entries they do not change) replaced
+   * by the stored value of that header, in plaintext. Kept only in the same subscription (by id,
+   * else action and trigger) with the same target: a mapping whose `url` (or another address field)
+   * changes must enter its secret headers again, as a destination whose endpoint changes must.
+   */
+  private withSubscriptionSecretsKept(value: unknown, stored: unknown, place: string): unknown {
+    const storedEntries = Array.isArray(stored) ? stored.filter(isPlainObject) : [];
+    const entries = Array.isArray(value) ? value : [];
+    return mapSubscriptionSecrets(value, ({ entry, header, value: secret }) => {
+      if (secret !== MASKED_SECRET && !SecretBox.isEncrypted(secret)) return secret;
+      const where = `destination.config.subscriptions[${entry}].mapping.headers.${header}`;
+      const incoming = entries[entry] as Record<string, unknown>;
+      const counterpart = counterpartOf(incoming, storedEntries);
+      const storedValue = counterpart === undefined ? undefined : storedHeader(counterpart, header);
+      if (storedValue === undefined) {
+        throw ConfigApiError.invalidArgument(
+          `${where}: the mask keeps a stored value, and this subscription has none for "${header}"; enter it`,
+        );
+      }
+      const moved = movedMappingTarget(incoming, counterpart!);
+      if (moved !== undefined) {
+        throw ConfigApiError.invalidArgument(
+          `destination.config.subscriptions[${entry}].mapping.${moved} changes where the subscription sends; ` +
+            `re-enter headers.${header} in the same request (stored secrets are never sent to a new target)`,
+        );
+      }
+      return this.secretBox.decrypt(storedValue, place);
+    });
+  }
+
+  private encryptSecretParts(secrecy: SettingSecrecy, value: unknown, place: string): unknown {
     switch (secrecy) {
+      case 'subscription-headers':
+        return mapSubscriptionSecrets(value, ({ value: secret }) => this.secretBox.encrypt(secret, place));
       case 'whole':
-        return value === '' ? value : this.secretBox.encrypt(String(value));
+        return value === '' ? value : this.secretBox.encrypt(String(value), place);
       case 'url-credentials':
-        return typeof value === 'string' && urlHasCredentials(value) ? this.secretBox.encrypt(value) : value;
+        return typeof value === 'string' && urlHasCredentials(value)
+          ? this.secretBox.encrypt(value, place)
+          : value;
       case 'map-values':
         if (!isPlainObject(value)) return value;
         return Object.fromEntries(
           Object.entries(value).map(([name, inner]) => [
             name,
-            typeof inner === 'string' && inner !== '' ? this.secretBox.encrypt(inner) : inner,
+            typeof inner === 'string' && inner !== '' ? this.secretBox.encrypt(inner, place) : inner,
           ]),
         );
     }
@@ -198,8 +247,16 @@ function targetOf(value: unknown): string {
 }
 
 /** Whether a value (or any part of it: a header, a URL's user name or password) is the mask. */
-function containsMask(value: unknown): boolean {
+function containsMask(secrecy: SettingSecrecy, value: unknown): boolean {
   if (value === MASKED_SECRET) return true;
+  if (secrecy === 'subscription-headers') {
+    let kept = false;
+    mapSubscriptionSecrets(value, ({ value: secret }) => {
+      kept ||= secret === MASKED_SECRET || SecretBox.isEncrypted(secret);
+      return secret;
+    });
+    return kept;
+  }
   if (isPlainObject(value)) return Object.values(value).some((inner) => inner === MASKED_SECRET);
   if (typeof value === 'string' && value.includes(MASKED_SECRET)) {
     try {
@@ -215,6 +272,14 @@ function containsMask(value: unknown): boolean {
 /** Whether a stored value holds a secret (a non-empty encrypted value, in whole or in a map). */
 function hasSecret(stored: unknown): boolean {
   if (SecretBox.isEncrypted(stored)) return true;
+  if (Array.isArray(stored)) {
+    let found = false;
+    mapSubscriptionSecrets(stored, ({ value }) => {
+      found ||= SecretBox.isEncrypted(value);
+      return value;
+    });
+    return found;
+  }
   return isPlainObject(stored) && Object.values(stored).some((inner) => SecretBox.isEncrypted(inner));
 }
 
@@ -236,6 +301,41 @@ function withKeptSubscriptionIds(value: unknown, stored: unknown): unknown {
     ) as { id: string } | undefined;
     return same ? { id: same.id, ...entry } : entry;
   });
+}
+
+/** The stored subscription an incoming one continues: the same id, else the same action and trigger. */
+function counterpartOf(
+  incoming: Record<string, unknown>,
+  storedEntries: Record<string, unknown>[],
+): Record<string, unknown> | undefined {
+  if (typeof incoming.id === 'string') {
+    const byId = storedEntries.find((candidate) => candidate.id === incoming.id);
+    if (byId) return byId;
+  }
+  return storedEntries.find(
+    (candidate) =>
+      candidate.partnerAction === incoming.partnerAction && candidate.subscribe === incoming.subscribe,
+  );
+}
+
+/** The stored value of a header (names compared case-insensitively), when it is a string. */
+function storedHeader(entry: Record<string, unknown>, header: string): string | undefined {
+  const mapping = isPlainObject(entry.mapping) ? entry.mapping : {};
+  const headers = isPlainObject(mapping.headers) ? mapping.headers : {};
+  const found = Object.entries(headers).find(([name]) => name.toLowerCase() === header.toLowerCase());
+  return found && typeof found[1] === 'string' && found[1] !== '' ? found[1] : undefined;
+}
+
+/** The first address field (`url`, `endpoint`, ...) of the incoming mapping whose target differs. */
+function movedMappingTarget(
+  incoming: Record<string, unknown>,
+  stored: Record<string, unknown>,
+): string | undefined {
+  const now = isPlainObject(incoming.mapping) ? incoming.mapping : {};
+  const before = isPlainObject(stored.mapping) ? stored.mapping : {};
+  return [...new Set([...Object.keys(now), ...Object.keys(before)])]
+    .filter((key) => TARGET_SETTING_NAME.test(key))
+    .find((key) => targetOf(now[key]) !== targetOf(before[key]));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,7 @@
 // The destination use cases without HTTP, on a real SQLite event store and read model.
 import { ConfigApiError } from '@tributary/config-api-access';
-import { SecretBox } from '@tributary/auth';
-import type { SourceRecord } from '@tributary/config-domain';
+import { SecretBox, secretPlace } from '@tributary/auth';
+import { destinationSecretsOwner, type SourceRecord } from '@tributary/config-domain';
 import { MASKED_SECRET } from '@tributary/contracts';
 import { randomBytes } from 'node:crypto';
 import {
@@ -19,6 +19,9 @@ describe('DestinationCommands', () => {
   let source: SourceRecord;
 
   const destination = (slug: string) => harness.readModel.destination(source.sourceId, slug)?.destination;
+  /** A stored secret of the destination, decrypted where it is kept (its destination and setting). */
+  const opened = (slug: string, key: string, value: unknown) =>
+    secretBox.decrypt(value as string, secretPlace(destinationSecretsOwner(destination(slug)!), key));
   const webhook = (name: string, catalogName?: string) => ({
     name,
     ...(catalogName && { catalog_name: catalogName }),
@@ -56,7 +59,12 @@ describe('DestinationCommands', () => {
     });
     const stored = destination('webhooks')!.config.shared_secret;
     expect(SecretBox.isEncrypted(stored)).toBe(true);
-    expect(secretBox.decrypt(stored as string)).toBe('s3cret');
+    expect(opened('webhooks', 'shared_secret', stored)).toBe('s3cret');
+    // Bound to where it is kept: copied into another destination or setting, it does not open.
+    expect(() =>
+      secretBox.decrypt(stored as string, secretPlace('destinations/other/webhooks', 'shared_secret')),
+    ).toThrow();
+    expect(() => opened('webhooks', 'url', stored)).toThrow();
   });
 
   it('names a second destination of one kind by catalog_name, and refuses an entry not in the catalog', async () => {
@@ -169,8 +177,8 @@ describe('DestinationCommands', () => {
         { name: 'headers', value: { authorization: MASKED_SECRET } },
       ]);
       const kept = destination('webhooks')!.config;
-      expect(secretBox.decrypt(kept.url as string)).toBe('https://alice:pa55@hooks.example/v2');
-      expect(secretBox.decrypt((kept.headers as Record<string, string>).authorization)).toBe(
+      expect(opened('webhooks', 'url', kept.url)).toBe('https://alice:pa55@hooks.example/v2');
+      expect(opened('webhooks', 'headers', (kept.headers as Record<string, string>).authorization)).toBe(
         'Bearer vendor-key',
       );
 
@@ -181,7 +189,7 @@ describe('DestinationCommands', () => {
       ]);
       const moved = destination('webhooks')!.config;
       expect(moved.url).toBe('https://elsewhere.example/in');
-      expect(secretBox.decrypt(moved.shared_secret as string)).toBe('other');
+      expect(opened('webhooks', 'shared_secret', moved.shared_secret)).toBe('other');
     });
   });
 

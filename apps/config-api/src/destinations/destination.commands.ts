@@ -4,6 +4,7 @@ import {
   catalogSlugOf,
   destinationAggregate,
   DestinationRecord,
+  destinationSecretsOwner,
   resolveUpdateMask,
   SourceRecord,
 } from '@tributary/config-domain';
@@ -77,7 +78,11 @@ export class DestinationCommands {
           connectionMode: request.connection_mode ?? 'CLOUD',
           // Created disabled unless asked otherwise (docs/config-api.md §2.5, D3).
           enabled: request.enabled ?? false,
-          config: this.configMapper.toSettingValues(request.config ?? [], catalogEntry),
+          config: this.configMapper.toSettingValues(
+            request.config ?? [],
+            catalogEntry,
+            destinationSecretsOwner({ sourceId, destinationSlug }),
+          ),
           createTime: metadata.time,
           updateTime: metadata.time,
         },
@@ -117,6 +122,7 @@ export class DestinationCommands {
               : this.configMapper.toSettingValues(
                   changes.config as ConfigEntryInput[],
                   catalogEntry,
+                  destinationSecretsOwner(destination),
                   destination,
                 ),
         },
@@ -148,7 +154,12 @@ export class DestinationCommands {
           config:
             changes.config === undefined
               ? undefined
-              : this.configMapper.toSettingValues(changes.config, catalogEntry, destination),
+              : this.configMapper.toSettingValues(
+                  changes.config,
+                  catalogEntry,
+                  destinationSecretsOwner(destination),
+                  destination,
+                ),
         },
       },
       metadata,

@@ -1,7 +1,12 @@
 import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
 import { limitDepth } from '@tributary/config-projections';
 import { destinationName, ENCRYPTED_VALUE_PREFIX, MASKED_SECRET, sourceName } from '@tributary/contracts';
-import { findCatalogDestination, maskUrlCredentials, secrecyOfSetting } from '@tributary/destinations';
+import {
+  findCatalogDestination,
+  mapSubscriptionSecrets,
+  maskUrlCredentials,
+  secrecyOfSetting,
+} from '@tributary/destinations';
 import { withMilliseconds } from '../shared/timestamps';
 
 /** Every setting of the catalog entry, in catalog order, with secrets masked. */
@@ -43,6 +48,8 @@ function maskedValue(secrecy: ReturnType<typeof secrecyOfSetting>, value: unknow
       return value.startsWith(ENCRYPTED_VALUE_PREFIX)
         ? MASKED_SECRET
         : maskUrlCredentials(value, MASKED_SECRET);
+    case 'subscription-headers':
+      return mapSubscriptionSecrets(value, () => MASKED_SECRET);
     case 'map-values':
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
       return Object.fromEntries(

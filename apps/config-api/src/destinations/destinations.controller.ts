@@ -9,7 +9,7 @@ import {
 } from '@tributary/config-api-access';
 import { Body, Delete, Get, Inject, OnApplicationShutdown, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { catalogSlugOf } from '@tributary/config-domain';
+import { catalogSlugOf, destinationSecretsOwner } from '@tributary/config-domain';
 import { ConfigReadModel, DestinationView, SourceView } from '@tributary/config-projections';
 import { CreateDestinationRequestSchema, UpdateDestinationRequestSchema } from '@tributary/contracts';
 import { ActionsLane, EgressGuard, findActionsDestination, parseEgressPolicy } from '@tributary/destinations';
@@ -77,7 +77,7 @@ export class DestinationsController implements OnApplicationShutdown {
     try {
       return await this.actionsLane.testAuthentication(
         catalogSlug,
-        this.secretBox.revealAll(destination.config),
+        this.secretBox.revealAll(destination.config, destinationSecretsOwner(destination)),
       );
     } finally {
       this.testsUnderWay.delete(workspace);

@@ -8,7 +8,7 @@ import {
   type RequestBodyLimits,
 } from '@tributary/config-api-access';
 import type { AuthenticatedRequest } from '@tributary/config-api-access';
-import type { WorkspaceRecord } from '@tributary/config-domain';
+import { accessTokenExpired, type WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
 import { RateLimiter, type RequestWithBodyError } from '@tributary/platform';
 import type { FastifyReply } from 'fastify';
@@ -60,6 +60,8 @@ export class PublicApiGuard implements CanActivate {
       throw PublicApiError.unauthorized('send Authorization: Bearer <access token>');
     const token = this.readModel.accessTokenByHash(tokenHash);
     if (!token) throw PublicApiError.unauthorized('the access token is invalid or was deleted');
+    if (accessTokenExpired(token, Date.now()))
+      throw PublicApiError.unauthorized('the access token has expired');
     request.principal = { kind: 'token', token, actor: `access-tokens/${token.number}` };
 
     if (request.bodyMediaTypeError) throw PublicApiError.validation(request.bodyMediaTypeError);

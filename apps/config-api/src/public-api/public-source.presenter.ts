@@ -4,12 +4,19 @@ import {
   type WorkspaceRecord,
   writeKeysOf,
 } from '@tributary/config-domain';
-import { catalogSlugFromName } from '@tributary/contracts';
+import { catalogSlugFromName, MASKED_SECRET } from '@tributary/contracts';
 import { findCatalogSource } from '@tributary/destinations';
 import { presentSourceMetadata } from './public-catalog.presenter';
 
-/** SourceV1: the source's id is Tributary's source id; `slug` and `name` are v1beta's slug and display name. */
-export function presentPublicSource(source: SourceRecord, workspace: WorkspaceRecord) {
+/**
+ * SourceV1: the source's id is Tributary's source id; `slug` and `name` are v1beta's slug and display name.
+ * `writeKeysVisible`: false for a read-only token (`maySeeSecrets`), which sees each write key as the mask.
+ */
+export function presentPublicSource(
+  source: SourceRecord,
+  workspace: WorkspaceRecord,
+  writeKeysVisible: boolean,
+) {
   const catalogSlug = catalogSlugFromName(source.catalogName, 'sources') ?? source.catalogName;
   const catalogEntry = findCatalogSource(catalogSlug);
   return {
@@ -18,7 +25,7 @@ export function presentPublicSource(source: SourceRecord, workspace: WorkspaceRe
     name: source.displayName,
     workspaceId: workspace.id,
     enabled: source.enabled ?? true,
-    writeKeys: writeKeysOf(source),
+    writeKeys: writeKeysVisible ? writeKeysOf(source) : writeKeysOf(source).map(() => MASKED_SECRET),
     metadata: catalogEntry
       ? presentSourceMetadata(catalogEntry)
       : presentSourceMetadata({

@@ -1,6 +1,12 @@
 import { Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ChangeMetadata, ConfigApiError } from '@tributary/config-api-access';
+import {
+  ChangeMetadata,
+  ConfigApiError,
+  CurrentPrincipal,
+  maySeeSecrets,
+  type Principal,
+} from '@tributary/config-api-access';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
 import type { EventMetadata } from '@tributary/event-store';
@@ -30,10 +36,18 @@ export class PublicSourcesController {
   ) {}
 
   @Get()
-  list(@PublicWorkspace() workspace: WorkspaceRecord, @PublicQueryParams() query: PublicQuery) {
+  list(
+    @PublicWorkspace() workspace: WorkspaceRecord,
+    @PublicQueryParams() query: PublicQuery,
+    @CurrentPrincipal() principal: Principal,
+  ) {
     const { items, pagination } = paginatePublic(this.resources.sources(workspace), query);
+    const visible = maySeeSecrets(principal);
     return {
-      data: { sources: items.map(({ source }) => presentPublicSource(source, workspace)), pagination },
+      data: {
+        sources: items.map(({ source }) => presentPublicSource(source, workspace, visible)),
+        pagination,
+      },
     };
   }
 
@@ -74,16 +88,20 @@ export class PublicSourcesController {
       throw withField(error, 'slug');
     }
     const view = this.readModel.source(workspace.slug, sourceSlug)!;
-    return { data: { source: presentPublicSource(view.source, workspace) } };
+    return { data: { source: presentPublicSource(view.source, workspace, true) } };
   }
 
   @Get(':id')
-  get(@PublicWorkspace() workspace: WorkspaceRecord, @Param('id') id: string) {
+  get(
+    @PublicWorkspace() workspace: WorkspaceRecord,
+    @Param('id') id: string,
+    @CurrentPrincipal() principal: Principal,
+  ) {
     const { source } = this.resources.source(workspace, id);
     const planId = this.readModel.trackingPlanIdOfSource(workspace.slug, source.sourceSlug);
     return {
       data: {
-        source: presentPublicSource(source, workspace),
+        source: presentPublicSource(source, workspace, maySeeSecrets(principal)),
         trackingPlanId: planId === undefined ? null : publicTrackingPlanId(planId),
       },
     };
@@ -118,7 +136,7 @@ export class PublicSourcesController {
       metadata,
     );
     const view = this.readModel.source(workspace.slug, source.sourceSlug)!;
-    return { data: { source: presentPublicSource(view.source, workspace) } };
+    return { data: { source: presentPublicSource(view.source, workspace, true) } };
   }
 
   @Delete(':id')
@@ -193,7 +211,7 @@ export class PublicSourcesController {
     const { source } = this.resources.source(workspace, id);
     await this.sources.addWriteKey(workspace.slug, source.sourceSlug, metadata);
     const view = this.readModel.source(workspace.slug, source.sourceSlug)!;
-    return { data: { source: presentPublicSource(view.source, workspace) } };
+    return { data: { source: presentPublicSource(view.source, workspace, true) } };
   }
 
   /** The key stops authenticating at once; the last key of a source stays (422). */
@@ -261,7 +279,7 @@ export class PublicSourcesController {
     );
     await this.sources.change(workspace.slug, sourceSlug, { labels }, metadata);
     const view = this.readModel.source(workspace.slug, sourceSlug)!;
-    return { data: { labels: presentPublicSource(view.source, workspace).labels } };
+    return { data: { labels: presentPublicSource(view.source, workspace, false).labels } };
   }
 
   private settingsOf(workspace: WorkspaceRecord, sourceSlug: string) {

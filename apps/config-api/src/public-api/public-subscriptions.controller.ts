@@ -4,7 +4,8 @@ import { generateKsuid } from '@tributary/auth';
 import { ChangeMetadata } from '@tributary/config-api-access';
 import { catalogSlugOf, DestinationRecord, type WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
-import { findActionsDestination } from '@tributary/destinations';
+import { findActionsDestination, mapSubscriptionSecrets } from '@tributary/destinations';
+import { MASKED_SECRET } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
 import { createHash } from 'node:crypto';
 import { DestinationCommands } from '../destinations/destination.commands';
@@ -15,7 +16,13 @@ import {
   PublicWorkspace,
 } from './public-api-controller.decorator';
 import { PublicApiError } from './public-api.error';
-import { optionalBoolean, optionalString, requiredString, settingsMap } from './public-api-input';
+import {
+  optionalBoolean,
+  optionalString,
+  PUBLIC_MASK,
+  requiredString,
+  settingsMap,
+} from './public-api-input';
 import { paginatePublic, type PublicQuery } from './public-api-query';
 import { PublicApiResources, publicDestinationId } from './public-api-resources';
 
@@ -92,7 +99,10 @@ export class PublicSubscriptionsController {
       name: optionalString(body, 'name') ?? actions.actions[actionId]!.title,
       subscribe: requiredString(body, 'trigger'),
       partnerAction: actionId,
-      mapping: body.settings === undefined || body.settings === null ? {} : settingsMap(body.settings),
+      mapping:
+        body.settings === undefined || body.settings === null
+          ? {}
+          : withV1betaMasks(settingsMap(body.settings)),
       enabled: optionalBoolean(body, 'enabled') ?? true,
     };
     const written = await this.write(destination, [...subscriptionsOf(destination), entry], metadata);
@@ -131,7 +141,9 @@ export class PublicSubscriptionsController {
       ...(trigger !== undefined && { subscribe: trigger }),
       ...(enabled !== undefined && { enabled }),
       ...(input.settings !== undefined &&
-        input.settings !== null && { mapping: settingsMap(input.settings, 'input.settings') }),
+        input.settings !== null && {
+          mapping: withV1betaMasks(settingsMap(input.settings, 'input.settings')),
+        }),
     };
     const entries = subscriptionsOf(destination).map((entry) =>
       subscriptionIdOf(entry) === id ? changed : entry,
@@ -182,15 +194,28 @@ function find(destination: DestinationRecord, id: string): StoredSubscription {
   return entry;
 }
 
-function present(entry: StoredSubscription, destination: DestinationRecord) {
+/**
+ * A mapping as written to this API with each secret header sent back masked (a value with the Public
+ * API's bullet in it) turned into v1beta's mask, which keeps the stored value (`DestinationConfigMapper`).
+ */
+function withV1betaMasks(mapping: Record<string, unknown>): Record<string, unknown> {
+  const [entry] = mapSubscriptionSecrets([{ mapping }], ({ value }) =>
+    value.includes('\u2022') ? MASKED_SECRET : value,
+  ) as { mapping: Record<string, unknown> }[];
+  return entry!.mapping;
+}
+
+/** A subscription as this API shows it; secret header values in its mapping are masked. */
+function present(stored: StoredSubscription, destination: DestinationRecord) {
+  const [entry] = mapSubscriptionSecrets([stored], () => PUBLIC_MASK) as StoredSubscription[];
   return {
-    id: subscriptionIdOf(entry),
-    name: entry.name ?? entry.partnerAction,
-    actionId: entry.partnerAction,
-    actionSlug: entry.partnerAction,
+    id: subscriptionIdOf(stored),
+    name: entry!.name ?? entry!.partnerAction,
+    actionId: entry!.partnerAction,
+    actionSlug: entry!.partnerAction,
     destinationId: publicDestinationId(destination),
-    enabled: entry.enabled ?? true,
-    trigger: entry.subscribe,
-    settings: entry.mapping ?? {},
+    enabled: entry!.enabled ?? true,
+    trigger: entry!.subscribe,
+    settings: entry!.mapping ?? {},
   };
 }

@@ -1,6 +1,11 @@
 import { Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { ChangeMetadata } from '@tributary/config-api-access';
+import {
+  ChangeMetadata,
+  CurrentPrincipal,
+  maySeeSecrets,
+  type Principal,
+} from '@tributary/config-api-access';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel, TrackingPlanView } from '@tributary/config-projections';
 import type { EventMetadata } from '@tributary/event-store';
@@ -170,6 +175,7 @@ export class PublicTrackingPlansController {
     @PublicWorkspace() workspace: WorkspaceRecord,
     @Param('id') id: string,
     @PublicQueryParams() query: PublicQuery,
+    @CurrentPrincipal() principal: Principal,
   ) {
     const view = this.resources.trackingPlan(workspace, id);
     const sources = this.resources
@@ -177,7 +183,10 @@ export class PublicTrackingPlansController {
       .filter(({ source }) => view.connectedSourceSlugs.includes(source.sourceSlug));
     const { items, pagination } = paginatePublic(sources, query);
     return {
-      data: { sources: items.map(({ source }) => presentPublicSource(source, workspace)), pagination },
+      data: {
+        sources: items.map(({ source }) => presentPublicSource(source, workspace, maySeeSecrets(principal))),
+        pagination,
+      },
     };
   }
 

@@ -1,15 +1,19 @@
-import { sourceName, workspaceName } from '@tributary/contracts';
+import { MASKED_SECRET, sourceName, workspaceName } from '@tributary/contracts';
 import { SchemaConfig, SourceRecord, writeKeysOf } from '@tributary/config-domain';
 import { withMilliseconds } from '../shared/timestamps';
 
-export function presentSource(source: SourceRecord) {
+/**
+ * `writeKeysVisible`: false for a read-only caller (`maySeeSecrets`), who sees each write key as the
+ * mask: a write key lets anyone holding it ingest, which a `workspace:read` token must not be able to.
+ */
+export function presentSource(source: SourceRecord, writeKeysVisible: boolean) {
   return {
     name: sourceName(source),
     parent: workspaceName(source.workspaceSlug),
     catalog_name: source.catalogName,
     display_name: source.displayName,
     id: source.sourceId,
-    write_keys: writeKeysOf(source),
+    write_keys: writeKeysVisible ? writeKeysOf(source) : writeKeysOf(source).map(() => MASKED_SECRET),
     library_config: {
       metrics_enabled: false,
       retry_queue: false,

@@ -1,6 +1,9 @@
 import {
   ChangeMetadata,
   ConfigApiController,
+  CurrentPrincipal,
+  maySeeSecrets,
+  type Principal,
   ResourceLookup,
   SourceInPath,
   WorkspaceInPath,
@@ -39,12 +42,20 @@ export class SourcesController {
   ) {}
 
   @Get()
-  list(@WorkspaceInPath() workspace: WorkspaceRecord, @Query() query: PageRequest) {
+  list(
+    @WorkspaceInPath() workspace: WorkspaceRecord,
+    @Query() query: PageRequest,
+    @CurrentPrincipal() principal: Principal,
+  ) {
     const sources = this.readModel
       .listSources(workspace.slug)
       .sort((a, b) => a.source.sourceSlug.localeCompare(b.source.sourceSlug));
     const { page, nextPageToken } = paginate(sources, query);
-    return { sources: page.map((view) => presentSource(view.source)), next_page_token: nextPageToken };
+    const visible = maySeeSecrets(principal);
+    return {
+      sources: page.map((view) => presentSource(view.source, visible)),
+      next_page_token: nextPageToken,
+    };
   }
 
   @Post()
@@ -54,12 +65,12 @@ export class SourcesController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const sourceSlug = await this.sources.create(workspaceSlug, body.source, metadata);
-    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
+    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source, true);
   }
 
   @Get(':source')
-  get(@SourceInPath() { source }: SourceView) {
-    return presentSource(source);
+  get(@SourceInPath() { source }: SourceView, @CurrentPrincipal() principal: Principal) {
+    return presentSource(source, maySeeSecrets(principal));
   }
 
   @Patch(':source')
@@ -69,7 +80,7 @@ export class SourcesController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     await this.sources.update(workspaceSlug, sourceSlug, body, metadata);
-    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
+    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source, true);
   }
 
   @Put(':source')

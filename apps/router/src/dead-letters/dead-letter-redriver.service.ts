@@ -6,7 +6,12 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { SecretBox } from '@tributary/auth';
-import { catalogSlugOf, destinationAggregate, DomainError } from '@tributary/config-domain';
+import {
+  catalogSlugOf,
+  destinationAggregate,
+  destinationSecretsOwner,
+  DomainError,
+} from '@tributary/config-domain';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
@@ -149,7 +154,10 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
       (letter) =>
         !view.redrivenDeadLetters.has(letter.deadLetterSequence) && !handled.has(letter.deadLetterSequence),
     );
-    const settings = this.secretBox.revealAll(view.destination.config);
+    const settings = this.secretBox.revealAll(
+      view.destination.config,
+      destinationSecretsOwner(view.destination),
+    );
     for (const letter of pending) {
       if (stopping.aborted || lease.lost.aborted) return false;
       const { deadLetterSequence } = letter;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SecretBox } from '@tributary/auth';
 import { KeyedLock } from '@tributary/concurrency';
-import { catalogSlugOf } from '@tributary/config-domain';
+import { catalogSlugOf, destinationSecretsOwner } from '@tributary/config-domain';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
 import {
@@ -281,7 +281,9 @@ export class MessageDeliverer {
         capabilities: catalogEntry.capabilities,
       },
       // Frozen, since every delivery shares it.
-      settings: cached?.settings ?? Object.freeze(this.secretBox.revealAll(record.config)),
+      settings:
+        cached?.settings ??
+        Object.freeze(this.secretBox.revealAll(record.config, destinationSecretsOwner(record))),
       source: { sourceId: record.sourceId, sourceSlug: record.sourceSlug },
       metricsKey: cached?.metricsKey ?? destinationKey(record.sourceId, record.destinationSlug),
     };

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import {
   catalogSlugOf,
+  destinationSecretsOwner,
   DomainError,
   FinalDestinationStatus,
   FinalRegulationStatus,
@@ -224,7 +225,7 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     if (!view) return { status: 'NOT_SUPPORTED', errString: 'the destination was deleted' };
     const { destination } = view;
     const request: UserDeletionRequest = {
-      settings: this.secretBox.revealAll(destination.config),
+      settings: this.secretBox.revealAll(destination.config, destinationSecretsOwner(destination)),
       sourceId: stream.sourceId,
       sourceSlug: stream.sourceSlug,
       users: regulation.subjectIds.map((userId) => ({

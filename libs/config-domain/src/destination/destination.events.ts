@@ -7,6 +7,17 @@ export interface DestinationIdentity {
   destinationSlug: string;
 }
 
+/**
+ * The holder of a destination's encrypted settings: each secret is bound to it and its setting key
+ * (`secretPlace` in auth), so a stored secret opens only in the destination it was written for. The
+ * source id and the slug never change for the life of a destination.
+ */
+export function destinationSecretsOwner(
+  destination: Pick<DestinationIdentity, 'sourceId' | 'destinationSlug'>,
+): string {
+  return `destinations/${destination.sourceId}/${destination.destinationSlug}`;
+}
+
 export interface DestinationRecord extends DestinationIdentity {
   /**
    * The catalog entry this destination is an instance of. Usually its slug too (Segment's rule:

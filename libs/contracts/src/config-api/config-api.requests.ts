@@ -29,6 +29,8 @@ export const CreateAccessTokenRequestSchema = z.looseObject({
     description: z.string().nullish(),
     scopes: AccessTokenScopeSchema,
     workspace_names: z.array(z.string().regex(/^workspaces\/[^/]+$/, 'must be workspaces/<slug>')).nullish(),
+    /** When the token stops working (RFC 3339); absent: never. The console's sign-in sets one. */
+    expire_time: z.iso.datetime({ offset: true }).nullish(),
   }),
 });
 

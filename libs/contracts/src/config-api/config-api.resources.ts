@@ -78,6 +78,8 @@ export interface AccessTokenResource {
   scopes: string;
   workspace_names: string[];
   create_time: string;
+  /** When the token stops working; absent for a token that never expires. */
+  expire_time?: string;
   /** The plaintext: only in the answer to a create. */
   token?: string;
 }

@@ -12,9 +12,69 @@ import { problemWithActionsSubscriptions } from '../catalog/actions/actions-subs
  * - `whole`: the value is a secret (`password` settings);
  * - `url-credentials`: a URL whose `user:password@` part is a secret; with credentials the whole URL is
  *   stored encrypted, since the credentials cannot be encrypted apart from it;
- * - `map-values`: every value of the map is a secret (webhook `headers` carry API keys and tokens).
+ * - `map-values`: every value of the map is a secret (webhook `headers` carry API keys and tokens);
+ * - `subscription-headers`: an Actions destination's `subscriptions`, whose mappings' `headers` may
+ *   carry credentials as literal values (`actions-webhook`'s `Authorization`): those whose header
+ *   name says so (`isSecretHeaderName`) are secrets.
  */
-export type SettingSecrecy = 'whole' | 'url-credentials' | 'map-values';
+export type SettingSecrecy = 'whole' | 'url-credentials' | 'map-values' | 'subscription-headers';
+
+/**
+ * Header names whose values are credentials: `Authorization`, `X-API-Key`, and any naming a token,
+ * secret, key, password or cookie.
+ */
+const SECRET_HEADER_NAME = /^(?:authorization|x-api-key)$|token|secret|key|password|cookie/i;
+
+export function isSecretHeaderName(name: string): boolean {
+  return SECRET_HEADER_NAME.test(name);
+}
+
+/** A secret literal in a subscription's mapping: where it is, and its value. */
+export interface SubscriptionSecret {
+  /** Index of the subscription in the setting's array. */
+  entry: number;
+  /** The header's name as written. */
+  header: string;
+  value: string;
+}
+
+/**
+ * The subscriptions with every secret header value (a non-empty string under a secret name in an
+ * entry's `mapping.headers`; directives such as `{"@path": ...}` are not literals and stay as they are)
+ * replaced by `replace`'s answer. Other parts are shared, not copied; anything not shaped like
+ * subscriptions comes back as it is.
+ */
+export function mapSubscriptionSecrets(
+  value: unknown,
+  replace: (secret: SubscriptionSecret) => unknown,
+): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((entry: unknown, index) => {
+    if (!isRecord(entry) || !isRecord(entry.mapping) || !isRecord(entry.mapping.headers)) return entry;
+    const headers = entry.mapping.headers;
+    if (!Object.entries(headers).some(([name, inner]) => isSecretLiteral(name, inner))) return entry;
+    return {
+      ...entry,
+      mapping: {
+        ...entry.mapping,
+        headers: Object.fromEntries(
+          Object.entries(headers).map(([name, inner]) => [
+            name,
+            isSecretLiteral(name, inner) ? replace({ entry: index, header: name, value: inner }) : inner,
+          ]),
+        ),
+      },
+    };
+  });
+}
+
+function isSecretLiteral(name: string, value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && isSecretHeaderName(name);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 const SECRET_PARTS: Readonly<Record<string, Readonly<Record<string, SettingSecrecy>>>> = {
   webhooks: { url: 'url-credentials', headers: 'map-values' },
@@ -25,6 +85,8 @@ export function secrecyOfSetting(
   setting: { readonly key: string; readonly type: string },
 ): SettingSecrecy | undefined {
   if (setting.type === 'password') return 'whole';
+  if (setting.key === SUBSCRIPTIONS_SETTING && findActionsDestination(catalogSlug))
+    return 'subscription-headers';
   return SECRET_PARTS[catalogSlug]?.[setting.key];
 }
 

@@ -51,6 +51,9 @@ export {
 export { trimHttpWhitespace } from './adapters/webhooks/http-whitespace';
 export {
   secrecyOfSetting,
+  isSecretHeaderName,
+  mapSubscriptionSecrets,
+  type SubscriptionSecret,
   problemWithDeliverySetting,
   urlHasCredentials,
   maskUrlCredentials,
