@@ -39,7 +39,8 @@ export class TributaryServerProcess {
       ],
       {
         cwd: repositoryRoot,
-        env: { ...process.env, ...options.environment },
+        // Every receiver of the bench is on loopback, which the default egress policy refuses.
+        env: { ...process.env, TRIBUTARY_EGRESS: 'open', ...options.environment },
         stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
       },
     );
