@@ -4,6 +4,7 @@ import { completionCommand } from './completion.command';
 import { deadLettersCommand } from './dead-letters.command';
 import { destinationsCommand } from './destinations.command';
 import { filtersCommand } from './filters.command';
+import { functionsCommand } from './functions.command';
 import { importCommand } from './import.command';
 import { regulationsCommand } from './regulations.command';
 import { replaysCommand } from './replays.command';
@@ -24,7 +25,7 @@ a failed replay, an import with lines left out), 3 the server could not be reach
 export function buildProgram(context: CliContext): Command {
   const program = new Command('tributary')
     .description(
-      'Operate a Tributary server: workspaces, tokens, sources, destinations, filters, replays, regulations, dead letters, live events, historical imports',
+      'Operate a Tributary server: workspaces, tokens, sources, destinations, filters, replays, regulations, functions, dead letters, live events, historical imports',
     )
     .version(packageVersion(), '-V, --version', 'print the version of this CLI')
     .option('--url <url>', 'the server (or TRIBUTARY_URL; default http://localhost:8080)')
@@ -49,6 +50,7 @@ export function buildProgram(context: CliContext): Command {
     filtersCommand(context),
     replaysCommand(context),
     regulationsCommand(context),
+    functionsCommand(context),
     deadLettersCommand(context),
     tailCommand(context),
     importCommand(context),
