@@ -42,7 +42,9 @@ export function readSettingDeclarations(path: string): unknown[] {
   const parsed = readJsonFile('--settings', path);
   const list = Array.isArray(parsed)
     ? parsed
-    : typeof parsed === 'object' && parsed !== null && Array.isArray((parsed as { settings?: unknown }).settings)
+    : typeof parsed === 'object' &&
+        parsed !== null &&
+        Array.isArray((parsed as { settings?: unknown }).settings)
       ? (parsed as { settings: unknown[] }).settings
       : undefined;
   if (!list)

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Inject, Post, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import {
-  ConfigApiController,
-  ConfigApiError,
-  GrpcCode,
-  WorkspaceInPath,
-} from '@tributary/config-api-access';
+import { ConfigApiController, ConfigApiError, GrpcCode, WorkspaceInPath } from '@tributary/config-api-access';
 import type { WorkspaceRecord } from '@tributary/config-domain';
 import {
   FUNCTION_RUNNER,
@@ -93,9 +88,14 @@ export class FunctionPreviewController {
         context: { invocationId: input.sessionId },
       });
       if (result.status === 'unavailable') {
-        throw new ConfigApiError(503, GrpcCode.UNAVAILABLE, `the function runner could not run it: ${result.reason}`, {
-          'retry-after': '1',
-        });
+        throw new ConfigApiError(
+          503,
+          GrpcCode.UNAVAILABLE,
+          `the function runner could not run it: ${result.reason}`,
+          {
+            'retry-after': '1',
+          },
+        );
       }
       return presentPreview(kind, input, result);
     } finally {
@@ -130,10 +130,14 @@ function previewInputOf(kind: FunctionKind, body: unknown, webhookUrl: string): 
   if (!isObject(settings)) {
     throw ConfigApiError.invalidArgument('settings must be an object of setting names to values');
   }
-  if (body.session_id !== undefined && (typeof body.session_id !== 'string' || body.session_id.length > 128)) {
+  if (
+    body.session_id !== undefined &&
+    (typeof body.session_id !== 'string' || body.session_id.length > 128)
+  ) {
     throw ConfigApiError.invalidArgument('session_id must be a string of at most 128 characters');
   }
-  const sessionId = typeof body.session_id === 'string' && body.session_id !== '' ? body.session_id : randomUUID();
+  const sessionId =
+    typeof body.session_id === 'string' && body.session_id !== '' ? body.session_id : randomUUID();
   if (typeof body.payload !== 'string') {
     throw ConfigApiError.invalidArgument('payload must be the sample as JSON text (a string)');
   }
@@ -203,7 +207,11 @@ export function presentPreview(
       case 'threw':
         return { success: false, output: 'null', error_reason: `${result.name}: ${result.message}` };
       case 'timeout':
-        return { success: false, output: 'null', error_reason: `function_timeout: exceeded ${result.limitMs} ms` };
+        return {
+          success: false,
+          output: 'null',
+          error_reason: `function_timeout: exceeded ${result.limitMs} ms`,
+        };
       case 'memory_exceeded':
         return { success: false, output: 'null', error_reason: 'function_memory_exceeded' };
       case 'unavailable':
