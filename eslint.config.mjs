@@ -1,14 +1,27 @@
+import { readFileSync } from 'node:fs';
 import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 // The dependency rules of docs/architecture.md, on import specifiers (relative, or from the
-// repository root through `baseUrl`): a lib never imports an app; an app's code (`apps/*/src`)
-// never imports another app, except that the all-in-one composes the other three through their root
-// modules (`<app>/src/<app>.module`); pure libs import no Nest. (Test kits under `apps/*/test` serve
-// cross-app suites and may be shared.) Its own rule name, so that it adds to the
-// `no-restricted-imports` of a directory (the egress guard's below) instead of replacing it.
+// repository root through `baseUrl`): a lib imports only the libs `libs/boundaries.json` lets it
+// (the map the architecture doc's table shows; test/architecture/boundaries.spec.ts holds the two
+// together) and never an app; an app's code (`apps/*/src`) never imports another app, except that
+// the all-in-one composes the other three through their root modules (`<app>/src/<app>.module`);
+// pure libs import no Nest. A lib's tests and kits may import any lib, to build what they test
+// against. (Test kits under `apps/*/test` serve cross-app suites and may be shared.) Its own rule
+// name, so that it adds to the `no-restricted-imports` of a directory (the egress guard's below)
+// instead of replacing it.
+const LIBS = JSON.parse(readFileSync(new URL('./libs/boundaries.json', import.meta.url), 'utf8')).libs;
+const TEST_FILES = [
+  '**/*.spec.ts',
+  '**/*-spec.ts',
+  '**/*.contract.ts',
+  '**/*.fixture.ts',
+  '**/*.kit.ts',
+  '**/testing/**',
+  '**/test/**',
+];
 const APPS = ['config-api', 'tracking-api', 'router', 'tributary', 'cli'];
-const PURE_LIBS = ['contracts', 'config-domain', 'ingest', 'routing', 'protocols', 'concurrency'];
 const appImport = (apps) => `^(?:\\.\\./)*(?:apps/)?(?:${apps.join('|')})/`;
 const importBoundaries = (patterns) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
@@ -17,19 +30,28 @@ const noAppFromLib = {
   regex: '^(?:\\.\\./)*apps/',
   message: 'A lib never imports an app (docs/architecture.md): move what both need into a lib.',
 };
+const noNest = { regex: '^@nestjs/', message: 'A pure lib imports no Nest (docs/architecture.md).' };
+/** Another lib than `lib` and those it may import, by alias or by a relative path into its `src`. */
+const otherLibs = (lib, allowed) => {
+  const permitted = [lib, ...allowed].join('|');
+  const message = `libs/${lib} may import ${allowed.length ? allowed.join(', ') : 'no other lib'} (libs/boundaries.json, docs/architecture.md).`;
+  return [
+    { regex: `^@tributary/(?!(?:${permitted})(?:/|$))`, message },
+    { regex: `^(?:\\.\\./)+(?:libs/)?(?!(?:${permitted})/)[a-z-]+/src(?:/|$)`, message },
+  ];
+};
 const boundaries = [
-  {
-    files: [`libs/{${PURE_LIBS.join(',')}}/**/*.ts`],
-    rules: importBoundaries([
-      noAppFromLib,
-      { regex: '^@nestjs/', message: 'A pure lib imports no Nest (docs/architecture.md).' },
-    ]),
-  },
-  {
-    files: ['libs/**/*.ts'],
-    ignores: PURE_LIBS.map((lib) => `libs/${lib}/**`),
-    rules: importBoundaries([noAppFromLib]),
-  },
+  ...Object.entries(LIBS).flatMap(([lib, { pure, mayImport }]) => [
+    {
+      files: [`libs/${lib}/**/*.ts`],
+      ignores: TEST_FILES,
+      rules: importBoundaries([noAppFromLib, ...otherLibs(lib, mayImport), ...(pure ? [noNest] : [])]),
+    },
+    {
+      files: TEST_FILES.map((glob) => `libs/${lib}/${glob}`),
+      rules: importBoundaries([noAppFromLib, ...(pure ? [noNest] : [])]),
+    },
+  ]),
   ...APPS.filter((app) => app !== 'tributary').map((app) => ({
     files: [`apps/${app}/src/**/*.ts`],
     rules: importBoundaries([
