@@ -18,7 +18,7 @@ import { workspacesCommand } from './workspaces.command';
 
 const EXIT_CODES_HELP = `
 Exit codes: 0 ok, 1 usage (a wrong command line or file), 2 the server refused (any non-2xx answer,
-a failed replay, an import with lines left out), 3 the server could not be reached, 130 interrupted.
+a failed replay or function preview, an import with lines left out), 3 the server could not be reached, 130 interrupted.
 `;
 
 /** The `tributary` program; every command talks to the server over HTTP only. */
