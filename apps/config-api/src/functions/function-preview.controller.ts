@@ -81,6 +81,8 @@ export class FunctionPreviewController {
           version: 1,
           kind,
           code: input.code,
+          // Never kept: each preview is code of its own, run once.
+          once: true,
         },
         entry: input.entry,
         payload: input.payload,

@@ -167,6 +167,12 @@ export class IsolatedVmSandboxes {
     const version = loaded;
     const turn = version.queue.then(() => this.runBatch(version, fn, invocations));
     version.queue = turn.catch(() => undefined);
+    if (fn.once) {
+      void version.queue.then(() => {
+        if (this.versions.get(key) === version) this.versions.delete(key);
+        version.end();
+      });
+    }
     return turn;
   }
 
