@@ -105,7 +105,9 @@ describeWithChromium(`the console's function editor in a browser (${CHROMIUM_PAT
     await page.getByRole('button', { name: 'Run on a sample event' }).click();
     await page.getByTestId('preview-error').waitFor();
     expect(await page.getByTestId('preview-error').textContent()).toBe('ValidationError: apiKey is missing');
-    expect(await page.getByTestId('preview-logs').textContent()).toBe('relaying Order Completed to ');
+    expect(await page.getByTestId('preview-logs').textContent()).toBe(
+      'relaying Order Completed to \nValidationError: apiKey is missing',
+    );
 
     await page.getByLabel('API key').fill('k-123');
     await page.getByLabel('endpoint').fill('https://example.com/in');

@@ -178,7 +178,10 @@ describe('tributary CLI: functions', () => {
       '--payload',
       payload,
     );
-    expect(failed).toMatchObject({ code: 2, stdout: 'failed: ValidationError: no userId\n' });
+    expect(failed).toMatchObject({
+      code: 2,
+      stdout: 'failed: ValidationError: no userId\n\nlogs:\n  ValidationError: no userId\n',
+    });
 
     const source = file(
       'source.js',
