@@ -109,9 +109,9 @@ describeWithChromium(`the console's function editor in a browser (${CHROMIUM_PAT
       'relaying Order Completed to \nValidationError: apiKey is missing',
     );
 
-    await page.getByLabel('API key').fill('k-123');
-    await page.getByLabel('endpoint').fill('https://example.com/in');
-    await page.getByLabel('region').fill('eu');
+    await page.getByRole('textbox', { name: 'API key', exact: true }).fill('k-123');
+    await page.getByRole('textbox', { name: 'endpoint', exact: true }).fill('https://example.com/in');
+    await page.getByRole('textbox', { name: 'region', exact: true }).fill('eu');
     await page.getByRole('button', { name: 'Run on a sample event' }).click();
     await page.getByTestId('preview-output').waitFor();
     expect(JSON.parse((await page.getByTestId('preview-output').textContent()) ?? '')).toEqual({

@@ -123,10 +123,11 @@ export function FunctionsPage({ workspace }: { workspace: string }) {
         >
           {FUNCTION_KINDS.map((entry) => (
             <option key={entry.kind} value={entry.kind}>
-              {entry.label}: {entry.description}
+              {entry.label}
             </option>
           ))}
         </select>
+        <p className="hint">{FUNCTION_KINDS.find((entry) => entry.kind === kind)?.description}.</p>
         <button type="submit" disabled={action.busy}>
           Create function
         </button>
