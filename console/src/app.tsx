@@ -5,6 +5,8 @@ import { AccessTokensPage } from './pages/access-tokens.page';
 import { AuditTrailPage } from './pages/audit-trail.page';
 import { DebuggerPage } from './pages/debugger.page';
 import { DestinationPage } from './pages/destination.page';
+import { FunctionEditorPage } from './pages/function-editor.page';
+import { FunctionsPage } from './pages/functions.page';
 import { NewDestinationPage } from './pages/new-destination.page';
 import { OAuthApplicationsPage } from './pages/oauth-applications.page';
 import { RegulationsPage } from './pages/regulations.page';
@@ -97,6 +99,7 @@ export function App() {
               <Link to={`/workspaces/${workspace}/audit-trail`}>Audit trail</Link>
               <Link to={`/workspaces/${workspace}/oauth-applications`}>OAuth apps</Link>
               <Link to={`/workspaces/${workspace}/regulations`}>Regulations</Link>
+              <Link to={`/workspaces/${workspace}/functions`}>Functions</Link>
             </>
           )}
           <Link to="/access-tokens">Access tokens</Link>
@@ -123,6 +126,8 @@ function Page({ segments }: { segments: string[] }) {
   if (section === 'audit-trail') return <AuditTrailPage workspace={ws} />;
   if (section === 'oauth-applications') return <OAuthApplicationsPage workspace={ws} />;
   if (section === 'regulations') return <RegulationsPage workspace={ws} />;
+  if (section === 'functions')
+    return id ? <FunctionEditorPage workspace={ws} functionId={id} /> : <FunctionsPage workspace={ws} />;
   if (section === 'sources' && id) {
     if (!sub) return <SourcePage workspace={ws} source={id} />;
     if (sub === 'debugger') return <DebuggerPage workspace={ws} source={id} />;

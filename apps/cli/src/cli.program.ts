@@ -4,6 +4,7 @@ import { completionCommand } from './completion.command';
 import { deadLettersCommand } from './dead-letters.command';
 import { destinationsCommand } from './destinations.command';
 import { filtersCommand } from './filters.command';
+import { functionsCommand } from './functions.command';
 import { importCommand } from './import.command';
 import { regulationsCommand } from './regulations.command';
 import { replaysCommand } from './replays.command';
@@ -17,14 +18,14 @@ import { workspacesCommand } from './workspaces.command';
 
 const EXIT_CODES_HELP = `
 Exit codes: 0 ok, 1 usage (a wrong command line or file), 2 the server refused (any non-2xx answer,
-a failed replay, an import with lines left out), 3 the server could not be reached, 130 interrupted.
+a failed replay or function preview, an import with lines left out), 3 the server could not be reached, 130 interrupted.
 `;
 
 /** The `tributary` program; every command talks to the server over HTTP only. */
 export function buildProgram(context: CliContext): Command {
   const program = new Command('tributary')
     .description(
-      'Operate a Tributary server: workspaces, tokens, sources, destinations, filters, replays, regulations, dead letters, live events, historical imports',
+      'Operate a Tributary server: workspaces, tokens, sources, destinations, filters, replays, regulations, functions, dead letters, live events, historical imports',
     )
     .version(packageVersion(), '-V, --version', 'print the version of this CLI')
     .option('--url <url>', 'the server (or TRIBUTARY_URL; default http://localhost:8080)')
@@ -49,6 +50,7 @@ export function buildProgram(context: CliContext): Command {
     filtersCommand(context),
     replaysCommand(context),
     regulationsCommand(context),
+    functionsCommand(context),
     deadLettersCommand(context),
     tailCommand(context),
     importCommand(context),

@@ -48,6 +48,15 @@ describe('tributary CLI: the program', () => {
         'regulations list',
         'regulations get',
         'regulations cancel',
+        'functions list',
+        'functions get',
+        'functions create',
+        'functions update',
+        'functions deploy',
+        'functions versions',
+        'functions delete',
+        'functions preview',
+        'functions logs',
         'dead-letters list',
         'dead-letters redrive',
         'tail',
@@ -120,6 +129,10 @@ describe('tributary CLI: the program', () => {
       expect.arrayContaining(['--from', '--to', '--wait', '--json', '--url']),
     );
     expect(complete(['tributary', 'tail', 'acme', 'web', '--type', 'track', '--e'])).toEqual(['--event']);
+    expect(complete(['tributary', 'function', 'p'])).toEqual(['preview']);
+    expect(complete(['tributary', 'functions', 'preview', 'acme', '--type', 'SOURCE', '--'])).toEqual(
+      expect.arrayContaining(['--file', '--payload', '--settings', '--values', '--json']),
+    );
     expect(complete(['tributary', '--'])).toContain('--version');
     expect(complete(['tributary', 'filters', 'list', '--'])).not.toContain('--version');
   });

@@ -26,6 +26,11 @@ import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationCommands } from './destinations/destination.commands';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FilterPreviewController } from './filter-preview/filter-preview.controller';
+import { FunctionPreviewController } from './functions/function-preview.controller';
+import { FUNCTION_LIMITS, FunctionCommands } from './functions/function.commands';
+import { FunctionsController } from './functions/functions.controller';
+import { FUNCTION_RUNNER, createFunctionRunner } from '@tributary/functions';
+import type { FunctionLimits } from '@tributary/config-domain';
 import { FilterCommands } from './filters/filter.commands';
 import { FiltersController } from './filters/filters.controller';
 import {
@@ -61,6 +66,7 @@ import { PublicTrackingPlansController } from './public-api/public-tracking-plan
 import { PublicUnservedController } from './public-api/public-unserved.controller';
 import { PublicLabelsController } from './public-api/public-labels.controller';
 import { PublicRegulationsController } from './public-api/public-regulations.controller';
+import { PublicFunctionsController } from './public-api/public-functions.controller';
 import { servePublicApiOpenApiDocument } from './public-api/public-api-openapi';
 
 /**
@@ -87,6 +93,9 @@ export class ConfigApiModule {
         DestinationsController,
         FiltersController,
         FilterPreviewController,
+        // The preview's static path before the function routes' `:function`.
+        FunctionPreviewController,
+        FunctionsController,
         TrackingPlansController,
         ReplaysController,
         OAuthApplicationsController,
@@ -103,6 +112,7 @@ export class ConfigApiModule {
         PublicTrackingPlansController,
         PublicLabelsController,
         PublicRegulationsController,
+        PublicFunctionsController,
         PublicUnservedController,
       ],
       providers: [
@@ -122,6 +132,29 @@ export class ConfigApiModule {
           } satisfies WorkspaceQuotaLimits,
         },
         WorkspaceQuotas,
+        {
+          provide: FUNCTION_LIMITS,
+          useValue: {
+            maxCodeBytes: environment.FUNCTION_MAX_CODE_BYTES,
+            maxFunctions: environment.WORKSPACE_MAX_FUNCTIONS,
+          } satisfies FunctionLimits,
+        },
+        {
+          // Checks code at create and update, and runs previews, in the deployment's function lane;
+          // ended with the process.
+          provide: FUNCTION_RUNNER,
+          useFactory: () => {
+            const runner = createFunctionRunner({
+              timeoutMs: environment.FUNCTION_TIMEOUT,
+              memoryMb: environment.FUNCTION_MEMORY_MB,
+              maxCodeBytes: environment.FUNCTION_MAX_CODE_BYTES,
+              workers: environment.FUNCTION_WORKERS,
+              egress: { mode: environment.TRIBUTARY_EGRESS, allow: environment.TRIBUTARY_EGRESS_ALLOW },
+            });
+            return Object.assign(runner, { onApplicationShutdown: () => runner.close() });
+          },
+        },
+        FunctionCommands,
         TrackingPlanCommands,
         SourceCommands,
         DestinationCommands,

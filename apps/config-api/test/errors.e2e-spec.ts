@@ -358,8 +358,6 @@ describe('Config API errors (docs/config-api.md §4)', () => {
 
   describe('501, code 12: surfaces Tributary does not implement (docs/config-api.md §2.8, §2.9)', () => {
     it.each<[string, string, unknown]>([
-      ['GET', `workspaces/${ws}/functions`, undefined],
-      ['POST', `workspaces/${ws}/functions?type=SOURCE`, { function: { display_name: 'f' } }],
       ['GET', `workspaces/${ws}/roles`, undefined],
       // The metrics summary itself is served by the router (apps/router); its time series are not.
       [
@@ -373,7 +371,7 @@ describe('Config API errors (docs/config-api.md §4)', () => {
     });
 
     it('still asks for a token first', async () => {
-      expectConfigApiError(await admin.get(`workspaces/${ws}/functions`, { token: null }), 401, 16);
+      expectConfigApiError(await admin.get(`workspaces/${ws}/roles`, { token: null }), 401, 16);
     });
   });
 

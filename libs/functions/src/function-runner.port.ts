@@ -36,6 +36,12 @@ export interface FunctionVersion {
   readonly version: number;
   readonly kind: FunctionKind;
   readonly code: string;
+  /**
+   * Run once, then forget: the isolate is disposed once the invocation answered instead of kept
+   * among the compiled versions (a preview of unsaved code, which would otherwise push deployed
+   * versions out of the cache and hold its memory until evicted).
+   */
+  readonly once?: boolean;
 }
 
 /** A source function's request, as the tracking API received it (body up to 512 KiB). */

@@ -250,6 +250,17 @@ export const environmentSchema = z.object({
     .max(1024 * 1024)
     .default(128 * 1024),
   /**
+   * Wall time of one function invocation, awaited `fetch` included (docs/functions.md §6): 1 s to 60 s;
+   * past it the invocation is ended, a `function_timeout`.
+   */
+  FUNCTION_TIMEOUT: durationSchema
+    .pipe(z.number().min(1_000, 'at least 1s').max(60_000, 'at most 60s'))
+    .default(5_000),
+  /** Heap of one function version's isolate, in MB; past it the isolate is disposed. */
+  FUNCTION_MEMORY_MB: z.coerce.number().int().min(16).max(1_024).default(128),
+  /** Processes that run functions, apart from the serving process's event loop. */
+  FUNCTION_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  /**
    * Bytes of JSON all of a workspace's sources, destinations, filters and tracking plans may hold
    * together: every process keeps them in memory. A write past it: 429, code 8.
    */
