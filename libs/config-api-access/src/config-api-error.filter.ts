@@ -11,6 +11,7 @@ const DOMAIN_ERRORS: Record<DomainError['kind'], [number, number]> = {
   already_exists: [409, GrpcCode.ALREADY_EXISTS],
   permission_denied: [403, GrpcCode.PERMISSION_DENIED],
   failed_precondition: [400, GrpcCode.FAILED_PRECONDITION],
+  resource_exhausted: [429, GrpcCode.RESOURCE_EXHAUSTED],
 };
 
 /**

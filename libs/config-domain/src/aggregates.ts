@@ -1,6 +1,7 @@
 import { accessTokenDecider } from './access-token/access-token.decider';
 import { streamNames } from './config-event';
 import { destinationDecider } from './destination/destination.decider';
+import { functionDecider } from './function/function.decider';
 import { oauthApplicationDecider } from './oauth-application/oauth-application.decider';
 import { Aggregate } from './shared/aggregate';
 import { Decider, DomainEvent } from './shared/decider';
@@ -65,4 +66,10 @@ export const regulationAggregate = aggregate(
   ({ workspaceSlug, regulationId }: { workspaceSlug: string; regulationId: string }) =>
     streamNames.regulation(workspaceSlug, regulationId),
   regulationDecider,
+);
+
+export const functionAggregate = aggregate(
+  ({ workspaceSlug, functionId }: { workspaceSlug: string; functionId: string }) =>
+    streamNames.function(workspaceSlug, functionId),
+  functionDecider,
 );

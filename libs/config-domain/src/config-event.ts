@@ -1,5 +1,6 @@
 import { AccessTokenEvent } from './access-token/access-token.events';
 import { DestinationEvent } from './destination/destination.events';
+import { FunctionEvent } from './function/function.events';
 import { OAuthApplicationEvent } from './oauth-application/oauth-application.events';
 import { RegulationEvent } from './regulation/regulation.events';
 import { SourceEvent } from './source/source.events';
@@ -16,7 +17,8 @@ export type ConfigEvent =
   | DestinationEvent
   | TrackingPlanEvent
   | OAuthApplicationEvent
-  | RegulationEvent;
+  | RegulationEvent
+  | FunctionEvent;
 
 /** Stream names, one per aggregate instance (docs/architecture.md, Storage). */
 export const streamNames = {
@@ -32,4 +34,5 @@ export const streamNames = {
   oauthApplication: (workspaceSlug: string, applicationId: string) =>
     `oauth-application-${workspaceSlug}/${applicationId}`,
   regulation: (workspaceSlug: string, regulationId: string) => `regulation-${workspaceSlug}/${regulationId}`,
+  function: (workspaceSlug: string, functionId: string) => `function-${workspaceSlug}/${functionId}`,
 };

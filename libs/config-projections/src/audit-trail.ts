@@ -2,6 +2,7 @@ import { ConfigEvent, RegulationRecord } from '@tributary/config-domain';
 import {
   destinationName,
   ENCRYPTED_VALUE_PREFIX,
+  functionName,
   MASKED_SECRET,
   oauthApplicationName,
   regulationName,
@@ -233,6 +234,12 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
     case 'RegulationDestinationSettled':
     case 'RegulationFinished':
       return { workspaceSlugs, resourceName: regulationName(event.data) };
+    // Code and setting declarations are shown as written: neither is secret (values are the instances').
+    case 'FunctionCreated':
+    case 'FunctionUpdated':
+    case 'FunctionDeployed':
+    case 'FunctionDeleted':
+      return { workspaceSlugs, resourceName: functionName(event.data) };
     case 'TrackingPlanCreated':
     case 'TrackingPlanUpdated':
     case 'TrackingPlanDeleted':

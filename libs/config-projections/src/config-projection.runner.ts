@@ -3,6 +3,7 @@ import type { EventStore, RecordedEvent, Subscription } from '@tributary/event-s
 import { accessTokensProjection } from './projections/access-tokens.projection';
 import { ConfigChange, ConfigProjection } from './projections/config-projection';
 import { destinationsProjection } from './projections/destinations.projection';
+import { functionsProjection } from './projections/functions.projection';
 import { oauthApplicationsProjection } from './projections/oauth-applications.projection';
 import { regulationsProjection } from './projections/regulations.projection';
 import { sourcesProjection } from './projections/sources.projection';
@@ -24,6 +25,7 @@ export const CONFIG_PROJECTIONS = {
   trackingPlans: trackingPlansProjection,
   oauthApplications: oauthApplicationsProjection,
   regulations: regulationsProjection,
+  functions: functionsProjection,
 };
 
 type ConfigProjections = typeof CONFIG_PROJECTIONS;

@@ -1,5 +1,6 @@
 import type {
   AccessTokenRecord,
+  FunctionKind,
   OAuthApplicationRecord,
   SourceRecord,
   UserRecord,
@@ -19,6 +20,7 @@ import {
   destinationsOfSource,
   DestinationView,
 } from './projections/destinations.projection';
+import { functionOf, functionsOfWorkspace, FunctionView } from './projections/functions.projection';
 import {
   oauthApplicationByClientId,
   oauthApplicationOf,
@@ -159,5 +161,14 @@ export class ConfigReadModel {
   /** Who the workspace suppresses (ask with `isSuppressedUser`); undefined when nobody. */
   suppressions(workspaceSlug: string): WorkspaceSuppressions | undefined {
     return suppressionsOfWorkspace(this.runner.views.regulations, workspaceSlug);
+  }
+
+  function(workspaceSlug: string, functionId: string): FunctionView | undefined {
+    return functionOf(this.runner.views.functions, workspaceSlug, functionId);
+  }
+
+  /** The workspace's functions, oldest first; only those of `type` when given. */
+  listFunctions(workspaceSlug: string, type?: FunctionKind): FunctionView[] {
+    return functionsOfWorkspace(this.runner.views.functions, workspaceSlug, type);
   }
 }

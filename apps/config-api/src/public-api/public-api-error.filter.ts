@@ -25,6 +25,7 @@ const DOMAIN_STATUS: Record<DomainError['kind'], number> = {
   permission_denied: 403,
   // v1beta's 400 code 9; the Public API answers every refused request body 422 ValidationFailure.
   failed_precondition: 400,
+  resource_exhausted: 429,
 };
 
 /**

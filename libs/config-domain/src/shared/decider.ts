@@ -27,7 +27,9 @@ export type DomainErrorKind =
   | 'already_exists'
   | 'permission_denied'
   /** Valid, but not allowed in the resource's current state (cancelling a running regulation). */
-  | 'failed_precondition';
+  | 'failed_precondition'
+  /** A per-workspace quota is reached: deleting something (or a higher limit) helps, waiting does not. */
+  | 'resource_exhausted';
 
 export class DomainError extends Error {
   constructor(
@@ -43,3 +45,4 @@ export const invalidArgument = (message: string) => new DomainError('invalid_arg
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const alreadyExists = (message: string) => new DomainError('already_exists', message);
 export const failedPrecondition = (message: string) => new DomainError('failed_precondition', message);
+export const resourceExhausted = (message: string) => new DomainError('resource_exhausted', message);

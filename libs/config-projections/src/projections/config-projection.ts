@@ -1,5 +1,12 @@
-import type { ConfigEvent, DestinationRecord, SourceRecord, WorkspaceRecord } from '@tributary/config-domain';
+import type {
+  ConfigEvent,
+  DestinationRecord,
+  FunctionRecord,
+  SourceRecord,
+  WorkspaceRecord,
+} from '@tributary/config-domain';
 import type { DestinationView } from './destinations.projection';
+import type { FunctionView } from './functions.projection';
 import type { RegulationView } from './regulations.projection';
 
 /** A change the tracking API and the router react to without polling. */
@@ -13,7 +20,10 @@ export type ConfigChange =
   /** A regulation was recorded or moved on (the router runs its deletion). */
   | { kind: 'regulation-upserted'; view: RegulationView }
   /** A tracking plan, a plan connection or a schema config of the workspace changed (Protocols). */
-  | { kind: 'protocols-changed'; workspaceSlug: string };
+  | { kind: 'protocols-changed'; workspaceSlug: string }
+  /** A function was created, got a new version or was deployed (runners load the deployed version). */
+  | { kind: 'function-upserted'; view: FunctionView }
+  | { kind: 'function-deleted'; function: FunctionRecord };
 
 /** A view after one event, and what listeners hear of that event. */
 export interface Evolved<View> {

@@ -32,6 +32,10 @@ export function regulationName(regulation: { workspaceSlug: string; regulationId
   return `${workspaceName(regulation.workspaceSlug)}/regulations/${regulation.regulationId}`;
 }
 
+export function functionName(fn: { workspaceSlug: string; functionId: string }): string {
+  return `${workspaceName(fn.workspaceSlug)}/functions/${fn.functionId}`;
+}
+
 /** An audit event is named by its position in the event store. */
 export function auditEventName(workspaceSlug: string, position: string | number | bigint): string {
   return `${workspaceName(workspaceSlug)}/audit-events/${position}`;
