@@ -229,6 +229,15 @@ export const environmentSchema = z.object({
   DESTINATION_MAX_FILTERS: z.coerce.number().int().positive().default(100),
   WORKSPACE_MAX_TRACKING_PLANS: z.coerce.number().int().positive().default(1_000),
   WORKSPACE_MAX_OAUTH_APPLICATIONS: z.coerce.number().int().positive().default(100),
+  /** Functions one workspace may hold (docs/functions.md §6); a create past it: 429, code 8. */
+  WORKSPACE_MAX_FUNCTIONS: z.coerce.number().int().positive().default(100),
+  /** Bytes of UTF-8 of one function version's code; more: 400, code 3. */
+  FUNCTION_MAX_CODE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .max(1024 * 1024)
+    .default(128 * 1024),
   /**
    * Bytes of JSON all of a workspace's sources, destinations, filters and tracking plans may hold
    * together: every process keeps them in memory. A write past it: 429, code 8.

@@ -181,3 +181,26 @@ export const CreateRegulationRequestSchema = z.looseObject({
   attributes: z.looseObject({ name: z.string(), values: z.array(z.unknown()) }),
 });
 export type CreateRegulationRequest = z.infer<typeof CreateRegulationRequestSchema>;
+
+/**
+ * A function as v1beta writes it (docs/functions.md §4). Only the shape is checked here; settings
+ * are checked by the function's domain rules, which name the entry, and code by the sandbox.
+ */
+export const FunctionBodySchema = z.looseObject({
+  display_name: z.string().nullish(),
+  description: z.string().nullish(),
+  logo_url: z.string().nullish(),
+  code: z.string().nullish(),
+  buildpack: z.string().nullish(),
+  settings: z.array(z.unknown()).nullish(),
+  /** Accepted in the body when the query string does not name the type. */
+  type: z.string().nullish(),
+});
+
+export const CreateFunctionRequestSchema = z.looseObject({ function: FunctionBodySchema });
+
+export const UpdateFunctionRequestSchema = z.looseObject({
+  function: FunctionBodySchema,
+  update_mask: UpdateMaskSchema,
+});
+export type UpdateFunctionRequest = z.infer<typeof UpdateFunctionRequestSchema>;
