@@ -20,7 +20,24 @@ export interface DestinationRecord extends DestinationIdentity {
   config: Record<string, unknown>;
   createTime: string;
   updateTime: string;
+  /** The insert function that changes or drops messages before this destination's adapter; at most one. */
+  insertFunction?: InsertFunctionRecord;
 }
+
+/**
+ * An instance of one of the workspace's `INSERT_DESTINATION` functions on a destination: its id and
+ * the values of the function's declared settings (sensitive ones stored encrypted, as passwords are).
+ */
+export interface InsertFunctionRecord {
+  functionId: string;
+  /** A disabled insert function passes messages through unchanged. */
+  enabled: boolean;
+  config: Record<string, unknown>;
+  createTime: string;
+  updateTime: string;
+}
+
+export type InsertFunctionChanges = Partial<Pick<InsertFunctionRecord, 'enabled' | 'config'>>;
 
 export interface FilterAction {
   type: string;
@@ -84,6 +101,15 @@ export type DestinationEvent =
       data: DestinationIdentity & { changes: DestinationChanges; updateTime: string };
     }
   | { type: 'DestinationDeleted'; data: DestinationIdentity }
+  | {
+      type: 'DestinationInsertFunctionCreated';
+      data: DestinationIdentity & { insertFunction: InsertFunctionRecord };
+    }
+  | {
+      type: 'DestinationInsertFunctionUpdated';
+      data: DestinationIdentity & { functionId: string; changes: InsertFunctionChanges; updateTime: string };
+    }
+  | { type: 'DestinationInsertFunctionDeleted'; data: DestinationIdentity & { functionId: string } }
   | { type: 'DestinationFilterCreated'; data: DestinationIdentity & { filter: FilterRecord } }
   | {
       type: 'DestinationFilterUpdated';
