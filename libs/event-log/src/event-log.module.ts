@@ -1,6 +1,7 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { createEventLog, CreateEventLogOptions } from './create-event-log';
 import { EVENT_LOG, EventLog } from './event-log.port';
+import { FUNCTION_LOG_STORE } from './function-logs.port';
 
 @Injectable()
 class EventLogLifecycle implements OnApplicationShutdown {
@@ -13,7 +14,8 @@ class EventLogLifecycle implements OnApplicationShutdown {
 
 /**
  * The tracking message log, shared by every app of a process: the tracking API publishes into it,
- * the router consumes from it. Closed when the application shuts down.
+ * the router consumes from it. Closed when the application shuts down. It also serves, from the
+ * same connection or file, the functions' logs (`FUNCTION_LOG_STORE`).
  */
 @Module({})
 export class EventLogModule {
@@ -29,9 +31,10 @@ export class EventLogModule {
             return createEventLog({ notice: (message) => logger.log(message), ...options });
           },
         },
+        { provide: FUNCTION_LOG_STORE, useExisting: EVENT_LOG },
         EventLogLifecycle,
       ],
-      exports: [EVENT_LOG],
+      exports: [EVENT_LOG, FUNCTION_LOG_STORE],
     };
   }
 }

@@ -1,3 +1,4 @@
+import type { FunctionLogStore } from './function-logs.port';
 import type { ProtocolsOutcomeStore } from './protocols-outcomes.port';
 
 /**
@@ -306,7 +307,7 @@ export interface ErasedMessages {
   protocolsOutcomes: number;
 }
 
-export interface EventLog extends ProtocolsOutcomeStore {
+export interface EventLog extends ProtocolsOutcomeStore, FunctionLogStore {
   /**
    * Stores the messages, all publishes in flight at once. Resolves, in input order, once EVERY message
    * is durably stored or known as a duplicate. Rejects with `EventLogUnavailableError` when the log

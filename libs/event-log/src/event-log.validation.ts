@@ -35,7 +35,7 @@ export function assertValidSettings(settings: EventLogSettings): void {
   }
 }
 
-export function assertSubjectToken(kind: 'workspaceId' | 'sourceId', value: string): void {
+export function assertSubjectToken(kind: 'workspaceId' | 'sourceId' | 'functionId', value: string): void {
   if (typeof value !== 'string' || !SUBJECT_TOKEN.test(value)) {
     throw new TypeError(`${kind} ${JSON.stringify(value)} is empty or contains '.', '*', '>' or whitespace`);
   }

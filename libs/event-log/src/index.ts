@@ -1,5 +1,6 @@
 export * from './event-log.port';
 export * from './protocols-outcomes.port';
+export * from './function-logs.port';
 export * from './create-event-log';
 export {
   JetStreamEventLog,

@@ -27,6 +27,7 @@ import type {
   RecordedProtocolsOutcome,
   RecordProtocolsOutcome,
 } from '../protocols-outcomes.port';
+import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../function-logs.port';
 import { assertValidMessages } from '../event-log.validation';
 import {
   followsTheLogItself,
@@ -367,6 +368,22 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
 
   readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]> {
     return this.inner.readProtocolsOutcomes(sourceId, since, limit);
+  }
+
+  appendFunctionLogs(entries: FunctionLogEntry[]): Promise<void> {
+    return this.inner.appendFunctionLogs(entries);
+  }
+
+  listFunctionLogs(
+    workspaceId: string,
+    functionId: string,
+    options: ListFunctionLogsOptions,
+  ): Promise<FunctionLogPage> {
+    return this.inner.listFunctionLogs(workspaceId, functionId, options);
+  }
+
+  eraseFunctionLogs(workspaceId: string, functionId: string): Promise<void> {
+    return this.inner.eraseFunctionLogs(workspaceId, functionId);
   }
 
   async close(): Promise<void> {

@@ -33,10 +33,12 @@ import type {
   RecordedProtocolsOutcome,
   RecordProtocolsOutcome,
 } from '../../protocols-outcomes.port';
+import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../function-logs.port';
 import { JetStreamAttemptHistory } from './attempt-history';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamDeadLetters } from './jetstream-dead-letters';
 import { JetStreamErasure } from './jetstream-erasure';
+import { JetStreamFunctionLogs } from './jetstream-function-logs';
 import { JetStreamLeases } from './jetstream-leases';
 import { JetStreamProtocolsOutcomes } from './jetstream-protocols-outcomes';
 import { JetStreamTrackingPublisher } from './jetstream-publishing';
@@ -48,6 +50,7 @@ import type { PublishPath } from './pipelined-publisher';
 
 // The stream names belong to this module's exports: index.ts, the message-id feed and the tests read them here.
 export { DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM, TRACKING_STREAM } from './jetstream-streams';
+export { FUNCTION_LOG_STREAM } from './jetstream-function-logs';
 
 export interface JetStreamEventLogOptions extends EventLogSettings {
   /** NATS server URL, or several (comma-separated, as in `NATS_URL`). */
@@ -92,7 +95,7 @@ export interface JetStreamEventLogOptions extends EventLogSettings {
  * - Durable consumers and their deliveries (`jetstream-consumers.ts`); tails (`jetstream-tails.ts`).
  * - Dead letters (`jetstream-dead-letters.ts`), failed attempts (`attempt-history.ts`), leases
  *   (`jetstream-leases.ts`), one-time keys (`jetstream-seen-once.ts`), Protocols outcomes
- *   (`jetstream-protocols-outcomes.ts`).
+ *   (`jetstream-protocols-outcomes.ts`), functions' logs (`jetstream-function-logs.ts`).
  *
  * The connection reconnects forever by itself. While it is down, publishes fail at once with
  * `EventLogUnavailableError` instead of being buffered, so the HTTP layer can answer 503 quickly.
@@ -105,6 +108,7 @@ export class JetStreamEventLog implements EventLog {
   private readonly leases: JetStreamLeases;
   private readonly seenOnce: JetStreamSeenOnce;
   private readonly protocolsOutcomes: JetStreamProtocolsOutcomes;
+  private readonly functionLogs: JetStreamFunctionLogs;
   private readonly attemptHistory: JetStreamAttemptHistory;
   private readonly erasure: JetStreamErasure;
 
@@ -115,6 +119,7 @@ export class JetStreamEventLog implements EventLog {
     const { client, manager, publishTimeoutMs } = session;
     this.publisher = new JetStreamTrackingPublisher(session);
     this.protocolsOutcomes = new JetStreamProtocolsOutcomes(client, manager, publishTimeoutMs);
+    this.functionLogs = new JetStreamFunctionLogs(session);
     this.attemptHistory = new JetStreamAttemptHistory(client, manager, publishTimeoutMs);
     this.consumers = new JetStreamConsumers(session, this.attemptHistory);
     this.tails = new JetStreamTails(session);
@@ -208,6 +213,28 @@ export class JetStreamEventLog implements EventLog {
   readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]> {
     return this.session.guard(`read of the Protocols outcomes of ${sourceId}`, () =>
       this.protocolsOutcomes.read(sourceId, since, limit),
+    );
+  }
+
+  appendFunctionLogs(entries: FunctionLogEntry[]): Promise<void> {
+    return this.session.guard(`append of ${entries.length} function log entries`, () =>
+      this.functionLogs.append(entries),
+    );
+  }
+
+  listFunctionLogs(
+    workspaceId: string,
+    functionId: string,
+    options: ListFunctionLogsOptions,
+  ): Promise<FunctionLogPage> {
+    return this.session.guard(`read of the logs of function ${functionId}`, () =>
+      this.functionLogs.list(workspaceId, functionId, options),
+    );
+  }
+
+  eraseFunctionLogs(workspaceId: string, functionId: string): Promise<void> {
+    return this.session.guard(`erase of the logs of function ${functionId}`, () =>
+      this.functionLogs.erase(workspaceId, functionId),
     );
   }
 

@@ -9,6 +9,7 @@ import { nanos } from '@nats-io/nats-core';
 import { DEFAULT_SEEN_ONCE_CAPACITY, MAX_SEEN_ONCE_TTL_MS } from '../../event-log.port';
 import { ATTEMPT_STREAM, ATTEMPT_SUBJECT_PREFIX } from './attempt-history';
 import type { JetStreamEventLogOptions } from './jetstream-event-log.adapter';
+import { JetStreamFunctionLogs } from './jetstream-function-logs';
 import { JetStreamProtocolsOutcomes } from './jetstream-protocols-outcomes';
 import { isApiError, type JetStreamSession } from './jetstream-session';
 
@@ -83,6 +84,7 @@ export async function ensureStreams(session: JetStreamSession, options: StreamSe
     discard: DiscardPolicy.New,
   });
   await ensureStream(session, options, JetStreamProtocolsOutcomes.streamConfig(common, dedupeWindowMs));
+  await ensureStream(session, options, JetStreamFunctionLogs.streamConfig(common));
   // Only a message's whole history (its subject's last message) matters, as with leases.
   await ensureStream(session, options, {
     ...common,

@@ -35,6 +35,7 @@ import type {
   RecordedProtocolsOutcome,
   RecordProtocolsOutcome,
 } from '../../protocols-outcomes.port';
+import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../function-logs.port';
 import {
   assertConsumerName,
   assertLeaseName,
@@ -62,6 +63,7 @@ import {
 } from './sqlite-event-log.schema';
 import { SqliteWriteBatcher } from './sqlite-write.batcher';
 import { SqliteProtocolsOutcomes } from './sqlite-protocols-outcomes';
+import { SqliteFunctionLogs } from './sqlite-function-logs';
 
 export interface SqliteEventLogOptions extends EventLogSettings {
   /** Database file; created with its directory when missing. */
@@ -95,6 +97,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
   private readonly pollIntervalMs: number;
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly protocolsOutcomes: SqliteProtocolsOutcomes;
+  private readonly functionLogs: SqliteFunctionLogs;
   private readonly attemptHistory: SqliteAttemptHistory;
   private readonly erasure: SqliteErasure;
   private closed = false;
@@ -123,6 +126,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       (work) => this.writes.enqueue(work),
       options.dedupeWindowMs,
     );
+    this.functionLogs = new SqliteFunctionLogs(this.database, (work) => this.writes.enqueue(work));
     // After the outcomes' table exists: the erasure's statements read it too.
     this.erasure = new SqliteErasure(this.database);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -371,6 +375,25 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
     return this.protocolsOutcomes.read(sourceId, since, limit);
   }
 
+  async appendFunctionLogs(entries: FunctionLogEntry[]): Promise<void> {
+    this.assertOpen();
+    return this.functionLogs.append(entries);
+  }
+
+  async listFunctionLogs(
+    workspaceId: string,
+    functionId: string,
+    options: ListFunctionLogsOptions,
+  ): Promise<FunctionLogPage> {
+    this.assertOpen();
+    return this.functionLogs.list(workspaceId, functionId, options);
+  }
+
+  async eraseFunctionLogs(workspaceId: string, functionId: string): Promise<void> {
+    this.assertOpen();
+    return this.functionLogs.erase(workspaceId, functionId);
+  }
+
   async recordFailedAttempt(
     consumerName: string,
     sequence: number,
@@ -521,6 +544,7 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
       s.deleteExpiredSeenOnce.run(now);
       s.deleteDeadLettersBefore.run(now - retentionMs);
       this.protocolsOutcomes.deleteExpired(now);
+      this.functionLogs.deleteExpired(now);
       this.attemptHistory.forgetBefore(now - retentionMs);
     });
   }
