@@ -1,5 +1,5 @@
-/** A program for the lane's own tests: tasks that answer, throw, never yield, or fill the heap. */
-import type { LaneServices, LaneTasks } from '../../../execution-lane.port';
+/** A program for the lanes' own tests: tasks that answer, throw, never yield, fill the heap or crash. */
+import type { LaneServices, LaneTasks } from '../execution-lane.port';
 
 export async function startLaneProgram(
   data: { greeting: string },
@@ -20,5 +20,11 @@ export async function startLaneProgram(
       for (;;) kept.push(Array.from({ length: 100_000 }, (_, index) => index + kept.length));
     },
     askParent: (name: string) => services.call('double', name),
+    /** Ends what runs the program, as a native crash would. */
+    crash: async () => {
+      setImmediate(() => process.exit(3));
+      return new Promise(() => undefined);
+    },
+    pid: async () => process.pid,
   };
 }
