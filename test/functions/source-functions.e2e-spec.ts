@@ -146,7 +146,7 @@ describe('source functions', () => {
         source: { name: `workspaces/${workspace.slug}/sources/plain-${Date.now()}`, catalog_name: 'catalog/sources/node' },
       }),
     });
-    const writeKey = (await plain.json()).write_keys[0];
+    const writeKey = ((await plain.json()) as { write_keys: string[] }).write_keys[0];
     const answer = await post(`${t.baseUrl}/v1/fn?b=${Buffer.from(writeKey).toString('base64url')}`, '{}');
     expect(answer.status).toBe(404);
   }, 30_000);

@@ -8,6 +8,7 @@ import {
   RateLimiter,
   ServedSurface,
 } from '@tributary/platform';
+import { FunctionRunnerModule } from '@tributary/functions';
 import { ZodValidationPipe } from 'nestjs-zod';
 import { AccessTokenCommands } from './access-tokens/access-token.commands';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
@@ -153,7 +154,8 @@ export function configApiSurface(environment: Environment): ServedSurface {
   const errorFilter = new ConfigApiErrorFilter();
   const publicApiErrorFilter = new PublicApiErrorFilter();
   return {
-    imports: [ConfigApiModule.register(environment)],
+    // Code checks and previews: one function runner per process, shared with the other surfaces.
+    imports: [FunctionRunnerModule.register(environment), ConfigApiModule.register(environment)],
     providers: [
       {
         provide: CONFIG_PROJECTION_METRICS,

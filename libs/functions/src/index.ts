@@ -1,1 +1,3 @@
 export * from './function-runner.port';
+export * from './function-invoker';
+export * from './function-runner.module';
