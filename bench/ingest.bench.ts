@@ -39,7 +39,8 @@
  * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,
  * `delivery` = phases 3-4, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
  * delivery as a ratio to webhook delivery, `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
- * BENCH_ACTIONS_CONCURRENCY (16), and `dedupe` = phase 6),
+ * BENCH_ACTIONS_CONCURRENCY (16), `functions`: webhook delivery through a pass-through insert function
+ * against without, alternating BENCH_ROUNDS rounds, `insert-function.phase.ts`, and `dedupe` = phase 6),
  * `postgres` = the PostgreSQL phase alone (`delivery` runs it too, after its own phases;
  * BENCH_POSTGRES_MESSAGES (40000) messages of backlog, drained by a replay, `postgres.phase.ts`),
  * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_REST_SECONDS (10), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW),
@@ -72,6 +73,7 @@ import { assertSuppressionInForce, createSuppressingSource } from './suppression
 import { TributaryServerProcess } from './tributary-server.process';
 import { BenchWebhookReceiver } from './webhook-receiver';
 import { measureActionsDelivery, printActionsTable } from './actions-delivery.phase';
+import { measureInsertFunction, printInsertFunction } from './insert-function.phase';
 
 const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
@@ -86,6 +88,7 @@ const PHASE_GROUPS = [
   'postgres',
   'config',
   'actions',
+  'functions',
   'dedupe',
 ] as const;
 /** Goal of `ratio suppression/ingest`: checking 10,000 suppressed users costs ingest at most 3 %. */
@@ -460,6 +463,21 @@ async function main(): Promise<void> {
     );
     printActionsTable(actions);
     Object.assign(results, { actions });
+    writeResults();
+  }
+
+  if (runs('functions')) {
+    console.log('functions: webhook delivery through a pass-through insert function against without, alternating ...');
+    const functions = await measureInsertFunction({
+      baseUrl: server.baseUrl,
+      adminToken,
+      workspace: WORKSPACE,
+      sharedSecret: randomBytes(16).toString('hex'),
+      settings: { ...settings, seconds: settings.deliverySeconds },
+    });
+    printInsertFunction(functions);
+    failures.push(...functions.failures);
+    Object.assign(results, { functions });
     writeResults();
   }
 
