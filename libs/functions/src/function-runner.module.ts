@@ -30,8 +30,8 @@ class FunctionRunnerLifecycle implements OnApplicationShutdown {
 
 /**
  * One function runner per process, whichever of its surfaces import this (the router, the tracking
- * API, the Config API; all three in the all-in-one), with the process's function metrics and the
- * invoker that keeps logs and counts outcomes. Global; the log store comes from `EventLogModule`.
+ * API, the Config API; all three in the all-in-one), with the invoker that keeps logs and counts
+ * outcomes. Global; the log store comes from `EventLogModule`, the metrics from `FunctionMetricsModule`.
  */
 @Module({})
 export class FunctionRunnerModule {
@@ -64,7 +64,6 @@ export class FunctionRunnerModule {
             }),
         },
         FunctionRunnerLifecycle,
-        { provide: FunctionMetrics, useFactory: () => new FunctionMetrics() },
         {
           provide: FunctionInvoker,
           inject: [FUNCTION_RUNNER, FunctionMetrics, { token: FUNCTION_LOG_STORE, optional: true }],
@@ -74,7 +73,7 @@ export class FunctionRunnerModule {
           },
         },
       ],
-      exports: [FUNCTION_RUNNER, FunctionMetrics, FunctionInvoker],
+      exports: [FUNCTION_RUNNER, FunctionInvoker],
     };
   }
 }

@@ -10,6 +10,7 @@ export * from './rate-limiter';
 export * from './logging';
 export * from './metrics';
 export * from './infrastructure.modules';
+export * from './function-metrics.module';
 export * from './concurrency-limiter';
 export * from './health/health.controller';
 export * from './process/served-surface';

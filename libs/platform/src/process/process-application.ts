@@ -8,6 +8,7 @@ import { createHttpApplication, HttpApplicationOptions } from '../http/http-serv
 import type { HttpApis } from '../http/http-edge';
 import { runEntryPoint, serveUntilSignalled } from '../http/serve-entry-point';
 import { configStoreModules, eventLogModule } from '../infrastructure.modules';
+import { FunctionMetricsModule } from '../function-metrics.module';
 import { RouteNotFoundFilter } from './route-not-found.filter';
 import type { ServedSurface } from './served-surface';
 
@@ -23,6 +24,8 @@ class ProcessModule {
         eventLogModule(environment, {
           publishesTracking: surfaces.some((surface) => surface.publishesTracking === true),
         }),
+        // Tenant functions run in the router and the tracking API: one set of counts per process.
+        FunctionMetricsModule.register(),
         ...surfaces.flatMap((surface) => surface.imports),
         TerminusModule,
       ],
