@@ -1,6 +1,6 @@
 import { DynamicModule, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { FUNCTION_LOG_STORE, type FunctionLogStore } from '@tributary/event-log';
-import { createFunctionRunner } from './create-function-runner';
+import { createFunctionRunner } from './function-runner';
 import { FunctionInvoker } from './function-invoker';
 import { FunctionMetrics } from './function-metrics';
 import { FUNCTION_RUNNER, type FunctionRunner } from './function-runner.port';
@@ -59,8 +59,8 @@ export class FunctionRunnerModule {
               memoryMb: settings.FUNCTION_MEMORY_MB,
               workers: settings.FUNCTION_WORKERS,
               maxCodeBytes: settings.FUNCTION_MAX_CODE_BYTES,
-              egress: settings.TRIBUTARY_EGRESS,
-              egressAllow: settings.TRIBUTARY_EGRESS_ALLOW,
+              // The deployment's egress policy, as for every other outbound connection (docs/egress.md).
+              egress: { mode: settings.TRIBUTARY_EGRESS, allow: settings.TRIBUTARY_EGRESS_ALLOW ?? '' },
             }),
         },
         FunctionRunnerLifecycle,

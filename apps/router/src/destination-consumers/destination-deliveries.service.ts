@@ -127,7 +127,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     const result = await this.invokeHandler(insert.fn, insert.settings, insert.instance, message);
     const decision = decideInsertOutcome(result, message);
     this.functions.record(insert.fn, result, decidedOutcomeOf(decision.outcome));
-    if (decision.outcome !== 'deliver') return decision;
+    if (decision.outcome !== 'continue') return decision;
     return this.deliverNow(target, decision.message as NormalizedMessage, undefined);
   }
 
@@ -191,9 +191,9 @@ export class DestinationDeliveries implements OnApplicationShutdown {
 }
 
 /** The function metrics' word for a delivery outcome a function's answer led to. */
-function decidedOutcomeOf(outcome: DeliveryOutcome['outcome'] | 'deliver') {
+function decidedOutcomeOf(outcome: DeliveryOutcome['outcome'] | 'continue') {
   switch (outcome) {
-    case 'deliver':
+    case 'continue':
     case 'delivered':
       return 'success';
     case 'filtered':

@@ -83,11 +83,11 @@ export class SourceFunctionHandler {
       instance: sourceName(source),
     });
     const answer = decideSourceAnswer(result);
-    if (answer.status !== 200 || result.status !== 'resolved') {
+    if (answer.status !== 200) {
       this.functions.record(fn, result, answer.status === 503 ? 'retried' : 'discarded');
-      return answer;
+      return { status: answer.status, body: { ...answer.body }, headers: { ...answer.headers } };
     }
-    const stored = await this.store(result.emitted ?? [], fn, writeKey);
+    const stored = await this.store(answer.emitted, fn, writeKey);
     this.functions.record(fn, result, stored.status === 200 ? 'success' : 'discarded');
     return stored;
   }
