@@ -13,7 +13,8 @@ import { BenchWebhookReceiver } from './webhook-receiver';
 
 export const INSERT_FUNCTION_GOAL_RATIO = 0.8;
 
-const PASS_THROUGH = 'async function onTrack(event) { return event; }\n' +
+const PASS_THROUGH =
+  'async function onTrack(event) { return event; }\n' +
   'async function onIdentify(event) { return event; }\n' +
   'async function onPage(event) { return event; }\n' +
   'async function onScreen(event) { return event; }\n' +
@@ -49,7 +50,13 @@ export async function measureInsertFunction(options: {
   adminToken: string;
   workspace: string;
   sharedSecret: string;
-  settings: { seconds: number; rounds: number; concurrency: number; batchSize: number; drainTimeoutSeconds: number };
+  settings: {
+    seconds: number;
+    rounds: number;
+    concurrency: number;
+    batchSize: number;
+    drainTimeoutSeconds: number;
+  };
 }): Promise<InsertFunctionResult> {
   const { baseUrl, adminToken, workspace, sharedSecret, settings } = options;
   const call = configApiCall(baseUrl, adminToken);
@@ -95,13 +102,20 @@ export async function measureInsertFunction(options: {
       rounds.push({
         webhook,
         withFunction,
-        ratio: webhook.messagesPerSecond > 0 ? round(withFunction.messagesPerSecond / webhook.messagesPerSecond, 3) : 0,
+        ratio:
+          webhook.messagesPerSecond > 0
+            ? round(withFunction.messagesPerSecond / webhook.messagesPerSecond, 3)
+            : 0,
       });
       for (const [label, run] of runs) {
         if (run.deliveredMessages < run.acceptedMessages)
-          failures.push(`${label} round ${index + 1}: ${run.acceptedMessages - run.deliveredMessages} messages were not delivered within ${settings.drainTimeoutSeconds} s`);
-        if (run.duplicates > 0) failures.push(`${label} round ${index + 1}: ${run.duplicates} messages were delivered twice`);
-        if (run.signatureMismatches > 0) failures.push(`${label} round ${index + 1}: deliveries carried a wrong X-Signature`);
+          failures.push(
+            `${label} round ${index + 1}: ${run.acceptedMessages - run.deliveredMessages} messages were not delivered within ${settings.drainTimeoutSeconds} s`,
+          );
+        if (run.duplicates > 0)
+          failures.push(`${label} round ${index + 1}: ${run.duplicates} messages were delivered twice`);
+        if (run.signatureMismatches > 0)
+          failures.push(`${label} round ${index + 1}: deliveries carried a wrong X-Signature`);
       }
     }
   } finally {
@@ -135,7 +149,10 @@ async function runOne(
       seconds: settings.seconds,
       send: () => poster.send(messages.batchBody(settings.batchSize), settings.batchSize),
     });
-    await waitFor(() => receiver.snapshot().distinctMessages >= ingest.acceptedMessages, settings.drainTimeoutSeconds * 1000);
+    await waitFor(
+      () => receiver.snapshot().distinctMessages >= ingest.acceptedMessages,
+      settings.drainTimeoutSeconds * 1000,
+    );
     // A moment more, for a duplicate still on its way.
     await new Promise((resolve) => setTimeout(resolve, 250));
     const counts = receiver.snapshot();

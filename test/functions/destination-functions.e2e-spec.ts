@@ -70,20 +70,29 @@ describe('destination functions', () => {
     messageIds: string[],
     timeoutMs = 20_000,
   ): Promise<Map<string, MessageOutcome>> {
-    const { value } = await pollUntil(`${messageIds.length} final outcomes at ${destinationSlug}`, timeoutMs, async () => {
-      const outcomes = await outcomesOf(t, source, destinationSlug, messageIds);
-      const final = messageIds.every((id) => {
-        const outcome = outcomes.get(id)?.outcome;
-        return outcome !== undefined && outcome !== 'retried';
-      });
-      return final ? outcomes : undefined;
-    });
+    const { value } = await pollUntil(
+      `${messageIds.length} final outcomes at ${destinationSlug}`,
+      timeoutMs,
+      async () => {
+        const outcomes = await outcomesOf(t, source, destinationSlug, messageIds);
+        const final = messageIds.every((id) => {
+          const outcome = outcomes.get(id)?.outcome;
+          return outcome !== undefined && outcome !== 'retried';
+        });
+        return final ? outcomes : undefined;
+      },
+    );
     return value;
   }
 
   it('delivers through fetch with its settings, and maps every outcome of the table', async () => {
     const delivered = trackMessage({ event: 'Order Completed', properties: { total: 42 } });
-    const identify = { type: 'identify', messageId: `e2e-identify-${Date.now()}`, userId: 'user-1', traits: { plan: 'pro' } };
+    const identify = {
+      type: 'identify',
+      messageId: `e2e-identify-${Date.now()}`,
+      userId: 'user-1',
+      traits: { plan: 'pro' },
+    };
     const unsupported = trackMessage({ event: 'Unsupported' });
     const invalid = trackMessage({ event: 'Invalid' });
     const broken = trackMessage({ event: 'Broken' });
@@ -123,11 +132,15 @@ describe('destination functions', () => {
     });
 
     // RetryError: retried with the router's backoff until the 3 s window ends, then dead-lettered.
-    const { value: letters } = await pollUntil('the RetryError message is dead-lettered', 20_000, async () => {
-      const response = await configApi(t, 'GET', `${destinationName(source, relayId)}/dead-letters`);
-      expect(response.status).toBe(200);
-      return response.body.dead_letters.length > 0 ? response.body.dead_letters : undefined;
-    });
+    const { value: letters } = await pollUntil(
+      'the RetryError message is dead-lettered',
+      20_000,
+      async () => {
+        const response = await configApi(t, 'GET', `${destinationName(source, relayId)}/dead-letters`);
+        expect(response.status).toBe(200);
+        return response.body.dead_letters.length > 0 ? response.body.dead_letters : undefined;
+      },
+    );
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({
       message_id: later.messageId,

@@ -9,7 +9,13 @@ import {
   waitForAccepted,
   WebhookReceiver,
 } from '../../apps/router/test/router-e2e.kit';
-import { createFunction, createFunctionDestination, FetchReceiver, FUNCTION_ENVIRONMENT, outcomesOf } from './functions-e2e.kit';
+import {
+  createFunction,
+  createFunctionDestination,
+  FetchReceiver,
+  FUNCTION_ENVIRONMENT,
+  outcomesOf,
+} from './functions-e2e.kit';
 
 /** Tells the receiver it started, then spins (`Spin`) or allocates without end (`Hoard`). */
 const HOSTILE = `
@@ -33,7 +39,9 @@ describe('a hostile destination function beside a webhook destination', () => {
     source = await createWorkspaceAndSource(t);
     healthy = await WebhookReceiver.start({ secret: 'healthy' });
     starts = await FetchReceiver.start();
-    hostileId = await createFunction(t, source.workspaceSlug, 'DESTINATION', HOSTILE, [{ name: 'endpoint', required: true }]);
+    hostileId = await createFunction(t, source.workspaceSlug, 'DESTINATION', HOSTILE, [
+      { name: 'endpoint', required: true },
+    ]);
     await createWebhookDestination(t, source, 'webhooks', healthy, 'healthy');
     await createFunctionDestination(t, source, hostileId, { endpoint: starts.url });
   }, 60_000);
@@ -48,7 +56,9 @@ describe('a hostile destination function beside a webhook destination', () => {
     const spinning = [trackMessage({ event: 'Spin' }), trackMessage({ event: 'Spin' })];
     const hoarding = [trackMessage({ event: 'Hoard' }), trackMessage({ event: 'Hoard' })];
     await sendBatch(t, source, [...spinning, ...hoarding]);
-    await pollUntil('the hostile function starts', 15_000, async () => (starts.callsTo('/started').length > 0 ? true : undefined));
+    await pollUntil('the hostile function starts', 15_000, async () =>
+      starts.callsTo('/started').length > 0 ? true : undefined,
+    );
 
     // Healthy messages every 100 ms for 4 s, while the function's invocations run and are retried.
     const healthyIds: string[] = [];
@@ -59,7 +69,11 @@ describe('a hostile destination function beside a webhook destination', () => {
       sentAt.set(message.messageId, await sendBatch(t, source, [message]));
       await sleep(100);
     }
-    await waitForAccepted(healthy, [...spinning, ...hoarding].map((message) => message.messageId), 10_000);
+    await waitForAccepted(
+      healthy,
+      [...spinning, ...hoarding].map((message) => message.messageId),
+      10_000,
+    );
     await waitForAccepted(healthy, healthyIds, 10_000);
 
     // Each healthy message arrived promptly, and some arrived while a hostile invocation was under
@@ -75,16 +89,35 @@ describe('a hostile destination function beside a webhook destination', () => {
     expect(during.length).toBeGreaterThan(3);
 
     // The function's own outcomes: the spinning messages retried as timeouts, the hoarding ones discarded.
-    const outcomes = await outcomesOf(t, source, hostileId, [...spinning, ...hoarding].map((message) => message.messageId));
+    const outcomes = await outcomesOf(
+      t,
+      source,
+      hostileId,
+      [...spinning, ...hoarding].map((message) => message.messageId),
+    );
     for (const message of spinning) {
       expect(outcomes.get(message.messageId)).toMatchObject({ outcome: 'retried' });
     }
-    const { value: hoardOutcomes } = await pollUntil('the hoarding messages are discarded', 20_000, async () => {
-      const current = await outcomesOf(t, source, hostileId, hoarding.map((message) => message.messageId));
-      return hoarding.every((message) => current.get(message.messageId)?.outcome === 'discarded') ? current : undefined;
-    });
+    const { value: hoardOutcomes } = await pollUntil(
+      'the hoarding messages are discarded',
+      20_000,
+      async () => {
+        const current = await outcomesOf(
+          t,
+          source,
+          hostileId,
+          hoarding.map((message) => message.messageId),
+        );
+        return hoarding.every((message) => current.get(message.messageId)?.outcome === 'discarded')
+          ? current
+          : undefined;
+      },
+    );
     for (const message of hoarding) {
-      expect(hoardOutcomes.get(message.messageId)).toEqual({ outcome: 'discarded', detail: 'function_memory_exceeded' });
+      expect(hoardOutcomes.get(message.messageId)).toEqual({
+        outcome: 'discarded',
+        detail: 'function_memory_exceeded',
+      });
     }
   }, 60_000);
 });

@@ -72,7 +72,9 @@ export async function createFunctionDestination(
     },
   });
   if (response.status !== 200)
-    throw new Error(`creating destination ${functionId}: ${response.status} ${JSON.stringify(response.body)}`);
+    throw new Error(
+      `creating destination ${functionId}: ${response.status} ${JSON.stringify(response.body)}`,
+    );
   return response.body;
 }
 
@@ -97,7 +99,9 @@ export async function createInsertFunction(
     },
   );
   if (response.status !== 200)
-    throw new Error(`creating insert function on ${destinationSlug}: ${response.status} ${JSON.stringify(response.body)}`);
+    throw new Error(
+      `creating insert function on ${destinationSlug}: ${response.status} ${JSON.stringify(response.body)}`,
+    );
   return response.body;
 }
 
@@ -150,7 +154,10 @@ export class FetchReceiver {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const receiver = new FetchReceiver(server, `http://127.0.0.1:${port}`);
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => void receiver.handle(request, response));
+    server.on(
+      'request',
+      (request: IncomingMessage, response: ServerResponse) => void receiver.handle(request, response),
+    );
     return receiver;
   }
 

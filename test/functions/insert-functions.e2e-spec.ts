@@ -82,7 +82,10 @@ describe('insert functions', () => {
     expect(changed.acceptedIds()).not.toContain('changed-by-the-function');
 
     const outcomes = await outcomesOf(t, source, 'webhooks', [scrolled.messageId]);
-    expect(outcomes.get(scrolled.messageId)).toEqual({ outcome: 'filtered', detail: 'insert_function: dropped' });
+    expect(outcomes.get(scrolled.messageId)).toEqual({
+      outcome: 'filtered',
+      detail: 'insert_function: dropped',
+    });
   }, 60_000);
 
   it('passes messages through a disabled insert function unchanged, as they are stored', async () => {

@@ -54,7 +54,11 @@ describe('source functions', () => {
 
   it('turns a webhook POST into an identify and a track stored in the log', async () => {
     expect(source.webhookUrl).toMatch(/\/v1\/fn\?b=[A-Za-z0-9_-]+$/);
-    const order = { id: `A-${Date.now()}`, total: 99.5, customer: { id: 'cust-7', email: 'ada@example.com' } };
+    const order = {
+      id: `A-${Date.now()}`,
+      total: 99.5,
+      customer: { id: 'cust-7', email: 'ada@example.com' },
+    };
     const answer = await post(webhookUrl(), JSON.stringify(order), {
       'content-type': 'application/json',
       'x-shop': 'north',
@@ -91,7 +95,10 @@ describe('source functions', () => {
   it('answers the function failures with 400, 503 (Retry-After) and 500, storing nothing', async () => {
     const before = (await readSourceMessages(t, source)).size;
     const invalid = await post(webhookUrl('&mode=invalid'), '{}');
-    expect(invalid).toMatchObject({ status: 400, body: { error: 'ValidationError: no customer in the order' } });
+    expect(invalid).toMatchObject({
+      status: 400,
+      body: { error: 'ValidationError: no customer in the order' },
+    });
     const later = await post(webhookUrl('&mode=later'), '{}');
     expect(later.status).toBe(503);
     expect(later.headers.get('retry-after')).toBe('60');
@@ -143,7 +150,10 @@ describe('source functions', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        source: { name: `workspaces/${workspace.slug}/sources/plain-${Date.now()}`, catalog_name: 'catalog/sources/node' },
+        source: {
+          name: `workspaces/${workspace.slug}/sources/plain-${Date.now()}`,
+          catalog_name: 'catalog/sources/node',
+        },
       }),
     });
     const writeKey = ((await plain.json()) as { write_keys: string[] }).write_keys[0];

@@ -75,7 +75,11 @@ export class DestinationDeliveries implements OnApplicationShutdown {
    * and its objects, per message. (On Node 24 an AsyncLocalStorage no longer adds promise hooks to
    * them: it keeps its context in the async context frame.)
    */
-  deliver(target: DeliveryTarget, message: NormalizedMessage, storedJson?: Uint8Array): Promise<DeliveryOutcome> {
+  deliver(
+    target: DeliveryTarget,
+    message: NormalizedMessage,
+    storedJson?: Uint8Array,
+  ): Promise<DeliveryOutcome> {
     if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const delivery = target.insertFunction
       ? this.insertThenDeliver(target, message)
@@ -122,7 +126,10 @@ export class DestinationDeliveries implements OnApplicationShutdown {
    * The insert function's answer decides whether the message goes on, and which message: what it
    * returned (with the original's `messageId` and `type`), never the stored bytes.
    */
-  private async insertThenDeliver(target: DeliveryTarget, message: NormalizedMessage): Promise<DeliveryOutcome> {
+  private async insertThenDeliver(
+    target: DeliveryTarget,
+    message: NormalizedMessage,
+  ): Promise<DeliveryOutcome> {
     const insert = target.insertFunction!;
     const result = await this.invokeHandler(insert.fn, insert.settings, insert.instance, message);
     const decision = decideInsertOutcome(result, message);
@@ -137,7 +144,8 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     storedJson: Uint8Array | undefined,
   ): Promise<DeliveryOutcome> {
     const { deliverer, settings, source } = target;
-    if (deliverer.kind === 'refused') return Promise.resolve({ outcome: 'discard', reason: deliverer.reason });
+    if (deliverer.kind === 'refused')
+      return Promise.resolve({ outcome: 'discard', reason: deliverer.reason });
     if (deliverer.kind === 'function') {
       return this.invokeHandler(deliverer.fn, settings, deliverer.instance, message).then((result) => {
         const outcome = decideDestinationOutcome(result);

@@ -25,7 +25,9 @@ function destination(
   };
 }
 
-function fn(fields: Partial<PlannableFunction> & Pick<PlannableFunction, 'functionId' | 'type'>): PlannableFunction {
+function fn(
+  fields: Partial<PlannableFunction> & Pick<PlannableFunction, 'functionId' | 'type'>,
+): PlannableFunction {
   return {
     workspaceId: 'ws-1',
     displayName: 'Order relay',
@@ -39,7 +41,12 @@ function fn(fields: Partial<PlannableFunction> & Pick<PlannableFunction, 'functi
 }
 
 const relay = fn({ functionId: 'dfn_relay', type: 'DESTINATION', deployedVersion: 1 });
-const masker = fn({ functionId: 'ifnd_masker', type: 'INSERT_DESTINATION', displayName: 'Masker', deployedVersion: 2 });
+const masker = fn({
+  functionId: 'ifnd_masker',
+  type: 'INSERT_DESTINATION',
+  displayName: 'Masker',
+  deployedVersion: 2,
+});
 const shop = fn({ functionId: 'sfn_shop', type: 'SOURCE' });
 const functions = new Map([relay, masker, shop].map((record) => [record.functionId, record]));
 const lookup = (workspaceSlug: string, functionId: string) =>
@@ -63,7 +70,11 @@ describe('planDestinationDelivery', () => {
   });
 
   it("delivers a destination function's instance by invoking its deployed version, not its latest", () => {
-    const record = destination({ destinationSlug: 'dfn_relay-2', catalogSlug: 'dfn_relay', displayName: 'Old name' });
+    const record = destination({
+      destinationSlug: 'dfn_relay-2',
+      catalogSlug: 'dfn_relay',
+      displayName: 'Old name',
+    });
     const plan = planDestinationDelivery(record, lookup)!;
     expect(plan.deliverer).toEqual({
       kind: 'function',
@@ -78,7 +89,10 @@ describe('planDestinationDelivery', () => {
     });
     // The `integrations` object names it by the function's display name; filters apply as to a webhook.
     expect(plan.displayName).toBe('Order relay');
-    expect(plan.capabilities).toEqual({ acceptsHistoricalTimestampsUpToMs: null, destinationFiltersApply: true });
+    expect(plan.capabilities).toEqual({
+      acceptsHistoricalTimestampsUpToMs: null,
+      destinationFiltersApply: true,
+    });
   });
 
   it('refuses, with a reason, a function that is gone, of another kind or of another workspace', () => {
@@ -94,8 +108,10 @@ describe('planDestinationDelivery', () => {
     const wrongKind = (workspaceSlug: string, functionId: string) =>
       functionId === 'dfn_relay' ? { ...relay, type: 'SOURCE' as const } : lookup(workspaceSlug, functionId);
     expect(
-      planDestinationDelivery(destination({ destinationSlug: 'dfn_relay', catalogSlug: 'dfn_relay' }), wrongKind)!
-        .deliverer.kind,
+      planDestinationDelivery(
+        destination({ destinationSlug: 'dfn_relay', catalogSlug: 'dfn_relay' }),
+        wrongKind,
+      )!.deliverer.kind,
     ).toBe('refused');
   });
 

@@ -98,9 +98,7 @@ export class MessageDeliverer {
     }
     const key = prepared.metricsKey;
     const payload = delivery.payload as unknown as NormalizedMessage;
-    const message = context.replay
-      ? prepareReplayMessage(payload, prepared.target.displayName)
-      : payload;
+    const message = context.replay ? prepareReplayMessage(payload, prepared.target.displayName) : payload;
     const decision = decideDelivery(message, prepared.routable, {
       now: new Date(),
       replay: Boolean(context.replay),

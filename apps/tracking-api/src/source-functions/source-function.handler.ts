@@ -56,7 +56,8 @@ export class SourceFunctionHandler {
 
   async handle(request: SourceFunctionRequest): Promise<SourceFunctionAnswer> {
     const writeKey = writeKeyOf(request.b);
-    const source = writeKey === undefined ? undefined : (this.readModel.sourceByWriteKey(writeKey) as FunctionSource);
+    const source =
+      writeKey === undefined ? undefined : (this.readModel.sourceByWriteKey(writeKey) as FunctionSource);
     const fn = source && this.deployedFunctionOf(source);
     if (!source || !fn || writeKey === undefined) {
       return { status: 404, body: { error: 'no source function answers at this URL' } };
@@ -100,7 +101,9 @@ export class SourceFunctionHandler {
     if (emitted.length > MAX_EMITTED_MESSAGES) {
       return {
         status: 400,
-        body: { error: `the function emitted ${emitted.length} messages; at most ${MAX_EMITTED_MESSAGES} are taken` },
+        body: {
+          error: `the function emitted ${emitted.length} messages; at most ${MAX_EMITTED_MESSAGES} are taken`,
+        },
       };
     }
     if (emitted.length === 0) return { status: 200, body: { success: true } };
