@@ -1,4 +1,14 @@
 export * from './function-runner.port';
+export * from './function-outcome.decider';
+export {
+  createFunctionRunner,
+  FUNCTION_TIMEOUT_MS,
+  FUNCTION_MEMORY_MB,
+  FUNCTION_MAX_CODE_BYTES,
+  FUNCTION_WORKERS,
+  type BatchingFunctionRunner,
+  type FunctionRunnerOptions,
+} from './function-runner';
 export * from './function-metrics';
 export * from './function-metrics.prometheus';
 export * from './function-invoker';

@@ -1,0 +1,438 @@
+/**
+ * Function versions in isolated-vm isolates (specs/functions.md §3, §6, §8): one `Isolate` and context
+ * per version (workspace, function, version), never shared, kept in a bounded LRU; the memory limit on
+ * every isolate; a wall-time limit on every invocation, awaited `fetch` included. An invocation that
+ * passes its time, or runs its isolate out of memory, ends the isolate; the next invocation of that
+ * version builds it again (running the code's top-level statements again, under the same limits).
+ *
+ * Invocations of one version run one at a time (a queue per version), in batches: one call into the
+ * isolate runs several invocations, each reported back as it settles, which keeps the cost per
+ * invocation to a few microseconds. What ended an isolate is then known exactly: the invocation under
+ * way gets the timeout or the memory outcome, those after it in the queue are `unavailable` (they only
+ * waited on an isolate another exhausted), those before it keep their results.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import ivm from 'isolated-vm';
+import type {
+  CodeCheck,
+  FunctionEntry,
+  FunctionInvocation,
+  FunctionKind,
+  FunctionResult,
+  FunctionVersion,
+} from '../../function-runner.port';
+import { MESSAGE_HANDLERS } from '../../function-runner.port';
+import type { SandboxFetcher, SandboxFetchRequest } from './sandbox-fetch';
+import { sandboxRuntime, type SandboxRuntimeConfig } from './sandbox.runtime';
+
+export interface SandboxLimits {
+  readonly timeoutMs: number;
+  readonly memoryMb: number;
+  readonly maxCodeBytes: number;
+  /** Isolates kept at once; past it the least recently used one is disposed. */
+  readonly maxIsolates: number;
+}
+
+export const SANDBOX_LOG_LINES = 100;
+export const SANDBOX_LOG_LINE_BYTES = 4 * 1024;
+export const SANDBOX_MAX_FETCHES = 20;
+export const SANDBOX_MAX_EMITTED = 500;
+
+const SANDBOX_RUNTIME_SOURCE = `(${sandboxRuntime.toString()})`;
+const LODASH_SOURCE = readFileSync(require.resolve('lodash/lodash.min.js'), 'utf8');
+const ALL_ENTRIES: readonly FunctionEntry[] = ['onRequest', 'onBatch', ...Object.values(MESSAGE_HANDLERS)];
+const ENTRIES_OF: Record<FunctionKind, readonly FunctionEntry[]> = {
+  SOURCE: ['onRequest'],
+  DESTINATION: ['onBatch', ...Object.values(MESSAGE_HANDLERS)],
+  INSERT_DESTINATION: Object.values(MESSAGE_HANDLERS),
+};
+
+/** The parts of a result the isolate reports (the host adds nothing but the outcome of ends). */
+type Reported = FunctionResult;
+
+interface Run {
+  readonly results: (Reported | undefined)[];
+  /** The invocation under way: the first without a result. */
+  next: number;
+  timer?: NodeJS.Timeout;
+  ended?: 'timeout' | 'memory_exceeded';
+}
+
+/** One function version's isolate, its context and the runtime's functions in it. */
+class LoadedVersion {
+  readonly isolate: ivm.Isolate;
+  readonly abort = new AbortController();
+  runBatch!: ivm.Reference<(json: string) => Promise<void>>;
+  run: Run | undefined;
+  /** The tail of the version's queue. */
+  queue: Promise<unknown> = Promise.resolve();
+  loadFailure: Reported | undefined;
+  loaded!: Promise<void>;
+
+  constructor(memoryMb: number) {
+    this.isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  }
+
+  get ended(): boolean {
+    return this.isolate.isDisposed;
+  }
+
+  end(): void {
+    this.abort.abort();
+    if (!this.isolate.isDisposed) this.isolate.dispose();
+  }
+}
+
+export class IsolatedVmSandboxes {
+  private readonly versions = new Map<string, LoadedVersion>();
+  private readonly counts = { built: 0, timeouts: 0, memoryExceeded: 0 };
+
+  constructor(
+    private readonly limits: SandboxLimits,
+    private readonly fetcher: SandboxFetcher,
+  ) {}
+
+  get stats() {
+    return { isolates: this.versions.size, ...this.counts };
+  }
+
+  /** Runs invocations (any versions); answers in the same order. Never rejects. */
+  async invokeAll(invocations: readonly FunctionInvocation[]): Promise<FunctionResult[]> {
+    const groups = new Map<string, number[]>();
+    invocations.forEach((invocation, index) => {
+      const key = keyOf(invocation.fn);
+      const group = groups.get(key);
+      if (group) group.push(index);
+      else groups.set(key, [index]);
+    });
+    const results: FunctionResult[] = new Array(invocations.length);
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        const answered = await this.invokeVersion(indexes.map((index) => invocations[index]!));
+        indexes.forEach((index, at) => (results[index] = answered[at]!));
+      }),
+    );
+    return results;
+  }
+
+  /** Compiles `code` in a throwaway isolate (nothing of it runs) and finds its entry points. */
+  check(kind: FunctionKind, code: string): CodeCheck {
+    const problem = problemWithCode(code, this.limits.maxCodeBytes);
+    if (problem) return { ok: false, message: problem };
+    const isolate = new ivm.Isolate({ memoryLimit: Math.max(16, this.limits.memoryMb) });
+    try {
+      isolate.compileScriptSync(code, { filename: 'function.js' }).release();
+    } catch (error) {
+      return { ok: false, message: syntaxMessage(error) };
+    } finally {
+      isolate.dispose();
+    }
+    const declared = declaredEntries(code);
+    const handlers = ENTRIES_OF[kind].filter((entry) => declared.has(entry));
+    if (kind === 'SOURCE' && !handlers.includes('onRequest')) {
+      return { ok: false, message: 'a source function must declare `async function onRequest(request, settings)`' };
+    }
+    if (handlers.length === 0) {
+      return {
+        ok: false,
+        message: `the function declares no handler: one of ${ENTRIES_OF[kind].join(', ')} is needed`,
+      };
+    }
+    return { ok: true, handlers };
+  }
+
+  close(): void {
+    for (const loaded of this.versions.values()) loaded.end();
+    this.versions.clear();
+  }
+
+  private invokeVersion(invocations: readonly FunctionInvocation[]): Promise<FunctionResult[]> {
+    const fn = invocations[0]!.fn;
+    const key = keyOf(fn);
+    let loaded = this.versions.get(key);
+    if (loaded && loaded.ended && !loaded.run) {
+      this.versions.delete(key);
+      loaded = undefined;
+    }
+    if (!loaded) {
+      loaded = this.load(fn);
+      this.versions.set(key, loaded);
+      this.evictBeyondLimit();
+    } else {
+      // Most recently used last.
+      this.versions.delete(key);
+      this.versions.set(key, loaded);
+    }
+    const version = loaded;
+    const turn = version.queue.then(() => this.runBatch(version, fn, invocations));
+    version.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private evictBeyondLimit(): void {
+    for (const [key, loaded] of this.versions) {
+      if (this.versions.size <= this.limits.maxIsolates) return;
+      if (loaded.run) continue;
+      this.versions.delete(key);
+      // Let queued invocations of it finish first: they answer unavailable if it is already gone.
+      void loaded.queue.then(() => loaded.end());
+    }
+  }
+
+  private load(fn: FunctionVersion): LoadedVersion {
+    const loaded = new LoadedVersion(this.limits.memoryMb);
+    this.counts.built += 1;
+    loaded.loaded = (async () => {
+      const { isolate } = loaded;
+      const context = await isolate.createContext();
+      const names = hostNames();
+      const jail = context.global;
+      await jail.set(names.fetch, new ivm.Reference((request: SandboxFetchRequest) => this.fetch(loaded, request)));
+      await jail.set(names.url, new ivm.Callback(urlParts));
+      await jail.set(names.hash, new ivm.Callback(hashOf));
+      await jail.set(names.random, new ivm.Callback((length: number) => new Uint8Array(randomBytes(length))));
+      await jail.set(
+        names.done,
+        new ivm.Callback((index: number, json: string) => this.reported(loaded, index, json), { ignored: true }),
+      );
+      const config: SandboxRuntimeConfig = {
+        kind: fn.kind,
+        entries: ALL_ENTRIES,
+        maxLogLines: SANDBOX_LOG_LINES,
+        maxLogBytes: SANDBOX_LOG_LINE_BYTES,
+        maxFetches: SANDBOX_MAX_FETCHES,
+        maxEmitted: SANDBOX_MAX_EMITTED,
+        hostNames: names,
+      };
+      const start = await context.eval(SANDBOX_RUNTIME_SOURCE, { reference: true });
+      const api = (await start.apply(undefined, [config], {
+        arguments: { copy: true },
+        result: { reference: true },
+      })) as ivm.Reference<Record<string, unknown>>;
+      loaded.runBatch = (await api.get('runBatch', { reference: true })) as LoadedVersion['runBatch'];
+      const lodash = await isolate.compileScript(LODASH_SOURCE, { filename: 'lodash.js' });
+      await lodash.run(context, { timeout: this.limits.timeoutMs });
+      lodash.release();
+      let script: ivm.Script;
+      try {
+        script = await isolate.compileScript(fn.code, { filename: `${fn.functionId}.js` });
+      } catch (error) {
+        loaded.loadFailure = unavailable(`the code does not compile: ${syntaxMessage(error)}`);
+        return;
+      }
+      const begun = Date.now();
+      try {
+        await script.run(context, { timeout: this.limits.timeoutMs });
+      } catch (error) {
+        loaded.loadFailure = this.failureOfLoad(loaded, error, Date.now() - begun);
+        return;
+      } finally {
+        script.release();
+      }
+      // Handlers may be `const` declarations: visible to later code of the context, not on its global.
+      const probe = `$0.setHandlers({${ALL_ENTRIES.map((entry) => `${entry}: typeof ${entry} === 'function' ? ${entry} : undefined`).join(', ')}})`;
+      await context.evalClosure(probe, [api.derefInto()], { timeout: this.limits.timeoutMs });
+      api.release();
+    })().catch((error: unknown) => {
+      loaded.loadFailure ??= this.failureOfLoad(loaded, error, 0);
+    });
+    return loaded;
+  }
+
+  /** Top-level code that passed the limits is the function's outcome; anything else is `unavailable`. */
+  private failureOfLoad(loaded: LoadedVersion, error: unknown, elapsedMs: number): Reported {
+    const message = (error as Error)?.message ?? String(error);
+    if (loaded.isolate.isDisposed || /memory limit/i.test(message)) {
+      loaded.end();
+      return { ...emptyLogs(elapsedMs), status: 'memory_exceeded', limitMb: this.limits.memoryMb };
+    }
+    if (/timed out/i.test(message)) {
+      loaded.end();
+      return { ...emptyLogs(elapsedMs), status: 'timeout', limitMs: this.limits.timeoutMs };
+    }
+    // The top-level statements threw: every invocation of this version would throw the same.
+    loaded.end();
+    return {
+      ...emptyLogs(elapsedMs),
+      status: 'threw',
+      name: (error as Error)?.name ?? 'Error',
+      message: message.replace(/ \[[^\]]*\]$/, ''),
+    };
+  }
+
+  private async runBatch(
+    loaded: LoadedVersion,
+    fn: FunctionVersion,
+    invocations: readonly FunctionInvocation[],
+  ): Promise<FunctionResult[]> {
+    await loaded.loaded;
+    if (loaded.loadFailure) return invocations.map(() => loaded.loadFailure!);
+    if (loaded.ended) {
+      return invocations.map(() => unavailable('the isolate ended under another invocation of this version'));
+    }
+    const run: Run = { results: new Array(invocations.length), next: 0 };
+    loaded.run = run;
+    const json = JSON.stringify(
+      invocations.map((invocation) => ({
+        entry: invocation.entry,
+        payload: invocation.payload,
+        settings: invocation.settings,
+      })),
+    );
+    const begun = Date.now();
+    this.arm(loaded, run);
+    let failure: string | undefined;
+    try {
+      await loaded.runBatch.apply(undefined, [json], { arguments: { copy: true }, result: { promise: true } });
+    } catch (error) {
+      failure = (error as Error)?.message ?? String(error);
+    }
+    clearTimeout(run.timer);
+    // Results the isolate reported before it ended are still on their way through the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    loaded.run = undefined;
+    if (failure !== undefined && !run.ended) {
+      run.ended = loaded.isolate.isDisposed || /memory limit/i.test(failure) ? 'memory_exceeded' : undefined;
+      if (run.ended === 'memory_exceeded') this.counts.memoryExceeded += 1;
+      loaded.end();
+    }
+    const elapsed = Date.now() - begun;
+    return invocations.map((_, index) => {
+      const reported = run.results[index];
+      if (reported) return reported;
+      if (index === run.next && run.ended === 'timeout') {
+        return { ...emptyLogs(elapsed), status: 'timeout', limitMs: this.limits.timeoutMs };
+      }
+      if (index === run.next && run.ended === 'memory_exceeded') {
+        return { ...emptyLogs(elapsed), status: 'memory_exceeded', limitMb: this.limits.memoryMb };
+      }
+      return unavailable(
+        run.ended
+          ? 'the isolate ended under another invocation of this version'
+          : `the sandbox failed: ${failure ?? 'no result'}`,
+      );
+    });
+  }
+
+  /** The wall-time limit of the invocation under way: re-armed as each one settles. */
+  private arm(loaded: LoadedVersion, run: Run): void {
+    clearTimeout(run.timer);
+    run.timer = setTimeout(() => {
+      if (loaded.run !== run || run.ended) return;
+      run.ended = 'timeout';
+      this.counts.timeouts += 1;
+      loaded.end();
+    }, this.limits.timeoutMs);
+  }
+
+  private reported(loaded: LoadedVersion, index: number, json: string): void {
+    const run = loaded.run;
+    if (!run || run.ended) return;
+    run.results[index] = JSON.parse(json) as Reported;
+    run.next = index + 1;
+    if (run.next < run.results.length) this.arm(loaded, run);
+  }
+
+  private fetch(loaded: LoadedVersion, request: SandboxFetchRequest) {
+    return this.fetcher.fetch(request, loaded.abort.signal);
+  }
+}
+
+function keyOf(fn: FunctionVersion): string {
+  return `${fn.workspaceId}/${fn.functionId}/${fn.version}`;
+}
+
+function emptyLogs(durationMs: number) {
+  return { logs: [], logsDropped: 0, durationMs };
+}
+
+function unavailable(reason: string): FunctionResult {
+  return { status: 'unavailable', reason, ...emptyLogs(0) };
+}
+
+/** Global names the host functions have until the runtime takes them: unguessable by the code. */
+function hostNames(): SandboxRuntimeConfig['hostNames'] {
+  const tag = randomBytes(8).toString('hex');
+  return {
+    fetch: `__fetch_${tag}`,
+    url: `__url_${tag}`,
+    hash: `__hash_${tag}`,
+    random: `__random_${tag}`,
+    done: `__done_${tag}`,
+  };
+}
+
+const URL_PART_NAMES = ['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+
+/** The sandbox's URL parser: Node's WHATWG parser on copies; `null` for an invalid URL. */
+function urlParts(href: string, base: string | null, key: string | null, value: string | null) {
+  let url: URL;
+  try {
+    url = base === null ? new URL(href) : new URL(href, base);
+  } catch {
+    return null;
+  }
+  if (key !== null && (URL_PART_NAMES as readonly string[]).includes(key)) {
+    try {
+      (url as unknown as Record<string, string>)[key] = String(value);
+    } catch {
+      return null;
+    }
+  }
+  const parts: Record<string, string> = { origin: url.origin };
+  for (const name of URL_PART_NAMES) parts[name] = url[name];
+  return parts;
+}
+
+const HASHES = new Set(['sha1', 'sha256', 'sha512', 'md5']);
+
+function hashOf(algorithm: string, key: Uint8Array | null, data: Uint8Array, encoding: 'hex' | 'base64'): string {
+  if (!HASHES.has(algorithm)) throw new Error(`Digest method not supported: ${algorithm}`);
+  const digest = key === null ? createHash(algorithm) : createHmac(algorithm, key);
+  return digest.update(data).digest(encoding);
+}
+
+/** §6 and §1: size, and a script rather than a module. */
+export function problemWithCode(code: string, maxCodeBytes: number): string | undefined {
+  if (typeof code !== 'string' || code.trim() === '') return 'the code is empty';
+  const bytes = Buffer.byteLength(code, 'utf8');
+  if (bytes > maxCodeBytes) return `the code is ${bytes} bytes, more than the ${maxCodeBytes} allowed`;
+  const lines = statementsOf(code);
+  const moduleLine = lines.findIndex((line) => /^(?:import(?:[ {*'"(]|$)|export[ {*])/.test(line));
+  if (moduleLine >= 0 && !lines[moduleLine]!.startsWith('import(')) {
+    return `a function is a script, not a module: \`import\` and \`export\` are not allowed (line ${moduleLine + 1})`;
+  }
+  return undefined;
+}
+
+/**
+ * The code's lines, comments blanked, whitespace runs made one space, trimmed: where top-level
+ * declarations and module syntax are looked for (nothing of the code runs at check).
+ */
+function statementsOf(code: string): string[] {
+  const blanked = code
+    .replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ' '))
+    .replace(/\/\/[^\n]*/g, '');
+  return blanked.split('\n').map((line) => line.replace(/\s+/g, ' ').trim());
+}
+
+/** Top-level `function onX(` / `async function onX(` / `const onX =` declarations, at a line's start. */
+function declaredEntries(code: string): Set<string> {
+  const found = new Set<string>();
+  const declaration = /^(?:async )?function ?\*? ?(on[A-Z]\w*) ?\(|^(?:const|let|var) (on[A-Z]\w*) ?=/;
+  for (const line of statementsOf(code)) {
+    const match = declaration.exec(line);
+    if (match) found.add((match[1] ?? match[2])!);
+  }
+  return found;
+}
+
+/** isolated-vm's compile errors end with ` [function.js:line:column]`: said in words. */
+function syntaxMessage(error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  const position = / \[[^\]]*?:(\d+):(\d+)\]$/.exec(message);
+  const name = (error as Error)?.name && (error as Error).name !== 'Error' ? `${(error as Error).name}: ` : '';
+  if (!position) return `${name}${message}`;
+  return `${name}${message.slice(0, position.index)} (line ${position[1]}, column ${position[2]})`;
+}

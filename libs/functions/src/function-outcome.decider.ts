@@ -1,0 +1,119 @@
+/**
+ * What a function's result means to its caller (specs/functions.md §5), decided without I/O:
+ * - `decideDestinationOutcome`: a destination function's result as the router's delivery outcome (§5.2);
+ * - `decideInsertOutcome`: an insert function's result, the message that goes on or the outcome (§5.3);
+ * - `decideSourceAnswer`: a source function's result as the HTTP answer of its webhook (§5.1).
+ */
+import type { DeliveryOutcome } from '@tributary/destinations';
+import type { EmittedMessage, FunctionResult } from './function-runner.port';
+
+/** Thrown classes a function uses to say the message is wrong (Segment's "Message Rejected"). */
+const REJECTING_ERRORS = new Set(['ValidationError', 'InvalidEventPayload']);
+
+/** The reason of an insert function that dropped the message. */
+export const INSERT_FUNCTION_DROPPED = 'insert_function: dropped';
+
+const timeoutReason = (limitMs: number) => `function_timeout: exceeded ${limitMs} ms`;
+const MEMORY_REASON = 'function_memory_exceeded';
+const thrown = (name: string, message: string) => `${name}: ${message}`;
+
+/** §5.2: a destination function's result → `delivered | discard | retry | filtered`. */
+export function decideDestinationOutcome(result: FunctionResult): DeliveryOutcome {
+  switch (result.status) {
+    case 'resolved':
+      return { outcome: 'delivered' };
+    case 'no_handler':
+      return { outcome: 'filtered', reason: 'EventNotSupported: the function has no handler for this type' };
+    case 'threw':
+      if (result.name === 'EventNotSupported') {
+        return { outcome: 'filtered', reason: thrown(result.name, result.message) };
+      }
+      if (result.name === 'RetryError') return { outcome: 'retry', reason: thrown(result.name, result.message) };
+      if (REJECTING_ERRORS.has(result.name)) {
+        return { outcome: 'discard', reason: thrown('ValidationError', result.message) };
+      }
+      return { outcome: 'discard', reason: thrown(result.name, result.message) };
+    case 'timeout':
+      return { outcome: 'retry', reason: timeoutReason(result.limitMs) };
+    case 'memory_exceeded':
+      return { outcome: 'discard', reason: MEMORY_REASON };
+    case 'unavailable':
+      return { outcome: 'retry', reason: `function_unavailable: ${result.reason}` };
+  }
+}
+
+/** §5.3: the message that goes on to the destination, or what became of it. */
+export type InsertDecision =
+  | { readonly outcome: 'continue'; readonly message: Record<string, unknown> }
+  | DeliveryOutcome;
+
+export function decideInsertOutcome(
+  result: FunctionResult,
+  original: Readonly<{ messageId: string; type: string }>,
+): InsertDecision {
+  switch (result.status) {
+    case 'resolved': {
+      const value = result.value;
+      if (value === undefined || value === null) return { outcome: 'filtered', reason: INSERT_FUNCTION_DROPPED };
+      if (typeof value !== 'object' || Array.isArray(value)) {
+        return {
+          outcome: 'discard',
+          reason: `TypeError: an insert function must return the event object, got ${Array.isArray(value) ? 'an array' : typeof value}`,
+        };
+      }
+      return {
+        outcome: 'continue',
+        message: { ...(value as Record<string, unknown>), messageId: original.messageId, type: original.type },
+      };
+    }
+    case 'no_handler':
+      return { outcome: 'filtered', reason: INSERT_FUNCTION_DROPPED };
+    case 'threw':
+      if (result.name === 'DropEvent') return { outcome: 'filtered', reason: INSERT_FUNCTION_DROPPED };
+      if (result.name === 'RetryError') return { outcome: 'retry', reason: thrown(result.name, result.message) };
+      if (REJECTING_ERRORS.has(result.name)) {
+        return { outcome: 'discard', reason: thrown('ValidationError', result.message) };
+      }
+      return { outcome: 'discard', reason: thrown(result.name, result.message) };
+    case 'timeout':
+      return { outcome: 'retry', reason: timeoutReason(result.limitMs) };
+    case 'memory_exceeded':
+      return { outcome: 'discard', reason: MEMORY_REASON };
+    case 'unavailable':
+      return { outcome: 'retry', reason: `function_unavailable: ${result.reason}` };
+  }
+}
+
+/** §5.1: the webhook's answer; `emitted` is what to store (only on `200`). */
+export interface SourceAnswer {
+  readonly status: 200 | 400 | 500 | 503;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly emitted: readonly EmittedMessage[];
+}
+
+export function decideSourceAnswer(result: FunctionResult): SourceAnswer {
+  const answer = (status: SourceAnswer['status'], body: Record<string, unknown>, headers = {}): SourceAnswer => ({
+    status,
+    body,
+    headers,
+    emitted: [],
+  });
+  const later = (error: string) => answer(503, { error }, { 'Retry-After': '60' });
+  switch (result.status) {
+    case 'resolved':
+      return { status: 200, body: { success: true }, headers: {}, emitted: result.emitted ?? [] };
+    case 'no_handler':
+      return answer(500, { error: 'EventNotSupported: the function has no onRequest handler' });
+    case 'threw':
+      if (REJECTING_ERRORS.has(result.name)) return answer(400, { error: thrown(result.name, result.message) });
+      if (result.name === 'RetryError') return later(thrown(result.name, result.message));
+      return answer(500, { error: thrown(result.name, result.message) });
+    case 'timeout':
+      return later(timeoutReason(result.limitMs));
+    case 'memory_exceeded':
+      return later(MEMORY_REASON);
+    case 'unavailable':
+      return later(`function_unavailable: ${result.reason}`);
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * `createFunctionRunner`: the `FunctionRunner` of a process (specs/functions.md §5-§8). Functions run
+ * in a lane of forked processes (`FUNCTION_WORKERS`), apart from the caller's event loop and address
+ * space, each holding the isolates of the versions it ran (`adapters/isolated-vm/`). The lane's
+ * watchdog ends a process that stops answering (a native fault, a hung event loop); time and memory
+ * limits of single invocations are kept inside the process, without ending it.
+ */
+import { extname, join } from 'node:path';
+import { systemHostResolver, type HostResolver } from '@tributary/destinations';
+import { ChildProcessLane } from '@tributary/lanes';
+import { RESOLVE_HOST_SERVICE, type FunctionsLaneProgramData } from './adapters/isolated-vm/functions-lane.program';
+import type {
+  CodeCheck,
+  FunctionInvocation,
+  FunctionKind,
+  FunctionResult,
+  FunctionRunner,
+} from './function-runner.port';
+
+export const FUNCTION_TIMEOUT_MS = 5_000;
+export const FUNCTION_MEMORY_MB = 128;
+export const FUNCTION_MAX_CODE_BYTES = 128 * 1024;
+export const FUNCTION_WORKERS = 1;
+/** Isolates (function versions) a process keeps at once. */
+export const FUNCTION_MAX_ISOLATES = 200;
+
+export interface FunctionRunnerOptions {
+  /** `FUNCTION_TIMEOUT`: wall time per invocation, awaited `fetch` included. */
+  readonly timeoutMs?: number;
+  /** `FUNCTION_MEMORY_MB`: each isolate's heap. */
+  readonly memoryMb?: number;
+  /** `FUNCTION_MAX_CODE_BYTES`. */
+  readonly maxCodeBytes?: number;
+  /** `FUNCTION_WORKERS`: processes running functions. */
+  readonly workers?: number;
+  readonly maxIsolates?: number;
+  /**
+   * `TRIBUTARY_EGRESS` and `TRIBUTARY_EGRESS_ALLOW`. Default `public`: tenant code reaches only
+   * public addresses unless the deployment says otherwise.
+   */
+  readonly egress?: { readonly mode?: string; readonly allow?: string };
+  /** Resolves host names for the functions' `fetch` (tests inject their own). */
+  readonly resolver?: HostResolver;
+}
+
+/** The port, plus one lane call for several invocations (what the router sends per batch of messages). */
+export interface BatchingFunctionRunner extends FunctionRunner {
+  /** `invoke` for each, in one call to the lane; answers in the same order; never rejects. */
+  invokeAll(invocations: readonly FunctionInvocation[]): Promise<FunctionResult[]>;
+}
+
+export function createFunctionRunner(options: FunctionRunnerOptions = {}): BatchingFunctionRunner {
+  const timeoutMs = options.timeoutMs ?? FUNCTION_TIMEOUT_MS;
+  const memoryMb = options.memoryMb ?? FUNCTION_MEMORY_MB;
+  const programData: FunctionsLaneProgramData = {
+    limits: {
+      timeoutMs,
+      memoryMb,
+      maxCodeBytes: options.maxCodeBytes ?? FUNCTION_MAX_CODE_BYTES,
+      maxIsolates: options.maxIsolates ?? FUNCTION_MAX_ISOLATES,
+    },
+    egress: { mode: options.egress?.mode ?? 'public', allow: options.egress?.allow ?? '' },
+  };
+  const resolver = options.resolver ?? systemHostResolver;
+  const lane = new ChildProcessLane({
+    name: 'functions',
+    program: join(__dirname, 'adapters', 'isolated-vm', `functions-lane.program${extname(__filename)}`),
+    programData,
+    processes: options.workers ?? FUNCTION_WORKERS,
+    // The process's own heap: isolates have theirs, outside it.
+    heapMb: 256,
+    // A batch's invocations each have the time limit, one after another, after a load under it: the
+    // watchdog is for a process that stopped answering, not for slow functions.
+    callTimeoutMs: Math.max(60_000, timeoutMs * 4),
+    execArgv: ['--no-node-snapshot'],
+    services: { [RESOLVE_HOST_SERVICE]: (hostName: string) => resolver(hostName) },
+  });
+  const laneFailure = (detail: string): FunctionResult => ({
+    status: 'unavailable',
+    reason: `functions lane: ${detail}`,
+    logs: [],
+    logsDropped: 0,
+    durationMs: 0,
+  });
+  const invokeAll = async (invocations: readonly FunctionInvocation[]): Promise<FunctionResult[]> => {
+    if (invocations.length === 0) return [];
+    const outcome = await lane.run<FunctionResult[]>('invokeAll', invocations);
+    if (outcome.ok) return outcome.value;
+    return invocations.map(() => laneFailure(outcome.detail));
+  };
+  return {
+    invokeAll,
+    async invoke(invocation) {
+      return (await invokeAll([invocation]))[0]!;
+    },
+    async check(kind: FunctionKind, code: string): Promise<CodeCheck> {
+      const outcome = await lane.run<CodeCheck>('check', { kind, code });
+      if (outcome.ok) return outcome.value;
+      return { ok: false, message: `the code could not be checked: ${outcome.detail}` };
+    },
+    close: () => lane.close(),
+  };
+}
