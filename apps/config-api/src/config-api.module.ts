@@ -25,6 +25,9 @@ import { LiveEventsModule } from './live-events/live-events.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationCommands } from './destinations/destination.commands';
+import { DestinationCatalog } from './destinations/destination-catalog';
+import { InsertFunctionCommands } from './insert-functions/insert-function.commands';
+import { InsertFunctionsController } from './insert-functions/insert-functions.controller';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FilterPreviewController } from './filter-preview/filter-preview.controller';
 import { FilterCommands } from './filters/filter.commands';
@@ -85,6 +88,7 @@ export class ConfigApiModule {
         SourcesController,
         DestinationsController,
         FiltersController,
+        InsertFunctionsController,
         FilterPreviewController,
         TrackingPlansController,
         ReplaysController,
@@ -130,6 +134,8 @@ export class ConfigApiModule {
         ReplayCommands,
         RegulationCommands,
         DestinationConfigMapper,
+        DestinationCatalog,
+        InsertFunctionCommands,
         InstanceBootstrapService,
         SourceConnectionsHandler,
         // The Public API's budget is its own, apart from `/v1beta`'s.
