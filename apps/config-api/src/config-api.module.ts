@@ -8,6 +8,7 @@ import {
   RateLimiter,
   ServedSurface,
 } from '@tributary/platform';
+import type { FunctionLimits } from '@tributary/config-domain';
 import { FunctionRunnerModule } from '@tributary/functions';
 import { ZodValidationPipe } from 'nestjs-zod';
 import { AccessTokenCommands } from './access-tokens/access-token.commands';
@@ -48,6 +49,11 @@ import { SourceConnectionsHandler } from './tracking-plans/source-connections.ha
 import { TrackingPlanCommands } from './tracking-plans/tracking-plan.commands';
 import { TrackingPlansController } from './tracking-plans/tracking-plans.controller';
 import { UnimplementedController } from './unimplemented/unimplemented.controller';
+import { FunctionLogsController } from './function-logs/function-logs.controller';
+import { FUNCTION_LIMITS, FunctionCommands } from './functions/function.commands';
+import { FunctionsController } from './functions/functions.controller';
+import { PublicFunctionsController } from './public-api/public-functions.controller';
+import { FunctionLogsEraser } from './function-logs/function-logs.eraser';
 import { ViolationsController } from './violations/violations.controller';
 import { WorkspaceCommands } from './workspaces/workspace.commands';
 import { WorkspacesController } from './workspaces/workspaces.controller';
@@ -96,6 +102,8 @@ export class ConfigApiModule {
         RegulationsController,
         AuditEventsController,
         ViolationsController,
+        FunctionsController,
+        FunctionLogsController,
         UnimplementedController,
         PublicWorkspaceController,
         PublicCatalogController,
@@ -105,6 +113,7 @@ export class ConfigApiModule {
         PublicTrackingPlansController,
         PublicLabelsController,
         PublicRegulationsController,
+        PublicFunctionsController,
         PublicUnservedController,
       ],
       providers: [
@@ -124,6 +133,14 @@ export class ConfigApiModule {
           } satisfies WorkspaceQuotaLimits,
         },
         WorkspaceQuotas,
+        {
+          provide: FUNCTION_LIMITS,
+          useValue: {
+            maxCodeBytes: environment.FUNCTION_MAX_CODE_BYTES,
+            maxFunctions: environment.WORKSPACE_MAX_FUNCTIONS,
+          } satisfies FunctionLimits,
+        },
+        FunctionCommands,
         TrackingPlanCommands,
         SourceCommands,
         DestinationCommands,
@@ -138,6 +155,7 @@ export class ConfigApiModule {
         InsertFunctionCommands,
         InstanceBootstrapService,
         SourceConnectionsHandler,
+        FunctionLogsEraser,
         // The Public API's budget is its own, apart from `/v1beta`'s.
         {
           provide: PUBLIC_API_RATE_LIMITER,

@@ -10,6 +10,7 @@ import { DeliveryMetricsController } from './delivery-metrics/delivery-metrics.c
 import { RouterMetricsCollector } from './delivery-metrics/router-metrics.collector';
 import { DestinationConsumers } from './destination-consumers/destination-consumers.service';
 import { DeliveryTargets } from './destination-consumers/delivery-targets.service';
+import { FunctionMetricsController } from './function-metrics/function-metrics.controller';
 import { DestinationDeliveries } from './destination-consumers/destination-deliveries.service';
 import { MessageDeliverer } from './destination-consumers/message-deliverer.service';
 import { JobLeases } from './job-leases/job-leases';
@@ -20,15 +21,21 @@ import { ReplayRunner } from './replays/replay-runner.service';
 
 /**
  * The router: one consumer per destination, replays and dead-letter redrives; with its Config API
- * routes for dead letters and delivery metrics. Needs `ConfigProjectionsModule`, `EventLogModule`,
- * `SecretBoxModule` and `MetricsModule`; its routes use the Config API's authentication (`ConfigApiAccessModule`).
+ * routes for dead letters, delivery metrics and function metrics. Needs `ConfigProjectionsModule`,
+ * `EventLogModule`, `SecretBoxModule`, `MetricsModule` and `FunctionMetricsModule`; its routes use
+ * the Config API's authentication (`ConfigApiAccessModule`).
  */
 @Module({})
 export class RouterModule {
   static register(environment: Environment): DynamicModule {
     return {
       module: RouterModule,
-      controllers: [DeadLettersController, DeliveryMetricsController, MessageDeliveriesController],
+      controllers: [
+        DeadLettersController,
+        DeliveryMetricsController,
+        FunctionMetricsController,
+        MessageDeliveriesController,
+      ],
       providers: [
         { provide: ENVIRONMENT, useValue: environment },
         { provide: DeliveryMetrics, useFactory: () => new DeliveryMetrics() },

@@ -124,7 +124,12 @@ describe('registerFunctionMetrics', () => {
     );
     expect(invocations).toHaveLength(3 * 6);
 
-    const durations = await valuesOf(registry, 'tributary_function_duration_seconds');
+    // Histogram values carry the series name (`_bucket`, `_sum`, `_count`), which the type leaves out.
+    const durations = (await valuesOf(registry, 'tributary_function_duration_seconds')) as Array<{
+      metricName?: string;
+      labels: Record<string, string | number>;
+      value: number;
+    }>;
     const countOf = (kind: string) =>
       durations.find(
         (value) =>

@@ -3,7 +3,7 @@ import { All } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
 /**
- * Surfaces of v1beta that Tributary does not offer (docs/config-api.md §2.9: functions, IAM,
+ * Surfaces of v1beta that Tributary does not offer (docs/config-api.md §2.9: functions' preview, IAM,
  * OAuth apps of the legacy kind; §2.8 time series of delivery metrics, whose shapes no source
  * shows). They answer 501, code 12, so a client learns "not implemented" rather than "no such path".
  */
@@ -11,8 +11,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 @ConfigApiController('v1beta')
 export class UnimplementedController {
   @All([
-    'workspaces/:workspace/functions',
-    'workspaces/:workspace/functions/*',
+    // Not served yet: a function's test run. Its logs are the Config API's, its metrics the router's.
+    'workspaces/:workspace/functions/preview',
     'workspaces/:workspace/roles',
     'workspaces/:workspace/roles/*',
     'workspaces/:workspace/invites',

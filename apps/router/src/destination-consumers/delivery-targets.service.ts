@@ -7,7 +7,6 @@ import {
   type Deliverer,
   type DestinationDeliveryPlan,
   type FunctionLookup,
-  type InsertFunctionInstance,
   isPlanCurrent,
   planDestinationDelivery,
 } from './destination-delivery.planner';
@@ -27,8 +26,6 @@ export interface DeliveryTarget {
   readonly displayName: string;
   readonly capabilities: DestinationDeliveryPlan['capabilities'];
 }
-
-type RecordWithInsertFunction = DestinationRecord & { readonly insertFunction?: InsertFunctionInstance };
 
 /**
  * The delivery target of each destination, made once per config version rather than per message:
@@ -50,8 +47,7 @@ export class DeliveryTargets {
   }
 
   /** Undefined when nothing in this build can deliver for the destination (see `planDestinationDelivery`). */
-  targetOf(destination: DestinationRecord): DeliveryTarget | undefined {
-    const record = destination as RecordWithInsertFunction;
+  targetOf(record: DestinationRecord): DeliveryTarget | undefined {
     const cached = this.targets.get(record);
     if (cached && isPlanCurrent(cached.plan, record, this.functionOf)) return cached.target;
     const plan = planDestinationDelivery(record, this.functionOf);

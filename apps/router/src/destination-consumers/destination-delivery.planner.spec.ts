@@ -2,13 +2,10 @@ import type { DestinationRecord } from '@tributary/config-domain';
 import {
   isPlanCurrent,
   planDestinationDelivery,
-  type InsertFunctionInstance,
   type PlannableFunction,
 } from './destination-delivery.planner';
 
-function destination(
-  fields: Partial<DestinationRecord> & { insertFunction?: InsertFunctionInstance } = {},
-): DestinationRecord & { insertFunction?: InsertFunctionInstance } {
+function destination(fields: Partial<DestinationRecord> = {}): DestinationRecord {
   return {
     workspaceSlug: 'acme',
     sourceSlug: 'web',
@@ -38,6 +35,11 @@ function fn(
     ],
     ...fields,
   };
+}
+
+function insertFunction(functionId: string, enabled: boolean, config: Record<string, unknown>) {
+  const time = '2026-01-01T00:00:00Z';
+  return { functionId, enabled, config, createTime: time, updateTime: time };
 }
 
 const relay = fn({ functionId: 'dfn_relay', type: 'DESTINATION', deployedVersion: 1 });
@@ -118,7 +120,7 @@ describe('planDestinationDelivery', () => {
   it('puts an enabled insert function in front, with its deployed version and instance name', () => {
     const config = { mask: 'email' };
     const plan = planDestinationDelivery(
-      destination({ insertFunction: { functionId: 'ifnd_masker', enabled: true, config } }),
+      destination({ insertFunction: insertFunction('ifnd_masker', true, config) }),
       lookup,
     )!;
     expect(plan.deliverer).toEqual({ kind: 'adapter', catalogSlug: 'webhooks' });
@@ -137,14 +139,14 @@ describe('planDestinationDelivery', () => {
 
   it('passes messages by a disabled insert function, and refuses to deliver past a missing one', () => {
     const disabled = planDestinationDelivery(
-      destination({ insertFunction: { functionId: 'ifnd_gone', enabled: false, config: {} } }),
+      destination({ insertFunction: insertFunction('ifnd_gone', false, {}) }),
       lookup,
     )!;
     expect(disabled.insertFunction).toBeUndefined();
     expect(disabled.deliverer.kind).toBe('adapter');
 
     const missing = planDestinationDelivery(
-      destination({ insertFunction: { functionId: 'ifnd_gone', enabled: true, config: {} } }),
+      destination({ insertFunction: insertFunction('ifnd_gone', true, {}) }),
       lookup,
     )!;
     expect(missing.deliverer).toEqual({
@@ -152,7 +154,7 @@ describe('planDestinationDelivery', () => {
       reason: 'insert function ifnd_gone is not a deployed insert function of the workspace',
     });
     const notAnInsertFunction = planDestinationDelivery(
-      destination({ insertFunction: { functionId: 'dfn_relay', enabled: true, config: {} } }),
+      destination({ insertFunction: insertFunction('dfn_relay', true, {}) }),
       lookup,
     )!;
     expect(notAnInsertFunction.deliverer.kind).toBe('refused');
@@ -164,7 +166,7 @@ describe('isPlanCurrent', () => {
     const record = destination({
       destinationSlug: 'dfn_relay',
       catalogSlug: 'dfn_relay',
-      insertFunction: { functionId: 'ifnd_masker', enabled: true, config: {} },
+      insertFunction: insertFunction('ifnd_masker', true, {}),
     });
     const current = new Map(functions);
     const currentLookup = (_: string, functionId: string) => current.get(functionId);

@@ -14,13 +14,6 @@ export interface PlannableFunction {
   readonly versions: readonly { readonly version: number; readonly code: string }[];
 }
 
-/** The destination's insert function as its record keeps it (docs/functions.md §4, "Instances"). */
-export interface InsertFunctionInstance {
-  readonly functionId: string;
-  readonly enabled: boolean;
-  readonly config: Record<string, unknown>;
-}
-
 /**
  * Who sends a message once routing let it through: a catalog entry's adapter, a destination function,
  * or nobody, with the reason each message is discarded for (its function is gone or of another kind),
@@ -77,7 +70,7 @@ export function destinationFunctionIdOf(record: Pick<DestinationRecord, 'catalog
 }
 
 export function planDestinationDelivery(
-  record: DestinationRecord & { readonly insertFunction?: InsertFunctionInstance },
+  record: DestinationRecord,
   functionOf: FunctionLookup,
 ): DestinationDeliveryPlan | undefined {
   const madeFrom = functionsNamedBy(record, functionOf);
@@ -128,7 +121,7 @@ export function planDestinationDelivery(
 /** Whether a plan still stands: the functions it was made from are still the read model's records. */
 export function isPlanCurrent(
   plan: DestinationDeliveryPlan,
-  record: DestinationRecord & { readonly insertFunction?: InsertFunctionInstance },
+  record: DestinationRecord,
   functionOf: FunctionLookup,
 ): boolean {
   const [destinationFunction, insertFunction] = functionsNamedBy(record, functionOf);
@@ -137,7 +130,7 @@ export function isPlanCurrent(
 
 /** The destination function and the enabled insert function a destination names, as the read model has them now. */
 function functionsNamedBy(
-  record: DestinationRecord & { readonly insertFunction?: InsertFunctionInstance },
+  record: DestinationRecord,
   functionOf: FunctionLookup,
 ): readonly [PlannableFunction | undefined, PlannableFunction | undefined] {
   const functionId = destinationFunctionIdOf(record);
