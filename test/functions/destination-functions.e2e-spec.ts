@@ -3,13 +3,19 @@
 // receiver the function calls with `fetch`.
 import { configApi } from '../support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../support/tributary-test-instance';
-import { createWorkspaceAndSource, pollUntil, type TestSource } from '../support/tracking-e2e.kit';
+import {
+  createSource,
+  createWorkspaceAndSource,
+  pollUntil,
+  type TestSource,
+} from '../support/tracking-e2e.kit';
 import { destinationName, sendBatch, trackMessage } from '../../apps/router/test/router-e2e.kit';
 import {
   createFunction,
   createFunctionDestination,
   FetchReceiver,
   FUNCTION_ENVIRONMENT,
+  MEMORY_BOMB,
   outcomesOf,
   type MessageOutcome,
 } from './functions-e2e.kit';
@@ -35,11 +41,14 @@ async function onTrack(event, settings) {
 `;
 
 const STUCK = `async function onTrack(event) { while (true) {} }`;
-const GREEDY = `async function onTrack(event) { const kept = []; while (true) kept.push(new Array(1e6).fill(event.messageId)); }`;
+const GREEDY = `async function onTrack(event) { ${MEMORY_BOMB} }`;
 
 describe('destination functions', () => {
   let t: TributaryTestInstance;
   let source: TestSource;
+  /** Sources of their own for the stuck and the greedy function: each gets only its one message. */
+  let stuckSource: TestSource;
+  let greedySource: TestSource;
   let receiver: FetchReceiver;
   let relayId: string;
   let stuckId: string;
@@ -56,8 +65,10 @@ describe('destination functions', () => {
     stuckId = await createFunction(t, source.workspaceSlug, 'DESTINATION', STUCK);
     greedyId = await createFunction(t, source.workspaceSlug, 'DESTINATION', GREEDY);
     await createFunctionDestination(t, source, relayId, { endpoint: receiver.url, apiKey: 'k-123' });
-    await createFunctionDestination(t, source, stuckId);
-    await createFunctionDestination(t, source, greedyId);
+    stuckSource = await createSource(t, { slug: source.workspaceSlug, id: source.workspaceId });
+    greedySource = await createSource(t, { slug: source.workspaceSlug, id: source.workspaceId });
+    await createFunctionDestination(t, stuckSource, stuckId);
+    await createFunctionDestination(t, greedySource, greedyId);
   }, 60_000);
 
   afterAll(async () => {
@@ -69,12 +80,22 @@ describe('destination functions', () => {
     destinationSlug: string,
     messageIds: string[],
     timeoutMs = 20_000,
+    of: TestSource = source,
+  ): Promise<Map<string, MessageOutcome>> {
+    return settledOutcomesOf(of, destinationSlug, messageIds, timeoutMs);
+  }
+
+  async function settledOutcomesOf(
+    of: TestSource,
+    destinationSlug: string,
+    messageIds: string[],
+    timeoutMs = 20_000,
   ): Promise<Map<string, MessageOutcome>> {
     const { value } = await pollUntil(
       `${messageIds.length} final outcomes at ${destinationSlug}`,
       timeoutMs,
       async () => {
-        const outcomes = await outcomesOf(t, source, destinationSlug, messageIds);
+        const outcomes = await outcomesOf(t, of, destinationSlug, messageIds);
         const final = messageIds.every((id) => {
           const outcome = outcomes.get(id)?.outcome;
           return outcome !== undefined && outcome !== 'retried';
@@ -152,20 +173,23 @@ describe('destination functions', () => {
   it('retries an invocation past its time limit, and discards one past its memory limit', async () => {
     const stuck = trackMessage({ event: 'Spin' });
     const greedy = trackMessage({ event: 'Hoard' });
-    await sendBatch(t, source, [stuck, greedy]);
+    await sendBatch(t, stuckSource, [stuck]);
+    await sendBatch(t, greedySource, [greedy]);
 
     const { value: stuckOutcome } = await pollUntil('the stuck invocation is retried', 15_000, async () => {
-      const outcome = (await outcomesOf(t, source, stuckId, [stuck.messageId])).get(stuck.messageId);
+      const outcome = (await outcomesOf(t, stuckSource, stuckId, [stuck.messageId])).get(stuck.messageId);
       return outcome?.outcome === 'retried' ? outcome : undefined;
     });
-    expect(stuckOutcome.detail).toMatch(/^function_timeout: exceeded 1000 ms$/);
+    expect(stuckOutcome.detail).toMatch(/^function_timeout: exceeded 3000 ms$/);
 
-    const greedyOutcome = (await settledOutcomes(greedyId, [greedy.messageId])).get(greedy.messageId);
+    const greedyOutcome = (await settledOutcomes(greedyId, [greedy.messageId], 20_000, greedySource)).get(
+      greedy.messageId,
+    );
     expect(greedyOutcome).toEqual({ outcome: 'discarded', detail: 'function_memory_exceeded' });
 
     // The timeout is retried within the window and then dead-lettered, like any retry.
     const { value: letters } = await pollUntil('the stuck message is dead-lettered', 30_000, async () => {
-      const response = await configApi(t, 'GET', `${destinationName(source, stuckId)}/dead-letters`);
+      const response = await configApi(t, 'GET', `${destinationName(stuckSource, stuckId)}/dead-letters`);
       return response.body.dead_letters?.length > 0 ? response.body.dead_letters : undefined;
     });
     expect(letters[0]).toMatchObject({

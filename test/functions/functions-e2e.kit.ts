@@ -17,13 +17,13 @@ export interface SettingDeclaration {
 }
 
 /**
- * Short limits for the suites: a 1 s wall time (the least `FUNCTION_TIMEOUT` takes) and 64 MB
- * isolates, so the busy loop and the memory bomb end quickly. Loopback egress is open by default
+ * Short limits for the suites: a 3 s wall time (a memory bomb needs a moment of garbage collection
+ * before its isolate gives up) and 32 MB isolates, so the busy loop and the memory bomb end quickly. Loopback egress is open by default
  * (`TRIBUTARY_EGRESS=open`), which is how the functions reach the test's receiver.
  */
 export const FUNCTION_ENVIRONMENT = {
-  FUNCTION_TIMEOUT: '1s',
-  FUNCTION_MEMORY_MB: '64',
+  FUNCTION_TIMEOUT: '3s',
+  FUNCTION_MEMORY_MB: '32',
   CONFIG_API_RATE_LIMIT: '100000',
 };
 
@@ -212,3 +212,6 @@ export async function outcomesOf(
   }
   return outcomes;
 }
+
+/** A handler body that allocates until its isolate runs out of memory. */
+export const MEMORY_BOMB = "const kept = []; for (;;) kept.push('x'.repeat(1 << 20) + kept.length);";
