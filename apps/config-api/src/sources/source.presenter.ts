@@ -1,8 +1,57 @@
 import { sourceName, workspaceName } from '@tributary/contracts';
 import { SchemaConfig, SourceRecord, writeKeysOf } from '@tributary/config-domain';
+import type { CatalogDestinationDefinition } from '@tributary/destinations';
+import { presentSettingValue } from '../destinations/destination.presenter';
 import { withMilliseconds } from '../shared/timestamps';
 
-export function presentSource(source: SourceRecord) {
+/** What a source function's presentation needs beyond the source: its function and where its URL starts. */
+export interface SourceFunctionContext {
+  /** The source's function as a catalog entry (its deployed version's settings). */
+  entry: CatalogDestinationDefinition | undefined;
+  /** `PUBLIC_BASE_URL`, or the scheme and host of the request, without a trailing `/`. */
+  baseUrl: string;
+}
+
+/**
+ * The source; a source function also shows its `function_config` (every declared setting, sensitive
+ * ones masked) and `webhook_url`, the address its function answers at, keyed by the oldest live write
+ * key (docs/functions.md §4, §5.1).
+ */
+export function presentSource(source: SourceRecord, functionContext?: SourceFunctionContext) {
+  return {
+    ...presentPlainSource(source),
+    ...(source.functionId !== undefined &&
+      functionContext !== undefined && {
+        function_config: (functionContext.entry?.settings ?? []).map((setting) => ({
+          name: setting.key,
+          display_name: setting.displayName,
+          value: presentSettingValue(
+            source.functionId!,
+            setting,
+            source.functionConfig?.[setting.key] ?? setting.defaultValue,
+          ),
+          type: setting.type,
+        })),
+        webhook_url: functionWebhookUrl(functionContext.baseUrl, writeKeysOf(source)[0]),
+      }),
+  };
+}
+
+/** `<base>/v1/fn?b=<base64url of the write key>`: the tracking API's source-function endpoint. */
+export function functionWebhookUrl(baseUrl: string, writeKey: string): string {
+  return `${baseUrl}/v1/fn?b=${Buffer.from(writeKey).toString('base64url')}`;
+}
+
+/** `PUBLIC_BASE_URL` (a path prefix kept, trailing `/` dropped), or the request's scheme and host. */
+export function publicBaseUrl(
+  configured: string | undefined,
+  request: { protocol: string; host: string },
+): string {
+  if (configured !== undefined) return configured.replace(/(?<!\/)\/+$/, '');
+  return `${request.protocol === 'http' ? 'http' : 'https'}://${request.host}`;
+}
+
+function presentPlainSource(source: SourceRecord) {
   return {
     name: sourceName(source),
     parent: workspaceName(source.workspaceSlug),

@@ -5,9 +5,9 @@ import {
   SourceInPath,
   WorkspaceInPath,
 } from '@tributary/config-api-access';
-import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Delete, Get, Inject, Param, Patch, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { WorkspaceRecord } from '@tributary/config-domain';
+import type { SourceRecord, WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel, SourceView } from '@tributary/config-projections';
 import {
   CreateSourceRequestSchema,
@@ -15,10 +15,13 @@ import {
   UpdateSourceRequestSchema,
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
+import type { FastifyRequest } from 'fastify';
 import { createZodDto } from 'nestjs-zod';
+import { DestinationCatalog } from '../destinations/destination-catalog';
 import { paginate, PageRequest } from '../shared/pagination';
 import { SourceCommands } from './source.commands';
-import { presentSchemaConfig, presentSource } from './source.presenter';
+import { presentSchemaConfig, presentSource, publicBaseUrl } from './source.presenter';
 
 class CreateSourceDto extends createZodDto(CreateSourceRequestSchema) {}
 class UpdateSchemaConfigDto extends createZodDto(UpdateSchemaConfigRequestSchema) {}
@@ -36,15 +39,24 @@ export class SourcesController {
     private readonly readModel: ConfigReadModel,
     private readonly sources: SourceCommands,
     private readonly lookup: ResourceLookup,
+    private readonly catalog: DestinationCatalog,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
   @Get()
-  list(@WorkspaceInPath() workspace: WorkspaceRecord, @Query() query: PageRequest) {
+  list(
+    @WorkspaceInPath() workspace: WorkspaceRecord,
+    @Query() query: PageRequest,
+    @Req() request: FastifyRequest,
+  ) {
     const sources = this.readModel
       .listSources(workspace.slug)
       .sort((a, b) => a.source.sourceSlug.localeCompare(b.source.sourceSlug));
     const { page, nextPageToken } = paginate(sources, query);
-    return { sources: page.map((view) => presentSource(view.source)), next_page_token: nextPageToken };
+    return {
+      sources: page.map((view) => this.present(view.source, request)),
+      next_page_token: nextPageToken,
+    };
   }
 
   @Post()
@@ -52,24 +64,27 @@ export class SourcesController {
     @Param('workspace') workspaceSlug: string,
     @Body() body: CreateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
+    @Req() request: FastifyRequest,
   ) {
     const sourceSlug = await this.sources.create(workspaceSlug, body.source, metadata);
-    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
+    return this.present(this.lookup.source(workspaceSlug, sourceSlug).source, request);
   }
 
   @Get(':source')
-  get(@SourceInPath() { source }: SourceView) {
-    return presentSource(source);
+  get(@SourceInPath() { source }: SourceView, @Req() request: FastifyRequest) {
+    return this.present(source, request);
   }
 
   @Patch(':source')
   async update(
-    @SourceInPath() { source: { workspaceSlug, sourceSlug } }: SourceView,
+    @SourceInPath() { source }: SourceView,
     @Body() body: UpdateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
+    @Req() request: FastifyRequest,
   ) {
-    await this.sources.update(workspaceSlug, sourceSlug, body, metadata);
-    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source);
+    const { workspaceSlug, sourceSlug } = source;
+    await this.sources.update(source, body, metadata);
+    return this.present(this.lookup.source(workspaceSlug, sourceSlug).source, request);
   }
 
   @Put(':source')
@@ -77,8 +92,9 @@ export class SourcesController {
     @SourceInPath() view: SourceView,
     @Body() body: UpdateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
+    @Req() request: FastifyRequest,
   ) {
-    return this.update(view, body, metadata);
+    return this.update(view, body, metadata, request);
   }
 
   @Delete(':source')
@@ -113,5 +129,13 @@ export class SourcesController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     return this.updateSchemaConfig(view, body, metadata);
+  }
+
+  private present(source: SourceRecord, request: FastifyRequest) {
+    if (source.functionId === undefined) return presentSource(source);
+    return presentSource(source, {
+      entry: this.catalog.functionEntry(source.workspaceSlug, source.functionId, 'SOURCE'),
+      baseUrl: publicBaseUrl(this.environment.PUBLIC_BASE_URL, request),
+    });
   }
 }
