@@ -116,7 +116,9 @@ export async function createFunctionSource(
   const response = await configApi(t, 'POST', `${workspaceName(workspace.slug)}/sources`, {
     source: {
       name: sourceName({ workspaceSlug: workspace.slug, sourceSlug }),
-      catalog_name: `catalog/sources/${functionId}`,
+      // The bare id: the Config API does not yet read `catalog/sources/sfn_…` (its catalog-name
+      // pattern takes lower-case slugs only).
+      catalog_name: functionId,
       function_config: Object.entries(functionConfig).map(([name, value]) => ({ name, value })),
     },
   });
