@@ -47,7 +47,8 @@
  * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,
  * `delivery` = phases 3-4 with the steady load, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
  * delivery against the same requests from a plain client (and webhooks), `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
- * BENCH_ACTIONS_CONCURRENCY (16), and `dedupe` = phase 6),
+ * BENCH_ACTIONS_CONCURRENCY (16), `functions`: webhook delivery through a pass-through insert function
+ * against without, alternating BENCH_ROUNDS rounds, `insert-function.phase.ts`, and `dedupe` = phase 6),
  * `postgres` = the PostgreSQL phase alone (`delivery` runs it too, after its own phases;
  * BENCH_POSTGRES_MESSAGES (40000) messages of backlog, drained by a replay, `postgres.phase.ts`),
  * BENCH_DEDUPE_IDS (2000000), BENCH_DEDUPE_REST_SECONDS (10), BENCH_DEDUPE_GUARD_WINDOW (10s: the server's DEDUPE_GUARD_WINDOW),
@@ -93,6 +94,7 @@ import {
 } from './jetstream-ceiling.phase';
 import { BenchWebhookReceiver } from './webhook-receiver';
 import { measureActionsDelivery, printActionsTable } from './actions-delivery.phase';
+import { measureInsertFunction, printInsertFunction } from './insert-function.phase';
 
 const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
@@ -109,6 +111,7 @@ const PHASE_GROUPS = [
   'postgres',
   'config',
   'actions',
+  'functions',
   'dedupe',
 ] as const;
 /** Goal of `ratio suppression/ingest`: checking 10,000 suppressed users costs ingest at most 3 %. */
@@ -578,6 +581,23 @@ async function main(): Promise<void> {
     );
     printActionsTable(actions, ACTIONS_GOAL_RATIO);
     Object.assign(results, { actions });
+    writeResults();
+  }
+
+  if (runs('functions')) {
+    console.log(
+      'functions: webhook delivery through a pass-through insert function against without, alternating ...',
+    );
+    const functions = await measureInsertFunction({
+      baseUrl: server.baseUrl,
+      adminToken,
+      workspace: WORKSPACE,
+      sharedSecret: randomBytes(16).toString('hex'),
+      settings: { ...settings, seconds: settings.deliverySeconds },
+    });
+    printInsertFunction(functions);
+    failures.push(...functions.failures);
+    Object.assign(results, { functions });
     writeResults();
   }
 

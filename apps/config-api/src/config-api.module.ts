@@ -8,6 +8,8 @@ import {
   RateLimiter,
   ServedSurface,
 } from '@tributary/platform';
+import type { FunctionLimits } from '@tributary/config-domain';
+import { FunctionRunnerModule } from '@tributary/functions';
 import { ZodValidationPipe } from 'nestjs-zod';
 import { AccessTokenCommands } from './access-tokens/access-token.commands';
 import { AccessTokensController } from './access-tokens/access-tokens.controller';
@@ -24,13 +26,14 @@ import { LiveEventsModule } from './live-events/live-events.module';
 import { CatalogController } from './catalog/catalog.controller';
 import { DestinationConfigMapper } from './destinations/destination-config';
 import { DestinationCommands } from './destinations/destination.commands';
+import { DestinationCatalog } from './destinations/destination-catalog';
+import { InsertFunctionCommands } from './insert-functions/insert-function.commands';
+import { InsertFunctionsController } from './insert-functions/insert-functions.controller';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FilterPreviewController } from './filter-preview/filter-preview.controller';
 import { FunctionPreviewController } from './functions/function-preview.controller';
 import { FUNCTION_LIMITS, FunctionCommands } from './functions/function.commands';
 import { FunctionsController } from './functions/functions.controller';
-import { FUNCTION_RUNNER, createFunctionRunner } from '@tributary/functions';
-import type { FunctionLimits } from '@tributary/config-domain';
 import { FilterCommands } from './filters/filter.commands';
 import { FiltersController } from './filters/filters.controller';
 import {
@@ -92,6 +95,7 @@ export class ConfigApiModule {
         SourcesController,
         DestinationsController,
         FiltersController,
+        InsertFunctionsController,
         FilterPreviewController,
         // The preview's static path before the function routes' `:function`.
         FunctionPreviewController,
@@ -139,21 +143,6 @@ export class ConfigApiModule {
             maxFunctions: environment.WORKSPACE_MAX_FUNCTIONS,
           } satisfies FunctionLimits,
         },
-        {
-          // Checks code at create and update, and runs previews, in the deployment's function lane;
-          // ended with the process.
-          provide: FUNCTION_RUNNER,
-          useFactory: () => {
-            const runner = createFunctionRunner({
-              timeoutMs: environment.FUNCTION_TIMEOUT,
-              memoryMb: environment.FUNCTION_MEMORY_MB,
-              maxCodeBytes: environment.FUNCTION_MAX_CODE_BYTES,
-              workers: environment.FUNCTION_WORKERS,
-              egress: { mode: environment.TRIBUTARY_EGRESS, allow: environment.TRIBUTARY_EGRESS_ALLOW },
-            });
-            return Object.assign(runner, { onApplicationShutdown: () => runner.close() });
-          },
-        },
         FunctionCommands,
         TrackingPlanCommands,
         SourceCommands,
@@ -165,6 +154,8 @@ export class ConfigApiModule {
         ReplayCommands,
         RegulationCommands,
         DestinationConfigMapper,
+        DestinationCatalog,
+        InsertFunctionCommands,
         InstanceBootstrapService,
         SourceConnectionsHandler,
         FunctionLogsEraser,
@@ -190,7 +181,8 @@ export function configApiSurface(environment: Environment): ServedSurface {
   const errorFilter = new ConfigApiErrorFilter();
   const publicApiErrorFilter = new PublicApiErrorFilter();
   return {
-    imports: [ConfigApiModule.register(environment)],
+    // Code checks and previews: one function runner per process, shared with the other surfaces.
+    imports: [FunctionRunnerModule.register(environment), ConfigApiModule.register(environment)],
     providers: [
       {
         provide: CONFIG_PROJECTION_METRICS,

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import { ConfigApiAccessModule, ConfigApiErrorFilter } from '@tributary/config-api-access';
+import { FunctionRunnerModule } from '@tributary/functions';
 import { Environment, ENVIRONMENT, ServedSurface } from '@tributary/platform';
 import { DeadLetterRedriver } from './dead-letters/dead-letter-redriver.service';
 import { DeadLettersController } from './dead-letters/dead-letters.controller';
@@ -8,6 +9,7 @@ import { DeliveryMetrics } from './delivery-metrics/delivery-metrics';
 import { DeliveryMetricsController } from './delivery-metrics/delivery-metrics.controller';
 import { RouterMetricsCollector } from './delivery-metrics/router-metrics.collector';
 import { DestinationConsumers } from './destination-consumers/destination-consumers.service';
+import { DeliveryTargets } from './destination-consumers/delivery-targets.service';
 import { FunctionMetricsController } from './function-metrics/function-metrics.controller';
 import { DestinationDeliveries } from './destination-consumers/destination-deliveries.service';
 import { MessageDeliverer } from './destination-consumers/message-deliverer.service';
@@ -38,6 +40,7 @@ export class RouterModule {
         { provide: ENVIRONMENT, useValue: environment },
         { provide: DeliveryMetrics, useFactory: () => new DeliveryMetrics() },
         { provide: RecentMessageOutcomes, useFactory: () => new RecentMessageOutcomes() },
+        DeliveryTargets,
         DestinationDeliveries,
         MessageDeliverer,
         DestinationConsumers,
@@ -66,7 +69,12 @@ export class RouterModule {
 export function routerSurface(environment: Environment): ServedSurface {
   const errorFilter = new ConfigApiErrorFilter();
   return {
-    imports: [ConfigApiAccessModule.register(environment), RouterModule.register(environment)],
+    imports: [
+      ConfigApiAccessModule.register(environment),
+      // Destination and insert functions: one runner per process, shared with the other surfaces.
+      FunctionRunnerModule.register(environment),
+      RouterModule.register(environment),
+    ],
     edgeApi: 'config',
     errorFilter,
     claimedPaths: [{ claims: (path) => path.startsWith('/v1beta'), errorFilter }],

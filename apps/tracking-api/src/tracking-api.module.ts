@@ -5,6 +5,7 @@ import {
   MAX_SEEN_ONCE_TTL_MS,
   registerDedupeIndexMetrics,
 } from '@tributary/event-log';
+import { FunctionRunnerModule } from '@tributary/functions';
 import { Environment, ENVIRONMENT, MetricsRegistry, RateLimiter, ServedSurface } from '@tributary/platform';
 import { AnalyticsJsController } from './browser-sources/analytics-js.controller';
 import { AnalyticsNextAssets } from './browser-sources/analytics-next-assets';
@@ -24,6 +25,8 @@ import { ProtocolsEnforcement } from './protocols-enforcement/protocols-enforcem
 import { ProtocolsMetrics } from './protocols-enforcement/protocols.metrics';
 import { SourceEnforcementRegistry } from './protocols-enforcement/source-enforcement.registry';
 import { TrackingApiErrorFilter } from './shared/tracking-api-error.filter';
+import { SourceFunctionController } from './source-functions/source-function.controller';
+import { SourceFunctionHandler } from './source-functions/source-function.handler';
 import { TrackingCounters } from './shared/tracking-counters';
 import { TrackingMetrics } from './shared/tracking-metrics';
 
@@ -41,6 +44,8 @@ export class TrackingApiModule {
         ClientMetricsController,
         ProjectSettingsController,
         AnalyticsJsController,
+        // Before the `/v1/:route` controllers: Fastify prefers the static `/v1/fn` anyway.
+        SourceFunctionController,
         IngestMessagesController,
         WrongMethodController,
         OAuthTokenController,
@@ -65,6 +70,7 @@ export class TrackingApiModule {
         SourceEnforcementRegistry,
         ProtocolsEnforcement,
         IngestMessagesHandler,
+        SourceFunctionHandler,
         OAuthTokenHandler,
         { provide: TOKEN_RATE_LIMITER, useFactory: () => new RateLimiter(20, 1_000) },
         {
@@ -88,7 +94,8 @@ export class TrackingApiModule {
 export function trackingApiSurface(environment: Environment): ServedSurface {
   const errorFilter = new TrackingApiErrorFilter();
   return {
-    imports: [TrackingApiModule.register(environment)],
+    // Source functions: one runner per process, shared with the other surfaces.
+    imports: [FunctionRunnerModule.register(environment), TrackingApiModule.register(environment)],
     publishesTracking: true,
     edgeApi: 'tracking',
     errorFilter,

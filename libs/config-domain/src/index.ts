@@ -1,5 +1,6 @@
 export * from './shared/decider';
 export * from './shared/update-mask';
+export * from './shared/instance-settings';
 export * from './workspace/workspace.events';
 export * from './workspace/workspace.decider';
 export * from './user/user.events';

@@ -177,6 +177,17 @@ function auditTarget(event: ConfigEvent): { workspaceSlugs: string[]; resourceNa
     case 'DestinationUpdated':
     case 'DestinationDeleted':
       return { workspaceSlugs, resourceName: destinationName(event.data) };
+    case 'DestinationInsertFunctionCreated':
+      return {
+        workspaceSlugs,
+        resourceName: `${destinationName(event.data)}/insert-functions/${event.data.insertFunction.functionId}`,
+      };
+    case 'DestinationInsertFunctionUpdated':
+    case 'DestinationInsertFunctionDeleted':
+      return {
+        workspaceSlugs,
+        resourceName: `${destinationName(event.data)}/insert-functions/${event.data.functionId}`,
+      };
     case 'DestinationFilterCreated':
       return {
         workspaceSlugs,

@@ -6,3 +6,4 @@ export * from './tracking';
 export * from './config-api/config-api.resources';
 export * from './config-api/resource-names';
 export * from './http/retry-after';
+export * from './config-api/function-instances.requests';

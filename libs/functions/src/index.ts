@@ -1,6 +1,4 @@
 export * from './function-runner.port';
-export * from './function-metrics';
-export * from './function-metrics.prometheus';
 export * from './function-outcome.decider';
 export {
   createFunctionRunner,
@@ -11,3 +9,7 @@ export {
   type BatchingFunctionRunner,
   type FunctionRunnerOptions,
 } from './function-runner';
+export * from './function-metrics';
+export * from './function-metrics.prometheus';
+export * from './function-invoker';
+export * from './function-runner.module';

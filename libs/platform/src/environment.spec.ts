@@ -236,3 +236,39 @@ describe('ROUTER_ACK_WAIT', () => {
     expect(() => loadEnvironment({ ROUTER_ACK_WAIT: 'soon' })).toThrow(/ROUTER_ACK_WAIT/);
   });
 });
+
+describe('function limits', () => {
+  it('default to 5 s, 128 MB, one worker, 128 KiB of code and 100 functions per workspace', () => {
+    const environment = loadEnvironment({});
+    expect(environment.FUNCTION_TIMEOUT).toBe(5_000);
+    expect(environment.FUNCTION_MEMORY_MB).toBe(128);
+    expect(environment.FUNCTION_WORKERS).toBe(1);
+    expect(environment.FUNCTION_MAX_CODE_BYTES).toBe(128 * 1024);
+    expect(environment.WORKSPACE_MAX_FUNCTIONS).toBe(100);
+  });
+
+  it('take other values within their bounds', () => {
+    const environment = loadEnvironment({
+      FUNCTION_TIMEOUT: '60s',
+      FUNCTION_MEMORY_MB: '16',
+      FUNCTION_WORKERS: '4',
+      FUNCTION_MAX_CODE_BYTES: '65536',
+      WORKSPACE_MAX_FUNCTIONS: '5',
+    });
+    expect(environment.FUNCTION_TIMEOUT).toBe(60_000);
+    expect(environment.FUNCTION_MEMORY_MB).toBe(16);
+    expect(environment.FUNCTION_WORKERS).toBe(4);
+    expect(environment.FUNCTION_MAX_CODE_BYTES).toBe(65_536);
+    expect(environment.WORKSPACE_MAX_FUNCTIONS).toBe(5);
+  });
+
+  it('stop the start on a value out of bounds, naming the variable', () => {
+    expect(() => loadEnvironment({ FUNCTION_TIMEOUT: '500ms' })).toThrow(/FUNCTION_TIMEOUT.*at least 1s/);
+    expect(() => loadEnvironment({ FUNCTION_TIMEOUT: '61s' })).toThrow(/FUNCTION_TIMEOUT.*at most 60s/);
+    expect(() => loadEnvironment({ FUNCTION_MEMORY_MB: '8' })).toThrow(/FUNCTION_MEMORY_MB/);
+    expect(() => loadEnvironment({ FUNCTION_MEMORY_MB: '2048' })).toThrow(/FUNCTION_MEMORY_MB/);
+    expect(() => loadEnvironment({ FUNCTION_WORKERS: '0' })).toThrow(/FUNCTION_WORKERS/);
+    expect(() => loadEnvironment({ FUNCTION_MAX_CODE_BYTES: 'big' })).toThrow(/FUNCTION_MAX_CODE_BYTES/);
+    expect(() => loadEnvironment({ WORKSPACE_MAX_FUNCTIONS: '0' })).toThrow(/WORKSPACE_MAX_FUNCTIONS/);
+  });
+});

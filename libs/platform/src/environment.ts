@@ -209,6 +209,20 @@ export const environmentSchema = z.object({
    * open; past it the least recently used one is closed.
    */
   POSTGRES_DESTINATION_MAX_POOLS: z.coerce.number().int().positive().max(10_000).default(50),
+  /**
+   * Wall time of one function invocation, awaited `fetch` calls included (docs/functions.md §6): past
+   * it the isolate's execution is terminated and the invocation counts as a timeout. 1 to 60 s.
+   */
+  FUNCTION_TIMEOUT: durationSchema
+    .pipe(z.number().int().min(1_000, 'must be at least 1s').max(60_000, 'must be at most 60s'))
+    .default(5_000),
+  /** Memory of one function's isolate, in MB (16 to 1024): past it the isolate is disposed and rebuilt. */
+  FUNCTION_MEMORY_MB: z.coerce.number().int().min(16).max(1_024).default(128),
+  /**
+   * Processes that run tenant functions, per process that invokes them (router, tracking API, Config
+   * API): separate from its event loop, so a function stuck in a loop delays nothing else.
+   */
+  FUNCTION_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
   /** Public API (`/public-api`) requests per minute per token, per replica; a budget of its own. */
@@ -249,17 +263,6 @@ export const environmentSchema = z.object({
     .min(1_024)
     .max(1024 * 1024)
     .default(128 * 1024),
-  /**
-   * Wall time of one function invocation, awaited `fetch` included (docs/functions.md §6): 1 s to 60 s;
-   * past it the invocation is ended, a `function_timeout`.
-   */
-  FUNCTION_TIMEOUT: durationSchema
-    .pipe(z.number().min(1_000, 'at least 1s').max(60_000, 'at most 60s'))
-    .default(5_000),
-  /** Heap of one function version's isolate, in MB; past it the isolate is disposed. */
-  FUNCTION_MEMORY_MB: z.coerce.number().int().min(16).max(1_024).default(128),
-  /** Processes that run functions, apart from the serving process's event loop. */
-  FUNCTION_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /**
    * Bytes of JSON all of a workspace's sources, destinations, filters and tracking plans may hold
    * together: every process keeps them in memory. A write past it: 429, code 8.

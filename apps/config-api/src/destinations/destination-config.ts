@@ -38,14 +38,18 @@ export class DestinationConfigMapper {
   constructor(private readonly secretBox: SecretBox) {}
 
   /**
-   * `owner` is the destination's `destinationSecretsOwner`: each secret is encrypted for its place
-   * there (its destination and setting), so it opens nowhere else.
+   * `owner` is the instance's owner of secrets (`destinationSecretsOwner`,
+   * `insertFunctionSecretsOwner`, `sourceFunctionSecretsOwner`): each secret is encrypted for its
+   * place there (its instance and setting), so it opens nowhere else.
    */
   toSettingValues(
     entries: readonly ConfigEntryInput[],
     catalogEntry: CatalogDestinationDefinition,
     owner: string,
-    current?: DestinationRecord,
+    /** The instance's stored values, on an update: a destination's, an insert function's, a source function's. */
+    current?: Pick<DestinationRecord, 'config'>,
+    /** The request field the entries came in, for messages. */
+    field = 'destination.config',
   ): Record<string, unknown> {
     const values: Record<string, unknown> = {};
     /** Secret settings this request enters anew (no part of them the mask). */
@@ -57,14 +61,14 @@ export class DestinationConfigMapper {
       const setting = catalogEntry.settings.find((candidate) => candidate.key === key);
       if (!setting) {
         throw ConfigApiError.invalidArgument(
-          `destination.config: "${key}" is not a setting of ${catalogEntry.slug}; settings: ${catalogEntry.settings
+          `${field}: "${key}" is not a setting of ${catalogEntry.slug}; settings: ${catalogEntry.settings
             .map((candidate) => candidate.key)
             .join(', ')}`,
         );
       }
       if (entry.type && entry.type !== setting.type) {
         throw ConfigApiError.invalidArgument(
-          `destination.config.${key}: type "${entry.type}" does not match the catalog type "${setting.type}"`,
+          `${field}.${key}: type "${entry.type}" does not match the catalog type "${setting.type}"`,
         );
       }
       const requested =
@@ -100,7 +104,7 @@ export class DestinationConfigMapper {
       const problem =
         validateDestinationSettingValue(setting, value) ??
         problemWithDeliverySetting(catalogEntry.slug, key, value);
-      if (problem) throw ConfigApiError.invalidArgument(`destination.config.${key}: ${problem}`);
+      if (problem) throw ConfigApiError.invalidArgument(`${field}.${key}: ${problem}`);
       values[key] = secrecy === undefined ? value : this.encryptSecretParts(secrecy, value, place);
       if (key === 'subscriptions') values[key] = withKeptSubscriptionIds(values[key], current?.config[key]);
     }
@@ -111,7 +115,7 @@ export class DestinationConfigMapper {
         .filter((key) => hasSecret(current.config[key]) && !reEntered.has(key));
       if (kept.length > 0) {
         throw ConfigApiError.invalidArgument(
-          `destination.config: ${moved.join(', ')} changes where the destination sends; re-enter ` +
+          `${field}: ${moved.join(', ')} changes where the destination sends; re-enter ` +
             `${kept.join(', ')} in the same request (stored secrets are never sent to a new target)`,
         );
       }

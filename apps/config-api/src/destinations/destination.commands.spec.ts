@@ -11,6 +11,7 @@ import {
 } from '../../test/support/config-commands.kit';
 import { DestinationConfigMapper } from './destination-config';
 import { DestinationCommands } from './destination.commands';
+import { DestinationCatalog } from './destination-catalog';
 
 describe('DestinationCommands', () => {
   let harness: CommandHarness;
@@ -38,6 +39,7 @@ describe('DestinationCommands', () => {
       harness.commands,
       new DestinationConfigMapper(secretBox),
       harness.quotas,
+      new DestinationCatalog(harness.readModel),
     );
     await harness.seedWorkspace('ws');
     await harness.seedSource('ws', 'web');

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ConfigApiError } from '@tributary/config-api-access';
 import {
-  catalogSlugOf,
   destinationAggregate,
   DestinationRecord,
   destinationSecretsOwner,
@@ -15,14 +13,11 @@ import {
   sourceName,
   type UpdateDestinationRequest,
 } from '@tributary/contracts';
-import {
-  CatalogDestinationDefinition,
-  findCatalogDestination,
-  notInCatalogReason,
-} from '@tributary/destinations';
+import { isFunctionId } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
+import { DestinationCatalog } from './destination-catalog';
 import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from './destination-config';
 
 /** Zero values of a masked-but-absent field (docs/config-api.md §1.6); an empty config merges nothing. */
@@ -40,11 +35,13 @@ export class DestinationCommands {
     private readonly commands: ConfigCommandHandler,
     private readonly configMapper: DestinationConfigMapper,
     private readonly quotas: WorkspaceQuotas,
+    private readonly catalog: DestinationCatalog,
   ) {}
 
   /**
    * Creates the destination named in the request on the source and answers its slug. The slug is its
-   * catalog slug unless `catalog_name` names another entry: a source has at most one of each kind.
+   * catalog slug unless `catalog_name` names another entry: a source has at most one of each kind. A
+   * slug that is the id of one of the workspace's destination functions makes an instance of it.
    */
   async create(
     source: SourceRecord,
@@ -55,7 +52,8 @@ export class DestinationCommands {
     const { workspaceSlug, sourceSlug, sourceId } = source;
     const destinationSlug = slugUnder(sourceName(source), 'destinations', request.name, 'destination.name');
     const requestedCatalogName = request.catalog_name;
-    const catalogEntry = requireCatalogEntry(
+    const catalogEntry = this.catalog.require(
+      workspaceSlug,
       requestedCatalogName
         ? (catalogSlugFromName(requestedCatalogName, 'destinations') ?? requestedCatalogName)
         : destinationSlug,
@@ -68,6 +66,7 @@ export class DestinationCommands {
       {
         type: 'CreateDestination',
         settings: settingDefinitionsOf(catalogEntry),
+        requiredWhenDisabled: isFunctionId(catalogEntry.slug),
         destination: {
           workspaceSlug,
           sourceSlug,
@@ -98,7 +97,7 @@ export class DestinationCommands {
     body: UpdateDestinationRequest,
     metadata: EventMetadata,
   ): Promise<void> {
-    const catalogEntry = requireCatalogEntry(catalogSlugOf(destination));
+    const catalogEntry = this.catalog.requireEntryOf(destination);
     const changes = resolveUpdateMask(
       'destination',
       body.destination,
@@ -112,6 +111,7 @@ export class DestinationCommands {
       {
         type: 'UpdateDestination',
         settings: settingDefinitionsOf(catalogEntry),
+        requiredWhenDisabled: isFunctionId(catalogEntry.slug),
         now: metadata.time,
         changes: {
           enabled: changes.enabled as boolean | undefined,
@@ -140,13 +140,14 @@ export class DestinationCommands {
     changes: { displayName?: string; enabled?: boolean; config?: ConfigEntryInput[] },
     metadata: EventMetadata,
   ): Promise<void> {
-    const catalogEntry = requireCatalogEntry(catalogSlugOf(destination));
+    const catalogEntry = this.catalog.requireEntryOf(destination);
     await this.commands.handle(
       destinationAggregate,
       { sourceId: destination.sourceId, destinationSlug: destination.destinationSlug },
       {
         type: 'UpdateDestination',
         settings: settingDefinitionsOf(catalogEntry),
+        requiredWhenDisabled: isFunctionId(catalogEntry.slug),
         now: metadata.time,
         changes: {
           displayName: changes.displayName,
@@ -174,12 +175,4 @@ export class DestinationCommands {
       metadata,
     );
   }
-}
-
-function requireCatalogEntry(catalogSlug: string): CatalogDestinationDefinition {
-  const catalogEntry = findCatalogDestination(catalogSlug);
-  if (!catalogEntry) {
-    throw ConfigApiError.invalidArgument(`destination: ${notInCatalogReason(catalogSlug)}`);
-  }
-  return catalogEntry;
 }

@@ -2,6 +2,7 @@ import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
 import { limitDepth } from '@tributary/config-projections';
 import { destinationName, ENCRYPTED_VALUE_PREFIX, MASKED_SECRET, sourceName } from '@tributary/contracts';
 import {
+  type CatalogDestinationDefinition,
   findCatalogDestination,
   mapSubscriptionSecrets,
   maskUrlCredentials,
@@ -9,11 +10,16 @@ import {
 } from '@tributary/destinations';
 import { withMilliseconds } from '../shared/timestamps';
 
-/** Every setting of the catalog entry, in catalog order, with secrets masked. */
-export function presentDestination(destination: DestinationRecord) {
+/**
+ * Every setting of the catalog entry, in catalog order, with secrets masked. A destination function's
+ * entry is its function's (`DestinationCatalog`): its display name and declared settings.
+ */
+export function presentDestination(
+  destination: DestinationRecord,
+  catalogEntry: CatalogDestinationDefinition | undefined = findCatalogDestination(catalogSlugOf(destination)),
+) {
   const name = destinationName(destination);
   const catalogSlug = catalogSlugOf(destination);
-  const catalogEntry = findCatalogDestination(catalogSlug);
   const settings = catalogEntry?.settings ?? [];
   return {
     name,
@@ -27,13 +33,22 @@ export function presentDestination(destination: DestinationRecord) {
       return {
         name: `${name}/config/${setting.key}`,
         display_name: setting.displayName,
-        value: limitDepth(maskedValue(secrecyOfSetting(catalogSlug, setting), value)),
+        value: presentSettingValue(catalogSlug, setting, value),
         type: setting.type,
       };
     }),
     create_time: withMilliseconds(destination.createTime),
     update_time: withMilliseconds(destination.updateTime),
   };
+}
+
+/** A stored setting value as responses show it: secret parts masked, depth limited. */
+export function presentSettingValue(
+  catalogSlug: string,
+  setting: { readonly key: string; readonly type: string },
+  value: unknown,
+): unknown {
+  return limitDepth(maskedValue(secrecyOfSetting(catalogSlug, setting), value));
 }
 
 /** The value with its secret parts masked (`secrecyOfSetting`); values stored before they were secrets too. */

@@ -9,7 +9,7 @@ import {
 } from '@tributary/config-api-access';
 import { Body, Delete, Get, Inject, OnApplicationShutdown, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { catalogSlugOf, destinationSecretsOwner } from '@tributary/config-domain';
+import { catalogSlugOf, destinationSecretsOwner, type DestinationRecord } from '@tributary/config-domain';
 import { ConfigReadModel, DestinationView, SourceView } from '@tributary/config-projections';
 import { CreateDestinationRequestSchema, UpdateDestinationRequestSchema } from '@tributary/contracts';
 import { ActionsLane, EgressGuard, findActionsDestination, parseEgressPolicy } from '@tributary/destinations';
@@ -18,6 +18,7 @@ import { Environment, ENVIRONMENT } from '@tributary/platform';
 import type { EventMetadata } from '@tributary/event-store';
 import { createZodDto } from 'nestjs-zod';
 import { paginate, PageRequest } from '../shared/pagination';
+import { DestinationCatalog } from './destination-catalog';
 import { DestinationCommands } from './destination.commands';
 import { presentDestination } from './destination.presenter';
 
@@ -42,6 +43,7 @@ export class DestinationsController implements OnApplicationShutdown {
     private readonly destinations: DestinationCommands,
     private readonly lookup: ResourceLookup,
     private readonly secretBox: SecretBox,
+    private readonly catalog: DestinationCatalog,
     @Inject(ENVIRONMENT) environment: Environment,
   ) {
     this.actionsLane = new ActionsLane({ ...egressGuardOptions(environment), workers: 1 });
@@ -91,7 +93,7 @@ export class DestinationsController implements OnApplicationShutdown {
       .sort((a, b) => a.destination.destinationSlug.localeCompare(b.destination.destinationSlug));
     const { page, nextPageToken } = paginate(destinations, query);
     return {
-      destinations: page.map((view) => presentDestination(view.destination)),
+      destinations: page.map((view) => this.present(view.destination)),
       next_page_token: nextPageToken,
     };
   }
@@ -104,14 +106,14 @@ export class DestinationsController implements OnApplicationShutdown {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const destinationSlug = await this.destinations.create(source, body.destination, metadata);
-    return presentDestination(
+    return this.present(
       this.lookup.destination(source.workspaceSlug, source.sourceSlug, destinationSlug).destination,
     );
   }
 
   @Get(':destination')
   get(@DestinationInPath() { destination }: DestinationView) {
-    return presentDestination(destination);
+    return this.present(destination);
   }
 
   @Patch(':destination')
@@ -122,9 +124,7 @@ export class DestinationsController implements OnApplicationShutdown {
   ) {
     await this.destinations.update(destination, body, metadata);
     const { workspaceSlug, sourceSlug, destinationSlug } = destination;
-    return presentDestination(
-      this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination,
-    );
+    return this.present(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination);
   }
 
   @Put(':destination')
@@ -143,6 +143,10 @@ export class DestinationsController implements OnApplicationShutdown {
   ) {
     await this.destinations.delete(destination, metadata);
     return {};
+  }
+
+  private present(destination: DestinationRecord) {
+    return presentDestination(destination, this.catalog.entryOf(destination));
   }
 }
 

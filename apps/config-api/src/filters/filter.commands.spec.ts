@@ -11,6 +11,7 @@ import {
 } from '../../test/support/config-commands.kit';
 import { DestinationConfigMapper } from '../destinations/destination-config';
 import { DestinationCommands } from '../destinations/destination.commands';
+import { DestinationCatalog } from '../destinations/destination-catalog';
 import { FilterCommands } from './filter.commands';
 
 describe('FilterCommands', () => {
@@ -33,6 +34,7 @@ describe('FilterCommands', () => {
       harness.commands,
       new DestinationConfigMapper(new SecretBox(randomBytes(32))),
       harness.quotas,
+      new DestinationCatalog(harness.readModel),
     );
     await destinations.create(
       source,

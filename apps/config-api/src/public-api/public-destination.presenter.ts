@@ -1,6 +1,10 @@
 import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
 import { MASKED_SECRET } from '@tributary/contracts';
-import { findActionsDestination, findCatalogDestination } from '@tributary/destinations';
+import {
+  type CatalogDestinationDefinition,
+  findActionsDestination,
+  findCatalogDestination,
+} from '@tributary/destinations';
 import { presentDestination } from '../destinations/destination.presenter';
 import { PUBLIC_MASK } from './public-api-input';
 import { publicDestinationId } from './public-api-resources';
@@ -11,12 +15,14 @@ import { presentDestinationMetadata } from './public-catalog.presenter';
  * API's mask; settings without a value are left out, and so is an Actions destination's
  * `subscriptions`, which are a resource of their own here.
  */
-export function presentPublicDestination(destination: DestinationRecord) {
+export function presentPublicDestination(
+  destination: DestinationRecord,
+  catalogEntry: CatalogDestinationDefinition | undefined = findCatalogDestination(catalogSlugOf(destination)),
+) {
   const catalogSlug = catalogSlugOf(destination);
-  const catalogEntry = findCatalogDestination(catalogSlug);
   const isActions = findActionsDestination(catalogSlug) !== undefined;
   const settings: Record<string, unknown> = {};
-  for (const entry of presentDestination(destination).config) {
+  for (const entry of presentDestination(destination, catalogEntry).config) {
     const key = entry.name.slice(entry.name.lastIndexOf('/config/') + '/config/'.length);
     if (isActions && key === 'subscriptions') continue;
     if (isEmpty(entry.value)) continue;
@@ -41,7 +47,7 @@ function isEmpty(value: unknown): boolean {
 }
 
 /** v1beta's mask in a masked value (whole, in a URL's credentials, in a map's values) becomes this API's. */
-function withPublicMask(value: unknown): unknown {
+export function withPublicMask(value: unknown): unknown {
   if (typeof value === 'string') return value.split(MASKED_SECRET).join(PUBLIC_MASK);
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, withPublicMask(inner)]));

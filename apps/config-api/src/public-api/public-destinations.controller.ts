@@ -6,12 +6,14 @@ import { ConfigReadModel } from '@tributary/config-projections';
 import {
   CatalogDestinationDefinition,
   findActionsDestination,
+  isFunctionId,
   secrecyOfSetting,
 } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { MASKED_SECRET } from '@tributary/contracts';
 import { ConfigEntryInput } from '../destinations/destination-config';
 import { DestinationCommands } from '../destinations/destination.commands';
+import { DestinationCatalog } from '../destinations/destination-catalog';
 import {
   PublicApiController,
   PublicBody,
@@ -37,6 +39,7 @@ export class PublicDestinationsController {
     private readonly readModel: ConfigReadModel,
     private readonly destinations: DestinationCommands,
     private readonly resources: PublicApiResources,
+    private readonly catalog: DestinationCatalog,
   ) {}
 
   @Get()
@@ -44,7 +47,7 @@ export class PublicDestinationsController {
     const { items, pagination } = paginatePublic(this.resources.destinations(workspace), query);
     return {
       data: {
-        destinations: items.map(({ destination }) => presentPublicDestination(destination)),
+        destinations: items.map(({ destination }) => this.present(destination)),
         pagination,
       },
     };
@@ -59,7 +62,10 @@ export class PublicDestinationsController {
   ) {
     const sourceId = requiredString(body, 'sourceId');
     const metadataId = requiredString(body, 'metadataId');
-    const catalogEntry = catalogDestinationById(metadataId);
+    // A destination function of the workspace is an entry of its own catalog (cross-spec-decisions.md §2).
+    const catalogEntry = isFunctionId(metadataId)
+      ? this.catalog.functionEntry(workspace.slug, metadataId, 'DESTINATION')
+      : catalogDestinationById(metadataId);
     if (!catalogEntry)
       throw PublicApiError.validation(`metadataId "${metadataId}" is not in the catalog`, 'metadataId');
     const source = this.resources.source(workspace, sourceId).source;
@@ -93,13 +99,13 @@ export class PublicDestinationsController {
       name,
     );
     const view = this.readModel.destination(source.sourceId, destinationSlug)!;
-    return { data: { destination: presentPublicDestination(view.destination) } };
+    return { data: { destination: this.present(view.destination) } };
   }
 
   @Get(':id')
   get(@PublicWorkspace() workspace: WorkspaceRecord, @Param('id') id: string) {
     return {
-      data: { destination: presentPublicDestination(this.resources.destination(workspace, id).destination) },
+      data: { destination: this.present(this.resources.destination(workspace, id).destination) },
     };
   }
 
@@ -111,7 +117,7 @@ export class PublicDestinationsController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     const { destination } = this.resources.destination(workspace, id);
-    const catalogEntry = catalogDestinationById(catalogSlugOf(destination));
+    const catalogEntry = this.catalog.entryOf(destination);
     if (!catalogEntry)
       throw PublicApiError.validation(`${catalogSlugOf(destination)} is no longer in the catalog`);
     const displayName = optionalString(body, 'name');
@@ -127,7 +133,7 @@ export class PublicDestinationsController {
       },
       metadata,
     );
-    return { data: { destination: presentPublicDestination(this.reread(destination)) } };
+    return { data: { destination: this.present(this.reread(destination)) } };
   }
 
   @Delete(':id')
@@ -147,6 +153,10 @@ export class PublicDestinationsController {
     for (let n = 2; ; n += 1) {
       if (!this.readModel.destination(sourceId, `${catalogSlug}-${n}`)) return `${catalogSlug}-${n}`;
     }
+  }
+
+  private present(destination: DestinationRecord) {
+    return presentPublicDestination(destination, this.catalog.entryOf(destination));
   }
 
   private reread(destination: DestinationRecord): DestinationRecord {

@@ -10,6 +10,7 @@ import {
 } from '../../test/support/config-commands.kit';
 import { DestinationConfigMapper } from '../destinations/destination-config';
 import { DestinationCommands } from '../destinations/destination.commands';
+import { DestinationCatalog } from '../destinations/destination-catalog';
 import { ReplayCommands } from './replay.commands';
 
 describe('ReplayCommands', () => {
@@ -30,6 +31,7 @@ describe('ReplayCommands', () => {
       harness.commands,
       new DestinationConfigMapper(new SecretBox(randomBytes(32))),
       harness.quotas,
+      new DestinationCatalog(harness.readModel),
     ).create(
       source,
       { name: 'webhooks', config: [{ name: 'url', value: 'https://hooks.example/in' }] },

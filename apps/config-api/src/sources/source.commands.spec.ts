@@ -6,6 +6,10 @@ import {
   type CommandHarness,
   startCommandHarness,
 } from '../../test/support/config-commands.kit';
+import { SecretBox } from '@tributary/auth';
+import { randomBytes } from 'node:crypto';
+import { DestinationCatalog } from '../destinations/destination-catalog';
+import { DestinationConfigMapper } from '../destinations/destination-config';
 import { SourceCommands } from './source.commands';
 
 describe('SourceCommands', () => {
@@ -16,7 +20,13 @@ describe('SourceCommands', () => {
 
   beforeEach(async () => {
     harness = await startCommandHarness({ sources: 3 });
-    sources = new SourceCommands(harness.readModel, harness.commands, harness.quotas);
+    sources = new SourceCommands(
+      harness.readModel,
+      harness.commands,
+      harness.quotas,
+      new DestinationCatalog(harness.readModel),
+      new DestinationConfigMapper(new SecretBox(randomBytes(32))),
+    );
     await harness.seedWorkspace('ws');
   });
 
@@ -87,12 +97,15 @@ describe('SourceCommands', () => {
   it('sets allowed origins, and empties them when the mask names the field and the body leaves it out', async () => {
     await sources.create('ws', { name: 'web', catalog_name: 'javascript' }, metadata);
 
-    await sources.update('ws', 'web', { source: { allowed_origins: ['https://shop.example'] } }, metadata);
+    await sources.update(
+      source('web')!.source,
+      { source: { allowed_origins: ['https://shop.example'] } },
+      metadata,
+    );
     expect(source('web')?.source.allowedOrigins).toEqual(['https://shop.example']);
 
     await sources.update(
-      'ws',
-      'web',
+      source('web')!.source,
       { source: {}, update_mask: { paths: ['source.allowed_origins'] } },
       metadata,
     );

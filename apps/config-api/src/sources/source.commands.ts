@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigApiError } from '@tributary/config-api-access';
 import { generateSourceId, generateWriteKey } from '@tributary/auth';
 import {
   resolveUpdateMask,
@@ -6,6 +7,8 @@ import {
   SchemaConfig,
   SourceChanges,
   sourceAggregate,
+  sourceFunctionSecretsOwner,
+  type SourceRecord,
 } from '@tributary/config-domain';
 import { ConfigCommandHandler } from '@tributary/config-commands';
 import { ConfigReadModel } from '@tributary/config-projections';
@@ -16,7 +19,13 @@ import {
   type UpdateSourceRequest,
   workspaceName,
 } from '@tributary/contracts';
-import { findCatalogSource } from '@tributary/destinations';
+import { findCatalogSource, isFunctionId } from '@tributary/destinations';
+import { DestinationCatalog } from '../destinations/destination-catalog';
+import {
+  ConfigEntryInput,
+  DestinationConfigMapper,
+  settingDefinitionsOf,
+} from '../destinations/destination-config';
 import type { EventMetadata } from '@tributary/event-store';
 import { slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
@@ -33,11 +42,14 @@ export class SourceCommands {
     private readonly readModel: ConfigReadModel,
     private readonly commands: ConfigCommandHandler,
     private readonly quotas: WorkspaceQuotas,
+    private readonly catalog: DestinationCatalog,
+    private readonly configMapper: DestinationConfigMapper,
   ) {}
 
   /**
    * Creates the source named in the request and answers its slug; `extra` holds what only the Public
-   * API sets at creation.
+   * API sets at creation. A `catalog_name` naming one of the workspace's SOURCE functions
+   * (`catalog/sources/sfn_…`) makes a source function, configured by `function_config`.
    */
   async create(
     workspaceSlug: string,
@@ -48,17 +60,27 @@ export class SourceCommands {
     const sourceSlug = slugUnder(workspaceName(workspaceSlug), 'sources', request.name, 'source.name');
     const catalogSlug = catalogSlugFromName(request.catalog_name, 'sources') ?? request.catalog_name;
     this.quotas.assertCanAddSource(workspaceSlug);
+    const functionEntry = isFunctionId(catalogSlug)
+      ? this.catalog.requireFunctionEntry(workspaceSlug, catalogSlug, 'SOURCE', 'source.catalog_name')
+      : undefined;
+    if (!functionEntry && request.function_config && request.function_config.length > 0) {
+      throw ConfigApiError.invalidArgument(
+        'source.function_config: only a source function (catalog_name catalog/sources/sfn_…) has one',
+      );
+    }
+    const sourceId = generateSourceId();
     await this.commands.handle(
       sourceAggregate,
       { workspaceSlug, sourceSlug },
       {
         type: 'CreateSource',
         workspaceExists: Boolean(this.readModel.workspace(workspaceSlug)),
-        catalogSourceExists: Boolean(findCatalogSource(catalogSlug)),
+        catalogSourceExists: functionEntry !== undefined || Boolean(findCatalogSource(catalogSlug)),
+        ...(functionEntry && { functionSettings: settingDefinitionsOf(functionEntry) }),
         source: {
           workspaceSlug,
           sourceSlug,
-          sourceId: generateSourceId(),
+          sourceId,
           catalogName: `catalog/sources/${catalogSlug}`,
           displayName: request.display_name ?? sourceSlug,
           writeKey: generateWriteKey(),
@@ -66,6 +88,16 @@ export class SourceCommands {
           ...(request.allowed_origins && { allowedOrigins: request.allowed_origins }),
           ...(extra.enabled !== undefined && { enabled: extra.enabled }),
           ...(extra.settings !== undefined && { settings: extra.settings }),
+          ...(functionEntry && {
+            functionId: functionEntry.slug,
+            functionConfig: this.configMapper.toSettingValues(
+              request.function_config ?? [],
+              functionEntry,
+              sourceFunctionSecretsOwner({ sourceId }),
+              undefined,
+              'source.function_config',
+            ),
+          }),
         },
       },
       metadata,
@@ -73,25 +105,61 @@ export class SourceCommands {
     return sourceSlug;
   }
 
-  /** `allowed_origins` is the one field a source update changes (docs/config-api.md §2.4). */
-  async update(
-    workspaceSlug: string,
-    sourceSlug: string,
-    body: UpdateSourceRequest,
-    metadata: EventMetadata,
-  ): Promise<void> {
+  /**
+   * `allowed_origins` is the field a source update changes (docs/config-api.md §2.4), and a source
+   * function's `function_config`, whose entries merge into the stored values by name.
+   */
+  async update(source: SourceRecord, body: UpdateSourceRequest, metadata: EventMetadata): Promise<void> {
     const changes = resolveUpdateMask('source', body.source, body.update_mask?.paths ?? undefined, {
       allowed_origins: [],
-    }) as { allowed_origins?: string[] };
+      function_config: [],
+    }) as { allowed_origins?: string[]; function_config?: ConfigEntryInput[] };
+    const functionChanges = this.functionConfigChanges(source, changes.function_config);
     await this.commands.handle(
       sourceAggregate,
-      { workspaceSlug, sourceSlug },
+      { workspaceSlug: source.workspaceSlug, sourceSlug: source.sourceSlug },
       {
         type: 'UpdateSource',
-        changes: changes.allowed_origins === undefined ? {} : { allowedOrigins: changes.allowed_origins },
+        changes: {
+          ...(changes.allowed_origins !== undefined && { allowedOrigins: changes.allowed_origins }),
+          ...(functionChanges && { functionConfig: functionChanges.functionConfig }),
+        },
+        ...(functionChanges && { functionSettings: functionChanges.functionSettings }),
       },
       metadata,
     );
+  }
+
+  /**
+   * The whole function config after `entries` merged into the stored one, with the settings it is
+   * checked against; nothing for no entries on a source that runs no function (a client echoing the
+   * source back).
+   */
+  private functionConfigChanges(source: SourceRecord, entries: ConfigEntryInput[] | undefined) {
+    if (entries === undefined) return undefined;
+    if (source.functionId === undefined) {
+      if (entries.length === 0) return undefined;
+      throw ConfigApiError.invalidArgument(
+        `source.function_config: ${source.sourceSlug} runs no function, so it has no function config`,
+      );
+    }
+    const entry = this.catalog.requireFunctionEntry(
+      source.workspaceSlug,
+      source.functionId,
+      'SOURCE',
+      'source.catalog_name',
+    );
+    const current = { config: source.functionConfig ?? {} };
+    const values = this.configMapper.toSettingValues(
+      entries,
+      entry,
+      sourceFunctionSecretsOwner(source),
+      current,
+      'source.function_config',
+    );
+    const functionConfig = { ...current.config, ...values };
+    this.quotas.assertWithinConfigBytes(source.workspaceSlug, functionConfig, current.config);
+    return { functionConfig, functionSettings: settingDefinitionsOf(entry) };
   }
 
   /** Changes the source's own fields, as the Public API's PATCH names them (`settings` whole). */

@@ -8,9 +8,9 @@ import {
   SourceInPath,
   WorkspaceInPath,
 } from '@tributary/config-api-access';
-import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Delete, Get, Inject, Param, Patch, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { WorkspaceRecord } from '@tributary/config-domain';
+import type { SourceRecord, WorkspaceRecord } from '@tributary/config-domain';
 import { ConfigReadModel, SourceView } from '@tributary/config-projections';
 import {
   CreateSourceRequestSchema,
@@ -18,10 +18,13 @@ import {
   UpdateSourceRequestSchema,
 } from '@tributary/contracts';
 import type { EventMetadata } from '@tributary/event-store';
+import { Environment, ENVIRONMENT } from '@tributary/platform';
+import type { FastifyRequest } from 'fastify';
 import { createZodDto } from 'nestjs-zod';
+import { DestinationCatalog } from '../destinations/destination-catalog';
 import { paginate, PageRequest } from '../shared/pagination';
 import { SourceCommands } from './source.commands';
-import { presentSchemaConfig, presentSource } from './source.presenter';
+import { presentSchemaConfig, presentSource, publicBaseUrl } from './source.presenter';
 
 class CreateSourceDto extends createZodDto(CreateSourceRequestSchema) {}
 class UpdateSchemaConfigDto extends createZodDto(UpdateSchemaConfigRequestSchema) {}
@@ -39,6 +42,8 @@ export class SourcesController {
     private readonly readModel: ConfigReadModel,
     private readonly sources: SourceCommands,
     private readonly lookup: ResourceLookup,
+    private readonly catalog: DestinationCatalog,
+    @Inject(ENVIRONMENT) private readonly environment: Environment,
   ) {}
 
   @Get()
@@ -46,6 +51,7 @@ export class SourcesController {
     @WorkspaceInPath() workspace: WorkspaceRecord,
     @Query() query: PageRequest,
     @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
   ) {
     const sources = this.readModel
       .listSources(workspace.slug)
@@ -53,7 +59,7 @@ export class SourcesController {
     const { page, nextPageToken } = paginate(sources, query);
     const visible = maySeeSecrets(principal);
     return {
-      sources: page.map((view) => presentSource(view.source, visible)),
+      sources: page.map((view) => this.present(view.source, request, visible)),
       next_page_token: nextPageToken,
     };
   }
@@ -63,24 +69,31 @@ export class SourcesController {
     @Param('workspace') workspaceSlug: string,
     @Body() body: CreateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
+    @Req() request: FastifyRequest,
   ) {
     const sourceSlug = await this.sources.create(workspaceSlug, body.source, metadata);
-    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source, true);
+    return this.present(this.lookup.source(workspaceSlug, sourceSlug).source, request, true);
   }
 
   @Get(':source')
-  get(@SourceInPath() { source }: SourceView, @CurrentPrincipal() principal: Principal) {
-    return presentSource(source, maySeeSecrets(principal));
+  get(
+    @SourceInPath() { source }: SourceView,
+    @Req() request: FastifyRequest,
+    @CurrentPrincipal() principal: Principal,
+  ) {
+    return this.present(source, request, maySeeSecrets(principal));
   }
 
   @Patch(':source')
   async update(
-    @SourceInPath() { source: { workspaceSlug, sourceSlug } }: SourceView,
+    @SourceInPath() { source }: SourceView,
     @Body() body: UpdateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
+    @Req() request: FastifyRequest,
   ) {
-    await this.sources.update(workspaceSlug, sourceSlug, body, metadata);
-    return presentSource(this.lookup.source(workspaceSlug, sourceSlug).source, true);
+    const { workspaceSlug, sourceSlug } = source;
+    await this.sources.update(source, body, metadata);
+    return this.present(this.lookup.source(workspaceSlug, sourceSlug).source, request, true);
   }
 
   @Put(':source')
@@ -88,8 +101,9 @@ export class SourcesController {
     @SourceInPath() view: SourceView,
     @Body() body: UpdateSourceDto,
     @ChangeMetadata() metadata: EventMetadata,
+    @Req() request: FastifyRequest,
   ) {
-    return this.update(view, body, metadata);
+    return this.update(view, body, metadata, request);
   }
 
   @Delete(':source')
@@ -124,5 +138,14 @@ export class SourcesController {
     @ChangeMetadata() metadata: EventMetadata,
   ) {
     return this.updateSchemaConfig(view, body, metadata);
+  }
+
+  /** `writeKeysVisible`: the caller may write (see `presentSource`). */
+  private present(source: SourceRecord, request: FastifyRequest, writeKeysVisible: boolean) {
+    if (source.functionId === undefined) return presentSource(source, writeKeysVisible);
+    return presentSource(source, writeKeysVisible, {
+      entry: this.catalog.functionEntry(source.workspaceSlug, source.functionId, 'SOURCE'),
+      baseUrl: publicBaseUrl(this.environment.PUBLIC_BASE_URL, request),
+    });
   }
 }

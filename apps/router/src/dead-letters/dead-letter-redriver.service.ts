@@ -5,13 +5,7 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { SecretBox } from '@tributary/auth';
-import {
-  catalogSlugOf,
-  destinationAggregate,
-  destinationSecretsOwner,
-  DomainError,
-} from '@tributary/config-domain';
+import { destinationAggregate, DomainError } from '@tributary/config-domain';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
@@ -19,6 +13,7 @@ import { DeadLetter, EVENT_LOG, EventLog } from '@tributary/event-log';
 import { MAX_UNSETTLED_DELIVERIES, poisonReason } from '@tributary/routing';
 import { randomUUID } from 'node:crypto';
 import { destinationConsumerName } from '../destination-consumers/consumer-names';
+import { DeliveryTargets } from '../destination-consumers/delivery-targets.service';
 import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
 import { HeldLease, JobLeases, LeaseLostError } from '../job-leases/job-leases';
 import { LeasedJobs } from '../job-leases/leased-jobs';
@@ -65,7 +60,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
     private readonly readModel: ConfigReadModel,
     private readonly commands: ConfigCommandHandler,
     private readonly deliveries: DestinationDeliveries,
-    private readonly secretBox: SecretBox,
+    private readonly targets: DeliveryTargets,
     leases: JobLeases,
   ) {
     this.jobs = new LeasedJobs(leases, this.logger);
@@ -154,10 +149,8 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
       (letter) =>
         !view.redrivenDeadLetters.has(letter.deadLetterSequence) && !handled.has(letter.deadLetterSequence),
     );
-    const settings = this.secretBox.revealAll(
-      view.destination.config,
-      destinationSecretsOwner(view.destination),
-    );
+    // Its adapter or function and its insert function, as the destination's consumer delivers.
+    const target = this.targets.targetOf(view.destination);
     for (const letter of pending) {
       if (stopping.aborted || lease.lost.aborted) return false;
       const { deadLetterSequence } = letter;
@@ -171,12 +164,9 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
       }
       progress.sending = { deadLetterSequence, startedSends: unsettledSends + 1 };
       await lease.save({ ...progress });
-      const result = await this.deliveries.deliver(
-        catalogSlugOf(view.destination),
-        letter.message.payload as unknown as NormalizedMessage,
-        settings,
-        { sourceId, sourceSlug: view.destination.sourceSlug },
-      );
+      const result = target
+        ? await this.deliveries.deliver(target, letter.message.payload as unknown as NormalizedMessage)
+        : ({ outcome: 'discard', reason: 'the destination can no longer be delivered to' } as const);
       if (result.outcome === 'delivered') progress.delivered.push(deadLetterSequence);
       else progress.failed.push({ deadLetterSequence, reason: result.reason });
       progress.sending = undefined;

@@ -9,16 +9,27 @@ import {
   UserDeletionOutcome,
   UserDeletionRequest,
 } from '@tributary/destinations';
+import {
+  decideDestinationOutcome,
+  decideInsertOutcome,
+  FunctionInvoker,
+  type FunctionResult,
+  type FunctionVersion,
+  MESSAGE_HANDLERS,
+} from '@tributary/functions';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { crashNow, crashOnMessageFromEnvironment } from './crash-on-message.fault';
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
+import type { DeliveryTarget } from './delivery-targets.service';
 
 /** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
 
 /**
- * Sends messages to a destination with the delivery adapter of its catalog entry. Catalog entries
- * without an adapter in this build are discarded with that reason, so an operator sees why.
+ * Sends messages to a destination as its target says: through its insert function first when it has
+ * an enabled one (docs/functions.md §5.3), then with the delivery adapter of its catalog entry or by
+ * invoking its destination function (§5.2). Catalog entries without an adapter in this build are
+ * discarded with that reason, so an operator sees why.
  */
 @Injectable()
 export class DestinationDeliveries implements OnApplicationShutdown {
@@ -30,7 +41,10 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   /** Tests only: the message whose delivery kills the process (see `crashOnMessageFromEnvironment`). */
   private readonly crashOnMessage = crashOnMessageFromEnvironment(process.env);
 
-  constructor(@Inject(ENVIRONMENT) environment: Environment) {
+  constructor(
+    @Inject(ENVIRONMENT) environment: Environment,
+    private readonly functions: FunctionInvoker,
+  ) {
     this.registry = createDeliveryAdapterRegistry({
       postgres: {
         maxEventTables: environment.POSTGRES_DESTINATION_MAX_TABLES,
@@ -62,13 +76,14 @@ export class DestinationDeliveries implements OnApplicationShutdown {
    * them: it keeps its context in the async context frame.)
    */
   deliver(
-    destinationSlug: string,
+    target: DeliveryTarget,
     message: NormalizedMessage,
-    settings: Record<string, unknown>,
-    source: { sourceId: string; sourceSlug: string },
     storedJson?: Uint8Array,
   ): Promise<DeliveryOutcome> {
-    const delivery = this.deliverNow(destinationSlug, message, settings, source, storedJson);
+    if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
+    const delivery = target.insertFunction
+      ? this.insertThenDeliver(target, message)
+      : this.deliverNow(target, message, storedJson);
     this.inFlight.add(delivery);
     const forget = () => this.inFlight.delete(delivery);
     delivery.then(forget, forget);
@@ -107,19 +122,42 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     await this.registry.close();
   }
 
-  private deliverNow(
-    destinationSlug: string,
+  /**
+   * The insert function's answer decides whether the message goes on, and which message: what it
+   * returned (with the original's `messageId` and `type`), never the stored bytes.
+   */
+  private async insertThenDeliver(
+    target: DeliveryTarget,
     message: NormalizedMessage,
-    settings: Record<string, unknown>,
-    source: { sourceId: string; sourceSlug: string },
+  ): Promise<DeliveryOutcome> {
+    const insert = target.insertFunction!;
+    const result = await this.invokeHandler(insert.fn, insert.settings, insert.instance, message);
+    const decision = decideInsertOutcome(result, message);
+    this.functions.record(insert.fn, result, decidedOutcomeOf(decision.outcome));
+    if (decision.outcome !== 'continue') return decision;
+    return this.deliverNow(target, decision.message as NormalizedMessage, undefined);
+  }
+
+  private deliverNow(
+    target: DeliveryTarget,
+    message: NormalizedMessage,
     storedJson: Uint8Array | undefined,
   ): Promise<DeliveryOutcome> {
-    if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
-    const adapter = this.registry.deliveryAdapterFor(destinationSlug);
+    const { deliverer, settings, source } = target;
+    if (deliverer.kind === 'refused')
+      return Promise.resolve({ outcome: 'discard', reason: deliverer.reason });
+    if (deliverer.kind === 'function') {
+      return this.invokeHandler(deliverer.fn, settings, deliverer.instance, message).then((result) => {
+        const outcome = decideDestinationOutcome(result);
+        this.functions.record(deliverer.fn, result, decidedOutcomeOf(outcome.outcome));
+        return outcome;
+      });
+    }
+    const adapter = this.registry.deliveryAdapterFor(deliverer.catalogSlug);
     if (!adapter)
       return Promise.resolve({
         outcome: 'discard',
-        reason: `Tributary has no delivery adapter for ${destinationSlug} yet`,
+        reason: `Tributary has no delivery adapter for ${deliverer.catalogSlug} yet`,
       });
     if (adapter.gathering) {
       let gatherer = this.gatherers.get(adapter.slug);
@@ -136,6 +174,42 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     return adapter
       .deliver({ settings, ...source, messages: [message], storedJson: [storedJson] })
       .then(([result]) => withRetryAfterCapped(result!));
+  }
+
+  /** The function's handler for the message's type, given a copy of the message (the runner copies it). */
+  private invokeHandler(
+    fn: FunctionVersion,
+    settings: Readonly<Record<string, unknown>>,
+    instance: string,
+    message: NormalizedMessage,
+  ): Promise<FunctionResult> {
+    const entry = MESSAGE_HANDLERS[message.type as keyof typeof MESSAGE_HANDLERS];
+    if (entry === undefined) {
+      return Promise.resolve({ status: 'no_handler', logs: [], logsDropped: 0, durationMs: 0 });
+    }
+    return this.functions.invoke({
+      fn,
+      entry,
+      payload: message,
+      settings,
+      instance,
+      messageId: message.messageId,
+    });
+  }
+}
+
+/** The function metrics' word for a delivery outcome a function's answer led to. */
+function decidedOutcomeOf(outcome: DeliveryOutcome['outcome'] | 'continue') {
+  switch (outcome) {
+    case 'continue':
+    case 'delivered':
+      return 'success';
+    case 'filtered':
+      return 'filtered';
+    case 'discard':
+      return 'discarded';
+    case 'retry':
+      return 'retried';
   }
 }
 

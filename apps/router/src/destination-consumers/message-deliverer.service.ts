@@ -1,14 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SecretBox } from '@tributary/auth';
 import { KeyedLock } from '@tributary/concurrency';
-import { catalogSlugOf, destinationSecretsOwner } from '@tributary/config-domain';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
-import {
-  CatalogDestinationDefinition,
-  DeliveryOutcome,
-  findCatalogDestination,
-} from '@tributary/destinations';
+import { DeliveryOutcome } from '@tributary/destinations';
 import { Delivery, DeliveryAttempt, EVENT_LOG, EventLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import {
@@ -21,6 +15,7 @@ import {
 import { DeliveryMetrics, DeliveryOutcomeKind, OutcomeDetail } from '../delivery-metrics/delivery-metrics';
 import { RecentMessageOutcomes } from '../message-deliveries/recent-message-outcomes';
 import { destinationConsumerName, destinationKey } from './consumer-names';
+import { DeliveryTarget, DeliveryTargets } from './delivery-targets.service';
 import { DestinationDeliveries } from './destination-deliveries.service';
 
 /** The isolation lane's one key. */
@@ -46,10 +41,9 @@ export interface DeliveryContext {
 interface PreparedDestination {
   /** The filter list it was prepared with: the read model replaces the list when a filter changes. */
   filters: DestinationView['filters'];
-  catalogEntry: CatalogDestinationDefinition;
+  /** Its adapter or function, settings and insert function (replaced when a function is deployed). */
+  target: DeliveryTarget;
   routable: RoutableDestination;
-  settings: Record<string, unknown>;
-  source: { sourceId: string; sourceSlug: string };
   /** Its key in the delivery metrics: made once, not per message (a new string is hashed at each lookup). */
   metricsKey: string;
 }
@@ -67,9 +61,8 @@ export class MessageDeliverer {
   private readonly logger = new Logger('Router');
   /**
    * By stored destination record. The read model replaces a destination's record whenever its config
-   * changes and never mutates one, so an entry cannot go stale except through its filter list, which
-   * is compared on every use. Saves the catalog lookup, the AES-GCM decryption of every password
-   * setting and the routing shape per message.
+   * changes and never mutates one, so an entry cannot go stale except through its filter list and its
+   * target (a function deployed), which are compared on every use. Saves the routing shape per message.
    */
   private readonly prepared = new WeakMap<object, PreparedDestination>();
   /**
@@ -83,7 +76,7 @@ export class MessageDeliverer {
     @Inject(EVENT_LOG) private readonly eventLog: EventLog,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly readModel: ConfigReadModel,
-    private readonly secretBox: SecretBox,
+    private readonly targets: DeliveryTargets,
     private readonly deliveries: DestinationDeliveries,
     private readonly metrics: DeliveryMetrics,
     private readonly recentOutcomes: RecentMessageOutcomes,
@@ -105,9 +98,7 @@ export class MessageDeliverer {
     }
     const key = prepared.metricsKey;
     const payload = delivery.payload as unknown as NormalizedMessage;
-    const message = context.replay
-      ? prepareReplayMessage(payload, prepared.catalogEntry.displayName)
-      : payload;
+    const message = context.replay ? prepareReplayMessage(payload, prepared.target.displayName) : payload;
     const decision = decideDelivery(message, prepared.routable, {
       now: new Date(),
       replay: Boolean(context.replay),
@@ -121,10 +112,8 @@ export class MessageDeliverer {
 
     const attempt = () =>
       this.deliveries.deliver(
-        prepared.catalogEntry.slug,
+        prepared.target,
         decision.message,
-        prepared.settings,
-        prepared.source,
         // Unchanged by routing (no replay, no filter copy): the destination may send the stored bytes.
         decision.message === payload ? delivery.storedPayload : undefined,
       );
@@ -146,8 +135,9 @@ export class MessageDeliverer {
       return;
     }
     if (result.outcome === 'filtered') {
-      // The destination's own subscriptions (Segment Actions) matched none of its actions.
-      this.settle(key, context, 'filtered', { messageId: delivery.messageId });
+      // The destination's own subscriptions (Segment Actions) matched none of its actions, or its
+      // function has no handler for the message's type, or its insert function dropped it.
+      this.settle(key, context, 'filtered', { messageId: delivery.messageId, reason: result.reason });
       await this.settleInLog(delivery, context, 'filtered');
       return;
     }
@@ -266,25 +256,20 @@ export class MessageDeliverer {
 
   private prepare(view: DestinationView): PreparedDestination | undefined {
     const record = view.destination;
+    const target = this.targets.targetOf(record);
+    if (!target) return undefined;
     const cached = this.prepared.get(record);
-    if (cached && cached.filters === view.filters) return cached;
-    const catalogEntry = findCatalogDestination(catalogSlugOf(record));
-    if (!catalogEntry) return undefined;
+    if (cached && cached.filters === view.filters && cached.target === target) return cached;
     const prepared: PreparedDestination = {
       filters: view.filters,
-      catalogEntry,
+      target,
       routable: {
         slug: record.destinationSlug,
-        displayName: catalogEntry.displayName,
+        displayName: target.displayName,
         enabled: record.enabled,
         filters: view.filters,
-        capabilities: catalogEntry.capabilities,
+        capabilities: target.capabilities,
       },
-      // Frozen, since every delivery shares it.
-      settings:
-        cached?.settings ??
-        Object.freeze(this.secretBox.revealAll(record.config, destinationSecretsOwner(record))),
-      source: { sourceId: record.sourceId, sourceSlug: record.sourceSlug },
       metricsKey: cached?.metricsKey ?? destinationKey(record.sourceId, record.destinationSlug),
     };
     this.prepared.set(record, prepared);

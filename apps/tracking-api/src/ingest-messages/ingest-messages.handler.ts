@@ -34,6 +34,12 @@ export interface IngestRequest {
   origin?: string;
   /** Client-side requests only (browser, mobile): the device's address, for `context.ip`. */
   clientIp?: string;
+  /**
+   * The messages a source function emitted (docs/functions.md §5.1): stored all or none, so one the
+   * batch path refuses fails the whole request naming it; and the function's webhook URL is their
+   * credential, so a workspace's OAuth requirement (meant for clients that can sign) does not apply.
+   */
+  fromSourceFunction?: boolean;
 }
 
 /**
@@ -79,7 +85,7 @@ export class IngestMessagesHandler {
     }
     if (credentials.scheme === 'bearer') {
       await this.requireValidAccessToken(credentials.bearerToken, workspace.slug);
-    } else if (workspace.oauthRequired) {
+    } else if (workspace.oauthRequired && !request.fromSourceFunction) {
       throw new TrackingApiError(
         'unauthorized',
         `workspace ${workspace.slug} requires OAuth: send Authorization: Bearer <access token> with the write key`,
@@ -103,6 +109,14 @@ export class IngestMessagesHandler {
         clientIp: request.clientIp,
       }),
     );
+    if (request.fromSourceFunction && normalized.rejected.length > 0) {
+      const [first] = normalized.rejected;
+      throw new TrackingApiError(
+        'invalid_request',
+        `message ${first.index}${first.messageId === undefined ? '' : ` (${first.messageId})`} was refused: ` +
+          `${first.code}: ${first.message}; nothing was stored`,
+      );
+    }
     // Suppressed users' messages are answered as accepted and go no further: not to the log, the
     // dedupe index, Protocols or any destination (docs/regulations.md §3). A workspace that
     // suppresses nobody costs one map lookup.

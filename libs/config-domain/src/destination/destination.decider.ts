@@ -1,6 +1,12 @@
 import { destinationName } from '@tributary/contracts';
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
 import {
+  defaultSettingValues,
+  unsetRequiredSettings,
+  rejectUnknownSettings,
+  SettingDefinition,
+} from '../shared/instance-settings';
+import {
   DestinationChanges,
   DestinationEvent,
   DestinationIdentity,
@@ -8,16 +14,13 @@ import {
   FilterAction,
   FilterChanges,
   FilterRecord,
+  InsertFunctionChanges,
+  InsertFunctionRecord,
   ReplayCounts,
   ReplayRecord,
 } from './destination.events';
 
-/** What the decider needs to know of a catalog setting; the catalog itself lives in libs/destinations. */
-export interface SettingDefinition {
-  name: string;
-  required: boolean;
-  defaultValue: unknown;
-}
+export type { SettingDefinition } from '../shared/instance-settings';
 
 export type DestinationState =
   | { status: 'absent' }
@@ -36,9 +39,34 @@ export type DestinationCommand =
       type: 'CreateDestination';
       destination: DestinationRecord;
       settings: SettingDefinition[];
+      /**
+       * Required settings must be set even on a disabled destination: a destination function's settings
+       * (docs/functions.md §2). A catalog destination may be created disabled and filled in later.
+       */
+      requiredWhenDisabled?: boolean;
     }
-  | { type: 'UpdateDestination'; changes: DestinationChanges; settings: SettingDefinition[]; now: string }
+  | {
+      type: 'UpdateDestination';
+      changes: DestinationChanges;
+      settings: SettingDefinition[];
+      requiredWhenDisabled?: boolean;
+      now: string;
+    }
   | { type: 'DeleteDestination' }
+  | {
+      type: 'CreateInsertFunction';
+      insertFunction: InsertFunctionRecord;
+      /** The settings the function declares. */
+      settings: SettingDefinition[];
+    }
+  | {
+      type: 'UpdateInsertFunction';
+      functionId: string;
+      changes: InsertFunctionChanges;
+      settings: SettingDefinition[];
+      now: string;
+    }
+  | { type: 'DeleteInsertFunction'; functionId: string }
   | { type: 'CreateFilter'; filter: FilterRecord }
   | { type: 'UpdateFilter'; filterId: string; changes: FilterChanges; now: string }
   | { type: 'DeleteFilter'; filterId: string }
@@ -71,24 +99,76 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
         if (state.status === 'active') {
           throw alreadyExists(`${destinationName(destination)} already exists`);
         }
-        rejectUnknownSettings(destination.config, settings);
+        rejectUnknownSettings(destination.config, settings, 'destination.config');
         // The create response lists every setting of the catalog entry, filled with defaults (docs/config-api.md §2.5).
-        const config = { ...defaultConfig(settings), ...destination.config };
-        if (destination.enabled) rejectMissingRequiredSettings(config, settings);
+        const config = { ...defaultSettingValues(settings), ...destination.config };
+        if (destination.enabled || command.requiredWhenDisabled) {
+          rejectMissingRequiredSettings(config, settings, destination.enabled);
+        }
         return [{ type: 'DestinationCreated', data: { ...destination, config } }];
       }
       case 'UpdateDestination': {
         const current = requireActive(state).destination;
         const { changes, settings } = command;
-        if (changes.config) rejectUnknownSettings(changes.config, settings);
+        if (changes.config) rejectUnknownSettings(changes.config, settings, 'destination.config');
         const enabledAfter = changes.enabled ?? current.enabled;
-        if (enabledAfter) rejectMissingRequiredSettings({ ...current.config, ...changes.config }, settings);
+        if (enabledAfter || command.requiredWhenDisabled) {
+          rejectMissingRequiredSettings({ ...current.config, ...changes.config }, settings, enabledAfter);
+        }
         return [
           { type: 'DestinationUpdated', data: { ...identity(current), changes, updateTime: command.now } },
         ];
       }
       case 'DeleteDestination':
         return [{ type: 'DestinationDeleted', data: identity(requireActive(state).destination) }];
+      case 'CreateInsertFunction': {
+        const { destination } = requireActive(state);
+        // One insert function per destination: a second would leave the order of the two undefined.
+        if (destination.insertFunction) {
+          throw alreadyExists(
+            `${destinationName(destination)} already has the insert function ` +
+              `${destination.insertFunction.functionId}; delete it first`,
+          );
+        }
+        const { insertFunction, settings } = command;
+        rejectUnknownSettings(insertFunction.config, settings, 'insert_function.config');
+        const config = { ...defaultSettingValues(settings), ...insertFunction.config };
+        rejectMissingInsertFunctionSettings(config, settings);
+        return [
+          {
+            type: 'DestinationInsertFunctionCreated',
+            data: { ...identity(destination), insertFunction: { ...insertFunction, config } },
+          },
+        ];
+      }
+      case 'UpdateInsertFunction': {
+        const { destination } = requireActive(state);
+        const current = requireInsertFunction(destination, command.functionId);
+        const { changes, settings } = command;
+        if (changes.config) rejectUnknownSettings(changes.config, settings, 'insert_function.config');
+        rejectMissingInsertFunctionSettings({ ...current.config, ...changes.config }, settings);
+        return [
+          {
+            type: 'DestinationInsertFunctionUpdated',
+            data: {
+              ...identity(destination),
+              functionId: current.functionId,
+              changes,
+              updateTime: command.now,
+            },
+          },
+        ];
+      }
+      case 'DeleteInsertFunction': {
+        const { destination } = requireActive(state);
+        requireInsertFunction(destination, command.functionId);
+        return [
+          {
+            type: 'DestinationInsertFunctionDeleted',
+            data: { ...identity(destination), functionId: command.functionId },
+          },
+        ];
+      }
       case 'CreateFilter': {
         const { destination, filters } = requireActive(state);
         // Two filters under one id could no longer be told apart: update and delete would hit both.
@@ -228,6 +308,24 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
     switch (event.type) {
       case 'DestinationUpdated':
         return { ...state, destination: applyDestinationChanges(state.destination, event.data) };
+      case 'DestinationInsertFunctionCreated':
+        return { ...state, destination: { ...state.destination, insertFunction: event.data.insertFunction } };
+      case 'DestinationInsertFunctionUpdated': {
+        const current = state.destination.insertFunction;
+        if (!current || current.functionId !== event.data.functionId) return state;
+        const { changes, updateTime } = event.data;
+        const insertFunction: InsertFunctionRecord = {
+          ...current,
+          enabled: changes.enabled ?? current.enabled,
+          config: { ...current.config, ...changes.config },
+          updateTime,
+        };
+        return { ...state, destination: { ...state.destination, insertFunction } };
+      }
+      case 'DestinationInsertFunctionDeleted': {
+        const { insertFunction: _deleted, ...destination } = state.destination;
+        return { ...state, destination };
+      }
       case 'DestinationFilterCreated':
         return { ...state, filters: [...state.filters, event.data.filter] };
       case 'DestinationFilterUpdated':
@@ -352,31 +450,35 @@ function validateFilterAction(action: FilterAction, index: number): void {
   }
 }
 
-function defaultConfig(settings: SettingDefinition[]): Record<string, unknown> {
-  return Object.fromEntries(settings.map((setting) => [setting.name, structuredClone(setting.defaultValue)]));
-}
-
-function rejectUnknownSettings(config: Record<string, unknown>, settings: SettingDefinition[]): void {
-  const known = new Set(settings.map((setting) => setting.name));
-  const unknown = Object.keys(config).filter((key) => !known.has(key));
-  if (unknown.length > 0) {
+function rejectMissingRequiredSettings(
+  config: Record<string, unknown>,
+  settings: SettingDefinition[],
+  enabled: boolean,
+): void {
+  const missing = unsetRequiredSettings(config, settings);
+  if (missing.length > 0) {
     throw invalidArgument(
-      `destination.config has unknown settings: ${unknown.join(', ')}; known: ${[...known].join(', ')}`,
+      `${enabled ? 'an enabled destination' : 'a destination function'} needs its required settings: ${missing.join(', ')}`,
     );
   }
 }
 
-function rejectMissingRequiredSettings(config: Record<string, unknown>, settings: SettingDefinition[]): void {
-  const missing = settings
-    .filter((setting) => setting.required)
-    .filter(
-      (setting) =>
-        config[setting.name] === undefined || config[setting.name] === null || config[setting.name] === '',
-    )
-    .map((setting) => setting.name);
+function rejectMissingInsertFunctionSettings(
+  config: Record<string, unknown>,
+  settings: SettingDefinition[],
+): void {
+  const missing = unsetRequiredSettings(config, settings);
   if (missing.length > 0) {
-    throw invalidArgument(`an enabled destination needs its required settings: ${missing.join(', ')}`);
+    throw invalidArgument(`insert_function.config needs the required settings: ${missing.join(', ')}`);
   }
+}
+
+function requireInsertFunction(destination: DestinationRecord, functionId: string): InsertFunctionRecord {
+  const insertFunction = destination.insertFunction;
+  if (!insertFunction || insertFunction.functionId !== functionId) {
+    throw notFound(`${destinationName(destination)}/insert-functions/${functionId} not found`);
+  }
+  return insertFunction;
 }
 
 function requireActive(state: DestinationState): Extract<DestinationState, { status: 'active' }> {

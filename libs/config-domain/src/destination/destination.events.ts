@@ -18,6 +18,18 @@ export function destinationSecretsOwner(
   return `destinations/${destination.sourceId}/${destination.destinationSlug}`;
 }
 
+/** Where an insert function's secrets on this destination belong (`secretPlace`): apart from the destination's own. */
+export function insertFunctionSecretsOwner(
+  destination: Pick<DestinationIdentity, 'sourceId' | 'destinationSlug'>,
+): string {
+  return `${destinationSecretsOwner(destination)}/insert-function`;
+}
+
+/** Where a source function's secrets (`function_config`) belong (`secretPlace`). */
+export function sourceFunctionSecretsOwner(source: { sourceId: string }): string {
+  return `sources/${source.sourceId}/function`;
+}
+
 export interface DestinationRecord extends DestinationIdentity {
   /**
    * The catalog entry this destination is an instance of. Usually its slug too (Segment's rule:
@@ -31,7 +43,24 @@ export interface DestinationRecord extends DestinationIdentity {
   config: Record<string, unknown>;
   createTime: string;
   updateTime: string;
+  /** The insert function that changes or drops messages before this destination's adapter; at most one. */
+  insertFunction?: InsertFunctionRecord;
 }
+
+/**
+ * An instance of one of the workspace's `INSERT_DESTINATION` functions on a destination: its id and
+ * the values of the function's declared settings (sensitive ones stored encrypted, as passwords are).
+ */
+export interface InsertFunctionRecord {
+  functionId: string;
+  /** A disabled insert function passes messages through unchanged. */
+  enabled: boolean;
+  config: Record<string, unknown>;
+  createTime: string;
+  updateTime: string;
+}
+
+export type InsertFunctionChanges = Partial<Pick<InsertFunctionRecord, 'enabled' | 'config'>>;
 
 export interface FilterAction {
   type: string;
@@ -95,6 +124,15 @@ export type DestinationEvent =
       data: DestinationIdentity & { changes: DestinationChanges; updateTime: string };
     }
   | { type: 'DestinationDeleted'; data: DestinationIdentity }
+  | {
+      type: 'DestinationInsertFunctionCreated';
+      data: DestinationIdentity & { insertFunction: InsertFunctionRecord };
+    }
+  | {
+      type: 'DestinationInsertFunctionUpdated';
+      data: DestinationIdentity & { functionId: string; changes: InsertFunctionChanges; updateTime: string };
+    }
+  | { type: 'DestinationInsertFunctionDeleted'; data: DestinationIdentity & { functionId: string } }
   | { type: 'DestinationFilterCreated'; data: DestinationIdentity & { filter: FilterRecord } }
   | {
       type: 'DestinationFilterUpdated';

@@ -1,5 +1,11 @@
 import { sourceName, workspaceName } from '@tributary/contracts';
 import { alreadyExists, Decider, invalidArgument, notFound } from '../shared/decider';
+import {
+  defaultSettingValues,
+  rejectUnknownSettings,
+  SettingDefinition,
+  unsetRequiredSettings,
+} from '../shared/instance-settings';
 import { DEFAULT_SCHEMA_CONFIG, SchemaConfig, schemaConfigValueProblem } from './schema-config';
 import { MAX_ALLOWED_ORIGINS, parseAllowedOrigin } from './allowed-origins';
 import { SourceChanges, SourceEvent, SourceRecord, writeKeysOf } from './source.events';
@@ -13,14 +19,26 @@ export type SourceState =
   | { status: 'deleted' };
 
 export type SourceCommand =
-  | { type: 'CreateSource'; source: SourceRecord; catalogSourceExists: boolean; workspaceExists: boolean }
+  | {
+      type: 'CreateSource';
+      source: SourceRecord;
+      catalogSourceExists: boolean;
+      workspaceExists: boolean;
+      /** The settings the source's function declares, when `source.functionId` names one. */
+      functionSettings?: SettingDefinition[];
+    }
   | {
       type: 'UpdateSchemaConfig';
       changes: Partial<SchemaConfig>;
       /** Slugs of the workspace's sources: a forwarding target must be one of them (not this one). */
       workspaceSourceSlugs: readonly string[];
     }
-  | { type: 'UpdateSource'; changes: Omit<SourceChanges, 'writeKey' | 'additionalWriteKeys'> }
+  | {
+      type: 'UpdateSource';
+      changes: Omit<SourceChanges, 'writeKey' | 'additionalWriteKeys'>;
+      /** The settings the source's function declares, when the changes hold a function config. */
+      functionSettings?: SettingDefinition[];
+    }
   | { type: 'AddWriteKey'; writeKey: string }
   | { type: 'RemoveWriteKey'; writeKey: string }
   | { type: 'DeleteSource' };
@@ -41,12 +59,20 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
           throw invalidArgument(`source.catalog_name "${source.catalogName}" is not in the catalog`);
         }
         const allowedOrigins = source.allowedOrigins && normalizeAllowedOrigins(source.allowedOrigins);
+        const functionConfig =
+          source.functionId === undefined
+            ? undefined
+            : checkedFunctionConfig(
+                { ...defaultSettingValues(command.functionSettings ?? []), ...source.functionConfig },
+                command.functionSettings ?? [],
+              );
         return [
           {
             type: 'SourceCreated',
             data: {
               ...source,
               ...(allowedOrigins !== undefined && { allowedOrigins }),
+              ...(functionConfig !== undefined && { functionConfig }),
               schemaConfig: DEFAULT_SCHEMA_CONFIG,
             },
           },
@@ -68,6 +94,15 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
         }
         if (enabled !== undefined) changes.enabled = enabled;
         if (settings !== undefined) changes.settings = settings;
+        if (command.changes.functionConfig !== undefined) {
+          if (source.functionId === undefined) {
+            throw invalidArgument(`${sourceName(source)} runs no function: it has no function_config`);
+          }
+          changes.functionConfig = checkedFunctionConfig(
+            command.changes.functionConfig,
+            command.functionSettings ?? [],
+          );
+        }
         return [{ type: 'SourceUpdated', data: { ...identity(source), changes } }];
       }
       case 'AddWriteKey': {
@@ -137,6 +172,19 @@ export const sourceDecider: Decider<SourceState, SourceCommand, SourceEvent> = {
     }
   },
 };
+
+/** A source function's settings are all known to the function and its required ones set (docs/functions.md §2). */
+function checkedFunctionConfig(
+  config: Record<string, unknown>,
+  settings: readonly SettingDefinition[],
+): Record<string, unknown> {
+  rejectUnknownSettings(config, settings, 'source.function_config');
+  const unset = unsetRequiredSettings(config, settings);
+  if (unset.length > 0) {
+    throw invalidArgument(`source.function_config needs the required settings: ${unset.join(', ')}`);
+  }
+  return config;
+}
 
 /** Each entry normalized, duplicates dropped; any bad entry refuses the whole command. */
 function normalizeAllowedOrigins(entries: unknown): string[] {

@@ -21,6 +21,13 @@ export interface SourceRecord {
   settings?: Record<string, unknown>;
   /** Labels of the workspace the source carries (Public API); absent is none. */
   labels?: { key: string; value: string }[];
+  /**
+   * The workspace's `SOURCE` function this source runs on each POST to its webhook URL (its catalog
+   * name is `catalog/sources/<functionId>`); absent for every other source.
+   */
+  functionId?: string;
+  /** Values of the function's declared settings; sensitive ones stored encrypted, as passwords are. */
+  functionConfig?: Record<string, unknown>;
 }
 
 /** What a source update may change. */
@@ -32,6 +39,8 @@ export interface SourceChanges {
   settings?: Record<string, unknown>;
   /** The whole list of labels after the update. */
   labels?: { key: string; value: string }[];
+  /** The whole function config after the update (merged with the stored values before it decides). */
+  functionConfig?: Record<string, unknown>;
   /** Write keys after a key was added or removed (never set by an update request). */
   writeKey?: string;
   additionalWriteKeys?: string[];

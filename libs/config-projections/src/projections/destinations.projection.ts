@@ -36,6 +36,9 @@ export const destinationsProjection: ConfigProjection<DestinationsView> = {
       case 'DestinationCreated':
       case 'DestinationUpdated':
       case 'DestinationDeleted':
+      case 'DestinationInsertFunctionCreated':
+      case 'DestinationInsertFunctionUpdated':
+      case 'DestinationInsertFunctionDeleted':
       case 'DestinationFilterCreated':
       case 'DestinationFilterUpdated':
       case 'DestinationFilterDeleted':

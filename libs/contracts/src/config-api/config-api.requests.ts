@@ -34,6 +34,13 @@ export const CreateAccessTokenRequestSchema = z.looseObject({
   }),
 });
 
+export const ConfigEntryRequestSchema = z.looseObject({
+  name: z.string().min(1),
+  value: z.unknown().optional(),
+  /** Optional: C9 sends entries without a type; the catalog knows it. */
+  type: z.string().nullish(),
+});
+
 export const CreateSourceRequestSchema = z.looseObject({
   source: z.looseObject({
     name: z.string().min(1),
@@ -41,13 +48,19 @@ export const CreateSourceRequestSchema = z.looseObject({
     display_name: z.string().nullish(),
     /** Tributary's extension: web origins whose pages may send events from a browser; empty: any. */
     allowed_origins: z.array(z.string()).nullish(),
+    /** A source function's settings (`catalog_name` naming an `sfn_…` function of the workspace). */
+    function_config: z.array(ConfigEntryRequestSchema).nullish(),
   }),
 });
 
-/** Tributary's extension: a source's `allowed_origins` is its one updatable field (`update_mask`
- *  path `source.allowed_origins`); entries are checked by the source's decider. */
+/** Tributary's extension: a source's `allowed_origins` is updatable (`update_mask` path
+ *  `source.allowed_origins`), entries checked by the source's decider; a source function's
+ *  `function_config` too (`source.function_config`). */
 export const UpdateSourceRequestSchema = z.looseObject({
-  source: z.looseObject({ allowed_origins: z.array(z.string()).nullish() }),
+  source: z.looseObject({
+    allowed_origins: z.array(z.string()).nullish(),
+    function_config: z.array(ConfigEntryRequestSchema).nullish(),
+  }),
   update_mask: UpdateMaskSchema,
 });
 
@@ -60,13 +73,6 @@ export const ConnectionModeSchema = z
   .string()
   .transform((mode) => mode.toUpperCase())
   .pipe(z.enum(['UNSPECIFIED', 'CLOUD', 'DEVICE']));
-
-export const ConfigEntryRequestSchema = z.looseObject({
-  name: z.string().min(1),
-  value: z.unknown().optional(),
-  /** Optional: C9 sends entries without a type; the catalog knows it. */
-  type: z.string().nullish(),
-});
 
 export const CreateDestinationRequestSchema = z.looseObject({
   destination: z.looseObject({

@@ -30,3 +30,10 @@ export {
   problemWithActionsSubscriptions,
   MAX_ACTIONS_SUBSCRIPTIONS,
 } from './actions/actions-subscriptions.validator';
+export {
+  functionCatalogEntry,
+  isFunctionId,
+  problemWithFunctionSetting,
+  type FunctionInput,
+  type FunctionSettingInput,
+} from './function-catalog-entry';

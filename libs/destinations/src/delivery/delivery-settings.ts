@@ -7,6 +7,7 @@ import { problemWithConnectionString } from './adapters/postgres/postgres-connec
 import { problemWithWebhookHeaders } from './adapters/webhooks/webhook-settings.validator';
 import { findActionsDestination, SUBSCRIPTIONS_SETTING } from '../catalog/actions/actions-catalog.entries';
 import { problemWithActionsSubscriptions } from '../catalog/actions/actions-subscriptions.validator';
+import { isFunctionId, problemWithFunctionSetting } from '../catalog/function-catalog-entry';
 
 /**
  * - `whole`: the value is a secret (`password` settings);
@@ -92,6 +93,7 @@ export function secrecyOfSetting(
 
 /** Why the adapter of `catalogSlug` could never use this value, or `null`. Never quotes the value. */
 export function problemWithDeliverySetting(catalogSlug: string, key: string, value: unknown): string | null {
+  if (isFunctionId(catalogSlug)) return problemWithFunctionSetting(key, value);
   if (catalogSlug === 'webhooks' && key === 'headers' && value !== undefined && value !== null) {
     return problemWithWebhookHeaders(value);
   }
