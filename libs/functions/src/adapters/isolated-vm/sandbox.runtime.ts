@@ -591,6 +591,7 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     } catch (error: any) {
       throw new TypeError(error && typeof error.message === 'string' ? error.message : 'fetch failed');
     }
+    if (typeof answer.error === 'string') throw new TypeError(answer.error);
     return new Response(answer.body, {
       status: answer.status,
       statusText: answer.statusText,
