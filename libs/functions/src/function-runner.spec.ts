@@ -1,6 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createFunctionRunner, type BatchingFunctionRunner, type FunctionRunnerOptions } from './function-runner';
+import {
+  createFunctionRunner,
+  type BatchingFunctionRunner,
+  type FunctionRunnerOptions,
+} from './function-runner';
 import type { FunctionEntry, FunctionKind, FunctionResult } from './function-runner.port';
 
 // Real isolates in a real forked process; small limits keep it fast.
@@ -52,7 +56,10 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
         request.on('data', (chunk) => (body += chunk));
         request.on('end', () =>
           response
-            .writeHead(200, { 'content-type': 'application/json', 'x-seen': request.headers['x-api-key'] ?? '' })
+            .writeHead(200, {
+              'content-type': 'application/json',
+              'x-seen': request.headers['x-api-key'] ?? '',
+            })
             .end(JSON.stringify({ method: request.method, url: request.url, body })),
         );
       }
@@ -145,18 +152,24 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
         headers: { 'x-shop': 'acme' },
         body: JSON.stringify(body),
       });
-      await expect(subject.invoke(call(version, request({ id: 'u1' }), 'onRequest', { tag: 't' }))).resolves.toMatchObject({
+      await expect(
+        subject.invoke(call(version, request({ id: 'u1' }), 'onRequest', { tag: 't' })),
+      ).resolves.toMatchObject({
         status: 'resolved',
         emitted: [
           { type: 'track', event: 'Order Placed', userId: 'u1', properties: { shop: 'acme', q: '7' } },
           { type: 'identify', userId: 'u1', traits: { tag: 't' } },
         ],
       });
-      await expect(subject.invoke(call(version, request({ id: 'u1', set: true }), 'onRequest'))).resolves.toMatchObject({
+      await expect(
+        subject.invoke(call(version, request({ id: 'u1', set: true }), 'onRequest')),
+      ).resolves.toMatchObject({
         status: 'threw',
         name: 'EventNotSupported',
       });
-      const destination = await subject.invoke(call(fn('async function onTrack() { return typeof Segment; }')));
+      const destination = await subject.invoke(
+        call(fn('async function onTrack() { return typeof Segment; }')),
+      );
       expect(destination).toMatchObject({ status: 'resolved', value: 'undefined' });
     });
 
@@ -171,11 +184,17 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
     });
 
     it('answers no_handler for a type the function does not handle, and the thrown class otherwise', async () => {
-      const version = fn(`const onTrack = async (event) => { throw new RetryError('HTTP ' + event.properties.status); }`);
-      await expect(subject.invoke(call(version, { type: 'identify' }, 'onIdentify'))).resolves.toMatchObject({ status: 'no_handler' });
+      const version = fn(
+        `const onTrack = async (event) => { throw new RetryError('HTTP ' + event.properties.status); }`,
+      );
+      await expect(subject.invoke(call(version, { type: 'identify' }, 'onIdentify'))).resolves.toMatchObject({
+        status: 'no_handler',
+      });
       const result = await subject.invoke(call(version, { type: 'track', properties: { status: 503 } }));
       expect(result).toMatchObject({ status: 'threw', name: 'RetryError', message: 'HTTP 503' });
-      expect(result.logs).toEqual([expect.objectContaining({ level: 'error', message: 'RetryError: HTTP 503' })]);
+      expect(result.logs).toEqual([
+        expect.objectContaining({ level: 'error', message: 'RetryError: HTTP 503' }),
+      ]);
     });
   });
 
@@ -189,14 +208,18 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
       ['setTimeout', 'typeof setTimeout'],
       ['setInterval', 'typeof setInterval'],
     ])('%s is not defined', async (_, expression) => {
-      await expect(subject.invoke(call(fn(`async function onTrack() { return ${expression}; }`)))).resolves.toMatchObject({
+      await expect(
+        subject.invoke(call(fn(`async function onTrack() { return ${expression}; }`))),
+      ).resolves.toMatchObject({
         status: 'resolved',
         value: 'undefined',
       });
     });
 
     it('using them is a ReferenceError', async () => {
-      await expect(subject.invoke(call(fn('async function onTrack() { return process.env; }')))).resolves.toMatchObject({
+      await expect(
+        subject.invoke(call(fn('async function onTrack() { return process.env; }'))),
+      ).resolves.toMatchObject({
         status: 'threw',
         name: 'ReferenceError',
       });
@@ -227,20 +250,35 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
       const result = await subject.invoke(call(fn(code)));
       expect(result.status).toBe('resolved');
       const value = (result as { value: Record<string, unknown> }).value;
-      for (const key of ['thisCtor', 'fn', 'fetchCtor', 'eventCtor', 'settingsCtor', 'responseCtor', 'errorCtor']) {
+      for (const key of [
+        'thisCtor',
+        'fn',
+        'fetchCtor',
+        'eventCtor',
+        'settingsCtor',
+        'responseCtor',
+        'errorCtor',
+      ]) {
         expect([key, value[key]]).toEqual([key, 'undefined/undefined/undefined']);
       }
       expect(value.processCall).toBe('ReferenceError');
-      for (const site of value.sites as string[][]) expect(site).toEqual(['undefined', expect.stringMatching(/^(undefined|none)$/)]);
+      for (const site of value.sites as string[][])
+        expect(site).toEqual(['undefined', expect.stringMatching(/^(undefined|none)$/)]);
       expect(value.dynamicImport).toBe('rejected');
     });
 
     it("keeps one function's prototype tampering from other functions and other workspaces", async () => {
-      const tamper = fn(`Object.prototype.x = 1; Array.prototype.push = () => 0; async function onTrack() { return ({}).x; }`);
+      const tamper = fn(
+        `Object.prototype.x = 1; Array.prototype.push = () => 0; async function onTrack() { return ({}).x; }`,
+      );
       await expect(subject.invoke(call(tamper))).resolves.toMatchObject({ status: 'resolved', value: 1 });
       const probe = `async function onTrack() { const a = []; a.push(1); return [({}).x === undefined, a.length]; }`;
-      await expect(subject.invoke(call(fn(probe, 'DESTINATION', 'ws_a')))).resolves.toMatchObject({ value: [true, 1] });
-      await expect(subject.invoke(call(fn(probe, 'DESTINATION', 'ws_b')))).resolves.toMatchObject({ value: [true, 1] });
+      await expect(subject.invoke(call(fn(probe, 'DESTINATION', 'ws_a')))).resolves.toMatchObject({
+        value: [true, 1],
+      });
+      await expect(subject.invoke(call(fn(probe, 'DESTINATION', 'ws_b')))).resolves.toMatchObject({
+        value: [true, 1],
+      });
       // The same function id and version in another workspace is another isolate.
       const sameIds = { ...tamper, workspaceId: 'ws_b', code: probe };
       await expect(subject.invoke(call(sameIds))).resolves.toMatchObject({ value: [true, 1] });
@@ -250,7 +288,12 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
       const payload = { type: 'track', event: 'E', properties: { a: 1 } };
       const settings = { key: 'k' };
       const result = await subject.invoke(
-        call(fn('async function onTrack(e, s) { e.properties.a = 2; s.key = "changed"; return [e, s]; }'), payload, 'onTrack', settings),
+        call(
+          fn('async function onTrack(e, s) { e.properties.a = 2; s.key = "changed"; return [e, s]; }'),
+          payload,
+          'onTrack',
+          settings,
+        ),
       );
       expect(result).toMatchObject({ value: [{ properties: { a: 2 } }, { key: 'changed' }] });
       expect(payload.properties.a).toBe(1);
@@ -280,7 +323,9 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
 
     it('ends a memory bomb within its limit, the isolate is rebuilt, and another function keeps answering', async () => {
       const roomy = runner({ timeoutMs: 3_000, memoryMb: 32 });
-      const bomb = fn(`async function onTrack(e) { if (e.safe) return 'ok'; const kept = []; for (;;) kept.push('x'.repeat(1 << 20) + kept.length); }`);
+      const bomb = fn(
+        `async function onTrack(e) { if (e.safe) return 'ok'; const kept = []; for (;;) kept.push('x'.repeat(1 << 20) + kept.length); }`,
+      );
       const quick = fn('async function onTrack(e) { return 1; }');
       await roomy.invoke(call(quick));
       const begun = Date.now();
@@ -290,7 +335,10 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
       expect(result).toMatchObject({ status: 'memory_exceeded', limitMb: 32 });
       expect(Date.now() - begun).toBeLessThan(3_000);
       expect(meanwhile.status).toBe('resolved');
-      await expect(roomy.invoke(call(bomb, { safe: true }))).resolves.toMatchObject({ status: 'resolved', value: 'ok' });
+      await expect(roomy.invoke(call(bomb, { safe: true }))).resolves.toMatchObject({
+        status: 'resolved',
+        value: 'ok',
+      });
     });
 
     it('answers unavailable for invocations queued behind one that ended the isolate, and keeps earlier results', async () => {
@@ -322,28 +370,47 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
     }`;
 
     it('refuses a loopback server under the default policy', async () => {
-      const result = await subject.invoke(call(fn(fetchCode('/hello')), undefined, 'onTrack', { base: `http://127.0.0.1:${port}` }));
-      expect(result).toMatchObject({ status: 'threw', name: 'TypeError', message: expect.stringMatching(/^egress_denied: /) });
+      const result = await subject.invoke(
+        call(fn(fetchCode('/hello')), undefined, 'onTrack', { base: `http://127.0.0.1:${port}` }),
+      );
+      expect(result).toMatchObject({
+        status: 'threw',
+        name: 'TypeError',
+        message: expect.stringMatching(/^egress_denied: /),
+      });
     });
 
     it('reaches it when the policy allows it, following redirects and checking each hop', async () => {
       const allowed = runner({ timeoutMs: 2_000, egress: { mode: 'public', allow: '127.0.0.1' } });
       const settings = { base: `http://127.0.0.1:${port}` };
-      await expect(allowed.invoke(call(fn(fetchCode('/hello')), undefined, 'onTrack', settings))).resolves.toMatchObject({
+      await expect(
+        allowed.invoke(call(fn(fetchCode('/hello')), undefined, 'onTrack', settings)),
+      ).resolves.toMatchObject({
         status: 'resolved',
-        value: { status: 200, seen: 'k', body: { method: 'POST', url: '/hello', body: '{"a":1}' }, redirected: false },
+        value: {
+          status: 200,
+          seen: 'k',
+          body: { method: 'POST', url: '/hello', body: '{"a":1}' },
+          redirected: false,
+        },
       });
-      await expect(allowed.invoke(call(fn(fetchCode('/redirect')), undefined, 'onTrack', settings))).resolves.toMatchObject({
+      await expect(
+        allowed.invoke(call(fn(fetchCode('/redirect')), undefined, 'onTrack', settings)),
+      ).resolves.toMatchObject({
         status: 'resolved',
         value: { status: 200, body: { method: 'GET', url: '/hello' }, redirected: true },
       });
-      await expect(allowed.invoke(call(fn(fetchCode('/loop')), undefined, 'onTrack', settings))).resolves.toMatchObject({
+      await expect(
+        allowed.invoke(call(fn(fetchCode('/loop')), undefined, 'onTrack', settings)),
+      ).resolves.toMatchObject({
         status: 'threw',
         message: expect.stringContaining('too many redirects'),
       });
       const other = `async function onTrack(e, s) { const out = []; for (const url of s.urls) { try { await fetch(url); out.push('ok'); } catch (error) { out.push(error.name + ': ' + error.message); } } return out; }`;
       const result = await allowed.invoke(
-        call(fn(other), undefined, 'onTrack', { urls: ['file:///etc/passwd', `http://127.0.0.2:${port}/`, 'http://169.254.169.254/'] }),
+        call(fn(other), undefined, 'onTrack', {
+          urls: ['file:///etc/passwd', `http://127.0.0.2:${port}/`, 'http://169.254.169.254/'],
+        }),
       );
       expect(result).toMatchObject({
         status: 'resolved',
@@ -374,7 +441,9 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
       await allowed.invoke(call(fn('async function onTrack() {}')));
       const begun = Date.now();
       const result = await allowed.invoke(
-        call(fn(`async function onTrack(e, s) { await fetch(s.base + '/slow'); }`), undefined, 'onTrack', { base: `http://127.0.0.1:${port}` }),
+        call(fn(`async function onTrack(e, s) { await fetch(s.base + '/slow'); }`), undefined, 'onTrack', {
+          base: `http://127.0.0.1:${port}`,
+        }),
       );
       expect(result).toMatchObject({ status: 'timeout', limitMs: 500 });
       expect(Date.now() - begun).toBeLessThan(3_000);
@@ -383,16 +452,61 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
 
   describe('check', () => {
     it.each<[string, FunctionKind, string, unknown]>([
-      ['a destination with a handler', 'DESTINATION', 'async function onTrack(e) {}\nconst onIdentify = async () => {};', { ok: true, handlers: ['onIdentify', 'onTrack'] }],
-      ['a source with onRequest', 'SOURCE', 'async function onRequest(request, settings) {}', { ok: true, handlers: ['onRequest'] }],
-      ['a syntax error', 'DESTINATION', 'async function onTrack(e) {\n  return 1 +;\n}', { ok: false, message: expect.stringMatching(/^SyntaxError: .*\(line 2, column \d+\)$/) }],
-      ['import', 'DESTINATION', "import fs from 'fs';\nasync function onTrack() {}", { ok: false, message: expect.stringContaining('`import` and `export` are not allowed (line 1)') }],
-      ['export', 'DESTINATION', 'export async function onTrack() {}', { ok: false, message: expect.stringContaining('not allowed') }],
-      ['no handler', 'DESTINATION', 'async function helper() {}', { ok: false, message: expect.stringContaining('no handler') }],
-      ['a source without onRequest', 'SOURCE', 'async function onTrack() {}', { ok: false, message: expect.stringContaining('onRequest') }],
-      ['an insert function with onBatch only', 'INSERT_DESTINATION', 'async function onBatch() {}', { ok: false, message: expect.stringContaining('no handler') }],
+      [
+        'a destination with a handler',
+        'DESTINATION',
+        'async function onTrack(e) {}\nconst onIdentify = async () => {};',
+        { ok: true, handlers: ['onIdentify', 'onTrack'] },
+      ],
+      [
+        'a source with onRequest',
+        'SOURCE',
+        'async function onRequest(request, settings) {}',
+        { ok: true, handlers: ['onRequest'] },
+      ],
+      [
+        'a syntax error',
+        'DESTINATION',
+        'async function onTrack(e) {\n  return 1 +;\n}',
+        { ok: false, message: expect.stringMatching(/^SyntaxError: .*\(line 2, column \d+\)$/) },
+      ],
+      [
+        'import',
+        'DESTINATION',
+        "import fs from 'fs';\nasync function onTrack() {}",
+        { ok: false, message: expect.stringContaining('`import` and `export` are not allowed (line 1)') },
+      ],
+      [
+        'export',
+        'DESTINATION',
+        'export async function onTrack() {}',
+        { ok: false, message: expect.stringContaining('not allowed') },
+      ],
+      [
+        'no handler',
+        'DESTINATION',
+        'async function helper() {}',
+        { ok: false, message: expect.stringContaining('no handler') },
+      ],
+      [
+        'a source without onRequest',
+        'SOURCE',
+        'async function onTrack() {}',
+        { ok: false, message: expect.stringContaining('onRequest') },
+      ],
+      [
+        'an insert function with onBatch only',
+        'INSERT_DESTINATION',
+        'async function onBatch() {}',
+        { ok: false, message: expect.stringContaining('no handler') },
+      ],
       ['empty code', 'DESTINATION', '   ', { ok: false, message: 'the code is empty' }],
-      ['code over the size limit', 'DESTINATION', `async function onTrack() {}\n//${'x'.repeat(128 * 1024)}`, { ok: false, message: expect.stringContaining('more than the 131072 allowed') }],
+      [
+        'code over the size limit',
+        'DESTINATION',
+        `async function onTrack() {}\n//${'x'.repeat(128 * 1024)}`,
+        { ok: false, message: expect.stringContaining('more than the 131072 allowed') },
+      ],
     ])('%s', async (_, kind, code, expected) => {
       await expect(subject.check(kind, code)).resolves.toEqual(expected);
     });
@@ -401,7 +515,10 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
       const allowed = runner({ egress: { mode: 'public', allow: '127.0.0.1' } });
       const before = hits;
       await expect(
-        allowed.check('DESTINATION', `fetch('http://127.0.0.1:${port}/hello'); for (;;); async function onTrack() {}`),
+        allowed.check(
+          'DESTINATION',
+          `fetch('http://127.0.0.1:${port}/hello'); for (;;); async function onTrack() {}`,
+        ),
       ).resolves.toEqual({ ok: true, handlers: ['onTrack'] });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(hits).toBe(before);

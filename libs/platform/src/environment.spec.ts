@@ -227,3 +227,32 @@ describe('ROUTER_ACK_WAIT', () => {
     expect(() => loadEnvironment({ ROUTER_ACK_WAIT: 'soon' })).toThrow(/ROUTER_ACK_WAIT/);
   });
 });
+
+describe('FUNCTION_* (tenant functions)', () => {
+  it('defaults to 5 s, 128 MB, 128 KiB of code and one process', () => {
+    expect(loadEnvironment({})).toMatchObject({
+      FUNCTION_TIMEOUT: 5_000,
+      FUNCTION_MEMORY_MB: 128,
+      FUNCTION_MAX_CODE_BYTES: 131_072,
+      FUNCTION_WORKERS: 1,
+    });
+    expect(
+      loadEnvironment({ FUNCTION_TIMEOUT: '30s', FUNCTION_MEMORY_MB: '256', FUNCTION_WORKERS: '2' }),
+    ).toMatchObject({
+      FUNCTION_TIMEOUT: 30_000,
+      FUNCTION_MEMORY_MB: 256,
+      FUNCTION_WORKERS: 2,
+    });
+  });
+
+  it.each([
+    ['FUNCTION_TIMEOUT', '500ms'],
+    ['FUNCTION_TIMEOUT', '61s'],
+    ['FUNCTION_MEMORY_MB', '8'],
+    ['FUNCTION_MEMORY_MB', '2048'],
+    ['FUNCTION_WORKERS', '0'],
+    ['FUNCTION_MAX_CODE_BYTES', 'lots'],
+  ])('refuses %s=%s with a message naming it', (name, value) => {
+    expect(() => loadEnvironment({ [name]: value })).toThrow(new RegExp(name));
+  });
+});

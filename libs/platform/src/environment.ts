@@ -200,6 +200,16 @@ export const environmentSchema = z.object({
    * open; past it the least recently used one is closed.
    */
   POSTGRES_DESTINATION_MAX_POOLS: z.coerce.number().int().positive().max(10_000).default(50),
+  /**
+   * Tenant functions (specs/functions.md §6): wall time per invocation, awaited `fetch` included
+   * (1-60 s); memory per isolate in MB (16-1024); largest code in bytes; processes that run them.
+   */
+  FUNCTION_TIMEOUT: durationSchema
+    .pipe(z.number().int().min(1_000, 'must be at least 1s').max(60_000, 'must be at most 60s'))
+    .default(5_000),
+  FUNCTION_MEMORY_MB: z.coerce.number().int().min(16).max(1_024).default(128),
+  FUNCTION_MAX_CODE_BYTES: z.coerce.number().int().min(1_024).max(1_048_576).default(131_072),
+  FUNCTION_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /** Config API requests per minute per token. */
   CONFIG_API_RATE_LIMIT: z.coerce.number().int().positive().default(200),
   /** Public API (`/public-api`) requests per minute per token, per replica; a budget of its own. */

@@ -139,7 +139,10 @@ export class IsolatedVmSandboxes {
     const declared = declaredEntries(code);
     const handlers = ENTRIES_OF[kind].filter((entry) => declared.has(entry));
     if (kind === 'SOURCE' && !handlers.includes('onRequest')) {
-      return { ok: false, message: 'a source function must declare `async function onRequest(request, settings)`' };
+      return {
+        ok: false,
+        message: 'a source function must declare `async function onRequest(request, settings)`',
+      };
     }
     if (handlers.length === 0) {
       return {
@@ -196,13 +199,18 @@ export class IsolatedVmSandboxes {
       const context = await isolate.createContext();
       const names = hostNames();
       const jail = context.global;
-      await jail.set(names.fetch, new ivm.Reference((request: SandboxFetchRequest) => this.fetch(loaded, request)));
+      await jail.set(
+        names.fetch,
+        new ivm.Reference((request: SandboxFetchRequest) => this.fetch(loaded, request)),
+      );
       await jail.set(names.url, new ivm.Callback(urlParts));
       await jail.set(names.hash, new ivm.Callback(hashOf));
       await jail.set(names.random, new ivm.Callback((length: number) => new Uint8Array(randomBytes(length))));
       await jail.set(
         names.done,
-        new ivm.Callback((index: number, json: string) => this.reported(loaded, index, json), { ignored: true }),
+        new ivm.Callback((index: number, json: string) => this.reported(loaded, index, json), {
+          ignored: true,
+        }),
       );
       const config: SandboxRuntimeConfig = {
         kind: fn.kind,
@@ -384,7 +392,18 @@ function hostNames(): SandboxRuntimeConfig['hostNames'] {
   };
 }
 
-const URL_PART_NAMES = ['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+const URL_PART_NAMES = [
+  'href',
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+] as const;
 
 /** The sandbox's URL parser: Node's WHATWG parser on copies; `null` for an invalid URL. */
 function urlParts(href: string, base: string | null, key: string | null, value: string | null) {
@@ -408,7 +427,12 @@ function urlParts(href: string, base: string | null, key: string | null, value: 
 
 const HASHES = new Set(['sha1', 'sha256', 'sha512', 'md5']);
 
-function hashOf(algorithm: string, key: Uint8Array | null, data: Uint8Array, encoding: 'hex' | 'base64'): string {
+function hashOf(
+  algorithm: string,
+  key: Uint8Array | null,
+  data: Uint8Array,
+  encoding: 'hex' | 'base64',
+): string {
   if (!HASHES.has(algorithm)) throw new Error(`Digest method not supported: ${algorithm}`);
   const digest = key === null ? createHash(algorithm) : createHmac(algorithm, key);
   return digest.update(data).digest(encoding);
@@ -419,7 +443,9 @@ export function problemWithCode(code: string, maxCodeBytes: number): string | un
   if (typeof code !== 'string' || code.trim() === '') return 'the code is empty';
   const bytes = Buffer.byteLength(code, 'utf8');
   if (bytes > maxCodeBytes) return `the code is ${bytes} bytes, more than the ${maxCodeBytes} allowed`;
-  const moduleStatement = statementsOf(code).find(({ text }) => /^(?:import(?:[ {*'"]|$)|export[ {*])/.test(text));
+  const moduleStatement = statementsOf(code).find(({ text }) =>
+    /^(?:import(?:[ {*'"]|$)|export[ {*])/.test(text),
+  );
   if (moduleStatement) {
     return `a function is a script, not a module: \`import\` and \`export\` are not allowed (line ${moduleStatement.line})`;
   }
@@ -437,7 +463,8 @@ function statementsOf(code: string): { line: number; text: string }[] {
     .replace(/(?<![:'"\w\\])\/\/[^\n]*/g, '');
   const statements: { line: number; text: string }[] = [];
   blanked.split('\n').forEach((line, index) => {
-    for (const part of line.split(/[;{})]/)) statements.push({ line: index + 1, text: part.replace(/\s+/g, ' ').trim() });
+    for (const part of line.split(/[;{})]/))
+      statements.push({ line: index + 1, text: part.replace(/\s+/g, ' ').trim() });
   });
   return statements;
 }
@@ -457,7 +484,8 @@ function declaredEntries(code: string): Set<string> {
 function syntaxMessage(error: unknown): string {
   const message = (error as Error)?.message ?? String(error);
   const position = / \[[^\]]*?:(\d+):(\d+)\]$/.exec(message);
-  const name = (error as Error)?.name && (error as Error).name !== 'Error' ? `${(error as Error).name}: ` : '';
+  const name =
+    (error as Error)?.name && (error as Error).name !== 'Error' ? `${(error as Error).name}: ` : '';
   if (!position) return `${name}${message}`;
   return `${name}${message.slice(0, position.index)} (line ${position[1]}, column ${position[2]})`;
 }
