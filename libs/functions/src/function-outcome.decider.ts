@@ -28,7 +28,8 @@ export function decideDestinationOutcome(result: FunctionResult): DeliveryOutcom
       if (result.name === 'EventNotSupported') {
         return { outcome: 'filtered', reason: thrown(result.name, result.message) };
       }
-      if (result.name === 'RetryError') return { outcome: 'retry', reason: thrown(result.name, result.message) };
+      if (result.name === 'RetryError')
+        return { outcome: 'retry', reason: thrown(result.name, result.message) };
       if (REJECTING_ERRORS.has(result.name)) {
         return { outcome: 'discard', reason: thrown('ValidationError', result.message) };
       }
@@ -44,8 +45,7 @@ export function decideDestinationOutcome(result: FunctionResult): DeliveryOutcom
 
 /** §5.3: the message that goes on to the destination, or what became of it. */
 export type InsertDecision =
-  | { readonly outcome: 'continue'; readonly message: Record<string, unknown> }
-  | DeliveryOutcome;
+  { readonly outcome: 'continue'; readonly message: Record<string, unknown> } | DeliveryOutcome;
 
 export function decideInsertOutcome(
   result: FunctionResult,
@@ -54,7 +54,8 @@ export function decideInsertOutcome(
   switch (result.status) {
     case 'resolved': {
       const value = result.value;
-      if (value === undefined || value === null) return { outcome: 'filtered', reason: INSERT_FUNCTION_DROPPED };
+      if (value === undefined || value === null)
+        return { outcome: 'filtered', reason: INSERT_FUNCTION_DROPPED };
       if (typeof value !== 'object' || Array.isArray(value)) {
         return {
           outcome: 'discard',
@@ -63,14 +64,19 @@ export function decideInsertOutcome(
       }
       return {
         outcome: 'continue',
-        message: { ...(value as Record<string, unknown>), messageId: original.messageId, type: original.type },
+        message: {
+          ...(value as Record<string, unknown>),
+          messageId: original.messageId,
+          type: original.type,
+        },
       };
     }
     case 'no_handler':
       return { outcome: 'filtered', reason: INSERT_FUNCTION_DROPPED };
     case 'threw':
       if (result.name === 'DropEvent') return { outcome: 'filtered', reason: INSERT_FUNCTION_DROPPED };
-      if (result.name === 'RetryError') return { outcome: 'retry', reason: thrown(result.name, result.message) };
+      if (result.name === 'RetryError')
+        return { outcome: 'retry', reason: thrown(result.name, result.message) };
       if (REJECTING_ERRORS.has(result.name)) {
         return { outcome: 'discard', reason: thrown('ValidationError', result.message) };
       }
@@ -93,7 +99,11 @@ export interface SourceAnswer {
 }
 
 export function decideSourceAnswer(result: FunctionResult): SourceAnswer {
-  const answer = (status: SourceAnswer['status'], body: Record<string, unknown>, headers = {}): SourceAnswer => ({
+  const answer = (
+    status: SourceAnswer['status'],
+    body: Record<string, unknown>,
+    headers = {},
+  ): SourceAnswer => ({
     status,
     body,
     headers,
@@ -106,7 +116,8 @@ export function decideSourceAnswer(result: FunctionResult): SourceAnswer {
     case 'no_handler':
       return answer(500, { error: 'EventNotSupported: the function has no onRequest handler' });
     case 'threw':
-      if (REJECTING_ERRORS.has(result.name)) return answer(400, { error: thrown(result.name, result.message) });
+      if (REJECTING_ERRORS.has(result.name))
+        return answer(400, { error: thrown(result.name, result.message) });
       if (result.name === 'RetryError') return later(thrown(result.name, result.message));
       return answer(500, { error: thrown(result.name, result.message) });
     case 'timeout':

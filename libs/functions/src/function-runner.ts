@@ -8,7 +8,10 @@
 import { extname, join } from 'node:path';
 import { systemHostResolver, type HostResolver } from '@tributary/destinations';
 import { ChildProcessLane } from '@tributary/lanes';
-import { RESOLVE_HOST_SERVICE, type FunctionsLaneProgramData } from './adapters/isolated-vm/functions-lane.program';
+import {
+  RESOLVE_HOST_SERVICE,
+  type FunctionsLaneProgramData,
+} from './adapters/isolated-vm/functions-lane.program';
 import type {
   CodeCheck,
   FunctionInvocation,

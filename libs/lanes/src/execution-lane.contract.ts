@@ -104,7 +104,11 @@ export function describeExecutionLaneContract(name: string, factory: ExecutionLa
         failure: 'overrun',
         detail: `no answer within 1000 ms; its ${factory.runner} was ended`,
       });
-      expect(sharing).toMatchObject({ ok: false, failure: 'ended', detail: expect.stringContaining('overran') });
+      expect(sharing).toMatchObject({
+        ok: false,
+        failure: 'ended',
+        detail: expect.stringContaining('overran'),
+      });
       expect(took).toBeLessThan(5_000);
       // This process's event loop kept turning meanwhile; the next call gets a new one.
       await expect(subject.run('echo', 'again')).resolves.toMatchObject({ ok: true });

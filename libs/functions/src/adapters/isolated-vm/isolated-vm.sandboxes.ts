@@ -78,7 +78,15 @@ class LoadedVersion {
     return this.isolate.isDisposed;
   }
 
+  private signalEnd!: (error: Error) => void;
+  /** Rejects when the isolate is ended by the host (time limit, eviction, close). */
+  readonly endedSignal = new Promise<never>((_, reject) => {
+    this.signalEnd = reject;
+  });
+
   end(): void {
+    this.endedSignal.catch(() => undefined);
+    this.signalEnd(new Error('the isolate was ended'));
     this.abort.abort();
     if (!this.isolate.isDisposed) this.isolate.dispose();
   }
@@ -131,7 +139,10 @@ export class IsolatedVmSandboxes {
     const declared = declaredEntries(code);
     const handlers = ENTRIES_OF[kind].filter((entry) => declared.has(entry));
     if (kind === 'SOURCE' && !handlers.includes('onRequest')) {
-      return { ok: false, message: 'a source function must declare `async function onRequest(request, settings)`' };
+      return {
+        ok: false,
+        message: 'a source function must declare `async function onRequest(request, settings)`',
+      };
     }
     if (handlers.length === 0) {
       return {
@@ -194,13 +205,18 @@ export class IsolatedVmSandboxes {
       const context = await isolate.createContext();
       const names = hostNames();
       const jail = context.global;
-      await jail.set(names.fetch, new ivm.Reference((request: SandboxFetchRequest) => this.fetch(loaded, request)));
+      await jail.set(
+        names.fetch,
+        new ivm.Reference((request: SandboxFetchRequest) => this.fetch(loaded, request)),
+      );
       await jail.set(names.url, new ivm.Callback(urlParts));
       await jail.set(names.hash, new ivm.Callback(hashOf));
       await jail.set(names.random, new ivm.Callback((length: number) => new Uint8Array(randomBytes(length))));
       await jail.set(
         names.done,
-        new ivm.Callback((index: number, json: string) => this.reported(loaded, index, json), { ignored: true }),
+        new ivm.Callback((index: number, json: string) => this.reported(loaded, index, json), {
+          ignored: true,
+        }),
       );
       const config: SandboxRuntimeConfig = {
         kind: fn.kind,
@@ -290,7 +306,12 @@ export class IsolatedVmSandboxes {
     this.arm(loaded, run);
     let failure: string | undefined;
     try {
-      await loaded.runBatch.apply(undefined, [json], { arguments: { copy: true }, result: { promise: true } });
+      // An isolate ended while it waits on the host (a `fetch`) settles its call only when the host
+      // does: the end of the isolate answers at once.
+      await Promise.race([
+        loaded.runBatch.apply(undefined, [json], { arguments: { copy: true }, result: { promise: true } }),
+        loaded.endedSignal,
+      ]);
     } catch (error) {
       failure = (error as Error)?.message ?? String(error);
     }
@@ -340,8 +361,16 @@ export class IsolatedVmSandboxes {
     if (run.next < run.results.length) this.arm(loaded, run);
   }
 
-  private fetch(loaded: LoadedVersion, request: SandboxFetchRequest) {
-    return this.fetcher.fetch(request, loaded.abort.signal);
+  /**
+   * Answers `{ error }` rather than rejecting: a promise the host rejects before isolated-vm has taken
+   * it counts as unhandled, which would end this process.
+   */
+  private async fetch(loaded: LoadedVersion, request: SandboxFetchRequest) {
+    try {
+      return await this.fetcher.fetch(request, loaded.abort.signal);
+    } catch (error) {
+      return { error: (error as Error)?.message ?? String(error) };
+    }
   }
 }
 
@@ -369,7 +398,18 @@ function hostNames(): SandboxRuntimeConfig['hostNames'] {
   };
 }
 
-const URL_PART_NAMES = ['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+const URL_PART_NAMES = [
+  'href',
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+] as const;
 
 /** The sandbox's URL parser: Node's WHATWG parser on copies; `null` for an invalid URL. */
 function urlParts(href: string, base: string | null, key: string | null, value: string | null) {
@@ -393,7 +433,12 @@ function urlParts(href: string, base: string | null, key: string | null, value: 
 
 const HASHES = new Set(['sha1', 'sha256', 'sha512', 'md5']);
 
-function hashOf(algorithm: string, key: Uint8Array | null, data: Uint8Array, encoding: 'hex' | 'base64'): string {
+function hashOf(
+  algorithm: string,
+  key: Uint8Array | null,
+  data: Uint8Array,
+  encoding: 'hex' | 'base64',
+): string {
   if (!HASHES.has(algorithm)) throw new Error(`Digest method not supported: ${algorithm}`);
   const digest = key === null ? createHash(algorithm) : createHmac(algorithm, key);
   return digest.update(data).digest(encoding);
@@ -404,31 +449,38 @@ export function problemWithCode(code: string, maxCodeBytes: number): string | un
   if (typeof code !== 'string' || code.trim() === '') return 'the code is empty';
   const bytes = Buffer.byteLength(code, 'utf8');
   if (bytes > maxCodeBytes) return `the code is ${bytes} bytes, more than the ${maxCodeBytes} allowed`;
-  const lines = statementsOf(code);
-  const moduleLine = lines.findIndex((line) => /^(?:import(?:[ {*'"(]|$)|export[ {*])/.test(line));
-  if (moduleLine >= 0 && !lines[moduleLine]!.startsWith('import(')) {
-    return `a function is a script, not a module: \`import\` and \`export\` are not allowed (line ${moduleLine + 1})`;
+  const moduleStatement = statementsOf(code).find(({ text }) =>
+    /^(?:import(?:[ {*'"]|$)|export[ {*])/.test(text),
+  );
+  if (moduleStatement) {
+    return `a function is a script, not a module: \`import\` and \`export\` are not allowed (line ${moduleStatement.line})`;
   }
   return undefined;
 }
 
 /**
- * The code's lines, comments blanked, whitespace runs made one space, trimmed: where top-level
- * declarations and module syntax are looked for (nothing of the code runs at check).
+ * The code's statements (split at line ends, `;`, `{` and `}`), comments blanked, whitespace runs
+ * made one space, trimmed: where declarations and module syntax are looked for, since nothing of the
+ * code runs at check.
  */
-function statementsOf(code: string): string[] {
+function statementsOf(code: string): { line: number; text: string }[] {
   const blanked = code
     .replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ' '))
-    .replace(/\/\/[^\n]*/g, '');
-  return blanked.split('\n').map((line) => line.replace(/\s+/g, ' ').trim());
+    .replace(/(?<![:'"\w\\])\/\/[^\n]*/g, '');
+  const statements: { line: number; text: string }[] = [];
+  blanked.split('\n').forEach((line, index) => {
+    for (const part of line.split(/[;{})]/))
+      statements.push({ line: index + 1, text: part.replace(/\s+/g, ' ').trim() });
+  });
+  return statements;
 }
 
-/** Top-level `function onX(` / `async function onX(` / `const onX =` declarations, at a line's start. */
+/** `function onX(` / `async function onX(` / `const onX =` declarations, at a statement's start. */
 function declaredEntries(code: string): Set<string> {
   const found = new Set<string>();
   const declaration = /^(?:async )?function ?\*? ?(on[A-Z]\w*) ?\(|^(?:const|let|var) (on[A-Z]\w*) ?=/;
-  for (const line of statementsOf(code)) {
-    const match = declaration.exec(line);
+  for (const { text } of statementsOf(code)) {
+    const match = declaration.exec(text);
     if (match) found.add((match[1] ?? match[2])!);
   }
   return found;
@@ -438,7 +490,8 @@ function declaredEntries(code: string): Set<string> {
 function syntaxMessage(error: unknown): string {
   const message = (error as Error)?.message ?? String(error);
   const position = / \[[^\]]*?:(\d+):(\d+)\]$/.exec(message);
-  const name = (error as Error)?.name && (error as Error).name !== 'Error' ? `${(error as Error).name}: ` : '';
+  const name =
+    (error as Error)?.name && (error as Error).name !== 'Error' ? `${(error as Error).name}: ` : '';
   if (!position) return `${name}${message}`;
   return `${name}${message.slice(0, position.index)} (line ${position[1]}, column ${position[2]})`;
 }

@@ -33,7 +33,14 @@ export interface SandboxFetchAnswer {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Headers the sandbox may not set: the host frames the request. */
-const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'upgrade']);
+const FORBIDDEN_HEADERS = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+]);
 
 export class SandboxFetcher {
   private readonly agent: Agent;
@@ -68,14 +75,23 @@ export class SandboxFetcher {
     for (let hops = 0; ; hops++) {
       const answer = await this.once(url, method, headers, body, signal);
       const location = answer.headers.location;
-      if (!REDIRECT_STATUSES.has(answer.statusCode) || request.redirect === 'manual' || location === undefined) {
+      if (
+        !REDIRECT_STATUSES.has(answer.statusCode) ||
+        request.redirect === 'manual' ||
+        location === undefined
+      ) {
         return this.read(url, answer, hops > 0, signal);
       }
       await answer.body.dump().catch(() => undefined);
-      if (request.redirect === 'error') throw new Error(`redirect refused: ${answer.statusCode} to ${String(location)}`);
-      if (hops >= MAX_FETCH_REDIRECTS) throw new Error(`too many redirects (more than ${MAX_FETCH_REDIRECTS})`);
+      if (request.redirect === 'error')
+        throw new Error(`redirect refused: ${answer.statusCode} to ${String(location)}`);
+      if (hops >= MAX_FETCH_REDIRECTS)
+        throw new Error(`too many redirects (more than ${MAX_FETCH_REDIRECTS})`);
       url = parseTarget(String(location), url);
-      if (answer.statusCode === 303 || ((answer.statusCode === 301 || answer.statusCode === 302) && method === 'POST')) {
+      if (
+        answer.statusCode === 303 ||
+        ((answer.statusCode === 301 || answer.statusCode === 302) && method === 'POST')
+      ) {
         method = method === 'HEAD' ? 'HEAD' : 'GET';
         body = null;
         delete headers['content-type'];

@@ -75,7 +75,8 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
   const show = (value: any, nested: boolean): string => {
     if (typeof value === 'string') return nested ? stringify(value) : value;
     if (typeof value === 'bigint') return `${value}n`;
-    if (typeof value === 'symbol' || typeof value === 'undefined' || typeof value === 'number') return String(value);
+    if (typeof value === 'symbol' || typeof value === 'undefined' || typeof value === 'number')
+      return String(value);
     if (typeof value === 'boolean' || value === null) return String(value);
     if (typeof value === 'function') return `[Function: ${value.name || '(anonymous)'}]`;
     if (value instanceof Error) return value.stack || `${value.name}: ${value.message}`;
@@ -178,12 +179,17 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
       out += fromCharCode(...chunk);
       chunk = [];
     };
-    for (let index = 0; index < bytes.length; ) {
+    for (let index = 0; index < bytes.length;) {
       const byte = bytes[index]!;
       let code = 0xfffd;
       let length = 1;
       if (byte < 0x80) code = byte;
-      else if (byte >= 0xc2 && byte < 0xe0 && index + 1 < bytes.length && (bytes[index + 1]! & 0xc0) === 0x80) {
+      else if (
+        byte >= 0xc2 &&
+        byte < 0xe0 &&
+        index + 1 < bytes.length &&
+        (bytes[index + 1]! & 0xc0) === 0x80
+      ) {
         code = ((byte & 31) << 6) | (bytes[index + 1]! & 63);
         length = 2;
       } else if (
@@ -240,7 +246,8 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
   class TextDecoder {
     constructor(label = 'utf-8') {
       const name = String(label).toLowerCase();
-      if (name !== 'utf-8' && name !== 'utf8') throw new RangeError(`The "${label}" encoding is not supported`);
+      if (name !== 'utf-8' && name !== 'utf8')
+        throw new RangeError(`The "${label}" encoding is not supported`);
     }
     get encoding() {
       return 'utf-8';
@@ -325,7 +332,9 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
           if (part === '') continue;
           const equals = part.indexOf('=');
           this.#list.push(
-            equals < 0 ? [formDecode(part), ''] : [formDecode(part.slice(0, equals)), formDecode(part.slice(equals + 1))],
+            equals < 0
+              ? [formDecode(part), '']
+              : [formDecode(part.slice(0, equals)), formDecode(part.slice(equals + 1))],
           );
         }
       }
@@ -388,9 +397,25 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
       return this.#list.map(([key, value]) => `${formEncode(key)}=${formEncode(value)}`).join('&');
     }
   }
-  const URL_PARTS = ['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
+  const URL_PARTS = [
+    'href',
+    'protocol',
+    'username',
+    'password',
+    'host',
+    'hostname',
+    'port',
+    'pathname',
+    'search',
+    'hash',
+  ];
   const parseUrl = (href: string, base?: string, key?: string, value?: string): any => {
-    const parts = host.url(href, base === undefined ? null : base, key === undefined ? null : key, value ?? null);
+    const parts = host.url(
+      href,
+      base === undefined ? null : base,
+      key === undefined ? null : key,
+      value ?? null,
+    );
     if (parts === null) throw new TypeError(`Invalid URL: ${href}`);
     return parts;
   };
@@ -505,7 +530,12 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
       return this.entries();
     }
   }
-  const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 204: 'No Content', 400: 'Bad Request' };
+  const STATUS_TEXT: Record<number, string> = {
+    200: 'OK',
+    201: 'Created',
+    204: 'No Content',
+    400: 'Bad Request',
+  };
   class Response {
     #body: Uint8Array | null;
     #tooLarge: string | undefined;
@@ -516,10 +546,18 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     readonly url: string;
     readonly redirected: boolean;
     constructor(body?: any, init: any = {}) {
-      this.#body = body === undefined || body === null ? null : toBytes(typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer) ? String(body) : body);
+      this.#body =
+        body === undefined || body === null
+          ? null
+          : toBytes(
+              typeof body === 'object' && !ArrayBuffer.isView(body) && !(body instanceof ArrayBuffer)
+                ? String(body)
+                : body,
+            );
       this.status = init.status === undefined ? 200 : Number(init.status);
       if (!(this.status >= 200 && this.status <= 599)) throw new RangeError(`Invalid status ${init.status}`);
-      this.statusText = init.statusText === undefined ? STATUS_TEXT[this.status] ?? '' : String(init.statusText);
+      this.statusText =
+        init.statusText === undefined ? (STATUS_TEXT[this.status] ?? '') : String(init.statusText);
       this.headers = new Headers(init.headers);
       this.url = init._url ?? '';
       this.redirected = init._redirected === true;
@@ -532,7 +570,8 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
       return this.#used;
     }
     #read(): Promise<Uint8Array> {
-      if (this.#used) return PromiseCtor.reject(new TypeError('Body is unusable: Body has already been read'));
+      if (this.#used)
+        return PromiseCtor.reject(new TypeError('Body is unusable: Body has already been read'));
       this.#used = true;
       if (this.#tooLarge !== undefined) return PromiseCtor.reject(new TypeError(this.#tooLarge));
       return PromiseCtor.resolve(this.#body ?? new Uint8Array(0));
@@ -565,7 +604,10 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     if (!state) throw new TypeError('fetch is available only while the function runs');
     if (state.fetches >= config.maxFetches) throw new TypeError('fetch limit');
     state.fetches++;
-    const url = input instanceof URL ? (input as any).href : String(input && typeof input === 'object' && 'url' in input ? input.url : input);
+    const url =
+      input instanceof URL
+        ? (input as any).href
+        : String(input && typeof input === 'object' && 'url' in input ? input.url : input);
     const method = String(init.method ?? 'GET').toUpperCase();
     const headers = [...new Headers(init.headers).entries()];
     let body: any = init.body;
@@ -591,6 +633,7 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     } catch (error: any) {
       throw new TypeError(error && typeof error.message === 'string' ? error.message : 'fetch failed');
     }
+    if (typeof answer.error === 'string') throw new TypeError(answer.error);
     return new Response(answer.body, {
       status: answer.status,
       statusText: answer.statusText,
@@ -641,7 +684,12 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
       return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
     },
     getRandomValues(array: any) {
-      if (!ArrayBuffer.isView(array) || array instanceof Float32Array || array instanceof Float64Array || array instanceof DataView) {
+      if (
+        !ArrayBuffer.isView(array) ||
+        array instanceof Float32Array ||
+        array instanceof Float64Array ||
+        array instanceof DataView
+      ) {
         throw new TypeError('getRandomValues takes an integer typed array');
       }
       if (array.byteLength > 65_536) throw new Error('QuotaExceededError: at most 65536 bytes');
@@ -737,7 +785,8 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
       const handler = handlers[invocation.entry];
       if (typeof handler !== 'function') result = { status: 'no_handler' };
       else {
-        const argument = invocation.entry === 'onRequest' ? requestOf(invocation.payload) : invocation.payload;
+        const argument =
+          invocation.entry === 'onRequest' ? requestOf(invocation.payload) : invocation.payload;
         const value = await handler(argument, invocation.settings);
         result = { status: 'resolved' };
         if (value !== undefined) {
@@ -747,7 +796,11 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
         if (config.kind === 'SOURCE') result.emitted = state.emitted;
       }
     } catch (error) {
-      result = { status: 'threw', name: cut(nameOf(error), 200), message: cut(messageOf(error), config.maxLogBytes) };
+      result = {
+        status: 'threw',
+        name: cut(nameOf(error), 200),
+        message: cut(messageOf(error), config.maxLogBytes),
+      };
       record('error', `${result.name}: ${result.message}`);
     }
     current = null;
@@ -760,7 +813,8 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     /** Keeps the handlers the function's code declared (read by the host's probe after the code ran). */
     setHandlers(found: any) {
       handlers = {};
-      for (const entry of config.entries) if (typeof found[entry] === 'function') handlers[entry] = found[entry];
+      for (const entry of config.entries)
+        if (typeof found[entry] === 'function') handlers[entry] = found[entry];
     },
     /**
      * Runs invocations one after another; reports each result to the host as it settles, so that an
@@ -774,7 +828,14 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
         try {
           text = stringify(result);
         } catch (error) {
-          text = stringify({ status: 'threw', name: 'TypeError', message: messageOf(error), logs: [], logsDropped: 0, durationMs: 0 });
+          text = stringify({
+            status: 'threw',
+            name: 'TypeError',
+            message: messageOf(error),
+            logs: [],
+            logsDropped: 0,
+            durationMs: 0,
+          });
         }
         host.done(index, text);
       }

@@ -68,13 +68,19 @@ describe('ChildProcessLane', () => {
 
   it('starts its processes with the flags the program needs', async () => {
     const subject = started({ execArgv: ['--no-node-snapshot'] });
-    await expect(subject.run('echo', 'hi')).resolves.toEqual({ ok: true, value: { greeting: 'hello', input: 'hi' } });
+    await expect(subject.run('echo', 'hi')).resolves.toEqual({
+      ok: true,
+      value: { greeting: 'hello', input: 'hi' },
+    });
   });
 
   it('carries values the V8 serializer knows both ways (Map, Uint8Array, Date)', async () => {
     const subject = started();
     const input = { map: new Map([['a', 1]]), bytes: new Uint8Array([1, 2, 3]), when: new Date(0) };
-    await expect(subject.run('echo', input)).resolves.toEqual({ ok: true, value: { greeting: 'hello', input } });
+    await expect(subject.run('echo', input)).resolves.toEqual({
+      ok: true,
+      value: { greeting: 'hello', input },
+    });
   });
 
   it('kills its processes when closed', async () => {

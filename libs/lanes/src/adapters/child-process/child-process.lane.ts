@@ -46,6 +46,8 @@ interface PendingCall {
 
 /** What V8 prints when a heap limit is reached, just before it aborts. */
 const OUT_OF_HEAP = /heap out of memory|Reached heap limit/;
+/** The lines V8 prints before it (its last collections), which come first and may come alone. */
+const HEAP_DUMP = /Last few GCs|allocation failure;|Mark-Compact|Scavenge/;
 
 class LaneChild {
   readonly calls = new Map<number, PendingCall>();
@@ -159,7 +161,7 @@ export class ChildProcessLane implements ExecutionLane {
       }
       // V8's dump is left out: the exit says what happened, and supervisors that read this process's
       // stderr (a test runner's workers, for one) would take it for this process running out of heap.
-      if (!child.ranOutOfHeap) process.stderr.write(chunk);
+      if (!child.ranOutOfHeap && !HEAP_DUMP.test(chunk.toString('latin1'))) process.stderr.write(chunk);
     });
     forked.on('message', (message: LaneChildMessage) => this.onMessage(child, message));
     forked.on('error', (error) => {

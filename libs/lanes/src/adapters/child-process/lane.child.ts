@@ -40,7 +40,8 @@ function runChild(): void {
     const starting = (async () => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const module = require(program) as { startLaneProgram?: StartLaneProgram };
-      if (typeof module.startLaneProgram !== 'function') throw new Error(`${program} exports no startLaneProgram`);
+      if (typeof module.startLaneProgram !== 'function')
+        throw new Error(`${program} exports no startLaneProgram`);
       return module.startLaneProgram(programData as never, services);
     })();
     starting.then(

@@ -1,0 +1,157 @@
+import {
+  decideDestinationOutcome,
+  decideInsertOutcome,
+  decideSourceAnswer,
+  INSERT_FUNCTION_DROPPED,
+} from './function-outcome.decider';
+import type { FunctionResult } from './function-runner.port';
+
+const base = { logs: [], logsDropped: 0, durationMs: 3 };
+const resolved = (value?: unknown, emitted?: { type: string }[]): FunctionResult => ({
+  ...base,
+  status: 'resolved',
+  ...(value !== undefined && { value }),
+  ...(emitted !== undefined && { emitted }),
+});
+const threw = (name: string, message = 'why'): FunctionResult => ({
+  ...base,
+  status: 'threw',
+  name,
+  message,
+});
+const noHandler: FunctionResult = { ...base, status: 'no_handler' };
+const timeout: FunctionResult = { ...base, status: 'timeout', limitMs: 5000 };
+const memory: FunctionResult = { ...base, status: 'memory_exceeded', limitMb: 128 };
+const unavailable: FunctionResult = { ...base, status: 'unavailable', reason: 'the lane ended' };
+
+describe('decideDestinationOutcome (§5.2)', () => {
+  it.each<[string, FunctionResult, unknown]>([
+    ['resolves (any value)', resolved({ any: 1 }), { outcome: 'delivered' }],
+    ['resolves undefined', resolved(), { outcome: 'delivered' }],
+    ['no handler', noHandler, { outcome: 'filtered', reason: expect.stringMatching(/^EventNotSupported: /) }],
+    [
+      'EventNotSupported',
+      threw('EventNotSupported', 'no pages'),
+      { outcome: 'filtered', reason: 'EventNotSupported: no pages' },
+    ],
+    [
+      'ValidationError',
+      threw('ValidationError', 'bad'),
+      { outcome: 'discard', reason: 'ValidationError: bad' },
+    ],
+    [
+      'InvalidEventPayload',
+      threw('InvalidEventPayload', 'no id'),
+      { outcome: 'discard', reason: 'ValidationError: no id' },
+    ],
+    ['RetryError', threw('RetryError', 'HTTP 503'), { outcome: 'retry', reason: 'RetryError: HTTP 503' }],
+    ['timeout', timeout, { outcome: 'retry', reason: 'function_timeout: exceeded 5000 ms' }],
+    ['out of memory', memory, { outcome: 'discard', reason: 'function_memory_exceeded' }],
+    [
+      'TypeError',
+      threw('TypeError', 'x is undefined'),
+      { outcome: 'discard', reason: 'TypeError: x is undefined' },
+    ],
+    [
+      'a rejected fetch',
+      threw('TypeError', 'egress_denied: 127.0.0.1: loopback'),
+      { outcome: 'discard', reason: 'TypeError: egress_denied: 127.0.0.1: loopback' },
+    ],
+    [
+      'the runner was unavailable',
+      unavailable,
+      { outcome: 'retry', reason: 'function_unavailable: the lane ended' },
+    ],
+  ])('%s', (_, result, expected) => {
+    expect(decideDestinationOutcome(result)).toEqual(expected);
+  });
+});
+
+describe('decideInsertOutcome (§5.3)', () => {
+  const original = { messageId: 'm-1', type: 'track' };
+  it('passes the returned object on, with messageId and type forced back', () => {
+    expect(
+      decideInsertOutcome(resolved({ messageId: 'other', type: 'identify', event: 'E', x: 1 }), original),
+    ).toEqual({
+      outcome: 'continue',
+      message: { messageId: 'm-1', type: 'track', event: 'E', x: 1 },
+    });
+  });
+  it.each<[string, FunctionResult, unknown]>([
+    ['returns undefined', resolved(), { outcome: 'filtered', reason: INSERT_FUNCTION_DROPPED }],
+    ['returns null', resolved(null), { outcome: 'filtered', reason: 'insert_function: dropped' }],
+    ['throws DropEvent', threw('DropEvent'), { outcome: 'filtered', reason: 'insert_function: dropped' }],
+    ['no handler', noHandler, { outcome: 'filtered', reason: 'insert_function: dropped' }],
+    [
+      'ValidationError',
+      threw('ValidationError', 'bad'),
+      { outcome: 'discard', reason: 'ValidationError: bad' },
+    ],
+    [
+      'InvalidEventPayload',
+      threw('InvalidEventPayload', 'bad'),
+      { outcome: 'discard', reason: 'ValidationError: bad' },
+    ],
+    ['other throw', threw('RangeError', 'deep'), { outcome: 'discard', reason: 'RangeError: deep' }],
+    ['out of memory', memory, { outcome: 'discard', reason: 'function_memory_exceeded' }],
+    ['RetryError', threw('RetryError', 'later'), { outcome: 'retry', reason: 'RetryError: later' }],
+    ['timeout', timeout, { outcome: 'retry', reason: 'function_timeout: exceeded 5000 ms' }],
+    [
+      'returns a string',
+      resolved('text'),
+      { outcome: 'discard', reason: expect.stringMatching(/^TypeError: /) },
+    ],
+    ['returns an array', resolved([1]), { outcome: 'discard', reason: expect.stringContaining('an array') }],
+    ['unavailable', unavailable, { outcome: 'retry', reason: 'function_unavailable: the lane ended' }],
+  ])('%s', (_, result, expected) => {
+    expect(decideInsertOutcome(result, original)).toEqual(expected);
+  });
+});
+
+describe('decideSourceAnswer (§5.1)', () => {
+  it('answers 200 with the emitted messages to store', () => {
+    const emitted = [{ type: 'track', event: 'Order Placed' }];
+    expect(decideSourceAnswer(resolved(undefined, emitted))).toEqual({
+      status: 200,
+      body: { success: true },
+      headers: {},
+      emitted,
+    });
+  });
+  it.each<[string, FunctionResult, number, unknown, Record<string, string>]>([
+    ['ValidationError', threw('ValidationError', 'bad'), 400, { error: 'ValidationError: bad' }, {}],
+    [
+      'InvalidEventPayload',
+      threw('InvalidEventPayload', 'bad'),
+      400,
+      { error: 'InvalidEventPayload: bad' },
+      {},
+    ],
+    [
+      'RetryError',
+      threw('RetryError', 'later'),
+      503,
+      { error: 'RetryError: later' },
+      { 'Retry-After': '60' },
+    ],
+    ['timeout', timeout, 503, { error: 'function_timeout: exceeded 5000 ms' }, { 'Retry-After': '60' }],
+    ['out of memory', memory, 503, { error: 'function_memory_exceeded' }, { 'Retry-After': '60' }],
+    [
+      'unavailable',
+      unavailable,
+      503,
+      { error: 'function_unavailable: the lane ended' },
+      { 'Retry-After': '60' },
+    ],
+    [
+      'other throw',
+      threw('SyntaxError', 'Unexpected token'),
+      500,
+      { error: 'SyntaxError: Unexpected token' },
+      {},
+    ],
+    ['no handler', noHandler, 500, { error: expect.stringMatching(/^EventNotSupported: /) }, {}],
+  ])('%s', (_, result, status, body, headers) => {
+    expect(decideSourceAnswer(result)).toEqual({ status, body, headers, emitted: [] });
+  });
+});
