@@ -14,6 +14,8 @@ export interface InsertFunctionInput {
   functionId?: string | null;
   enabled?: boolean | null;
   config?: readonly ConfigEntryInput[] | null;
+  /** The Public API's `name`. */
+  displayName?: string;
 }
 
 /**
@@ -60,6 +62,7 @@ export class InsertFunctionCommands {
           // Created disabled unless asked otherwise, as destinations are: nothing changes until it is on.
           enabled: request.enabled ?? false,
           config: this.configMapper.toSettingValues(request.config ?? [], entry, undefined, `${field}.config`),
+          ...(request.displayName !== undefined && { displayName: request.displayName }),
           createTime: metadata.time,
           updateTime: metadata.time,
         },
@@ -97,7 +100,7 @@ export class InsertFunctionCommands {
   async change(
     destination: DestinationRecord,
     functionId: string,
-    changes: { enabled?: boolean; config?: readonly ConfigEntryInput[] },
+    changes: { enabled?: boolean; config?: readonly ConfigEntryInput[]; displayName?: string },
     metadata: EventMetadata,
     field = 'insert_function',
   ): Promise<void> {
@@ -127,6 +130,7 @@ export class InsertFunctionCommands {
         changes: {
           ...(changes.enabled !== undefined && { enabled: changes.enabled }),
           ...(config !== undefined && { config }),
+          ...(changes.displayName !== undefined && { displayName: changes.displayName }),
         },
       },
       metadata,
