@@ -3,7 +3,7 @@ import { All } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 
 /**
- * Surfaces of v1beta that Tributary does not offer (docs/config-api.md §2.9: functions' preview, logs and metrics, IAM,
+ * Surfaces of v1beta that Tributary does not offer (docs/config-api.md §2.9: functions, IAM,
  * OAuth apps of the legacy kind; §2.8 time series of delivery metrics, whose shapes no source
  * shows). They answer 501, code 12, so a client learns "not implemented" rather than "no such path".
  */
@@ -11,10 +11,8 @@ import { ApiExcludeController } from '@nestjs/swagger';
 @ConfigApiController('v1beta')
 export class UnimplementedController {
   @All([
-    // Not served yet: a function's test run, its logs and its metrics.
-    'workspaces/:workspace/functions/preview',
-    'workspaces/:workspace/functions/:function/logs',
-    'workspaces/:workspace/functions/:function/metrics',
+    'workspaces/:workspace/functions',
+    'workspaces/:workspace/functions/*',
     'workspaces/:workspace/roles',
     'workspaces/:workspace/roles/*',
     'workspaces/:workspace/invites',
