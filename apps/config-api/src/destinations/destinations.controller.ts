@@ -124,9 +124,7 @@ export class DestinationsController implements OnApplicationShutdown {
   ) {
     await this.destinations.update(destination, body, metadata);
     const { workspaceSlug, sourceSlug, destinationSlug } = destination;
-    return this.present(
-      this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination,
-    );
+    return this.present(this.lookup.destination(workspaceSlug, sourceSlug, destinationSlug).destination);
   }
 
   @Put(':destination')

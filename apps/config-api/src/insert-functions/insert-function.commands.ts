@@ -4,7 +4,11 @@ import { ConfigCommandHandler } from '@tributary/config-commands';
 import { destinationAggregate, type DestinationRecord, resolveUpdateMask } from '@tributary/config-domain';
 import type { EventMetadata } from '@tributary/event-store';
 import { DestinationCatalog } from '../destinations/destination-catalog';
-import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from '../destinations/destination-config';
+import {
+  ConfigEntryInput,
+  DestinationConfigMapper,
+  settingDefinitionsOf,
+} from '../destinations/destination-config';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
 
 /** Zero values of a masked-but-absent field (docs/config-api.md §1.6); an empty config merges nothing. */
@@ -61,7 +65,12 @@ export class InsertFunctionCommands {
           functionId,
           // Created disabled unless asked otherwise, as destinations are: nothing changes until it is on.
           enabled: request.enabled ?? false,
-          config: this.configMapper.toSettingValues(request.config ?? [], entry, undefined, `${field}.config`),
+          config: this.configMapper.toSettingValues(
+            request.config ?? [],
+            entry,
+            undefined,
+            `${field}.config`,
+          ),
           ...(request.displayName !== undefined && { displayName: request.displayName }),
           createTime: metadata.time,
           updateTime: metadata.time,

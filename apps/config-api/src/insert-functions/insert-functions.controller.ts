@@ -22,7 +22,9 @@ class InsertFunctionRequestDto extends createZodDto(InsertFunctionRequestSchema)
  * destination, named by its function id; what a change does is `InsertFunctionCommands`'.
  */
 @ApiTags('insert functions')
-@ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/insert-functions')
+@ConfigApiController(
+  'v1beta/workspaces/:workspace/sources/:source/destinations/:destination/insert-functions',
+)
 export class InsertFunctionsController {
   constructor(
     private readonly insertFunctions: InsertFunctionCommands,

@@ -102,7 +102,9 @@ export class PublicInsertFunctionInstancesController {
 
   @Get(':instanceId')
   get(@PublicWorkspace() workspace: WorkspaceRecord, @Param('instanceId') instanceId: string) {
-    return { data: { insertFunctionInstance: this.present(this.instance(workspace, instanceId).destination) } };
+    return {
+      data: { insertFunctionInstance: this.present(this.instance(workspace, instanceId).destination) },
+    };
   }
 
   /** `enabled` and `name` when present; `settings` merge into the stored ones by key. */
@@ -204,7 +206,10 @@ export class PublicInsertFunctionInstancesController {
 }
 
 /** Plain settings in `settings`; sensitive ones, masked, in `encryptedSettings`. */
-function publicSettings(insertFunction: InsertFunctionRecord, entry: CatalogDestinationDefinition | undefined) {
+function publicSettings(
+  insertFunction: InsertFunctionRecord,
+  entry: CatalogDestinationDefinition | undefined,
+) {
   const settings: Record<string, unknown> = {};
   const encryptedSettings: Record<string, unknown> = {};
   for (const setting of entry?.settings ?? []) {

@@ -97,7 +97,11 @@ describe('SourceCommands', () => {
   it('sets allowed origins, and empties them when the mask names the field and the body leaves it out', async () => {
     await sources.create('ws', { name: 'web', catalog_name: 'javascript' }, metadata);
 
-    await sources.update(source('web')!.source, { source: { allowed_origins: ['https://shop.example'] } }, metadata);
+    await sources.update(
+      source('web')!.source,
+      { source: { allowed_origins: ['https://shop.example'] } },
+      metadata,
+    );
     expect(source('web')?.source.allowedOrigins).toEqual(['https://shop.example']);
 
     await sources.update(

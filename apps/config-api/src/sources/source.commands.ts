@@ -12,15 +12,18 @@ import {
 import { ConfigCommandHandler } from '@tributary/config-commands';
 import { ConfigReadModel } from '@tributary/config-projections';
 import {
-  catalogSlugFromName,
   type CreateSourceRequest,
   type UpdateSchemaConfigRequest,
   type UpdateSourceRequest,
   workspaceName,
 } from '@tributary/contracts';
 import { findCatalogSource, isFunctionId } from '@tributary/destinations';
-import { DestinationCatalog } from '../destinations/destination-catalog';
-import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from '../destinations/destination-config';
+import { catalogSlugOfName, DestinationCatalog } from '../destinations/destination-catalog';
+import {
+  ConfigEntryInput,
+  DestinationConfigMapper,
+  settingDefinitionsOf,
+} from '../destinations/destination-config';
 import type { EventMetadata } from '@tributary/event-store';
 import { slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
@@ -53,7 +56,7 @@ export class SourceCommands {
     extra: Pick<SourceChanges, 'enabled' | 'settings'> = {},
   ): Promise<string> {
     const sourceSlug = slugUnder(workspaceName(workspaceSlug), 'sources', request.name, 'source.name');
-    const catalogSlug = catalogSlugFromName(request.catalog_name, 'sources') ?? request.catalog_name;
+    const catalogSlug = catalogSlugOfName(request.catalog_name, 'sources');
     this.quotas.assertCanAddSource(workspaceSlug);
     const functionEntry = isFunctionId(catalogSlug)
       ? this.catalog.requireFunctionEntry(workspaceSlug, catalogSlug, 'SOURCE', 'source.catalog_name')
@@ -102,11 +105,7 @@ export class SourceCommands {
    * `allowed_origins` is the field a source update changes (docs/config-api.md §2.4), and a source
    * function's `function_config`, whose entries merge into the stored values by name.
    */
-  async update(
-    source: SourceRecord,
-    body: UpdateSourceRequest,
-    metadata: EventMetadata,
-  ): Promise<void> {
+  async update(source: SourceRecord, body: UpdateSourceRequest, metadata: EventMetadata): Promise<void> {
     const changes = resolveUpdateMask('source', body.source, body.update_mask?.paths ?? undefined, {
       allowed_origins: [],
       function_config: [],

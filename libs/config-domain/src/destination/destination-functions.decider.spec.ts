@@ -39,7 +39,10 @@ const insertFunction: InsertFunctionRecord = {
 };
 const insertFunctionCreated: DestinationEvent = {
   type: 'DestinationInsertFunctionCreated',
-  data: { ...identity, insertFunction: { ...insertFunction, config: { apiKey: 'enc:v1:other', dropEvent: '' } } },
+  data: {
+    ...identity,
+    insertFunction: { ...insertFunction, config: { apiKey: 'enc:v1:other', dropEvent: '' } },
+  },
 };
 
 describe('destination decider: functions', () => {
@@ -91,7 +94,9 @@ describe('destination decider: functions', () => {
     };
 
     it('keeps the instance on the destination, every declared setting filled in', () => {
-      const { state } = given(destinationDecider, [destinationCreated]).when(create).then([insertFunctionCreated]);
+      const { state } = given(destinationDecider, [destinationCreated])
+        .when(create)
+        .then([insertFunctionCreated]);
       expect(state.status === 'active' && state.destination.insertFunction).toEqual({
         ...insertFunction,
         config: { apiKey: 'enc:v1:other', dropEvent: '' },

@@ -81,7 +81,11 @@ describe('source decider: source functions', () => {
     given(sourceDecider, [
       {
         type: 'SourceCreated',
-        data: { ...plainSource, catalogName: 'catalog/sources/javascript', schemaConfig: DEFAULT_SCHEMA_CONFIG },
+        data: {
+          ...plainSource,
+          catalogName: 'catalog/sources/javascript',
+          schemaConfig: DEFAULT_SCHEMA_CONFIG,
+        },
       },
     ])
       .when({ type: 'UpdateSource', changes: { functionConfig: { tag: 'x' } } })
