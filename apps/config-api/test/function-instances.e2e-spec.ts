@@ -654,6 +654,18 @@ describe('function instances', () => {
       expect((await publicApi('GET', '/insert-function-instances/bm9wZQ')).status).toBe(404);
     });
 
+    it('shows a destination function among the destinations, its secret masked with the bullets', async () => {
+      const listed = await publicApi('GET', '/destinations');
+      const relay = listed.body.data.destinations.find(
+        (destination: any) => destination.metadata.id === fns.destination,
+      );
+      expect(relay).toMatchObject({
+        name: 'Order relay',
+        settings: { apiKey: PUBLIC_MASK, endpoint: 'https://orders2.example/in', tags: ['a', 'b'] },
+      });
+      expect(JSON.stringify(listed.body)).not.toContain(SECRET);
+    });
+
     it('answers 409 for a second instance on one destination', async () => {
       const body = {
         functionId: fns.insert,
