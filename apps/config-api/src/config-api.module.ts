@@ -29,6 +29,7 @@ import { DestinationCommands } from './destinations/destination.commands';
 import { DestinationCatalog } from './destinations/destination-catalog';
 import { InsertFunctionCommands } from './insert-functions/insert-function.commands';
 import { InsertFunctionsController } from './insert-functions/insert-functions.controller';
+import { PublicInsertFunctionInstancesController } from './public-api/public-insert-function-instances.controller';
 import { DestinationsController } from './destinations/destinations.controller';
 import { FilterPreviewController } from './filter-preview/filter-preview.controller';
 import { FunctionPreviewController } from './functions/function-preview.controller';
@@ -112,6 +113,7 @@ export class ConfigApiModule {
         PublicCatalogController,
         PublicSourcesController,
         PublicDestinationsController,
+        PublicInsertFunctionInstancesController,
         PublicSubscriptionsController,
         PublicTrackingPlansController,
         PublicLabelsController,

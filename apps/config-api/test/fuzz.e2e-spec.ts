@@ -78,6 +78,41 @@ const validWrites: [string, string, Record<string, unknown>][] = [
   ],
   [
     'POST',
+    `${DESTINATION}/insert-functions`,
+    {
+      insert_function: {
+        function_id: 'ifnd_2Lr0vWv9yW7rJ8dYkS1Fq5c0XbQ',
+        enabled: true,
+        config: [{ name: 'apiKey', value: 'k' }],
+      },
+    },
+  ],
+  [
+    'PATCH',
+    `${DESTINATION}/insert-functions/ifnd_2Lr0vWv9yW7rJ8dYkS1Fq5c0XbQ`,
+    { insert_function: { enabled: false }, update_mask: { paths: ['insert_function.enabled'] } },
+  ],
+  [
+    'POST',
+    `workspaces/${WS}/sources`,
+    {
+      source: {
+        name: `workspaces/${WS}/sources/shop`,
+        catalog_name: 'catalog/sources/sfn_2Lr0vWv9yW7rJ8dYkS1Fq5c0XbQ',
+        function_config: [{ name: 'tag', value: 'x' }],
+      },
+    },
+  ],
+  [
+    'PATCH',
+    SOURCE,
+    {
+      source: { function_config: [{ name: 'tag', value: 'x' }] },
+      update_mask: { paths: ['source.function_config'] },
+    },
+  ],
+  [
+    'POST',
     `workspaces/${WS}/tracking-plans`,
     { tracking_plan: { display_name: 'Plan', type: 'TRACKING_PLAN_TYPE_LIVE', rules: [] } },
   ],
@@ -167,6 +202,8 @@ const SEGMENTS = [
   'replays',
   'metrics',
   'openapi.json',
+  'insert-functions',
+  'ifnd_2Lr0vWv9yW7rJ8dYkS1Fq5c0XbQ',
   'sources:batchCreateConnections',
   'source-connections:batchCreateConnections',
   'metrics:getSummary',

@@ -7,6 +7,7 @@ import {
   type FunctionKind,
 } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
+import { catalogSlugFromName } from '@tributary/contracts';
 import {
   type CatalogDestinationDefinition,
   findCatalogDestination,
@@ -14,6 +15,18 @@ import {
   isFunctionId,
   notInCatalogReason,
 } from '@tributary/destinations';
+
+/**
+ * The slug a `catalog/sources/<slug>` or `catalog/destinations/<slug>` names, a function id included
+ * (`catalog/sources/sfn_…`); any other text as it is, for the caller's own refusal to name.
+ */
+export function catalogSlugOfName(name: string, kind: 'sources' | 'destinations'): string {
+  const slug = catalogSlugFromName(name, kind);
+  if (slug !== undefined) return slug;
+  const prefix = `catalog/${kind}/`;
+  const rest = name.startsWith(prefix) ? name.slice(prefix.length) : undefined;
+  return rest !== undefined && isFunctionId(rest) ? rest : name;
+}
 
 /** Further instances of one entry on a source are named `{slug}-{n}` (n = 2, 3, ...). */
 const FURTHER_INSTANCE = /^(.+)-([2-9]|[1-9][0-9]{1,5})$/;

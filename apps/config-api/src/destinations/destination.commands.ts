@@ -8,7 +8,6 @@ import {
 } from '@tributary/config-domain';
 import { ConfigCommandHandler } from '@tributary/config-commands';
 import {
-  catalogSlugFromName,
   type CreateDestinationRequest,
   sourceName,
   type UpdateDestinationRequest,
@@ -17,7 +16,7 @@ import { isFunctionId } from '@tributary/destinations';
 import type { EventMetadata } from '@tributary/event-store';
 import { slugUnder } from '../shared/resource-names';
 import { WorkspaceQuotas } from '../shared/workspace-quotas';
-import { DestinationCatalog } from './destination-catalog';
+import { catalogSlugOfName, DestinationCatalog } from './destination-catalog';
 import { ConfigEntryInput, DestinationConfigMapper, settingDefinitionsOf } from './destination-config';
 
 /** Zero values of a masked-but-absent field (docs/config-api.md §1.6); an empty config merges nothing. */
@@ -54,9 +53,7 @@ export class DestinationCommands {
     const requestedCatalogName = request.catalog_name;
     const catalogEntry = this.catalog.require(
       workspaceSlug,
-      requestedCatalogName
-        ? (catalogSlugFromName(requestedCatalogName, 'destinations') ?? requestedCatalogName)
-        : destinationSlug,
+      requestedCatalogName ? catalogSlugOfName(requestedCatalogName, 'destinations') : destinationSlug,
     );
     this.quotas.assertCanAddDestination(workspaceSlug);
     this.quotas.assertWithinConfigBytes(workspaceSlug, request);

@@ -23,6 +23,8 @@ export interface InsertFunctionInput {
   functionId?: string | null;
   enabled?: boolean | null;
   config?: readonly ConfigEntryInput[] | null;
+  /** The Public API's `name`. */
+  displayName?: string;
 }
 
 /**
@@ -75,6 +77,7 @@ export class InsertFunctionCommands {
             undefined,
             `${field}.config`,
           ),
+          ...(request.displayName !== undefined && { displayName: request.displayName }),
           createTime: metadata.time,
           updateTime: metadata.time,
         },
@@ -112,7 +115,7 @@ export class InsertFunctionCommands {
   async change(
     destination: DestinationRecord,
     functionId: string,
-    changes: { enabled?: boolean; config?: readonly ConfigEntryInput[] },
+    changes: { enabled?: boolean; config?: readonly ConfigEntryInput[]; displayName?: string },
     metadata: EventMetadata,
     field = 'insert_function',
   ): Promise<void> {
@@ -148,6 +151,7 @@ export class InsertFunctionCommands {
         changes: {
           ...(changes.enabled !== undefined && { enabled: changes.enabled }),
           ...(config !== undefined && { config }),
+          ...(changes.displayName !== undefined && { displayName: changes.displayName }),
         },
       },
       metadata,

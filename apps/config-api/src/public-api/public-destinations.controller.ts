@@ -172,7 +172,7 @@ export class PublicDestinationsController {
 export function configEntriesOf(
   settings: Record<string, unknown>,
   catalogEntry: CatalogDestinationDefinition,
-  current?: DestinationRecord,
+  current?: Pick<DestinationRecord, 'config'>,
 ): (ConfigEntryInput & Record<string, unknown>)[] {
   const isActions = findActionsDestination(catalogEntry.slug) !== undefined;
   return Object.entries(settings).map(([key, value]) => {

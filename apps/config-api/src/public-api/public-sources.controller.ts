@@ -21,6 +21,7 @@ import { PublicApiError } from './public-api.error';
 import { paginatePublic, type PublicQuery } from './public-api-query';
 import { PublicApiResources, publicTrackingPlanId } from './public-api-resources';
 import { catalogSourceById } from './public-catalog.presenter';
+import { DestinationCatalog } from '../destinations/destination-catalog';
 import { presentPublicDestination } from './public-destination.presenter';
 import { presentPublicSource, presentSourceSettings, schemaConfigChangesOf } from './public-source.presenter';
 import { mergedSettings, optionalBoolean, optionalString, settingsMap } from './public-api-input';
@@ -33,6 +34,7 @@ export class PublicSourcesController {
     private readonly readModel: ConfigReadModel,
     private readonly sources: SourceCommands,
     private readonly resources: PublicApiResources,
+    private readonly catalog: DestinationCatalog,
   ) {}
 
   @Get()
@@ -163,7 +165,9 @@ export class PublicSourcesController {
     );
     return {
       data: {
-        destinations: items.map(({ destination }) => presentPublicDestination(destination)),
+        destinations: items.map(({ destination }) =>
+          presentPublicDestination(destination, this.catalog.entryOf(destination)),
+        ),
         pagination,
       },
     };

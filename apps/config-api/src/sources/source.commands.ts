@@ -13,14 +13,13 @@ import {
 import { ConfigCommandHandler } from '@tributary/config-commands';
 import { ConfigReadModel } from '@tributary/config-projections';
 import {
-  catalogSlugFromName,
   type CreateSourceRequest,
   type UpdateSchemaConfigRequest,
   type UpdateSourceRequest,
   workspaceName,
 } from '@tributary/contracts';
 import { findCatalogSource, isFunctionId } from '@tributary/destinations';
-import { DestinationCatalog } from '../destinations/destination-catalog';
+import { catalogSlugOfName, DestinationCatalog } from '../destinations/destination-catalog';
 import {
   ConfigEntryInput,
   DestinationConfigMapper,
@@ -58,7 +57,7 @@ export class SourceCommands {
     extra: Pick<SourceChanges, 'enabled' | 'settings'> = {},
   ): Promise<string> {
     const sourceSlug = slugUnder(workspaceName(workspaceSlug), 'sources', request.name, 'source.name');
-    const catalogSlug = catalogSlugFromName(request.catalog_name, 'sources') ?? request.catalog_name;
+    const catalogSlug = catalogSlugOfName(request.catalog_name, 'sources');
     this.quotas.assertCanAddSource(workspaceSlug);
     const functionEntry = isFunctionId(catalogSlug)
       ? this.catalog.requireFunctionEntry(workspaceSlug, catalogSlug, 'SOURCE', 'source.catalog_name')

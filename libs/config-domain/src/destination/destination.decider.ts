@@ -318,6 +318,9 @@ export const destinationDecider: Decider<DestinationState, DestinationCommand, D
           ...current,
           enabled: changes.enabled ?? current.enabled,
           config: { ...current.config, ...changes.config },
+          ...((changes.displayName ?? current.displayName) !== undefined && {
+            displayName: changes.displayName ?? current.displayName,
+          }),
           updateTime,
         };
         return { ...state, destination: { ...state.destination, insertFunction } };

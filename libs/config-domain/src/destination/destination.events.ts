@@ -56,11 +56,13 @@ export interface InsertFunctionRecord {
   /** A disabled insert function passes messages through unchanged. */
   enabled: boolean;
   config: Record<string, unknown>;
+  /** The Public API's `name` of the instance; absent: the function's display name. */
+  displayName?: string;
   createTime: string;
   updateTime: string;
 }
 
-export type InsertFunctionChanges = Partial<Pick<InsertFunctionRecord, 'enabled' | 'config'>>;
+export type InsertFunctionChanges = Partial<Pick<InsertFunctionRecord, 'enabled' | 'config' | 'displayName'>>;
 
 export interface FilterAction {
   type: string;
