@@ -26,6 +26,13 @@ export const FUNCTION_MAX_CODE_BYTES = 128 * 1024;
 export const FUNCTION_WORKERS = 1;
 /** Isolates (function versions) a process keeps at once. */
 export const FUNCTION_MAX_ISOLATES = 200;
+/**
+ * Invocations of one function version sent to the lane in one call. A lane call costs the caller
+ * about 160 µs of CPU (serialising, the pipe, the answer) against 6-15 µs per invocation in calls of
+ * 10-100, so invocations of a version that arrive in the same turn of the event loop go together.
+ * The process runs one invocation of a version at a time anyway; a batch only saves the calls.
+ */
+export const FUNCTION_MAX_BATCH = 32;
 
 export interface FunctionRunnerOptions {
   /** `FUNCTION_TIMEOUT`: wall time per invocation, awaited `fetch` included. */
@@ -74,7 +81,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
     heapMb: 256,
     // A batch's invocations each have the time limit, one after another, after a load under it: the
     // watchdog is for a process that stopped answering, not for slow functions.
-    callTimeoutMs: Math.max(60_000, timeoutMs * 4),
+    callTimeoutMs: Math.max(60_000, timeoutMs * (FUNCTION_MAX_BATCH + 2)),
     execArgv: ['--no-node-snapshot'],
     services: { [RESOLVE_HOST_SERVICE]: (hostName: string) => resolver(hostName) },
   });
@@ -91,10 +98,38 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
     if (outcome.ok) return outcome.value;
     return invocations.map(() => laneFailure(outcome.detail));
   };
+  /** Invocations waiting for the end of this turn of the event loop, by function version. */
+  const gathering = new Map<
+    string,
+    { invocation: FunctionInvocation; answer: (result: FunctionResult) => void }[]
+  >();
+  const send = (key: string) => {
+    const waiting = gathering.get(key);
+    if (!waiting) return;
+    gathering.delete(key);
+    for (let start = 0; start < waiting.length; start += FUNCTION_MAX_BATCH) {
+      const batch = waiting.slice(start, start + FUNCTION_MAX_BATCH);
+      void invokeAll(batch.map((entry) => entry.invocation)).then((results) =>
+        batch.forEach((entry, index) => entry.answer(results[index]!)),
+      );
+    }
+  };
   return {
     invokeAll,
-    async invoke(invocation) {
-      return (await invokeAll([invocation]))[0]!;
+    invoke(invocation) {
+      // A preview's version is run once and dropped: nothing to share a call with.
+      if (invocation.fn.once) return invokeAll([invocation]).then((results) => results[0]!);
+      const { workspaceId, functionId, version } = invocation.fn;
+      const key = `${workspaceId}/${functionId}/${version}`;
+      return new Promise<FunctionResult>((answer) => {
+        const waiting = gathering.get(key);
+        if (waiting) {
+          waiting.push({ invocation, answer });
+          return;
+        }
+        gathering.set(key, [{ invocation, answer }]);
+        setImmediate(send, key);
+      });
     },
     async check(kind: FunctionKind, code: string): Promise<CodeCheck> {
       const outcome = await lane.run<CodeCheck>('check', { kind, code });
