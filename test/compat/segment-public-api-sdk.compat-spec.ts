@@ -615,4 +615,94 @@ describe('@segment/public-api-sdk-typescript 47.0.0-b8398 against the Public API
       type: 'Forbidden',
     });
   });
+
+  it('creates, updates, deploys, versions, restores and deletes functions, and runs an insert function instance on a destination', async () => {
+    const code = 'async function onTrack(event, settings) {\n  return event;\n}';
+    const { function: fn } = await PublicApi.unwrap(
+      sdk.functions.createFunction({
+        code,
+        displayName: 'Renamer',
+        resourceType: sdkEnum<PublicApi.CreateFunctionV1Input.ResourceTypeEnum>('INSERT_DESTINATION'),
+        settings: [
+          {
+            name: 'apiKey',
+            label: 'API key',
+            description: '',
+            type: sdkEnum<PublicApi.FunctionSettingV1.TypeEnum>('STRING'),
+            required: true,
+            sensitive: true,
+          },
+        ],
+      }),
+    );
+    expect(fn).toMatchObject({ id: expect.stringMatching(/^ifnd_/), displayName: 'Renamer', code });
+    const created = { ...fn, id: fn.id! };
+    const listed = await PublicApi.unwrap(sdk.functions.listFunctions({ count: 10 }, 'INSERT_DESTINATION'));
+    expect(listed.functions.map((fn) => fn.id)).toContain(created.id);
+
+    const changed = `${code}\nasync function onIdentify(event) {\n  return event;\n}`;
+    const { function: updated } = await PublicApi.unwrap(
+      sdk.functions.updateFunction(created.id, { code: changed }),
+    );
+    expect(updated.code).toBe(changed);
+    await PublicApi.unwrap(sdk.functions.createFunctionDeployment(created.id));
+    const versions = await PublicApi.unwrap(sdk.functions.listFunctionVersions(created.id, { count: 10 }));
+    expect(versions.versions.length).toBeGreaterThanOrEqual(2);
+    const first = await PublicApi.unwrap(sdk.functions.getFunctionVersion(created.id, '1'));
+    expect(JSON.stringify(first)).toContain('onTrack');
+    await PublicApi.unwrap(sdk.functions.restoreFunctionVersion(created.id, { versionId: '1' }));
+    expect((await PublicApi.unwrap(sdk.functions.getFunction(created.id))).function?.code).toBe(code);
+
+    const { source } = await PublicApi.unwrap(
+      sdk.sources.createSource({ slug: 'sdk-functions', enabled: true, metadataId: 'javascript' }),
+    );
+    const { destination } = await PublicApi.unwrap(
+      sdk.destinations.createDestination({
+        sourceId: source.id,
+        metadataId: 'webhooks',
+        name: 'Hook',
+        enabled: false,
+        settings: { url: 'https://hooks.example.com/in' },
+      }),
+    );
+    const { insertFunctionInstance: instance } = (await PublicApi.unwrap(
+      sdk.functions.createInsertFunctionInstance({
+        functionId: created.id,
+        integrationId: destination.id,
+        name: 'Renamer on Hook',
+        enabled: true,
+        settings: { apiKey: 'k-123' },
+      }),
+    )) as any;
+    expect(instance).toMatchObject({ integrationId: destination.id, enabled: true });
+    expect(JSON.stringify(instance)).not.toContain('k-123');
+    const instances = (await PublicApi.unwrap(
+      sdk.functions.listInsertFunctionInstances({ count: 10 }, created.id),
+    )) as any;
+    expect(instances.instances.map((one: { id: string }) => one.id)).toEqual([instance.id]);
+    const { insertFunctionInstance: disabled } = (await PublicApi.unwrap(
+      sdk.functions.updateInsertFunctionInstance(instance.id, { enabled: false, settings: {} }),
+    )) as any;
+    expect(disabled.enabled).toBe(false);
+
+    // In use: refused, as the SDK rethrows it; then deleted once the instance is gone.
+    const inUse = await failureOf(PublicApi.unwrap(sdk.functions.deleteFunction(created.id)));
+    expect(inUse.message).toMatch(/instance|in use|used/i);
+    await PublicApi.unwrap(sdk.functions.deleteInsertFunctionInstance(instance.id));
+    await PublicApi.unwrap(sdk.functions.deleteFunction(created.id));
+    expect(await failureOf(PublicApi.unwrap(sdk.functions.getFunction(created.id)))).toMatchObject({
+      type: 'NotFound',
+    });
+    // A read-only token reads functions but may not create one.
+    const refused = await failureOf(
+      PublicApi.unwrap(
+        readOnly.functions.createFunction({
+          code,
+          displayName: 'Nope',
+          resourceType: sdkEnum<PublicApi.CreateFunctionV1Input.ResourceTypeEnum>('DESTINATION'),
+        }),
+      ),
+    );
+    expect(refused.type).toMatch(/Forbidden|Unauthorized/i);
+  });
 });
