@@ -46,7 +46,12 @@ describe('DeliverySlots', () => {
     deliveries.get('c')!.finish();
     deliveries.get('d')!.fail(new Error('lost the connection'));
     const results = await Promise.allSettled(handled);
-    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ]);
   });
 
   it('gives the slot back when a delivery throws or rejects, and passes the failure on', async () => {
