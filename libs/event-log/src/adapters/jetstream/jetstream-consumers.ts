@@ -6,7 +6,6 @@ import {
   type ConsumeOptions,
   type ConsumerLag,
   type ConsumerSubscription,
-  type Delivery,
   type DeliveryHandler,
 } from '../../event-log.port';
 import { assertConsumerName, assertPositiveInteger, assertSubjectToken } from '../../event-log.validation';
@@ -14,6 +13,7 @@ import { RunningHandlers } from '../../running-handlers';
 import type { JetStreamAttemptHistory } from './attempt-history';
 import { CoalescedAcks } from './coalesced-acks';
 import { ConfirmedAcks } from './confirmed-acks';
+import { JetStreamDelivery, SubjectTokens, type DeliverySettling } from './jetstream-delivery';
 import { isApiError, type JetStreamSession } from './jetstream-session';
 import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
 import { RestartingPull } from './restarting-pull';
@@ -51,6 +51,8 @@ export class JetStreamConsumers {
       await this.ensureConsumer(consumerName, options);
       const consumer = await this.session.client.consumers.get(TRACKING_STREAM, consumerName);
       const handlers = new RunningHandlers(handler, options.onHandlerError, options.ackWaitMs);
+      const settling = this.settlingFor(options.confirmAcks !== false);
+      const subjects = new SubjectTokens();
       // Short pulls, issued again at once when a NATS node or a leader election takes one away.
       pull = await RestartingPull.start(
         consumer,
@@ -59,7 +61,7 @@ export class JetStreamConsumers {
           // A slow handler tells the server it is still working, so its message is not redelivered
           // meanwhile: the ack wait can then be short, and a dead router's messages come back quickly.
           callback: (message) =>
-            handlers.start(this.toDelivery(message, options.confirmAcks !== false), () => message.working()),
+            handlers.start(JetStreamDelivery.of(message, settling, subjects), () => message.working()),
         },
         this.session.connection,
         this.session.pullExpiresMs,
@@ -160,29 +162,22 @@ export class JetStreamConsumers {
     });
   }
 
-  private toDelivery(message: JsMsg, confirmAck: boolean): Delivery {
-    // Subject tokens were validated at publish: exactly `tracking.<workspaceId>.<sourceId>`.
-    const [, workspaceId, sourceId] = message.subject.split('.');
+  /**
+   * How a consumer's deliveries are settled, made once per consumer. A confirmed ack resolves once
+   * the server has recorded it; an unconfirmed one is queued with every ack of the same event-loop
+   * turn (see `confirmAcks`).
+   */
+  private settlingFor(confirmAck: boolean): DeliverySettling {
     return {
-      workspaceId,
-      sourceId,
-      messageId: message.headers?.get('Nats-Msg-Id') ?? '',
-      payload: message.json<Record<string, unknown>>(),
-      // A view of the bytes read from the socket, which nothing reuses; no copy.
-      storedPayload: message.data,
-      sequence: message.seq,
-      publishedAt: message.time,
-      deliveryCount: message.info.deliveryCount,
       ack: confirmAck
-        ? () =>
-            // The server answers once it has recorded the ack, so a resolved ack is a recorded ack.
-            // While reconnecting, the client buffers the ack and sends it once connected again.
-            // A pulled message's reply subject is where its ack goes (`JsMsg` only types it on the class).
+        ? (message) =>
+            // While reconnecting, the client buffers the ack and sends it once connected again. A
+            // pulled message's reply subject is where its ack goes (`JsMsg` only types it on the class).
             // (Not an async function: its promise and await would cost promise hooks per message.)
             this.confirmedAcks.ack((message as JsMsg & { reply?: string }).reply).catch((error: unknown) => {
               throw this.session.translate(error, `ack of ${message.seq}`);
             })
-        : () => {
+        : (message) => {
             // No request, inbox and timer per message: every ack of one event-loop turn shares one
             // socket write. One lost to a crash comes back after the ack wait (see `confirmAcks`).
             try {
@@ -193,13 +188,13 @@ export class JetStreamConsumers {
             this.acks.ack(message);
             return SENT;
           },
-      nak: async (delayMs = 0) => {
+      nak: async (message, delayMs) => {
         if (delayMs > 0) message.nak(delayMs);
         else message.nak();
       },
       // A server before 2.10.4 does not understand `+TERM <reason>` and silently redelivers instead:
       // send the reason only when the server can take it.
-      term: async (reason: string) => message.term(this.serverTakesTermReason() ? reason : undefined),
+      term: async (message, reason) => message.term(this.serverTakesTermReason() ? reason : undefined),
     };
   }
 

@@ -15,6 +15,7 @@ import type {
 } from '../../dedupe/message-id.feed';
 import { EventLogUnavailableError } from '../../event-log.port';
 import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
+import { headerValue, rawFieldsOf, readReplyInfo, type ReplyInfo } from './raw-consumer-message';
 
 /** Every subject of `TRACKING`. */
 const TRACKING_STREAM_SUBJECTS = trackingFilter(undefined);
@@ -167,87 +168,32 @@ export interface IdMessage {
   messageId: string;
 }
 
-/** The client's message fields `parseIdMessage` reads (nats-core's `MsgImpl`). */
-interface RawMessage {
-  _msg?: { hdr?: number; reply?: Uint8Array };
-  _rdata?: Uint8Array;
-}
-
-const DOT = 0x2e;
-const CARRIAGE_RETURN = 0x0d;
 const MESSAGE_ID_HEADER = Buffer.from('\r\nNats-Msg-Id:');
-const ACK_PREFIX = Buffer.from('$JS.ACK.');
-/** Where each token of a reply subject after the first starts; 12 tokens at most are read. */
-const TOKEN_STARTS = new Int32Array(12);
+/** Reused for every message: the feed needs only three of its facts. */
+const REPLY_INFO: ReplyInfo = {
+  deliveryCount: 0,
+  streamSequence: 0,
+  deliverySequence: 0,
+  storedAtMs: 0,
+  pending: 0,
+};
 
 /**
- * Reads a consumer message's sequences (from its reply subject,
- * `$JS.ACK.[<domain>.<account>.]<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>[.<token>]`)
- * and its `Nats-Msg-Id` header from the raw bytes the client received, into `into`. False for a
- * message that is not a stored message (a status: heartbeat, flow control, error), or when the client
- * does not hold the raw bytes where expected; then read it through the client's own accessors.
+ * Reads a consumer message's sequences (from its reply subject) and its `Nats-Msg-Id` header from the
+ * raw bytes the client received, into `into`. False for a message that is not a stored message (a
+ * status: heartbeat, flow control, error), or when the client does not hold the raw bytes where
+ * expected; then read it through the client's own accessors.
  */
 export function parseIdMessage(message: Msg, into: IdMessage): boolean {
-  const raw = (message as unknown as RawMessage)._msg;
-  const data = (message as unknown as RawMessage)._rdata;
-  const reply = raw?.reply;
-  if (!reply || !(reply instanceof Uint8Array) || typeof raw.hdr !== 'number') return false;
-  if (reply.length < ACK_PREFIX.length) return false;
-  for (let position = 0; position < ACK_PREFIX.length; position += 1)
-    if (reply[position] !== ACK_PREFIX[position]) return false;
-  // Token boundaries, kept in a reused array: the two layouts have 9 or 12 tokens (11 without the
-  // trailing token).
-  let dots = 0;
-  for (let position = 0; position < reply.length && dots < TOKEN_STARTS.length; position += 1)
-    if (reply[position] === DOT) TOKEN_STARTS[dots++] = position + 1;
-  const tokens = dots + 1;
-  let first: number;
-  if (tokens === 9) first = 5;
-  else if (tokens === 11 || tokens === 12) first = 7;
-  else return false;
-  const token = (index: number) =>
-    parseDigits(reply, TOKEN_STARTS[index - 1], index < dots ? TOKEN_STARTS[index] - 1 : reply.length);
-  into.streamSequence = token(first);
-  into.deliverySequence = token(first + 1);
-  into.pending = token(first + 3);
-  if (into.streamSequence < 0 || into.deliverySequence < 0 || into.pending < 0) return false;
+  const raw = rawFieldsOf(message);
+  if (!raw || !readReplyInfo(raw.reply, REPLY_INFO)) return false;
+  into.streamSequence = REPLY_INFO.streamSequence;
+  into.deliverySequence = REPLY_INFO.deliverySequence;
+  into.pending = REPLY_INFO.pending;
   into.messageId = '';
-  if (raw.hdr > 0 && data) into.messageId = headerValue(data, raw.hdr, MESSAGE_ID_HEADER);
+  if (raw.headerLength > 0 && raw.data)
+    into.messageId = headerValue(raw.data, raw.headerLength, MESSAGE_ID_HEADER);
   return true;
-}
-
-/** The decimal number in `bytes[start, end)`; -1 if it is not one. */
-function parseDigits(bytes: Uint8Array, start: number, end: number): number {
-  if (end <= start) return -1;
-  let value = 0;
-  for (let position = start; position < end; position += 1) {
-    const digit = bytes[position] - 0x30;
-    if (digit < 0 || digit > 9) return -1;
-    value = value * 10 + digit;
-  }
-  return value;
-}
-
-/** The value of the header whose `\r\nName:` is `name` within the first `length` bytes; '' if absent. */
-function headerValue(data: Uint8Array, length: number, name: Uint8Array): string {
-  const end = Math.min(length, data.length);
-  const first = name[0];
-  search: for (let position = 0; position + name.length <= end; position += 1) {
-    if (data[position] !== first) continue;
-    for (let offset = 1; offset < name.length; offset += 1)
-      if (data[position + offset] !== name[offset]) continue search;
-    let valueStart = position + name.length;
-    while (valueStart < end && (data[valueStart] === 0x20 || data[valueStart] === 0x09)) valueStart += 1;
-    let valueEnd = valueStart;
-    while (valueEnd < end && data[valueEnd] !== CARRIAGE_RETURN) valueEnd += 1;
-    while (valueEnd > valueStart && (data[valueEnd - 1] === 0x20 || data[valueEnd - 1] === 0x09))
-      valueEnd -= 1;
-    // The client hands over slices of the socket's Buffers: decoded in place, without a view per id.
-    return data instanceof Buffer
-      ? data.toString('utf8', valueStart, valueEnd)
-      : Buffer.from(data.buffer, data.byteOffset + valueStart, valueEnd - valueStart).toString('utf8');
-  }
-  return '';
 }
 
 /**
