@@ -166,7 +166,11 @@ describeWithChromium(`the console's function editor in a browser (${CHROMIUM_PAT
     // A save the server refuses (code that does not compile) says why and keeps the edit.
     await page.getByLabel('Code').fill('async function onTrack( {');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('alert').filter({ hasText: 'The server refused the request' }).waitFor();
+    // The save's own alert: a preview's refusal earlier on the page may still be shown beside it.
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'The server refused the request: code: SyntaxError' })
+      .waitFor();
     expect(await page.getByLabel('Code').inputValue()).toBe('async function onTrack( {');
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Functions' }).click();
