@@ -593,6 +593,7 @@ async function main(): Promise<void> {
       adminToken,
       workspace: WORKSPACE,
       sharedSecret: randomBytes(16).toString('hex'),
+      ...(settings.cpuProfile && { profiler: server }),
       settings: { ...settings, seconds: settings.deliverySeconds },
     });
     printInsertFunction(functions);

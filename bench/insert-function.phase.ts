@@ -50,6 +50,8 @@ export async function measureInsertFunction(options: {
   adminToken: string;
   workspace: string;
   sharedSecret: string;
+  /** Under BENCH_CPU_PROFILE=1: the server, to profile each round's run through the function. */
+  profiler?: { startCpuProfile(): void; stopCpuProfile(label: string): Promise<string> };
   settings: {
     seconds: number;
     rounds: number;
@@ -96,7 +98,16 @@ export async function measureInsertFunction(options: {
       // Alternating which goes first, so neither always runs on the warmer (or the busier) machine.
       const order = index % 2 === 0 ? variants : [...variants].reverse();
       const runs = new Map<Variant['label'], InsertFunctionRun>();
-      for (const variant of order) runs.set(variant.label, await runOne(variant, baseUrl, settings));
+      for (const variant of order) {
+        const profiled = variant.label === 'function' ? options.profiler : undefined;
+        profiled?.startCpuProfile();
+        runs.set(variant.label, await runOne(variant, baseUrl, settings));
+        if (profiled) {
+          console.log(
+            `server CPU profile (functions): ${await profiled.stopCpuProfile(`functions-${index + 1}`)}`,
+          );
+        }
+      }
       const webhook = runs.get('webhook')!;
       const withFunction = runs.get('function')!;
       rounds.push({
