@@ -5,9 +5,7 @@ import type {
   SourceRecord,
   WorkspaceRecord,
 } from '@tributary/config-domain';
-import type { DestinationView } from './destinations.projection';
-import type { FunctionView } from './functions.projection';
-import type { RegulationView } from './regulations.projection';
+import type { DestinationView, FunctionView, RegulationView } from './config-views';
 
 /** A change the tracking API and the router react to without polling. */
 export type ConfigChange =

@@ -1,22 +1,8 @@
-import {
-  ConfigEvent,
-  destinationDecider,
-  DestinationRecord,
-  DestinationState,
-  FilterRecord,
-  ReplayRecord,
-} from '@tributary/config-domain';
+import { ConfigEvent, destinationDecider, DestinationState } from '@tributary/config-domain';
 import { ConfigChange, ConfigProjection, Evolved, unchanged } from './config-projection';
+import type { DestinationView } from './config-views';
 
-export interface DestinationView {
-  destination: DestinationRecord;
-  filters: FilterRecord[];
-  replays: ReplayRecord[];
-  /** Dead letters (by dead-letter sequence) that a redrive delivered: no longer listed. */
-  redrivenDeadLetters: ReadonlySet<number>;
-  /** Redrives requested and not recorded yet, oldest first: the router's work to do. */
-  pendingRedriveIds: string[];
-}
+export type { DestinationView } from './config-views';
 
 /** Destinations by source id and slug. */
 export type DestinationsView = Map<string, DestinationView>;

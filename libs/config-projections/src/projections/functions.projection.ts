@@ -1,10 +1,8 @@
-import { functionDecider, FunctionKind, FunctionRecord, FunctionState } from '@tributary/config-domain';
+import { functionDecider, FunctionKind, FunctionState } from '@tributary/config-domain';
 import { ConfigChange, ConfigProjection, unchanged } from './config-projection';
+import type { FunctionView } from './config-views';
 
-/** A function as both APIs show it, and as the runners read the version they run. */
-export interface FunctionView {
-  readonly function: FunctionRecord;
-}
+export type { FunctionView } from './config-views';
 
 /** Functions by workspace, then function id; each inner map in creation order. */
 export interface FunctionsView {

@@ -1,17 +1,13 @@
 import {
   REGULATION_TYPE_RULES,
   regulationDecider,
-  RegulationProgress,
   RegulationRecord,
   RegulationState,
 } from '@tributary/config-domain';
 import { ConfigChange, ConfigProjection, unchanged } from './config-projection';
+import type { RegulationView } from './config-views';
 
-/** A regulation as both APIs show it: the request and its progress. */
-export interface RegulationView {
-  readonly regulation: RegulationRecord;
-  readonly progress: RegulationProgress;
-}
+export type { RegulationView } from './config-views';
 
 /**
  * The users a workspace suppresses, by subject id, each with the regulations that suppress it (a

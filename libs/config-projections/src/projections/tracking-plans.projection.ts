@@ -41,7 +41,9 @@ export const trackingPlansProjection: ConfigProjection<TrackingPlansView> = {
     const { workspaceSlug, planId } = event.data;
     const key = planKey(workspaceSlug, planId);
     const before = view.byId.get(key);
-    const stateBefore: TrackingPlanState = before ? { status: 'active', plan: before.plan } : { status: 'absent' };
+    const stateBefore: TrackingPlanState = before
+      ? { status: 'active', plan: before.plan }
+      : { status: 'absent' };
     const state = trackingPlanDecider.evolve(stateBefore, event);
     if (state.status === 'active') {
       const connectedSourceSlugs = connectedAfter(before?.connectedSourceSlugs ?? [], event);
