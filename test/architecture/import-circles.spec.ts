@@ -18,7 +18,8 @@ function sourceFiles(directory: string): string[] {
 function relativeImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const targets: string[] = [];
-  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;'"]*?from\s+'(\.{1,2}\/[^']+)'/g)) {
+  // Every `import … from './x'` and `export … from './x'`, however many lines its names take.
+  for (const match of text.matchAll(/\bfrom '(\.{1,2}\/[^']+)'/g)) {
     const base = resolve(dirname(file), match[1]!);
     const found = [`${base}.ts`, join(base, 'index.ts')].find((candidate) => existsSync(candidate));
     if (found) targets.push(found);
