@@ -27,10 +27,9 @@ export const FUNCTION_WORKERS = 1;
 /** Isolates (function versions) a process keeps at once. */
 export const FUNCTION_MAX_ISOLATES = 200;
 /**
- * Invocations of one function version sent to the lane in one call. A lane call costs the caller
+ * Most invocations of one function version sent to the lane in one call. A lane call costs the caller
  * about 160 µs of CPU (serialising, the pipe, the answer) against 6-15 µs per invocation in calls of
- * 10-100, so invocations of a version that arrive in the same turn of the event loop go together.
- * The process runs one invocation of a version at a time anyway; a batch only saves the calls.
+ * 10-100, so the invocations that arrive while a version's call is under way go together in its next.
  */
 export const FUNCTION_MAX_BATCH = 32;
 
@@ -98,37 +97,44 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
     if (outcome.ok) return outcome.value;
     return invocations.map(() => laneFailure(outcome.detail));
   };
-  /** Invocations waiting for the end of this turn of the event loop, by function version. */
-  const gathering = new Map<
+  // Per function version: the lane calls under way and the invocations waiting for one to answer. A
+  // process runs one invocation of a version at a time, so sending more before a call answers only
+  // queues them there; gathered here instead, they go in the next call, as many as came meanwhile.
+  const callsAtOnce = options.workers ?? FUNCTION_WORKERS;
+  const versions = new Map<
     string,
-    { invocation: FunctionInvocation; answer: (result: FunctionResult) => void }[]
+    {
+      calls: number;
+      waiting: { invocation: FunctionInvocation; answer: (result: FunctionResult) => void }[];
+    }
   >();
   const send = (key: string) => {
-    const waiting = gathering.get(key);
-    if (!waiting) return;
-    gathering.delete(key);
-    for (let start = 0; start < waiting.length; start += FUNCTION_MAX_BATCH) {
-      const batch = waiting.slice(start, start + FUNCTION_MAX_BATCH);
-      void invokeAll(batch.map((entry) => entry.invocation)).then((results) =>
-        batch.forEach((entry, index) => entry.answer(results[index]!)),
-      );
+    const version = versions.get(key);
+    if (!version) return;
+    if (version.waiting.length === 0) {
+      if (version.calls === 0) versions.delete(key);
+      return;
     }
+    const batch = version.waiting.splice(0, FUNCTION_MAX_BATCH);
+    version.calls += 1;
+    void invokeAll(batch.map((entry) => entry.invocation)).then((results) => {
+      version.calls -= 1;
+      batch.forEach((entry, index) => entry.answer(results[index]!));
+      send(key);
+    });
   };
   return {
     invokeAll,
     invoke(invocation) {
       // A preview's version is run once and dropped: nothing to share a call with.
       if (invocation.fn.once) return invokeAll([invocation]).then((results) => results[0]!);
-      const { workspaceId, functionId, version } = invocation.fn;
-      const key = `${workspaceId}/${functionId}/${version}`;
+      const { workspaceId, functionId, version: number } = invocation.fn;
+      const key = `${workspaceId}/${functionId}/${number}`;
       return new Promise<FunctionResult>((answer) => {
-        const waiting = gathering.get(key);
-        if (waiting) {
-          waiting.push({ invocation, answer });
-          return;
-        }
-        gathering.set(key, [{ invocation, answer }]);
-        setImmediate(send, key);
+        let version = versions.get(key);
+        if (!version) versions.set(key, (version = { calls: 0, waiting: [] }));
+        version.waiting.push({ invocation, answer });
+        if (version.calls < callsAtOnce) send(key);
       });
     },
     async check(kind: FunctionKind, code: string): Promise<CodeCheck> {
