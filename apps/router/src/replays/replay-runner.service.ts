@@ -22,8 +22,7 @@ import { DestinationDeliveries } from '../destination-consumers/destination-deli
 import { DeliveryContext, MessageDeliverer } from '../destination-consumers/message-deliverer.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
 import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
-import { DeliverySlots } from './delivery-slots';
-import { MESSAGES_SETTLING, ReplayCheckpoint, ReplayTally } from './replay-tally';
+import { ReplayCheckpoint, ReplayTally } from './replay-tally';
 
 /** How often a running replay checks whether it has sent everything. */
 const COMPLETION_CHECK_MS = 250;
@@ -120,13 +119,6 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       return;
     }
     const endTime = replay.endTime === null ? null : Date.parse(replay.endTime);
-    // The budget of the destination's own consumer: an adapter that writes gathered calls needs
-    // several full calls in flight, or each call waits for the acks (and checkpoint) of the last.
-    const deliveryBudget = this.deliveries.maxInFlightFor(
-      catalogSlugOf(view.destination),
-      this.environment.ROUTER_MAX_IN_FLIGHT,
-    );
-    const slots = new DeliverySlots(deliveryBudget);
     // One for the whole replay: the tally acks each message once its outcome is saved.
     const context: DeliveryContext = {
       consumerName,
@@ -135,11 +127,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       replay: {
         replayId,
         endTime,
-        settle: (delivery, outcome) => {
-          // Delivered (or decided): the next message may go while this one's checkpoint and ack run.
-          slots.release(delivery);
-          return tally.settle(delivery.sequence, outcome, () => delivery.ack());
-        },
+        settle: (delivery, outcome) => tally.settle(delivery.sequence, outcome, () => delivery.ack()),
       },
     };
     let subscription;
@@ -150,14 +138,17 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
           sourceId,
           deliverFrom: new Date(replay.startTime),
           ackWaitMs: REPLAY_ACK_WAIT_MS,
-          // The deliveries' budget (held by `slots`), and room for the messages whose outcome is
-          // known while their checkpoint is saved and their ack confirmed (see `DeliverySlots`).
-          maxInFlight: deliveryBudget + MESSAGES_SETTLING,
+          // The budget of the destination's own consumer: an adapter that writes gathered calls needs
+          // several full calls in flight, or each call waits for the acks (and checkpoint) of the last.
+          maxInFlight: this.deliveries.maxInFlightFor(
+            catalogSlugOf(view.destination),
+            this.environment.ROUTER_MAX_IN_FLIGHT,
+          ),
         },
         (delivery) =>
           tally.countedBefore(delivery.sequence)
             ? tally.ackCountedBefore(delivery.sequence, () => delivery.ack())
-            : slots.run(delivery, () => this.deliverer.handle(delivery, context)),
+            : this.deliverer.handle(delivery, context),
       );
     } catch (error) {
       if (error instanceof EventLogUnavailableError) throw error;

@@ -16,11 +16,6 @@ export interface ReplayCheckpoint {
 const BATCH_SIZE = 32;
 /** The longest a settled message waits for its batch to be saved. */
 const BATCH_DELAY_MS = 50;
-/**
- * Messages whose outcome is known and not yet acknowledged, which a replay's consumer holds beside
- * those being delivered: one batch gathering, one being saved, the acks of the last two on the wire.
- */
-export const MESSAGES_SETTLING = 4 * BATCH_SIZE;
 
 const NO_COUNTS: ReplayCounts = { delivered: 0, discarded: 0, filtered: 0, skipped: 0, dead_lettered: 0 };
 
