@@ -303,7 +303,8 @@ describe('replays and redrives with two router replicas on one JetStream', () =>
       const { replayId, finished } = await replayAndWait(
         source,
         startTime,
-        TAKEOVER_MS + ACK_WAIT_MS + 20_000,
+        // The takeover and the ack wait, then the rest of the replay on a two-core machine under a full suite.
+        TAKEOVER_MS + ACK_WAIT_MS + 35_000,
       );
       await pollUntil('the replay is under way', 10_000, async () =>
         receiver.acceptedIds().length >= 80 ? true : undefined,
@@ -325,6 +326,6 @@ describe('replays and redrives with two router replicas on one JetStream', () =>
       const lease = await leases.readLease(`replay_${replayId}`);
       expect(lease).toMatchObject({ holder: '', data: { done: true } });
     },
-    TAKEOVER_MS + ACK_WAIT_MS + 40_000,
+    TAKEOVER_MS + ACK_WAIT_MS + 55_000,
   );
 });
