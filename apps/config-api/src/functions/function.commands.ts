@@ -134,11 +134,10 @@ export class FunctionCommands {
     const sources = this.readModel.listSources(workspaceSlug);
     let instances = 0;
     for (const { source } of sources) {
-      if ((source as { functionId?: string }).functionId === functionId) instances += 1;
+      if (source.functionId === functionId) instances += 1;
       for (const { destination } of this.readModel.listDestinations(source.sourceId)) {
         if (catalogSlugOf(destination) === functionId) instances += 1;
-        const insertFunction = (destination as { insertFunction?: { functionId?: string } }).insertFunction;
-        if (insertFunction?.functionId === functionId) instances += 1;
+        if (destination.insertFunction?.functionId === functionId) instances += 1;
       }
     }
     return instances;

@@ -34,11 +34,6 @@ export interface SourceFunctionAnswer {
   headers?: Record<string, string>;
 }
 
-type FunctionSource = SourceRecord & {
-  readonly functionId?: string;
-  readonly functionConfig?: Record<string, unknown>;
-};
-
 /**
  * `POST /v1/fn?b=<write key>`: runs the source's function on the request, then stores what it emitted
  * through the tracking API's own batch path with the source's write key (validation, messageId,
@@ -56,8 +51,7 @@ export class SourceFunctionHandler {
 
   async handle(request: SourceFunctionRequest): Promise<SourceFunctionAnswer> {
     const writeKey = writeKeyOf(request.b);
-    const source =
-      writeKey === undefined ? undefined : (this.readModel.sourceByWriteKey(writeKey) as FunctionSource);
+    const source = writeKey === undefined ? undefined : this.readModel.sourceByWriteKey(writeKey);
     const fn = source && this.deployedFunctionOf(source);
     if (!source || !fn || writeKey === undefined) {
       return { status: 404, body: { error: 'no source function answers at this URL' } };
@@ -128,7 +122,7 @@ export class SourceFunctionHandler {
     return { status: 200, body: { success: true } };
   }
 
-  private deployedFunctionOf(source: FunctionSource): FunctionVersion | undefined {
+  private deployedFunctionOf(source: SourceRecord): FunctionVersion | undefined {
     if (source.functionId === undefined) return undefined;
     const record = this.readModel.function(source.workspaceSlug, source.functionId)?.function;
     if (!record || record.type !== 'SOURCE') return undefined;
