@@ -51,8 +51,11 @@ export interface DestinationDeliveryPlan {
   readonly capabilities: RoutableDestination['capabilities'];
   /** Undefined when the destination has none, or a disabled one (which passes messages unchanged). */
   readonly insertFunction?: PlannedInsertFunction;
-  /** The function records the plan was made from: a deploy replaces one, and the plan with it. */
-  readonly madeFrom: readonly [PlannableFunction | undefined, PlannableFunction | undefined];
+  /**
+   * The function records the plan was made from: a deploy replaces one, and the plan with it.
+   * Undefined when the destination names no function (nothing but a new record changes its plan).
+   */
+  readonly madeFrom?: readonly [PlannableFunction | undefined, PlannableFunction | undefined];
 }
 
 export type FunctionLookup = (workspaceSlug: string, functionId: string) => PlannableFunction | undefined;
@@ -73,9 +76,10 @@ export function planDestinationDelivery(
   record: DestinationRecord,
   functionOf: FunctionLookup,
 ): DestinationDeliveryPlan | undefined {
-  const madeFrom = functionsNamedBy(record, functionOf);
-  const [destinationRecord, insertRecord] = madeFrom;
   const functionId = destinationFunctionIdOf(record);
+  const namesFunctions = functionId !== undefined || record.insertFunction?.enabled === true;
+  const madeFrom = namesFunctions ? functionsNamedBy(record, functionOf) : undefined;
+  const [destinationRecord, insertRecord] = madeFrom ?? [];
   const catalogEntry = functionId === undefined ? findCatalogDestination(catalogSlugOf(record)) : undefined;
   if (functionId === undefined && !catalogEntry) return undefined;
 
@@ -124,6 +128,8 @@ export function isPlanCurrent(
   record: DestinationRecord,
   functionOf: FunctionLookup,
 ): boolean {
+  // Plans are kept per record, and a record never changes: one that names no function stays current.
+  if (plan.madeFrom === undefined) return true;
   const [destinationFunction, insertFunction] = functionsNamedBy(record, functionOf);
   return destinationFunction === plan.madeFrom[0] && insertFunction === plan.madeFrom[1];
 }
