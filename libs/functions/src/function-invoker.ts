@@ -16,6 +16,7 @@ export interface InvokeFunction {
   readonly fn: FunctionVersion;
   readonly entry: FunctionEntry;
   readonly payload: FunctionInvocation['payload'];
+  readonly payloadJson?: string;
   readonly settings: FunctionInvocation['settings'];
   /** The instance's resource name, for the logs (docs/functions.md §7). */
   readonly instance?: string;
@@ -42,6 +43,7 @@ export class FunctionInvoker {
       fn: request.fn,
       entry: request.entry,
       payload: request.payload,
+      ...(request.payloadJson !== undefined && { payloadJson: request.payloadJson }),
       settings: request.settings,
       context: { invocationId, instance: request.instance, messageId: request.messageId },
     });

@@ -62,6 +62,11 @@ export interface FunctionInvocation {
    * messages for `onBatch`. JSON values only.
    */
   readonly payload: FunctionHttpRequest | unknown;
+  /**
+   * The payload's JSON, where the caller holds it already (a message's stored bytes): sent to the
+   * isolate as it is, instead of serializing `payload` again.
+   */
+  readonly payloadJson?: string;
   /** The instance's settings, `sensitive` ones decrypted; passed as a copy. */
   readonly settings: Readonly<Record<string, unknown>>;
   /** For the logs (§7): which instance and message the invocation ran for. */

@@ -284,6 +284,35 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
       await expect(subject.invoke(call(sameIds))).resolves.toMatchObject({ value: [true, 1] });
     });
 
+    it('reads what a function made of its own serializing as its failure, never as another result', async () => {
+      // The report is serialized in the isolate, where the code can change how objects serialize.
+      const forged = await subject.invoke(
+        call(
+          fn(
+            `Object.prototype.toJSON = function () { return { status: 'resolved', logs: 'none' }; };
+             async function onTrack(event) { return event; }`,
+          ),
+        ),
+      );
+      expect(forged).toMatchObject({ status: 'threw', name: 'TypeError' });
+      const text = await subject.invoke(
+        call(fn(`JSON.stringify = () => 'not json'; async function onTrack(event) { return event; }`)),
+      );
+      // The runtime's own serializer was taken before the code ran.
+      expect(text).toMatchObject({ status: 'resolved', value: { event: 'E' } });
+    });
+
+    it('sends a payload given as JSON text as it is, and answers the same as for the object', async () => {
+      const version = fn('async function onTrack(event) { return [event.event, event.properties]; }');
+      const payload = { type: 'track', event: 'E', properties: { zoë: 'ß', n: 1.5 } };
+      const [fromText, fromObject] = await subject.invokeAll([
+        { ...call(version, payload), payloadJson: JSON.stringify(payload) },
+        call(version, payload),
+      ]);
+      expect(fromText).toMatchObject({ status: 'resolved', value: ['E', { zoë: 'ß', n: 1.5 }] });
+      expect(fromObject).toMatchObject({ status: 'resolved', value: ['E', { zoë: 'ß', n: 1.5 }] });
+    });
+
     it('passes event and settings as copies: what the function changes stays in the sandbox', async () => {
       const payload = { type: 'track', event: 'E', properties: { a: 1 } };
       const settings = { key: 'k' };

@@ -12,6 +12,7 @@ import {
   RESOLVE_HOST_SERVICE,
   type FunctionsLaneProgramData,
 } from './adapters/isolated-vm/functions-lane.program';
+import { decodeResult, encodeInvocations, type EncodedResult } from './function-lane.codec';
 import type {
   CodeCheck,
   FunctionInvocation,
@@ -93,8 +94,8 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
   });
   const invokeAll = async (invocations: readonly FunctionInvocation[]): Promise<FunctionResult[]> => {
     if (invocations.length === 0) return [];
-    const outcome = await lane.run<FunctionResult[]>('invokeAll', invocations);
-    if (outcome.ok) return outcome.value;
+    const outcome = await lane.run<EncodedResult[]>('invokeAll', encodeInvocations(invocations));
+    if (outcome.ok) return outcome.value.map(decodeResult);
     return invocations.map(() => laneFailure(outcome.detail));
   };
   // Per function version: the lane calls under way and the invocations waiting for one to answer. A

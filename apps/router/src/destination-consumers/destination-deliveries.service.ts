@@ -82,7 +82,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   ): Promise<DeliveryOutcome> {
     if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const delivery = target.insertFunction
-      ? this.insertThenDeliver(target, message)
+      ? this.insertThenDeliver(target, message, storedJson)
       : this.deliverNow(target, message, storedJson);
     this.inFlight.add(delivery);
     const forget = () => this.inFlight.delete(delivery);
@@ -129,9 +129,10 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private async insertThenDeliver(
     target: DeliveryTarget,
     message: NormalizedMessage,
+    storedJson: Uint8Array | undefined,
   ): Promise<DeliveryOutcome> {
     const insert = target.insertFunction!;
-    const result = await this.invokeHandler(insert.fn, insert.settings, insert.instance, message);
+    const result = await this.invokeHandler(insert.fn, insert.settings, insert.instance, message, storedJson);
     const decision = decideInsertOutcome(result, message);
     this.functions.record(insert.fn, result, decidedOutcomeOf(decision.outcome));
     if (decision.outcome !== 'continue') return decision;
@@ -147,11 +148,13 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     if (deliverer.kind === 'refused')
       return Promise.resolve({ outcome: 'discard', reason: deliverer.reason });
     if (deliverer.kind === 'function') {
-      return this.invokeHandler(deliverer.fn, settings, deliverer.instance, message).then((result) => {
-        const outcome = decideDestinationOutcome(result);
-        this.functions.record(deliverer.fn, result, decidedOutcomeOf(outcome.outcome));
-        return outcome;
-      });
+      return this.invokeHandler(deliverer.fn, settings, deliverer.instance, message, storedJson).then(
+        (result) => {
+          const outcome = decideDestinationOutcome(result);
+          this.functions.record(deliverer.fn, result, decidedOutcomeOf(outcome.outcome));
+          return outcome;
+        },
+      );
     }
     const adapter = this.registry.deliveryAdapterFor(deliverer.catalogSlug);
     if (!adapter)
@@ -176,12 +179,16 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       .then(([result]) => withRetryAfterCapped(result!));
   }
 
-  /** The function's handler for the message's type, given a copy of the message (the runner copies it). */
+  /**
+   * The function's handler for the message's type, given a copy of the message (the runner copies
+   * it): its stored JSON where the message is the stored one, which needs no serializing.
+   */
   private invokeHandler(
     fn: FunctionVersion,
     settings: Readonly<Record<string, unknown>>,
     instance: string,
     message: NormalizedMessage,
+    storedJson: Uint8Array | undefined,
   ): Promise<FunctionResult> {
     const entry = MESSAGE_HANDLERS[message.type as keyof typeof MESSAGE_HANDLERS];
     if (entry === undefined) {
@@ -191,12 +198,15 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       fn,
       entry,
       payload: message,
+      ...(storedJson !== undefined && { payloadJson: utf8.decode(storedJson) }),
       settings,
       instance,
       messageId: message.messageId,
     });
   }
 }
+
+const utf8 = new TextDecoder();
 
 /** The function metrics' word for a delivery outcome a function's answer led to. */
 function decidedOutcomeOf(outcome: DeliveryOutcome['outcome'] | 'continue') {

@@ -6,7 +6,8 @@
  */
 import { EgressGuard, parseEgressPolicy, type ResolvedAddress } from '@tributary/destinations';
 import type { LaneServices, LaneTasks } from '@tributary/lanes';
-import type { CodeCheck, FunctionInvocation, FunctionKind, FunctionResult } from '../../function-runner.port';
+import type { EncodedInvocations, EncodedResult } from '../../function-lane.codec';
+import type { CodeCheck, FunctionKind } from '../../function-runner.port';
 import { IsolatedVmSandboxes, type SandboxLimits } from './isolated-vm.sandboxes';
 import { SandboxFetcher } from './sandbox-fetch';
 
@@ -28,8 +29,7 @@ export async function startLaneProgram(
   );
   const sandboxes = new IsolatedVmSandboxes(data.limits, new SandboxFetcher(guard, data.limits.timeoutMs));
   return {
-    invokeAll: (invocations: readonly FunctionInvocation[]): Promise<FunctionResult[]> =>
-      sandboxes.invokeAll(invocations),
+    invokeAll: (batch: EncodedInvocations): Promise<EncodedResult[]> => sandboxes.invokeEncoded(batch),
     check: async (input: { kind: FunctionKind; code: string }): Promise<CodeCheck> =>
       sandboxes.check(input.kind, input.code),
     stats: async () => sandboxes.stats,

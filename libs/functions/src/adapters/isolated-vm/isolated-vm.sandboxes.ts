@@ -23,6 +23,12 @@ import type {
   FunctionVersion,
 } from '../../function-runner.port';
 import { MESSAGE_HANDLERS } from '../../function-runner.port';
+import {
+  decodeResult,
+  encodeInvocations,
+  type EncodedInvocations,
+  type EncodedResult,
+} from '../../function-lane.codec';
 import type { SandboxFetcher, SandboxFetchRequest } from './sandbox-fetch';
 import { sandboxRuntime, type SandboxRuntimeConfig } from './sandbox.runtime';
 
@@ -52,7 +58,8 @@ const ENTRIES_OF: Record<FunctionKind, readonly FunctionEntry[]> = {
 type Reported = FunctionResult;
 
 interface Run {
-  readonly results: (Reported | undefined)[];
+  /** What the isolate reported, as it reported it (JSON text). */
+  readonly results: (string | undefined)[];
   /** The invocation under way: the first without a result. */
   next: number;
   timer?: NodeJS.Timeout;
@@ -107,17 +114,30 @@ export class IsolatedVmSandboxes {
 
   /** Runs invocations (any versions); answers in the same order. Never rejects. */
   async invokeAll(invocations: readonly FunctionInvocation[]): Promise<FunctionResult[]> {
-    const groups = new Map<string, number[]>();
-    invocations.forEach((invocation, index) => {
-      const key = keyOf(invocation.fn);
+    const results = await this.invokeEncoded(encodeInvocations(invocations));
+    return results.map(decodeResult);
+  }
+
+  /**
+   * `invokeAll` as the lane carries it (`function-lane.codec.ts`): results the isolate reported stay
+   * the JSON text it reported them as, for the caller to read.
+   */
+  async invokeEncoded(batch: EncodedInvocations): Promise<EncodedResult[]> {
+    const groups = new Map<string, { fn: FunctionVersion; indexes: number[] }>();
+    batch.calls.forEach((call, index) => {
+      const fn = batch.versions[call.version]!;
+      const key = keyOf(fn);
       const group = groups.get(key);
-      if (group) group.push(index);
-      else groups.set(key, [index]);
+      if (group) group.indexes.push(index);
+      else groups.set(key, { fn, indexes: [index] });
     });
-    const results: FunctionResult[] = new Array(invocations.length);
+    const results: EncodedResult[] = new Array(batch.calls.length);
     await Promise.all(
-      [...groups.values()].map(async (indexes) => {
-        const answered = await this.invokeVersion(indexes.map((index) => invocations[index]!));
+      [...groups.values()].map(async ({ fn, indexes }) => {
+        const answered = await this.invokeVersion(
+          fn,
+          indexes.map((index) => batch.calls[index]!.json),
+        );
         indexes.forEach((index, at) => (results[index] = answered[at]!));
       }),
     );
@@ -158,8 +178,7 @@ export class IsolatedVmSandboxes {
     this.versions.clear();
   }
 
-  private invokeVersion(invocations: readonly FunctionInvocation[]): Promise<FunctionResult[]> {
-    const fn = invocations[0]!.fn;
+  private invokeVersion(fn: FunctionVersion, invocations: readonly string[]): Promise<EncodedResult[]> {
     const key = keyOf(fn);
     let loaded = this.versions.get(key);
     if (loaded && loaded.ended && !loaded.run) {
@@ -286,8 +305,8 @@ export class IsolatedVmSandboxes {
   private async runBatch(
     loaded: LoadedVersion,
     fn: FunctionVersion,
-    invocations: readonly FunctionInvocation[],
-  ): Promise<FunctionResult[]> {
+    invocations: readonly string[],
+  ): Promise<EncodedResult[]> {
     await loaded.loaded;
     if (loaded.loadFailure) return invocations.map(() => loaded.loadFailure!);
     if (loaded.ended) {
@@ -295,13 +314,7 @@ export class IsolatedVmSandboxes {
     }
     const run: Run = { results: new Array(invocations.length), next: 0 };
     loaded.run = run;
-    const json = JSON.stringify(
-      invocations.map((invocation) => ({
-        entry: invocation.entry,
-        payload: invocation.payload,
-        settings: invocation.settings,
-      })),
-    );
+    const json = `[${invocations.join(',')}]`;
     const begun = Date.now();
     this.arm(loaded, run);
     let failure: string | undefined;
@@ -356,7 +369,7 @@ export class IsolatedVmSandboxes {
   private reported(loaded: LoadedVersion, index: number, json: string): void {
     const run = loaded.run;
     if (!run || run.ended) return;
-    run.results[index] = JSON.parse(json) as Reported;
+    run.results[index] = json;
     run.next = index + 1;
     if (run.next < run.results.length) this.arm(loaded, run);
   }

@@ -781,6 +781,7 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     const state: any = { logs: [], dropped: 0, fetches: 0, emitted: [], started: now() };
     current = state;
     let result: any;
+    let valueText: string | undefined;
     try {
       const handler = handlers[invocation.entry];
       if (typeof handler !== 'function') result = { status: 'no_handler' };
@@ -789,13 +790,12 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
           invocation.entry === 'onRequest' ? requestOf(invocation.payload) : invocation.payload;
         const value = await handler(argument, invocation.settings);
         result = { status: 'resolved' };
-        if (value !== undefined) {
-          const text = stringify(value);
-          if (text !== undefined) result.value = parse(text);
-        }
+        // Serialized here once, and spliced into the report as it is (`runBatch`).
+        if (value !== undefined) valueText = stringify(value);
         if (config.kind === 'SOURCE') result.emitted = state.emitted;
       }
     } catch (error) {
+      valueText = undefined;
       result = {
         status: 'threw',
         name: cut(nameOf(error), 200),
@@ -807,7 +807,7 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     result.logs = state.logs;
     result.logsDropped = state.dropped;
     result.durationMs = now() - state.started;
-    return result;
+    return { result, valueText };
   };
   return {
     /** Keeps the handlers the function's code declared (read by the host's probe after the code ran). */
@@ -823,10 +823,16 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     async runBatch(invocationsJson: string) {
       const invocations = parse(invocationsJson);
       for (let index = 0; index < invocations.length; index++) {
-        const result = await runOne(invocations[index]);
+        const { result, valueText } = await runOne(invocations[index]);
         let text: string;
         try {
           text = stringify(result);
+          // The value's JSON goes in as the last member: `{…,"value":…}`. A text that is not an
+          // object's (the code replaced how objects serialize) is reported as it is; the host reads
+          // reports as untrusted.
+          if (typeof valueText === 'string' && typeof text === 'string' && text.endsWith('}')) {
+            text = `${text.slice(0, -1)},"value":${valueText}}`;
+          }
         } catch (error) {
           text = stringify({
             status: 'threw',

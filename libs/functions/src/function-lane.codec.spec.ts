@@ -1,0 +1,72 @@
+import { decodeResult, encodeInvocations } from './function-lane.codec';
+import type { FunctionInvocation } from './function-runner.port';
+
+const fn = {
+  workspaceId: 'ws',
+  functionId: 'ifn_1',
+  version: 2,
+  kind: 'INSERT_DESTINATION' as const,
+  code: 'x',
+};
+const invocation = (payload: unknown, extra: Partial<FunctionInvocation> = {}): FunctionInvocation => ({
+  fn,
+  entry: 'onTrack',
+  payload,
+  settings: { apiKey: 'k' },
+  context: { invocationId: 'i' },
+  ...extra,
+});
+
+describe('the functions lane codec', () => {
+  it('sends each version once per call, and each invocation as the JSON the isolate parses', () => {
+    const settings = { apiKey: 'k' };
+    const encoded = encodeInvocations([
+      invocation({ a: 1 }, { settings }),
+      invocation(undefined, { payloadJson: '{"stored":true}', settings }),
+      invocation({ b: 2 }, { fn: { ...fn, version: 3 } }),
+    ]);
+    expect(encoded.versions.map((version) => version.version)).toEqual([2, 3]);
+    expect(encoded.calls.map((call) => call.version)).toEqual([0, 0, 1]);
+    expect(encoded.calls.map((call) => JSON.parse(call.json))).toEqual([
+      { entry: 'onTrack', payload: { a: 1 }, settings: { apiKey: 'k' } },
+      { entry: 'onTrack', payload: { stored: true }, settings: { apiKey: 'k' } },
+      { entry: 'onTrack', payload: { b: 2 }, settings: { apiKey: 'k' } },
+    ]);
+  });
+
+  it('keeps a preview apart from the deployed version of the same number', () => {
+    const encoded = encodeInvocations([invocation({}), invocation({}, { fn: { ...fn, once: true } })]);
+    expect(encoded.versions).toHaveLength(2);
+  });
+
+  it('reads a reported result, and passes a result the lane made as it is', () => {
+    const reported = { status: 'resolved', value: { a: 1 }, logs: [], logsDropped: 0, durationMs: 1 };
+    expect(decodeResult(JSON.stringify(reported))).toEqual(reported);
+    const made = { status: 'unavailable' as const, reason: 'r', logs: [], logsDropped: 0, durationMs: 0 };
+    expect(decodeResult(made)).toBe(made);
+  });
+
+  it.each([
+    ['text that is not JSON', 'not json'],
+    ['a number', '5'],
+    ['null', 'null'],
+    ['an unknown status', '{"status":"ok","logs":[],"logsDropped":0,"durationMs":0}'],
+    ['logs that are not a list', '{"status":"resolved","logs":"none","logsDropped":0,"durationMs":0}'],
+    [
+      'a log line of another shape',
+      '{"status":"resolved","logs":[{"level":"x","time":"t","message":"m"}],"logsDropped":0,"durationMs":0}',
+    ],
+    ['a duration that is not a number', '{"status":"resolved","logs":[],"logsDropped":0,"durationMs":"1"}'],
+    ['a throw without its name', '{"status":"threw","logs":[],"logsDropped":0,"durationMs":0}'],
+    [
+      'emitted messages that are not a list',
+      '{"status":"resolved","emitted":{},"logs":[],"logsDropped":0,"durationMs":0}',
+    ],
+  ])('reads %s as the function failing', (_, text) => {
+    expect(decodeResult(text)).toMatchObject({
+      status: 'threw',
+      name: 'TypeError',
+      message: 'the function’s result could not be read',
+    });
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * How invocations and results cross the functions lane (`function-runner.ts` ↔ the lane's processes).
+ *
+ * Both ways they cross as JSON text, not as object graphs: the isolate takes JSON and gives JSON back
+ * anyway, so the text is made once (or not at all: a message's stored bytes are its JSON) and copied
+ * as a string by the lane's serializer, instead of an object graph serialized, rebuilt, stringified
+ * for the isolate and the same again for the answer. A version's code crosses once per call, not once
+ * per invocation.
+ */
+import type { FunctionInvocation, FunctionResult, FunctionVersion } from './function-runner.port';
+
+/** What one lane call carries: the versions it runs, and each invocation as JSON text. */
+export interface EncodedInvocations {
+  readonly versions: readonly FunctionVersion[];
+  readonly calls: readonly EncodedInvocation[];
+}
+
+export interface EncodedInvocation {
+  /** Index into `versions`. */
+  readonly version: number;
+  /** `{"entry":…,"payload":…,"settings":…}`: what the isolate's runtime parses. */
+  readonly json: string;
+}
+
+/** A result as the isolate reported it (JSON text), or one the lane's process made itself. */
+export type EncodedResult = FunctionResult | string;
+
+/** Settings objects are shared by every message of an instance: their JSON is made once per object. */
+const settingsJson = new WeakMap<object, string>();
+
+export function encodeInvocations(invocations: readonly FunctionInvocation[]): EncodedInvocations {
+  const versions: FunctionVersion[] = [];
+  const versionIndex = new Map<string, number>();
+  const calls = invocations.map((invocation): EncodedInvocation => {
+    const { fn } = invocation;
+    const key = `${fn.workspaceId}/${fn.functionId}/${fn.version}/${fn.once === true}`;
+    let version = versionIndex.get(key);
+    if (version === undefined) {
+      version = versions.push(fn) - 1;
+      versionIndex.set(key, version);
+    }
+    return { version, json: invocationJson(invocation) };
+  });
+  return { versions, calls };
+}
+
+function invocationJson(invocation: FunctionInvocation): string {
+  const settings = invocation.settings;
+  let settingsText = settingsJson.get(settings);
+  if (settingsText === undefined) {
+    settingsText = JSON.stringify(settings);
+    settingsJson.set(settings, settingsText);
+  }
+  const payload = invocation.payloadJson ?? JSON.stringify(invocation.payload) ?? 'null';
+  return `{"entry":${JSON.stringify(invocation.entry)},"payload":${payload},"settings":${settingsText}}`;
+}
+
+const STATUSES = new Set<string>([
+  'resolved',
+  'no_handler',
+  'threw',
+  'timeout',
+  'memory_exceeded',
+  'unavailable',
+]);
+const LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
+
+/**
+ * A result back from the lane. The isolate's text is the tenant's code's output in the end (its code
+ * can change how the isolate serializes), so it is read as untrusted: anything not shaped like a
+ * result is the function's failure, never a failure of the caller.
+ */
+export function decodeResult(encoded: EncodedResult): FunctionResult {
+  if (typeof encoded !== 'string') return encoded;
+  let value: unknown;
+  try {
+    value = JSON.parse(encoded);
+  } catch {
+    return unreadable();
+  }
+  return isResult(value) ? value : unreadable();
+}
+
+function isResult(value: unknown): value is FunctionResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const result = value as Record<string, unknown>;
+  if (typeof result.status !== 'string' || !STATUSES.has(result.status)) return false;
+  if (typeof result.logsDropped !== 'number' || typeof result.durationMs !== 'number') return false;
+  if (!Array.isArray(result.logs)) return false;
+  for (const line of result.logs as unknown[]) {
+    const entry = line as Record<string, unknown> | null;
+    if (typeof entry !== 'object' || entry === null) return false;
+    if (typeof entry.time !== 'string' || typeof entry.message !== 'string') return false;
+    if (typeof entry.level !== 'string' || !LEVELS.has(entry.level)) return false;
+  }
+  if (result.status === 'threw' && (typeof result.name !== 'string' || typeof result.message !== 'string'))
+    return false;
+  if (result.emitted !== undefined && !Array.isArray(result.emitted)) return false;
+  return true;
+}
+
+function unreadable(): FunctionResult {
+  return {
+    status: 'threw',
+    name: 'TypeError',
+    message: 'the function’s result could not be read',
+    logs: [],
+    logsDropped: 0,
+    durationMs: 0,
+  };
+}
