@@ -597,6 +597,7 @@ async function main(): Promise<void> {
       settings: { ...settings, seconds: settings.deliverySeconds },
     });
     printInsertFunction(functions);
+    if (functions.failures.length > 0) console.log(`server output:\n${server.recentOutput}`);
     failures.push(...functions.failures);
     Object.assign(results, { functions });
     writeResults();
