@@ -4,10 +4,10 @@
  * checks, or past them) costs a worker, never this thread, and its destination is suspended.
  */
 import type { NormalizedMessage } from '@tributary/contracts';
-import { startFakeVendor, type FakeVendor } from '../../../../../../test/support/fake-vendor.kit';
-import { findActionsDestination } from '../../../catalog';
-import { EgressGuard } from '../../egress/egress-guard';
-import { parseEgressPolicy } from '../../egress/egress-policy';
+import { startFakeVendor, type FakeVendor } from '../../../../test/support/fake-vendor.kit';
+import { findActionsDestination } from './actions-catalog.entries';
+import { EgressGuard } from '../delivery/egress/egress-guard';
+import { parseEgressPolicy } from '../delivery/egress/egress-policy';
 import { ActionsLane, MAX_ACTIONS_OVERRUNS } from './actions-lane';
 
 jest.setTimeout(120_000);

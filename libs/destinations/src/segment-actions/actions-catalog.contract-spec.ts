@@ -8,17 +8,14 @@
  *
  * One file iterates the catalog: one fake vendor and one runtime for all, each destination loaded once.
  */
-import {
-  FIXTURE_MESSAGES,
-  fixtureSecrets,
-  fixtureSettings,
-} from '../../../../../../test/support/actions-fixtures';
+import { FIXTURE_MESSAGES, fixtureSecrets, fixtureSettings } from '../../../../test/support/actions-fixtures';
 import {
   startFakeVendor,
   type FakeVendor,
   type RecordedRequest,
-} from '../../../../../../test/support/fake-vendor.kit';
-import { listActionsDestinations, type ActionsDestinationData } from '../../../catalog';
+} from '../../../../test/support/fake-vendor.kit';
+import { listActionsDestinations } from './actions-catalog.entries';
+import type { ActionsDestinationData } from './actions-catalog.types';
 import { parseSubscriptionFql, subscriptionMatches } from './actions-subscriptions';
 import { SegmentActionsDeliveryAdapter, SegmentActionsRuntime } from './segment-actions.adapter';
 

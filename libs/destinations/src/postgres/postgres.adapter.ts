@@ -36,7 +36,7 @@ import {
   type DeliveryRequest,
   type DeliveryResult,
   type ValueNotStored,
-} from '../../delivery-adapter.port';
+} from '../delivery/delivery-adapter.port';
 import { PermanentRowError, quoteIdentifier } from './postgres-identifiers';
 import { resolveWarehouseSchema } from './postgres-schema';
 import {
@@ -60,7 +60,7 @@ import {
   type WarehouseRow,
   type WarehouseValue,
 } from './warehouse-row.planner';
-import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
+import { EgressGuard, isEgressDenied } from '../delivery/egress/egress-guard';
 import { pinnedPostgresConnection, withoutServerMessages } from './postgres-connection';
 import {
   prepareWarehouseBatch,
@@ -70,6 +70,8 @@ import {
 
 export { quoteIdentifier } from './postgres-identifiers';
 
+/** Connections per pool, when not configured. */
+export const DEFAULT_CONNECTIONS_PER_POOL = 4;
 /** Event tables (one per track event name) per schema, when not configured. */
 export const DEFAULT_MAX_EVENT_TABLES = 200;
 /** Columns per table, when not configured; PostgreSQL's own limit is 1,600, dropped columns included. */
@@ -89,7 +91,7 @@ const STALE_LAYOUT_SQLSTATES = new Set(['42P01', '42703']);
 const CONCURRENT_DDL_SQLSTATES = new Set(['23505', '42P06', '42P07', '42701', '40P01']);
 
 export interface PostgresAdapterOptions {
-  /** Connections per pool (one pool per connection string). Default 4. */
+  /** Connections per pool (one pool per connection string). Default `DEFAULT_CONNECTIONS_PER_POOL`. */
   maxConnectionsPerPool?: number;
   /** Pools kept open at once; past it the least recently used one is closed. Default 50. */
   maxPools?: number;
@@ -140,18 +142,12 @@ interface Warehouse {
 
 export class PostgresDeliveryAdapter implements DeliveryAdapter {
   readonly slug = 'postgres';
-  /**
-   * Rows of many messages go in one transaction and multi-row statements (`warehouse-batch.writer.ts`),
-   * one call per pool connection at once: while one waits for the database, the others keep it busy.
-   */
-  readonly gathering: { maxMessages: number; callsAtOnce: number };
   /** By connection string, least recently used first (a Map keeps insertion order). */
   private readonly warehouses = new Map<string, Warehouse>();
   private readonly egressGuard: EgressGuard;
 
   constructor(private readonly options: PostgresAdapterOptions = {}) {
     this.egressGuard = options.egressGuard ?? new EgressGuard();
-    this.gathering = { maxMessages: 250, callsAtOnce: this.maxConnectionsPerPool };
   }
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
@@ -492,7 +488,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
   }
 
   private get maxConnectionsPerPool(): number {
-    return Math.max(1, this.options.maxConnectionsPerPool ?? 4);
+    return Math.max(1, this.options.maxConnectionsPerPool ?? DEFAULT_CONNECTIONS_PER_POOL);
   }
 
   private get maxColumnsPerTable(): number {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { problemWithDeliverySetting } from '../../delivery/delivery-settings';
-import { actionsRuntime } from '../../delivery/adapters/segment-actions/actions-destination.loader';
+import { problemWithDeliverySetting } from '../delivery/delivery-settings';
+import { actionsRuntime } from './actions-destination.loader';
 import { findActionsDestination } from './actions-catalog.entries';
 import {
   MAX_MAPPING_DIRECTIVES,

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { normalizedMessageSchema, type NormalizedMessage } from '@tributary/contracts';
-import type { DeliveryResult } from '../../delivery-adapter.port';
+import type { DeliveryResult } from '../delivery/delivery-adapter.port';
 import { PostgresDeliveryAdapter } from './postgres.adapter';
 
 const databaseUrl = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -13,8 +13,8 @@
 import { isIP } from 'node:net';
 import type { PoolConfig } from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
-import type { DeliveryResult } from '../../delivery-adapter.port';
-import { EgressDeniedError, type EgressGuard } from '../../egress/egress-guard';
+import type { DeliveryResult } from '../delivery/delivery-adapter.port';
+import { EgressDeniedError, type EgressGuard } from '../delivery/egress/egress-guard';
 
 const CERTIFICATE_FILE_PARAMETERS = ['sslcert', 'sslkey', 'sslrootcert'];
 

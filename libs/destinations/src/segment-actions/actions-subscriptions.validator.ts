@@ -8,7 +8,7 @@
  * passes mapping-kit's validation within the cost caps of `actions-mapping.validator.ts`.
  */
 import { compileFilterCondition } from '@tributary/routing';
-import { parseSubscriptionFql } from '../../delivery/adapters/segment-actions/actions-subscriptions';
+import { parseSubscriptionFql } from './actions-subscriptions';
 import type { ActionsDestinationData, ActionsFieldData } from './actions-catalog.types';
 import { problemWithActionsMapping } from './actions-mapping.validator';
 

@@ -5,8 +5,8 @@
  * errors. Authentication failures are retried, not discarded: they outlast the retry window as dead
  * letters, which an operator can redrive once the key is fixed.
  */
-import { discard, egressDenied, retry, type DeliveryOutcome } from '../../delivery-adapter.port';
-import { classifyHttpStatus } from '../../http-response.classifier';
+import { discard, egressDenied, retry, type DeliveryOutcome } from '../delivery/delivery-adapter.port';
+import { classifyHttpStatus } from '../delivery/http-response.classifier';
 
 const AUTH_STATUSES = new Set([401, 403]);
 const MAX_MESSAGE_CHARS = 200;

@@ -13,7 +13,7 @@
 import { availableParallelism } from 'node:os';
 import { extname, join } from 'node:path';
 import { WorkerThreadsLane } from '@tributary/lanes';
-import type { ActionsDestinationData } from '../../../catalog/actions/actions-catalog.types';
+import type { ActionsDestinationData } from './actions-catalog.types';
 import {
   retry,
   sameOutcomeForAll,
@@ -23,8 +23,8 @@ import {
   type DestinationSuspension,
   type UserDeletionOutcome,
   type UserDeletionRequest,
-} from '../../delivery-adapter.port';
-import { EgressGuard } from '../../egress/egress-guard';
+} from '../delivery/delivery-adapter.port';
+import { EgressGuard } from '../delivery/egress/egress-guard';
 import type { AuthenticationTestResult } from './actions-authentication.tester';
 import {
   RESOLVE_HOST_SERVICE,
@@ -188,6 +188,10 @@ class LanedActionsDeliveryAdapter implements DeliveryAdapter {
 
   deleteUsers(request: UserDeletionRequest): Promise<UserDeletionOutcome> {
     return this.lane.deleteUsers(this.slug, request);
+  }
+
+  suspensionOf(sourceId: string): DestinationSuspension | undefined {
+    return this.lane.suspensionOf(sourceId, this.slug);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { problemWithDeliverySetting } from '../../delivery/delivery-settings';
+import { problemWithDeliverySetting } from '../delivery/delivery-settings';
 import { findActionsDestination, listActionsDestinations } from './actions-catalog.entries';
 import { problemWithActionsSubscriptions } from './actions-subscriptions.validator';
 

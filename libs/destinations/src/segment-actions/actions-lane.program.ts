@@ -6,10 +6,14 @@
  */
 import type { NormalizedMessage } from '@tributary/contracts';
 import type { LaneServices, LaneTasks } from '@tributary/lanes';
-import { findActionsDestination } from '../../../catalog/actions/actions-catalog.entries';
-import type { DeliveryResult, UserDeletionOutcome, UserDeletionRequest } from '../../delivery-adapter.port';
-import { EgressGuard, type ResolvedAddress } from '../../egress/egress-guard';
-import type { EgressPolicy } from '../../egress/egress-policy';
+import { findActionsDestination } from './actions-catalog.entries';
+import type {
+  DeliveryResult,
+  UserDeletionOutcome,
+  UserDeletionRequest,
+} from '../delivery/delivery-adapter.port';
+import { EgressGuard, type ResolvedAddress } from '../delivery/egress/egress-guard';
+import type { EgressPolicy } from '../delivery/egress/egress-policy';
 import { ActionsAuthenticationTester, type AuthenticationTestResult } from './actions-authentication.tester';
 import { SegmentActionsDeliveryAdapter, SegmentActionsRuntime } from './segment-actions.adapter';
 

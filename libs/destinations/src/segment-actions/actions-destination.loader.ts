@@ -12,7 +12,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { join, dirname } from 'node:path';
-import type { EgressAgents } from '../../egress/egress-agents';
+import type { EgressAgents } from '../delivery/egress/egress-agents';
 import type { ActionsDefinition, ActionsRuntime, RunnableActionsDestination } from './actions-core.types';
 import { installLinearTemplates } from './actions-template.renderer';
 import { MAX_ACTIONS_RESPONSE_BYTES } from './actions-error.classifier';

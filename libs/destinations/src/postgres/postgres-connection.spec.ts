@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { normalizedMessageSchema, type NormalizedMessage } from '@tributary/contracts';
-import { EgressGuard, type HostResolver } from '../../egress/egress-guard';
-import { parseEgressPolicy } from '../../egress/egress-policy';
+import { EgressGuard, type HostResolver } from '../delivery/egress/egress-guard';
+import { parseEgressPolicy } from '../delivery/egress/egress-policy';
 import { pinnedPostgresConnection, problemWithConnectionString } from './postgres-connection';
 import { PostgresDeliveryAdapter } from './postgres.adapter';
 

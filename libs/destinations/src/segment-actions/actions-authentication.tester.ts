@@ -2,10 +2,7 @@
  * `POST .../destinations/{dst}:test`: runs an Actions destination's own `testAuthentication` with its
  * stored settings, through the same egress guard, agents and timeouts as deliveries.
  */
-import {
-  SUBSCRIPTIONS_SETTING,
-  findActionsDestination,
-} from '../../../catalog/actions/actions-catalog.entries';
+import { SUBSCRIPTIONS_SETTING, findActionsDestination } from './actions-catalog.entries';
 import { contactedHosts } from './actions-destination.loader';
 import { HIDDEN_ANSWER, MAX_ACTIONS_RESPONSE_BYTES } from './actions-error.classifier';
 import { SegmentActionsRuntime, type SegmentActionsRuntimeOptions } from './segment-actions.adapter';

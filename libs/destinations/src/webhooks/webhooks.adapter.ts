@@ -10,7 +10,7 @@
  * dispatch (`BENCH_CPU_PROFILE=1 npm run bench`, phases 3 and 4; BENCHMARKS.md). Redirects are not
  * followed (no redirect interceptor), so a receiver cannot bounce a request past the egress guard.
  *
- * Every connection goes through the egress guard (`../../egress/guarded-dispatcher.ts`): its connector
+ * Every connection goes through the egress guard (`../delivery/egress/guarded-dispatcher.ts`): its connector
  * resolves host names with the guard's `lookup`, so a socket connects only to an address the policy
  * allowed, and checks IP literals before the socket is made. What a loopback or private target
  * answers stays out of the reason: the tenant chose the URL, and it may point at one of the operator's
@@ -40,14 +40,14 @@ import {
   type DeliveryOutcome,
   type DeliveryRequest,
   type DeliveryResult,
-} from '../../delivery-adapter.port';
-import { classifyHttpStatus } from '../../http-response.classifier';
-import { EgressGuard, isEgressDenied } from '../../egress/egress-guard';
+} from '../delivery/delivery-adapter.port';
+import { classifyHttpStatus } from '../delivery/http-response.classifier';
+import { EgressGuard, isEgressDenied } from '../delivery/egress/egress-guard';
 import {
   GuardedDispatcher,
   type GuardedRequestController,
   type GuardedRequestHandler,
-} from '../../egress/guarded-dispatcher';
+} from '../delivery/egress/guarded-dispatcher';
 import { trimHttpWhitespace } from './http-whitespace';
 import { problemWithWebhookHeaders } from './webhook-settings.validator';
 

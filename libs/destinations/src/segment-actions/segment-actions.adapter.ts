@@ -16,12 +16,9 @@
  *   its status only: destinations copy response bodies into their errors.
  */
 import type { NormalizedMessage } from '@tributary/contracts';
-import type { JsonValue } from '../../../catalog/catalog-entry.types';
-import type {
-  ActionsDestinationData,
-  ActionsSubscription,
-} from '../../../catalog/actions/actions-catalog.types';
-import { SUBSCRIPTIONS_SETTING } from '../../../catalog/actions/actions-catalog.entries';
+import type { JsonValue } from '../catalog/catalog-entry.types';
+import type { ActionsDestinationData, ActionsSubscription } from './actions-catalog.types';
+import { SUBSCRIPTIONS_SETTING } from './actions-catalog.entries';
 import {
   deletionOutcomeOf,
   delivered,
@@ -35,9 +32,9 @@ import {
   type DeliveryResult,
   type UserDeletionOutcome,
   type UserDeletionRequest,
-} from '../../delivery-adapter.port';
-import { createEgressAgents, type EgressAgents } from '../../egress/egress-agents';
-import { EgressGuard } from '../../egress/egress-guard';
+} from '../delivery/delivery-adapter.port';
+import { createEgressAgents, type EgressAgents } from '../delivery/egress/egress-agents';
+import { EgressGuard } from '../delivery/egress/egress-guard';
 import { contactedHosts, loadActionsDestination } from './actions-destination.loader';
 import { classifyActionsError, classifyMultiStatus } from './actions-error.classifier';
 import type { ParsedFql, RunnableActionsDestination } from './actions-core.types';

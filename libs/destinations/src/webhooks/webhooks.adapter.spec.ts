@@ -3,8 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import type { NormalizedMessage } from '@tributary/contracts';
-import { EgressGuard, type HostResolver } from '../../egress/egress-guard';
-import { parseEgressPolicy } from '../../egress/egress-policy';
+import { EgressGuard, type HostResolver } from '../delivery/egress/egress-guard';
+import { parseEgressPolicy } from '../delivery/egress/egress-policy';
 import { MAX_WEBHOOK_HEADER_VALUE_BYTES, MAX_WEBHOOK_HEADERS } from './webhook-settings.validator';
 import { readWebhookTarget, WebhooksDeliveryAdapter } from './webhooks.adapter';
 

@@ -5,10 +5,10 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import type { NormalizedMessage } from '@tributary/contracts';
-import { startFakeVendor, type FakeVendor } from '../../../../../../test/support/fake-vendor.kit';
-import { findActionsDestination } from '../../../catalog';
-import { EgressGuard } from '../../egress/egress-guard';
-import { parseEgressPolicy } from '../../egress/egress-policy';
+import { startFakeVendor, type FakeVendor } from '../../../../test/support/fake-vendor.kit';
+import { findActionsDestination } from './actions-catalog.entries';
+import { EgressGuard } from '../delivery/egress/egress-guard';
+import { parseEgressPolicy } from '../delivery/egress/egress-policy';
 import { SegmentActionsDeliveryAdapter, SegmentActionsRuntime } from './segment-actions.adapter';
 
 jest.setTimeout(60_000);

@@ -7,9 +7,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import type { NormalizedMessage } from '@tributary/contracts';
-import { findActionsDestination } from '../../../catalog';
-import { EgressGuard } from '../../egress/egress-guard';
-import { parseEgressPolicy } from '../../egress/egress-policy';
+import { findActionsDestination } from './actions-catalog.entries';
+import { EgressGuard } from '../delivery/egress/egress-guard';
+import { parseEgressPolicy } from '../delivery/egress/egress-policy';
 import { ActionsAuthenticationTester } from './actions-authentication.tester';
 import { SegmentActionsDeliveryAdapter, SegmentActionsRuntime } from './segment-actions.adapter';
 

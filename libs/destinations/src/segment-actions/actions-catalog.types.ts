@@ -3,7 +3,7 @@
  * the Config API and the tracking API know the catalog without loading any destination's code.
  * Written by `npm run catalog:actions` into `actions-catalog.generated.ts`.
  */
-import type { JsonValue } from '../catalog-entry.types';
+import type { JsonValue } from '../catalog/catalog-entry.types';
 
 export interface ActionsSettingData {
   readonly key: string;
