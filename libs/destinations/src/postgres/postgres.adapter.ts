@@ -37,7 +37,7 @@ import {
   type DeliveryResult,
   type ValueNotStored,
 } from '../delivery/delivery-adapter.port';
-import { PermanentRowError, quoteIdentifier } from './postgres-identifiers';
+import { PermanentRowError, quoteIdentifier, sqlState } from './postgres-identifiers';
 import { resolveWarehouseSchema } from './postgres-schema';
 import {
   TABLE_REGISTRY,
@@ -47,10 +47,10 @@ import {
   readTableRegistry,
   type RegisteredTableKind,
 } from './table-registry';
+import { columnsOfNewTable, readColumns, runDdl } from './table-ddl';
 import {
   STANDARD_COLUMN_TYPES,
   STANDARD_TABLES,
-  columnKindOf,
   fittedValue,
   inferColumnType,
   planWarehouseRows,
@@ -87,8 +87,6 @@ const PERMANENT_SQLSTATE_CLASSES = new Set(['22', '23', '54']);
 const PERMANENT_SQLSTATES = new Set(['42804', '42846', '42P10']);
 /** The cached table layout is stale (someone dropped a table or column): forget it and retry. */
 const STALE_LAYOUT_SQLSTATES = new Set(['42P01', '42703']);
-/** Raised by concurrent `CREATE ... IF NOT EXISTS` of the same object; running it again is a no-op. */
-const CONCURRENT_DDL_SQLSTATES = new Set(['23505', '42P06', '42P07', '42701', '40P01']);
 
 export interface PostgresAdapterOptions {
   /** Connections per pool (one pool per connection string). Default `DEFAULT_CONNECTIONS_PER_POOL`. */
@@ -483,7 +481,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     // Checked first: CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists.
     const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
     if (found.rowCount === 0) await runDdl(client, `CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`);
-    await ensureTableRegistry(client, schema, runDdl);
+    await ensureTableRegistry(client, schema);
     warehouse.schemas.set(schema, await readTableRegistry(client, schema));
   }
 
@@ -654,34 +652,6 @@ function hasEveryColumn(columns: ReadonlyMap<string, ColumnKind>, values: RowVal
   return true;
 }
 
-/** The columns a new table starts with: every message has them, so queries on them work from the start. */
-function columnsOfNewTable(table: string): string {
-  const tracking = 'uuid_ts timestamptz NOT NULL DEFAULT now()';
-  if (table === 'users') {
-    // Keyed by user and source: sources sharing a schema each keep their own users.
-    return (
-      'id text NOT NULL, source_id text NOT NULL, received_at timestamptz, "timestamp" timestamptz, ' +
-      `${tracking}, PRIMARY KEY (id, source_id)`
-    );
-  }
-  return (
-    'id text PRIMARY KEY, received_at timestamptz, sent_at timestamptz, original_timestamp timestamptz, ' +
-    `"timestamp" timestamptz, user_id text, anonymous_id text, ${tracking}`
-  );
-}
-
-async function readColumns(
-  client: PoolClient,
-  schema: string,
-  table: string,
-): Promise<Map<string, ColumnKind>> {
-  const result = await client.query<{ column_name: string; data_type: string }>(
-    'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
-    [schema, table],
-  );
-  return new Map(result.rows.map((column) => [column.column_name, columnKindOf(column.data_type)]));
-}
-
 /**
  * DDL on one table runs one statement at a time in this process. Messages in flight together often bring
  * the same new columns, and concurrent ALTER TABLEs on one table conflict in PostgreSQL often enough that
@@ -690,15 +660,6 @@ async function readColumns(
  */
 function underTableLock<T>(warehouse: Warehouse, tableKey: string, work: () => Promise<T>): Promise<T> {
   return warehouse.tableLocks.run(tableKey, work);
-}
-
-async function runDdl(client: PoolClient, sql: string): Promise<void> {
-  try {
-    await client.query(sql);
-  } catch (error) {
-    if (!CONCURRENT_DDL_SQLSTATES.has(sqlState(error) ?? '')) throw error;
-    await client.query(sql);
-  }
 }
 
 /** True when the row was new; false when a row with this id already existed (a redelivery). */
@@ -737,11 +698,6 @@ async function upsertUser(
       `WHERE existing.received_at IS NULL OR existing.received_at <= EXCLUDED.received_at`,
     Object.values(values),
   );
-}
-
-function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
 
 /** A server-side error: the connection is still usable after a ROLLBACK. */

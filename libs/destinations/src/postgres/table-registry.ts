@@ -13,6 +13,7 @@
  */
 import type { PoolClient } from 'pg';
 import { quoteIdentifier } from './postgres-identifiers';
+import { runDdl } from './table-ddl';
 
 export const TABLE_REGISTRY = '_tributary_tables';
 
@@ -34,11 +35,7 @@ export class TableRefusedError extends Error {
 const registryOf = (schema: string) => `${quoteIdentifier(schema)}.${quoteIdentifier(TABLE_REGISTRY)}`;
 
 /** Creates the schema's registry when it has none. */
-export async function ensureTableRegistry(
-  client: PoolClient,
-  schema: string,
-  runDdl: (client: PoolClient, sql: string) => Promise<void>,
-): Promise<void> {
+export async function ensureTableRegistry(client: PoolClient, schema: string): Promise<void> {
   await runDdl(
     client,
     `CREATE TABLE IF NOT EXISTS ${registryOf(schema)} (` +
