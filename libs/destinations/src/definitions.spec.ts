@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { listCatalogDestinations } from './catalog';
 import { DESTINATION_DEFINITIONS, findDestinationDefinition } from './definitions';
 import { problemWithDeliverySetting, secrecyOfSetting } from './delivery/delivery-settings';
@@ -50,5 +52,24 @@ describe('DESTINATION_DEFINITIONS', () => {
     expect(problemWithDeliverySetting('dfn_x1', 'tags', [1])).toMatch(/list of strings/);
     expect(problemWithDeliverySetting('webhooks', 'url', 'https://example.com')).toBeNull();
     expect(problemWithDeliverySetting('nope', 'headers', 'x')).toBeNull();
+  });
+});
+
+describe('catalog/', () => {
+  it('imports no adapter and nothing of delivery/: it reads the definitions and the generated Actions data', () => {
+    const folder = join(__dirname, 'catalog');
+    const imports = readdirSync(folder)
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.spec.ts'))
+      .flatMap((name) =>
+        [...readFileSync(join(folder, name), 'utf8').matchAll(/\bfrom '(\.{1,2}\/[^']+)'/g)].map(
+          (match) => `${name}: ${match[1]}`,
+        ),
+      );
+    expect(imports.filter((entry) => /adapter|\/delivery\//.test(entry))).toEqual([]);
+    expect(imports.filter((entry) => entry.includes(': ../')).sort()).toEqual([
+      'catalog.lookups.ts: ../definitions',
+      'catalog.wire.ts: ../segment-actions/actions-catalog.entries',
+      'catalog.wire.ts: ../segment-actions/actions-catalog.types',
+    ]);
   });
 });
