@@ -1,6 +1,6 @@
 /**
  * Builds the Actions part of the catalog from `@segment/action-destinations`. Run by
- * `npm run catalog:actions` (which writes `src/catalog/actions/actions-catalog.generated.ts`) and by the
+ * `npm run catalog:actions` (which writes `src/segment-actions/actions-catalog.generated.ts`) and by the
  * guard test that fails when the committed file no longer matches the installed package.
  *
  * It loads every destination, which costs about a second and 150 MB: that is why it runs when the
@@ -14,7 +14,7 @@ import type {
   ActionsFieldData,
   ActionsSettingData,
   ActionsSubscription,
-} from '../src/catalog/actions/actions-catalog.types';
+} from '../src/segment-actions/actions-catalog.types';
 import type { JsonValue } from '../src/catalog/catalog-entry.types';
 
 /** Authentication schemes whose settings are plain keys the user types in. */
@@ -245,7 +245,6 @@ export const GENERATED_CATALOG_PATH = join(
   __dirname,
   '..',
   'src',
-  'catalog',
-  'actions',
+  'segment-actions',
   'actions-catalog.generated.ts',
 );

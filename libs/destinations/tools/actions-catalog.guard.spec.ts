@@ -7,11 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { fixtureSettings } from '../../../test/support/actions-fixtures';
-import { listActionsDestinations } from '../src/catalog';
+import { listActionsDestinations } from '../src/segment-actions/actions-catalog.entries';
 import { createEgressAgents } from '../src/delivery/egress/egress-agents';
 import { EgressGuard } from '../src/delivery/egress/egress-guard';
-import { loadActionsDestination } from '../src/delivery/adapters/segment-actions/actions-destination.loader';
-import { parseSubscriptionFql } from '../src/delivery/adapters/segment-actions/actions-subscriptions';
+import { loadActionsDestination } from '../src/segment-actions/actions-destination.loader';
+import { parseSubscriptionFql } from '../src/segment-actions/actions-subscriptions';
 import {
   buildActionsCatalog,
   GENERATED_CATALOG_PATH,

@@ -1,5 +1,5 @@
 import type { NormalizedMessage } from '@tributary/contracts';
-import type { DeliveryAdapter, DeliveryRequest, DeliveryResult } from '@tributary/destinations';
+import type { DeliveryAdapter, DeliveryRequest, DeliveryResult, Gathering } from '@tributary/destinations';
 import { DeliveryGatherer } from './delivery-gatherer';
 
 /** An adapter of the port that takes its time and records each call's messages. */
@@ -10,7 +10,8 @@ class RecordingAdapter implements DeliveryAdapter {
   private underWay = 0;
   mostUnderWay = 0;
 
-  constructor(readonly gathering: { maxMessages: number; callsAtOnce?: number } = { maxMessages: 3 }) {}
+  /** The gathering a definition would declare for it. */
+  constructor(readonly gathering: Gathering = { maxMessages: 3 }) {}
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
     this.calls.push(request.messages.map((message) => message.messageId));
@@ -37,7 +38,7 @@ describe('DeliveryGatherer', () => {
 
   it('sends a lone message at once, and gathers those that arrive while a call is under way', async () => {
     const adapter = new RecordingAdapter();
-    const gatherer = new DeliveryGatherer(adapter);
+    const gatherer = new DeliveryGatherer(adapter, adapter.gathering);
     const first = gatherer.deliver({ settings, sourceId: 's' }, message('m1'));
     await new Promise((resolve) => setTimeout(resolve, 5));
     const later = ['m2', 'm3', 'm4', 'bad5'].map((id) =>
@@ -60,7 +61,7 @@ describe('DeliveryGatherer', () => {
       [{ maxMessages: 1, callsAtOnce: 4 }, 4],
     ] as const) {
       const adapter = new RecordingAdapter(gathering);
-      const gatherer = new DeliveryGatherer(adapter);
+      const gatherer = new DeliveryGatherer(adapter, adapter.gathering);
       const ids = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6'];
       await Promise.all(ids.map((id) => gatherer.deliver({ settings, sourceId: 's' }, message(id))));
       expect(adapter.mostUnderWay).toBe(expected);
@@ -70,7 +71,7 @@ describe('DeliveryGatherer', () => {
 
   it('keeps sources and config versions apart', async () => {
     const adapter = new RecordingAdapter();
-    const gatherer = new DeliveryGatherer(adapter);
+    const gatherer = new DeliveryGatherer(adapter, adapter.gathering);
     const otherSettings = Object.freeze({ connection_string: 'y' });
     await Promise.all([
       gatherer.deliver({ settings, sourceId: 'a' }, message('a1')),
@@ -83,7 +84,7 @@ describe('DeliveryGatherer', () => {
 
   it('answers retry for every message of a call that rejects, and carries on', async () => {
     const adapter = new RecordingAdapter();
-    const gatherer = new DeliveryGatherer(adapter);
+    const gatherer = new DeliveryGatherer(adapter, adapter.gathering);
     adapter.failWith = new Error('pool exploded');
     const failed = await Promise.all([
       gatherer.deliver({ settings }, message('x1')),

@@ -1,5 +1,5 @@
 import type { NormalizedMessage } from '@tributary/contracts';
-import type { DeliveryAdapter, DeliveryOutcome, DeliveryRequest } from '@tributary/destinations';
+import type { DeliveryAdapter, DeliveryOutcome, DeliveryRequest, Gathering } from '@tributary/destinations';
 
 interface Waiting {
   message: NormalizedMessage;
@@ -17,19 +17,19 @@ interface Lane {
 /** How long the first message of a call waits for others: a pull from the log arrives over a few ms. */
 export const GATHER_WAIT_MS = 3;
 /**
- * Calls under way at once per destination and source when the adapter does not say (`callsAtOnce`):
+ * Calls under way at once per destination and source when the definition does not say (`callsAtOnce`):
  * one writes while the next gathers.
  */
 export const CALLS_AT_ONCE = 2;
 
-/** Calls under way at once per destination and source for an adapter that gathers. */
-export function callsAtOnceOf(gathering: { callsAtOnce?: number }): number {
+/** Calls under way at once per destination and source for a destination that gathers. */
+export function callsAtOnceOf(gathering: Pick<Gathering, 'callsAtOnce'>): number {
   return Math.max(1, gathering.callsAtOnce ?? CALLS_AT_ONCE);
 }
 
 /**
- * Gathers the single-message deliveries of one destination into multi-message calls of an adapter
- * that asks for it (`gathering`): a call goes out once `maxMessages` are waiting or `GATHER_WAIT_MS`
+ * Gathers the single-message deliveries of one destination into multi-message calls of its adapter, as
+ * its definition's `gathering` says: a call goes out once `maxMessages` are waiting or `GATHER_WAIT_MS`
  * after the first one arrived, with up to `callsAtOnceOf(gathering)` calls under way; messages
  * arriving while all are busy go together in the next one. Under load the calls grow to `maxMessages`; when idle a
  * message waits a few milliseconds at most.
@@ -41,9 +41,10 @@ export class DeliveryGatherer {
   private readonly callsAtOnce: number;
 
   constructor(
-    private readonly adapter: DeliveryAdapter & { gathering: { maxMessages: number; callsAtOnce?: number } },
+    private readonly adapter: DeliveryAdapter,
+    private readonly gathering: Gathering,
   ) {
-    this.callsAtOnce = callsAtOnceOf(adapter.gathering);
+    this.callsAtOnce = callsAtOnceOf(gathering);
   }
 
   deliver(request: Omit<DeliveryRequest, 'messages'>, message: NormalizedMessage): Promise<DeliveryOutcome> {
@@ -56,7 +57,7 @@ export class DeliveryGatherer {
 
   private schedule(lane: Lane): void {
     if (lane.waiting.length === 0 || lane.sending >= this.callsAtOnce) return;
-    if (lane.waiting.length >= this.adapter.gathering.maxMessages) {
+    if (lane.waiting.length >= this.gathering.maxMessages) {
       clearTimeout(lane.flushTimer);
       lane.flushTimer = undefined;
       void this.send(lane);
@@ -84,7 +85,7 @@ export class DeliveryGatherer {
   }
 
   private async send(lane: Lane): Promise<void> {
-    const taken = lane.waiting.splice(0, this.adapter.gathering.maxMessages);
+    const taken = lane.waiting.splice(0, this.gathering.maxMessages);
     if (taken.length === 0) return;
     lane.sending += 1;
     let outcomes: DeliveryOutcome[];

@@ -5,6 +5,7 @@ import {
   DeliveryAdapterRegistry,
   DeliveryOutcome,
   DestinationSuspension,
+  findDestinationDefinition,
   parseEgressPolicy,
   UserDeletionOutcome,
   UserDeletionRequest,
@@ -36,7 +37,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private readonly registry: DeliveryAdapterRegistry;
   /** Deliveries under way, which closing waits for (see `onApplicationShutdown`). */
   private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
-  /** Per adapter that takes several messages per call better than one (see `DeliveryGatherer`). */
+  /** Per destination whose definition gathers messages into calls (see `DeliveryGatherer`). */
   private readonly gatherers = new Map<string, DeliveryGatherer>();
   /** Tests only: the message whose delivery kills the process (see `crashOnMessageFromEnvironment`). */
   private readonly crashOnMessage = crashOnMessageFromEnvironment(process.env);
@@ -61,12 +62,13 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   }
 
   /**
-   * Messages a destination's consumer holds at once: `ROUTER_MAX_IN_FLIGHT`, or, for an adapter that
-   * writes gathered calls, enough for as many full calls as it takes at once (`callsAtOnceOf`), so
-   * one call writes while the next gathers instead of each waiting for the previous one's acks.
+   * Messages a destination's consumer holds at once: `ROUTER_MAX_IN_FLIGHT`, or, for a destination
+   * whose definition gathers messages into calls, enough for as many full calls as it takes at once
+   * (`callsAtOnceOf`), so one call writes while the next gathers instead of each waiting for the
+   * previous one's acks.
    */
   maxInFlightFor(catalogSlug: string, configured: number): number {
-    const gathering = this.registry.deliveryAdapterFor(catalogSlug)?.gathering;
+    const gathering = findDestinationDefinition(catalogSlug)?.gathering;
     return gathering ? Math.max(configured, gathering.maxMessages * callsAtOnceOf(gathering)) : configured;
   }
 
@@ -162,14 +164,11 @@ export class DestinationDeliveries implements OnApplicationShutdown {
         outcome: 'discard',
         reason: `Tributary has no delivery adapter for ${deliverer.catalogSlug} yet`,
       });
-    if (adapter.gathering) {
+    const gathering = findDestinationDefinition(adapter.slug)?.gathering;
+    if (gathering) {
       let gatherer = this.gatherers.get(adapter.slug);
       if (!gatherer) {
-        gatherer = new DeliveryGatherer({
-          ...adapter,
-          gathering: adapter.gathering,
-          deliver: (request) => adapter.deliver(request),
-        });
+        gatherer = new DeliveryGatherer(adapter, gathering);
         this.gatherers.set(adapter.slug, gatherer);
       }
       return gatherer.deliver({ settings, ...source }, message).then(withRetryAfterCapped);

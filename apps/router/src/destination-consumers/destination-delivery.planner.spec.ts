@@ -61,7 +61,6 @@ describe('planDestinationDelivery', () => {
     expect(plan.displayName).toBe('Webhooks');
     expect(plan.capabilities).toEqual({
       acceptsHistoricalTimestampsUpToMs: null,
-      supportsBatching: false,
       destinationFiltersApply: true,
     });
     expect(plan.insertFunction).toBeUndefined();

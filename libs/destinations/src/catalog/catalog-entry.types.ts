@@ -45,15 +45,16 @@ export interface DestinationSettingDefinition {
   readonly description?: string;
 }
 
-/** What the router needs to know about a destination beyond its settings. Never on the wire. */
+/**
+ * What the router needs to know about a destination beyond its settings. Never on the wire. (Whether it
+ * gathers messages into calls is the definition's `gathering`.)
+ */
 export interface DestinationCapabilities {
   /**
    * The oldest message timestamp, as an age in milliseconds at delivery time, that the vendor still
    * accepts; older messages are filtered instead of failing at the vendor. `null`: any age.
    */
   readonly acceptsHistoricalTimestampsUpToMs: number | null;
-  /** The vendor API takes several messages in one request, so the adapter may send batches. */
-  readonly supportsBatching: boolean;
   /** Destination filters run for this destination. Segment skips them for warehouses and S3 (docs/config-api.md D7). */
   readonly destinationFiltersApply: boolean;
 }

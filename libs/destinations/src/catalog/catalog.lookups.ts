@@ -1,8 +1,10 @@
 /**
- * Lookups over the built-in catalog. The data is frozen at load, so no caller can change the catalog
- * for everyone else by mutating what a lookup returned.
+ * Lookups over the built-in catalog: the sources' data, and the catalog entry of every destination
+ * definition, in the definitions' order. The data is frozen at load, so no caller can change the
+ * catalog for everyone else by mutating what a lookup returned.
  */
-import { CATALOG_DESTINATIONS, RETIRED_CATALOG_DESTINATIONS } from './catalog-destinations.data';
+import { DESTINATION_DEFINITIONS } from '../definitions';
+import { RETIRED_CATALOG_DESTINATIONS } from './retired-destinations.data';
 import { CATALOG_SOURCES } from './catalog-sources.data';
 import type {
   CatalogDestinationDefinition,
@@ -20,7 +22,9 @@ function deepFreeze<T>(value: T): T {
 }
 
 const sources: readonly CatalogSourceDefinition[] = deepFreeze(CATALOG_SOURCES);
-const destinations: readonly CatalogDestinationDefinition[] = deepFreeze(CATALOG_DESTINATIONS);
+const destinations: readonly CatalogDestinationDefinition[] = deepFreeze(
+  DESTINATION_DEFINITIONS.map((definition) => definition.catalog),
+);
 const sourcesBySlug = new Map(sources.map((source) => [source.slug, source]));
 const destinationsBySlug = new Map(destinations.map((destination) => [destination.slug, destination]));
 

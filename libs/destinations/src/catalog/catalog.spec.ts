@@ -112,7 +112,7 @@ describe('catalog destinations: shape', () => {
       for (const internalField of [
         'capabilities',
         'acceptsHistoricalTimestampsUpToMs',
-        'supportsBatching',
+        'gathering',
         'destinationFiltersApply',
         'defaultValue',
         'default_value',
@@ -202,7 +202,6 @@ describe('catalog destinations: shape', () => {
         expect(Number.isInteger(maxAge)).toBe(true);
         expect(maxAge).toBeGreaterThan(0);
       }
-      expect(typeof entry.capabilities.supportsBatching).toBe('boolean');
       expect(typeof entry.capabilities.destinationFiltersApply).toBe('boolean');
     }
   });
@@ -247,7 +246,6 @@ describe('catalog destinations: entries', () => {
     });
     expect(postgres.capabilities).toEqual({
       acceptsHistoricalTimestampsUpToMs: null,
-      supportsBatching: true,
       destinationFiltersApply: false,
     });
     expect(postgres.categories.primary).toBe('Warehouses');

@@ -14,8 +14,8 @@ import type {
   CatalogSourceDefinition,
   DestinationSettingDefinition,
 } from './catalog-entry.types';
-import { findActionsDestination } from './actions/actions-catalog.entries';
-import type { ActionsDestinationData } from './actions/actions-catalog.types';
+import { findActionsDestination } from '../segment-actions/actions-catalog.entries';
+import type { ActionsDestinationData } from '../segment-actions/actions-catalog.types';
 
 export function toWireCatalogSource(source: CatalogSourceDefinition): CatalogSource {
   return {

@@ -45,11 +45,7 @@ export function functionCatalogEntry(fn: FunctionInput): CatalogDestinationDefin
     components: ['CLOUD'],
     categories: { primary: 'Functions', secondary: '', additional: [] },
     settings: fn.settings.map(functionSettingDefinition),
-    capabilities: {
-      acceptsHistoricalTimestampsUpToMs: null,
-      supportsBatching: false,
-      destinationFiltersApply: true,
-    },
+    capabilities: { acceptsHistoricalTimestampsUpToMs: null, destinationFiltersApply: true },
   };
 }
 

@@ -19,17 +19,7 @@ export {
   toWireCatalogDestinationSetting,
 } from './catalog.wire';
 export { defineSetting, emptyValueOf, type DestinationSettingOptions } from './destination-setting.builder';
-export { RETIRED_CATALOG_DESTINATIONS } from './catalog-destinations.data';
-export {
-  findActionsDestination,
-  listActionsDestinations,
-  SUBSCRIPTIONS_SETTING,
-} from './actions/actions-catalog.entries';
-export type * from './actions/actions-catalog.types';
-export {
-  problemWithActionsSubscriptions,
-  MAX_ACTIONS_SUBSCRIPTIONS,
-} from './actions/actions-subscriptions.validator';
+export { RETIRED_CATALOG_DESTINATIONS } from './retired-destinations.data';
 export {
   functionCatalogEntry,
   isFunctionId,

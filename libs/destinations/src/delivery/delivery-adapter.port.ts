@@ -119,24 +119,23 @@ export interface DeliveryAdapter {
   /** The catalog slug this adapter delivers to (`webhooks`, `postgres`, `actions-amplitude`). */
   readonly slug: string;
   /**
-   * Set when several messages per `deliver` call cost much less than one call each (a warehouse
-   * writes them in one transaction): the router then gathers messages into calls of up to
-   * `maxMessages`, with up to `callsAtOnce` calls under way (two when not set), and lets the
-   * destination's consumer hold that many calls' worth. Absent: one message per call.
+   * One result per message, in order; never rejects (see the contract above). How many messages a
+   * call carries is the destination definition's `gathering`; without it, one.
    */
-  readonly gathering?: { readonly maxMessages: number; readonly callsAtOnce?: number };
-  /** One result per message, in order; never rejects (see the contract above). */
   deliver(request: DeliveryRequest): Promise<DeliveryResult[]>;
   /** Forwards a regulation's deletion; absent: the destination cannot delete. Never rejects. */
   deleteUsers?(request: UserDeletionRequest): Promise<UserDeletionOutcome>;
+  /**
+   * Why the destination on `sourceId` is not being run (its lane suspended it after repeated
+   * overruns), or `undefined`; absent: the adapter never suspends a destination.
+   */
+  suspensionOf?(sourceId: string): DestinationSuspension | undefined;
   /** Releases what the adapter holds (database pools); later `deliver` calls may reopen them. */
   close(): Promise<void>;
 }
 
 /** Finds the adapter of a catalog destination. */
 export interface DeliveryAdapterRegistry {
-  /** The slugs that have an adapter, in catalog order. */
-  readonly deliverableSlugs: readonly string[];
   /** The adapter for a catalog slug; `undefined` when Tributary cannot deliver to that destination. */
   deliveryAdapterFor(slug: string): DeliveryAdapter | undefined;
   /** Closes every adapter created so far. */

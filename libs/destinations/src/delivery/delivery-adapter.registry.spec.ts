@@ -1,14 +1,10 @@
-import { findCatalogDestination, listCatalogDestinations } from '../catalog';
-import { createDeliveryAdapterRegistry, DELIVERABLE_DESTINATION_SLUGS } from './delivery-adapter.registry';
+import { findCatalogDestination } from '../catalog';
+import { DESTINATION_DEFINITIONS } from '../definitions';
+import { createDeliveryAdapterRegistry } from './delivery-adapter.registry';
 import { classifyHttpStatus, parseRetryAfter } from './http-response.classifier';
 
 describe('createDeliveryAdapterRegistry', () => {
-  it('has an adapter for every catalog entry: webhooks, postgres and each Actions destination', async () => {
-    expect(DELIVERABLE_DESTINATION_SLUGS).toEqual(listCatalogDestinations().map((entry) => entry.slug));
-    expect(DELIVERABLE_DESTINATION_SLUGS.slice(0, 2)).toEqual(['webhooks', 'postgres']);
-    expect(DELIVERABLE_DESTINATION_SLUGS).toEqual(
-      expect.arrayContaining(['actions-amplitude', 'actions-mixpanel']),
-    );
+  it('has an adapter for every definition: webhooks, postgres and each Actions destination', async () => {
     const registry = createDeliveryAdapterRegistry();
     for (const slug of ['webhooks', 'postgres', 'actions-amplitude', 'actions-mixpanel']) {
       expect(findCatalogDestination(slug)).toBeDefined();
@@ -17,6 +13,8 @@ describe('createDeliveryAdapterRegistry', () => {
       // One shared instance per slug, so pools and connections are reused.
       expect(registry.deliveryAdapterFor(slug)).toBe(adapter);
     }
+    for (const { catalog } of DESTINATION_DEFINITIONS)
+      expect(registry.deliveryAdapterFor(catalog.slug)?.slug).toBe(catalog.slug);
     await registry.close();
   });
 

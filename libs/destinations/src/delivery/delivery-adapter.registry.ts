@@ -1,70 +1,51 @@
 /**
- * The adapters Tributary delivers with, one per catalog entry it can deliver to. Adapters are created on
- * first use and shared, so each keeps its pools and connections across calls. Every adapter is handed
- * the registry's one egress guard: a factory has no other way to build an adapter, so an adapter added
- * later goes through the policy too.
+ * The adapters Tributary delivers with, one per destination definition (`DESTINATION_DEFINITIONS`).
+ * Adapters are created on first use and shared, so each keeps its pools and connections across calls.
+ * Every adapter is handed the registry's one egress guard: a definition has no other way to build an
+ * adapter, so an adapter added later goes through the policy too.
  */
-import { listCatalogDestinations } from '../catalog';
-import type { DeliveryAdapter, DeliveryAdapterRegistry } from './delivery-adapter.port';
-import { PostgresDeliveryAdapter, type PostgresAdapterOptions } from './adapters/postgres/postgres.adapter';
-import { WebhooksDeliveryAdapter, type WebhooksAdapterOptions } from './adapters/webhooks/webhooks.adapter';
-import {
-  ActionsLane,
-  type ActionsLaneOptions,
-  type ActionsSuspension,
-} from './adapters/segment-actions/actions-lane';
-import { findActionsDestination } from '../catalog/actions/actions-catalog.entries';
+import { findDestinationDefinition } from '../definitions';
+import type { AdapterDependencies, DeliveryAdapterOptions } from '../destination-definition';
+import type {
+  DeliveryAdapter,
+  DeliveryAdapterRegistry,
+  DestinationSuspension,
+} from './delivery-adapter.port';
 import { EgressGuard } from './egress/egress-guard';
 import { OPEN_EGRESS_POLICY, type EgressPolicy } from './egress/egress-policy';
 
-export interface DeliveryAdapterRegistryOptions {
+export interface DeliveryAdapterRegistryOptions extends DeliveryAdapterOptions {
   /** Where destinations may connect (`TRIBUTARY_EGRESS`, `TRIBUTARY_EGRESS_ALLOW`). Default: `open`. */
   egressPolicy?: EgressPolicy;
   /** Instead of `egressPolicy`: a guard of the caller's (tests inject a resolver this way). */
   egressGuard?: EgressGuard;
-  webhooks?: Omit<WebhooksAdapterOptions, 'egressGuard'>;
-  postgres?: Omit<PostgresAdapterOptions, 'egressGuard'>;
-  /** Segment Actions destinations (every `actions-*` catalog entry), run in the Actions lane. */
-  segmentActions?: Omit<ActionsLaneOptions, 'egressGuard'>;
 }
-
-type AdapterFactory = (options: DeliveryAdapterRegistryOptions, egressGuard: EgressGuard) => DeliveryAdapter;
-
-const adapterFactories: Readonly<Record<string, AdapterFactory>> = {
-  webhooks: (options, egressGuard) => new WebhooksDeliveryAdapter({ ...options.webhooks, egressGuard }),
-  postgres: (options, egressGuard) => new PostgresDeliveryAdapter({ ...options.postgres, egressGuard }),
-};
-
-/** The catalog slugs that have a delivery adapter, in catalog order. */
-export const DELIVERABLE_DESTINATION_SLUGS: readonly string[] = Object.freeze(
-  listCatalogDestinations()
-    .map((destination) => destination.slug)
-    .filter((slug) => Object.hasOwn(adapterFactories, slug) || findActionsDestination(slug) !== undefined),
-);
 
 export function createDeliveryAdapterRegistry(
   options: DeliveryAdapterRegistryOptions = {},
 ): DeliveryAdapterRegistry {
   const created = new Map<string, DeliveryAdapter>();
-  const egressGuard = options.egressGuard ?? new EgressGuard(options.egressPolicy ?? OPEN_EGRESS_POLICY);
-  // Shared by every Actions adapter, made with the first: its workers' guards keep the same policy and
-  // resolve through this one.
-  let actionsLane: ActionsLane | undefined;
-  const createAdapter = (slug: string): DeliveryAdapter => {
-    const actions = findActionsDestination(slug);
-    if (actions) {
-      actionsLane ??= new ActionsLane({ ...options.segmentActions, egressGuard });
-      return actionsLane.deliveryAdapter(actions);
-    }
-    return adapterFactories[slug]!(options, egressGuard);
+  /** What several adapters share (the Actions lane: its workers' guards keep the same policy). */
+  const shared = new Map<string, { close(): Promise<void> }>();
+  const dependencies: AdapterDependencies = {
+    egressGuard: options.egressGuard ?? new EgressGuard(options.egressPolicy ?? OPEN_EGRESS_POLICY),
+    options,
+    shared<T extends { close(): Promise<void> }>(key: string, create: () => T): T {
+      let resource = shared.get(key) as T | undefined;
+      if (!resource) {
+        resource = create();
+        shared.set(key, resource);
+      }
+      return resource;
+    },
   };
   return {
-    deliverableSlugs: DELIVERABLE_DESTINATION_SLUGS,
     deliveryAdapterFor(slug: string): DeliveryAdapter | undefined {
       const existing = created.get(slug);
       if (existing) return existing;
-      if (!DELIVERABLE_DESTINATION_SLUGS.includes(slug)) return undefined;
-      const adapter = createAdapter(slug);
+      const definition = findDestinationDefinition(slug);
+      if (!definition) return undefined;
+      const adapter = definition.createAdapter(dependencies);
       created.set(slug, adapter);
       return adapter;
     },
@@ -72,11 +53,12 @@ export function createDeliveryAdapterRegistry(
       const adapters = [...created.values()];
       created.clear();
       await Promise.allSettled(adapters.map((adapter) => adapter.close()));
-      await actionsLane?.close();
-      actionsLane = undefined;
+      const resources = [...shared.values()];
+      shared.clear();
+      await Promise.allSettled(resources.map((resource) => resource.close()));
     },
-    suspensionOf(sourceId: string, slug: string): ActionsSuspension | undefined {
-      return actionsLane?.suspensionOf(sourceId, slug);
+    suspensionOf(sourceId: string, slug: string): DestinationSuspension | undefined {
+      return created.get(slug)?.suspensionOf?.(sourceId);
     },
   };
 }

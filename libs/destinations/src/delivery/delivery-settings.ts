@@ -1,24 +1,15 @@
 /**
  * What the Config API must know about the settings the delivery adapters read: which parts are secrets
  * (encrypted before they enter an event, masked in responses and the audit trail) and which values the
- * adapters would refuse (checked once at write time, 400 code 3, rather than on every delivery).
+ * adapters would refuse (checked once at write time, 400 code 3, rather than on every delivery). Each
+ * destination's definition declares both (`secrets`, `checkSetting`); a function's instance has only
+ * its `password` settings as secrets.
  */
-import { problemWithConnectionString } from './adapters/postgres/postgres-connection';
-import { problemWithWebhookHeaders } from './adapters/webhooks/webhook-settings.validator';
-import { findActionsDestination, SUBSCRIPTIONS_SETTING } from '../catalog/actions/actions-catalog.entries';
-import { problemWithActionsSubscriptions } from '../catalog/actions/actions-subscriptions.validator';
 import { isFunctionId, problemWithFunctionSetting } from '../catalog/function-catalog-entry';
+import { findDestinationDefinition } from '../definitions';
+import type { SettingSecrecy } from '../destination-definition';
 
-/**
- * - `whole`: the value is a secret (`password` settings);
- * - `url-credentials`: a URL whose `user:password@` part is a secret; with credentials the whole URL is
- *   stored encrypted, since the credentials cannot be encrypted apart from it;
- * - `map-values`: every value of the map is a secret (webhook `headers` carry API keys and tokens);
- * - `subscription-headers`: an Actions destination's `subscriptions`, whose mappings' `headers` may
- *   carry credentials as literal values (`actions-webhook`'s `Authorization`): those whose header
- *   name says so (`isSecretHeaderName`) are secrets.
- */
-export type SettingSecrecy = 'whole' | 'url-credentials' | 'map-values' | 'subscription-headers';
+export type { SettingSecrecy } from '../destination-definition';
 
 /**
  * Header names whose values are credentials: `Authorization`, `X-API-Key`, and any naming a token,
@@ -77,36 +68,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const SECRET_PARTS: Readonly<Record<string, Readonly<Record<string, SettingSecrecy>>>> = {
-  webhooks: { url: 'url-credentials', headers: 'map-values' },
-};
-
 export function secrecyOfSetting(
   catalogSlug: string,
   setting: { readonly key: string; readonly type: string },
 ): SettingSecrecy | undefined {
   if (setting.type === 'password') return 'whole';
-  if (setting.key === SUBSCRIPTIONS_SETTING && findActionsDestination(catalogSlug))
-    return 'subscription-headers';
-  return SECRET_PARTS[catalogSlug]?.[setting.key];
+  return findDestinationDefinition(catalogSlug)?.secrets?.[setting.key];
 }
 
 /** Why the adapter of `catalogSlug` could never use this value, or `null`. Never quotes the value. */
 export function problemWithDeliverySetting(catalogSlug: string, key: string, value: unknown): string | null {
   if (isFunctionId(catalogSlug)) return problemWithFunctionSetting(key, value);
-  if (catalogSlug === 'webhooks' && key === 'headers' && value !== undefined && value !== null) {
-    return problemWithWebhookHeaders(value);
-  }
-  if (catalogSlug === 'postgres' && key === 'connection_string' && typeof value === 'string') {
-    const problem = problemWithConnectionString(value);
-    return problem === null ? null : `setting "connection_string" ${problem}`;
-  }
-  const actions = findActionsDestination(catalogSlug);
-  if (actions && key === SUBSCRIPTIONS_SETTING) {
-    const problem = problemWithActionsSubscriptions(actions, value);
-    return problem === null ? null : `setting "subscriptions"${problem.startsWith('[') ? '' : ' '}${problem}`;
-  }
-  return null;
+  return findDestinationDefinition(catalogSlug)?.checkSetting?.(key, value) ?? null;
 }
 
 /** Whether `text` is a URL with a user name or password in it. */

@@ -286,7 +286,6 @@ describe('decideDelivery', () => {
     };
     const capabilities: DestinationCapabilities = {
       acceptsHistoricalTimestampsUpToMs: null,
-      supportsBatching: false,
       destinationFiltersApply: true,
     };
     const target: RoutableDestination = {
