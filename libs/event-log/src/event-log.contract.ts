@@ -793,8 +793,10 @@ export function describeEventLogContract(
         const pastTheEnd = await log.listDeadLetters({ afterSequence: third.deadLetterSequence });
         expect(pastTheEnd).toEqual([]);
 
-        expect(await log.readDeadLetter(third.deadLetterSequence)).toEqual(all[2]);
-        expect(await log.readDeadLetter(third.deadLetterSequence + 1000)).toBeNull();
+        // A page reads a letter back whole, as it was listed.
+        expect(await log.listDeadLetters({ afterSequence: second.deadLetterSequence, limit: 1 })).toEqual([
+          all[2],
+        ]);
       });
 
       it('stores a message dead-lettered twice by the same consumer once', async () => {

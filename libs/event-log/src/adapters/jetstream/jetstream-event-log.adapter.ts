@@ -31,8 +31,8 @@ import type {
   ProtocolsOutcomeToRecord,
   RecordedProtocolsOutcome,
   RecordProtocolsOutcome,
-} from '../../protocols-outcomes.port';
-import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../function-logs.port';
+} from '../../ports/protocols-outcomes.port';
+import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../ports/function-logs.port';
 import { JetStreamAttemptHistory } from './attempt-history';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamDeadLetters } from './jetstream-dead-letters';
@@ -155,10 +155,6 @@ export class JetStreamEventLog implements EventLog {
 
   listDeadLetters(options: ListDeadLettersOptions = {}): Promise<DeadLetter[]> {
     return this.deadLetters.listDeadLetters(options);
-  }
-
-  readDeadLetter(deadLetterSequence: number): Promise<DeadLetter | null> {
-    return this.deadLetters.readDeadLetter(deadLetterSequence);
   }
 
   readLease(name: string): Promise<LeaseRecord | null> {

@@ -34,8 +34,8 @@ import type {
   ProtocolsOutcomeToRecord,
   RecordedProtocolsOutcome,
   RecordProtocolsOutcome,
-} from '../../protocols-outcomes.port';
-import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../function-logs.port';
+} from '../../ports/protocols-outcomes.port';
+import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../ports/function-logs.port';
 import {
   assertConsumerName,
   assertLeaseName,
@@ -311,12 +311,6 @@ export class SqliteEventLog implements EventLog, SqliteConsumerStore {
         : this.statements.listDeadLettersOf.all(options.consumerName, after, limit)
     ) as DeadLetterRow[];
     return rows.map(toDeadLetter);
-  }
-
-  async readDeadLetter(deadLetterSequence: number): Promise<DeadLetter | null> {
-    this.assertOpen();
-    const row = this.statements.selectDeadLetter.get(deadLetterSequence) as DeadLetterRow | undefined;
-    return row ? toDeadLetter(row) : null;
   }
 
   async readLease(name: string): Promise<LeaseRecord | null> {
@@ -669,7 +663,6 @@ function prepareStatements(database: Database) {
     listDeadLettersOf: prepare(
       'SELECT * FROM dead_letters WHERE consumer_name = ? AND dead_letter_sequence > ? ORDER BY dead_letter_sequence LIMIT ?',
     ),
-    selectDeadLetter: prepare('SELECT * FROM dead_letters WHERE dead_letter_sequence = ?'),
     deleteDeadLettersBefore: prepare('DELETE FROM dead_letters WHERE dead_lettered_at < ?'),
     selectLease: prepare('SELECT * FROM leases WHERE name = ?'),
     insertLease: prepare(

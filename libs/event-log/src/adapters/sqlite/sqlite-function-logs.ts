@@ -5,7 +5,7 @@ import {
   type FunctionLogEntry,
   type FunctionLogPage,
   type ListFunctionLogsOptions,
-} from '../../function-logs.port';
+} from '../../ports/function-logs.port';
 import {
   assertFunctionLogEntries,
   assertListFunctionLogs,

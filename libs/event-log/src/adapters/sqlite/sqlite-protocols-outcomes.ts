@@ -4,7 +4,7 @@ import {
   type ProtocolsOutcomeToRecord,
   type RecordedProtocolsOutcome,
   type RecordProtocolsOutcome,
-} from '../../protocols-outcomes.port';
+} from '../../ports/protocols-outcomes.port';
 import { assertSubjectToken } from '../../event-log.validation';
 
 /**

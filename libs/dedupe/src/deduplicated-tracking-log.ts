@@ -1,34 +1,17 @@
 import {
+  assertValidMessages,
   EventLogUnavailableError,
   type ConsumeOptions,
   type ConsumerLag,
   type ConsumerSubscription,
-  type DeadLetter,
-  type DeadLetterOutcome,
-  type DeliveryAttempt,
   type DeliveryHandler,
-  type ErasedMessages,
-  type EventLog,
-  type FailedAttempts,
-  type StartedAttempt,
-  type LeaseRecord,
-  type LeaseValue,
-  type ListDeadLettersOptions,
-  type MessagesToErase,
   type MessageToPublish,
-  type NewDeadLetter,
   type PublishOutcome,
   type TailHandler,
   type TailOptions,
   type TailSubscription,
-} from '../event-log.port';
-import type {
-  ProtocolsOutcomeToRecord,
-  RecordedProtocolsOutcome,
-  RecordProtocolsOutcome,
-} from '../protocols-outcomes.port';
-import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../function-logs.port';
-import { assertValidMessages } from '../event-log.validation';
+  type TrackingLog,
+} from '@tributary/event-log';
 import {
   followsTheLogItself,
   type DedupeIndex,
@@ -86,7 +69,7 @@ const HOLES_RECUR_WITHIN_MS = 10_000;
  */
 export type DedupeFaultHook = (step: DedupeWriteStep) => void | Promise<void>;
 
-export interface DeduplicatedEventLogOptions {
+export interface DeduplicatedTrackingLogOptions {
   /** `DEDUPE_GUARD_WINDOW`: the log's own duplicate window, which covers ids not indexed yet. */
   guardWindowMs: number;
   /** `DEDUPE_WINDOW`: a new index starts reading the log this far back. */
@@ -127,7 +110,8 @@ export function hasDedupeIndex(log: unknown): log is DedupeStatusSource {
 }
 
 /**
- * The event log with the long-horizon dedupe index in front of it (NATS topology).
+ * The tracking log with the long-horizon dedupe index in front of it (NATS topology). Only the
+ * append changes; the other parts of the log (dead letters, leases, ...) never pass through it.
  *
  * Write path of `publishBatch`: look the ids up in the index; append the rest to the log, each with
  * its `Nats-Msg-Id`; record the appended ids in the index from the log's acknowledgements; answer.
@@ -147,7 +131,7 @@ export function hasDedupeIndex(log: unknown): log is DedupeStatusSource {
  * up, or when it lags by more than half the guard window, publishes fail as unavailable (503 and a
  * retry), since a lookup could then miss an id the guard no longer covers.
  */
-export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
+export class DeduplicatedTrackingLog implements TrackingLog, DedupeStatusSource {
   private readonly clock: () => number;
   /** The log follower while it runs (catching up, or reading other writers' messages). */
   private follower:
@@ -176,10 +160,10 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   private readonly commitsWaiting: Array<Promise<void>> = [];
 
   private constructor(
-    private readonly inner: EventLog,
+    private readonly inner: TrackingLog,
     private readonly index: DedupeIndex,
     private readonly feed: MessageIdFeed,
-    private readonly options: DeduplicatedEventLogOptions,
+    private readonly options: DeduplicatedTrackingLogOptions,
   ) {
     this.clock = options.clock ?? Date.now;
   }
@@ -189,12 +173,12 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
    * turns true once it has caught up (`whenCaughtUp`).
    */
   static async start(
-    inner: EventLog,
+    inner: TrackingLog,
     index: DedupeIndex,
     feed: MessageIdFeed,
-    options: DeduplicatedEventLogOptions,
-  ): Promise<DeduplicatedEventLog> {
-    const log = new DeduplicatedEventLog(inner, index, feed, options);
+    options: DeduplicatedTrackingLogOptions,
+  ): Promise<DeduplicatedTrackingLog> {
+    const log = new DeduplicatedTrackingLog(inner, index, feed, options);
     await log.startFollowing();
     return log;
   }
@@ -283,12 +267,18 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     }
   }
 
+  // Only appending is changed: reading the log goes to the wrapped log unchanged.
+
   consume(
     consumerName: string,
     options: ConsumeOptions,
     handler: DeliveryHandler,
   ): Promise<ConsumerSubscription> {
     return this.inner.consume(consumerName, options, handler);
+  }
+
+  tail(options: TailOptions, handler: TailHandler): Promise<TailSubscription> {
+    return this.inner.tail(options, handler);
   }
 
   deleteConsumer(consumerName: string): Promise<boolean> {
@@ -299,91 +289,8 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     return this.inner.consumerLag(consumerName);
   }
 
-  deadLetter(letter: NewDeadLetter): Promise<DeadLetterOutcome> {
-    return this.inner.deadLetter(letter);
-  }
-
-  listDeadLetters(options?: ListDeadLettersOptions): Promise<DeadLetter[]> {
-    return this.inner.listDeadLetters(options);
-  }
-
-  readDeadLetter(deadLetterSequence: number): Promise<DeadLetter | null> {
-    return this.inner.readDeadLetter(deadLetterSequence);
-  }
-
-  readLease(name: string): Promise<LeaseRecord | null> {
-    return this.inner.readLease(name);
-  }
-
-  writeLease(name: string, value: LeaseValue, expectedRevision: number): Promise<number | null> {
-    return this.inner.writeLease(name, value, expectedRevision);
-  }
-
   ping(): Promise<boolean> {
     return this.inner.ping();
-  }
-
-  // Everything but appending tracking messages goes to the wrapped log unchanged.
-
-  tail(options: TailOptions, handler: TailHandler): Promise<TailSubscription> {
-    return this.inner.tail(options, handler);
-  }
-
-  markSeenOnce(key: string, ttlMs: number): Promise<boolean> {
-    return this.inner.markSeenOnce(key, ttlMs);
-  }
-
-  recordFailedAttempt(
-    consumerName: string,
-    sequence: number,
-    attempt: DeliveryAttempt,
-  ): Promise<FailedAttempts> {
-    return this.inner.recordFailedAttempt(consumerName, sequence, attempt);
-  }
-
-  recordAttemptStarted(
-    consumerName: string,
-    sequence: number,
-    started: StartedAttempt,
-  ): Promise<FailedAttempts> {
-    return this.inner.recordAttemptStarted(consumerName, sequence, started);
-  }
-
-  readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
-    return this.inner.readFailedAttempts(consumerName, sequence);
-  }
-
-  forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
-    return this.inner.forgetFailedAttempts(consumerName, sequence);
-  }
-
-  /** The index keeps the erased messages' hashed ids: a retry of one is still answered as a duplicate. */
-  eraseMessages(request: MessagesToErase): Promise<ErasedMessages> {
-    return this.inner.eraseMessages(request);
-  }
-
-  recordProtocolsOutcomes(outcomes: ProtocolsOutcomeToRecord[]): Promise<RecordProtocolsOutcome[]> {
-    return this.inner.recordProtocolsOutcomes(outcomes);
-  }
-
-  readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]> {
-    return this.inner.readProtocolsOutcomes(sourceId, since, limit);
-  }
-
-  appendFunctionLogs(entries: FunctionLogEntry[]): Promise<void> {
-    return this.inner.appendFunctionLogs(entries);
-  }
-
-  listFunctionLogs(
-    workspaceId: string,
-    functionId: string,
-    options: ListFunctionLogsOptions,
-  ): Promise<FunctionLogPage> {
-    return this.inner.listFunctionLogs(workspaceId, functionId, options);
-  }
-
-  eraseFunctionLogs(workspaceId: string, functionId: string): Promise<void> {
-    return this.inner.eraseFunctionLogs(workspaceId, functionId);
   }
 
   async close(): Promise<void> {

@@ -12,10 +12,16 @@ import type {
   LogDescription,
   MessageIdBatch,
   MessageIdFeed,
-} from '../../dedupe/message-id.feed';
-import { EventLogUnavailableError } from '../../event-log.port';
-import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
-import { headerValue, rawFieldsOf, readReplyInfo, type ReplyInfo } from './raw-consumer-message';
+} from '../../message-id.feed';
+import {
+  EventLogUnavailableError,
+  TRACKING_STREAM,
+  headerValue,
+  rawFieldsOf,
+  readReplyInfo,
+  trackingFilter,
+  type ReplyInfo,
+} from '@tributary/event-log';
 
 /** Every subject of `TRACKING`. */
 const TRACKING_STREAM_SUBJECTS = trackingFilter(undefined);
