@@ -19,7 +19,11 @@ import {
 } from '@tributary/event-log';
 import { NatsServerProcess } from '@tributary/event-log/testing';
 import { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
-import { DEDUPE_WRITE_STEPS, DeduplicatedTrackingLog, type DedupeWriteStep } from './deduplicated-tracking-log';
+import {
+  DEDUPE_WRITE_STEPS,
+  DeduplicatedTrackingLog,
+  type DedupeWriteStep,
+} from './deduplicated-tracking-log';
 import { SqliteDedupeIndex } from './sqlite-dedupe-index.adapter';
 import { FILTER_BITS_PER_KEY } from './split-block-bloom.filter';
 

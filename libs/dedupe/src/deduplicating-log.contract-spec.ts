@@ -131,7 +131,10 @@ describe('a new dedupe index on a log that already holds messages', () => {
       server.url,
     );
     const feed = await JetStreamMessageIdFeed.connect(server.url);
-    return DeduplicatedTrackingLog.start(inner, index, feed, { guardWindowMs: GUARD_MS, windowMs: WINDOW_MS });
+    return DeduplicatedTrackingLog.start(inner, index, feed, {
+      guardWindowMs: GUARD_MS,
+      windowMs: WINDOW_MS,
+    });
   }
 
   const message = (messageId: string) => ({ workspaceId: 'ws1', sourceId: 'src-a', messageId, payload: {} });

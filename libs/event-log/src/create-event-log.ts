@@ -35,7 +35,10 @@ export interface CreateEventLogOptions {
 export const SQLITE_EVENT_LOG_FILE_NAME = 'event-log.sqlite';
 
 /** The dedupe windows the options name, with their defaults; `guardWindowMs` only with an index. */
-export function dedupeWindowsOf(options: CreateEventLogOptions): { windowMs: number; guardWindowMs?: number } {
+export function dedupeWindowsOf(options: CreateEventLogOptions): {
+  windowMs: number;
+  guardWindowMs?: number;
+} {
   const windowMs = options.dedupeWindowMs ?? DEFAULT_DEDUPE_WINDOW_MS;
   if (!options.natsUrl || !(options.dedupeIndex ?? true)) return { windowMs };
   return {

@@ -1,12 +1,12 @@
 import { describeAttemptHistoryContract } from './contracts/attempt-history.contract';
 import { describeDeadLettersContract } from './contracts/dead-letters.contract';
-import type { EventLogContractFactory } from './contracts/event-log-contract.kit';
+import type { EventLogContractFactory } from './contracts/event-log-harness.contract';
 import { describeLeasesContract } from './contracts/leases.contract';
 import { describeMessageErasureContract } from './contracts/message-erasure.contract';
 import { describeSeenOnceContract } from './contracts/seen-once.contract';
 import { describeTrackingLogContract } from './contracts/tracking-log.contract';
 
-export { sleep, waitUntil, type EventLogContractFactory } from './contracts/event-log-contract.kit';
+export { sleep, waitUntil, type EventLogContractFactory } from './contracts/event-log-harness.contract';
 
 /**
  * Every contract suite of the log's ports (one per port, in `contracts/`), run over one engine:

@@ -49,7 +49,8 @@ export interface EventLogSettings {
  * them and the test kits see it whole.
  */
 export interface EventLog
-  extends TrackingLog,
+  extends
+    TrackingLog,
     DeadLetters,
     AttemptHistory,
     Leases,

@@ -1,5 +1,5 @@
 import { UNSETTLED_ATTEMPT_OUTCOME } from '../event-log.port';
-import { eventLogHarness, type EventLogContractFactory } from './event-log-contract.kit';
+import { eventLogHarness, type EventLogContractFactory } from './event-log-harness.contract';
 
 /** What every engine's `AttemptHistory` must do (see the port's documentation). */
 export function describeAttemptHistoryContract(

@@ -1,4 +1,4 @@
-import { eventLogHarness, type EventLogContractFactory } from './event-log-contract.kit';
+import { eventLogHarness, type EventLogContractFactory } from './event-log-harness.contract';
 
 /** What every engine's `Leases` must do (see the port's documentation). */
 export function describeLeasesContract(adapterName: string, getFactory: () => EventLogContractFactory): void {

@@ -1,5 +1,10 @@
 import type { EventLog, NewDeadLetter } from '../event-log.port';
-import { eventLogHarness, unique, waitUntil, type EventLogContractFactory } from './event-log-contract.kit';
+import {
+  eventLogHarness,
+  unique,
+  waitUntil,
+  type EventLogContractFactory,
+} from './event-log-harness.contract';
 
 /** What every engine's `MessageErasure` must do (see the port's documentation). */
 export function describeMessageErasureContract(

@@ -6,7 +6,7 @@ import {
   unique,
   eventLogHarness,
   type EventLogContractFactory,
-} from './event-log-contract.kit';
+} from './event-log-harness.contract';
 
 /** What every engine's `SeenOnce` must do (see the port's documentation). */
 export function describeSeenOnceContract(

@@ -13,7 +13,7 @@ import {
   waitUntil,
   eventLogHarness,
   type EventLogContractFactory,
-} from './event-log-contract.kit';
+} from './event-log-harness.contract';
 
 /** What every engine's `TrackingLog` must do (see the port's documentation). */
 export function describeTrackingLogContract(

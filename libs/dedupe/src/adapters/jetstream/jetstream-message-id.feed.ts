@@ -7,12 +7,7 @@ import {
 } from '@nats-io/jetstream';
 import { createInbox, nanos, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import type {
-  FeedSubscription,
-  LogDescription,
-  MessageIdBatch,
-  MessageIdFeed,
-} from '../../message-id.feed';
+import type { FeedSubscription, LogDescription, MessageIdBatch, MessageIdFeed } from '../../message-id.feed';
 import {
   EventLogUnavailableError,
   TRACKING_STREAM,

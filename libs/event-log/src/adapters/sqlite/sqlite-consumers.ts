@@ -1,9 +1,5 @@
 import type { Database, Statement } from '@tributary/sqlite';
-import {
-  assertConsumerName,
-  assertPositiveInteger,
-  assertSubjectToken,
-} from '../../event-log.validation';
+import { assertConsumerName, assertPositiveInteger, assertSubjectToken } from '../../event-log.validation';
 import {
   ConsumerMismatchError,
   ConsumerNotFoundError,

@@ -32,7 +32,11 @@ import type {
   RecordedProtocolsOutcome,
   RecordProtocolsOutcome,
 } from '../../ports/protocols-outcomes.port';
-import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../ports/function-logs.port';
+import type {
+  FunctionLogEntry,
+  FunctionLogPage,
+  ListFunctionLogsOptions,
+} from '../../ports/function-logs.port';
 import { assertMessagesToErase, assertValidSettings } from '../../event-log.validation';
 import { assertAttempt, assertAttemptKey, assertStartedAttempt } from '../../attempt-history.validation';
 import { SqliteAttemptHistory } from './sqlite-attempt-history';
