@@ -47,7 +47,7 @@ import { ensureStreams } from './jetstream-streams';
 import { JetStreamTails } from './jetstream-tails';
 import type { PublishPath } from './pipelined-publisher';
 
-// The stream names belong to this module's exports: index.ts, the message-id feed and the tests read them here.
+// The stream names belong to this module's exports: index.ts (and through it the dedupe index's id feed) and the tests read them here.
 export { DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM, TRACKING_STREAM } from './jetstream-streams';
 import type { JetStreamEventLogOptions } from './jetstream-options';
 export type { JetStreamEventLogOptions } from './jetstream-options';
