@@ -1,4 +1,4 @@
-import { JetStreamMessageIdFeed } from '@tributary/event-log';
+import { JetStreamMessageIdFeed } from '@tributary/dedupe';
 
 /** Every message id stored in TRACKING, in sequence order, read back headers-only from the server. */
 export async function storedTrackingMessageIds(natsUrl: string): Promise<string[]> {

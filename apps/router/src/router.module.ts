@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { EVENT_LOG, EventLog } from '@tributary/event-log';
+import { LEASES, type Leases } from '@tributary/event-log';
 import { ConfigApiAccessModule, ConfigApiErrorFilter } from '@tributary/config-api-access';
 import { FunctionRunnerModule } from '@tributary/functions';
 import { Environment, ENVIRONMENT, ServedSurface } from '@tributary/platform';
@@ -47,8 +47,8 @@ export class RouterModule {
         // Which replica runs a replay or a redrive: leases kept in the event log (JetStream or sqlite).
         {
           provide: JobLeases,
-          useFactory: (eventLog: EventLog) => new JobLeases(eventLog),
-          inject: [EVENT_LOG],
+          useFactory: (leases: Leases) => new JobLeases(leases),
+          inject: [LEASES],
         },
         ReplayRunner,
         DeadLetterRedriver,

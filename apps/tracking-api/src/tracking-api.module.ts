@@ -1,10 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import {
-  DEDUPE_INDEX_METRICS,
-  EVENT_LOG,
-  MAX_SEEN_ONCE_TTL_MS,
-  registerDedupeIndexMetrics,
-} from '@tributary/event-log';
+import { DEDUPE_INDEX_METRICS, registerDedupeIndexMetrics } from '@tributary/dedupe';
+import { MAX_SEEN_ONCE_TTL_MS, TRACKING_LOG } from '@tributary/event-log';
 import { FunctionRunnerModule } from '@tributary/functions';
 import { Environment, ENVIRONMENT, MetricsRegistry, RateLimiter, ServedSurface } from '@tributary/platform';
 import { AnalyticsJsController } from './browser-sources/analytics-js.controller';
@@ -61,7 +57,7 @@ export class TrackingApiModule {
         TrackingMetrics,
         {
           provide: DEDUPE_INDEX_METRICS,
-          inject: [MetricsRegistry, EVENT_LOG],
+          inject: [MetricsRegistry, TRACKING_LOG],
           useFactory: registerDedupeIndexMetrics,
         },
         TrackingApiErrorFilter,

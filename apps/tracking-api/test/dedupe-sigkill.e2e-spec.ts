@@ -3,7 +3,8 @@
 // stored exactly once, whether the crash came before the append (the retry must be stored, never
 // refused), during it, after it, or around the index follower's commit (the index catches up from
 // the log). The guard window is 1 s, so the second retry, seconds later, is refused by the index alone.
-import { CRASH_AT_STEP_VARIABLE, DEDUPE_WRITE_STEPS, NatsServerProcess } from '@tributary/event-log/testing';
+import { CRASH_AT_STEP_VARIABLE, DEDUPE_WRITE_STEPS } from '@tributary/dedupe/testing';
+import { NatsServerProcess } from '@tributary/event-log/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

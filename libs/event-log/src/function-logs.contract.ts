@@ -6,7 +6,7 @@ import {
   FUNCTION_LOGS_KEPT_PER_FUNCTION,
   InvalidFunctionLogPageTokenError,
   type FunctionLogEntry,
-} from './function-logs.port';
+} from './ports/function-logs.port';
 
 /**
  * The contract of `FunctionLogStore` (part of `EventLog`), run against every adapter with the same

@@ -6,7 +6,7 @@ import {
   InvalidFunctionLogPageTokenError,
   type FunctionLogEntry,
   type ListFunctionLogsOptions,
-} from './function-logs.port';
+} from './ports/function-logs.port';
 
 /**
  * Checks and shapes shared by both adapters of `FunctionLogStore`, so that both store, refuse and

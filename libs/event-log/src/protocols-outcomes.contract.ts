@@ -1,6 +1,6 @@
 import type { EventLog, EventLogSettings } from './event-log.port';
 import { sleep, type EventLogContractFactory } from './event-log.contract';
-import type { ProtocolsOutcomeToRecord } from './protocols-outcomes.port';
+import type { ProtocolsOutcomeToRecord } from './ports/protocols-outcomes.port';
 
 /**
  * The contract of `ProtocolsOutcomeStore` (part of `EventLog`), run against every adapter with the

@@ -1,7 +1,8 @@
 import { SecretBoxModule } from '@tributary/auth';
 import { ConfigCommandsModule } from '@tributary/config-commands';
 import { ConfigProjectionsModule, ConfigReadModel } from '@tributary/config-projections';
-import { EventLogModule } from '@tributary/event-log';
+import { deduplicateTrackingLog } from '@tributary/dedupe';
+import { dedupeWindowsOf, EventLogModule, type CreateEventLogOptions } from '@tributary/event-log';
 import { join } from 'node:path';
 import type { Environment } from './environment';
 
@@ -26,9 +27,13 @@ export function configStoreModules(environment: Environment) {
   ];
 }
 
-/** `publishesTracking`: false for a process that only reads the log (a router, a Config API): it runs no dedupe index. */
+/**
+ * The event log, every port of it from one connection. `publishesTracking`: false for a process that
+ * only reads the log (a router, a Config API): it runs no dedupe index. One that publishes on NATS
+ * with `DEDUPE_INDEX=on` puts the index in front of its tracking log (`@tributary/dedupe`).
+ */
 export function eventLogModule(environment: Environment, { publishesTracking = true } = {}) {
-  return EventLogModule.register({
+  const engine: CreateEventLogOptions = {
     natsUrl: environment.NATS_URL,
     dataDir: environment.DATA_DIR,
     dedupeWindowMs: environment.DEDUPE_WINDOW,
@@ -37,8 +42,21 @@ export function eventLogModule(environment: Environment, { publishesTracking = t
     pullExpiresMs: environment.ROUTER_PULL_EXPIRES,
     dedupeIndex: environment.DEDUPE_INDEX === 'on',
     dedupeGuardWindowMs: environment.DEDUPE_GUARD_WINDOW,
-    dedupeIndexMaxBytes: environment.DEDUPE_INDEX_MAX_BYTES,
-    dedupeIndexDir: environment.DEDUPE_INDEX_DIR,
-    publishesTracking,
+  };
+  const { windowMs, guardWindowMs } = dedupeWindowsOf(engine);
+  const natsUrl = environment.NATS_URL;
+  const indexed = publishesTracking && natsUrl !== undefined && guardWindowMs !== undefined;
+  return EventLogModule.register({
+    ...engine,
+    wrapTrackingLog: indexed
+      ? (log) =>
+          deduplicateTrackingLog(log, {
+            natsUrl,
+            windowMs,
+            guardWindowMs,
+            indexDir: environment.DEDUPE_INDEX_DIR ?? environment.DATA_DIR,
+            maxBytes: environment.DEDUPE_INDEX_MAX_BYTES,
+          })
+      : undefined,
   });
 }

@@ -2,7 +2,12 @@ import { sourceName } from '@tributary/contracts';
 import { Get, Headers, Inject, Logger, Res } from '@nestjs/common';
 import type { SourceView } from '@tributary/config-projections';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { EVENT_LOG, EventLog, EventLogUnavailableError, type TailSubscription } from '@tributary/event-log';
+import {
+  EventLogUnavailableError,
+  TRACKING_LOG,
+  type TailSubscription,
+  type TrackingLog,
+} from '@tributary/event-log';
 import type { FastifyReply } from 'fastify';
 import {
   ConfigApiController,
@@ -31,7 +36,7 @@ export class LiveEventsController {
   private readonly logger = new Logger('LiveEvents');
 
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(TRACKING_LOG) private readonly trackingLog: TrackingLog,
     private readonly limits: LiveEventLimits,
     private readonly openStreams: OpenLiveEventStreams,
   ) {}
@@ -62,7 +67,7 @@ export class LiveEventsController {
     const streamOpened = new Promise<void>((resolve) => (opened = resolve));
     let tail: TailSubscription;
     try {
-      tail = await this.eventLog.tail({ sourceId: source.sourceId, afterSequence }, async (message) => {
+      tail = await this.trackingLog.tail({ sourceId: source.sourceId, afterSequence }, async (message) => {
         await streamOpened;
         await events.send(message.sequence, JSON.stringify(message.payload));
       });

@@ -2,7 +2,7 @@ import { Body, Get, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { DestinationView } from '@tributary/config-projections';
 import { CreateReplayRequestSchema } from '@tributary/contracts';
-import { EVENT_LOG, type EventLog } from '@tributary/event-log';
+import { LEASES, TRACKING_LOG, type Leases, type TrackingLog } from '@tributary/event-log';
 import type { EventMetadata } from '@tributary/event-store';
 import { replayConsumerName, replayLeaseName, replayProgress, type ReplayProgress } from '@tributary/routing';
 import { createZodDto } from 'nestjs-zod';
@@ -30,7 +30,8 @@ export class ReplaysController {
   constructor(
     private readonly replays: ReplayCommands,
     private readonly lookup: ResourceLookup,
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(LEASES) private readonly leases: Leases,
+    @Inject(TRACKING_LOG) private readonly trackingLog: TrackingLog,
   ) {}
 
   @Post()
@@ -80,8 +81,8 @@ export class ReplaysController {
   private async progressOf(replayId: string): Promise<ReplayProgress | null> {
     try {
       const [lease, lag] = await Promise.all([
-        this.eventLog.readLease(replayLeaseName(replayId)),
-        this.eventLog.consumerLag(replayConsumerName(replayId)),
+        this.leases.readLease(replayLeaseName(replayId)),
+        this.trackingLog.consumerLag(replayConsumerName(replayId)),
       ]);
       return replayProgress(lease?.data, lag);
     } catch {

@@ -2,7 +2,7 @@ import { sourceName } from '@tributary/contracts';
 import { Get, Inject, Query } from '@nestjs/common';
 import type { SourceView } from '@tributary/config-projections';
 import { ApiTags } from '@nestjs/swagger';
-import { EVENT_LOG, EventLogUnavailableError, type EventLog } from '@tributary/event-log';
+import { EventLogUnavailableError, PROTOCOLS_OUTCOMES, type ProtocolsOutcomeStore } from '@tributary/event-log';
 import {
   MAX_OUTCOMES_SUMMARIZED,
   summarizeViolations,
@@ -21,7 +21,7 @@ import { ConfigApiController, ConfigApiError, SourceInPath } from '@tributary/co
 @ApiTags('tracking plans')
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/violations')
 export class ViolationsController {
-  constructor(@Inject(EVENT_LOG) private readonly eventLog: EventLog) {}
+  constructor(@Inject(PROTOCOLS_OUTCOMES) private readonly outcomes: ProtocolsOutcomeStore) {}
 
   @Get()
   async summary(@SourceInPath() { source }: SourceView, @Query() query: { window?: string }) {
@@ -36,7 +36,7 @@ export class ViolationsController {
     let recorded;
     try {
       // One more than is counted tells whether the window held more.
-      recorded = await this.eventLog.readProtocolsOutcomes(
+      recorded = await this.outcomes.readProtocolsOutcomes(
         source.sourceId,
         since,
         MAX_OUTCOMES_SUMMARIZED + 1,

@@ -9,7 +9,7 @@ import { destinationAggregate, DomainError } from '@tributary/config-domain';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
-import { DeadLetter, EVENT_LOG, EventLog } from '@tributary/event-log';
+import { DEAD_LETTERS, type DeadLetter, type DeadLetters } from '@tributary/event-log';
 import { MAX_UNSETTLED_DELIVERIES, poisonReason } from '@tributary/routing';
 import { randomUUID } from 'node:crypto';
 import { destinationConsumerName } from '../destination-consumers/consumer-names';
@@ -56,7 +56,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
   private stopListening?: () => void;
 
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
     private readonly readModel: ConfigReadModel,
     private readonly commands: ConfigCommandHandler,
     private readonly deliveries: DestinationDeliveries,
@@ -198,7 +198,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
   private async listAll(consumerName: string): Promise<DeadLetter[]> {
     const letters: DeadLetter[] = [];
     for (let afterSequence = 0; ;) {
-      const page = await this.eventLog.listDeadLetters({ consumerName, afterSequence, limit: PAGE_SIZE });
+      const page = await this.deadLetters.listDeadLetters({ consumerName, afterSequence, limit: PAGE_SIZE });
       letters.push(...page);
       if (page.length < PAGE_SIZE) return letters;
       afterSequence = page[page.length - 1].deadLetterSequence;

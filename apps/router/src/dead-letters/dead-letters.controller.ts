@@ -5,7 +5,7 @@ import { destinationAggregate } from '@tributary/config-domain';
 import { ConfigCommandHandler } from '@tributary/config-commands';
 import { DestinationView } from '@tributary/config-projections';
 import { MASKED_SECRET, destinationName } from '@tributary/contracts';
-import { EVENT_LOG, EventLog } from '@tributary/event-log';
+import { DEAD_LETTERS, type DeadLetters } from '@tributary/event-log';
 import type { EventMetadata } from '@tributary/event-store';
 import {
   ConfigApiController,
@@ -23,7 +23,7 @@ import { destinationConsumerName } from '../destination-consumers/consumer-names
 @ConfigApiController('v1beta/workspaces/:workspace/sources/:source/destinations/:destination/dead-letters')
 export class DeadLettersController {
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
     private readonly commands: ConfigCommandHandler,
   ) {}
 
@@ -42,7 +42,7 @@ export class DeadLettersController {
     if (!Number.isInteger(afterSequence) || afterSequence < 0) {
       throw ConfigApiError.invalidArgument('page_token is not a token this API returned');
     }
-    const letters = await this.eventLog.listDeadLetters({
+    const letters = await this.deadLetters.listDeadLetters({
       consumerName: destinationConsumerName(destination.sourceId, destination.destinationSlug),
       afterSequence,
       limit: pageSize,

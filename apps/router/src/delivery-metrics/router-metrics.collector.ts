@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
-import { EVENT_LOG, EventLog } from '@tributary/event-log';
+import { DEAD_LETTERS, TRACKING_LOG, type DeadLetters, type TrackingLog } from '@tributary/event-log';
 import { METRIC_PREFIX, MetricsRegistry, readWithin } from '@tributary/platform';
 import { Counter, Gauge } from 'prom-client';
 import { destinationConsumerName, destinationKey } from '../destination-consumers/consumer-names';
@@ -31,7 +31,8 @@ export class RouterMetricsCollector {
     registry: MetricsRegistry,
     deliveryMetrics: DeliveryMetrics,
     readModel: ConfigReadModel,
-    @Inject(EVENT_LOG) eventLog: EventLog,
+    @Inject(TRACKING_LOG) trackingLog: TrackingLog,
+    @Inject(DEAD_LETTERS) deadLetters: DeadLetters,
   ) {
     const labelsOf = (view: DestinationView) => ({
       source_id: view.destination.sourceId,
@@ -123,9 +124,9 @@ export class RouterMetricsCollector {
           const labels = labelsOf(view);
           const consumerName = destinationConsumerName(labels.source_id, labels.destination);
           const [lag, letters] = await Promise.all([
-            readWithin(LOG_READ_DEADLINE_MS, () => eventLog.consumerLag(consumerName)),
+            readWithin(LOG_READ_DEADLINE_MS, () => trackingLog.consumerLag(consumerName)),
             readWithin(LOG_READ_DEADLINE_MS, () =>
-              eventLog.listDeadLetters({ consumerName, limit: DEAD_LETTER_DEPTH_CAP }),
+              deadLetters.listDeadLetters({ consumerName, limit: DEAD_LETTER_DEPTH_CAP }),
             ),
           ]);
           if (lag) {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
-import { ConsumerSubscription, EVENT_LOG, EventLog } from '@tributary/event-log';
+import { TRACKING_LOG, type ConsumerSubscription, type TrackingLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { DeliveryMetrics } from '../delivery-metrics/delivery-metrics';
 import { destinationConsumerName, destinationKey } from './consumer-names';
@@ -23,7 +23,7 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
   private stopped = false;
 
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(TRACKING_LOG) private readonly trackingLog: TrackingLog,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly readModel: ConfigReadModel,
     private readonly deliverer: MessageDeliverer,
@@ -61,7 +61,7 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
     const started = predecessorRemoved
       .then(() => {
         if (this.stopped) return undefined;
-        return this.eventLog.consume(
+        return this.trackingLog.consume(
           consumerName,
           {
             sourceId,
@@ -102,7 +102,7 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
       const subscription = await starting;
       // Waits for deliveries in flight (a webhook may take its full timeout).
       await subscription?.stop();
-      await this.eventLog.deleteConsumer(consumerName).catch(() => false);
+      await this.trackingLog.deleteConsumer(consumerName).catch(() => false);
       this.metrics.forget(destinationKey(destination.sourceId, destination.destinationSlug));
     })();
     this.removals.set(consumerName, removal);

@@ -3,7 +3,13 @@ import { KeyedLock } from '@tributary/concurrency';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
 import { DeliveryOutcome } from '@tributary/destinations';
-import { Delivery, DeliveryAttempt, EVENT_LOG, EventLog } from '@tributary/event-log';
+import {
+  EVENT_LOG,
+  type AttemptHistory,
+  type DeadLetters,
+  type Delivery,
+  type DeliveryAttempt,
+} from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import {
   decideDelivery,
@@ -73,7 +79,7 @@ export class MessageDeliverer {
   private readonly isolation = new KeyedLock();
 
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(EVENT_LOG) private readonly eventLog: AttemptHistory & DeadLetters,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly readModel: ConfigReadModel,
     private readonly targets: DeliveryTargets,

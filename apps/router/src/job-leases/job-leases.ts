@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { EventLog, LeaseValue } from '@tributary/event-log';
+import type { Leases, LeaseValue } from '@tributary/event-log';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -33,7 +33,7 @@ export class HeldLease {
   private data: Record<string, unknown>;
 
   constructor(
-    private readonly eventLog: EventLog,
+    private readonly leases: Leases,
     readonly name: string,
     private readonly holderId: string,
     private revision: number,
@@ -91,7 +91,7 @@ export class HeldLease {
       if (this.lost.aborted) throw new LeaseLostError(this.name);
       if (this.ended && !ending) throw new Error(`lease ${this.name} was already given up`);
       this.lastWriteAt = performance.now();
-      const revision = await this.eventLog.writeLease(this.name, value, this.revision);
+      const revision = await this.leases.writeLease(this.name, value, this.revision);
       if (revision === null) {
         clearInterval(this.renewTimer);
         this.lostController.abort(new LeaseLostError(this.name));
@@ -118,7 +118,7 @@ export class JobLeases {
   private readonly logger = new Logger('JobLeases');
 
   constructor(
-    private readonly eventLog: EventLog,
+    private readonly leases: Leases,
     readonly ttlMs = JOB_LEASE_TTL_MS,
   ) {}
 
@@ -128,7 +128,7 @@ export class JobLeases {
    * job is over.
    */
   async tryClaim(name: string): Promise<HeldLease | 'done' | null> {
-    const lease = await this.eventLog.readLease(name);
+    const lease = await this.leases.readLease(name);
     const step = nextClaimStep(lease, this.sightings.get(name), performance.now(), this.ttlMs, this.holderId);
     if (step.kind === 'done') {
       this.sightings.delete(name);
@@ -139,14 +139,14 @@ export class JobLeases {
       return null;
     }
     const inherited = lease?.data ?? {};
-    const revision = await this.eventLog.writeLease(
+    const revision = await this.leases.writeLease(
       name,
       { holder: this.holderId, data: inherited },
       step.expectedRevision,
     );
     this.sightings.delete(name);
     if (revision === null) return null;
-    return new HeldLease(this.eventLog, name, this.holderId, revision, inherited, this.ttlMs, this.logger);
+    return new HeldLease(this.leases, name, this.holderId, revision, inherited, this.ttlMs, this.logger);
   }
 
   /** Forgets what was seen of a lease whose job no longer concerns this replica. */

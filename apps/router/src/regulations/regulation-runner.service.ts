@@ -23,7 +23,7 @@ import { SecretBox } from '@tributary/auth';
 import type { UserDeletionRequest } from '@tributary/destinations';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigReadModel, RegulationView } from '@tributary/config-projections';
-import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
+import { EventLogUnavailableError, MESSAGE_ERASURE, type MessageErasure } from '@tributary/event-log';
 import { createHash, randomUUID } from 'node:crypto';
 import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
@@ -77,7 +77,7 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
   private stopListening?: () => void;
 
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(MESSAGE_ERASURE) private readonly erasure: MessageErasure,
     private readonly readModel: ConfigReadModel,
     private readonly commands: ConfigCommandHandler,
     private readonly recentOutcomes: RecentMessageOutcomes,
@@ -155,7 +155,7 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     let storesSucceeded = true;
     if (!checkpoint.storesErased) {
       try {
-        const erased = await this.eventLog.eraseMessages({
+        const erased = await this.erasure.eraseMessages({
           workspaceId: workspace.id,
           ...(regulation.source ? { sourceIds: [regulation.source.sourceId] } : {}),
           field: regulation.subjectType === 'ANONYMOUS_ID' ? 'anonymousId' : 'userId',

@@ -14,7 +14,7 @@ import {
 } from '@tributary/config-domain';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
-import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
+import { EventLogUnavailableError, TRACKING_LOG, type TrackingLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
 import { replayConsumerName, replayLeaseName } from '@tributary/routing';
@@ -57,7 +57,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
   private stopListening?: () => void;
 
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(TRACKING_LOG) private readonly trackingLog: TrackingLog,
     private readonly readModel: ConfigReadModel,
     private readonly commands: ConfigCommandHandler,
     private readonly deliverer: MessageDeliverer,
@@ -107,7 +107,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     await this.commands.catchUp(destinationAggregate, { sourceId, destinationSlug });
     const running = this.runningReplay(job);
     if (!running) {
-      await this.eventLog.deleteConsumer(consumerName).catch(() => false);
+      await this.trackingLog.deleteConsumer(consumerName).catch(() => false);
       await lease.finish();
       return;
     }
@@ -132,7 +132,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     };
     let subscription;
     try {
-      subscription = await this.eventLog.consume(
+      subscription = await this.trackingLog.consume(
         consumerName,
         {
           sourceId,
@@ -169,7 +169,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       return;
     }
     await this.recordEnd(job, 'COMPLETED', tally.savedCounts, null);
-    await this.eventLog.deleteConsumer(consumerName).catch(() => false);
+    await this.trackingLog.deleteConsumer(consumerName).catch(() => false);
     await lease.finish();
   }
 
@@ -184,7 +184,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     lease: HeldLease,
   ): Promise<void> {
     await this.recordEnd(job, 'CANCELLED', tally.savedCounts, null);
-    await this.eventLog.deleteConsumer(consumerName).catch(() => false);
+    await this.trackingLog.deleteConsumer(consumerName).catch(() => false);
     await lease.finish();
   }
 
@@ -199,7 +199,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       if (lease.lost.aborted) return 'lost';
       if (stopping.aborted) return 'stopping';
       if (this.runningReplay(job)?.replay.cancelRequestTime) return 'cancelled';
-      const lag = await this.eventLog.consumerLag(consumerName).catch(() => undefined);
+      const lag = await this.trackingLog.consumerLag(consumerName).catch(() => undefined);
       if (lag && lag.undelivered === 0 && lag.unacknowledged === 0) return 'drained';
       await abortableSleep(COMPLETION_CHECK_MS, lease.lost, stopping);
     }

@@ -3,7 +3,7 @@ import { ACCESS_TOKEN_KEY_PURPOSE, readAccessToken, SecretBox, TRACKING_WRITE_SC
 import { isOriginAllowed } from '@tributary/config-domain';
 import { ConfigReadModel, isSuppressedUser, WorkspaceSuppressions } from '@tributary/config-projections';
 import { TrackingRoute, trackingSuccessBody, TrackingSuccessBody } from '@tributary/contracts';
-import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
+import { EventLogUnavailableError, TRACKING_LOG, type TrackingLog } from '@tributary/event-log';
 import {
   inflateBody,
   IngestResult,
@@ -52,7 +52,7 @@ export class IngestMessagesHandler {
   private readonly accessTokenKey: Uint8Array;
 
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(TRACKING_LOG) private readonly trackingLog: TrackingLog,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     @Inject(TRACKING_RATE_LIMITER) private readonly rateLimiter: RateLimiter | null,
     private readonly readModel: ConfigReadModel,
@@ -148,7 +148,7 @@ export class IngestMessagesHandler {
       const sourceMessageCount = judged ? judged.sourceMessageCount : toPublish.length;
       const publishStarted = performance.now();
       try {
-        const outcomes = toPublish.length > 0 ? await this.eventLog.publishBatch(toPublish) : [];
+        const outcomes = toPublish.length > 0 ? await this.trackingLog.publishBatch(toPublish) : [];
         this.metrics.publishDuration.observe((performance.now() - publishStarted) / 1000);
         let duplicates = 0;
         for (let index = 0; index < sourceMessageCount; index += 1)

@@ -11,7 +11,7 @@ import {
   type VerifiedAssertion,
 } from '@tributary/auth';
 import { ConfigReadModel } from '@tributary/config-projections';
-import { EVENT_LOG, EventLog, EventLogUnavailableError } from '@tributary/event-log';
+import { EventLogUnavailableError, SEEN_ONCE, type SeenOnce } from '@tributary/event-log';
 import { addressRateKey, Environment, ENVIRONMENT, RateLimiter } from '@tributary/platform';
 
 /** Token requests per second per OAuth client, counted once its assertion is verified, before its jti is stored. */
@@ -60,7 +60,7 @@ export class OAuthTokenHandler {
 
   constructor(
     private readonly readModel: ConfigReadModel,
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(SEEN_ONCE) private readonly seenOnce: SeenOnce,
     @Inject(TOKEN_RATE_LIMITER) private readonly clientRateLimiter: RateLimiter,
     @Inject(TOKEN_ADDRESS_RATE_LIMITER) private readonly addressRateLimiter: RateLimiter,
     @Inject(TOKEN_WORKSPACE_RATE_LIMITER) private readonly workspaceRateLimiter: RateLimiter,
@@ -142,7 +142,7 @@ export class OAuthTokenHandler {
     const { key, ttlMs } = assertionReplayRecord(verified);
     let firstUse: boolean;
     try {
-      firstUse = await this.eventLog.markSeenOnce(key, ttlMs);
+      firstUse = await this.seenOnce.markSeenOnce(key, ttlMs);
     } catch (error) {
       if (!(error instanceof EventLogUnavailableError)) throw error;
       throw Object.assign(

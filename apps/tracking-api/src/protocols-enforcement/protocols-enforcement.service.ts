@@ -2,7 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { SourceRecord } from '@tributary/config-domain';
 import { ConfigReadModel } from '@tributary/config-projections';
 import type { NormalizedMessage } from '@tributary/contracts';
-import { EVENT_LOG, type EventLog, type MessageToPublish, type PublishOutcome } from '@tributary/event-log';
+import {
+  PROTOCOLS_OUTCOMES,
+  TRACKING_LOG,
+  type MessageToPublish,
+  type ProtocolsOutcomeStore,
+  type PublishOutcome,
+  type TrackingLog,
+} from '@tributary/event-log';
 import {
   blockedForward,
   judgeMessage,
@@ -62,7 +69,8 @@ const NOTHING_TO_SETTLE = async () => undefined;
 @Injectable()
 export class ProtocolsEnforcement {
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: EventLog,
+    @Inject(TRACKING_LOG) private readonly trackingLog: TrackingLog,
+    @Inject(PROTOCOLS_OUTCOMES) private readonly outcomes: ProtocolsOutcomeStore,
     private readonly readModel: ConfigReadModel,
     private readonly registry: SourceEnforcementRegistry,
     private readonly metrics: ProtocolsMetrics,
@@ -170,7 +178,7 @@ export class ProtocolsEnforcement {
       }
     }
     if (forwards.length > 0) {
-      await this.eventLog.publishBatch(forwards);
+      await this.trackingLog.publishBatch(forwards);
       this.metrics.recordForwards(sourceId, 'violation', 'forwarded', forwards.length);
     }
 
@@ -191,7 +199,7 @@ export class ProtocolsEnforcement {
         })),
     ];
     if (toRecord.length > 0) {
-      const recorded = await this.eventLog.recordProtocolsOutcomes(
+      const recorded = await this.outcomes.recordProtocolsOutcomes(
         toRecord.map(({ message, violations, violationsTruncated, reason }) => ({
           workspaceId,
           sourceId,

@@ -11,7 +11,8 @@ import {
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
-import { EVENT_LOG, EventLog, hasDedupeIndex } from '@tributary/event-log';
+import { hasDedupeIndex } from '@tributary/dedupe';
+import { TRACKING_LOG, type TrackingLog } from '@tributary/event-log';
 import { EVENT_STORE, EventStore } from '@tributary/event-store';
 import type { FastifyReply } from 'fastify';
 
@@ -41,7 +42,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
-    @Optional() @Inject(EVENT_LOG) private readonly eventLog: EventLog | null,
+    @Optional() @Inject(TRACKING_LOG) private readonly trackingLog: TrackingLog | null,
   ) {}
 
   @Get('live')
@@ -52,12 +53,12 @@ export class HealthController {
   @Get('ready')
   @HealthCheck()
   ready() {
-    const eventLog = this.eventLog;
+    const trackingLog = this.trackingLog;
     return this.health.check([
       () => this.check('event_store', () => this.eventStore.ping()),
-      ...(eventLog ? [() => this.check('event_log', () => eventLog.ping())] : []),
+      ...(trackingLog ? [() => this.check('event_log', () => trackingLog.ping())] : []),
       // Until the dedupe index has read the log up to date, a lookup could miss a stored id.
-      ...(hasDedupeIndex(eventLog) ? [() => this.dedupeIndex(eventLog)] : []),
+      ...(hasDedupeIndex(trackingLog) ? [() => this.dedupeIndex(trackingLog)] : []),
     ]);
   }
 

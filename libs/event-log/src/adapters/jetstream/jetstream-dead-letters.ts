@@ -82,19 +82,6 @@ export class JetStreamDeadLetters {
     }
     return letters;
   }
-
-  async readDeadLetter(deadLetterSequence: number): Promise<DeadLetter | null> {
-    assertPositiveInteger('deadLetterSequence', deadLetterSequence);
-    this.session.assertUsable();
-    try {
-      const stored = await this.session.manager.streams.getMessage(DEAD_LETTER_STREAM, {
-        seq: deadLetterSequence,
-      });
-      return stored ? toDeadLetter(stored) : null;
-    } catch (error) {
-      throw this.session.translate(error, `dead letter ${deadLetterSequence}`);
-    }
-  }
 }
 
 function toDeadLetter(stored: StoredMsg): DeadLetter {

@@ -31,8 +31,8 @@ import type {
   ProtocolsOutcomeToRecord,
   RecordedProtocolsOutcome,
   RecordProtocolsOutcome,
-} from '../../protocols-outcomes.port';
-import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../function-logs.port';
+} from '../../ports/protocols-outcomes.port';
+import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../ports/function-logs.port';
 import { JetStreamAttemptHistory } from './attempt-history';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamDeadLetters } from './jetstream-dead-letters';
@@ -47,7 +47,7 @@ import { ensureStreams } from './jetstream-streams';
 import { JetStreamTails } from './jetstream-tails';
 import type { PublishPath } from './pipelined-publisher';
 
-// The stream names belong to this module's exports: index.ts, the message-id feed and the tests read them here.
+// The stream names belong to this module's exports: index.ts (and through it the dedupe index's id feed) and the tests read them here.
 export { DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM, TRACKING_STREAM } from './jetstream-streams';
 import type { JetStreamEventLogOptions } from './jetstream-options';
 export type { JetStreamEventLogOptions } from './jetstream-options';
@@ -155,10 +155,6 @@ export class JetStreamEventLog implements EventLog {
 
   listDeadLetters(options: ListDeadLettersOptions = {}): Promise<DeadLetter[]> {
     return this.deadLetters.listDeadLetters(options);
-  }
-
-  readDeadLetter(deadLetterSequence: number): Promise<DeadLetter | null> {
-    return this.deadLetters.readDeadLetter(deadLetterSequence);
   }
 
   readLease(name: string): Promise<LeaseRecord | null> {

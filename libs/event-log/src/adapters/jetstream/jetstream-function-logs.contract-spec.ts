@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { FUNCTION_LOG_RETENTION_MS, FUNCTION_LOGS_KEPT_PER_FUNCTION } from '../../function-logs.port';
+import { FUNCTION_LOG_RETENTION_MS, FUNCTION_LOGS_KEPT_PER_FUNCTION } from '../../ports/function-logs.port';
 import { describeFunctionLogsContract } from '../../function-logs.contract';
 import { NatsServerProcess } from '../../testing/nats-server.process';
 import { JetStreamEventLog } from './jetstream-event-log.adapter';

@@ -8,7 +8,7 @@ import {
   type FunctionLogEntry,
   type FunctionLogPage,
   type ListFunctionLogsOptions,
-} from '../../function-logs.port';
+} from '../../ports/function-logs.port';
 import {
   assertFunctionLogEntries,
   assertListFunctionLogs,

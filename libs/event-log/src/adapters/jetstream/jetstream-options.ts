@@ -29,7 +29,7 @@ export interface JetStreamEventLogOptions extends EventLogSettings {
   connectionName?: string;
   /**
    * `duplicate_window` of `TRACKING` when it must differ from `dedupeWindowMs`: the short guard
-   * (`DEDUPE_GUARD_WINDOW`) when the dedupe index serves the long window (dedupe/deduplicated-event-log.ts).
+   * (`DEDUPE_GUARD_WINDOW`) when the dedupe index (`@tributary/dedupe`) serves the long window.
    */
   trackingDuplicateWindowMs?: number;
 }

@@ -12,7 +12,7 @@ import {
   type ProtocolsOutcomeToRecord,
   type RecordedProtocolsOutcome,
   type RecordProtocolsOutcome,
-} from '../../protocols-outcomes.port';
+} from '../../ports/protocols-outcomes.port';
 
 export const PROTOCOLS_STREAM = 'PROTOCOLS';
 const PROTOCOLS_SUBJECT_PREFIX = 'protocols';

@@ -32,7 +32,8 @@ describe('SqliteEventLog', () => {
 
   it('lets idle consumers sleep instead of claiming in a loop', async () => {
     const log = await open();
-    const claim = jest.spyOn(log, 'claimDeliveries');
+    // The runners claim through the consumers part of the log.
+    const claim = jest.spyOn(log['consumers'], 'claimDeliveries');
     await log.consume('first', { ackWaitMs: 1000, maxInFlight: 10 }, (delivery) => delivery.ack());
     await log.consume('second', { ackWaitMs: 1000, maxInFlight: 10 }, (delivery) => delivery.ack());
     await log.publishBatch([{ workspaceId: 'ws', sourceId: 'src', messageId: 'm1', payload: {} }]);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Database } from '@tributary/sqlite';
-import { FUNCTION_LOG_RETENTION_MS } from '../../function-logs.port';
+import { FUNCTION_LOG_RETENTION_MS } from '../../ports/function-logs.port';
 import { describeFunctionLogsContract } from '../../function-logs.contract';
 import { SqliteEventLog } from './sqlite-event-log.adapter';
 

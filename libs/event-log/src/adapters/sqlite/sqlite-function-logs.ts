@@ -5,7 +5,7 @@ import {
   type FunctionLogEntry,
   type FunctionLogPage,
   type ListFunctionLogsOptions,
-} from '../../function-logs.port';
+} from '../../ports/function-logs.port';
 import {
   assertFunctionLogEntries,
   assertListFunctionLogs,
@@ -14,7 +14,7 @@ import {
   storedFunctionLogEntry,
 } from '../../function-logs.validation';
 import { assertSubjectToken } from '../../event-log.validation';
-import type { EnqueueWrite } from './sqlite-protocols-outcomes';
+import type { EnqueueWrite } from './sqlite-write.batcher';
 
 /**
  * Function logs in the embedded log's file. `AUTOINCREMENT` keeps row ids from being reused after

@@ -4,8 +4,9 @@ import {
   type ProtocolsOutcomeToRecord,
   type RecordedProtocolsOutcome,
   type RecordProtocolsOutcome,
-} from '../../protocols-outcomes.port';
+} from '../../ports/protocols-outcomes.port';
 import { assertSubjectToken } from '../../event-log.validation';
+import type { EnqueueWrite } from './sqlite-write.batcher';
 
 /**
  * Protocols outcomes in the embedded log's file. `seen_until` makes the (source, messageId) key a
@@ -34,9 +35,6 @@ interface OutcomeRow {
   outcome: string;
   recorded_at: number;
 }
-
-/** Runs a unit of work inside the adapter's batched write transaction, with the commit's clock. */
-export type EnqueueWrite = <T>(work: (now: number) => T) => Promise<T>;
 
 export class SqliteProtocolsOutcomes {
   private readonly statements: {

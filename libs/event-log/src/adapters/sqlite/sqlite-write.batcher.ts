@@ -1,6 +1,9 @@
 import type { Database } from '@tributary/sqlite';
 import { EventLogUnavailableError } from '../../event-log.port';
 
+/** Runs a unit of work inside the adapter's batched write transaction, with the commit's clock. */
+export type EnqueueWrite = <T>(work: (now: number) => T) => Promise<T>;
+
 interface QueuedWrite {
   run: (now: number) => unknown;
   resolve: (value: unknown) => void;

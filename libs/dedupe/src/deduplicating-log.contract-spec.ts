@@ -9,17 +9,17 @@ import {
   DEAD_LETTER_STREAM,
   JetStreamEventLog,
   LEASE_STREAM,
+  SqliteEventLog,
   TRACKING_STREAM,
-} from '../adapters/jetstream/jetstream-event-log.adapter';
-import { JetStreamMessageIdFeed } from '../adapters/jetstream/jetstream-message-id.feed';
-import { SqliteEventLog } from '../adapters/sqlite/sqlite-event-log.adapter';
-import type { EventLog } from '../event-log.port';
-import { NatsServerProcess } from '../testing/nats-server.process';
+  type TrackingLog,
+} from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
+import { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
 import { registerDedupeIndexMetrics } from './dedupe-index.metrics';
-import { DeduplicatedEventLog } from './deduplicated-event-log';
+import { DeduplicatedTrackingLog } from './deduplicated-tracking-log';
 import { describeDeduplicatingLogContract } from './deduplicating-log.contract';
 import { WorkerDedupeIndex } from './worker-dedupe-index.adapter';
-import { storedTrackingMessageIds } from '../../../../test/support/tracking-log.reader';
+import { storedTrackingMessageIds } from '../../../test/support/tracking-log.reader';
 
 const WINDOW_MS = 3_000;
 const BUCKET_MS = 500;
@@ -73,7 +73,7 @@ describeDeduplicatingLogContract(
         server.url,
       );
       const feed = await JetStreamMessageIdFeed.connect(server.url);
-      const log = await DeduplicatedEventLog.start(inner, index, feed, {
+      const log = await DeduplicatedTrackingLog.start(inner, index, feed, {
         guardWindowMs: GUARD_MS,
         windowMs: WINDOW_MS,
       });
@@ -81,7 +81,7 @@ describeDeduplicatingLogContract(
       return log;
     },
     storedMessageIds: () => storedTrackingMessageIds(server.url),
-    settled: (log: EventLog) => (log as DeduplicatedEventLog).whenIndexed(),
+    settled: (log: TrackingLog) => (log as DeduplicatedTrackingLog).whenIndexed(),
   }),
 );
 
@@ -124,14 +124,17 @@ describeDeduplicatingLogContract('sqlite event log (its own dedupe table)', () =
 }));
 
 describe('a new dedupe index on a log that already holds messages', () => {
-  async function startIndexedLog(inner: JetStreamEventLog): Promise<DeduplicatedEventLog> {
+  async function startIndexedLog(inner: JetStreamEventLog): Promise<DeduplicatedTrackingLog> {
     const index = await WorkerDedupeIndex.start(
       join(mkdtempSync(join(tmpdir(), 'dedupe-new-index-')), 'index.sqlite'),
       { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
       server.url,
     );
     const feed = await JetStreamMessageIdFeed.connect(server.url);
-    return DeduplicatedEventLog.start(inner, index, feed, { guardWindowMs: GUARD_MS, windowMs: WINDOW_MS });
+    return DeduplicatedTrackingLog.start(inner, index, feed, {
+      guardWindowMs: GUARD_MS,
+      windowMs: WINDOW_MS,
+    });
   }
 
   const message = (messageId: string) => ({ workspaceId: 'ws1', sourceId: 'src-a', messageId, payload: {} });
@@ -198,7 +201,7 @@ describe("a replica's own appends and other writers' messages", () => {
       server.url,
     );
     const feed = await JetStreamMessageIdFeed.connect(server.url);
-    const log = await DeduplicatedEventLog.start(await connectInner(), index, feed, {
+    const log = await DeduplicatedTrackingLog.start(await connectInner(), index, feed, {
       guardWindowMs: GUARD_MS,
       windowMs: WINDOW_MS,
     });
@@ -244,7 +247,7 @@ describe('dedupe index metrics', () => {
       { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
     );
     const feed = await JetStreamMessageIdFeed.connect(server.url);
-    const log = await DeduplicatedEventLog.start(inner, index, feed, {
+    const log = await DeduplicatedTrackingLog.start(inner, index, feed, {
       guardWindowMs: GUARD_MS,
       windowMs: WINDOW_MS,
     });

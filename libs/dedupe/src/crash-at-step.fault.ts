@@ -1,4 +1,4 @@
-import { DEDUPE_WRITE_STEPS, type DedupeFaultHook, type DedupeWriteStep } from './deduplicated-event-log';
+import { DEDUPE_WRITE_STEPS, type DedupeFaultHook, type DedupeWriteStep } from './write-steps.fault';
 
 /** The environment variable the crash tests set; never set in a deployment. */
 export const CRASH_AT_STEP_VARIABLE = 'TRIBUTARY_TEST_DEDUPE_CRASH_AT';

@@ -1,7 +1,7 @@
-import type { EventLog, MessageToPublish } from '../event-log.port';
+import type { TrackingLog, MessageToPublish } from '@tributary/event-log';
 
 /**
- * What every deduplicating event log must do over the whole `DEDUPE_WINDOW`, whatever serves it (the
+ * What every deduplicating tracking log must do over the whole `DEDUPE_WINDOW`, whatever serves it (the
  * sqlite log's own table, or JetStream's short guard window plus the dedupe index). Real time: the
  * window is a few seconds and the guard shorter, so each case crosses them by waiting.
  */
@@ -17,11 +17,11 @@ export interface DeduplicatingLogTiming {
 export interface DeduplicatingLogContractFactory {
   timing: DeduplicatingLogTiming;
   /** A fresh, empty log. */
-  open(): Promise<EventLog>;
+  open(): Promise<TrackingLog>;
   /** Every stored message id, in sequence order (a full read of the log). */
-  storedMessageIds(log: EventLog): Promise<string[]>;
+  storedMessageIds(log: TrackingLog): Promise<string[]>;
   /** Resolves once the log's dedupe state has caught up with what it stored (no-op when synchronous). */
-  settled(log: EventLog): Promise<void>;
+  settled(log: TrackingLog): Promise<void>;
 }
 
 let counter = 0;
@@ -43,7 +43,7 @@ export function describeDeduplicatingLogContract(
   factory: () => DeduplicatingLogContractFactory,
 ): void {
   describe(`Deduplicating log contract: ${name}`, () => {
-    let log: EventLog;
+    let log: TrackingLog;
     let subject: DeduplicatingLogContractFactory;
 
     beforeEach(async () => {

@@ -1,57 +1,9 @@
-import {
-  EventLogUnavailableError,
-  type ConsumeOptions,
-  type ConsumerLag,
-  type ConsumerSubscription,
-  type DeadLetter,
-  type DeadLetterOutcome,
-  type DeliveryAttempt,
-  type DeliveryHandler,
-  type ErasedMessages,
-  type EventLog,
-  type FailedAttempts,
-  type StartedAttempt,
-  type LeaseRecord,
-  type LeaseValue,
-  type ListDeadLettersOptions,
-  type MessagesToErase,
-  type MessageToPublish,
-  type NewDeadLetter,
-  type PublishOutcome,
-  type TailHandler,
-  type TailOptions,
-  type TailSubscription,
-} from '../event-log.port';
-import type {
-  ProtocolsOutcomeToRecord,
-  RecordedProtocolsOutcome,
-  RecordProtocolsOutcome,
-} from '../protocols-outcomes.port';
-import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../function-logs.port';
-import { assertValidMessages } from '../event-log.validation';
-import {
-  followsTheLogItself,
-  type DedupeIndex,
-  type DedupeIndexEntries,
-  type DedupeIndexStats,
-} from './dedupe-index.port';
+import type { PublishOutcome } from '@tributary/event-log';
+import { followsTheLogItself, type DedupeIndex, type DedupeIndexEntries } from './dedupe-index.port';
 import { IndexedSequences } from './indexed-sequences';
 import type { FeedSubscription, MessageIdBatch, MessageIdFeed } from './message-id.feed';
-import { KEY_BYTES, messageIdKeys } from './message-id.key';
-
-/**
- * The steps of the write path where a test may make the process crash: after the index lookup
- * (nothing stored), while the append is in flight (stored or not), after the log acknowledged it (not
- * yet indexed, no answer), and around the index commit of the log follower.
- */
-export const DEDUPE_WRITE_STEPS = [
-  'after-lookup',
-  'during-append',
-  'after-append',
-  'before-index-commit',
-  'after-index-commit',
-] as const;
-export type DedupeWriteStep = (typeof DEDUPE_WRITE_STEPS)[number];
+import { KEY_BYTES } from './message-id.key';
+import type { DedupeFaultHook, DedupeWriteStep } from './write-steps.fault';
 
 /** Follower batches handed to the index and not yet committed, before the follower waits. */
 const MAX_COMMITS_WAITING = 4;
@@ -79,14 +31,7 @@ const MAX_FOLLOWER_LINGER_MS = 60_000;
 /** A hole this soon after the follower stopped means another writer is busy: it lingers longer. */
 const HOLES_RECUR_WITHIN_MS = 10_000;
 
-/**
- * Called at each step; throwing (or killing the process) there is the crash. Tests only. With an
- * index that follows the log itself, the two index-commit steps happen on its thread and this hook is
- * not called for them (the worker reads TRIBUTARY_TEST_DEDUPE_CRASH_AT itself).
- */
-export type DedupeFaultHook = (step: DedupeWriteStep) => void | Promise<void>;
-
-export interface DeduplicatedEventLogOptions {
+export interface IndexFollowerOptions {
   /** `DEDUPE_GUARD_WINDOW`: the log's own duplicate window, which covers ids not indexed yet. */
   guardWindowMs: number;
   /** `DEDUPE_WINDOW`: a new index starts reading the log this far back. */
@@ -117,37 +62,22 @@ export interface DedupeStatus {
   following: boolean;
 }
 
-export interface DedupeStatusSource {
-  dedupeStatus(): DedupeStatus;
-  dedupeIndexStats(): Promise<DedupeIndexStats>;
-}
-
-export function hasDedupeIndex(log: unknown): log is DedupeStatusSource {
-  return typeof (log as Partial<DedupeStatusSource> | null)?.dedupeStatus === 'function';
-}
-
 /**
- * The event log with the long-horizon dedupe index in front of it (NATS topology).
+ * Keeps the dedupe index up to date with the log, and knows how far it is: which sequences are
+ * indexed (`IndexedSequences`), how far the log has gone beyond them, and so whether a lookup can
+ * be trusted (`status`).
  *
- * Write path of `publishBatch`: look the ids up in the index; append the rest to the log, each with
- * its `Nats-Msg-Id`; record the appended ids in the index from the log's acknowledgements; answer.
- * The index is written only after the append, so it never holds an id whose message the log lacks,
- * and a client's retry after any crash is stored, never refused. Between the append and the index
- * write, the log's short duplicate window (`guardWindowMs`) refuses the id instead; the same window
- * settles two replicas appending one id at once.
- *
- * A follower reads the log back (headers only) in sequence order for what this replica did not append
- * itself: the catch-up after a start, and other replicas' messages. It runs only while it has work: a
- * hole in the sequences this replica knows to be indexed (`IndexedSequences`) that outlives an
+ * Two ways in: this replica's own appends, recorded from the log's acknowledgements (`recordOwn`),
+ * and the log follower, which reads the log back (headers only) in sequence order for what this
+ * replica did not append itself: the catch-up after a start, and other replicas' messages. The
+ * follower runs only while it has work: a hole in the indexed sequences that outlives an
  * acknowledgement's delay starts it, so each replica sees the others' ids within a second or so of
  * their append; with one replica the log's server never sends the ids back.
  *
  * Every index write carries the checkpoint (every sequence up to it is indexed), so after a crash the
- * follower resumes from there: the index is a checkpointed cache of the log. While it has not caught
- * up, or when it lags by more than half the guard window, publishes fail as unavailable (503 and a
- * retry), since a lookup could then miss an id the guard no longer covers.
+ * follower resumes from there: the index is a checkpointed cache of the log.
  */
-export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
+export class IndexFollower {
   private readonly clock: () => number;
   /** The log follower while it runs (catching up, or reading other writers' messages). */
   private follower:
@@ -175,234 +105,19 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   private commits: Promise<void> = Promise.resolve();
   private readonly commitsWaiting: Array<Promise<void>> = [];
 
-  private constructor(
-    private readonly inner: EventLog,
+  constructor(
     private readonly index: DedupeIndex,
     private readonly feed: MessageIdFeed,
-    private readonly options: DeduplicatedEventLogOptions,
+    private readonly options: IndexFollowerOptions,
   ) {
     this.clock = options.clock ?? Date.now;
   }
 
   /**
-   * Starts the follower from the index's checkpoint and resolves at once; `dedupeStatus().ready`
-   * turns true once it has caught up (`whenCaughtUp`).
+   * Starts following from the index's checkpoint and resolves at once; `status().ready` turns true
+   * once it has caught up (`whenCaughtUp`).
    */
-  static async start(
-    inner: EventLog,
-    index: DedupeIndex,
-    feed: MessageIdFeed,
-    options: DeduplicatedEventLogOptions,
-  ): Promise<DeduplicatedEventLog> {
-    const log = new DeduplicatedEventLog(inner, index, feed, options);
-    await log.startFollowing();
-    return log;
-  }
-
-  async publishBatch(messages: MessageToPublish[]): Promise<PublishOutcome[]> {
-    assertValidMessages(messages);
-    if (messages.length === 0) return [];
-    this.assertServing();
-    const messageIds = messages.map((message) => message.messageId);
-    const keys = messageIdKeys(messageIds);
-    const seen = await this.index.lookup(messageIds, this.clock(), keys);
-    await this.fault('after-lookup');
-    const outcomes = new Array<PublishOutcome>(messages.length);
-    const fresh: MessageToPublish[] = [];
-    const freshIndexes: number[] = [];
-    for (let index = 0; index < messages.length; index += 1) {
-      if (seen[index] > 0) {
-        outcomes[index] = { messageId: messageIds[index], duplicate: true, sequence: seen[index] };
-      } else {
-        fresh.push(messages[index]);
-        freshIndexes.push(index);
-      }
-    }
-    if (fresh.length > 0) {
-      const appending = this.inner.publishBatch(fresh);
-      if (this.options.faults) {
-        appending.catch(() => undefined);
-        await this.fault('during-append');
-      }
-      const appended = await appending;
-      await this.fault('after-append');
-      let newest = 0;
-      for (let position = 0; position < appended.length; position += 1) {
-        outcomes[freshIndexes[position]] = appended[position];
-        if (appended[position].sequence > newest) newest = appended[position].sequence;
-      }
-      this.observe(newest);
-      await this.recordOwn(appended, freshIndexes, keys);
-    }
-    return outcomes;
-  }
-
-  dedupeStatus(): DedupeStatus {
-    const lagMs = this.lagMs();
-    const indexedSequence = this.indexed.contiguous;
-    const lagMessages = Math.max(0, this.lastSequenceSeen - indexedSequence);
-    const status = { indexedSequence, lagMs, lagMessages, following: this.follower !== undefined };
-    if (this.failure)
-      return { ready: false, reason: `the dedupe index failed: ${this.failure.message}`, ...status };
-    if (!this.caughtUp) {
-      return {
-        ready: false,
-        reason: `the dedupe index is catching up with the log (${indexedSequence} of ${this.startSequence})`,
-        ...status,
-      };
-    }
-    if (lagMs > this.options.guardWindowMs / 2) {
-      return { ready: false, reason: `the dedupe index lags the log by ${Math.round(lagMs)} ms`, ...status };
-    }
-    return { ready: true, ...status };
-  }
-
-  dedupeIndexStats(): Promise<DedupeIndexStats> {
-    return this.index.stats();
-  }
-
-  /** Resolves once the index has read the log up to where it stood when this log started. */
-  async whenCaughtUp(timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.caughtUp) {
-      if (this.failure) throw this.failure;
-      if (Date.now() > deadline) throw new Error(`the dedupe index did not catch up within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
-  /** Resolves once every message the log held when called is indexed (tests, the bench). */
-  async whenIndexed(timeoutMs = 60_000): Promise<void> {
-    const { lastSequence } = await this.feed.describe();
-    const deadline = Date.now() + timeoutMs;
-    while (this.indexed.contiguous < lastSequence) {
-      if (this.failure) throw this.failure;
-      if (Date.now() > deadline)
-        throw new Error(`the dedupe index did not reach ${lastSequence} within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-
-  consume(
-    consumerName: string,
-    options: ConsumeOptions,
-    handler: DeliveryHandler,
-  ): Promise<ConsumerSubscription> {
-    return this.inner.consume(consumerName, options, handler);
-  }
-
-  deleteConsumer(consumerName: string): Promise<boolean> {
-    return this.inner.deleteConsumer(consumerName);
-  }
-
-  consumerLag(consumerName: string): Promise<ConsumerLag> {
-    return this.inner.consumerLag(consumerName);
-  }
-
-  deadLetter(letter: NewDeadLetter): Promise<DeadLetterOutcome> {
-    return this.inner.deadLetter(letter);
-  }
-
-  listDeadLetters(options?: ListDeadLettersOptions): Promise<DeadLetter[]> {
-    return this.inner.listDeadLetters(options);
-  }
-
-  readDeadLetter(deadLetterSequence: number): Promise<DeadLetter | null> {
-    return this.inner.readDeadLetter(deadLetterSequence);
-  }
-
-  readLease(name: string): Promise<LeaseRecord | null> {
-    return this.inner.readLease(name);
-  }
-
-  writeLease(name: string, value: LeaseValue, expectedRevision: number): Promise<number | null> {
-    return this.inner.writeLease(name, value, expectedRevision);
-  }
-
-  ping(): Promise<boolean> {
-    return this.inner.ping();
-  }
-
-  // Everything but appending tracking messages goes to the wrapped log unchanged.
-
-  tail(options: TailOptions, handler: TailHandler): Promise<TailSubscription> {
-    return this.inner.tail(options, handler);
-  }
-
-  markSeenOnce(key: string, ttlMs: number): Promise<boolean> {
-    return this.inner.markSeenOnce(key, ttlMs);
-  }
-
-  recordFailedAttempt(
-    consumerName: string,
-    sequence: number,
-    attempt: DeliveryAttempt,
-  ): Promise<FailedAttempts> {
-    return this.inner.recordFailedAttempt(consumerName, sequence, attempt);
-  }
-
-  recordAttemptStarted(
-    consumerName: string,
-    sequence: number,
-    started: StartedAttempt,
-  ): Promise<FailedAttempts> {
-    return this.inner.recordAttemptStarted(consumerName, sequence, started);
-  }
-
-  readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
-    return this.inner.readFailedAttempts(consumerName, sequence);
-  }
-
-  forgetFailedAttempts(consumerName: string, sequence: number): Promise<void> {
-    return this.inner.forgetFailedAttempts(consumerName, sequence);
-  }
-
-  /** The index keeps the erased messages' hashed ids: a retry of one is still answered as a duplicate. */
-  eraseMessages(request: MessagesToErase): Promise<ErasedMessages> {
-    return this.inner.eraseMessages(request);
-  }
-
-  recordProtocolsOutcomes(outcomes: ProtocolsOutcomeToRecord[]): Promise<RecordProtocolsOutcome[]> {
-    return this.inner.recordProtocolsOutcomes(outcomes);
-  }
-
-  readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]> {
-    return this.inner.readProtocolsOutcomes(sourceId, since, limit);
-  }
-
-  appendFunctionLogs(entries: FunctionLogEntry[]): Promise<void> {
-    return this.inner.appendFunctionLogs(entries);
-  }
-
-  listFunctionLogs(
-    workspaceId: string,
-    functionId: string,
-    options: ListFunctionLogsOptions,
-  ): Promise<FunctionLogPage> {
-    return this.inner.listFunctionLogs(workspaceId, functionId, options);
-  }
-
-  eraseFunctionLogs(workspaceId: string, functionId: string): Promise<void> {
-    return this.inner.eraseFunctionLogs(workspaceId, functionId);
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    clearInterval(this.probeTimer);
-    clearInterval(this.followerTimer);
-    await this.recordGathered();
-    await this.followerChanging;
-    await this.follower?.subscription.stop();
-    await this.commits.catch(() => undefined);
-    await this.feed.close();
-    await this.index.close();
-    await this.inner.close();
-  }
-
-  // ------------------------------------------------------------------------------------------------
-
-  private async startFollowing(): Promise<void> {
+  async start(): Promise<void> {
     const log = await this.feed.describe();
     let checkpoint = await this.index.checkpoint();
     // A log created again (its sequences start over) or one that lost its tail: the index would name
@@ -431,6 +146,60 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     this.followerTimer.unref();
   }
 
+  status(): DedupeStatus {
+    const lagMs = this.lagMs();
+    const indexedSequence = this.indexed.contiguous;
+    const lagMessages = Math.max(0, this.lastSequenceSeen - indexedSequence);
+    const status = { indexedSequence, lagMs, lagMessages, following: this.follower !== undefined };
+    if (this.failure)
+      return { ready: false, reason: `the dedupe index failed: ${this.failure.message}`, ...status };
+    if (!this.caughtUp) {
+      return {
+        ready: false,
+        reason: `the dedupe index is catching up with the log (${indexedSequence} of ${this.startSequence})`,
+        ...status,
+      };
+    }
+    if (lagMs > this.options.guardWindowMs / 2) {
+      return { ready: false, reason: `the dedupe index lags the log by ${Math.round(lagMs)} ms`, ...status };
+    }
+    return { ready: true, ...status };
+  }
+
+  /** Resolves once the index has read the log up to where it stood when the follower started. */
+  async whenCaughtUp(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.caughtUp) {
+      if (this.failure) throw this.failure;
+      if (Date.now() > deadline) throw new Error(`the dedupe index did not catch up within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** Resolves once every message the log held when called is indexed (tests, the bench). */
+  async whenIndexed(timeoutMs = 60_000): Promise<void> {
+    const { lastSequence } = await this.feed.describe();
+    const deadline = Date.now() + timeoutMs;
+    while (this.indexed.contiguous < lastSequence) {
+      if (this.failure) throw this.failure;
+      if (Date.now() > deadline)
+        throw new Error(`the dedupe index did not reach ${lastSequence} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  /** Stops following; what was handed to the index before still lands. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.probeTimer);
+    clearInterval(this.followerTimer);
+    await this.recordGathered();
+    await this.followerChanging;
+    await this.follower?.subscription.stop();
+    await this.commits.catch(() => undefined);
+  }
+
   /**
    * Records this replica's own appends in the index from their acknowledgements, so the log follower
    * need not read them back: still after the append, so the index never holds an id the log lacks.
@@ -438,7 +207,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
    * one per publish). Not awaited by the publish (JetStream's guard covers the ids until the record
    * lands), unless many records are waiting.
    */
-  private async recordOwn(appended: PublishOutcome[], freshIndexes: number[], keys: Buffer): Promise<void> {
+  async recordOwn(appended: PublishOutcome[], freshIndexes: number[], keys: Buffer): Promise<void> {
     let gathered = this.gathered;
     if (!gathered) {
       gathered = this.gathered = new GatheredAppends();
@@ -601,7 +370,7 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
     if (!this.caughtUp && contiguous >= this.startSequence) this.caughtUp = true;
   }
 
-  private observe(sequence: number): void {
+  observe(sequence: number): void {
     if (sequence <= this.lastSequenceSeen) return;
     this.lastSequenceSeen = sequence;
     // Real time, not the index's clock: the lag is measured against JetStream's guard window.
@@ -626,12 +395,6 @@ export class DeduplicatedEventLog implements EventLog, DedupeStatusSource {
   private lagMs(): number {
     const oldest = this.observations.find((observation) => observation.sequence > this.indexed.contiguous);
     return oldest ? Math.max(0, Date.now() - oldest.time) : 0;
-  }
-
-  private assertServing(): void {
-    if (this.closed) throw new EventLogUnavailableError('the event log is closed');
-    const status = this.dedupeStatus();
-    if (!status.ready) throw new EventLogUnavailableError(status.reason ?? 'the dedupe index is not ready');
   }
 
   private async fault(step: DedupeWriteStep): Promise<void> {

@@ -10,14 +10,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DEAD_LETTER_STREAM,
+  EventLogUnavailableError,
   JetStreamEventLog,
   LEASE_STREAM,
   TRACKING_STREAM,
-} from '../adapters/jetstream/jetstream-event-log.adapter';
-import { JetStreamMessageIdFeed } from '../adapters/jetstream/jetstream-message-id.feed';
-import { EventLogUnavailableError, type MessageToPublish, type PublishOutcome } from '../event-log.port';
-import { NatsServerProcess } from '../testing/nats-server.process';
-import { DEDUPE_WRITE_STEPS, DeduplicatedEventLog, type DedupeWriteStep } from './deduplicated-event-log';
+  type MessageToPublish,
+  type PublishOutcome,
+} from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
+import { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
+import {
+  DEDUPE_WRITE_STEPS,
+  DeduplicatedTrackingLog,
+  type DedupeWriteStep,
+} from './deduplicated-tracking-log';
 import { SqliteDedupeIndex } from './sqlite-dedupe-index.adapter';
 import { FILTER_BITS_PER_KEY } from './split-block-bloom.filter';
 
@@ -51,7 +57,7 @@ interface StoredCopy {
 
 /** The system under test: one tracking API replica's log, restartable on the same files. */
 class Replica {
-  log!: DeduplicatedEventLog;
+  log!: DeduplicatedTrackingLog;
   private index!: SqliteDedupeIndex;
   private feed!: JetStreamMessageIdFeed;
   private inner!: JetStreamEventLog;
@@ -78,7 +84,7 @@ class Replica {
     this.index = new SqliteDedupeIndex(this.indexFile, { windowMs: WINDOW_MS, bucketMs: HOUR });
     this.resumedAfter = (await this.index.checkpoint()).sequence;
     this.feed = await JetStreamMessageIdFeed.connect(this.servers);
-    this.log = await DeduplicatedEventLog.start(this.inner, this.index, this.feed, {
+    this.log = await DeduplicatedTrackingLog.start(this.inner, this.index, this.feed, {
       guardWindowMs: GUARD_MS,
       // How far back (real time) a new index reads the log. The injected clock runs far ahead of real
       // time here, so a window of real time would miss ids still inside the clock's window: a new
@@ -429,7 +435,7 @@ function replayOfAFailure(): { seed?: number; path?: string } {
   return seed ? { seed: Number(seed), path: process.env.FC_PATH } : {};
 }
 
-describe('DeduplicatedEventLog, model-based with crashes and an injected clock', () => {
+describe('DeduplicatedTrackingLog, model-based with crashes and an injected clock', () => {
   let server: NatsServerProcess;
 
   beforeAll(async () => {

@@ -369,7 +369,7 @@ function workerScript(): { path: string; execArgv: string[] } {
   const extension = extname(__filename);
   const path = join(__dirname, `dedupe-index.worker${extension}`);
   if (extension !== '.ts') return { path, execArgv: [] };
-  const hook = join(__dirname, '..', '..', '..', '..', 'test', 'support', 'swc-register.js');
+  const hook = join(__dirname, '..', '..', '..', 'test', 'support', 'swc-register.js');
   if (!existsSync(hook)) throw new Error(`cannot run the dedupe index worker from sources without ${hook}`);
   return { path, execArgv: ['--require', hook] };
 }

@@ -8,9 +8,9 @@ import {
 import { createInbox, headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import fc from 'fast-check';
-import type { MessageIdBatch } from '../../dedupe/message-id.feed';
-import { NatsServerProcess } from '../../testing/nats-server.process';
-import { TRACKING_STREAM } from './jetstream-event-log.adapter';
+import type { MessageIdBatch } from '../../message-id.feed';
+import { NatsServerProcess } from '@tributary/event-log/testing';
+import { TRACKING_STREAM } from '@tributary/event-log';
 import { JetStreamMessageIdFeed, parseIdMessage, type IdMessage } from './jetstream-message-id.feed';
 
 const TRACKING_SUBJECTS = ['tracking.>'];

@@ -43,3 +43,6 @@ export interface ProtocolsOutcomeStore {
    */
   readProtocolsOutcomes(sourceId: string, since: Date, limit?: number): Promise<RecordedProtocolsOutcome[]>;
 }
+
+/** DI token of the Protocols outcomes: the process's event log, which keeps them. */
+export const PROTOCOLS_OUTCOMES = Symbol('ProtocolsOutcomes');

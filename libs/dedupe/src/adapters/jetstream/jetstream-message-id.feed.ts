@@ -7,15 +7,16 @@ import {
 } from '@nats-io/jetstream';
 import { createInbox, nanos, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import type {
-  FeedSubscription,
-  LogDescription,
-  MessageIdBatch,
-  MessageIdFeed,
-} from '../../dedupe/message-id.feed';
-import { EventLogUnavailableError } from '../../event-log.port';
-import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
-import { headerValue, rawFieldsOf, readReplyInfo, type ReplyInfo } from './raw-consumer-message';
+import type { FeedSubscription, LogDescription, MessageIdBatch, MessageIdFeed } from '../../message-id.feed';
+import {
+  EventLogUnavailableError,
+  TRACKING_STREAM,
+  headerValue,
+  rawFieldsOf,
+  readReplyInfo,
+  trackingFilter,
+  type ReplyInfo,
+} from '@tributary/event-log';
 
 /** Every subject of `TRACKING`. */
 const TRACKING_STREAM_SUBJECTS = trackingFilter(undefined);

@@ -1,5 +1,5 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { JetStreamMessageIdFeed } from '../adapters/jetstream/jetstream-message-id.feed';
+import { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
 import { BackgroundMergeScheduler } from './background-merge.scheduler';
 import { crashAtStepFromEnvironment } from './crash-at-step.fault';
 import type { DedupeIndexSettings } from './dedupe-index.port';

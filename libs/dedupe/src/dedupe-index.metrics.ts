@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DedupeIndexStats } from './dedupe-index.port';
-import { hasDedupeIndex } from './deduplicated-event-log';
+import { hasDedupeIndex } from './deduplicated-tracking-log';
 
 /** Stats are read once per scrape (one worker round trip), whatever number of metrics use them. */
 const STATS_FRESH_MS = 1_000;
