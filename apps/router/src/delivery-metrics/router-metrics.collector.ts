@@ -1,13 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
+import { DEAD_LETTER_CAUSES, DELIVERY_OUTCOMES } from '@tributary/contracts';
 import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import { METRIC_PREFIX, MetricsRegistry, readWithin } from '@tributary/platform';
 import { Counter, Gauge } from 'prom-client';
 import { destinationConsumerName, destinationKey } from '../destination-consumers/consumer-names';
 import {
-  DELIVERY_OUTCOMES,
   DeliveryMetrics,
-  DEAD_LETTER_CAUSES,
   DISCARD_CAUSES,
   VALUE_NOT_STORED_CAUSES,
 } from './delivery-metrics';

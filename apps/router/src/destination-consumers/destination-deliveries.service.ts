@@ -3,7 +3,7 @@ import { NormalizedMessage } from '@tributary/contracts';
 import {
   createDeliveryAdapterRegistry,
   DeliveryAdapterRegistry,
-  DeliveryOutcome,
+  AttemptResult,
   DestinationSuspension,
   parseEgressPolicy,
   UserDeletionOutcome,
@@ -22,9 +22,6 @@ import { crashNow, crashOnMessageFromEnvironment } from './crash-on-message.faul
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
 import type { DeliveryTarget } from './delivery-targets.service';
 
-/** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
-const MAX_RETRY_AFTER_MS = 10 * 60_000;
-
 /**
  * Sends messages to a destination as its target says: through its insert function first when it has
  * an enabled one (docs/functions.md §5.3), then with the delivery adapter of its catalog entry or by
@@ -35,7 +32,7 @@ const MAX_RETRY_AFTER_MS = 10 * 60_000;
 export class DestinationDeliveries implements OnApplicationShutdown {
   private readonly registry: DeliveryAdapterRegistry;
   /** Deliveries under way, which closing waits for (see `onApplicationShutdown`). */
-  private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
+  private readonly inFlight = new Set<Promise<AttemptResult>>();
   /** Per adapter that takes several messages per call better than one (see `DeliveryGatherer`). */
   private readonly gatherers = new Map<string, DeliveryGatherer>();
   /** Tests only: the message whose delivery kills the process (see `crashOnMessageFromEnvironment`). */
@@ -78,12 +75,12 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   deliver(
     target: DeliveryTarget,
     message: NormalizedMessage,
-    storedJson?: Uint8Array,
-  ): Promise<DeliveryOutcome> {
+    storedPayload?: Uint8Array,
+  ): Promise<AttemptResult> {
     if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const delivery = target.insertFunction
       ? this.insertThenDeliver(target, message)
-      : this.deliverNow(target, message, storedJson);
+      : this.deliverNow(target, message, storedPayload);
     this.inFlight.add(delivery);
     const forget = () => this.inFlight.delete(delivery);
     delivery.then(forget, forget);
@@ -104,7 +101,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     const deletion = adapter
       .deleteUsers(request)
       .catch((error: unknown): UserDeletionOutcome => ({ outcome: 'retry', reason: String(error) }));
-    const tracked = deletion.then(() => ({ outcome: 'delivered' }) as DeliveryOutcome);
+    const tracked = deletion.then(() => ({ outcome: 'delivered' }) as AttemptResult);
     this.inFlight.add(tracked);
     const forget = () => this.inFlight.delete(tracked);
     tracked.then(forget, forget);
@@ -129,7 +126,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private async insertThenDeliver(
     target: DeliveryTarget,
     message: NormalizedMessage,
-  ): Promise<DeliveryOutcome> {
+  ): Promise<AttemptResult> {
     const insert = target.insertFunction!;
     const result = await this.invokeHandler(insert.fn, insert.settings, insert.instance, message);
     const decision = decideInsertOutcome(result, message);
@@ -141,8 +138,8 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private deliverNow(
     target: DeliveryTarget,
     message: NormalizedMessage,
-    storedJson: Uint8Array | undefined,
-  ): Promise<DeliveryOutcome> {
+    storedPayload: Uint8Array | undefined,
+  ): Promise<AttemptResult> {
     const { deliverer, settings, source } = target;
     if (deliverer.kind === 'refused')
       return Promise.resolve({ outcome: 'discard', reason: deliverer.reason });
@@ -169,11 +166,11 @@ export class DestinationDeliveries implements OnApplicationShutdown {
         });
         this.gatherers.set(adapter.slug, gatherer);
       }
-      return gatherer.deliver({ settings, ...source }, message).then(withRetryAfterCapped);
+      return gatherer.deliver({ settings, ...source }, message);
     }
     return adapter
-      .deliver({ settings, ...source, messages: [message], storedJson: [storedJson] })
-      .then(([result]) => withRetryAfterCapped(result!));
+      .deliver({ settings, ...source, messages: [message], storedPayload: [storedPayload] })
+      .then(([result]) => result!);
   }
 
   /** The function's handler for the message's type, given a copy of the message (the runner copies it). */
@@ -199,7 +196,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
 }
 
 /** The function metrics' word for a delivery outcome a function's answer led to. */
-function decidedOutcomeOf(outcome: DeliveryOutcome['outcome'] | 'continue') {
+function decidedOutcomeOf(outcome: AttemptResult['outcome'] | 'continue') {
   switch (outcome) {
     case 'continue':
     case 'delivered':
@@ -211,11 +208,4 @@ function decidedOutcomeOf(outcome: DeliveryOutcome['outcome'] | 'continue') {
     case 'retry':
       return 'retried';
   }
-}
-
-function withRetryAfterCapped(result: DeliveryOutcome): DeliveryOutcome {
-  if (result.outcome === 'retry' && result.retryAfterMs !== undefined) {
-    return { ...result, retryAfterMs: Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS) };
-  }
-  return result;
 }
