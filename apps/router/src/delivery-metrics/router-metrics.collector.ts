@@ -5,11 +5,7 @@ import { EVENT_LOG, EventLog } from '@tributary/event-log';
 import { METRIC_PREFIX, MetricsRegistry, readWithin } from '@tributary/platform';
 import { Counter, Gauge } from 'prom-client';
 import { destinationConsumerName, destinationKey } from '../destination-consumers/consumer-names';
-import {
-  DeliveryMetrics,
-  DISCARD_CAUSES,
-  VALUE_NOT_STORED_CAUSES,
-} from './delivery-metrics';
+import { DeliveryMetrics, DISCARD_CAUSES, VALUE_NOT_STORED_CAUSES } from './delivery-metrics';
 
 /** A scrape waits at most this long for the log's answers; a destination that misses it is left out. */
 const LOG_READ_DEADLINE_MS = 2_000;

@@ -130,9 +130,11 @@ export class MessageDeliverer {
         // nothing for it (it is every message's way).
         attempt = await send();
       } else {
-        attempts = (await this.eventLog.readFailedAttempts(context.consumerName, delivery.sequence))?.attempts ?? [];
+        attempts =
+          (await this.eventLog.readFailedAttempts(context.consumerName, delivery.sequence))?.attempts ?? [];
         poison = decidePoison({ deliveryCount: delivery.deliveryCount, attempts });
-        if (poison.action === 'attempt') attempt = await this.attemptAgain(delivery, context, poison.suspect, send);
+        if (poison.action === 'attempt')
+          attempt = await this.attemptAgain(delivery, context, poison.suspect, send);
       }
     }
 
@@ -166,7 +168,11 @@ export class MessageDeliverer {
    * Sends one message to a destination's target: the only way the router sends a message, for its
    * consumers and for dead-letter redrives alike. Never rejects (the delivery port's contract).
    */
-  send(target: DeliveryTarget, message: NormalizedMessage, storedPayload?: Uint8Array): Promise<AttemptResult> {
+  send(
+    target: DeliveryTarget,
+    message: NormalizedMessage,
+    storedPayload?: Uint8Array,
+  ): Promise<AttemptResult> {
     return this.deliveries.deliver(target, message, storedPayload);
   }
 

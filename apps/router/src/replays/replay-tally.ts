@@ -71,11 +71,7 @@ export class ReplayTally {
    * acks the message once the count is saved. Rejects when the save fails: the message stays unacked
    * and is delivered again after its ack wait.
    */
-  settle(
-    sequence: number,
-    outcome: DeliveryOutcome | undefined,
-    ack: () => Promise<void>,
-  ): Promise<void> {
+  settle(sequence: number, outcome: DeliveryOutcome | undefined, ack: () => Promise<void>): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ sequence, outcome, ack, resolve, reject });
       if (this.pending.length >= BATCH_SIZE) {

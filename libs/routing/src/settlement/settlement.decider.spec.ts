@@ -62,7 +62,11 @@ describe('decideSettlement', () => {
     {
       name: 'the poison rule gave up on it before any attempt',
       given: {
-        poison: { action: 'dead-letter', unsettledDeliveries: 3, reason: 'poison: 3 deliveries never settled' },
+        poison: {
+          action: 'dead-letter',
+          unsettledDeliveries: 3,
+          reason: 'poison: 3 deliveries never settled',
+        },
         attempt: undefined,
         deliveryCount: 4,
       },
@@ -117,7 +121,12 @@ describe('decideSettlement', () => {
     {
       name: 'a first failure is retried with the first backoff step, keeping its history',
       given: { jitter: 0 },
-      settlement: { outcome: 'retried', log: { kind: 'nak', delayMs: 500 }, reason: 'HTTP 500', forgetsHistory: false },
+      settlement: {
+        outcome: 'retried',
+        log: { kind: 'nak', delayMs: 500 },
+        reason: 'HTTP 500',
+        forgetsHistory: false,
+      },
     },
     {
       name: 'a failure past the window is dead-lettered with the count of its attempts',
@@ -239,7 +248,11 @@ describe('decideSettlement', () => {
 
 describe('decideRedriveSettlement', () => {
   it.each([
-    { name: 'delivered: it leaves the dead letters', given: { attempt: { outcome: 'delivered' as const } }, settlement: { outcome: 'delivered' } },
+    {
+      name: 'delivered: it leaves the dead letters',
+      given: { attempt: { outcome: 'delivered' as const } },
+      settlement: { outcome: 'delivered' },
+    },
     {
       name: 'refused: it stays a dead letter with the reason',
       given: { attempt: { outcome: 'discard' as const, reason: 'HTTP 404' } },
@@ -258,7 +271,11 @@ describe('decideRedriveSettlement', () => {
     {
       name: 'still poison: it stays a dead letter, unsent',
       given: { poison: { reason: 'poison: 3 deliveries never settled' } },
-      settlement: { outcome: 'dead_lettered', reason: 'poison: 3 deliveries never settled', deadLetterCause: 'poison' },
+      settlement: {
+        outcome: 'dead_lettered',
+        reason: 'poison: 3 deliveries never settled',
+        deadLetterCause: 'poison',
+      },
     },
   ])('$name', ({ given, settlement }) => {
     expect(decideRedriveSettlement(given)).toEqual(settlement);

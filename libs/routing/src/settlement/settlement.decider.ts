@@ -78,7 +78,8 @@ export function decideSettlement(facts: SettlementFacts): Settlement {
       forgetsHistory: true,
     };
   }
-  if (attempt === undefined) throw new Error('decideSettlement: routing sent the message, but no attempt is given');
+  if (attempt === undefined)
+    throw new Error('decideSettlement: routing sent the message, but no attempt is given');
   switch (attempt.outcome) {
     case 'delivered':
       return settled(facts, 'delivered');
@@ -122,7 +123,10 @@ function afterFailure(facts: SettlementFacts, reason: string, retryAfterMs: numb
   if (now >= windowEndsAt) {
     return {
       outcome: 'dead_lettered',
-      log: { kind: 'deadLetter', reason: `retries exhausted after ${facts.attemptsKept} attempts: ${reason}` },
+      log: {
+        kind: 'deadLetter',
+        reason: `retries exhausted after ${facts.attemptsKept} attempts: ${reason}`,
+      },
       reason,
       deadLetterCause: 'retries_exhausted',
       forgetsHistory: true,
@@ -167,7 +171,8 @@ export type RedriveSettlement =
 export function decideRedriveSettlement(
   facts: { attempt: AttemptResult; poison?: undefined } | { attempt?: undefined; poison: { reason: string } },
 ): RedriveSettlement {
-  if (facts.poison) return { outcome: 'dead_lettered', reason: facts.poison.reason, deadLetterCause: 'poison' };
+  if (facts.poison)
+    return { outcome: 'dead_lettered', reason: facts.poison.reason, deadLetterCause: 'poison' };
   const { attempt } = facts;
   if (attempt.outcome === 'delivered') return { outcome: 'delivered' };
   return { outcome: 'dead_lettered', reason: attempt.reason };
