@@ -161,7 +161,7 @@ export class MessageDeliverer {
       retryWindowMs: this.environment.RETRY_WINDOW,
       jitter: Math.random(),
     });
-    await this.apply(delivery, context, prepared, settlement, attempt, attempts);
+    return this.apply(delivery, context, prepared, settlement, attempt, attempts);
   }
 
   /**
@@ -197,7 +197,7 @@ export class MessageDeliverer {
    * listed; then the outcome is recorded, and the message acknowledged or, for a retry, nak'd with
    * the decided delay.
    */
-  private async apply(
+  private apply(
     delivery: Delivery,
     context: DeliveryContext,
     destination: RecordedDestination,
@@ -205,8 +205,23 @@ export class MessageDeliverer {
     attempt: AttemptResult | undefined,
     attempts: DeliveryAttempt[],
   ): Promise<void> {
+    const { log } = settlement;
+    // Not async: most messages are acknowledged at once, and each await is a promise more per message.
+    if (log.kind !== 'deadLetter')
+      return this.recordThenSettle(delivery, context, destination, settlement, attempt);
+    return this.deadLetter(delivery, context, log.reason, attempts).then(() =>
+      this.recordThenSettle(delivery, context, destination, settlement, attempt),
+    );
+  }
+
+  private recordThenSettle(
+    delivery: Delivery,
+    context: DeliveryContext,
+    destination: RecordedDestination,
+    settlement: Settlement,
+    attempt: AttemptResult | undefined,
+  ): Promise<void> {
     const { outcome, log } = settlement;
-    if (log.kind === 'deadLetter') await this.deadLetter(delivery, context, log.reason, attempts);
     this.record(destination, outcome, this.detailOf(delivery, settlement, attempt));
     if (log.kind === 'nak') return delivery.nak(log.delayMs);
     return this.acknowledge(delivery, context, outcome, settlement.forgetsHistory);
