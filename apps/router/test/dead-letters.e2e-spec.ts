@@ -58,6 +58,17 @@ describe('dead letters, discards and redrive', () => {
 
   const deadLettersPath = () => `${destinationName(source, 'webhooks')}/dead-letters`;
 
+  /** The debugger's latest outcome of a message per destination (`message-deliveries`). */
+  async function latestOutcomes(messageId: string): Promise<unknown[]> {
+    const response = await configApi(
+      t,
+      'GET',
+      `workspaces/${source.workspaceSlug}/sources/${source.sourceSlug}/message-deliveries?message_id=${messageId}`,
+    );
+    expect(response.status).toBe(200);
+    return response.body.message_deliveries[0].destinations;
+  }
+
   it('dead-letters after the retry window, discards a 404 at once, and redrives on request', async () => {
     const message = trackMessage({ event: 'Will Be Dead Lettered' });
     const sentAt = await sendBatch(t, source, [message]);
@@ -113,6 +124,31 @@ describe('dead letters, discards and redrive', () => {
       const response = await configApi(t, 'GET', deadLettersPath());
       return response.body.dead_letters.length === 0 ? true : undefined;
     });
+
+    // The redriven message is counted and shown where every delivery is: the destination's metrics
+    // and the debugger's latest outcome, which replaces its dead letter.
+    const { value: redrivenMetrics } = await pollUntil('the redrive is counted', 10_000, async () => {
+      const metrics = await deliveryMetrics(t, source, 'webhooks');
+      return metrics.counts.delivered === 1 ? metrics : undefined;
+    });
+    expect(redrivenMetrics.counts).toMatchObject({ delivered: 1, dead_lettered: 1 });
+    const outcomes = await latestOutcomes(message.messageId);
+    expect(outcomes).toHaveLength(2);
+    expect(outcomes).toEqual(
+      expect.arrayContaining([
+        {
+          destination_name: destinationName(source, 'webhooks'),
+          outcome: 'delivered',
+          time: expect.any(String),
+        },
+        {
+          destination_name: destinationName(source, 'webhooks-gone'),
+          outcome: 'discarded',
+          time: expect.any(String),
+          detail: expect.stringMatching(/404/),
+        },
+      ]),
+    );
 
     // The audit trail shows who asked for the redrive and what it delivered.
     const trail = await auditEvents(t, source, deadLettersPath());
@@ -176,6 +212,15 @@ describe('dead letters, discards and redrive', () => {
       await sleep(100);
       const response = await configApi(t, 'GET', path);
       expect(response.body.dead_letters.map((letter: any) => letter.message_id)).toEqual([message.messageId]);
+      // The failed redrive is counted and shown as what it left the message: still dead-lettered.
+      const metrics = await deliveryMetrics(t, source, 'webhooks-still-failing');
+      expect(metrics.counts).toMatchObject({ delivered: 0, dead_lettered: 2 });
+      expect(await latestOutcomes(message.messageId)).toContainEqual({
+        destination_name: destinationName(source, 'webhooks-still-failing'),
+        outcome: 'dead_lettered',
+        time: expect.any(String),
+        detail: expect.stringMatching(/503/),
+      });
     } finally {
       await failing.close();
     }

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { MessageDeliveriesResponse } from '@tributary/contracts';
+import { isFinalOutcome } from '@tributary/contracts/delivery/delivery-outcome';
 import { followLiveEvents, type LiveEvent } from '../api/live-events';
 import { useSession } from '../api/use-api';
 import { ErrorMessage, lastSegment } from '../components/common';
@@ -10,7 +11,6 @@ const KEPT_EVENTS = 2000;
 /** How many of the newest shown events have their destinations looked up, and how often. */
 const DELIVERY_LOOKUP_COUNT = 50;
 const DELIVERY_LOOKUP_INTERVAL_MS = 2000;
-const FINAL_OUTCOMES = new Set(['delivered', 'filtered', 'skipped', 'discarded', 'dead_lettered']);
 const TYPES = ['track', 'identify', 'page', 'screen', 'group', 'alias'];
 
 type Deliveries = MessageDeliveriesResponse['message_deliveries'][number]['destinations'];
@@ -98,9 +98,7 @@ export function DebuggerPage({ workspace, source }: { workspace: string; source:
         .filter((id) => {
           if (!id) return false;
           const known = deliveriesRef.current.get(id);
-          return (
-            !known || known.length === 0 || known.some((delivery) => !FINAL_OUTCOMES.has(delivery.outcome))
-          );
+          return !known || known.length === 0 || known.some((delivery) => !isFinalOutcome(delivery.outcome));
         });
       if (ids.length === 0) return;
       const query = ids.map((id) => `message_id=${encodeURIComponent(id)}`).join('&');

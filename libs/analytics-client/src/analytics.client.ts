@@ -42,7 +42,7 @@ export type CallResult =
   /** Not queued: the queue was full or the client closed. Also reported to `onError`. */
   | { status: 'refused'; messageId: string; message: AnalyticsMessage; error: AnalyticsQueueError };
 
-type DeliveryOutcome =
+type BatchSendResult =
   { ok: true; rejections: readonly ServerRejection[] } | { ok: false; error: AnalyticsDeliveryError };
 
 const MAX_REPORTED_BODY_CHARACTERS = 1000;
@@ -247,7 +247,7 @@ export class Analytics {
   private async deliver(
     batch: readonly SerializedMessage[],
     keepProcessAlive: boolean,
-  ): Promise<DeliveryOutcome> {
+  ): Promise<BatchSendResult> {
     const { maxRetries, retryBackoff } = this.options;
     for (let attempt = 0; ; attempt += 1) {
       // sentAt is the moment of this request, retries included: the server corrects clock skew with it.

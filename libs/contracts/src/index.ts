@@ -7,3 +7,5 @@ export * from './config-api/config-api.resources';
 export * from './config-api/resource-names';
 export * from './http/retry-after';
 export * from './config-api/function-instances.requests';
+export * from './delivery/delivery-outcome';
+export * from './delivery/attempt-result';

@@ -4,7 +4,7 @@
  * - `decideInsertOutcome`: an insert function's result, the message that goes on or the outcome (§5.3);
  * - `decideSourceAnswer`: a source function's result as the HTTP answer of its webhook (§5.1).
  */
-import type { DeliveryOutcome } from '@tributary/destinations';
+import type { AttemptResult } from '@tributary/destinations';
 import type { EmittedMessage, FunctionResult } from './function-runner.port';
 
 /** Thrown classes a function uses to say the message is wrong (Segment's "Message Rejected"). */
@@ -18,7 +18,7 @@ const MEMORY_REASON = 'function_memory_exceeded';
 const thrown = (name: string, message: string) => `${name}: ${message}`;
 
 /** §5.2: a destination function's result → `delivered | discard | retry | filtered`. */
-export function decideDestinationOutcome(result: FunctionResult): DeliveryOutcome {
+export function decideDestinationOutcome(result: FunctionResult): AttemptResult {
   switch (result.status) {
     case 'resolved':
       return { outcome: 'delivered' };
@@ -45,7 +45,7 @@ export function decideDestinationOutcome(result: FunctionResult): DeliveryOutcom
 
 /** §5.3: the message that goes on to the destination, or what became of it. */
 export type InsertDecision =
-  { readonly outcome: 'continue'; readonly message: Record<string, unknown> } | DeliveryOutcome;
+  { readonly outcome: 'continue'; readonly message: Record<string, unknown> } | AttemptResult;
 
 export function decideInsertOutcome(
   result: FunctionResult,

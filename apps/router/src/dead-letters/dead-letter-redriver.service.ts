@@ -10,11 +10,11 @@ import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-comma
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { NormalizedMessage } from '@tributary/contracts';
 import { DEAD_LETTERS, type DeadLetter, type DeadLetters } from '@tributary/event-log';
-import { MAX_UNSETTLED_DELIVERIES, poisonReason } from '@tributary/routing';
+import { decideRedriveSettlement, MAX_UNSETTLED_DELIVERIES, poisonReason } from '@tributary/routing';
 import { randomUUID } from 'node:crypto';
-import { destinationConsumerName } from '../destination-consumers/consumer-names';
+import { destinationConsumerName, destinationKey } from '../destination-consumers/consumer-names';
 import { DeliveryTargets } from '../destination-consumers/delivery-targets.service';
-import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
+import { MessageDeliverer, RecordedDestination } from '../destination-consumers/message-deliverer.service';
 import { HeldLease, JobLeases, LeaseLostError } from '../job-leases/job-leases';
 import { LeasedJobs } from '../job-leases/leased-jobs';
 
@@ -39,6 +39,8 @@ interface RedriveProgress {
 /**
  * Redrives a destination's dead letters on request: each is sent once more as it was stored; those
  * delivered leave the list (recorded as an event), the others stay with the reason of this attempt.
+ * They are sent and their outcomes recorded as the destination's consumer does (`MessageDeliverer`'s
+ * `send` and `record`), so a redriven message shows in the delivery metrics and the debugger.
  *
  * With several router replicas, exactly one runs a destination's redrives: the one holding its lease
  * (see `LeasedJobs`). It saves its progress in the lease after every letter, so a replica taking over
@@ -59,7 +61,7 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
     @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
     private readonly readModel: ConfigReadModel,
     private readonly commands: ConfigCommandHandler,
-    private readonly deliveries: DestinationDeliveries,
+    private readonly deliverer: MessageDeliverer,
     private readonly targets: DeliveryTargets,
     leases: JobLeases,
   ) {
@@ -151,26 +153,38 @@ export class DeadLetterRedriver implements OnApplicationBootstrap, BeforeApplica
     );
     // Its adapter or function and its insert function, as the destination's consumer delivers.
     const target = this.targets.targetOf(view.destination);
+    const destination: RecordedDestination = {
+      sourceId,
+      destinationSlug,
+      metricsKey: destinationKey(sourceId, destinationSlug),
+    };
     for (const letter of pending) {
       if (stopping.aborted || lease.lost.aborted) return false;
       const { deadLetterSequence } = letter;
+      const { messageId } = letter.message;
       const unsettledSends =
         progress.sending?.deadLetterSequence === deadLetterSequence ? progress.sending.startedSends : 0;
       if (unsettledSends >= MAX_UNSETTLED_DELIVERIES) {
-        progress.failed.push({ deadLetterSequence, reason: poisonReason(unsettledSends) });
+        const reason = poisonReason(unsettledSends);
+        const settlement = decideRedriveSettlement({ poison: { reason } });
+        progress.failed.push({ deadLetterSequence, reason });
         progress.sending = undefined;
         await lease.save({ ...progress });
+        this.deliverer.record(destination, settlement.outcome, { messageId, ...settlement });
         continue;
       }
       progress.sending = { deadLetterSequence, startedSends: unsettledSends + 1 };
       await lease.save({ ...progress });
-      const result = target
-        ? await this.deliveries.deliver(target, letter.message.payload as unknown as NormalizedMessage)
+      const attempt = target
+        ? await this.deliverer.send(target, letter.message.payload as unknown as NormalizedMessage)
         : ({ outcome: 'discard', reason: 'the destination can no longer be delivered to' } as const);
-      if (result.outcome === 'delivered') progress.delivered.push(deadLetterSequence);
-      else progress.failed.push({ deadLetterSequence, reason: result.reason });
+      const settlement = decideRedriveSettlement({ attempt });
+      if (settlement.outcome === 'delivered') progress.delivered.push(deadLetterSequence);
+      else progress.failed.push({ deadLetterSequence, reason: settlement.reason });
       progress.sending = undefined;
       await lease.save({ ...progress });
+      // No latency: the message was received long before, its first deliveries having failed.
+      this.deliverer.record(destination, settlement.outcome, { messageId, ...settlement });
     }
     return true;
   }

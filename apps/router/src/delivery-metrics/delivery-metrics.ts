@@ -1,16 +1,10 @@
+import {
+  DEAD_LETTER_CAUSES,
+  DELIVERY_OUTCOMES,
+  type DeadLetterCause,
+  type DeliveryOutcome,
+} from '@tributary/contracts';
 import type { DiscardCause, ValueNotStored, ValueNotStoredCause } from '@tributary/destinations';
-
-export type DeliveryOutcomeKind =
-  'delivered' | 'discarded' | 'retried' | 'filtered' | 'skipped' | 'dead_lettered';
-
-export const DELIVERY_OUTCOMES: DeliveryOutcomeKind[] = [
-  'delivered',
-  'discarded',
-  'retried',
-  'filtered',
-  'skipped',
-  'dead_lettered',
-];
 
 /** Why a delivered message's value was not stored as sent (a warehouse's type conflict or column limit). */
 export const VALUE_NOT_STORED_CAUSES: readonly ValueNotStoredCause[] = ['type_conflict', 'column_limit'];
@@ -22,13 +16,6 @@ export const DISCARD_CAUSES: readonly DiscardCause[] = [
   'table_limit',
   'egress_denied',
 ];
-
-/**
- * Why a message was dead-lettered: its retry window ran out, or it was poison (its deliveries kept
- * ending without an outcome, the process delivering it dying or stalling each time).
- */
-export type DeadLetterCause = 'retries_exhausted' | 'poison';
-export const DEAD_LETTER_CAUSES: readonly DeadLetterCause[] = ['retries_exhausted', 'poison'];
 
 /** Recent discards and values not stored kept per destination, for an operator to see why. */
 const RECENT_KEPT = 20;
@@ -65,7 +52,7 @@ export const LATENCY_WINDOWS_MS = {
 export const MAX_LATENCY_SAMPLES = 50_000;
 
 export interface DestinationMetricsSnapshot {
-  counts: Record<DeliveryOutcomeKind, number>;
+  counts: Record<DeliveryOutcome, number>;
   /** End-to-end latency (received by the tracking API -> delivered), milliseconds. */
   latency: Record<
     keyof typeof LATENCY_WINDOWS_MS,
@@ -97,7 +84,7 @@ export const SERIES_BUCKETS = 60;
 export interface DeliverySeriesBucket {
   /** Start of the minute, ISO 8601. */
   start: string;
-  counts: Record<DeliveryOutcomeKind, number>;
+  counts: Record<DeliveryOutcome, number>;
   /** Latency of the deliveries of that minute, milliseconds; null when none was delivered. */
   latency: { p50: number | null; p95: number | null };
 }
@@ -116,7 +103,7 @@ function sortedLatencies(values: readonly number[]): Float64Array {
 
 class DestinationMetrics {
   readonly counts = Object.fromEntries(DELIVERY_OUTCOMES.map((outcome) => [outcome, 0])) as Record<
-    DeliveryOutcomeKind,
+    DeliveryOutcome,
     number
   >;
   /** Pairs of (delivered at, latency), oldest first; the ones before `firstKept` are expired. */
@@ -129,9 +116,9 @@ class DestinationMetrics {
   readonly deadLettersByCause = zeroCounts(DEAD_LETTER_CAUSES);
 
   /** Outcome counts per minute of the last hour, by the minute's start; older minutes are dropped. */
-  private readonly countsByMinute = new Map<number, Record<DeliveryOutcomeKind, number>>();
+  private readonly countsByMinute = new Map<number, Record<DeliveryOutcome, number>>();
 
-  countInMinute(at: number, outcome: DeliveryOutcomeKind): void {
+  countInMinute(at: number, outcome: DeliveryOutcome): void {
     const minute = at - (at % SERIES_BUCKET_MS);
     let counts = this.countsByMinute.get(minute);
     if (!counts) {
@@ -224,7 +211,7 @@ export class DeliveryMetrics {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  record(destinationKey: string, outcome: DeliveryOutcomeKind, detail?: OutcomeDetail): void {
+  record(destinationKey: string, outcome: DeliveryOutcome, detail?: OutcomeDetail): void {
     const metrics = this.metricsOf(destinationKey);
     metrics.counts[outcome] += 1;
     metrics.countInMinute(this.now(), outcome);
@@ -277,7 +264,7 @@ export class DeliveryMetrics {
   }
 
   /** Outcome counts only: what a Prometheus scrape reads, without the latency percentiles' sort. */
-  countsOf(destinationKey: string): Readonly<Record<DeliveryOutcomeKind, number>> | undefined {
+  countsOf(destinationKey: string): Readonly<Record<DeliveryOutcome, number>> | undefined {
     return this.byDestination.get(destinationKey)?.counts;
   }
 

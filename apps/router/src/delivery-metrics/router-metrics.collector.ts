@@ -1,16 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
+import { DEAD_LETTER_CAUSES, DELIVERY_OUTCOMES } from '@tributary/contracts';
 import { DEAD_LETTERS, TRACKING_LOG, type DeadLetters, type TrackingLog } from '@tributary/event-log';
 import { METRIC_PREFIX, MetricsRegistry, readWithin } from '@tributary/platform';
 import { Counter, Gauge } from 'prom-client';
 import { destinationConsumerName, destinationKey } from '../destination-consumers/consumer-names';
-import {
-  DELIVERY_OUTCOMES,
-  DeliveryMetrics,
-  DEAD_LETTER_CAUSES,
-  DISCARD_CAUSES,
-  VALUE_NOT_STORED_CAUSES,
-} from './delivery-metrics';
+import { DeliveryMetrics, DISCARD_CAUSES, VALUE_NOT_STORED_CAUSES } from './delivery-metrics';
 
 /** A scrape waits at most this long for the log's answers; a destination that misses it is left out. */
 const LOG_READ_DEADLINE_MS = 2_000;

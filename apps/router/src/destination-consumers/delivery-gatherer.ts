@@ -1,9 +1,9 @@
 import type { NormalizedMessage } from '@tributary/contracts';
-import type { DeliveryAdapter, DeliveryOutcome, DeliveryRequest, Gathering } from '@tributary/destinations';
+import type { AttemptResult, DeliveryAdapter, DeliveryRequest, Gathering } from '@tributary/destinations';
 
 interface Waiting {
   message: NormalizedMessage;
-  resolve(outcome: DeliveryOutcome): void;
+  resolve(outcome: AttemptResult): void;
 }
 
 interface Lane {
@@ -47,9 +47,9 @@ export class DeliveryGatherer {
     this.callsAtOnce = callsAtOnceOf(gathering);
   }
 
-  deliver(request: Omit<DeliveryRequest, 'messages'>, message: NormalizedMessage): Promise<DeliveryOutcome> {
+  deliver(request: Omit<DeliveryRequest, 'messages'>, message: NormalizedMessage): Promise<AttemptResult> {
     const lane = this.laneOf(request);
-    return new Promise<DeliveryOutcome>((resolve) => {
+    return new Promise<AttemptResult>((resolve) => {
       lane.waiting.push({ message, resolve });
       this.schedule(lane);
     });
@@ -88,7 +88,7 @@ export class DeliveryGatherer {
     const taken = lane.waiting.splice(0, this.gathering.maxMessages);
     if (taken.length === 0) return;
     lane.sending += 1;
-    let outcomes: DeliveryOutcome[];
+    let outcomes: AttemptResult[];
     try {
       const results = await this.adapter.deliver({
         ...lane.request,

@@ -3,7 +3,7 @@ import { NormalizedMessage } from '@tributary/contracts';
 import {
   createDeliveryAdapterRegistry,
   DeliveryAdapterRegistry,
-  DeliveryOutcome,
+  AttemptResult,
   DestinationSuspension,
   findDestinationDefinition,
   parseEgressPolicy,
@@ -23,20 +23,18 @@ import { crashNow, crashOnMessageFromEnvironment } from './crash-on-message.faul
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
 import type { DeliveryTarget } from './delivery-targets.service';
 
-/** A destination's `Retry-After` is honoured up to this long; longer asks are treated as this. */
-const MAX_RETRY_AFTER_MS = 10 * 60_000;
-
 /**
  * Sends messages to a destination as its target says: through its insert function first when it has
  * an enabled one (docs/functions.md §5.3), then with the delivery adapter of its catalog entry or by
  * invoking its destination function (§5.2). Catalog entries without an adapter in this build are
- * discarded with that reason, so an operator sees why.
+ * discarded with that reason, so an operator sees why. Results go back as the adapter gave them (a
+ * `Retry-After` as asked): what they mean for the message is `decideSettlement`'s to say.
  */
 @Injectable()
 export class DestinationDeliveries implements OnApplicationShutdown {
   private readonly registry: DeliveryAdapterRegistry;
   /** Deliveries under way, which closing waits for (see `onApplicationShutdown`). */
-  private readonly inFlight = new Set<Promise<DeliveryOutcome>>();
+  private readonly inFlight = new Set<Promise<AttemptResult>>();
   /** Per destination whose definition gathers messages into calls (see `DeliveryGatherer`). */
   private readonly gatherers = new Map<string, DeliveryGatherer>();
   /** Tests only: the message whose delivery kills the process (see `crashOnMessageFromEnvironment`). */
@@ -80,12 +78,12 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   deliver(
     target: DeliveryTarget,
     message: NormalizedMessage,
-    storedJson?: Uint8Array,
-  ): Promise<DeliveryOutcome> {
+    storedPayload?: Uint8Array,
+  ): Promise<AttemptResult> {
     if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const delivery = target.insertFunction
-      ? this.insertThenDeliver(target, message, storedJson)
-      : this.deliverNow(target, message, storedJson);
+      ? this.insertThenDeliver(target, message, storedPayload)
+      : this.deliverNow(target, message, storedPayload);
     this.inFlight.add(delivery);
     const forget = () => this.inFlight.delete(delivery);
     delivery.then(forget, forget);
@@ -106,7 +104,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     const deletion = adapter
       .deleteUsers(request)
       .catch((error: unknown): UserDeletionOutcome => ({ outcome: 'retry', reason: String(error) }));
-    const tracked = deletion.then(() => ({ outcome: 'delivered' }) as DeliveryOutcome);
+    const tracked = deletion.then(() => ({ outcome: 'delivered' }) as AttemptResult);
     this.inFlight.add(tracked);
     const forget = () => this.inFlight.delete(tracked);
     tracked.then(forget, forget);
@@ -131,10 +129,16 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private async insertThenDeliver(
     target: DeliveryTarget,
     message: NormalizedMessage,
-    storedJson: Uint8Array | undefined,
-  ): Promise<DeliveryOutcome> {
+    storedPayload: Uint8Array | undefined,
+  ): Promise<AttemptResult> {
     const insert = target.insertFunction!;
-    const result = await this.invokeHandler(insert.fn, insert.settings, insert.instance, message, storedJson);
+    const result = await this.invokeHandler(
+      insert.fn,
+      insert.settings,
+      insert.instance,
+      message,
+      storedPayload,
+    );
     const decision = decideInsertOutcome(result, message);
     this.functions.record(insert.fn, result, decidedOutcomeOf(decision.outcome));
     if (decision.outcome !== 'continue') return decision;
@@ -144,13 +148,13 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private deliverNow(
     target: DeliveryTarget,
     message: NormalizedMessage,
-    storedJson: Uint8Array | undefined,
-  ): Promise<DeliveryOutcome> {
+    storedPayload: Uint8Array | undefined,
+  ): Promise<AttemptResult> {
     const { deliverer, settings, source } = target;
     if (deliverer.kind === 'refused')
       return Promise.resolve({ outcome: 'discard', reason: deliverer.reason });
     if (deliverer.kind === 'function') {
-      return this.invokeHandler(deliverer.fn, settings, deliverer.instance, message, storedJson).then(
+      return this.invokeHandler(deliverer.fn, settings, deliverer.instance, message, storedPayload).then(
         (result) => {
           const outcome = decideDestinationOutcome(result);
           this.functions.record(deliverer.fn, result, decidedOutcomeOf(outcome.outcome));
@@ -171,11 +175,11 @@ export class DestinationDeliveries implements OnApplicationShutdown {
         gatherer = new DeliveryGatherer(adapter, gathering);
         this.gatherers.set(adapter.slug, gatherer);
       }
-      return gatherer.deliver({ settings, ...source }, message).then(withRetryAfterCapped);
+      return gatherer.deliver({ settings, ...source }, message);
     }
     return adapter
-      .deliver({ settings, ...source, messages: [message], storedJson: [storedJson] })
-      .then(([result]) => withRetryAfterCapped(result!));
+      .deliver({ settings, ...source, messages: [message], storedPayload: [storedPayload] })
+      .then(([result]) => result!);
   }
 
   /**
@@ -187,7 +191,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     settings: Readonly<Record<string, unknown>>,
     instance: string,
     message: NormalizedMessage,
-    storedJson: Uint8Array | undefined,
+    storedPayload: Uint8Array | undefined,
   ): Promise<FunctionResult> {
     const entry = MESSAGE_HANDLERS[message.type as keyof typeof MESSAGE_HANDLERS];
     if (entry === undefined) {
@@ -197,7 +201,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       fn,
       entry,
       payload: message,
-      ...(storedJson !== undefined && { payloadJson: utf8.decode(storedJson) }),
+      ...(storedPayload !== undefined && { payloadJson: utf8.decode(storedPayload) }),
       settings,
       instance,
       messageId: message.messageId,
@@ -208,7 +212,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
 const utf8 = new TextDecoder();
 
 /** The function metrics' word for a delivery outcome a function's answer led to. */
-function decidedOutcomeOf(outcome: DeliveryOutcome['outcome'] | 'continue') {
+function decidedOutcomeOf(outcome: AttemptResult['outcome'] | 'continue') {
   switch (outcome) {
     case 'continue':
     case 'delivered':
@@ -220,11 +224,4 @@ function decidedOutcomeOf(outcome: DeliveryOutcome['outcome'] | 'continue') {
     case 'retry':
       return 'retried';
   }
-}
-
-function withRetryAfterCapped(result: DeliveryOutcome): DeliveryOutcome {
-  if (result.outcome === 'retry' && result.retryAfterMs !== undefined) {
-    return { ...result, retryAfterMs: Math.min(result.retryAfterMs, MAX_RETRY_AFTER_MS) };
-  }
-  return result;
 }

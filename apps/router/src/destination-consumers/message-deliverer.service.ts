@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KeyedLock } from '@tributary/concurrency';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
-import { NormalizedMessage } from '@tributary/contracts';
-import { DeliveryOutcome } from '@tributary/destinations';
+import { AttemptResult, DeliveryOutcome, NormalizedMessage } from '@tributary/contracts';
 import {
-  EVENT_LOG,
+  ATTEMPT_HISTORY,
+  DEAD_LETTERS,
   type AttemptHistory,
   type DeadLetters,
   type Delivery,
@@ -15,10 +15,12 @@ import {
   decideDelivery,
   decidePoison,
   decideSettlement,
+  type PoisonCheck,
   prepareReplayMessage,
   type RoutableDestination,
+  type Settlement,
 } from '@tributary/routing';
-import { DeliveryMetrics, DeliveryOutcomeKind, OutcomeDetail } from '../delivery-metrics/delivery-metrics';
+import { DeliveryMetrics, OutcomeDetail } from '../delivery-metrics/delivery-metrics';
 import { RecentMessageOutcomes } from '../message-deliveries/recent-message-outcomes';
 import { destinationConsumerName, destinationKey } from './consumer-names';
 import { DeliveryTarget, DeliveryTargets } from './delivery-targets.service';
@@ -36,31 +38,41 @@ export interface DeliveryContext {
     replayId: string;
     endTime: number | null;
     /**
-     * Settles a message of the replay in place of its ack: the replay counts the outcome (none for a
-     * message it does not count), then acks. One context serves the whole replay, not one per message.
+     * Acknowledges a message of the replay in place of its ack: the replay counts the outcome (none
+     * for a message it does not count), then acks. One context serves the whole replay, not one per
+     * message.
      */
-    settle(delivery: Delivery, outcome: DeliveryOutcomeKind | undefined): Promise<void>;
+    acknowledgeReplayed(delivery: Delivery, outcome: DeliveryOutcome | undefined): Promise<void>;
   };
 }
 
+/** Where an outcome is recorded: the destination's delivery metrics and the debugger's recent outcomes. */
+export interface RecordedDestination {
+  readonly sourceId: string;
+  readonly destinationSlug: string;
+  /** Its key in the delivery metrics (`destinationKey`). */
+  readonly metricsKey: string;
+}
+
 /** What delivering to one destination needs, worked out once per config version, not per message. */
-interface PreparedDestination {
+interface PreparedDestination extends RecordedDestination {
   /** The filter list it was prepared with: the read model replaces the list when a filter changes. */
   filters: DestinationView['filters'];
   /** Its adapter or function, settings and insert function (replaced when a function is deployed). */
   target: DeliveryTarget;
   routable: RoutableDestination;
-  /** Its key in the delivery metrics: made once, not per message (a new string is hashed at each lookup). */
-  metricsKey: string;
 }
 
 /**
- * What happens to one message for one destination, ending with the message settled in the log
- * only when its outcome is final (docs/architecture.md, invariant 2): delivered, discarded, filtered,
- * skipped or dead-lettered are acknowledged; a retry is a delayed nak.
+ * What happens to one message for one destination: routing decides whether it is sent
+ * (`decideDelivery`), it is sent when it is, a failure is recorded in the log, `decideSettlement`
+ * decides its outcome from all of that, and `apply` carries the verdict out. The message is
+ * acknowledged only when its outcome is final (docs/architecture.md, invariant 2): delivered,
+ * discarded, filtered, skipped or dead-lettered; a retry is a delayed nak.
  *
  * The retry window and the attempt history live in the log (written only when an attempt fails), so
- * a restart or another replica continues them; the decision itself is `decideSettlement`.
+ * a restart or another replica continues them. Dead-letter redrives send and record through `send`
+ * and `record` too, so their outcomes show in the same metrics and debugger.
  */
 @Injectable()
 export class MessageDeliverer {
@@ -79,7 +91,8 @@ export class MessageDeliverer {
   private readonly isolation = new KeyedLock();
 
   constructor(
-    @Inject(EVENT_LOG) private readonly eventLog: AttemptHistory & DeadLetters,
+    @Inject(ATTEMPT_HISTORY) private readonly attempts: AttemptHistory,
+    @Inject(DEAD_LETTERS) private readonly deadLetters: DeadLetters,
     @Inject(ENVIRONMENT) private readonly environment: Environment,
     private readonly readModel: ConfigReadModel,
     private readonly targets: DeliveryTargets,
@@ -93,166 +106,194 @@ export class MessageDeliverer {
     const prepared = view && this.prepare(view);
     if (!prepared) {
       // The destination was deleted while the message waited: nothing is left to deliver to.
-      await this.settleInLog(delivery, context);
+      await this.acknowledge(delivery, context, undefined, delivery.deliveryCount > 1);
       return;
     }
     if (context.replay?.endTime !== undefined && context.replay.endTime !== null) {
       if (delivery.publishedAt.getTime() > context.replay.endTime) {
-        await this.settleInLog(delivery, context);
+        await this.acknowledge(delivery, context, undefined, delivery.deliveryCount > 1);
         return;
       }
     }
-    const key = prepared.metricsKey;
     const payload = delivery.payload as unknown as NormalizedMessage;
     const message = context.replay ? prepareReplayMessage(payload, prepared.target.displayName) : payload;
-    const decision = decideDelivery(message, prepared.routable, {
+    const routing = decideDelivery(message, prepared.routable, {
       now: new Date(),
       replay: Boolean(context.replay),
     });
-    if (decision.outcome !== 'deliver') {
-      const outcome = decision.outcome === 'skip' ? 'skipped' : 'filtered';
-      this.settle(key, context, outcome, { messageId: delivery.messageId });
-      await this.settleInLog(delivery, context, outcome);
-      return;
-    }
 
-    const attempt = () =>
-      this.deliveries.deliver(
-        prepared.target,
-        decision.message,
-        // Unchanged by routing (no replay, no filter copy): the destination may send the stored bytes.
-        decision.message === payload ? delivery.storedPayload : undefined,
-      );
-    // A first delivery goes straight to the destination: the poison rule reads nothing and writes
-    // nothing for it (it is every message's way).
-    const result =
-      delivery.deliveryCount === 1
-        ? await attempt()
-        : await this.attemptAgain(delivery, context, key, attempt);
-    if (result === undefined) return;
-    if (result.outcome === 'delivered') {
-      const receivedAt = Date.parse(String(payload.receivedAt));
-      this.settle(key, context, 'delivered', {
-        latencyMs: Number.isNaN(receivedAt) ? undefined : Date.now() - receivedAt,
-        messageId: delivery.messageId,
-        valuesNotStored: result.valuesNotStored,
-      });
-      await this.settleInLog(delivery, context, 'delivered');
-      return;
-    }
-    if (result.outcome === 'filtered') {
-      // The destination's own subscriptions (Segment Actions) matched none of its actions, or its
-      // function has no handler for the message's type, or its insert function dropped it.
-      this.settle(key, context, 'filtered', { messageId: delivery.messageId, reason: result.reason });
-      await this.settleInLog(delivery, context, 'filtered');
-      return;
-    }
-    if (result.outcome === 'discard') {
-      this.settle(key, context, 'discarded', {
-        messageId: delivery.messageId,
-        reason: result.reason,
-        discardCause: result.cause,
-      });
-      await this.settleInLog(delivery, context, 'discarded');
-      return;
+    let poison: PoisonCheck | undefined;
+    let attempt: AttemptResult | undefined;
+    let attempts: DeliveryAttempt[] = [];
+    if (routing.outcome === 'deliver') {
+      const send = () =>
+        this.send(
+          prepared.target,
+          routing.message,
+          // Unchanged by routing (no replay, no filter copy): the destination may send the stored bytes.
+          routing.message === payload ? delivery.storedPayload : undefined,
+        );
+      if (delivery.deliveryCount === 1) {
+        // A first delivery goes straight to the destination: the poison rule reads nothing and writes
+        // nothing for it (it is every message's way).
+        attempt = await send();
+      } else {
+        attempts =
+          (await this.attempts.readFailedAttempts(context.consumerName, delivery.sequence))?.attempts ?? [];
+        poison = decidePoison({ deliveryCount: delivery.deliveryCount, attempts });
+        if (poison.action === 'attempt')
+          attempt = await this.attemptAgain(delivery, context, poison.suspect, send);
+      }
     }
 
     // Only a failure writes: the history and the first failure's time, before the decision reads them.
-    const history = await this.eventLog.recordFailedAttempt(context.consumerName, delivery.sequence, {
-      at: new Date(),
-      outcome: result.reason,
-      deliveryCount: delivery.deliveryCount,
-    });
+    let firstFailedAt: Date | null = null;
+    if (attempt?.outcome === 'retry') {
+      const history = await this.attempts.recordFailedAttempt(context.consumerName, delivery.sequence, {
+        at: new Date(),
+        outcome: attempt.reason,
+        deliveryCount: delivery.deliveryCount,
+      });
+      firstFailedAt = history.firstFailedAt;
+      attempts = history.attempts;
+    }
     const settlement = decideSettlement({
-      attempt: result,
+      routing,
+      poison,
+      attempt,
       deliveryCount: delivery.deliveryCount,
       storedAt: delivery.publishedAt,
-      firstFailedAt: history.firstFailedAt,
+      firstFailedAt,
+      attemptsKept: attempts.length,
       now: new Date(),
       retryWindowMs: this.environment.RETRY_WINDOW,
       jitter: Math.random(),
     });
-    if (settlement.action === 'retry') {
-      this.metrics.record(key, 'retried');
-      this.recentOutcomes.record(
-        context.sourceId,
-        delivery.messageId,
-        context.destinationSlug,
-        'retried',
-        result.reason,
-      );
-      await delivery.nak(settlement.delayMs);
-      return;
-    }
-    await this.deadLetter(
-      delivery,
-      context,
-      `retries exhausted after ${history.attempts.length} attempts: ${result.reason}`,
-      history.attempts,
-    );
-    this.settle(key, context, 'dead_lettered', {
-      messageId: delivery.messageId,
-      reason: result.reason,
-      deadLetterCause: 'retries_exhausted',
-    });
-    await this.settleInLog(delivery, context, 'dead_lettered', true);
+    return this.apply(delivery, context, prepared, settlement, attempt, attempts);
   }
 
   /**
-   * A redelivery: the poison rule first (`decidePoison`, from the attempts the log keeps), then the
-   * attempt, recorded as started before the destination is called, so a process that dies or stalls
-   * in it leaves that start unsettled for the next delivery to count. A suspect (an earlier delivery
-   * never settled) waits for its turn in the process's isolation lane before recording its start,
-   * so a crash caused by another suspect is never charged to it. Undefined: the message was
-   * dead-lettered as poison and settled here.
+   * Sends one message to a destination's target: the only way the router sends a message, for its
+   * consumers and for dead-letter redrives alike. Never rejects (the delivery port's contract).
    */
-  private async attemptAgain(
+  send(
+    target: DeliveryTarget,
+    message: NormalizedMessage,
+    storedPayload?: Uint8Array,
+  ): Promise<AttemptResult> {
+    return this.deliveries.deliver(target, message, storedPayload);
+  }
+
+  /** Counts an outcome in the destination's delivery metrics and remembers it for the debugger. */
+  record(
+    destination: RecordedDestination,
+    outcome: DeliveryOutcome,
+    detail: OutcomeDetail & { messageId: string },
+  ): void {
+    this.metrics.record(destination.metricsKey, outcome, detail);
+    this.recentOutcomes.record(
+      destination.sourceId,
+      detail.messageId,
+      destination.destinationSlug,
+      outcome,
+      detail.reason,
+    );
+  }
+
+  /**
+   * Carries a settlement out: a dead letter is written first, so whoever sees it counted finds it
+   * listed; then the outcome is recorded, and the message acknowledged or, for a retry, nak'd with
+   * the decided delay.
+   */
+  private apply(
     delivery: Delivery,
     context: DeliveryContext,
-    key: string,
-    attempt: () => Promise<DeliveryOutcome>,
-  ): Promise<DeliveryOutcome | undefined> {
-    const { consumerName } = context;
-    const history = await this.eventLog.readFailedAttempts(consumerName, delivery.sequence);
-    const check = decidePoison({ deliveryCount: delivery.deliveryCount, attempts: history?.attempts ?? [] });
-    if (check.action === 'dead-letter') {
-      await this.deadLetter(delivery, context, check.reason, history?.attempts ?? []);
-      this.settle(key, context, 'dead_lettered', {
-        messageId: delivery.messageId,
-        reason: check.reason,
-        deadLetterCause: 'poison',
-      });
-      await this.settleInLog(delivery, context, 'dead_lettered', true);
-      return undefined;
+    destination: RecordedDestination,
+    settlement: Settlement,
+    attempt: AttemptResult | undefined,
+    attempts: DeliveryAttempt[],
+  ): Promise<void> {
+    const { log } = settlement;
+    // Not async: most messages are acknowledged at once, and each await is a promise more per message.
+    if (log.kind !== 'deadLetter')
+      return this.recordThenSettle(delivery, context, destination, settlement, attempt);
+    return this.deadLetter(delivery, context, log.reason, attempts).then(() =>
+      this.recordThenSettle(delivery, context, destination, settlement, attempt),
+    );
+  }
+
+  private recordThenSettle(
+    delivery: Delivery,
+    context: DeliveryContext,
+    destination: RecordedDestination,
+    settlement: Settlement,
+    attempt: AttemptResult | undefined,
+  ): Promise<void> {
+    const { outcome, log } = settlement;
+    this.record(destination, outcome, this.detailOf(delivery, settlement, attempt));
+    if (log.kind === 'nak') return delivery.nak(log.delayMs);
+    return this.acknowledge(delivery, context, outcome, settlement.forgetsHistory);
+  }
+
+  private detailOf(
+    delivery: Delivery,
+    settlement: Settlement,
+    attempt: AttemptResult | undefined,
+  ): OutcomeDetail & { messageId: string } {
+    const { messageId } = delivery;
+    if (attempt?.outcome === 'delivered') {
+      const receivedAt = Date.parse(String((delivery.payload as { receivedAt?: unknown }).receivedAt));
+      return {
+        latencyMs: Number.isNaN(receivedAt) ? undefined : Date.now() - receivedAt,
+        messageId,
+        valuesNotStored: attempt.valuesNotStored,
+      };
     }
+    const { reason, discardCause, deadLetterCause } = settlement;
+    return { messageId, reason, discardCause, deadLetterCause };
+  }
+
+  /**
+   * A redelivery the poison rule lets through: its attempt is recorded as started before the
+   * destination is called, so a process that dies or stalls in it leaves that start unsettled for the
+   * next delivery to count. A suspect (an earlier delivery never settled) waits for its turn in the
+   * process's isolation lane before recording its start, so a crash caused by another suspect is
+   * never charged to it.
+   */
+  private attemptAgain(
+    delivery: Delivery,
+    context: DeliveryContext,
+    suspect: boolean,
+    send: () => Promise<AttemptResult>,
+  ): Promise<AttemptResult> {
     const startedAttempt = () =>
-      this.eventLog
-        .recordAttemptStarted(consumerName, delivery.sequence, {
+      this.attempts
+        .recordAttemptStarted(context.consumerName, delivery.sequence, {
           at: new Date(),
           deliveryCount: delivery.deliveryCount,
         })
-        .then(attempt);
-    return check.suspect ? this.isolation.run(SUSPECTS, startedAttempt) : startedAttempt();
+        .then(send);
+    return suspect ? this.isolation.run(SUSPECTS, startedAttempt) : startedAttempt();
   }
 
   /**
-   * Acknowledges the message (a replay's own way: see `DeliveryContext.replay`), then drops what the
-   * log remembers of its failed attempts. Only a redelivered message can have any, so a message settled
-   * at its first delivery writes nothing more (and its settling is the ack's own promise, without an
-   * async function around it). A crash between the two leaves a history no one reads again, which the
-   * log's retention removes. `outcome` is what a replay counts: none when nothing was decided (the
-   * destination is gone, the message is past the replay's end).
+   * Acknowledges the message (a replay's own way: see `DeliveryContext.replay`), then, when the
+   * settlement says so, drops what the log remembers of its failed attempts (without an async
+   * function around the ack otherwise: a message settled at its first delivery writes nothing more).
+   * A crash between the two leaves a history no one reads again, which the log's retention removes.
+   * `outcome` is what a replay counts: none when nothing was decided (the destination is gone, the
+   * message is past the replay's end).
    */
-  private settleInLog(
+  private acknowledge(
     delivery: Delivery,
     context: DeliveryContext,
-    outcome?: DeliveryOutcomeKind,
-    failedBefore = false,
+    outcome: DeliveryOutcome | undefined,
+    forgetsHistory: boolean,
   ): Promise<void> {
-    const acked = context.replay ? context.replay.settle(delivery, outcome) : delivery.ack();
-    if (delivery.deliveryCount <= 1 && !failedBefore) return acked;
+    const acked = context.replay ? context.replay.acknowledgeReplayed(delivery, outcome) : delivery.ack();
+    if (!forgetsHistory) return acked;
     return acked.then(() =>
-      this.eventLog
+      this.attempts
         .forgetFailedAttempts(context.consumerName, delivery.sequence)
         .catch((error: Error) =>
           this.logger.warn(`could not drop the attempt history of ${delivery.messageId}: ${error.message}`),
@@ -267,6 +308,10 @@ export class MessageDeliverer {
     const cached = this.prepared.get(record);
     if (cached && cached.filters === view.filters && cached.target === target) return cached;
     const prepared: PreparedDestination = {
+      sourceId: record.sourceId,
+      destinationSlug: record.destinationSlug,
+      // Made once, not per message (a new string is hashed at each lookup).
+      metricsKey: cached?.metricsKey ?? destinationKey(record.sourceId, record.destinationSlug),
       filters: view.filters,
       target,
       routable: {
@@ -276,7 +321,6 @@ export class MessageDeliverer {
         filters: view.filters,
         capabilities: target.capabilities,
       },
-      metricsKey: cached?.metricsKey ?? destinationKey(record.sourceId, record.destinationSlug),
     };
     this.prepared.set(record, prepared);
     return prepared;
@@ -289,7 +333,7 @@ export class MessageDeliverer {
     reason: string,
     attempts: DeliveryAttempt[],
   ) {
-    await this.eventLog.deadLetter({
+    await this.deadLetters.deadLetter({
       consumerName: destinationConsumerName(context.sourceId, context.destinationSlug),
       message: {
         workspaceId: delivery.workspaceId,
@@ -303,23 +347,5 @@ export class MessageDeliverer {
       attempts,
     });
     this.logger.warn(`dead-lettered message ${delivery.messageId} for ${context.destinationSlug}: ${reason}`);
-  }
-
-  private settle(
-    key: string,
-    context: DeliveryContext,
-    outcome: DeliveryOutcomeKind,
-    detail?: OutcomeDetail,
-  ): void {
-    this.metrics.record(key, outcome, detail);
-    if (detail?.messageId !== undefined) {
-      this.recentOutcomes.record(
-        context.sourceId,
-        detail.messageId,
-        context.destinationSlug,
-        outcome,
-        detail.reason,
-      );
-    }
   }
 }

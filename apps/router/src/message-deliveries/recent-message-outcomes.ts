@@ -1,10 +1,10 @@
-import { DELIVERY_OUTCOMES, type DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
+import { DELIVERY_OUTCOMES, type DeliveryOutcome } from '@tributary/contracts';
 
 /** What happened to one message for one destination, as the console's debugger shows it. */
 export interface MessageOutcome {
   destinationSlug: string;
   /** `retried` stays until a final outcome replaces it. */
-  outcome: DeliveryOutcomeKind;
+  outcome: DeliveryOutcome;
   at: string;
   /** For a discard or retry: the destination's answer, shortened. */
   detail?: string;
@@ -52,7 +52,7 @@ export class RecentMessageOutcomes {
     sourceId: string,
     messageId: string,
     destinationSlug: string,
-    outcome: DeliveryOutcomeKind,
+    outcome: DeliveryOutcome,
     detail?: string,
   ): void {
     if (this.capacity <= 0) return;

@@ -127,7 +127,8 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       replay: {
         replayId,
         endTime,
-        settle: (delivery, outcome) => tally.settle(delivery.sequence, outcome, () => delivery.ack()),
+        acknowledgeReplayed: (delivery, outcome) =>
+          tally.settle(delivery.sequence, outcome, () => delivery.ack()),
       },
     };
     let subscription;

@@ -1,5 +1,5 @@
 import type { ReplayCounts } from '@tributary/config-domain';
-import type { DeliveryOutcomeKind } from '../delivery-metrics/delivery-metrics';
+import type { DeliveryOutcome } from '@tributary/contracts';
 import type { HeldLease } from '../job-leases/job-leases';
 
 /** A replay's progress as its lease carries it from one holder to the next. */
@@ -21,7 +21,7 @@ const NO_COUNTS: ReplayCounts = { delivered: 0, discarded: 0, filtered: 0, skipp
 
 interface Settlement {
   sequence: number;
-  outcome: DeliveryOutcomeKind | undefined;
+  outcome: DeliveryOutcome | undefined;
   ack(): Promise<void>;
   resolve(): void;
   reject(error: unknown): void;
@@ -71,11 +71,7 @@ export class ReplayTally {
    * acks the message once the count is saved. Rejects when the save fails: the message stays unacked
    * and is delivered again after its ack wait.
    */
-  settle(
-    sequence: number,
-    outcome: DeliveryOutcomeKind | undefined,
-    ack: () => Promise<void>,
-  ): Promise<void> {
+  settle(sequence: number, outcome: DeliveryOutcome | undefined, ack: () => Promise<void>): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ sequence, outcome, ack, resolve, reject });
       if (this.pending.length >= BATCH_SIZE) {

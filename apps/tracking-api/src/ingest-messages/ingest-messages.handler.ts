@@ -155,7 +155,7 @@ export class IngestMessagesHandler {
           if (outcomes[index].duplicate) duplicates += 1;
         this.counters.duplicates += duplicates;
         this.counters.accepted += sourceMessageCount - duplicates;
-        if (judged) await judged.settle(outcomes);
+        if (judged) await judged.afterStored(outcomes);
       } catch (error) {
         this.counters.unavailable += 1;
         throw new TrackingApiError(

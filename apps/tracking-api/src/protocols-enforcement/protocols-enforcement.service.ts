@@ -35,7 +35,7 @@ export interface JudgedBatch {
    * Rejects when the log is unavailable, so the request is answered 503 and the client retries;
    * forwards carry deterministic ids and records are deduplicated, so the retry does nothing twice.
    */
-  settle(outcomes: PublishOutcome[]): Promise<void>;
+  afterStored(outcomes: PublishOutcome[]): Promise<void>;
 }
 
 interface Reported {
@@ -60,7 +60,7 @@ interface Blocked {
   violationForwards: ForwardOutcome;
 }
 
-const NOTHING_TO_SETTLE = async () => undefined;
+const NOTHING_AFTER_STORED = async () => undefined;
 
 /**
  * Tracking-plan enforcement at ingestion (docs/protocols.md): after request validation, before the
@@ -127,7 +127,7 @@ export class ProtocolsEnforcement {
       });
     }
     const sourceMessageCount = toPublish.length;
-    if (!reported && !blocked) return { toPublish, sourceMessageCount, settle: NOTHING_TO_SETTLE };
+    if (!reported && !blocked) return { toPublish, sourceMessageCount, afterStored: NOTHING_AFTER_STORED };
 
     const origin = this.originOf(enforcement, now);
     // Blocked messages are first-seen or not only after the outcome store says so, but their
@@ -138,12 +138,12 @@ export class ProtocolsEnforcement {
     return {
       toPublish,
       sourceMessageCount,
-      settle: (outcomes) =>
-        this.settle(enforcement, workspaceId, origin, reported ?? [], blocked ?? [], outcomes),
+      afterStored: (outcomes) =>
+        this.afterStored(enforcement, workspaceId, origin, reported ?? [], blocked ?? [], outcomes),
     };
   }
 
-  private async settle(
+  private async afterStored(
     enforcement: SourceEnforcement,
     workspaceId: string,
     origin: ForwardingOrigin,

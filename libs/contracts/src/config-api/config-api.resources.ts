@@ -3,6 +3,7 @@
  * presenters write them and the web console reads them. Types only: responses are built by the
  * server, so nothing here parses.
  */
+import type { DeliveryOutcome } from '../delivery/delivery-outcome';
 import type { CatalogDestination, CatalogSource } from '../catalog/catalog.schemas';
 
 export interface WorkspaceResource {
@@ -102,9 +103,6 @@ export interface AuditEventResource {
   time: string;
   [key: string]: unknown;
 }
-
-export type DeliveryOutcome =
-  'delivered' | 'discarded' | 'retried' | 'filtered' | 'skipped' | 'dead_lettered';
 
 export interface DeliveryMetricsResource {
   name: string;

@@ -13,61 +13,31 @@
  * - Delivering a message again is safe as far as the adapter can make it so (the warehouse keys rows
  *   on `messageId`); the router delivers at least once.
  */
-import type { NormalizedMessage } from '@tributary/contracts';
+import type {
+  AttemptResult,
+  DeliveredAttempt,
+  DiscardAttempt,
+  DiscardCause,
+  FilteredAttempt,
+  NormalizedMessage,
+  RetryAttempt,
+  ValueNotStored,
+} from '@tributary/contracts';
 
-/**
- * Why a value of a delivered message was not stored as sent: it did not fit its column's type (the row
- * holds null there), or its column would pass the destination's column limit (the column is not created).
- */
-export type ValueNotStoredCause = 'type_conflict' | 'column_limit';
+// What an attempt came to is declared in libs/contracts, where the settlement decider reads it too.
+export type {
+  AttemptResult,
+  DeliveredAttempt,
+  DiscardAttempt,
+  DiscardCause,
+  FilteredAttempt,
+  RetryAttempt,
+  ValueNotStored,
+  ValueNotStoredCause,
+} from '@tributary/contracts';
 
-export interface ValueNotStored {
-  readonly cause: ValueNotStoredCause;
-  readonly table: string;
-  readonly column: string;
-  /** For the operator: `column "amount" holds numbers, but the message has string "lots"`. */
-  readonly reason: string;
-}
-
-export interface DeliveredOutcome {
-  readonly outcome: 'delivered';
-  /** Values the destination left out of what it stored; the router counts them in the metrics. */
-  readonly valuesNotStored?: readonly ValueNotStored[];
-}
-
-/** Discards the router counts by cause, besides their reason: a guard of the destination refused them. */
-export type DiscardCause = 'system_schema' | 'foreign_table' | 'table_limit' | 'egress_denied';
-
-export interface DiscardOutcome {
-  readonly outcome: 'discard';
-  /** For the operator: `HTTP 404: <body excerpt>`, `column "plan" is boolean, got "gold"`, ... */
-  readonly reason: string;
-  /** The vendor's HTTP status, when there was one. */
-  readonly status?: number;
-  readonly cause?: DiscardCause;
-}
-
-export interface RetryOutcome {
-  readonly outcome: 'retry';
-  readonly reason: string;
-  readonly status?: number;
-  /** The vendor's `Retry-After` (on 429 and 503), in milliseconds from now; the router may clamp it. */
-  readonly retryAfterMs?: number;
-}
-
-/**
- * The destination's own subscriptions do not take the message (Segment Actions: no `subscribe` matches
- * it): nothing was sent, and nothing should be; the router counts it as filtered.
- */
-export interface FilteredOutcome {
-  readonly outcome: 'filtered';
-  readonly reason: string;
-}
-
-export type DeliveryOutcome = DeliveredOutcome | DiscardOutcome | RetryOutcome | FilteredOutcome;
-
-/** The outcome for one message of a request. */
-export type DeliveryResult = DeliveryOutcome & { readonly messageId: string };
+/** The attempt's result for one message of a request. */
+export type DeliveryResult = AttemptResult & { readonly messageId: string };
 
 export interface DeliveryRequest {
   /**
@@ -82,11 +52,11 @@ export interface DeliveryRequest {
   /** Normalized messages as stored in the event log; results come back in this order. */
   readonly messages: readonly NormalizedMessage[];
   /**
-   * `storedJson[i]`, where present, is the JSON `messages[i]` is stored as in the log (UTF-8): given only
+   * `storedPayload[i]`, where present, is the JSON `messages[i]` is stored as in the log (UTF-8): given only
    * for a message handed over exactly as stored, not for a replay's or a filter's copy. An adapter that
    * sends a message as JSON may send these bytes rather than serialize it again: they are the same JSON.
    */
-  readonly storedJson?: readonly (Uint8Array | undefined)[];
+  readonly storedPayload?: readonly (Uint8Array | undefined)[];
 }
 
 /**
@@ -155,10 +125,10 @@ export interface DestinationSuspension {
   readonly since: string;
 }
 
-export const delivered = (valuesNotStored: readonly ValueNotStored[] = []): DeliveredOutcome =>
+export const delivered = (valuesNotStored: readonly ValueNotStored[] = []): DeliveredAttempt =>
   valuesNotStored.length === 0 ? { outcome: 'delivered' } : { outcome: 'delivered', valuesNotStored };
 
-export const discard = (reason: string, status?: number, cause?: DiscardCause): DiscardOutcome => ({
+export const discard = (reason: string, status?: number, cause?: DiscardCause): DiscardAttempt => ({
   outcome: 'discard',
   reason,
   ...(status !== undefined ? { status } : {}),
@@ -172,15 +142,15 @@ export const discard = (reason: string, status?: number, cause?: DiscardCause): 
 export const EGRESS_DENIED_REASON = 'egress_denied';
 
 /** A target the egress policy refuses: final, since retrying cannot change the policy's answer. */
-export const egressDenied = (detail: string): DiscardOutcome =>
+export const egressDenied = (detail: string): DiscardAttempt =>
   discard(`${EGRESS_DENIED_REASON}: ${detail}`, undefined, 'egress_denied');
 
-export const filtered = (reason: string): FilteredOutcome => ({ outcome: 'filtered', reason });
+export const filtered = (reason: string): FilteredAttempt => ({ outcome: 'filtered', reason });
 
 export function retry(
   reason: string,
   details: { status?: number; retryAfterMs?: number } = {},
-): RetryOutcome {
+): RetryAttempt {
   return {
     outcome: 'retry',
     reason,
@@ -192,13 +162,13 @@ export function retry(
 /** The same outcome for every message of a request (a misconfigured destination, an unreachable vendor). */
 export function sameOutcomeForAll(
   messages: readonly NormalizedMessage[],
-  outcome: DeliveryOutcome,
+  outcome: AttemptResult,
 ): DeliveryResult[] {
   return messages.map((message) => ({ messageId: message.messageId, ...outcome }));
 }
 
 /** The deletion outcome a delivery outcome of the same request means. */
-export function deletionOutcomeOf(outcome: DeliveryOutcome): UserDeletionOutcome {
+export function deletionOutcomeOf(outcome: AttemptResult): UserDeletionOutcome {
   switch (outcome.outcome) {
     case 'delivered':
     case 'filtered':

@@ -3,7 +3,7 @@
  * all retry and discard alike.
  */
 import { parseRetryAfter } from '@tributary/contracts';
-import { delivered, discard, retry, type DeliveryOutcome } from './delivery-adapter.port';
+import { delivered, discard, retry, type AttemptResult } from './delivery-adapter.port';
 
 export { parseRetryAfter };
 
@@ -18,7 +18,7 @@ export function classifyHttpStatus(
   status: number,
   retryAfterHeader: string | null | undefined,
   bodyExcerpt: string,
-): DeliveryOutcome {
+): AttemptResult {
   if (status >= 200 && status < 300) return delivered();
   const reason = bodyExcerpt === '' ? `HTTP ${status}` : `HTTP ${status}: ${bodyExcerpt}`;
   if (status === 408 || status === 429 || status >= 500) {

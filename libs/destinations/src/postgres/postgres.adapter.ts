@@ -32,7 +32,7 @@ import {
   type UserDeletionOutcome,
   type UserDeletionRequest,
   type DeliveryAdapter,
-  type DeliveryOutcome,
+  type AttemptResult,
   type DeliveryRequest,
   type DeliveryResult,
   type ValueNotStored,
@@ -434,7 +434,7 @@ export class PostgresDeliveryAdapter implements DeliveryAdapter {
     schema: string,
     message: NormalizedMessage,
     sourceId: string | undefined,
-  ): Promise<{ result: DeliveryOutcome; connectionLost?: unknown }> {
+  ): Promise<{ result: AttemptResult; connectionLost?: unknown }> {
     let inTransaction = false;
     try {
       const plan = planWarehouseRows(message, sourceId);
@@ -705,7 +705,7 @@ function isSqlError(error: unknown): boolean {
   return sqlState(error) !== undefined;
 }
 
-function outcomeOfError(error: unknown, warehouse: Warehouse): DeliveryOutcome {
+function outcomeOfError(error: unknown, warehouse: Warehouse): AttemptResult {
   if (error === undefined) return retry('not attempted');
   if (error instanceof PermanentRowError) return discard(`cannot store the message: ${error.message}`);
   if (error instanceof TableRefusedError) return discard(error.message, undefined, error.refusal);

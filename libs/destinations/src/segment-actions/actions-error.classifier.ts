@@ -5,7 +5,7 @@
  * errors. Authentication failures are retried, not discarded: they outlast the retry window as dead
  * letters, which an operator can redrive once the key is fixed.
  */
-import { discard, egressDenied, retry, type DeliveryOutcome } from '../delivery/delivery-adapter.port';
+import { discard, egressDenied, retry, type AttemptResult } from '../delivery/delivery-adapter.port';
 import { classifyHttpStatus } from '../delivery/http-response.classifier';
 
 const AUTH_STATUSES = new Set([401, 403]);
@@ -33,7 +33,7 @@ interface ErrorLike {
  * destinations copy response bodies into their errors, so the reason then keeps the status and the
  * kind of error only.
  */
-export function classifyActionsError(error: unknown, showAnswer = true): DeliveryOutcome {
+export function classifyActionsError(error: unknown, showAnswer = true): AttemptResult {
   const failure = (error ?? {}) as ErrorLike;
   const name = typeof failure.name === 'string' ? failure.name : 'Error';
   const said = shorten(typeof failure.message === 'string' ? failure.message : String(error));
@@ -90,7 +90,7 @@ export function classifyActionsError(error: unknown, showAnswer = true): Deliver
 }
 
 /** The outcome of one entry of an `onBatch` multistatus. */
-export function classifyMultiStatus(entry: { status: number; errormessage?: string }): DeliveryOutcome {
+export function classifyMultiStatus(entry: { status: number; errormessage?: string }): AttemptResult {
   if (entry.status >= 200 && entry.status < 300) return { outcome: 'delivered' };
   const reason = entry.errormessage ? shorten(entry.errormessage) : '';
   if (AUTH_STATUSES.has(entry.status)) {

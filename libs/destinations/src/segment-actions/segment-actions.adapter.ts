@@ -27,7 +27,7 @@ import {
   retry,
   sameOutcomeForAll,
   type DeliveryAdapter,
-  type DeliveryOutcome,
+  type AttemptResult,
   type DeliveryRequest,
   type DeliveryResult,
   type UserDeletionOutcome,
@@ -131,7 +131,7 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
     }
     const prepared = config;
     // Per message, the outcome of each subscription that takes it.
-    const outcomes: DeliveryOutcome[][] = request.messages.map(() => []);
+    const outcomes: AttemptResult[][] = request.messages.map(() => []);
     const work: Promise<void>[] = [];
     for (const subscription of prepared.subscriptions) {
       const taken = request.messages
@@ -242,7 +242,7 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
     config: PreparedConfig,
     subscription: PreparedSubscription,
     message: NormalizedMessage,
-  ): Promise<DeliveryOutcome> {
+  ): Promise<AttemptResult> {
     return this.withTimeout(async (signal) => {
       await config.destination.executeAction(subscription.subscription.partnerAction, {
         event: message,
@@ -259,8 +259,8 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
     config: PreparedConfig,
     subscription: PreparedSubscription,
     messages: readonly NormalizedMessage[],
-  ): Promise<DeliveryOutcome[]> {
-    let statuses: DeliveryOutcome[] | undefined;
+  ): Promise<AttemptResult[]> {
+    let statuses: AttemptResult[] | undefined;
     const outcome = await this.withTimeout(async (signal) => {
       const multistatus = await config.destination.executeBatch(subscription.subscription.partnerAction, {
         events: [...messages],
@@ -278,10 +278,10 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
   }
 
   /** Runs `work`, turning every error into an outcome and giving up after `messageTimeoutMs`. */
-  private withTimeout(work: (signal: AbortSignal) => Promise<DeliveryOutcome>): Promise<DeliveryOutcome> {
+  private withTimeout(work: (signal: AbortSignal) => Promise<AttemptResult>): Promise<AttemptResult> {
     const controller = new AbortController();
     const hosts = new Set<string>();
-    return new Promise<DeliveryOutcome>((resolve) => {
+    return new Promise<AttemptResult>((resolve) => {
       const timer = setTimeout(() => {
         controller.abort();
         resolve(retry(`timeout after ${this.runtime.messageTimeoutMs} ms`));
@@ -303,7 +303,7 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
 }
 
 /** One outcome from those of a message's subscriptions: any retry wins, then any discard. */
-function combine(outcomes: readonly DeliveryOutcome[]): DeliveryOutcome {
+function combine(outcomes: readonly AttemptResult[]): AttemptResult {
   if (outcomes.length === 0) return filtered('no subscription of the destination takes this message');
   return (
     outcomes.find((outcome) => outcome.outcome === 'retry') ??

@@ -174,11 +174,11 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
   it('sends and signs the stored JSON of a message as given, without serializing it again', async () => {
     const message = trackMessage('m-stored', { city: 'Zürich' });
     // The same JSON written differently (an escaped ü, a space), so the test sees which bytes went out.
-    const storedJson = Buffer.from(JSON.stringify(message).replace('ü', '\\u00fc').replace('{', '{ '));
+    const storedPayload = Buffer.from(JSON.stringify(message).replace('ü', '\\u00fc').replace('{', '{ '));
     const results = await adapter.deliver({
       settings: { url: `${receiver.baseUrl}/ok`, shared_secret: 'hush-hush' },
       messages: [message, trackMessage('m-serialized')],
-      storedJson: [storedJson, undefined],
+      storedPayload: [storedPayload, undefined],
     });
 
     expect(results.map((result) => result.outcome)).toEqual(['delivered', 'delivered']);
@@ -186,10 +186,10 @@ describe('WebhooksDeliveryAdapter against a real HTTP server', () => {
       receiver.requests.map((request) => [JSON.parse(request.body.toString('utf8')).messageId, request]),
     );
     const stored = byId.get('m-stored')!;
-    expect(stored.body.equals(storedJson)).toBe(true);
+    expect(stored.body.equals(storedPayload)).toBe(true);
     expect(JSON.parse(stored.body.toString('utf8'))).toEqual(message);
     expect(stored.headers['x-signature']).toBe(
-      createHmac('sha1', 'hush-hush').update(storedJson).digest('hex'),
+      createHmac('sha1', 'hush-hush').update(storedPayload).digest('hex'),
     );
     expect(byId.get('m-serialized')!.body.toString('utf8')).toBe(
       JSON.stringify(trackMessage('m-serialized')),

@@ -37,7 +37,7 @@ import {
   type UserDeletionOutcome,
   type UserDeletionRequest,
   type DeliveryAdapter,
-  type DeliveryOutcome,
+  type AttemptResult,
   type DeliveryRequest,
   type DeliveryResult,
 } from '../delivery/delivery-adapter.port';
@@ -136,27 +136,27 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
     if (request.messages.length === 1) {
       // The router's case: one message per call, without the concurrency machinery.
       const [message] = request.messages;
-      const outcome = await this.sendOne(target, message!, request.storedJson?.[0]);
+      const outcome = await this.sendOne(target, message!, request.storedPayload?.[0]);
       return [{ messageId: message!.messageId, ...outcome }];
     }
     const outcomes = await mapWithConcurrency(
-      request.messages.map((message, index) => ({ message, storedJson: request.storedJson?.[index] })),
+      request.messages.map((message, index) => ({ message, storedPayload: request.storedPayload?.[index] })),
       this.maxConcurrentRequests,
-      ({ message, storedJson }) => this.sendOne(target, message, storedJson),
+      ({ message, storedPayload }) => this.sendOne(target, message, storedPayload),
     );
     return request.messages.map((message, index) => ({ messageId: message.messageId, ...outcomes[index]! }));
   }
 
   /**
    * POSTs one message; the signature covers the whole body. The body is the message's stored JSON when
-   * the caller has it (`DeliveryRequest.storedJson`), which is the same JSON without serializing again.
+   * the caller has it (`DeliveryRequest.storedPayload`), which is the same JSON without serializing again.
    */
   sendOne(
     target: WebhookTarget,
     message: NormalizedMessage,
-    storedJson?: Uint8Array,
-  ): Promise<DeliveryOutcome> {
-    const body = storedJson ?? Buffer.from(JSON.stringify(message), 'utf8');
+    storedPayload?: Uint8Array,
+  ): Promise<AttemptResult> {
+    const body = storedPayload ?? Buffer.from(JSON.stringify(message), 'utf8');
     return this.post(target, body);
   }
 
@@ -195,7 +195,7 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
   }
 
   /** Never rejects; the timeout covers the whole exchange, response body included. */
-  private post(target: WebhookTarget, body: Uint8Array): Promise<DeliveryOutcome> {
+  private post(target: WebhookTarget, body: Uint8Array): Promise<AttemptResult> {
     let headers = target.headers;
     if (target.sharedSecret !== undefined) {
       const signed: Record<string, string> = { ...target.headers };
@@ -208,7 +208,7 @@ export class WebhooksDeliveryAdapter implements DeliveryAdapter {
       signed['x-signature'] = hmac.update(body).digest('hex');
       headers = signed;
     }
-    return new Promise<DeliveryOutcome>((resolve) => {
+    return new Promise<AttemptResult>((resolve) => {
       const exchange = new WebhookExchange(resolve, this.timeoutMs, () =>
         this.dispatcher.mayShowResponseOf(target.hostname),
       );
@@ -236,7 +236,7 @@ class WebhookExchange implements GuardedRequestHandler {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly resolve: (outcome: DeliveryOutcome) => void,
+    private readonly resolve: (outcome: AttemptResult) => void,
     private readonly timeoutMs: number,
     private readonly mayShowResponse: () => boolean,
   ) {
@@ -298,7 +298,7 @@ class WebhookExchange implements GuardedRequestHandler {
     this.settle(classifyHttpStatus(this.status, this.retryAfter, excerpt));
   }
 
-  private settle(outcome: DeliveryOutcome): void {
+  private settle(outcome: AttemptResult): void {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);

@@ -37,7 +37,7 @@ export interface RoutableDestination {
   };
 }
 
-export interface DeliveryContext {
+export interface RoutingContext {
   /** The router's clock reading for this decision. */
   readonly now: Date;
   /** The message is being replayed to this destination. */
@@ -70,7 +70,7 @@ export type RoutingDecision =
 export function decideDelivery(
   message: NormalizedMessage,
   destination: RoutableDestination,
-  context: DeliveryContext,
+  context: RoutingContext,
 ): RoutingDecision {
   const now = context.now.getTime();
   if (Number.isNaN(now)) throw new Error('decideDelivery: context.now is an invalid Date');

@@ -1,23 +1,26 @@
 /**
- * What the router does with a message after one delivery attempt, decided from facts the event log
- * keeps (its delivery count, the time it was stored, the time of its first failed attempt) and the
- * attempt's outcome, so that every replica, and the same replica after a restart, decides alike.
+ * What became of one message for one destination, and what the router does with it in the log,
+ * decided from routing's decision, the poison rule's check, the attempt's result and facts the event
+ * log keeps (the delivery count, the time the message was stored, the time of its first failed
+ * attempt), so that every replica, and the same replica after a restart, decides alike. Every
+ * outcome is decided here, in the words of `DeliveryOutcome`; the router only applies the verdict.
  */
+import type { AttemptResult, DeadLetterCause, DeliveryOutcome, DiscardCause } from '@tributary/contracts';
+import type { RoutingDecision } from '../delivery/delivery.decider';
+import type { PoisonCheck } from './poison.decider';
 
 /** The first retry waits about this long; each further one doubles it, up to the cap. */
 export const BASE_RETRY_DELAY_MS = 1_000;
+/** The longest wait before a retry, a destination's `Retry-After` included (it is clamped here, and only here). */
 export const MAX_RETRY_DELAY_MS = 10 * 60_000;
 
-/** What one attempt came to, as the delivery adapter reported it. */
-export type AttemptResult =
-  | { outcome: 'delivered' }
-  /** Refused for good (a 4xx other than 429, a message the destination can never take). */
-  | { outcome: 'discard'; reason: string }
-  /** Failed in a way that may pass later (5xx, 429, timeout, connection refused). */
-  | { outcome: 'retry'; reason: string; retryAfterMs?: number };
-
 export interface SettlementFacts {
-  attempt: AttemptResult;
+  /** Whether the message was to be sent at all. */
+  routing: RoutingDecision;
+  /** For a redelivery routing sent on: the poison rule's check, made before any attempt. */
+  poison?: PoisonCheck;
+  /** What the attempt came to; absent when nothing was sent (routing or the poison rule stopped it). */
+  attempt?: AttemptResult;
   /** The log's delivery count of this message for this consumer: 1 on the first delivery. */
   deliveryCount: number;
   /** When the log stored the message. */
@@ -27,6 +30,8 @@ export interface SettlementFacts {
    * it; for a failed attempt, the log has recorded it before deciding, so this is never later than now.
    */
   firstFailedAt: Date | null;
+  /** The attempts the log keeps for the message after recording a failed one: the dead letter's count. */
+  attemptsKept: number;
   now: Date;
   /** How long a failing message is retried, counted from its first failed attempt. */
   retryWindowMs: number;
@@ -34,17 +39,80 @@ export interface SettlementFacts {
   jitter: number;
 }
 
-export type Settlement =
-  | { action: 'delivered' }
-  | { action: 'discard'; reason: string }
-  | { action: 'retry'; delayMs: number }
-  | { action: 'dead-letter'; reason: string };
+/** What the router does with the message in the log: the log's own verbs. */
+export type LogAction =
+  /** Final: the message is not delivered to this destination again. */
+  | { readonly kind: 'ack' }
+  /** Delivered again after the delay. */
+  | { readonly kind: 'nak'; readonly delayMs: number }
+  /** Kept among the destination's dead letters with this reason, then acknowledged. */
+  | { readonly kind: 'deadLetter'; readonly reason: string };
+
+export interface Settlement {
+  readonly outcome: DeliveryOutcome;
+  readonly log: LogAction;
+  /** For the metrics and the debugger: the destination's answer, or why the message was given up on. */
+  readonly reason?: string;
+  /** Of a discard: the destination guard that refused it, when one did. */
+  readonly discardCause?: DiscardCause;
+  /** Of a dead letter: why. */
+  readonly deadLetterCause?: DeadLetterCause;
+  /**
+   * The log drops the attempts it keeps for the message: it is settled, and some may have been
+   * written (it was delivered before, or this delivery's failure was recorded). A first delivery
+   * settled at once writes nothing more; a retried message keeps its history for the next decision.
+   */
+  readonly forgetsHistory: boolean;
+}
 
 export function decideSettlement(facts: SettlementFacts): Settlement {
-  const { attempt } = facts;
-  if (attempt.outcome === 'delivered') return { action: 'delivered' };
-  if (attempt.outcome === 'discard') return { action: 'discard', reason: attempt.reason };
+  const { routing, poison, attempt } = facts;
+  if (routing.outcome === 'skip') return settled(facts, 'skipped');
+  if (routing.outcome === 'filter') return settled(facts, 'filtered');
+  if (poison?.action === 'dead-letter') {
+    return {
+      outcome: 'dead_lettered',
+      log: { kind: 'deadLetter', reason: poison.reason },
+      reason: poison.reason,
+      deadLetterCause: 'poison',
+      forgetsHistory: true,
+    };
+  }
+  if (attempt === undefined)
+    throw new Error('decideSettlement: routing sent the message, but no attempt is given');
+  switch (attempt.outcome) {
+    case 'delivered':
+      return settled(facts, 'delivered');
+    case 'filtered':
+      // The destination's own subscriptions matched none of its actions, its function has no handler
+      // for the message's type, or its insert function dropped it.
+      return settled(facts, 'filtered', { reason: attempt.reason });
+    case 'discard':
+      return settled(facts, 'discarded', {
+        reason: attempt.reason,
+        ...(attempt.cause !== undefined ? { discardCause: attempt.cause } : {}),
+      });
+    case 'retry':
+      return afterFailure(facts, attempt.reason, attempt.retryAfterMs);
+  }
+}
 
+/** A final outcome: the message is acknowledged. */
+function settled(
+  facts: SettlementFacts,
+  outcome: DeliveryOutcome,
+  detail: Pick<Settlement, 'reason' | 'discardCause'> = {},
+): Settlement {
+  return {
+    outcome,
+    log: { kind: 'ack' },
+    ...detail,
+    forgetsHistory: facts.deliveryCount > 1,
+  };
+}
+
+/** A failed attempt, recorded in the log before deciding: retried within the window, dead-lettered after it. */
+function afterFailure(facts: SettlementFacts, reason: string, retryAfterMs: number | undefined): Settlement {
   const now = validTime(facts.now, 'now');
   // A replica with a clock behind the one that stored the message must not date the failure before it.
   const firstFailedAt = Math.max(
@@ -54,17 +122,20 @@ export function decideSettlement(facts: SettlementFacts): Settlement {
   const windowEndsAt = firstFailedAt + facts.retryWindowMs;
   if (now >= windowEndsAt) {
     return {
-      action: 'dead-letter',
-      reason: `retry window of ${facts.retryWindowMs} ms exhausted: ${attempt.reason}`,
+      outcome: 'dead_lettered',
+      log: {
+        kind: 'deadLetter',
+        reason: `retries exhausted after ${facts.attemptsKept} attempts: ${reason}`,
+      },
+      reason,
+      deadLetterCause: 'retries_exhausted',
+      forgetsHistory: true,
     };
   }
   // The last retry is made when the window ends, so the message is dead-lettered one window after
   // its first failure, not up to a whole backoff step later.
-  const delayMs = Math.min(
-    retryDelayMs(facts.deliveryCount, attempt.retryAfterMs, facts.jitter),
-    windowEndsAt - now,
-  );
-  return { action: 'retry', delayMs };
+  const delayMs = Math.min(retryDelayMs(facts.deliveryCount, retryAfterMs, facts.jitter), windowEndsAt - now);
+  return { outcome: 'retried', log: { kind: 'nak', delayMs }, reason, forgetsHistory: false };
 }
 
 /**
@@ -81,6 +152,30 @@ export function retryDelayMs(
   const spread = Math.min(1, Math.max(0, jitter));
   const jittered = Math.round(exponential / 2 + spread * (exponential / 2));
   return Math.max(jittered, Math.min(retryAfterMs ?? 0, MAX_RETRY_DELAY_MS));
+}
+
+/**
+ * What a dead letter's redrive came to: it makes one attempt, as stored, outside the log's consumer
+ * (nothing to acknowledge or retry). Delivered, it leaves the dead letters; anything else leaves it
+ * there with this attempt's reason, and it stays dead-lettered.
+ */
+export type RedriveSettlement =
+  | { readonly outcome: 'delivered' }
+  | {
+      readonly outcome: 'dead_lettered';
+      /** Why it stays a dead letter: this attempt's reason. */
+      readonly reason: string;
+      readonly deadLetterCause?: DeadLetterCause;
+    };
+
+export function decideRedriveSettlement(
+  facts: { attempt: AttemptResult; poison?: undefined } | { attempt?: undefined; poison: { reason: string } },
+): RedriveSettlement {
+  if (facts.poison)
+    return { outcome: 'dead_lettered', reason: facts.poison.reason, deadLetterCause: 'poison' };
+  const { attempt } = facts;
+  if (attempt.outcome === 'delivered') return { outcome: 'delivered' };
+  return { outcome: 'dead_lettered', reason: attempt.reason };
 }
 
 function validTime(date: Date, name: string): number {
