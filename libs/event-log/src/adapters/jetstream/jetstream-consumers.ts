@@ -34,6 +34,7 @@ export class JetStreamConsumers {
   constructor(
     private readonly session: JetStreamSession,
     private readonly attemptHistory: JetStreamAttemptHistory,
+    private readonly notice?: (message: string) => void,
   ) {
     this.confirmedAcks = new ConfirmedAcks(session.connection, session.publishTimeoutMs);
   }
@@ -139,10 +140,22 @@ export class JetStreamConsumers {
         );
       }
       if (info.config.ack_wait !== ackWait || info.config.max_ack_pending !== options.maxInFlight) {
-        await manager.consumers.update(TRACKING_STREAM, consumerName, {
-          ack_wait: ackWait,
-          max_ack_pending: options.maxInFlight,
-        });
+        try {
+          await manager.consumers.update(TRACKING_STREAM, consumerName, {
+            ack_wait: ackWait,
+            max_ack_pending: options.maxInFlight,
+          });
+        } catch (error) {
+          // nats-server before 2.10 refuses every update of a consumer that starts at a time, its
+          // own start time included. Such a consumer still works as it was set up: it keeps its ack
+          // wait and budget rather than not being consumed at all (a router whose ROUTER_ACK_WAIT or
+          // ROUTER_MAX_IN_FLIGHT changed would otherwise deliver nothing to that destination).
+          if (!refusesStartTimeUpdate(error)) throw error;
+          this.notice?.(
+            `consumer ${consumerName}: keeps ack_wait ${(info.config.ack_wait ?? 0) / 1e6} ms and max_ack_pending ` +
+              `${info.config.max_ack_pending}; this NATS server cannot update a consumer that starts at a time (2.10 can)`,
+          );
+        }
       }
       return;
     } catch (error) {
@@ -218,4 +231,9 @@ function assertConsumeOptions(options: ConsumeOptions): void {
 function sourceIdOfFilter(filterSubject: string | undefined): string | undefined {
   const tokens = (filterSubject ?? '').split('.');
   return tokens.length === 3 && tokens[2] !== '*' ? tokens[2] : undefined;
+}
+
+/** The refusal of nats-server 2.9 and earlier to update a consumer with `opt_start_time`. */
+function refusesStartTimeUpdate(error: unknown): boolean {
+  return error instanceof Error && /start time can not be updated/i.test(error.message);
 }

@@ -32,7 +32,11 @@ import type {
   RecordedProtocolsOutcome,
   RecordProtocolsOutcome,
 } from '../../ports/protocols-outcomes.port';
-import type { FunctionLogEntry, FunctionLogPage, ListFunctionLogsOptions } from '../../ports/function-logs.port';
+import type {
+  FunctionLogEntry,
+  FunctionLogPage,
+  ListFunctionLogsOptions,
+} from '../../ports/function-logs.port';
 import { JetStreamAttemptHistory } from './attempt-history';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamDeadLetters } from './jetstream-dead-letters';
@@ -90,7 +94,7 @@ export class JetStreamEventLog implements EventLog {
     this.protocolsOutcomes = new JetStreamProtocolsOutcomes(client, manager, publishTimeoutMs);
     this.functionLogs = new JetStreamFunctionLogs(session);
     this.attemptHistory = new JetStreamAttemptHistory(client, manager, publishTimeoutMs);
-    this.consumers = new JetStreamConsumers(session, this.attemptHistory);
+    this.consumers = new JetStreamConsumers(session, this.attemptHistory, options.notice);
     this.tails = new JetStreamTails(session);
     this.deadLetters = new JetStreamDeadLetters(session);
     this.leases = new JetStreamLeases(session);
