@@ -37,8 +37,8 @@
  * BENCH_BATCH_SIZE (100), BENCH_DELIVERY_SECONDS (5), BENCH_DRAIN_TIMEOUT_SECONDS (30),
  * BENCH_REPLAY_TIMEOUT_SECONDS (30), BENCH_CPU_PROFILE=1 writes a CPU profile of the server per
  * phase (ingest, delivery, replay) to `.bench/` (summarize one with
- * `node bench/summarize-cpu-profile.js <file>`; with BENCH_HEAP_PROFILE=1 also a sampling heap profile
- * of everything allocated, `node bench/summarize-heap-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node
+ * `node test/bench/summarize-cpu-profile.js <file>`; with BENCH_HEAP_PROFILE=1 also a sampling heap profile
+ * of everything allocated, `node test/bench/summarize-heap-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node
  * flags of the server),
  * BENCH_CONFIG_OPERATIONS (200), BENCH_PHASES (all; or a comma-separated list of `ingest` = phases 1-2,
  * `suppression` = phase 2 again against a source suppressing BENCH_SUPPRESSED_USERS (10,000) users
@@ -198,7 +198,7 @@ const settings = {
   dedupeIndex: process.env.BENCH_DEDUPE_INDEX === 'off' ? 'off' : 'on',
 };
 
-const repositoryRoot = join(__dirname, '..');
+const repositoryRoot = join(__dirname, '..', '..');
 const resultsDirectory = join(repositoryRoot, '.bench');
 const RESULTS_FILE = 'results.json';
 const WORKSPACE = 'bench';
