@@ -76,7 +76,8 @@ const boundaries = [
       },
       {
         regex: '^@tributary/[a-z-]+/(?!testing$)',
-        message: 'The bench imports a lib through `@tributary/<lib>` or `@tributary/<lib>/testing` only (docs/architecture.md).',
+        message:
+          'The bench imports a lib through `@tributary/<lib>` or `@tributary/<lib>/testing` only (docs/architecture.md).',
       },
     ]),
   },
