@@ -66,7 +66,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages, type BenchMessages } from './bench-messages';
-import { BenchConfigApi } from './config-api.client';
+import { ConfigApiClient } from '../support/config-api.client';
+import { createSource, createWorkspace } from './bench-resources';
 import { measureConfigApiLatency, printConfigApiTable } from './config-api-latency.phase';
 import { measureDeliveryCeiling, type DeliveryCeilingResult } from './delivery-ceiling.phase';
 import { measureDedupeMemory, printDedupeMemory } from './dedupe-memory.phase';
@@ -254,8 +255,8 @@ async function main(): Promise<void> {
   cleanups.push(() => server.stop());
   process.once('exit', () => server.killNow());
 
-  const api = new BenchConfigApi(server.baseUrl, adminToken);
-  await api.createWorkspace(WORKSPACE, 'Bench');
+  const api = new ConfigApiClient({ baseUrl: server.baseUrl, adminToken });
+  await createWorkspace(api, WORKSPACE, 'Bench');
 
   const results: Record<string, unknown> = {
     finishedAt: new Date().toISOString(),
@@ -285,7 +286,7 @@ async function main(): Promise<void> {
     );
   } else {
     console.log(`phase 6/6 (run first): dedupe memory (${settings.dedupeIds} unique messageIds) ...`);
-    const writeKey = await api.createSource(WORKSPACE, 'dedupe');
+    const writeKey = await createSource(api, WORKSPACE, 'dedupe');
     const dedupe = await measureDedupeMemory({
       baseUrl: server.baseUrl,
       writeKey,
@@ -308,7 +309,7 @@ async function main(): Promise<void> {
   if (!runs('ingest')) {
     console.log('phases 1-2/5 (ingest): not in BENCH_PHASES');
   } else {
-    const writeKey = await api.createSource(WORKSPACE, 'backend');
+    const writeKey = await createSource(api, WORKSPACE, 'backend');
     const messages = createBenchMessages(writeKey);
     console.log(
       `ingest bench: ${settings.seconds} s per phase after ${settings.warmupSeconds} s warm-up, ` +
@@ -324,7 +325,7 @@ async function main(): Promise<void> {
     let protocolsWriteKey: string | null = null;
     let protocolsMessages: BenchMessages | null = null;
     if (runs('protocols')) {
-      protocolsWriteKey = await createPlannedSource(server.baseUrl, adminToken, WORKSPACE, 'planned');
+      protocolsWriteKey = await createPlannedSource(api, WORKSPACE, 'planned');
       protocolsMessages = createBenchMessages(protocolsWriteKey);
       assertBenchMessagesFitPlan(protocolsMessages.storedMessages);
     }
@@ -335,8 +336,7 @@ async function main(): Promise<void> {
     const suppressedUsers = Number(process.env.BENCH_SUPPRESSED_USERS ?? 10_000);
     if (runs('suppression')) {
       suppressionWriteKey = await createSuppressingSource(
-        server.baseUrl,
-        adminToken,
+        api,
         `${WORKSPACE}-suppressing`,
         'suppressing',
         suppressedUsers,
@@ -526,7 +526,7 @@ async function main(): Promise<void> {
       };
     }
     if (protocolsRounds.length > 0 && protocolsWriteKey) {
-      await assertPlanEnforced(server.baseUrl, adminToken, WORKSPACE, 'planned', protocolsWriteKey);
+      await assertPlanEnforced(api, WORKSPACE, 'planned', protocolsWriteKey);
       const protocolsMedian = [...protocolsRounds].sort((a, b) => a.ratio - b.ratio)[
         Math.floor(protocolsRounds.length / 2)
       ];
@@ -589,8 +589,7 @@ async function main(): Promise<void> {
       'functions: webhook delivery through a pass-through insert function against without, alternating ...',
     );
     const functions = await measureInsertFunction({
-      baseUrl: server.baseUrl,
-      adminToken,
+      api,
       workspace: WORKSPACE,
       sharedSecret: randomBytes(16).toString('hex'),
       ...(settings.cpuProfile && { profiler: server }),
@@ -644,7 +643,7 @@ interface DeliveryRound {
  */
 async function deliveryAndReplay(
   server: TributaryServerProcess,
-  api: BenchConfigApi,
+  api: ConfigApiClient,
   ingestMessagesPerSecond: number,
   results: Record<string, unknown>,
 ): Promise<string[]> {
@@ -657,7 +656,7 @@ async function deliveryAndReplay(
     // A source of its own per round, so the router's consumers see only the round's messages and the
     // replay's history is the round's.
     const deliverySource = round_ === 1 ? 'delivery' : `delivery-${round_}`;
-    const deliveryWriteKey = await api.createSource(WORKSPACE, deliverySource);
+    const deliveryWriteKey = await createSource(api, WORKSPACE, deliverySource);
     const deliveryMessages = createBenchMessages(deliveryWriteKey);
     const poster = new BatchPoster(server.baseUrl, deliveryWriteKey, settings.concurrency);
     cleanups.push(() => poster.close());
@@ -819,7 +818,7 @@ async function deliveryAndReplay(
 /** The PostgreSQL phase; returns what went wrong (messages not stored in time). */
 async function postgresPhase(
   server: TributaryServerProcess,
-  api: BenchConfigApi,
+  api: ConfigApiClient,
   results: Record<string, unknown>,
 ): Promise<string[]> {
   const routerConcurrency = Number(process.env['ROUTER_MAX_IN_FLIGHT'] ?? 64);
