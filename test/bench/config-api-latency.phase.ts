@@ -28,6 +28,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { round, summarizeLatencies, type PhaseResult } from './load-loop';
 import { OneConnectionClient, type TimedResponse } from './one-connection.client';
+import { printTable } from './print-table';
 
 export const WRITE_KINDS = [
   'create source',
@@ -371,16 +372,7 @@ export function printConfigApiTable(result: ConfigApiLatencyResult): void {
     ...WRITE_KINDS.map((kind) => row(`raw append: ${kind}`, result.rawAppend.byKind[kind])),
     row('raw append: all', result.rawAppend.overall),
   ];
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((cells) => cells[column].length)));
-  console.log('');
-  for (const cells of rows) {
-    console.log(
-      cells
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
-        .join('  '),
-    );
-  }
-  console.log('');
+  printTable(rows);
   console.log(
     `ratio Config API write / (floor + raw append): ${result.writeRatio.toFixed(2)}; ` +
       `read / floor: ${result.readRatio.toFixed(2)} (p50s; no goal set, see BENCHMARKS.md)`,

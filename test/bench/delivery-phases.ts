@@ -10,6 +10,7 @@ import type { ConfigApiClient } from '../support/config-api.client';
 import { createWebhookDestination, replayOf, requestReplay } from './bench-resources';
 import { round, runClosedLoop, summarizeLatencies, type PhaseResult } from './load-loop';
 import { receiverFailures, type BenchWebhookReceiver, type ReceiverCounts } from './webhook-receiver';
+import { printTable } from './print-table';
 
 /** How long the first message may take to arrive: the router starts the new destination's consumer. */
 const PROBE_TIMEOUT_MS = 15_000;
@@ -208,16 +209,7 @@ export function printDeliveryTable(delivery: DeliveryResult, replay: ReplayResul
       '',
     ]);
   }
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  console.log('');
-  for (const row of rows) {
-    console.log(
-      row
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
-        .join('  '),
-    );
-  }
-  console.log('');
+  printTable(rows);
   console.log(
     `delivery: /v1/batch took ${delivery.ingest.messagesPerSecond.toLocaleString('en-US')} messages/s for ` +
       `${delivery.ingest.seconds} s while the router delivered (p99 ${delivery.ingest.latencyMs.p99} ms, ` +
