@@ -62,6 +62,26 @@ const boundaries = [
     ]),
   })),
   {
+    // The bench (test/bench) measures the product from outside, as its users reach it: through the
+    // libs' public entry points (`@tributary/<lib>` and `@tributary/<lib>/testing`) and the test kits of
+    // test/support, never a lib's own files nor an app's, so that moving code inside a lib or an app
+    // cannot break it, and what it measures is what the product offers.
+    files: ['test/bench/**/*.ts'],
+    rules: importBoundaries([
+      {
+        // A relative path, or one from the repository root through `baseUrl`.
+        regex: '^(?:\\.\\./)*(?:libs|apps)/',
+        message:
+          'The bench imports a lib through `@tributary/<lib>` or `@tributary/<lib>/testing` only, and no app: it runs the server as a process (docs/architecture.md).',
+      },
+      {
+        regex: '^@tributary/[a-z-]+/(?!testing$)',
+        message:
+          'The bench imports a lib through `@tributary/<lib>` or `@tributary/<lib>/testing` only (docs/architecture.md).',
+      },
+    ]),
+  },
+  {
     files: ['apps/tributary/src/**/*.ts'],
     rules: importBoundaries([
       {

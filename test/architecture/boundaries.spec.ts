@@ -127,3 +127,34 @@ describe('lib boundaries', () => {
     ).toEqual([]);
   }, 60_000);
 });
+
+describe('the bench', () => {
+  const restricted = (messages: { ruleId: string; message: string }[]) =>
+    messages.filter((message) => message.ruleId === '@typescript-eslint/no-restricted-imports');
+
+  it("makes the lint refuse a lib's own files and an app in test/bench, and pass the public entry points", () => {
+    const refused = [
+      "import { PipelinedJetStreamPublisher } from '../../libs/event-log/src/adapters/jetstream/pipelined-publisher';\nexport const probe = PipelinedJetStreamPublisher;\n",
+      "import { NatsServerProcess } from 'libs/event-log/src/testing';\nexport const probe = NatsServerProcess;\n",
+      "import { SqliteEventStore } from '@tributary/event-store/src/adapters/sqlite-event-store';\nexport const probe = SqliteEventStore;\n",
+      "import { AppModule } from '../../apps/tributary/src/app.module';\nexport const probe = AppModule;\n",
+    ];
+    for (const source of refused) {
+      const messages = restricted(lintRefusal('test/bench/probe.phase.ts', source));
+      expect({ source, refused: messages.length }).toEqual({ source, refused: 1 });
+      expect(messages[0]!.message).toContain('The bench imports');
+    }
+
+    const allowed = lintRefusal(
+      'test/bench/probe.phase.ts',
+      [
+        "import { TRACKING_STREAM } from '@tributary/event-log';",
+        "import { NatsServerProcess } from '@tributary/event-log/testing';",
+        "import { ConfigApiClient } from '../support/config-api.client';",
+        'export const probe = [TRACKING_STREAM, NatsServerProcess, ConfigApiClient];',
+        '',
+      ].join('\n'),
+    );
+    expect(restricted(allowed)).toEqual([]);
+  }, 60_000);
+});

@@ -1,4 +1,4 @@
-// The one HTTP client of the Config API (`/v1beta`) that test suites use, whatever they test: any
+// The one HTTP client of the Config API (`/v1beta`) that test suites and the bench use: any
 // method, any header, raw bodies, and the response's status, headers, text and parsed JSON. Works
 // against an instance started in this process or as a child process (it needs only its base URL).
 import { workspaceName, type AccessTokenResource, type WorkspaceResource } from '@tributary/contracts';

@@ -5,9 +5,12 @@
  */
 import type { BatchPoster } from './batch-poster';
 import type { BenchMessages } from './bench-messages';
-import type { BenchConfigApi, ReplayState } from './config-api.client';
+import type { ReplayResource } from '@tributary/contracts';
+import type { ConfigApiClient } from '../support/config-api.client';
+import { createWebhookDestination, replayOf, requestReplay } from './bench-resources';
 import { round, runClosedLoop, summarizeLatencies, type PhaseResult } from './load-loop';
 import { receiverFailures, type BenchWebhookReceiver, type ReceiverCounts } from './webhook-receiver';
+import { printTable } from './print-table';
 
 /** How long the first message may take to arrive: the router starts the new destination's consumer. */
 const PROBE_TIMEOUT_MS = 15_000;
@@ -42,7 +45,7 @@ export interface DeliveryResult {
 }
 
 export async function measureDelivery(options: {
-  api: BenchConfigApi;
+  api: ConfigApiClient;
   workspace: string;
   source: string;
   poster: BatchPoster;
@@ -53,7 +56,7 @@ export async function measureDelivery(options: {
   ingestMessagesPerSecond: number;
 }): Promise<DeliveryResult> {
   const { api, workspace, source, poster, messages, receiver, settings } = options;
-  await api.createWebhookDestination(workspace, source, 'webhooks', {
+  await createWebhookDestination(api, workspace, source, 'webhooks', {
     url: receiver.url,
     sharedSecret: options.sharedSecret,
     enabled: true,
@@ -127,7 +130,7 @@ export interface ReplayResult {
 }
 
 export async function measureReplay(options: {
-  api: BenchConfigApi;
+  api: ConfigApiClient;
   workspace: string;
   source: string;
   receiver: BenchWebhookReceiver;
@@ -140,7 +143,7 @@ export async function measureReplay(options: {
   const { api, workspace, source, receiver } = options;
   const slug = 'webhooks-replay';
   // Disabled: only the replay sends to it, so every message it gets is a replayed one.
-  await api.createWebhookDestination(workspace, source, slug, {
+  await createWebhookDestination(api, workspace, source, slug, {
     url: receiver.url,
     sharedSecret: options.sharedSecret,
     enabled: false,
@@ -148,11 +151,11 @@ export async function measureReplay(options: {
 
   const requestedAt = Date.now();
   const deadline = requestedAt + options.timeoutSeconds * 1000;
-  const replayId = await api.requestReplay(workspace, source, slug, options.startTime);
-  let replay: ReplayState = await api.replay(workspace, source, slug, replayId);
+  const replayId = await requestReplay(api, workspace, source, slug, options.startTime);
+  let replay: ReplayResource = await replayOf(api, workspace, source, slug, replayId);
   while (replay.state === 'RUNNING' && Date.now() < deadline) {
     await sleep(POLL_REPLAY_MS);
-    replay = await api.replay(workspace, source, slug, replayId);
+    replay = await replayOf(api, workspace, source, slug, replayId);
   }
   const finishedAt = replay.state === 'RUNNING' ? null : Date.now();
   // A replay is COMPLETED once every message is acknowledged, so all have arrived by then.
@@ -206,16 +209,7 @@ export function printDeliveryTable(delivery: DeliveryResult, replay: ReplayResul
       '',
     ]);
   }
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  console.log('');
-  for (const row of rows) {
-    console.log(
-      row
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
-        .join('  '),
-    );
-  }
-  console.log('');
+  printTable(rows);
   console.log(
     `delivery: /v1/batch took ${delivery.ingest.messagesPerSecond.toLocaleString('en-US')} messages/s for ` +
       `${delivery.ingest.seconds} s while the router delivered (p99 ${delivery.ingest.latencyMs.p99} ms, ` +

@@ -14,6 +14,7 @@ import {
   type PlanRules,
   type TrackingMessage,
 } from '@tributary/protocols';
+import type { ConfigApiClient } from '../support/config-api.client';
 
 /** The bench source's schema config: everything the plan does not allow is blocked or omitted. */
 const STRICT_SCHEMA_CONFIG = {
@@ -143,21 +144,11 @@ export function realisticPlanRules(): Record<string, unknown> {
  * blocked, unplanned properties and traits omitted, violations blocked. Returns the write key.
  */
 export async function createPlannedSource(
-  baseUrl: string,
-  adminToken: string,
+  api: ConfigApiClient,
   workspace: string,
   sourceSlug: string,
 ): Promise<string> {
-  const call = async (method: 'POST' | 'PATCH', path: string, body: unknown): Promise<any> => {
-    const response = await fetch(`${baseUrl}/v1beta/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`${method} /v1beta/${path}: ${response.status} ${text}`);
-    return JSON.parse(text);
-  };
+  const call = (method: 'POST' | 'PATCH', path: string, body: unknown) => api.ok(method, path, body);
   const source = await call('POST', `workspaces/${workspace}/sources`, {
     source: { name: sourceSlug, catalog_name: 'node' },
   });
@@ -210,13 +201,12 @@ export function assertBenchMessagesFitPlan(storedMessages: Record<string, unknow
  * be counted as blocked by the violations route. Throws otherwise.
  */
 export async function assertPlanEnforced(
-  baseUrl: string,
-  adminToken: string,
+  api: ConfigApiClient,
   workspace: string,
   sourceSlug: string,
   writeKey: string,
 ): Promise<void> {
-  const probe = await fetch(`${baseUrl}/v1/track`, {
+  const probe = await fetch(`${api.instance.baseUrl}/v1/track`, {
     method: 'POST',
     headers: {
       authorization: `Basic ${Buffer.from(`${writeKey}:`).toString('base64')}`,
@@ -229,14 +219,11 @@ export async function assertPlanEnforced(
     }),
   });
   if (probe.status !== 200) throw new Error(`the Protocols probe got HTTP ${probe.status}`);
-  const response = await fetch(
-    `${baseUrl}/v1beta/workspaces/${workspace}/sources/${sourceSlug}/violations?window=1h`,
-    {
-      headers: { authorization: `Bearer ${adminToken}` },
-    },
+  const response = await api.get<{ blocked?: { unplanned?: number } }>(
+    `workspaces/${workspace}/sources/${sourceSlug}/violations?window=1h`,
   );
-  const summary = (await response.json()) as { blocked?: { unplanned?: number } };
-  if (response.status !== 200 || (summary.blocked?.unplanned ?? 0) < 1) {
+  const summary = response.body;
+  if (response.status !== 200 || (summary?.blocked?.unplanned ?? 0) < 1) {
     throw new Error(
       `the planned source did not block an unplanned event: ${response.status} ${JSON.stringify(summary)}`,
     );

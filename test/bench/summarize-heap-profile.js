@@ -1,14 +1,14 @@
 // Prints what a .heapprofile of `BENCH_CPU_PROFILE=1 BENCH_HEAP_PROFILE=1 npm run bench` allocated:
 // the total sampled and the share of each allocating function (the objects collected meanwhile
 // included, so the shares are of everything allocated over the profiled span, not of what is left).
-//   node bench/summarize-heap-profile.js .bench/tributary-server-<pid>-<phase>.heapprofile [top]
+//   node test/bench/summarize-heap-profile.js .bench/tributary-server-<pid>-<phase>.heapprofile [top]
 'use strict';
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
 
 const [file, topText = '30'] = process.argv.slice(2);
 if (!file) {
-  console.error('usage: node bench/summarize-heap-profile.js <file.heapprofile> [top]');
+  console.error('usage: node test/bench/summarize-heap-profile.js <file.heapprofile> [top]');
   process.exit(2);
 }
 const profile = JSON.parse(readFileSync(file, 'utf8'));
@@ -18,7 +18,7 @@ const where = (frame) => {
   const inModules = url.lastIndexOf('node_modules/');
   if (inModules >= 0) return url.slice(inModules + 'node_modules/'.length);
   if (url.startsWith('node:') || url === '') return url || '(native)';
-  return path.relative(path.join(__dirname, '..'), url);
+  return path.relative(path.join(__dirname, '..', '..'), url);
 };
 const byFunction = new Map();
 let total = 0;

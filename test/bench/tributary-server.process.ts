@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serverStartFlags } from '../test/support/server-start-flags';
+import { serverStartFlags } from '../support/server-start-flags';
 
 /**
  * Tributary's real entry point (`apps/tributary/src/main.ts`) in a child process, compiled on load by
@@ -24,10 +24,10 @@ export class TributaryServerProcess {
     environment: Record<string, string>;
     /** Node flags for the server after those it is started with, such as `--require` of a preload. */
     nodeOptions?: string[];
-    /** Opens an IPC channel to the server (for `bench/cpu-profile.preload.js`). */
+    /** Opens an IPC channel to the server (for `test/bench/cpu-profile.preload.js`). */
     ipc?: boolean;
   }): Promise<TributaryServerProcess> {
-    const repositoryRoot = join(__dirname, '..');
+    const repositoryRoot = join(__dirname, '..', '..');
     const child = spawn(
       process.execPath,
       [
@@ -115,7 +115,7 @@ export class TributaryServerProcess {
     }
   }
 
-  /** With `bench/cpu-profile.preload.js` loaded (and `ipc`): starts a CPU profile of the server. */
+  /** With `test/bench/cpu-profile.preload.js` loaded (and `ipc`): starts a CPU profile of the server. */
   startCpuProfile(): void {
     this.child.send('start-cpu-profile');
   }

@@ -20,7 +20,16 @@
 import { Client, Pool } from 'pg';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages } from './bench-messages';
-import type { BenchConfigApi, ReplayState } from './config-api.client';
+import type { ReplayResource } from '@tributary/contracts';
+import type { ConfigApiClient } from '../support/config-api.client';
+import {
+  createPostgresDestination,
+  createSource,
+  deliveryCounts,
+  replayOf,
+  requestReplay,
+  setDestinationEnabled,
+} from './bench-resources';
 import { round } from './load-loop';
 
 const REGISTRY_TABLE = '_tributary_tables';
@@ -63,7 +72,7 @@ export interface PostgresPhaseResult extends PostgresRound {
 }
 
 export async function measurePostgres(options: {
-  api: BenchConfigApi;
+  api: ConfigApiClient;
   workspace: string;
   baseUrl: string;
   databaseUrl: string;
@@ -91,11 +100,14 @@ export async function measurePostgres(options: {
   const rawSchema = `bench_raw_${process.pid}`;
   try {
     const source = 'warehouse';
-    const writeKey = await api.createSource(workspace, source);
-    await api.createPostgresDestination(workspace, source, { connectionString: options.databaseUrl, schema });
+    const writeKey = await createSource(api, workspace, source);
+    await createPostgresDestination(api, workspace, source, {
+      connectionString: options.databaseUrl,
+      schema,
+    });
     const messages = createBenchMessages(writeKey);
     const poster = new BatchPoster(options.baseUrl, writeKey, settings.concurrency);
-    const counts = () => api.deliveryCounts(workspace, source, DESTINATION);
+    const counts = () => deliveryCounts(api, workspace, source, DESTINATION);
     try {
       // The probe: one message of every shape the bench sends, so the schema, every table and every
       // column exist before the clock runs (the drain writes rows, it does not create tables).
@@ -110,7 +122,7 @@ export async function measurePostgres(options: {
       });
 
       // The backlog: history the destination has not received.
-      await api.setDestinationEnabled(workspace, source, DESTINATION, false);
+      await setDestinationEnabled(api, workspace, source, DESTINATION, false);
       const backlogFrom = new Date();
       const acceptedMessages = await ingest(
         poster,
@@ -199,8 +211,8 @@ async function timeDrain(
   const cpuBefore = options.serverCpuTimeMs();
   const requestedAt = Date.now();
   const deadline = requestedAt + settings.drainTimeoutSeconds * 1000;
-  const replayId = await api.requestReplay(workspace, source, DESTINATION, backlogFrom);
-  let replay: ReplayState = await api.replay(workspace, source, DESTINATION, replayId);
+  const replayId = await requestReplay(api, workspace, source, DESTINATION, backlogFrom);
+  let replay: ReplayResource = await replayOf(api, workspace, source, DESTINATION, replayId);
   let rowsSeen = rowsBefore;
   let firstRowAt: number | null = null;
   let lastRowAt = requestedAt;
@@ -216,7 +228,7 @@ async function timeDrain(
   while (replay.state === 'RUNNING' && Date.now() < deadline) {
     await sleep(POLL_ROWS_MS);
     await look();
-    replay = await api.replay(workspace, source, DESTINATION, replayId);
+    replay = await replayOf(api, workspace, source, DESTINATION, replayId);
   }
   // Acknowledged means written: rows the last poll missed were written before COMPLETED showed.
   await look();

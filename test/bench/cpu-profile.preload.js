@@ -7,7 +7,7 @@
 // (Not a signal: Nest's shutdown hooks treat SIGUSR2 as a shutdown request.)
 // With BENCH_HEAP_PROFILE=1 it also samples allocations over the same span, the objects that minor and
 // major GCs collected included (what was allocated, not what is left), and writes a .heapprofile beside
-// the CPU profile (summarize one with `node bench/summarize-heap-profile.js FILE`).
+// the CPU profile (summarize one with `node test/bench/summarize-heap-profile.js FILE`).
 'use strict';
 const inspector = require('node:inspector');
 const { writeFileSync } = require('node:fs');

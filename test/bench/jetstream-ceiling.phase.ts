@@ -18,7 +18,7 @@ import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageTyp
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS } from '@tributary/event-log';
-import { PipelinedJetStreamPublisher } from '../libs/event-log/src/adapters/jetstream/pipelined-publisher';
+import { PipelinedJetStreamPublisher } from '@tributary/event-log/testing';
 import type { BenchMessages } from './bench-messages';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
 

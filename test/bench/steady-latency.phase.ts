@@ -10,7 +10,8 @@
  */
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages } from './bench-messages';
-import type { BenchConfigApi } from './config-api.client';
+import type { ConfigApiClient } from '../support/config-api.client';
+import { createSource, createWebhookDestination } from './bench-resources';
 import { round, summarizeLatencies, type PhaseResult } from './load-loop';
 import { BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
 
@@ -40,7 +41,7 @@ export interface SteadyLatencyResult {
 }
 
 export async function measureSteadyLatency(options: {
-  api: BenchConfigApi;
+  api: ConfigApiClient;
   workspace: string;
   baseUrl: string;
   sharedSecret: string;
@@ -50,12 +51,12 @@ export async function measureSteadyLatency(options: {
 }): Promise<SteadyLatencyResult> {
   const { api, workspace, settings } = options;
   const source = 'steady';
-  const writeKey = await api.createSource(workspace, source);
+  const writeKey = await createSource(api, workspace, source);
   const messages = createBenchMessages(writeKey);
   const poster = new BatchPoster(options.baseUrl, writeKey, settings.concurrency);
   const receiver = await BenchWebhookReceiver.start(source, options.sharedSecret);
   try {
-    await api.createWebhookDestination(workspace, source, 'webhooks', {
+    await createWebhookDestination(api, workspace, source, 'webhooks', {
       url: receiver.url,
       sharedSecret: options.sharedSecret,
       enabled: true,

@@ -99,3 +99,8 @@ export function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** The entry with the median value (the upper one of an even count), as the rounds are reported. */
+export function medianBy<T>(entries: readonly T[], value: (entry: T) => number): T {
+  return [...entries].sort((a, b) => value(a) - value(b))[Math.floor(entries.length / 2)];
+}

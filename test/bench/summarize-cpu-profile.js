@@ -1,13 +1,13 @@
 // Prints where a .cpuprofile spends its time: self time by function and by package or source file,
 // and total (inclusive) time of the functions that name the ingest steps.
-//   node bench/summarize-cpu-profile.js .bench/tributary-server-<pid>.cpuprofile [top]
+//   node test/bench/summarize-cpu-profile.js .bench/tributary-server-<pid>.cpuprofile [top]
 'use strict';
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
 
 const [file, topText = '25'] = process.argv.slice(2);
 if (!file) {
-  console.error('usage: node bench/summarize-cpu-profile.js <file.cpuprofile> [top]');
+  console.error('usage: node test/bench/summarize-cpu-profile.js <file.cpuprofile> [top]');
   process.exit(2);
 }
 const top = Number(topText);
@@ -31,7 +31,7 @@ const where = (frame) => {
     return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
   }
   if (url.startsWith('node:') || url === '') return url || '(native)';
-  return path.relative(path.join(__dirname, '..'), url);
+  return path.relative(path.join(__dirname, '..', '..'), url);
 };
 const label = (frame) => `${frame.functionName || '(anonymous)'} ${where(frame)}:${frame.lineNumber + 1}`;
 

@@ -21,7 +21,7 @@ import {
 import type { NormalizedMessage } from '@tributary/contracts';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { startFakeVendor, type FakeVendor, type RecordedRequest } from '../test/support/fake-vendor.kit';
+import { startFakeVendor, type FakeVendor, type RecordedRequest } from '../support/fake-vendor.kit';
 
 export interface ActionsRound {
   webhookMessagesPerSecond: number;

@@ -16,17 +16,19 @@
  * Baselines, sampled between the API requests so that both see the same moments of machine load:
  * - the HTTP floor: `GET /health/live` of the same server on the same connection, one after every API
  *   request. Read ratio = read p50 / floor p50;
- * - the raw append: after each write the bench reads the events the server just appended (from the
- *   server's own SQLite event store file, untimed) and appends the same events to the same stream with
- *   the same expected revision through the `EventStore` port (SQLite adapter, a fresh file beside the
- *   server's data directory, in this process), timed. Write ratio = write p50 / (floor p50 + append p50).
+ * - the raw append: after each write the bench reads the events the server just appended (through the
+ *   `EventStore` port, opened on the server's data directory as the server opens it, untimed) and
+ *   appends the same events to the same stream, named by its aggregate, with the same expected revision
+ *   through the `EventStore` port (the embedded store, in a fresh data directory beside the server's,
+ *   in this process), timed. Write ratio = write p50 / (floor p50 + append p50).
  */
-import { streamNames } from '@tributary/config-domain';
-import { SQLITE_EVENT_STORE_FILE, SqliteEventStore, type ExpectedRevision } from '@tributary/event-store';
+import { destinationAggregate, sourceAggregate } from '@tributary/config-domain';
+import { createEventStore, type EventStore, type ExpectedRevision } from '@tributary/event-store';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { round, summarizeLatencies, type PhaseResult } from './load-loop';
 import { OneConnectionClient, type TimedResponse } from './one-connection.client';
+import { printTable } from './print-table';
 
 export const WRITE_KINDS = [
   'create source',
@@ -80,19 +82,19 @@ export async function measureConfigApiLatency(options: {
   baseUrl: string;
   adminToken: string;
   workspace: string;
-  /** The server's DATA_DIR: its event store file is where the bench finds the events each write appended. */
+  /** The server's DATA_DIR: its event store is where the bench finds the events each write appended. */
   serverDataDirectory: string;
   operations: number;
   warmupRounds?: number;
 }): Promise<ConfigApiLatencyResult> {
   const warmupRounds = options.warmupRounds ?? DEFAULT_WARMUP_ROUNDS;
   const client = new OneConnectionClient(options.baseUrl, `Bearer ${options.adminToken}`);
-  const serverStore = new SqliteEventStore(join(options.serverDataDirectory, SQLITE_EVENT_STORE_FILE));
+  const serverStore = createEventStore({ dataDir: options.serverDataDirectory });
   // Beside the server's data directory, so both stores sit on the same disk.
   const baselineDirectory = mkdtempSync(
     join(dirname(options.serverDataDirectory), 'tributary-bench-append-'),
   );
-  const baselineStore = new SqliteEventStore(join(baselineDirectory, SQLITE_EVENT_STORE_FILE));
+  const baselineStore = createEventStore({ dataDir: baselineDirectory });
   const run = new ConfigApiRun(client, serverStore, baselineStore, options.workspace);
   try {
     run.recording = false;
@@ -135,15 +137,15 @@ class ConfigApiRun {
 
   constructor(
     private readonly client: OneConnectionClient,
-    private readonly serverStore: SqliteEventStore,
-    private readonly baselineStore: SqliteEventStore,
+    private readonly serverStore: EventStore,
+    private readonly baselineStore: EventStore,
     private readonly workspace: string,
   ) {}
 
   async createAndUpdate(slug: string): Promise<void> {
     const sources = `/v1beta/workspaces/${this.workspace}/sources`;
     const sourceName = `workspaces/${this.workspace}/sources/${slug}`;
-    const sourceStream = streamNames.source(this.workspace, slug);
+    const sourceStream = sourceAggregate.streamName({ workspaceSlug: this.workspace, sourceSlug: slug });
     await this.write('create source', sourceStream, 'POST', sources, {
       body: { source: { name: sourceName, catalog_name: 'catalog/sources/node' } },
       check: (source) => {
@@ -162,7 +164,10 @@ class ConfigApiRun {
     });
 
     const destinationName = `${sourceName}/destinations/${DESTINATION}`;
-    const destinationStream = streamNames.destination(this.sourceIds.get(slug)!, DESTINATION);
+    const destinationStream = destinationAggregate.streamName({
+      sourceId: this.sourceIds.get(slug)!,
+      destinationSlug: DESTINATION,
+    });
     const firstUrl = `http://127.0.0.1:9/${slug}`;
     await this.write('create destination', destinationStream, 'POST', `${sources}/${slug}/destinations`, {
       body: {
@@ -223,7 +228,10 @@ class ConfigApiRun {
 
   async deleteDestination(slug: string): Promise<void> {
     const destinationName = `workspaces/${this.workspace}/sources/${slug}/destinations/${DESTINATION}`;
-    const destinationStream = streamNames.destination(this.sourceIds.get(slug)!, DESTINATION);
+    const destinationStream = destinationAggregate.streamName({
+      sourceId: this.sourceIds.get(slug)!,
+      destinationSlug: DESTINATION,
+    });
     await this.write('delete destination', destinationStream, 'DELETE', `/v1beta/${destinationName}`, {
       check: (answer) => (Object.keys(answer).length === 0 ? null : 'the answer is not {}'),
     });
@@ -364,16 +372,7 @@ export function printConfigApiTable(result: ConfigApiLatencyResult): void {
     ...WRITE_KINDS.map((kind) => row(`raw append: ${kind}`, result.rawAppend.byKind[kind])),
     row('raw append: all', result.rawAppend.overall),
   ];
-  const widths = rows[0].map((_, column) => Math.max(...rows.map((cells) => cells[column].length)));
-  console.log('');
-  for (const cells of rows) {
-    console.log(
-      cells
-        .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column])))
-        .join('  '),
-    );
-  }
-  console.log('');
+  printTable(rows);
   console.log(
     `ratio Config API write / (floor + raw append): ${result.writeRatio.toFixed(2)}; ` +
       `read / floor: ${result.readRatio.toFixed(2)} (p50s; no goal set, see BENCHMARKS.md)`,

@@ -6,7 +6,10 @@
  * the delivery rate with the function over the rate without, and the median round is reported as
  * `ratio function/webhook` (goal ≥ 0.8). A message lost or delivered twice fails the run.
  */
+import { destinationName } from '@tributary/contracts';
+import type { ConfigApiClient } from '../support/config-api.client';
 import { BatchPoster } from './batch-poster';
+import { createSource, createWebhookDestination } from './bench-resources';
 import { createBenchMessages } from './bench-messages';
 import { round, runClosedLoop } from './load-loop';
 import { BenchWebhookReceiver } from './webhook-receiver';
@@ -46,8 +49,7 @@ interface Variant {
 }
 
 export async function measureInsertFunction(options: {
-  baseUrl: string;
-  adminToken: string;
+  api: ConfigApiClient;
   workspace: string;
   sharedSecret: string;
   /** Under BENCH_CPU_PROFILE=1: the server, to profile each round's run through the function. */
@@ -60,35 +62,32 @@ export async function measureInsertFunction(options: {
     drainTimeoutSeconds: number;
   };
 }): Promise<InsertFunctionResult> {
-  const { baseUrl, adminToken, workspace, sharedSecret, settings } = options;
-  const call = configApiCall(baseUrl, adminToken);
-  const created = await call('POST', `workspaces/${workspace}/functions?type=INSERT_DESTINATION`, {
+  const { api, workspace, sharedSecret, settings } = options;
+  const baseUrl = api.instance.baseUrl;
+  const created = await api.ok('POST', `workspaces/${workspace}/functions?type=INSERT_DESTINATION`, {
     function: { display_name: 'Bench pass-through', code: PASS_THROUGH, settings: [] },
   });
   const variants: Variant[] = [];
   for (const label of ['webhook', 'function'] as const) {
     const sourceSlug = `insert-${label}`;
-    const source = await call('POST', `workspaces/${workspace}/sources`, {
-      source: { name: sourceSlug, catalog_name: 'node' },
-    });
+    const writeKey = await createSource(api, workspace, sourceSlug);
     const receiver = await BenchWebhookReceiver.start(sourceSlug, sharedSecret);
-    const destination = `workspaces/${workspace}/sources/${sourceSlug}/destinations/webhooks`;
-    await call('POST', `workspaces/${workspace}/sources/${sourceSlug}/destinations`, {
-      destination: {
-        name: destination,
-        enabled: true,
-        config: [
-          { name: `${destination}/config/url`, value: receiver.url },
-          { name: `${destination}/config/shared_secret`, value: sharedSecret },
-        ],
-      },
+    await createWebhookDestination(api, workspace, sourceSlug, 'webhooks', {
+      url: receiver.url,
+      sharedSecret,
+      enabled: true,
+    });
+    const destination = destinationName({
+      workspaceSlug: workspace,
+      sourceSlug,
+      destinationSlug: 'webhooks',
     });
     if (label === 'function') {
-      await call('POST', `${destination}/insert-functions`, {
+      await api.ok('POST', `${destination}/insert-functions`, {
         insert_function: { function_id: created.id, enabled: true, config: [] },
       });
     }
-    variants.push({ label, writeKey: source.write_keys[0], receiver });
+    variants.push({ label, writeKey, receiver });
   }
 
   const rounds: InsertFunctionResult['rounds'] = [];
@@ -194,19 +193,6 @@ export function printInsertFunction(result: InsertFunctionResult): void {
     `ratio function/webhook: ${result.ratio.toFixed(3)}  ` +
       `(goal: >= ${INSERT_FUNCTION_GOAL_RATIO}: ${result.goal.met ? 'MET' : 'NOT MET'})`,
   );
-}
-
-function configApiCall(baseUrl: string, adminToken: string) {
-  return async (method: 'GET' | 'POST', path: string, body?: unknown): Promise<any> => {
-    const response = await fetch(`${baseUrl}/v1beta/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`${method} /v1beta/${path}: ${response.status} ${text}`);
-    return JSON.parse(text);
-  };
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {

@@ -7,27 +7,18 @@
  * source of a workspace with any suppression, so phase 2's workspace must have none. Printed as
  * `ratio suppression/ingest`.
  */
+import type { ConfigApiClient } from '../support/config-api.client';
 
 const IDS_PER_REGULATION = 5_000;
 
 /** A new workspace `workspace` with a source whose regulations suppress `users` user ids; answers its write key. */
 export async function createSuppressingSource(
-  baseUrl: string,
-  adminToken: string,
+  api: ConfigApiClient,
   workspace: string,
   sourceSlug: string,
   users: number,
 ): Promise<string> {
-  const call = async (method: 'POST' | 'GET', path: string, body?: unknown): Promise<any> => {
-    const response = await fetch(`${baseUrl}/v1beta/${path}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`${method} /v1beta/${path}: ${response.status} ${text}`);
-    return JSON.parse(text);
-  };
+  const call = (method: 'POST' | 'GET', path: string, body?: unknown) => api.ok(method, path, body);
   await call('POST', 'workspaces', {
     workspace: { name: `workspaces/${workspace}`, display_name: 'Bench suppression' },
   });

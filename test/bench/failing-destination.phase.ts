@@ -8,7 +8,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages } from './bench-messages';
-import type { BenchConfigApi } from './config-api.client';
+import type { ConfigApiClient } from '../support/config-api.client';
+import { createSource, createWebhookDestination } from './bench-resources';
 import { round, runClosedLoop } from './load-loop';
 import { BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
 
@@ -54,7 +55,7 @@ async function startSilentReceiver(): Promise<{ url: string; requests(): number;
 }
 
 export async function measureFailingDestination(options: {
-  api: BenchConfigApi;
+  api: ConfigApiClient;
   workspace: string;
   baseUrl: string;
   sharedSecret: string;
@@ -82,18 +83,18 @@ async function runOne(
   failingUrl: string | undefined,
 ): Promise<IsolationRun> {
   const { api, workspace, settings } = options;
-  const writeKey = await api.createSource(workspace, sourceSlug);
+  const writeKey = await createSource(api, workspace, sourceSlug);
   const messages = createBenchMessages(writeKey);
   const poster = new BatchPoster(options.baseUrl, writeKey, settings.concurrency);
   const receiver = await BenchWebhookReceiver.start(sourceSlug, options.sharedSecret);
   try {
-    await api.createWebhookDestination(workspace, sourceSlug, 'webhooks', {
+    await createWebhookDestination(api, workspace, sourceSlug, 'webhooks', {
       url: receiver.url,
       sharedSecret: options.sharedSecret,
       enabled: true,
     });
     if (failingUrl) {
-      await api.createWebhookDestination(workspace, sourceSlug, 'webhooks-failing', {
+      await createWebhookDestination(api, workspace, sourceSlug, 'webhooks-failing', {
         url: failingUrl,
         sharedSecret: options.sharedSecret,
         enabled: true,

@@ -1,0 +1,278 @@
+/**
+ * Phases 3 and 4 of `npm run bench` (see ingest.bench.ts's header): webhook delivery and replay,
+ * BENCH_ROUNDS times, each against a delivery ceiling of its own; then the steady load, the failing
+ * destination and the PostgreSQL phase.
+ */
+import { randomBytes } from 'node:crypto';
+import { BatchPoster } from './batch-poster';
+import { createBenchMessages } from './bench-messages';
+import { createSource } from './bench-resources';
+import type { BenchRun } from './bench-run';
+import { measureDeliveryCeiling, type DeliveryCeilingResult } from './delivery-ceiling.phase';
+import {
+  measureDelivery,
+  measureReplay,
+  printDeliveryTable,
+  type DeliveryResult,
+  type ReplayResult,
+} from './delivery-phases';
+import { measureFailingDestination } from './failing-destination.phase';
+import { medianBy, round } from './load-loop';
+import { measurePostgres } from './postgres.phase';
+import { measureSteadyLatency, printSteadyLatency } from './steady-latency.phase';
+import { BenchWebhookReceiver } from './webhook-receiver';
+
+/** Goal of `ratio delivery/ceiling`, `ratio replay/ceiling` and `ratio postgres/ceiling`. */
+const DELIVERY_GOAL_RATIO = 0.8;
+
+/** One round of phases 3 and 4 with the delivery ceiling measured just before them. */
+interface DeliveryRound {
+  ceiling: DeliveryCeilingResult;
+  delivery: DeliveryResult;
+  replay: ReplayResult | null;
+  deliveryRatio: number;
+  replayRatio: number | null;
+}
+
+/**
+ * Phases 3 and 4, BENCH_ROUNDS times, each round on a source of its own after a delivery ceiling of its
+ * own; then the steady load, the failing destination and the PostgreSQL phase. Returns what went wrong
+ * (messages lost, duplicated, late or wrongly signed).
+ */
+export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: number): Promise<string[]> {
+  const { server, api, settings, results, cleanups, workspace: WORKSPACE } = run;
+  const failures: string[] = [];
+  const sharedSecret = randomBytes(16).toString('hex');
+  const routerConcurrency = Number(process.env['ROUTER_MAX_IN_FLIGHT'] ?? 64);
+  const rounds: DeliveryRound[] = [];
+  for (let round_ = 1; round_ <= settings.rounds; round_ += 1) {
+    const label = `round ${round_}/${settings.rounds}`;
+    // A source of its own per round, so the router's consumers see only the round's messages and the
+    // replay's history is the round's.
+    const deliverySource = round_ === 1 ? 'delivery' : `delivery-${round_}`;
+    const deliveryWriteKey = await createSource(api, WORKSPACE, deliverySource);
+    const deliveryMessages = createBenchMessages(deliveryWriteKey);
+    const poster = new BatchPoster(server.baseUrl, deliveryWriteKey, settings.concurrency);
+    cleanups.push(() => poster.close());
+    const liveReceiver = await BenchWebhookReceiver.start(`live-${round_}`, sharedSecret);
+    cleanups.push(() => liveReceiver.close());
+
+    // The wire's own rate for the same bodies, a receiver of the same kind and the router's concurrency,
+    // next to the phases it bounds.
+    console.log(
+      `${label}, delivery ceiling: a plain Node client, ${routerConcurrency} requests at a time ...`,
+    );
+    const ceiling = await measureDeliveryCeiling({
+      messages: deliveryMessages,
+      sharedSecret,
+      requests: 20_000,
+      concurrency: routerConcurrency,
+    });
+    failures.push(...ceiling.failures);
+    console.log(
+      `${label}, delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s`,
+    );
+
+    console.log(
+      `${label}, phase 3/5: webhook delivery (${settings.deliverySeconds} s of /v1/batch, then the drain) ...`,
+    );
+    // Anything before the probe message: the replay sends everything phase 3 sent.
+    const replayFrom = new Date(Date.now() - 1000);
+    if (settings.cpuProfile) server.startCpuProfile();
+    const delivery = await measureDelivery({
+      api,
+      workspace: WORKSPACE,
+      source: deliverySource,
+      poster,
+      messages: deliveryMessages,
+      receiver: liveReceiver,
+      sharedSecret,
+      settings: { ...settings, seconds: settings.deliverySeconds },
+      ingestMessagesPerSecond,
+    });
+    if (settings.cpuProfile)
+      console.log(`server CPU profile (delivery): ${await server.stopCpuProfile(`delivery-${round_}`)}`);
+    failures.push(...delivery.failures);
+
+    let replay: ReplayResult | null = null;
+    if (!delivery.complete) {
+      console.log(`${label}, phase 4/5: skipped, phase 3 did not deliver every message in time`);
+    } else {
+      console.log(`${label}, phase 4/5: replay to a second webhook ...`);
+      const replayReceiver = await BenchWebhookReceiver.start(`replay-${round_}`, sharedSecret);
+      cleanups.push(() => replayReceiver.close());
+      if (settings.cpuProfile) server.startCpuProfile();
+      replay = await measureReplay({
+        api,
+        workspace: WORKSPACE,
+        source: deliverySource,
+        receiver: replayReceiver,
+        sharedSecret,
+        startTime: replayFrom,
+        // The probe message, then phase 3's.
+        expectedMessages: 1 + delivery.acceptedMessages,
+        timeoutSeconds: settings.replayTimeoutSeconds,
+        ingestMessagesPerSecond,
+      });
+      if (settings.cpuProfile)
+        console.log(`server CPU profile (replay): ${await server.stopCpuProfile(`replay-${round_}`)}`);
+      failures.push(...replay.failures);
+    }
+    const deliveryRatio = round(delivery.messagesPerSecond / ceiling.messagesPerSecond, 3);
+    const replayRatio = replay ? round(replay.messagesPerSecond / ceiling.messagesPerSecond, 3) : null;
+    console.log(
+      `${label}: delivery ${delivery.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${deliveryRatio.toFixed(3)}; ` +
+        `replay ${replay ? `${replay.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${replayRatio!.toFixed(3)}` : 'n/a'}`,
+    );
+    rounds.push({ ceiling, delivery, replay, deliveryRatio, replayRatio });
+    await liveReceiver.close();
+  }
+
+  // Each ratio's median round, as ingest reports it.
+  const deliveryMedian = medianBy(rounds, (entry) => entry.deliveryRatio);
+  const replayRounds = rounds.filter((entry) => entry.replayRatio !== null);
+  const replayMedian = replayRounds.length > 0 ? medianBy(replayRounds, (entry) => entry.replayRatio!) : null;
+  console.log(
+    `delivery/ceiling ratios by round: ${rounds.map((entry) => entry.deliveryRatio.toFixed(3)).join(', ')}; ` +
+      `replay/ceiling: ${rounds.map((entry) => entry.replayRatio?.toFixed(3) ?? 'n/a').join(', ')}; ` +
+      'the table shows the median delivery round and the median replay',
+  );
+  printDeliveryTable(deliveryMedian.delivery, replayMedian?.replay ?? null);
+  results.delivery = deliveryMedian.delivery;
+  results.replay = replayMedian?.replay ?? null;
+  results.deliveryCeiling = {
+    messagesPerSecond: deliveryMedian.ceiling.messagesPerSecond,
+    deliveryRatio: deliveryMedian.deliveryRatio,
+    replayRatio: replayMedian?.replayRatio ?? null,
+    replayCeilingMessagesPerSecond: replayMedian?.ceiling.messagesPerSecond ?? null,
+    rounds,
+    goal: { ratioAtLeast: DELIVERY_GOAL_RATIO },
+  };
+  const ceiling = deliveryMedian.ceiling;
+  console.log(
+    `delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s ` +
+      `(${ceiling.requests.toLocaleString('en-US')} requests over ${ceiling.spanSeconds} s, the median delivery round's)`,
+  );
+  const goalText = (ratio: number | null) =>
+    `(goal: >= ${DELIVERY_GOAL_RATIO}: ${ratio !== null && ratio >= DELIVERY_GOAL_RATIO ? 'MET' : 'NOT MET'})`;
+  console.log(
+    `ratio delivery/ceiling: ${deliveryMedian.deliveryRatio.toFixed(3)}  ${goalText(deliveryMedian.deliveryRatio)}`,
+  );
+  console.log(
+    `ratio replay/ceiling: ${replayMedian ? replayMedian.replayRatio!.toFixed(3) : 'n/a'}  ` +
+      goalText(replayMedian?.replayRatio ?? null),
+  );
+
+  // Latency a user feels: half of the delivery rate, steadily.
+  const steadyRate = deliveryMedian.delivery.messagesPerSecond / 2;
+  if (steadyRate <= 0) {
+    failures.push('steady load: no delivery rate to take half of');
+  } else {
+    console.log(
+      `steady load: ${settings.steadySeconds} s at ${Math.round(steadyRate).toLocaleString('en-US')} messages/s ` +
+        '(half of the delivery rate), answer to webhook arrival per message ...',
+    );
+    const steady = await measureSteadyLatency({
+      api,
+      workspace: WORKSPACE,
+      baseUrl: server.baseUrl,
+      sharedSecret,
+      messagesPerSecond: steadyRate,
+      seconds: settings.steadySeconds,
+      settings,
+    });
+    printSteadyLatency(steady);
+    results.steady = steady;
+    failures.push(...steady.failures);
+  }
+
+  console.log('failing destination: a healthy webhook alone, then beside one that never answers ...');
+  const isolation = await measureFailingDestination({
+    api,
+    workspace: WORKSPACE,
+    baseUrl: server.baseUrl,
+    sharedSecret,
+    settings: { ...settings, seconds: settings.deliverySeconds },
+  });
+  results.failingDestination = isolation;
+  console.log(
+    `failing destination: healthy alone ${isolation.alone.messagesPerSecond.toLocaleString('en-US')} messages/s ` +
+      `(${isolation.alone.deliveredMessages}/${isolation.alone.acceptedMessages}), beside a failing one ` +
+      `${isolation.besideFailing.messagesPerSecond.toLocaleString('en-US')} messages/s ` +
+      `(${isolation.besideFailing.deliveredMessages}/${isolation.besideFailing.acceptedMessages}); ` +
+      `${isolation.failingRequests} requests to the failing one`,
+  );
+  console.log(`ratio healthy beside failing/alone: ${isolation.ratio.toFixed(3)} (goal: >= 0.9)`);
+  failures.push(...isolation.alone.failures, ...isolation.besideFailing.failures);
+
+  failures.push(...(await postgresPhase(run)));
+  return failures;
+}
+
+/** The PostgreSQL phase; returns what went wrong (messages not stored in time). */
+export async function postgresPhase(run: BenchRun): Promise<string[]> {
+  const { server, api, settings, results, workspace: WORKSPACE } = run;
+  const routerConcurrency = Number(process.env['ROUTER_MAX_IN_FLIGHT'] ?? 64);
+  console.log(
+    `postgres: ${settings.postgresMessages.toLocaleString('en-US')} messages ingested for a disabled postgres ` +
+      'destination, a replay of them into it timed to its last row, then a raw pg insert of its rows ...',
+  );
+  let profile: string | undefined;
+  const postgres = await measurePostgres({
+    api,
+    workspace: WORKSPACE,
+    baseUrl: server.baseUrl,
+    databaseUrl:
+      process.env['BENCH_DATABASE_URL'] ??
+      process.env['TEST_DATABASE_URL'] ??
+      'postgres://postgres@127.0.0.1:5432/postgres',
+    rowsPerStatement: routerConcurrency,
+    messages: settings.postgresMessages,
+    rounds: settings.rounds,
+    onRound: (round_, figures) =>
+      console.log(
+        `postgres round ${round_}/${settings.rounds}: ${figures.rows} rows in ${figures.spanSeconds} s = ` +
+          `${figures.rowsPerSecond.toLocaleString('en-US')} rows/s, raw pg ${figures.ceiling.rowsPerSecond.toLocaleString('en-US')} rows/s, ` +
+          `ratio ${figures.ratio.toFixed(3)}`,
+      ),
+    serverCpuTimeMs: () => server.cpuTimeMs(),
+    settings: {
+      ...settings,
+      drainTimeoutSeconds: Math.max(settings.drainTimeoutSeconds, settings.replayTimeoutSeconds),
+    },
+    drain: settings.cpuProfile
+      ? {
+          started: () => server.startCpuProfile(),
+          finished: async () => {
+            profile = await server.stopCpuProfile('postgres');
+          },
+        }
+      : undefined,
+  });
+  if (profile) console.log(`server CPU profile (postgres drain): ${profile}`);
+  if (typeof postgres === 'string') {
+    console.log(`postgres: skipped, ${postgres}`);
+  } else {
+    results.postgres = postgres;
+    console.log(
+      `postgres: ${postgres.deliveredMessages}/${postgres.acceptedMessages} messages delivered, ${postgres.rows} rows ` +
+        `in ${postgres.spanSeconds} s = ${postgres.rowsPerSecond.toLocaleString('en-US')} rows/s; raw pg multi-row ` +
+        `insert of the same rows: ${postgres.ceiling.rowsPerSecond.toLocaleString('en-US')} rows/s ` +
+        `(${postgres.ceiling.rows} rows in ${postgres.ceiling.seconds} s)`,
+    );
+    console.log(
+      `postgres drain: replay ${postgres.replayState}, first row ${postgres.firstRowSeconds ?? 'n/a'} s and last row ` +
+        `${postgres.spanSeconds} s after the replay request; server CPU ` +
+        `${postgres.serverCpuMsPerThousandMessages ?? 'n/a'} ms per 1,000 messages`,
+    );
+    console.log(
+      `postgres/ceiling ratios by round: ${postgres.rounds.map((entry) => entry.ratio.toFixed(3)).join(', ')}; ` +
+        'the lines above show the median round',
+    );
+    console.log(
+      `ratio postgres/ceiling: ${postgres.ratio.toFixed(3)}  ` +
+        `(goal: >= ${DELIVERY_GOAL_RATIO}: ${postgres.ratio >= DELIVERY_GOAL_RATIO ? 'MET' : 'NOT MET'})`,
+    );
+  }
+  return typeof postgres === 'string' ? [] : postgres.failures;
+}
