@@ -392,6 +392,62 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
     });
   });
 
+  describe('quick functions on the process thread', () => {
+    it('finishes an invocation that runs longer than a slice, keeping the results around it', async () => {
+      const version = fn(
+        `async function onTrack(e) { if (e.slow) { const t = Date.now(); while (Date.now() - t < 60); } return e.n; }`,
+      );
+      const results = await subject.invokeAll([
+        call(version, { n: 1 }),
+        call(version, { n: 2, slow: true }),
+        call(version, { n: 3 }),
+        call(version, { n: 4, slow: true }),
+      ]);
+      expect(results.map((result) => [result.status, 'value' in result && result.value])).toEqual([
+        ['resolved', 1],
+        ['resolved', 2],
+        ['resolved', 3],
+        ['resolved', 4],
+      ]);
+    });
+
+    it('sends a fetch asked for before a slice ran out once, from the run that finished', async () => {
+      const allowed = runner({ timeoutMs: 2_000, egress: { mode: 'public', allow: '127.0.0.1' } });
+      const code = `async function onTrack(e, s) {
+        const answer = fetch(s.base + '/once');
+        const t = Date.now(); while (Date.now() - t < 60);
+        return (await answer).status;
+      }`;
+      const before = hits;
+      const result = await allowed.invoke(
+        call(fn(code), undefined, 'onTrack', { base: `http://127.0.0.1:${port}` }),
+      );
+      expect(result).toMatchObject({ status: 'resolved', value: 200 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(hits - before).toBe(1);
+    });
+
+    it('waits for an invocation awaiting the host before it starts the next', async () => {
+      const allowed = runner({ timeoutMs: 2_000, egress: { mode: 'public', allow: '127.0.0.1' } });
+      const code = `let running = 0;
+      async function onTrack(e, s) {
+        running++;
+        const busy = running;
+        await (await fetch(s.base + '/hello')).text();
+        running--;
+        return busy;
+      }`;
+      const version = fn(code);
+      const settings = { base: `http://127.0.0.1:${port}` };
+      const results = await allowed.invokeAll([
+        call(version, undefined, 'onTrack', settings),
+        call(version, undefined, 'onTrack', settings),
+        call(version, undefined, 'onTrack', settings),
+      ]);
+      expect(results.map((result) => 'value' in result && result.value)).toEqual([1, 1, 1]);
+    });
+  });
+
   describe('fetch (§8.4)', () => {
     const fetchCode = (path: string) => `async function onTrack(event, settings) {
       const response = await fetch(settings.base + '${path}', { method: 'POST', headers: { 'x-api-key': 'k' }, body: JSON.stringify({ a: 1 }) });

@@ -30,6 +30,7 @@ export interface SandboxRuntimeConfig {
     readonly hash: string;
     readonly random: string;
     readonly done: string;
+    readonly doneNow: string;
   };
 }
 
@@ -777,6 +778,7 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     if (error && typeof error === 'object' && 'message' in error) return String(error.message);
     return String(error);
   };
+  let latest: Promise<void> = Promise.resolve();
   const runOne = async (invocation: any) => {
     const state: any = { logs: [], dropped: 0, fetches: 0, emitted: [], started: now() };
     current = state;
@@ -818,33 +820,44 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     },
     /**
      * Runs invocations one after another; reports each result to the host as it settles, so that an
-     * invocation that ends the isolate is told from those before and after it.
+     * invocation that ends the isolate is told from those before and after it. `first` is the
+     * index of the first in the host's batch; `atOnce` reports through the host's synchronous
+     * callback (the host runs this on its own thread and reads the report as soon as the call returns).
      */
-    async runBatch(invocationsJson: string) {
-      const invocations = parse(invocationsJson);
-      for (let index = 0; index < invocations.length; index++) {
-        const { result, valueText } = await runOne(invocations[index]);
-        let text: string;
-        try {
-          text = stringify(result);
-          // The value's JSON goes in as the last member: `{…,"value":…}`. A text that is not an
-          // object's (the code replaced how objects serialize) is reported as it is; the host reads
-          // reports as untrusted.
-          if (typeof valueText === 'string' && typeof text === 'string' && text.endsWith('}')) {
-            text = `${text.slice(0, -1)},"value":${valueText}}`;
-          }
-        } catch (error) {
-          text = stringify({
-            status: 'threw',
-            name: 'TypeError',
-            message: messageOf(error),
-            logs: [],
-            logsDropped: 0,
-            durationMs: 0,
-          });
-        }
-        host.done(index, text);
-      }
+    runBatch(invocationsJson: string, first = 0, atOnce = false) {
+      latest = runInvocations(invocationsJson, first, atOnce);
+      return latest;
+    },
+    /** Settles when the latest `runBatch` has: what the host awaits of a call it made at once. */
+    settled() {
+      return latest;
     },
   };
+  async function runInvocations(invocationsJson: string, first: number, atOnce: boolean) {
+    const report = atOnce ? host.doneNow : host.done;
+    const invocations = parse(invocationsJson);
+    for (let index = 0; index < invocations.length; index++) {
+      const { result, valueText } = await runOne(invocations[index]);
+      let text: string;
+      try {
+        text = stringify(result);
+        // The value's JSON goes in as the last member: `{…,"value":…}`. A text that is not an
+        // object's (the code replaced how objects serialize) is reported as it is; the host reads
+        // reports as untrusted.
+        if (typeof valueText === 'string' && typeof text === 'string' && text.endsWith('}')) {
+          text = `${text.slice(0, -1)},"value":${valueText}}`;
+        }
+      } catch (error) {
+        text = stringify({
+          status: 'threw',
+          name: 'TypeError',
+          message: messageOf(error),
+          logs: [],
+          logsDropped: 0,
+          durationMs: 0,
+        });
+      }
+      report(first + index, text);
+    }
+  }
 }
