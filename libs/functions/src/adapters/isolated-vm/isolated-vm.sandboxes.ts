@@ -101,9 +101,9 @@ class LoadedVersion {
 }
 
 /**
- * How long one invocation may run on the lane process's own thread (`runAtOnce`) before it is
- * stopped and its version runs on isolated-vm's threads from then on. Bounds how long a function
- * can hold up the others of its process; well above what a function that only reshapes its event takes.
+ * How long one batch may run on the lane process's own thread (`runAtOnce`) before it is stopped
+ * and its version runs on isolated-vm's threads from then on. Bounds how long a function can hold up
+ * the others of its process; far above what a batch of a function that reshapes its events takes.
  */
 export const SANDBOX_AT_ONCE_SLICE_MS = 20;
 /** Versions remembered as needing more than a slice: past it, the oldest are forgotten. */
@@ -393,47 +393,39 @@ export class IsolatedVmSandboxes {
   }
 
   /**
-   * Runs a batch on this thread, one synchronous call into the isolate per invocation, each reporting
-   * before the call returns: no hop to isolated-vm's threads and back per batch or per result, which
-   * is most of what a quick function costs. An invocation still waiting on the host when its call
-   * returns (a `fetch`) finishes on isolated-vm's threads, and the next starts once it reported. One
-   * that runs past the slice is stopped: `sliceOverrun` is its index.
+   * Runs a batch on this thread, in one synchronous call into the isolate, each invocation reporting
+   * before the next starts: no hop to isolated-vm's threads and back, which is most of what a quick
+   * function costs. An invocation still waiting on the host when the call returns (a `fetch`)
+   * finishes on isolated-vm's threads with those after it, as a patient batch does. A call that runs
+   * past the slice is stopped: `sliceOverrun` is the index of the invocation it stopped in.
    */
   private async runAtOnce(
     loaded: LoadedVersion,
     run: Run,
     invocations: readonly string[],
   ): Promise<{ failure?: string; sliceOverrun?: number }> {
-    let sliceBegun = Date.now();
-    for (let index = 0; index < invocations.length; index++) {
-      // The wall-time limit counts from here; its timer can fire only once the call below returned.
-      this.arm(loaded, run);
+    // The wall-time limit counts from here; its timer can fire only once the call below returned.
+    this.arm(loaded, run);
+    try {
+      loaded.runBatch.applySync(undefined, [`[${invocations.join(',')}]`, 0, true], {
+        arguments: { copy: true },
+        timeout: SANDBOX_AT_ONCE_SLICE_MS,
+      });
+    } catch (error) {
+      const message = (error as Error)?.message ?? String(error);
+      if (!loaded.isolate.isDisposed && /timed out/i.test(message)) return { sliceOverrun: run.next };
+      return { failure: message };
+    }
+    if (run.next < invocations.length) {
+      // Waiting on the host: the rest runs on isolated-vm's threads, where running out of memory
+      // rejects this wait, and the time limit ends the isolate.
       try {
-        loaded.runBatch.applySync(undefined, [`[${invocations[index]}]`, index, true], {
-          arguments: { copy: true },
-          timeout: SANDBOX_AT_ONCE_SLICE_MS,
-        });
+        await Promise.race([
+          loaded.settled.apply(undefined, [], { result: { promise: true } }),
+          loaded.endedSignal,
+        ]);
       } catch (error) {
-        const message = (error as Error)?.message ?? String(error);
-        if (!loaded.isolate.isDisposed && /timed out/i.test(message)) return { sliceOverrun: index };
-        return { failure: message };
-      }
-      if (run.results[index] === undefined) {
-        // Waiting on the host: the rest runs on isolated-vm's threads, where running out of memory
-        // rejects this wait, and the time limit ends the isolate.
-        try {
-          await Promise.race([
-            loaded.settled.apply(undefined, [], { result: { promise: true } }),
-            loaded.endedSignal,
-          ]);
-        } catch (error) {
-          return { failure: (error as Error)?.message ?? String(error) };
-        }
-      }
-      // The process's other work (other versions' answers, the lane's calls) gets its turn.
-      if (Date.now() - sliceBegun >= SANDBOX_AT_ONCE_SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sliceBegun = Date.now();
+        return { failure: (error as Error)?.message ?? String(error) };
       }
     }
     return {};
