@@ -212,6 +212,7 @@ async function main(): Promise<void> {
       workspace: WORKSPACE,
       sharedSecret: randomBytes(16).toString('hex'),
       ...(settings.cpuProfile && { profiler: server }),
+      server,
       settings: { ...settings, seconds: settings.deliverySeconds },
     });
     printInsertFunction(functions);

@@ -31,6 +31,8 @@ export interface InsertFunctionRun {
   duplicates: number;
   signatureMismatches: number;
   messagesPerSecond: number;
+  /** The server's CPU time (ingest and delivery) per message delivered, in µs; null off Linux. */
+  serverCpuMicrosPerMessage: number | null;
 }
 
 export interface InsertFunctionResult {
@@ -54,6 +56,8 @@ export async function measureInsertFunction(options: {
   sharedSecret: string;
   /** Under BENCH_CPU_PROFILE=1: the server, to profile each round's run through the function. */
   profiler?: { startCpuProfile(): void; stopCpuProfile(label: string): Promise<string> };
+  /** The server, for its CPU time per message. */
+  server?: { cpuTimeMs(): number | null };
   settings: {
     seconds: number;
     rounds: number;
@@ -100,7 +104,7 @@ export async function measureInsertFunction(options: {
       for (const variant of order) {
         const profiled = variant.label === 'function' ? options.profiler : undefined;
         profiled?.startCpuProfile();
-        runs.set(variant.label, await runOne(variant, baseUrl, settings));
+        runs.set(variant.label, await runOne(variant, baseUrl, settings, options.server));
         if (profiled) {
           console.log(
             `server CPU profile (functions): ${await profiled.stopCpuProfile(`functions-${index + 1}`)}`,
@@ -144,6 +148,7 @@ async function runOne(
   variant: Variant,
   baseUrl: string,
   settings: { seconds: number; concurrency: number; batchSize: number; drainTimeoutSeconds: number },
+  server: { cpuTimeMs(): number | null } | undefined,
 ): Promise<InsertFunctionRun> {
   const { receiver } = variant;
   const messages = createBenchMessages(variant.writeKey);
@@ -153,6 +158,7 @@ async function runOne(
     await poster.send(messages.batchBody(1), 1);
     await waitFor(() => receiver.snapshot().distinctMessages >= 1, 15_000);
     receiver.reset();
+    const cpuBefore = server?.cpuTimeMs() ?? null;
     const ingest = await runClosedLoop({
       concurrency: settings.concurrency,
       warmupSeconds: 0,
@@ -166,6 +172,7 @@ async function runOne(
     // A moment more, for a duplicate still on its way.
     await new Promise((resolve) => setTimeout(resolve, 250));
     const counts = receiver.snapshot();
+    const cpuAfter = server?.cpuTimeMs() ?? null;
     const span =
       counts.firstArrivalAt === null || counts.lastArrivalAt === null
         ? 0
@@ -176,6 +183,10 @@ async function runOne(
       duplicates: counts.requests - counts.distinctMessages,
       signatureMismatches: counts.signatureMismatches,
       messagesPerSecond: span > 0 ? Math.round(counts.distinctMessages / span) : 0,
+      serverCpuMicrosPerMessage:
+        cpuBefore === null || cpuAfter === null || counts.distinctMessages === 0
+          ? null
+          : round(((cpuAfter - cpuBefore) * 1000) / counts.distinctMessages, 1),
     };
   } finally {
     await poster.close();
@@ -189,6 +200,12 @@ export function printInsertFunction(result: InsertFunctionResult): void {
       `median round: ${median.withFunction.messagesPerSecond.toLocaleString('en-US')} msg/s through a ` +
       `pass-through insert function, ${median.webhook.messagesPerSecond.toLocaleString('en-US')} msg/s without`,
   );
+  if (median.withFunction.serverCpuMicrosPerMessage !== null) {
+    console.log(
+      `server CPU per message (ingest and delivery, median round): ${median.withFunction.serverCpuMicrosPerMessage} µs ` +
+        `through the function, ${median.webhook.serverCpuMicrosPerMessage} µs without`,
+    );
+  }
   console.log(
     `ratio function/webhook: ${result.ratio.toFixed(3)}  ` +
       `(goal: >= ${INSERT_FUNCTION_GOAL_RATIO}: ${result.goal.met ? 'MET' : 'NOT MET'})`,

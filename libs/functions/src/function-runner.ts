@@ -101,14 +101,27 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
   // Per function version: the lane calls under way and the invocations waiting for one to answer. A
   // process runs one invocation of a version at a time, so sending more before a call answers only
   // queues them there; gathered here instead, they go in the next call, as many as came meanwhile.
+  // A call leaves once the event loop's turn is over, with every invocation the turn made (the
+  // messages of one read from the log come in one turn), not with the first alone.
   const callsAtOnce = options.workers ?? FUNCTION_WORKERS;
   const versions = new Map<
     string,
     {
       calls: number;
+      /** A send is due at the end of this turn. */
+      due: boolean;
       waiting: { invocation: FunctionInvocation; answer: (result: FunctionResult) => void }[];
     }
   >();
+  const sendSoon = (key: string) => {
+    const version = versions.get(key);
+    if (!version || version.due || version.calls >= callsAtOnce) return;
+    version.due = true;
+    setImmediate(() => {
+      version.due = false;
+      send(key);
+    });
+  };
   const send = (key: string) => {
     const version = versions.get(key);
     if (!version) return;
@@ -121,7 +134,8 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
     void invokeAll(batch.map((entry) => entry.invocation)).then((results) => {
       version.calls -= 1;
       batch.forEach((entry, index) => entry.answer(results[index]!));
-      send(key);
+      if (version.waiting.length > 0) sendSoon(key);
+      else if (version.calls === 0 && !version.due) versions.delete(key);
     });
   };
   return {
@@ -133,9 +147,9 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
       const key = `${workspaceId}/${functionId}/${number}`;
       return new Promise<FunctionResult>((answer) => {
         let version = versions.get(key);
-        if (!version) versions.set(key, (version = { calls: 0, waiting: [] }));
+        if (!version) versions.set(key, (version = { calls: 0, due: false, waiting: [] }));
         version.waiting.push({ invocation, answer });
-        if (version.calls < callsAtOnce) send(key);
+        sendSoon(key);
       });
     },
     async check(kind: FunctionKind, code: string): Promise<CodeCheck> {
