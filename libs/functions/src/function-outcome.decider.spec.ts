@@ -147,7 +147,10 @@ describe('decideBatchOutcomes (§5.2, onBatch)', () => {
     [
       'no onBatch: all filtered',
       noHandler,
-      three({ outcome: 'filtered', reason: 'EventNotSupported: the function has no onBatch handler' }, 'filtered'),
+      three(
+        { outcome: 'filtered', reason: 'EventNotSupported: the function has no onBatch handler' },
+        'filtered',
+      ),
     ],
     [
       'the runner was unavailable: all retried',
@@ -195,7 +198,11 @@ describe('decideBatchOutcomes (§5.2, onBatch)', () => {
       resolved([{ status: 200.5 }, { status: 200 }, { status: 200 }]),
       three(wrong('entry 0 has no 2xx'), 'discard'),
     ],
-    ['a null entry', resolved([{ status: 200 }, null, { status: 200 }]), three(wrong('entry 1 .*: null$'), 'discard')],
+    [
+      'a null entry',
+      resolved([{ status: 200 }, null, { status: 200 }]),
+      three(wrong('entry 1 .*: null$'), 'discard'),
+    ],
   ])('%s', (_, result, expected) => {
     expect(decideBatchOutcomes(result, 3)).toEqual(expected);
   });
