@@ -28,8 +28,9 @@ import { FunctionGatherers } from './function-gatherers';
 /**
  * Sends messages to a destination as its target says: through its insert function first when it has
  * an enabled one (docs/functions.md §5.3), then with the delivery adapter of its catalog entry or by
- * invoking its destination function (§5.2). Catalog entries without an adapter in this build are
- * discarded with that reason, so an operator sees why. Results go back as the adapter gave them (a
+ * invoking its destination function (§5.2; gathered into `onBatch` calls when it declares one).
+ * Catalog entries without an adapter in this build are discarded with that reason, so an operator
+ * sees why. Results go back as the adapter gave them (a
  * `Retry-After` as asked): what they mean for the message is `decideSettlement`'s to say.
  */
 @Injectable()
