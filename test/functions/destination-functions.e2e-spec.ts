@@ -1,7 +1,8 @@
 // Destination functions delivering tracked messages (docs/functions.md §5.2): each row of the outcome
 // table through a real server, its router, the function runner's worker process and a loopback
 // receiver the function calls with `fetch`.
-import { configApi } from '../support/config-api.client';
+import { workspaceName } from '@tributary/contracts';
+import { configApi, ConfigApiClient, createWorkspaceWithTokens } from '../support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../support/tributary-test-instance';
 import {
   createSource,
@@ -9,7 +10,12 @@ import {
   pollUntil,
   type TestSource,
 } from '../support/tracking-e2e.kit';
-import { destinationName, sendBatch, trackMessage } from '../../apps/router/test/router-e2e.kit';
+import {
+  deliveryMetrics,
+  destinationName,
+  sendBatch,
+  trackMessage,
+} from '../../apps/router/test/router-e2e.kit';
 import {
   createFunction,
   createFunctionDestination,
@@ -40,6 +46,28 @@ async function onTrack(event, settings) {
 }
 `;
 
+/** Sends each gathered call as one request, and answers per event as the receiver's vendor would. */
+const BATCHER = `
+async function onBatch(events, settings) {
+  console.log('sending', events.length);
+  const response = await fetch(settings.endpoint + '/batch', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(events.map((event) => ({ id: event.messageId, type: event.type, name: event.event }))),
+  });
+  if (!response.ok) throw new RetryError('HTTP ' + response.status);
+  return events.map((event) => {
+    if (event.event === 'Refused') return { status: 400, errormessage: 'the vendor refused ' + event.messageId };
+    if (event.event === 'Busy') return { status: 503, errormessage: 'the vendor is busy' };
+    return { status: 200 };
+  });
+}
+async function onTrack(event) { throw new Error('onTrack is not called when onBatch is declared'); }
+`;
+
+/** Refuses every call whole. */
+const REFUSER = `async function onBatch(events) { throw new ValidationError(events.length + ' events refused'); }`;
+
 const STUCK = `async function onTrack(event) { while (true) {} }`;
 const GREEDY = `async function onTrack(event) { ${MEMORY_BOMB} }`;
 
@@ -49,6 +77,11 @@ describe('destination functions', () => {
   /** Sources of their own for the stuck and the greedy function: each gets only its one message. */
   let stuckSource: TestSource;
   let greedySource: TestSource;
+  /** Sources of their own for the onBatch functions. */
+  let batchSource: TestSource;
+  let refuserSource: TestSource;
+  let batcherId: string;
+  let refuserId: string;
   let receiver: FetchReceiver;
   let relayId: string;
   let stuckId: string;
@@ -69,6 +102,14 @@ describe('destination functions', () => {
     greedySource = await createSource(t, { slug: source.workspaceSlug, id: source.workspaceId });
     await createFunctionDestination(t, stuckSource, stuckId);
     await createFunctionDestination(t, greedySource, greedyId);
+    batcherId = await createFunction(t, source.workspaceSlug, 'DESTINATION', BATCHER, [
+      { name: 'endpoint', required: true },
+    ]);
+    refuserId = await createFunction(t, source.workspaceSlug, 'DESTINATION', REFUSER);
+    batchSource = await createSource(t, { slug: source.workspaceSlug, id: source.workspaceId });
+    refuserSource = await createSource(t, { slug: source.workspaceSlug, id: source.workspaceId });
+    await createFunctionDestination(t, batchSource, batcherId, { endpoint: receiver.url });
+    await createFunctionDestination(t, refuserSource, refuserId);
   }, 60_000);
 
   afterAll(async () => {
@@ -197,4 +238,109 @@ describe('destination functions', () => {
       reason: expect.stringContaining('function_timeout'),
     });
   }, 60_000);
+
+  it('gathers the messages of a function with onBatch into its calls, one outcome per event', async () => {
+    const plain = Array.from({ length: 10 }, (_, index) => trackMessage({ event: `Order ${index}` }));
+    const identify = { type: 'identify', messageId: `e2e-identify-${Date.now()}`, userId: 'user-1' };
+    const refused = trackMessage({ event: 'Refused' });
+    const busy = trackMessage({ event: 'Busy' });
+    await sendBatch(t, batchSource, [...plain, identify, refused, busy]);
+    const settledIds = [...plain, identify, refused].map((message) => message.messageId);
+
+    const outcomes = await settledOutcomesOf(batchSource, batcherId, settledIds);
+    for (const message of [...plain, identify]) {
+      expect(outcomes.get(message.messageId)).toMatchObject({ outcome: 'delivered' });
+    }
+    expect(outcomes.get(refused.messageId)).toMatchObject({
+      outcome: 'discarded',
+      detail: `the vendor refused ${refused.messageId}`,
+    });
+    // Every type goes to onBatch (onTrack would have thrown), in fewer calls than messages.
+    const firstCalls = receiver.callsTo('/batch');
+    const received = firstCalls.flatMap((call) => call.body as { id: string; type: string }[]);
+    expect(new Set(received.map((event) => event.id))).toEqual(new Set([...settledIds, busy.messageId]));
+    expect(received.find((event) => event.id === identify.messageId)).toMatchObject({ type: 'identify' });
+    expect(firstCalls.length).toBeLessThan(13);
+
+    // 503: retried alone, with the router's backoff, until the 3 s window ends, then dead-lettered.
+    const { value: letters } = await pollUntil('the busy message is dead-lettered', 20_000, async () => {
+      const response = await configApi(t, 'GET', `${destinationName(batchSource, batcherId)}/dead-letters`);
+      return response.body.dead_letters?.length > 0 ? response.body.dead_letters : undefined;
+    });
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({
+      message_id: busy.messageId,
+      reason: expect.stringMatching(/^retries exhausted after \d+ attempts: the vendor is busy$/),
+    });
+    const calls = receiver.callsTo('/batch');
+    for (const retry of calls.slice(firstCalls.length)) {
+      expect(retry.body).toEqual([{ id: busy.messageId, type: 'track', name: 'Busy' }]);
+    }
+
+    // The destination's own metrics count each message by its own outcome.
+    const { counts } = await deliveryMetrics(t, batchSource, batcherId);
+    expect(counts).toMatchObject({ delivered: 11, discarded: 1, dead_lettered: 1 });
+    expect(counts.retried).toBeGreaterThan(0);
+
+    // One invocation per call, each counted once; its logs name the instance, no one message.
+    const metrics = await configApi(
+      t,
+      'GET',
+      `${workspaceName(source.workspaceSlug)}/functions/${batcherId}/metrics`,
+    );
+    expect(metrics.body).toMatchObject({
+      invocations: calls.length,
+      outcomes: { success: calls.length, discarded: 0, retried: 0 },
+    });
+    const logs = await configApi(
+      t,
+      'GET',
+      `${workspaceName(source.workspaceSlug)}/functions/${batcherId}/logs`,
+    );
+    expect(logs.body.logs.length).toBeGreaterThanOrEqual(calls.length);
+    expect(logs.body.logs[0]).toMatchObject({
+      message: expect.stringMatching(/^sending \d+$/),
+      instance: destinationName(batchSource, batcherId),
+    });
+    expect(logs.body.logs[0].message_id ?? '').toBe('');
+  }, 60_000);
+
+  it('gives every message of a call what an onBatch throw means', async () => {
+    const messages = [
+      trackMessage(),
+      trackMessage(),
+      { type: 'page', messageId: `e2e-page-${Date.now()}`, userId: 'u' },
+    ];
+    await sendBatch(t, refuserSource, messages);
+    const ids = messages.map((message) => message.messageId);
+    const outcomes = await settledOutcomesOf(refuserSource, refuserId, ids);
+    for (const id of ids) {
+      expect(outcomes.get(id)).toMatchObject({
+        outcome: 'discarded',
+        detail: expect.stringMatching(/^ValidationError: \d events refused$/),
+      });
+    }
+    const metrics = await configApi(
+      t,
+      'GET',
+      `${workspaceName(source.workspaceSlug)}/functions/${refuserId}/metrics`,
+    );
+    expect(metrics.body.invocations).toBeLessThan(ids.length);
+    expect(metrics.body.outcomes.discarded).toBe(metrics.body.invocations);
+  }, 60_000);
+
+  it("reports the Public API's batchMaxCount: 100 for code that declares onBatch, else 0", async () => {
+    const access = await createWorkspaceWithTokens(new ConfigApiClient(t), `fn-batch-${process.pid}`);
+    const publicApi = async (code: string) => {
+      const response = await fetch(`${t.baseUrl}/public-api/functions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${access.writerToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ code, displayName: `Batch ${code.length}`, resourceType: 'DESTINATION' }),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as any).data.function;
+    };
+    expect(await publicApi(BATCHER)).toMatchObject({ batchMaxCount: 100 });
+    expect(await publicApi(RELAY)).toMatchObject({ batchMaxCount: 0 });
+  });
 });

@@ -1,3 +1,4 @@
+import type { AttemptResult } from '@tributary/destinations';
 import type { FunctionLogEntry, FunctionLogStore } from '@tributary/event-log';
 import { randomUUID } from 'node:crypto';
 import type { FunctionMetrics } from './function-metrics';
@@ -11,6 +12,21 @@ import type {
 
 /** What the caller made of an invocation, for the metrics; timeouts and memory overruns are counted as such. */
 export type DecidedFunctionOutcome = 'success' | 'filtered' | 'discarded' | 'retried';
+
+/** The function metrics' word for a delivery outcome a function's answer led to. */
+export function decidedOutcomeOf(outcome: AttemptResult['outcome'] | 'continue'): DecidedFunctionOutcome {
+  switch (outcome) {
+    case 'continue':
+    case 'delivered':
+      return 'success';
+    case 'filtered':
+      return 'filtered';
+    case 'discard':
+      return 'discarded';
+    case 'retry':
+      return 'retried';
+  }
+}
 
 export interface InvokeFunction {
   readonly fn: FunctionVersion;

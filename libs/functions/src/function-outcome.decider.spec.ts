@@ -1,4 +1,6 @@
 import {
+  type BatchDecision,
+  decideBatchOutcomes,
   decideDestinationOutcome,
   decideInsertOutcome,
   decideSourceAnswer,
@@ -64,6 +66,151 @@ describe('decideDestinationOutcome (§5.2)', () => {
     ],
   ])('%s', (_, result, expected) => {
     expect(decideDestinationOutcome(result)).toEqual(expected);
+  });
+});
+
+describe('decideBatchOutcomes (§5.2, onBatch)', () => {
+  const delivered = { outcome: 'delivered' };
+  const wrong = (why: string) => ({ outcome: 'discard', reason: expect.stringMatching(why) });
+  const three = (outcome: unknown, invocation: string) => ({
+    outcomes: [outcome, outcome, outcome],
+    invocation,
+  });
+
+  it.each<[string, FunctionResult, unknown]>([
+    [
+      'one status per event, in order',
+      resolved([
+        { status: 200 },
+        { status: 204 },
+        { status: 400, errormessage: 'no email' },
+        { status: 404 },
+        { status: 429, errormessage: 'slow down' },
+        { status: 503, errormessage: 'the vendor is down' },
+        { status: 500 },
+      ]),
+      {
+        outcomes: [
+          delivered,
+          delivered,
+          { outcome: 'discard', reason: 'no email' },
+          { outcome: 'discard', reason: 'onBatch answered status 404' },
+          { outcome: 'retry', reason: 'slow down' },
+          { outcome: 'retry', reason: 'the vendor is down' },
+          { outcome: 'retry', reason: 'onBatch answered status 500' },
+        ],
+        invocation: 'delivered',
+      },
+    ],
+  ])('%s', (_, result, expected) => {
+    expect(decideBatchOutcomes(result, 7)).toEqual(expected);
+  });
+
+  it.each<[string, FunctionResult, BatchDecision | unknown]>([
+    ['resolves undefined: all delivered', resolved(), three(delivered, 'delivered')],
+    ['resolves null: all delivered', resolved(null), three(delivered, 'delivered')],
+    [
+      'RetryError: all retried',
+      threw('RetryError', 'HTTP 503'),
+      three({ outcome: 'retry', reason: 'RetryError: HTTP 503' }, 'retry'),
+    ],
+    [
+      'ValidationError: all discarded',
+      threw('ValidationError', 'bad'),
+      three({ outcome: 'discard', reason: 'ValidationError: bad' }, 'discard'),
+    ],
+    [
+      'InvalidEventPayload: all discarded',
+      threw('InvalidEventPayload', 'no id'),
+      three({ outcome: 'discard', reason: 'ValidationError: no id' }, 'discard'),
+    ],
+    [
+      'timeout: all retried',
+      timeout,
+      three({ outcome: 'retry', reason: 'function_timeout: exceeded 5000 ms' }, 'retry'),
+    ],
+    [
+      'out of memory: all discarded',
+      memory,
+      three({ outcome: 'discard', reason: 'function_memory_exceeded' }, 'discard'),
+    ],
+    [
+      'any other throw: all discarded',
+      threw('TypeError', 'x is undefined'),
+      three({ outcome: 'discard', reason: 'TypeError: x is undefined' }, 'discard'),
+    ],
+    [
+      'EventNotSupported: all filtered',
+      threw('EventNotSupported', 'not now'),
+      three({ outcome: 'filtered', reason: 'EventNotSupported: not now' }, 'filtered'),
+    ],
+    [
+      'no onBatch: all filtered',
+      noHandler,
+      three(
+        { outcome: 'filtered', reason: 'EventNotSupported: the function has no onBatch handler' },
+        'filtered',
+      ),
+    ],
+    [
+      'the runner was unavailable: all retried',
+      unavailable,
+      three({ outcome: 'retry', reason: 'function_unavailable: the lane ended' }, 'retry'),
+    ],
+    [
+      'not an array',
+      resolved({ status: 200 }),
+      three(wrong('^onBatch: expected an array of 3 \\{status, errormessage\\} .*, got object$'), 'discard'),
+    ],
+    ['a number', resolved(200), three(wrong('got number$'), 'discard')],
+    [
+      'too few entries',
+      resolved([{ status: 200 }, { status: 200 }]),
+      three(wrong('got 2 entries$'), 'discard'),
+    ],
+    [
+      'too many entries',
+      resolved([{ status: 200 }, { status: 200 }, { status: 200 }, { status: 200 }]),
+      three(wrong('got 4 entries$'), 'discard'),
+    ],
+    [
+      'an entry without a status',
+      resolved([{ status: 200 }, { errormessage: 'x' }, { status: 200 }]),
+      three(wrong('entry 1 has no 2xx, 4xx or 5xx status: \\{"errormessage":"x"\\}$'), 'discard'),
+    ],
+    [
+      'a status as a string',
+      resolved([{ status: '200' }, { status: 200 }, { status: 200 }]),
+      three(wrong('entry 0 has no 2xx'), 'discard'),
+    ],
+    [
+      'a 3xx status',
+      resolved([{ status: 200 }, { status: 200 }, { status: 302 }]),
+      three(wrong('entry 2 has no 2xx'), 'discard'),
+    ],
+    [
+      'a status past 599',
+      resolved([{ status: 200 }, { status: 600 }, { status: 200 }]),
+      three(wrong('entry 1 has no 2xx'), 'discard'),
+    ],
+    [
+      'a fractional status',
+      resolved([{ status: 200.5 }, { status: 200 }, { status: 200 }]),
+      three(wrong('entry 0 has no 2xx'), 'discard'),
+    ],
+    [
+      'a null entry',
+      resolved([{ status: 200 }, null, { status: 200 }]),
+      three(wrong('entry 1 .*: null$'), 'discard'),
+    ],
+  ])('%s', (_, result, expected) => {
+    expect(decideBatchOutcomes(result, 3)).toEqual(expected);
+  });
+
+  it('cuts a long wrong entry in its reason', () => {
+    const long = { status: 'x'.repeat(500) };
+    const [first] = decideBatchOutcomes(resolved([long]), 1).outcomes;
+    expect((first as { reason: string }).reason.length).toBeLessThan(300);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * What a function's result means to its caller (specs/functions.md §5), decided without I/O:
  * - `decideDestinationOutcome`: a destination function's result as the router's delivery outcome (§5.2);
+ * - `decideBatchOutcomes`: a destination function's `onBatch` result as one outcome per message (§5.2);
  * - `decideInsertOutcome`: an insert function's result, the message that goes on or the outcome (§5.3);
  * - `decideSourceAnswer`: a source function's result as the HTTP answer of its webhook (§5.1).
  */
@@ -41,6 +42,74 @@ export function decideDestinationOutcome(result: FunctionResult): AttemptResult 
     case 'unavailable':
       return { outcome: 'retry', reason: `function_unavailable: ${result.reason}` };
   }
+}
+
+/** The most messages one `onBatch` invocation is given (§5.2). */
+export const BATCH_MAX_MESSAGES = 100;
+
+/** What an `onBatch` invocation meant: one outcome per message, in order, and its own for the metrics. */
+export interface BatchDecision {
+  readonly outcomes: readonly AttemptResult[];
+  /** `delivered` when the function answered per message as it should, else the outcome all share. */
+  readonly invocation: AttemptResult['outcome'];
+}
+
+/**
+ * §5.2: `onBatch(events, settings)`'s result for `count` messages. It answers
+ * `[{status, errormessage}]`, one per event in order: 2xx delivered, 429 and 5xx retried, other 4xx
+ * discarded with `errormessage` as the reason. Resolving with nothing (`undefined`, `null`) delivers
+ * them all, as a per-type handler that resolves does. A throw, a timeout or running out of memory is
+ * every message's outcome, as for one message. Anything else (not an array, another length, an entry
+ * without a 2xx, 4xx or 5xx `status`) is the function's bug: every message is discarded saying so, rather
+ * than retried into the same answer.
+ */
+export function decideBatchOutcomes(result: FunctionResult, count: number): BatchDecision {
+  const all = (outcome: AttemptResult): BatchDecision => ({
+    outcomes: Array.from({ length: count }, () => outcome),
+    invocation: outcome.outcome,
+  });
+  if (result.status !== 'resolved') {
+    // The per-type rows, said of the batch: "no handler for this type" becomes "no onBatch".
+    if (result.status === 'no_handler') {
+      return all({ outcome: 'filtered', reason: 'EventNotSupported: the function has no onBatch handler' });
+    }
+    return all(decideDestinationOutcome(result));
+  }
+  const value = result.value;
+  if (value === undefined || value === null) return all({ outcome: 'delivered' });
+  const wrong = wrongBatchAnswer(value, count);
+  if (wrong !== undefined) return all({ outcome: 'discard', reason: `onBatch: ${wrong}` });
+  const outcomes = (value as readonly { status: number; errormessage?: unknown }[]).map(
+    ({ status, errormessage }): AttemptResult => {
+      if (status < 300) return { outcome: 'delivered' };
+      const reason =
+        typeof errormessage === 'string' && errormessage !== ''
+          ? errormessage
+          : `onBatch answered status ${status}`;
+      return status === 429 || status >= 500 ? { outcome: 'retry', reason } : { outcome: 'discard', reason };
+    },
+  );
+  return { outcomes, invocation: 'delivered' };
+}
+
+/** Why an `onBatch` answer is not one `{status}` per event, or `undefined` when it is. */
+function wrongBatchAnswer(value: unknown, count: number): string | undefined {
+  const expected = `an array of ${count} {status, errormessage} (one per event, in order)`;
+  if (!Array.isArray(value)) return `expected ${expected}, got ${typeof value}`;
+  if (value.length !== count) return `expected ${expected}, got ${value.length} entries`;
+  const index = value.findIndex((entry) => {
+    const status = (entry as { status?: unknown } | null)?.status;
+    return !(Number.isInteger(status) && /^[245]\d\d$/.test(String(status)));
+  });
+  if (index >= 0) {
+    return `expected ${expected}, entry ${index} has no 2xx, 4xx or 5xx status: ${describe(value[index])}`;
+  }
+  return undefined;
+}
+
+function describe(entry: unknown): string {
+  const text = JSON.stringify(entry) ?? String(entry);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
 /** §5.3: the message that goes on to the destination, or what became of it. */

@@ -1,5 +1,6 @@
 export * from './function-runner.port';
 export * from './function-outcome.decider';
+export { declaredEntries } from './function-code';
 export {
   createFunctionRunner,
   FUNCTION_TIMEOUT_MS,

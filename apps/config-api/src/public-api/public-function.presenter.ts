@@ -4,6 +4,7 @@ import type {
   FunctionVersionRecord,
 } from '@tributary/config-domain';
 import type { FunctionView } from '@tributary/config-projections';
+import { BATCH_MAX_MESSAGES, declaredEntries } from '@tributary/functions';
 import { withMilliseconds } from '../shared/timestamps';
 
 const PUBLIC_SETTING_TYPES: Readonly<Record<FunctionSettingType, string>> = {
@@ -39,7 +40,10 @@ export function presentPublicFunctionListItem({ function: fn }: FunctionView) {
   };
 }
 
-/** FunctionV1: the latest version's code and settings; `isLatestVersion` when it is the deployed one. */
+/**
+ * FunctionV1: the latest version's code and settings; `isLatestVersion` when it is the deployed one;
+ * `batchMaxCount`, the most messages one `onBatch` call is given when that code declares it, else 0.
+ */
 export function presentPublicFunction(view: FunctionView) {
   const fn = view.function;
   return {
@@ -48,6 +52,7 @@ export function presentPublicFunction(view: FunctionView) {
     deployedAt: withMilliseconds(fn.deployTime),
     settings: fn.settings.map(presentPublicFunctionSetting),
     isLatestVersion: fn.deployedVersion === fn.version,
+    batchMaxCount: declaredEntries(fn.type, fn.code).includes('onBatch') ? BATCH_MAX_MESSAGES : 0,
   };
 }
 

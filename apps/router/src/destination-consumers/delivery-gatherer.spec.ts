@@ -6,6 +6,7 @@ import { DeliveryGatherer } from './delivery-gatherer';
 class RecordingAdapter implements DeliveryAdapter {
   readonly slug = 'recording';
   readonly calls: string[][] = [];
+  readonly storedPayloads: (readonly (Uint8Array | undefined)[] | undefined)[] = [];
   failWith: Error | undefined;
   private underWay = 0;
   mostUnderWay = 0;
@@ -15,6 +16,7 @@ class RecordingAdapter implements DeliveryAdapter {
 
   async deliver(request: DeliveryRequest): Promise<DeliveryResult[]> {
     this.calls.push(request.messages.map((message) => message.messageId));
+    this.storedPayloads.push(request.storedPayload);
     this.underWay += 1;
     this.mostUnderWay = Math.max(this.mostUnderWay, this.underWay);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -80,6 +82,19 @@ describe('DeliveryGatherer', () => {
       gatherer.deliver({ settings, sourceId: 'a' }, message('a3')),
     ]);
     expect(adapter.calls.map((call) => call.join(',')).sort()).toEqual(['a1,a3', 'a2', 'b1']);
+  });
+
+  it("hands the messages' stored JSON on where it was given, in the call's order", async () => {
+    const adapter = new RecordingAdapter();
+    const gatherer = new DeliveryGatherer(adapter, adapter.gathering);
+    const stored = new TextEncoder().encode('{"messageId":"p1"}');
+    await Promise.all([
+      gatherer.deliver({ settings }, message('p1'), stored),
+      gatherer.deliver({ settings }, message('p2')),
+    ]);
+    await gatherer.deliver({ settings }, message('p3'));
+    expect(adapter.calls).toEqual([['p1', 'p2'], ['p3']]);
+    expect(adapter.storedPayloads).toEqual([[stored, undefined], undefined]);
   });
 
   it('answers retry for every message of a call that rejects, and carries on', async () => {

@@ -3,11 +3,13 @@ import type { AttemptResult, DeliveryAdapter, DeliveryRequest, Gathering } from 
 
 interface Waiting {
   message: NormalizedMessage;
+  /** The message's stored JSON, where the caller gave it (see `DeliveryRequest.storedPayload`). */
+  storedPayload: Uint8Array | undefined;
   resolve(outcome: AttemptResult): void;
 }
 
 interface Lane {
-  request: Omit<DeliveryRequest, 'messages'>;
+  request: Omit<DeliveryRequest, 'messages' | 'storedPayload'>;
   waiting: Waiting[];
   /** Calls under way. */
   sending: number;
@@ -47,10 +49,14 @@ export class DeliveryGatherer {
     this.callsAtOnce = callsAtOnceOf(gathering);
   }
 
-  deliver(request: Omit<DeliveryRequest, 'messages'>, message: NormalizedMessage): Promise<AttemptResult> {
+  deliver(
+    request: Omit<DeliveryRequest, 'messages' | 'storedPayload'>,
+    message: NormalizedMessage,
+    storedPayload?: Uint8Array,
+  ): Promise<AttemptResult> {
     const lane = this.laneOf(request);
     return new Promise<AttemptResult>((resolve) => {
-      lane.waiting.push({ message, resolve });
+      lane.waiting.push({ message, storedPayload, resolve });
       this.schedule(lane);
     });
   }
@@ -69,7 +75,7 @@ export class DeliveryGatherer {
     }
   }
 
-  private laneOf(request: Omit<DeliveryRequest, 'messages'>): Lane {
+  private laneOf(request: Omit<DeliveryRequest, 'messages' | 'storedPayload'>): Lane {
     let bySource = this.lanes.get(request.settings);
     if (!bySource) {
       bySource = new Map();
@@ -93,6 +99,9 @@ export class DeliveryGatherer {
       const results = await this.adapter.deliver({
         ...lane.request,
         messages: taken.map((entry) => entry.message),
+        ...(taken.some((entry) => entry.storedPayload !== undefined) && {
+          storedPayload: taken.map((entry) => entry.storedPayload),
+        }),
       });
       outcomes = taken.map(
         (_, index) =>

@@ -11,6 +11,7 @@ import {
   UserDeletionRequest,
 } from '@tributary/destinations';
 import {
+  decidedOutcomeOf,
   decideDestinationOutcome,
   decideInsertOutcome,
   FunctionInvoker,
@@ -22,12 +23,14 @@ import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { crashNow, crashOnMessageFromEnvironment } from './crash-on-message.fault';
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
 import type { DeliveryTarget } from './delivery-targets.service';
+import { FunctionGatherers } from './function-gatherers';
 
 /**
  * Sends messages to a destination as its target says: through its insert function first when it has
  * an enabled one (docs/functions.md §5.3), then with the delivery adapter of its catalog entry or by
- * invoking its destination function (§5.2). Catalog entries without an adapter in this build are
- * discarded with that reason, so an operator sees why. Results go back as the adapter gave them (a
+ * invoking its destination function (§5.2; gathered into `onBatch` calls when it declares one).
+ * Catalog entries without an adapter in this build are discarded with that reason, so an operator
+ * sees why. Results go back as the adapter gave them (a
  * `Retry-After` as asked): what they mean for the message is `decideSettlement`'s to say.
  */
 @Injectable()
@@ -37,6 +40,8 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private readonly inFlight = new Set<Promise<AttemptResult>>();
   /** Per destination whose definition gathers messages into calls (see `DeliveryGatherer`). */
   private readonly gatherers = new Map<string, DeliveryGatherer>();
+  /** Destination functions that declare `onBatch`, whose messages are gathered into its calls. */
+  private readonly gatheringFunctions: FunctionGatherers;
   /** Tests only: the message whose delivery kills the process (see `crashOnMessageFromEnvironment`). */
   private readonly crashOnMessage = crashOnMessageFromEnvironment(process.env);
 
@@ -44,6 +49,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     @Inject(ENVIRONMENT) environment: Environment,
     private readonly functions: FunctionInvoker,
   ) {
+    this.gatheringFunctions = new FunctionGatherers(functions);
     this.registry = createDeliveryAdapterRegistry({
       postgres: {
         maxEventTables: environment.POSTGRES_DESTINATION_MAX_TABLES,
@@ -154,6 +160,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     if (deliverer.kind === 'refused')
       return Promise.resolve({ outcome: 'discard', reason: deliverer.reason });
     if (deliverer.kind === 'function') {
+      if (deliverer.gathers) return this.gatheringFunctions.deliver(target, message, storedPayload);
       return this.invokeHandler(deliverer.fn, settings, deliverer.instance, message, storedPayload).then(
         (result) => {
           const outcome = decideDestinationOutcome(result);
@@ -210,18 +217,3 @@ export class DestinationDeliveries implements OnApplicationShutdown {
 }
 
 const utf8 = new TextDecoder();
-
-/** The function metrics' word for a delivery outcome a function's answer led to. */
-function decidedOutcomeOf(outcome: AttemptResult['outcome'] | 'continue') {
-  switch (outcome) {
-    case 'continue':
-    case 'delivered':
-      return 'success';
-    case 'filtered':
-      return 'filtered';
-    case 'discard':
-      return 'discarded';
-    case 'retry':
-      return 'retried';
-  }
-}

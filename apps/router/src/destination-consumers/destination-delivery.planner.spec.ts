@@ -87,12 +87,34 @@ describe('planDestinationDelivery', () => {
         code: 'async function onTrack() {} // v1',
       },
       instance: 'workspaces/acme/sources/web/destinations/dfn_relay-2',
+      gathers: false,
     });
     // The `integrations` object names it by the function's display name; filters apply as to a webhook.
     expect(plan.displayName).toBe('Order relay');
     expect(plan.capabilities).toEqual({
       acceptsHistoricalTimestampsUpToMs: null,
       destinationFiltersApply: true,
+    });
+  });
+
+  it('gathers the messages of a destination function whose deployed version declares onBatch', () => {
+    const batching = fn({
+      functionId: 'dfn_batcher',
+      type: 'DESTINATION',
+      deployedVersion: 2,
+      versions: [
+        { version: 1, code: 'async function onTrack() {}' },
+        { version: 2, code: 'async function onTrack() {}\nasync function onBatch(events) {}' },
+        { version: 3, code: 'async function onTrack() {}' },
+      ],
+    });
+    const record = destination({ destinationSlug: 'dfn_batcher', catalogSlug: 'dfn_batcher' });
+    const plan = planDestinationDelivery(record, (_, id) => (id === 'dfn_batcher' ? batching : undefined))!;
+    expect(plan.deliverer).toMatchObject({ kind: 'function', gathers: true });
+    const redeployed = { ...batching, deployedVersion: 3 };
+    expect(planDestinationDelivery(record, () => redeployed)!.deliverer).toMatchObject({
+      kind: 'function',
+      gathers: false,
     });
   });
 

@@ -1,7 +1,7 @@
 import { catalogSlugOf, type DestinationRecord } from '@tributary/config-domain';
 import { destinationName } from '@tributary/contracts';
 import { findCatalogDestination } from '@tributary/destinations';
-import type { FunctionKind, FunctionVersion } from '@tributary/functions';
+import { declaredEntries, type FunctionKind, type FunctionVersion } from '@tributary/functions';
 import type { RoutableDestination } from '@tributary/routing';
 
 /** What the planner reads of a function (the read model's `FunctionRecord` has it). */
@@ -26,6 +26,11 @@ export type Deliverer =
       readonly fn: FunctionVersion;
       /** For the function's logs: the destination's resource name. */
       readonly instance: string;
+      /**
+       * The version declares `onBatch`: messages are gathered into its calls instead of each going to
+       * the handler of its type (docs/functions.md §2).
+       */
+      readonly gathers: boolean;
     }
   | { readonly kind: 'refused'; readonly reason: string };
 
@@ -87,7 +92,12 @@ export function planDestinationDelivery(
   if (functionId !== undefined) {
     const fn = destinationRecord && deployedVersionOf(destinationRecord, 'DESTINATION');
     deliverer = fn
-      ? { kind: 'function', fn, instance: destinationName(record) }
+      ? {
+          kind: 'function',
+          fn,
+          instance: destinationName(record),
+          gathers: declaredEntries('DESTINATION', fn.code).includes('onBatch'),
+        }
       : { kind: 'refused', reason: `${functionId} is not a deployed destination function of the workspace` };
   } else {
     deliverer = { kind: 'adapter', catalogSlug: catalogEntry!.slug };

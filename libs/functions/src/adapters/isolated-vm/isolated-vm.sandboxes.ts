@@ -23,6 +23,7 @@ import type {
   FunctionVersion,
 } from '../../function-runner.port';
 import { MESSAGE_HANDLERS } from '../../function-runner.port';
+import { declaredEntries, ENTRIES_OF, statementsOf } from '../../function-code';
 import {
   decodeResult,
   encodeInvocations,
@@ -48,11 +49,6 @@ export const SANDBOX_MAX_EMITTED = 500;
 const SANDBOX_RUNTIME_SOURCE = `(${sandboxRuntime.toString()})`;
 const LODASH_SOURCE = readFileSync(require.resolve('lodash/lodash.min.js'), 'utf8');
 const ALL_ENTRIES: readonly FunctionEntry[] = ['onRequest', 'onBatch', ...Object.values(MESSAGE_HANDLERS)];
-const ENTRIES_OF: Record<FunctionKind, readonly FunctionEntry[]> = {
-  SOURCE: ['onRequest'],
-  DESTINATION: ['onBatch', ...Object.values(MESSAGE_HANDLERS)],
-  INSERT_DESTINATION: Object.values(MESSAGE_HANDLERS),
-};
 
 /** The parts of a result the isolate reports (the host adds nothing but the outcome of ends). */
 type Reported = FunctionResult;
@@ -168,8 +164,7 @@ export class IsolatedVmSandboxes {
     } finally {
       isolate.dispose();
     }
-    const declared = declaredEntries(code);
-    const handlers = ENTRIES_OF[kind].filter((entry) => declared.has(entry));
+    const handlers = declaredEntries(kind, code);
     if (kind === 'SOURCE' && !handlers.includes('onRequest')) {
       return {
         ok: false,
@@ -553,34 +548,6 @@ export function problemWithCode(code: string, maxCodeBytes: number): string | un
     return `a function is a script, not a module: \`import\` and \`export\` are not allowed (line ${moduleStatement.line})`;
   }
   return undefined;
-}
-
-/**
- * The code's statements (split at line ends, `;`, `{` and `}`), comments blanked, whitespace runs
- * made one space, trimmed: where declarations and module syntax are looked for, since nothing of the
- * code runs at check.
- */
-function statementsOf(code: string): { line: number; text: string }[] {
-  const blanked = code
-    .replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ' '))
-    .replace(/(?<![:'"\w\\])\/\/[^\n]*/g, '');
-  const statements: { line: number; text: string }[] = [];
-  blanked.split('\n').forEach((line, index) => {
-    for (const part of line.split(/[;{})]/))
-      statements.push({ line: index + 1, text: part.replace(/\s+/g, ' ').trim() });
-  });
-  return statements;
-}
-
-/** `function onX(` / `async function onX(` / `const onX =` declarations, at a statement's start. */
-function declaredEntries(code: string): Set<string> {
-  const found = new Set<string>();
-  const declaration = /^(?:async )?function ?\*? ?(on[A-Z]\w*) ?\(|^(?:const|let|var) (on[A-Z]\w*) ?=/;
-  for (const { text } of statementsOf(code)) {
-    const match = declaration.exec(text);
-    if (match) found.add((match[1] ?? match[2])!);
-  }
-  return found;
 }
 
 /** isolated-vm's compile errors end with ` [function.js:line:column]`: said in words. */
