@@ -2,22 +2,17 @@
 // duplicates of every age, an injected clock whose "hour" is a second, clock advances across bucket
 // and window edges, crashes at every step of the write path (and of the index follower) followed by
 // restarts. After every command the log and the index are checked against the model.
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import fc from 'fast-check';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  DEAD_LETTER_STREAM,
   EventLogUnavailableError,
   JetStreamEventLog,
-  LEASE_STREAM,
-  TRACKING_STREAM,
   type MessageToPublish,
   type PublishOutcome,
 } from '@tributary/event-log';
-import { NatsServerProcess } from '@tributary/event-log/testing';
+import { withNatsServer } from '@tributary/event-log/testing';
 import { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
 import {
   DEDUPE_WRITE_STEPS,
@@ -436,40 +431,23 @@ function replayOfAFailure(): { seed?: number; path?: string } {
 }
 
 describe('DeduplicatedTrackingLog, model-based with crashes and an injected clock', () => {
-  let server: NatsServerProcess;
-
-  beforeAll(async () => {
-    server = await NatsServerProcess.start();
-  });
-
-  afterAll(async () => {
-    await server?.dispose();
-  });
-
-  async function deleteStreams(): Promise<void> {
-    const connection = await connect({ servers: server.url });
-    try {
-      const manager = await jetstreamManager(connection);
-      for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM]) {
-        await manager.streams.delete(stream).catch(() => false);
-      }
-    } finally {
-      await connection.close();
-    }
-  }
+  const nats = withNatsServer();
 
   it('keeps every acknowledged id in the log, each at most once per window, and the index inside the log', async () => {
     await fc.assert(
       fc.asyncProperty(fc.commands(commandArbitraries, { maxCommands: 14 }), async (commands) => {
-        await deleteStreams();
+        await nats.deleteStreams();
         const directory = mkdtempSync(join(tmpdir(), 'dedupe-property-'));
         // Start mid-bucket, so small advances stay inside it and larger ones cross edges.
         const clock = { now: 1_000_000 * HOUR + 250 };
-        const replica = new Replica(server.url, join(directory, 'index.sqlite'), clock);
+        const replica = new Replica(nats.server.url, join(directory, 'index.sqlite'), clock);
         await replica.start();
         try {
           const model = new Model();
-          await fc.asyncModelRun(() => ({ model, real: { model, replica, servers: server.url } }), commands);
+          await fc.asyncModelRun(
+            () => ({ model, real: { model, replica, servers: nats.server.url } }),
+            commands,
+          );
         } finally {
           await replica.stop();
           rmSync(directory, { recursive: true, force: true });

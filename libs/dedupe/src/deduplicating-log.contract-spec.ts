@@ -8,12 +8,11 @@ import { join } from 'node:path';
 import {
   DEAD_LETTER_STREAM,
   JetStreamEventLog,
-  LEASE_STREAM,
   SqliteEventLog,
   TRACKING_STREAM,
   type TrackingLog,
 } from '@tributary/event-log';
-import { NatsServerProcess } from '@tributary/event-log/testing';
+import { withNatsServer } from '@tributary/event-log/testing';
 import { JetStreamMessageIdFeed } from './adapters/jetstream/jetstream-message-id.feed';
 import { registerDedupeIndexMetrics } from './dedupe-index.metrics';
 import { DeduplicatedTrackingLog } from './deduplicated-tracking-log';
@@ -25,32 +24,12 @@ const WINDOW_MS = 3_000;
 const BUCKET_MS = 500;
 const GUARD_MS = 600;
 
-let server: NatsServerProcess;
-
-beforeAll(async () => {
-  server = await NatsServerProcess.start();
-});
-
-afterAll(async () => {
-  await server?.dispose();
-});
-
-async function deleteStreams(): Promise<void> {
-  const connection = await connect({ servers: server.url });
-  try {
-    const manager = await jetstreamManager(connection);
-    for (const stream of [TRACKING_STREAM, DEAD_LETTER_STREAM, LEASE_STREAM]) {
-      await manager.streams.delete(stream).catch(() => false);
-    }
-  } finally {
-    await connection.close();
-  }
-}
+const nats = withNatsServer();
 
 /** The JetStream log under the index: TRACKING's duplicate window is the guard. */
 function connectInner(): Promise<JetStreamEventLog> {
   return JetStreamEventLog.connect({
-    servers: server.url,
+    servers: nats.server.url,
     dedupeWindowMs: WINDOW_MS,
     retentionMs: 3_600_000,
     trackingDuplicateWindowMs: GUARD_MS,
@@ -62,7 +41,7 @@ describeDeduplicatingLogContract(
   () => ({
     timing: { windowMs: WINDOW_MS, guardWindowMs: GUARD_MS, forgottenAfterMs: WINDOW_MS + BUCKET_MS + 500 },
     async open() {
-      await deleteStreams();
+      await nats.deleteStreams();
       const inner = await connectInner();
       const index = await WorkerDedupeIndex.start(
         join(mkdtempSync(join(tmpdir(), 'dedupe-log-')), 'index.sqlite'),
@@ -70,9 +49,9 @@ describeDeduplicatingLogContract(
           windowMs: WINDOW_MS,
           bucketMs: BUCKET_MS,
         },
-        server.url,
+        nats.server.url,
       );
-      const feed = await JetStreamMessageIdFeed.connect(server.url);
+      const feed = await JetStreamMessageIdFeed.connect(nats.server.url);
       const log = await DeduplicatedTrackingLog.start(inner, index, feed, {
         guardWindowMs: GUARD_MS,
         windowMs: WINDOW_MS,
@@ -80,16 +59,16 @@ describeDeduplicatingLogContract(
       await log.whenCaughtUp();
       return log;
     },
-    storedMessageIds: () => storedTrackingMessageIds(server.url),
+    storedMessageIds: () => storedTrackingMessageIds(nats.server.url),
     settled: (log: TrackingLog) => (log as DeduplicatedTrackingLog).whenIndexed(),
   }),
 );
 
 describe('the JetStream guard window', () => {
   it('is the TRACKING stream duplicate window, while dead letters keep the whole window', async () => {
-    await deleteStreams();
+    await nats.deleteStreams();
     const log = await connectInner();
-    const connection = await connect({ servers: server.url });
+    const connection = await connect({ servers: nats.server.url });
     try {
       const manager = await jetstreamManager(connection);
       expect((await manager.streams.info(TRACKING_STREAM)).config.duplicate_window).toBe(
@@ -128,9 +107,9 @@ describe('a new dedupe index on a log that already holds messages', () => {
     const index = await WorkerDedupeIndex.start(
       join(mkdtempSync(join(tmpdir(), 'dedupe-new-index-')), 'index.sqlite'),
       { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
-      server.url,
+      nats.server.url,
     );
-    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    const feed = await JetStreamMessageIdFeed.connect(nats.server.url);
     return DeduplicatedTrackingLog.start(inner, index, feed, {
       guardWindowMs: GUARD_MS,
       windowMs: WINDOW_MS,
@@ -140,7 +119,7 @@ describe('a new dedupe index on a log that already holds messages', () => {
   const message = (messageId: string) => ({ workspaceId: 'ws1', sourceId: 'src-a', messageId, payload: {} });
 
   it('reads back one window only, becomes ready, then refuses the ids of that window', async () => {
-    await deleteStreams();
+    await nats.deleteStreams();
     const writer = await connectInner();
     await writer.publishBatch([message('older-than-window')]);
     await new Promise((resolve) => setTimeout(resolve, WINDOW_MS + 300));
@@ -166,7 +145,7 @@ describe('a new dedupe index on a log that already holds messages', () => {
   }, 30_000);
 
   it('is ready at once when every stored message is older than the window', async () => {
-    await deleteStreams();
+    await nats.deleteStreams();
     const writer = await connectInner();
     await writer.publishBatch([message('old-1'), message('old-2')]);
     await writer.close();
@@ -194,13 +173,13 @@ describe("a replica's own appends and other writers' messages", () => {
   }
 
   it('indexes its own appends without reading the log back, and reads back only what another writer appended', async () => {
-    await deleteStreams();
+    await nats.deleteStreams();
     const index = await WorkerDedupeIndex.start(
       join(mkdtempSync(join(tmpdir(), 'dedupe-own-')), 'index.sqlite'),
       { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
-      server.url,
+      nats.server.url,
     );
-    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    const feed = await JetStreamMessageIdFeed.connect(nats.server.url);
     const log = await DeduplicatedTrackingLog.start(await connectInner(), index, feed, {
       guardWindowMs: GUARD_MS,
       windowMs: WINDOW_MS,
@@ -240,13 +219,13 @@ describe("a replica's own appends and other writers' messages", () => {
 
 describe('dedupe index metrics', () => {
   it('exposes index size, ids per bucket, lookups, hits and catch-up lag on the registry', async () => {
-    await deleteStreams();
+    await nats.deleteStreams();
     const inner = await connectInner();
     const index = await WorkerDedupeIndex.start(
       join(mkdtempSync(join(tmpdir(), 'dedupe-metrics-')), 'index.sqlite'),
       { windowMs: WINDOW_MS, bucketMs: BUCKET_MS },
     );
-    const feed = await JetStreamMessageIdFeed.connect(server.url);
+    const feed = await JetStreamMessageIdFeed.connect(nats.server.url);
     const log = await DeduplicatedTrackingLog.start(inner, index, feed, {
       guardWindowMs: GUARD_MS,
       windowMs: WINDOW_MS,

@@ -8,54 +8,32 @@ import {
   type EventLogSettings,
 } from '../../event-log.port';
 import { NatsServerProcess } from '../../testing/nats-server.process';
+import { withNatsServer } from '../../testing/nats-server.kit';
 import { ATTEMPT_STREAM } from './attempt-history';
 import {
   DEAD_LETTER_STREAM,
   JetStreamEventLog,
   LEASE_STREAM,
-  SEEN_ONCE_STREAM,
   TRACKING_STREAM,
 } from './jetstream-event-log.adapter';
 
-let server: NatsServerProcess;
-
-beforeAll(async () => {
-  server = await NatsServerProcess.start();
-});
-
-afterAll(async () => {
-  await server?.dispose();
-});
-
-/** Drops every stream (and so every consumer): each contract test starts from an empty log. */
-async function deleteStreams(): Promise<void> {
-  const connection = await connect({ servers: server.url });
-  try {
-    const manager = await jetstreamManager(connection);
-    for (const stream of [
-      TRACKING_STREAM,
-      DEAD_LETTER_STREAM,
-      LEASE_STREAM,
-      SEEN_ONCE_STREAM,
-      ATTEMPT_STREAM,
-    ]) {
-      await manager.streams.delete(stream).catch(() => false);
-    }
-  } finally {
-    await connection.close();
-  }
-}
+const nats = withNatsServer();
 
 function connectLog(
   settings: EventLogSettings,
   overrides: { publishTimeoutMs?: number } = {},
 ): Promise<JetStreamEventLog> {
-  return JetStreamEventLog.connect({ ...settings, servers: server.url, reconnectWaitMs: 250, ...overrides });
+  return JetStreamEventLog.connect({
+    ...settings,
+    servers: nats.server.url,
+    reconnectWaitMs: 250,
+    ...overrides,
+  });
 }
 
 describeEventLogContract('jetstream', () => ({
   async newStore(settings) {
-    await deleteStreams();
+    await nats.deleteStreams();
     return { open: () => connectLog(settings), dispose: async () => undefined };
   },
 }));
@@ -64,7 +42,7 @@ describe('JetStreamEventLog when the server goes away', () => {
   const settings: EventLogSettings = { dedupeWindowMs: 60_000, retentionMs: 3_600_000 };
 
   it('fails publishes fast with EventLogUnavailableError, then recovers by itself after a restart', async () => {
-    await deleteStreams();
+    await nats.deleteStreams();
     const log = await connectLog(settings, { publishTimeoutMs: 1000 });
     const received: Delivery[] = [];
     const subscription = await log.consume(
@@ -81,7 +59,7 @@ describe('JetStreamEventLog when the server goes away', () => {
       ]);
       await waitUntil('the first message is consumed', () => received.length >= 1);
 
-      await server.stop();
+      await nats.server.stop();
       const startedAt = Date.now();
       await expect(
         log.publishBatch([
@@ -91,7 +69,7 @@ describe('JetStreamEventLog when the server goes away', () => {
       expect(Date.now() - startedAt).toBeLessThan(2000);
       expect(await log.ping()).toBe(false);
 
-      await server.restart();
+      await nats.server.restart();
       let afterOutage = before;
       await waitUntil(
         'a publish succeeds again on the same adapter',
@@ -119,7 +97,7 @@ describe('JetStreamEventLog when the server goes away', () => {
       await sleep(200);
       expect(received.filter((delivery) => delivery.messageId === 'before-outage')).toHaveLength(1);
     } finally {
-      if (!server.running) await server.restart();
+      if (!nats.server.running) await nats.server.restart();
       await subscription.stop();
       await log.close();
     }
@@ -155,17 +133,17 @@ describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
   const all = (replicas: number) => Object.fromEntries(STREAMS.map((stream) => [stream, replicas]));
 
   it('creates its streams with one replica by default, and refuses more than one server can hold', async () => {
-    await deleteStreams();
+    await nats.deleteStreams();
     await (await connectLog(settings)).close();
-    expect(await replicasOfStreams(server.url)).toEqual(all(1));
+    expect(await replicasOfStreams(nats.server.url)).toEqual(all(1));
     // Three replicas on a single server fail at start, saying why, and leave the streams as they were
     // (the server itself would accept raising an existing stream, yet keep one copy).
-    const onSingleServer = { ...settings, servers: server.url, replicas: 3 };
+    const onSingleServer = { ...settings, servers: nats.server.url, replicas: 3 };
     await expect(JetStreamEventLog.connect(onSingleServer)).rejects.toThrow(
       /NATS_STREAM_REPLICAS is 3.*not part of a JetStream cluster/,
     );
-    expect(await replicasOfStreams(server.url)).toEqual(all(1));
-    await deleteStreams();
+    expect(await replicasOfStreams(nats.server.url)).toEqual(all(1));
+    await nats.deleteStreams();
     await expect(JetStreamEventLog.connect(onSingleServer)).rejects.toThrow(/NATS_STREAM_REPLICAS is 3/);
     await expect(JetStreamEventLog.connect({ ...onSingleServer, replicas: 0 })).rejects.toThrow(RangeError);
   });
