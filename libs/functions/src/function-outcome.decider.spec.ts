@@ -1,6 +1,7 @@
 import {
   type BatchDecision,
   decideBatchOutcomes,
+  decideDeletionOutcome,
   decideDestinationOutcome,
   decideInsertOutcome,
   decideSourceAnswer,
@@ -211,6 +212,34 @@ describe('decideBatchOutcomes (§5.2, onBatch)', () => {
     const long = { status: 'x'.repeat(500) };
     const [first] = decideBatchOutcomes(resolved([long]), 1).outcomes;
     expect((first as { reason: string }).reason.length).toBeLessThan(300);
+  });
+});
+
+describe('decideDeletionOutcome (§5.2, onDelete)', () => {
+  it.each<[string, FunctionResult, unknown]>([
+    ['resolves', resolved(), { outcome: 'deleted' }],
+    ['no onDelete', noHandler, { outcome: 'not_supported', reason: 'the function has no onDelete' }],
+    [
+      'EventNotSupported',
+      threw('EventNotSupported', 'no deletes'),
+      { outcome: 'not_supported', reason: 'EventNotSupported: no deletes' },
+    ],
+    ['RetryError', threw('RetryError', 'busy'), { outcome: 'retry', reason: 'RetryError: busy' }],
+    ['timeout', timeout, { outcome: 'retry', reason: 'function_timeout: exceeded 5000 ms' }],
+    ['unavailable', unavailable, { outcome: 'retry', reason: 'function_unavailable: the lane ended' }],
+    [
+      'ValidationError',
+      threw('ValidationError', 'no such user'),
+      { outcome: 'failed', reason: 'ValidationError: no such user' },
+    ],
+    [
+      'another throw',
+      threw('TypeError', 'x is undefined'),
+      { outcome: 'failed', reason: 'TypeError: x is undefined' },
+    ],
+    ['out of memory', memory, { outcome: 'failed', reason: 'function_memory_exceeded' }],
+  ])('%s', (_, result, expected) => {
+    expect(decideDeletionOutcome(result)).toEqual(expected);
   });
 });
 

@@ -3,9 +3,10 @@
  * - `decideDestinationOutcome`: a destination function's result as the router's delivery outcome (§5.2);
  * - `decideBatchOutcomes`: a destination function's `onBatch` result as one outcome per message (§5.2);
  * - `decideInsertOutcome`: an insert function's result, the message that goes on or the outcome (§5.3);
- * - `decideSourceAnswer`: a source function's result as the HTTP answer of its webhook (§5.1).
+ * - `decideSourceAnswer`: a source function's result as the HTTP answer of its webhook (§5.1);
+ * - `decideDeletionOutcome`: a destination function's `onDelete` result as a regulation's deletion (§5.2).
  */
-import type { AttemptResult } from '@tributary/destinations';
+import type { AttemptResult, UserDeletionOutcome } from '@tributary/destinations';
 import type { EmittedMessage, FunctionResult } from './function-runner.port';
 
 /** Thrown classes a function uses to say the message is wrong (Segment's "Message Rejected"). */
@@ -195,5 +196,32 @@ export function decideSourceAnswer(result: FunctionResult): SourceAnswer {
       return later(MEMORY_REASON);
     case 'unavailable':
       return later(`function_unavailable: ${result.reason}`);
+  }
+}
+
+/**
+ * §5.2: `onDelete(event, settings)`'s result for one user of a regulation, as the deletion outcome a
+ * destination adapter gives: resolving deletes; no `onDelete` (or `EventNotSupported`) is a function
+ * without deletion; `RetryError`, a timeout or an unavailable sandbox are tried again; anything else
+ * (another throw, running out of memory) fails the deletion with the reason.
+ */
+export function decideDeletionOutcome(result: FunctionResult): UserDeletionOutcome {
+  switch (result.status) {
+    case 'resolved':
+      return { outcome: 'deleted' };
+    case 'no_handler':
+      return { outcome: 'not_supported', reason: 'the function has no onDelete' };
+    case 'threw':
+      if (result.name === 'EventNotSupported')
+        return { outcome: 'not_supported', reason: thrown(result.name, result.message) };
+      if (result.name === 'RetryError')
+        return { outcome: 'retry', reason: thrown(result.name, result.message) };
+      return { outcome: 'failed', reason: thrown(result.name, result.message) };
+    case 'timeout':
+      return { outcome: 'retry', reason: timeoutReason(result.limitMs) };
+    case 'memory_exceeded':
+      return { outcome: 'failed', reason: MEMORY_REASON };
+    case 'unavailable':
+      return { outcome: 'retry', reason: `function_unavailable: ${result.reason}` };
   }
 }

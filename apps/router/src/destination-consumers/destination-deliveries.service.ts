@@ -11,7 +11,10 @@ import {
   UserDeletionRequest,
 } from '@tributary/destinations';
 import {
+  type DecidedFunctionOutcome,
+  declaredEntries,
   decidedOutcomeOf,
+  decideDeletionOutcome,
   decideDestinationOutcome,
   decideInsertOutcome,
   FunctionInvoker,
@@ -96,20 +99,34 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     return delivery;
   }
 
-  /** Whether the catalog entry's adapter can forward a regulation's deletion at all. */
-  canDeleteUsers(catalogSlug: string): boolean {
-    return this.registry.deliveryAdapterFor(catalogSlug)?.deleteUsers !== undefined;
+  /**
+   * Whether the destination can forward a regulation's deletion at all: its catalog entry's adapter
+   * has one, or its destination function declares `onDelete`.
+   */
+  canDeleteUsers(target: DeliveryTarget): boolean {
+    const { deliverer } = target;
+    if (deliverer.kind === 'function')
+      return declaredEntries(deliverer.fn.kind, deliverer.fn.code).includes('onDelete');
+    if (deliverer.kind === 'refused') return false;
+    return this.registry.deliveryAdapterFor(deliverer.catalogSlug)?.deleteUsers !== undefined;
   }
 
-  /** A regulation's deletion, forwarded with the catalog entry's adapter; never rejects. */
-  deleteUsers(catalogSlug: string, request: UserDeletionRequest): Promise<UserDeletionOutcome> {
-    const adapter = this.registry.deliveryAdapterFor(catalogSlug);
-    if (!adapter?.deleteUsers) {
+  /**
+   * A regulation's deletion, forwarded with the catalog entry's adapter, or to the destination
+   * function's `onDelete` once per user (docs/functions.md §5.2); never rejects.
+   */
+  deleteUsers(target: DeliveryTarget, request: UserDeletionRequest): Promise<UserDeletionOutcome> {
+    const { deliverer } = target;
+    const adapter =
+      deliverer.kind === 'adapter' ? this.registry.deliveryAdapterFor(deliverer.catalogSlug) : undefined;
+    if (deliverer.kind !== 'function' && !adapter?.deleteUsers) {
       return Promise.resolve({ outcome: 'not_supported', reason: 'the destination has no deletion' });
     }
-    const deletion = adapter
-      .deleteUsers(request)
-      .catch((error: unknown): UserDeletionOutcome => ({ outcome: 'retry', reason: String(error) }));
+    const deletion = (
+      deliverer.kind === 'function'
+        ? this.deleteThroughFunction(deliverer.fn, deliverer.instance, request)
+        : adapter!.deleteUsers!(request)
+    ).catch((error: unknown): UserDeletionOutcome => ({ outcome: 'retry', reason: String(error) }));
     const tracked = deletion.then(() => ({ outcome: 'delivered' }) as AttemptResult);
     this.inFlight.add(tracked);
     const forget = () => this.inFlight.delete(tracked);
@@ -190,6 +207,32 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   }
 
   /**
+   * `onDelete` with Segment's delete event, one user after another, stopping at the first that is
+   * not deleted: the regulation tries the destination again as a whole, and the function sees the
+   * same `messageId` for a user each time.
+   */
+  private async deleteThroughFunction(
+    fn: FunctionVersion,
+    instance: string,
+    request: UserDeletionRequest,
+  ): Promise<UserDeletionOutcome> {
+    for (const { userId, messageId } of request.users) {
+      const result = await this.functions.invoke({
+        fn,
+        entry: 'onDelete',
+        payload: { type: 'delete', userId, messageId, timestamp: request.timestamp },
+        settings: request.settings,
+        instance,
+        messageId,
+      });
+      const outcome = decideDeletionOutcome(result);
+      this.functions.record(fn, result, DELETION_METRIC[outcome.outcome]);
+      if (outcome.outcome !== 'deleted') return outcome;
+    }
+    return { outcome: 'deleted' };
+  }
+
+  /**
    * The function's handler for the message's type, given a copy of the message (the runner copies
    * it): its stored JSON where the message is the stored one, which needs no serializing.
    */
@@ -217,3 +260,11 @@ export class DestinationDeliveries implements OnApplicationShutdown {
 }
 
 const utf8 = new TextDecoder();
+
+/** The function metrics' word for a deletion outcome. */
+const DELETION_METRIC = {
+  deleted: 'success',
+  not_supported: 'filtered',
+  retry: 'retried',
+  failed: 'discarded',
+} as const satisfies Record<UserDeletionOutcome['outcome'], DecidedFunctionOutcome>;

@@ -6,8 +6,8 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import {
-  catalogSlugOf,
   destinationSecretsOwner,
+  type DestinationRecord,
   DomainError,
   FinalDestinationStatus,
   FinalRegulationStatus,
@@ -25,6 +25,7 @@ import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-comma
 import { ConfigReadModel, RegulationView } from '@tributary/config-projections';
 import { EventLogUnavailableError, MESSAGE_ERASURE, type MessageErasure } from '@tributary/event-log';
 import { createHash, randomUUID } from 'node:crypto';
+import { DeliveryTargets } from '../destination-consumers/delivery-targets.service';
 import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
 import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
@@ -82,6 +83,7 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     private readonly commands: ConfigCommandHandler,
     private readonly recentOutcomes: RecentMessageOutcomes,
     private readonly deliveries: DestinationDeliveries,
+    private readonly targets: DeliveryTargets,
     private readonly secretBox: SecretBox,
     leases: JobLeases,
   ) {
@@ -224,6 +226,8 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     const view = this.readModel.destination(stream.sourceId, destinationSlug);
     if (!view) return { status: 'NOT_SUPPORTED', errString: 'the destination was deleted' };
     const { destination } = view;
+    const target = this.targets.targetOf(destination);
+    if (!target) return { status: 'NOT_SUPPORTED', errString: 'nothing in this build delivers to it' };
     const request: UserDeletionRequest = {
       settings: this.secretBox.revealAll(destination.config, destinationSecretsOwner(destination)),
       sourceId: stream.sourceId,
@@ -238,7 +242,7 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
     for (let attempt = 0; attempt < FORWARD_ATTEMPTS; attempt += 1) {
       if (attempt > 0) await abortableSleep(FORWARD_RETRY_DELAYS_MS[attempt - 1]!, lease.lost, stopping);
       if (lease.lost.aborted || stopping.aborted) return undefined;
-      const outcome = await this.deliveries.deleteUsers(catalogSlugOf(destination), request);
+      const outcome = await this.deliveries.deleteUsers(target, request);
       switch (outcome.outcome) {
         case 'deleted':
           return { status: 'FINISHED', errString: '' };
@@ -272,7 +276,7 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
           ? 'the regulation type sends nothing to destinations'
           : !destination.enabled
             ? 'the destination is disabled'
-            : !this.deliveries.canDeleteUsers(catalogSlugOf(destination))
+            : !this.canDeleteUsers(destination)
               ? 'the destination has no deletion'
               : undefined;
         return {
@@ -284,6 +288,11 @@ export class RegulationRunner implements OnApplicationBootstrap, BeforeApplicati
         };
       }),
     }));
+  }
+
+  private canDeleteUsers(destination: DestinationRecord): boolean {
+    const target = this.targets.targetOf(destination);
+    return target !== undefined && this.deliveries.canDeleteUsers(target);
   }
 
   private async record(job: RegulationJob, command: RegulationCommand): Promise<void> {
