@@ -1,4 +1,4 @@
-// Destination functions delivering tracked messages (docs/functions.md §5.2): each row of the outcome
+// Destination functions delivering tracked messages (docs/functions.md §2): each row of the outcome
 // table through a real server, its router, the function runner's worker process and a loopback
 // receiver the function calls with `fetch`.
 import { workspaceName } from '@tributary/contracts';

@@ -1,4 +1,4 @@
-// A regulation's deletion forwarded to destination functions (docs/functions.md §5.2,
+// A regulation's deletion forwarded to destination functions (docs/functions.md §2,
 // docs/regulations.md §4): a function that declares `onDelete` is given Segment's delete event once
 // per user and the regulation finishes for it; one without `onDelete` is not supported; one whose
 // `onDelete` keeps throwing `RetryError` fails after the regulation's attempts.

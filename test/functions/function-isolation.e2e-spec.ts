@@ -1,4 +1,4 @@
-// One bad function stays in its lane (docs/functions.md §6): a destination function that spins and
+// One bad function stays in its lane (docs/functions.md §1): a destination function that spins and
 // one that eats memory, on the same source as a webhook destination that keeps delivering meanwhile.
 import { startTributary, type TributaryTestInstance } from '../support/tributary-test-instance';
 import { createWorkspaceAndSource, pollUntil, sleep, type TestSource } from '../support/tracking-e2e.kit';

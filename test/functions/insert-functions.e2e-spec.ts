@@ -1,4 +1,4 @@
-// Insert functions in front of a webhook destination (docs/functions.md §5.3): what they return is
+// Insert functions in front of a webhook destination (docs/functions.md §2): what they return is
 // what the destination gets, a dropped message is filtered, a disabled instance passes messages through.
 import { configApi } from '../support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../support/tributary-test-instance';

@@ -1,4 +1,4 @@
-// Source functions (docs/functions.md §5.1): a webhook POST turned into messages stored in the log
+// Source functions (docs/functions.md §2): a webhook POST turned into messages stored in the log
 // through the tracking API's batch path, and every answer of the endpoint.
 import { startTributary, type TributaryTestInstance } from '../support/tributary-test-instance';
 import { createWorkspace, readSourceMessages, RFC3339_UTC_MILLIS } from '../support/tracking-e2e.kit';

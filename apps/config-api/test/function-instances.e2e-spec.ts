@@ -1,4 +1,4 @@
-// Function instances over HTTP (docs/functions.md §2, §4 "Instances", §8.5-6): destination functions
+// Function instances over HTTP (docs/functions.md §1, §2): destination functions
 // as destinations, insert functions on destinations, source functions as sources, and the Public
 // API's insert-function instances; each only ever naming a function of its own workspace, with
 // sensitive settings encrypted at rest and masked in every response and audit entry.

@@ -1,4 +1,4 @@
-// Functions through the Config API v1beta over loopback HTTP (docs/functions.md §4): create with code
+// Functions through the Config API v1beta over loopback HTTP (docs/functions.md §1): create with code
 // compiled in the real sandbox, read, list, update as a new version, deploy, versions, delete, the
 // audit trail, and every refusal: bad code, bad settings, sizes, the workspace cap, tenancy.
 import {

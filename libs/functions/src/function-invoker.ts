@@ -34,7 +34,7 @@ export interface InvokeFunction {
   readonly payload: FunctionInvocation['payload'];
   readonly payloadJson?: string;
   readonly settings: FunctionInvocation['settings'];
-  /** The instance's resource name, for the logs (docs/functions.md §7). */
+  /** The instance's resource name, for the logs (docs/functions.md §5). */
   readonly instance?: string;
   readonly messageId?: string;
 }

@@ -210,7 +210,7 @@ export const environmentSchema = z.object({
    */
   POSTGRES_DESTINATION_MAX_POOLS: z.coerce.number().int().positive().max(10_000).default(50),
   /**
-   * Wall time of one function invocation, awaited `fetch` calls included (docs/functions.md §6): past
+   * Wall time of one function invocation, awaited `fetch` calls included (docs/functions.md §1): past
    * it the isolate's execution is terminated and the invocation counts as a timeout. 1 to 60 s.
    */
   FUNCTION_TIMEOUT: durationSchema
@@ -254,7 +254,7 @@ export const environmentSchema = z.object({
   DESTINATION_MAX_FILTERS: z.coerce.number().int().positive().default(100),
   WORKSPACE_MAX_TRACKING_PLANS: z.coerce.number().int().positive().default(1_000),
   WORKSPACE_MAX_OAUTH_APPLICATIONS: z.coerce.number().int().positive().default(100),
-  /** Functions one workspace may hold (docs/functions.md §6); a create past it: 429, code 8. */
+  /** Functions one workspace may hold (docs/functions.md §1); a create past it: 429, code 8. */
   WORKSPACE_MAX_FUNCTIONS: z.coerce.number().int().positive().default(100),
   /** Bytes of UTF-8 of one function version's code; more: 400, code 3. */
   FUNCTION_MAX_CODE_BYTES: z.coerce

@@ -33,7 +33,7 @@ const FURTHER_INSTANCE = /^(.+)-([2-9]|[1-9][0-9]{1,5})$/;
 
 /**
  * The entries destinations are instances of: the built-in catalog, and each workspace's own
- * `DESTINATION` functions (docs/functions.md §4 "Instances"), which only that workspace can name. A
+ * `DESTINATION` functions (docs/functions.md §1 "Instances"), which only that workspace can name. A
  * function entry carries the settings of the function's deployed version: the version its instances
  * run. Insert functions and source functions are read the same way, as entries of their kind.
  */

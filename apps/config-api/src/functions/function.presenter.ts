@@ -7,7 +7,7 @@ import { withMilliseconds } from '../shared/timestamps';
 export const FUNCTION_BUILDPACK = 'boreal';
 
 /**
- * The Config API's `Function` (docs/functions.md §4). `created_at` is what Segment's clients read;
+ * The Config API's `Function` (docs/functions.md §1). `created_at` is what Segment's clients read;
  * `create_time` and `update_time` are the names every other v1beta resource uses.
  */
 export function presentFunction(view: FunctionView) {

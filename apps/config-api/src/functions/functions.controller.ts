@@ -39,7 +39,7 @@ const FUNCTION_ZERO_VALUES = {
 };
 
 /**
- * Functions of a workspace over v1beta (docs/functions.md §4): create, read, list, update (a new
+ * Functions of a workspace over v1beta (docs/functions.md §1): create, read, list, update (a new
  * version), deploy, versions and delete. What a request does is `FunctionCommands`'; a function id
  * of another workspace is as unknown here as an id that never existed.
  */

@@ -28,7 +28,7 @@ export interface InsertFunctionInput {
 }
 
 /**
- * Insert-function instances (docs/functions.md §4 "Instances"), apart from HTTP and shared by v1beta
+ * Insert-function instances (docs/functions.md §1 "Instances"), apart from HTTP and shared by v1beta
  * and the Public API: the function resolved among the workspace's INSERT_DESTINATION functions, its
  * settings turned into stored values as a destination's are (secrets encrypted, masks sent back keep
  * them), and one command of the destination's aggregate, which keeps the instance.

@@ -9,7 +9,7 @@ export function insertFunctionName(destination: DestinationRecord, functionId: s
 }
 
 /**
- * An insert function, flat as filters are (docs/functions.md §4): its config lists every setting the
+ * An insert function, flat as filters are (docs/functions.md §1): its config lists every setting the
  * function declares, sensitive ones masked; `entry` is the function as a catalog entry.
  */
 export function presentInsertFunction(

@@ -18,7 +18,7 @@ import { presentInsertFunction } from './insert-function.presenter';
 class InsertFunctionRequestDto extends createZodDto(InsertFunctionRequestSchema) {}
 
 /**
- * A destination's insert function over HTTP (docs/functions.md §4 "Instances"): at most one per
+ * A destination's insert function over HTTP (docs/functions.md §1 "Instances"): at most one per
  * destination, named by its function id; what a change does is `InsertFunctionCommands`'.
  */
 @ApiTags('insert functions')

@@ -20,7 +20,7 @@ import {
 } from './public-function.presenter';
 
 /**
- * Functions (docs/functions.md §4, the Public API paragraph): the functions `/v1beta` serves, by the
+ * Functions (docs/functions.md §1, the Public API paragraph): the functions `/v1beta` serves, by the
  * same use cases (`FunctionCommands`), in Segment's names. The token's one workspace is the scope;
  * another workspace's function id is not found.
  */

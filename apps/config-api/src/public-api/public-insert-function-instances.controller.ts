@@ -38,7 +38,7 @@ export function publicInsertFunctionInstanceId(
 }
 
 /**
- * Insert-function instances (docs/functions.md §4, the Public API paragraph): v1beta's
+ * Insert-function instances (docs/functions.md §1, the Public API paragraph): v1beta's
  * `…/destinations/{dst}/insert-functions`, by the same use cases (`InsertFunctionCommands`), in the
  * SDK's shapes. `integrationId` is the destination's Public API id; sensitive settings are shown only
  * in `encryptedSettings`, masked with this API's mask.

@@ -1,5 +1,5 @@
 // A source function's webhook URL: PUBLIC_BASE_URL when the deployment names one, else the scheme and
-// host the request came with; the write key travels as base64url (docs/functions.md §4).
+// host the request came with; the write key travels as base64url (docs/functions.md §1).
 import { functionWebhookUrl, publicBaseUrl } from './source.presenter';
 
 describe('source function webhook URL', () => {

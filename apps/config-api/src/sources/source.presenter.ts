@@ -15,7 +15,7 @@ export interface SourceFunctionContext {
 /**
  * The source; a source function also shows its `function_config` (every declared setting, sensitive
  * ones masked) and `webhook_url`, the address its function answers at, keyed by the oldest live write
- * key (docs/functions.md §4, §5.1).
+ * key (docs/functions.md §1, §2).
  *
  * `writeKeysVisible`: false for a read-only caller (`maySeeSecrets`), who sees each write key as the
  * mask: a write key lets anyone holding it ingest, which a `workspace:read` token must not be able to.

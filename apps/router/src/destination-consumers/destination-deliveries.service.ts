@@ -30,7 +30,7 @@ import { FunctionGatherers } from './function-gatherers';
 
 /**
  * Sends messages to a destination as its target says: through its insert function first when it has
- * an enabled one (docs/functions.md §5.3), then with the delivery adapter of its catalog entry or by
+ * an enabled one (docs/functions.md §2), then with the delivery adapter of its catalog entry or by
  * invoking its destination function (§5.2; gathered into `onBatch` calls when it declares one).
  * Catalog entries without an adapter in this build are discarded with that reason, so an operator
  * sees why. Results go back as the adapter gave them (a
@@ -113,7 +113,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
 
   /**
    * A regulation's deletion, forwarded with the catalog entry's adapter, or to the destination
-   * function's `onDelete` once per user (docs/functions.md §5.2); never rejects.
+   * function's `onDelete` once per user (docs/functions.md §2); never rejects.
    */
   deleteUsers(target: DeliveryTarget, request: UserDeletionRequest): Promise<UserDeletionOutcome> {
     const { deliverer } = target;

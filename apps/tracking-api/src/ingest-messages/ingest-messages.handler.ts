@@ -35,7 +35,7 @@ export interface IngestRequest {
   /** Client-side requests only (browser, mobile): the device's address, for `context.ip`. */
   clientIp?: string;
   /**
-   * The messages a source function emitted (docs/functions.md §5.1): stored all or none, so one the
+   * The messages a source function emitted (docs/functions.md §2): stored all or none, so one the
    * batch path refuses fails the whole request naming it; and the function's webhook URL is their
    * credential, so a workspace's OAuth requirement (meant for clients that can sign) does not apply.
    */

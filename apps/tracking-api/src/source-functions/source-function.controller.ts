@@ -5,7 +5,7 @@ import { TrackingApiErrorFilter } from '../shared/tracking-api-error.filter';
 import { SourceFunctionAnswer, SourceFunctionHandler } from './source-function.handler';
 
 /**
- * `/v1/fn?b=<base64url write key>`: a source function's webhook URL (docs/functions.md §5.1). Any
+ * `/v1/fn?b=<base64url write key>`: a source function's webhook URL (docs/functions.md §2). Any
  * content type is taken as it came; answers are `{"success":true}` or `{"error": "..."}`. Only POST
  * runs the function: other methods are 405 with `Allow`, so a provider's URL check learns the URL
  * exists without running anything.

@@ -12,7 +12,7 @@ import {
 import { IngestMessagesHandler } from '../ingest-messages/ingest-messages.handler';
 import { TrackingApiError } from '../shared/tracking-api.error';
 
-/** The largest request body a source function is given (docs/functions.md §5.1, §6). */
+/** The largest request body a source function is given (docs/functions.md §2, §4). */
 export const MAX_SOURCE_FUNCTION_BODY_BYTES = 512 * 1024;
 /** The most messages one invocation may emit. */
 export const MAX_EMITTED_MESSAGES = 500;

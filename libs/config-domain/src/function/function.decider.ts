@@ -16,7 +16,7 @@ import {
   FunctionVersionRecord,
 } from './function.events';
 
-/** Limits a write is checked against (docs/functions.md §6), from the environment. */
+/** Limits a write is checked against (docs/functions.md §1), from the environment. */
 export interface FunctionLimits {
   /** `FUNCTION_MAX_CODE_BYTES`: bytes of UTF-8 of one version's code. */
   maxCodeBytes: number;
@@ -74,7 +74,7 @@ export type FunctionCommand =
   | { type: 'DeleteFunction'; instances: number };
 
 /**
- * A tenant's function (docs/functions.md §1, §2, §4, §6): its code and setting declarations in
+ * A tenant's function (docs/functions.md §1, §2, §4): its code and setting declarations in
  * numbered versions, the one instances run (`deployedVersion`), and its description. Version 1 is
  * deployed at create; a later version runs only once deployed. Whether the code compiles and
  * declares its kind's entry points is the sandbox's to say, before a command is sent; here are the

@@ -1,5 +1,5 @@
 // A source function is a source that runs one of the workspace's SOURCE functions, with values for
-// the settings it declares (docs/functions.md §2, §4 "Instances").
+// the settings it declares (docs/functions.md §1, §2).
 import { given } from '../testing/given-when-then';
 import { SettingDefinition } from '../shared/instance-settings';
 import { DEFAULT_SCHEMA_CONFIG } from './schema-config';

@@ -185,7 +185,7 @@ export const CreateRegulationRequestSchema = z.looseObject({
 export type CreateRegulationRequest = z.infer<typeof CreateRegulationRequestSchema>;
 
 /**
- * A function as v1beta writes it (docs/functions.md §4). Only the shape is checked here; settings
+ * A function as v1beta writes it (docs/functions.md §1). Only the shape is checked here; settings
  * are checked by the function's domain rules, which name the entry, and code by the sandbox.
  */
 /** The three kinds of function (`type` on the wire; specs/functions.md §1). */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConfigEntryRequestSchema, UpdateMaskSchema } from './config-api.requests';
 
 /**
- * Request bodies of function instances on the Config API (docs/functions.md §4 "Instances"): an insert
+ * Request bodies of function instances on the Config API (docs/functions.md §1 "Instances"): an insert
  * function on a destination, and the function config of a source function. Loose like every request
  * body: clients echo read-only fields.
  */

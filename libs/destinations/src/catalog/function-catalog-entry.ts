@@ -1,6 +1,6 @@
 /**
  * A tenant function seen as a catalog entry, so that its instances are configured, validated, masked
- * and presented exactly like instances of the built-in catalog (docs/functions.md §2, §4 "Instances").
+ * and presented exactly like instances of the built-in catalog (docs/functions.md §1, §2).
  * Function entries are never listed in the catalog: each belongs to one workspace, and the Config API
  * resolves a function id only among the URL's workspace's functions.
  */
