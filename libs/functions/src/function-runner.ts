@@ -104,38 +104,29 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
   // A call leaves once the event loop's turn is over, with every invocation the turn made (the
   // messages of one read from the log come in one turn), not with the first alone.
   const callsAtOnce = options.workers ?? FUNCTION_WORKERS;
-  const versions = new Map<
-    string,
-    {
-      calls: number;
-      /** A send is due at the end of this turn. */
-      due: boolean;
-      waiting: { invocation: FunctionInvocation; answer: (result: FunctionResult) => void }[];
-    }
-  >();
-  const sendSoon = (key: string) => {
-    const version = versions.get(key);
-    if (!version || version.due || version.calls >= callsAtOnce) return;
+  interface Version {
+    calls: number;
+    /** A send is due at the end of this turn (only ever with invocations waiting). */
+    due: boolean;
+    waiting: { invocation: FunctionInvocation; answer: (result: FunctionResult) => void }[];
+  }
+  const versions = new Map<string, Version>();
+  const sendSoon = (key: string, version: Version) => {
+    if (version.due || version.calls >= callsAtOnce) return;
     version.due = true;
     setImmediate(() => {
       version.due = false;
-      send(key);
+      send(key, version);
     });
   };
-  const send = (key: string) => {
-    const version = versions.get(key);
-    if (!version) return;
-    if (version.waiting.length === 0) {
-      if (version.calls === 0) versions.delete(key);
-      return;
-    }
+  const send = (key: string, version: Version) => {
     const batch = version.waiting.splice(0, FUNCTION_MAX_BATCH);
     version.calls += 1;
     void invokeAll(batch.map((entry) => entry.invocation)).then((results) => {
       version.calls -= 1;
       batch.forEach((entry, index) => entry.answer(results[index]!));
-      if (version.waiting.length > 0) sendSoon(key);
-      else if (version.calls === 0 && !version.due) versions.delete(key);
+      if (version.waiting.length > 0) sendSoon(key, version);
+      else if (version.calls === 0) versions.delete(key);
     });
   };
   return {
@@ -149,7 +140,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
         let version = versions.get(key);
         if (!version) versions.set(key, (version = { calls: 0, due: false, waiting: [] }));
         version.waiting.push({ invocation, answer });
-        sendSoon(key);
+        sendSoon(key, version);
       });
     },
     async check(kind: FunctionKind, code: string): Promise<CodeCheck> {
