@@ -50,9 +50,6 @@ const SANDBOX_RUNTIME_SOURCE = `(${sandboxRuntime.toString()})`;
 const LODASH_SOURCE = readFileSync(require.resolve('lodash/lodash.min.js'), 'utf8');
 const ALL_ENTRIES: readonly FunctionEntry[] = ['onRequest', 'onBatch', ...Object.values(MESSAGE_HANDLERS)];
 
-/** The parts of a result the isolate reports (the host adds nothing but the outcome of ends). */
-type Reported = FunctionResult;
-
 interface Run {
   /** What the isolate reported, as it reported it (JSON text). */
   readonly results: (string | undefined)[];
@@ -71,7 +68,7 @@ class LoadedVersion {
   run: Run | undefined;
   /** The tail of the version's queue. */
   queue: Promise<unknown> = Promise.resolve();
-  loadFailure: Reported | undefined;
+  loadFailure: FunctionResult | undefined;
   loaded!: Promise<void>;
 
   constructor(memoryMb: number) {
@@ -294,7 +291,7 @@ export class IsolatedVmSandboxes {
   }
 
   /** Top-level code that passed the limits is the function's outcome; anything else is `unavailable`. */
-  private failureOfLoad(loaded: LoadedVersion, error: unknown, elapsedMs: number): Reported {
+  private failureOfLoad(loaded: LoadedVersion, error: unknown, elapsedMs: number): FunctionResult {
     const message = (error as Error)?.message ?? String(error);
     if (loaded.isolate.isDisposed || /memory limit/i.test(message)) {
       loaded.end();
