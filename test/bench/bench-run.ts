@@ -105,6 +105,8 @@ export type BenchSettings = ReturnType<typeof readSettings>;
 /** One run of the bench, as its phases see it. */
 export interface BenchRun {
   server: TributaryServerProcess;
+  /** The run's nats-server, for its CPU time. */
+  natsPid: number;
   api: ConfigApiClient;
   settings: BenchSettings;
   /** The workspace the phases create their sources in. */

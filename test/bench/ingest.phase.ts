@@ -3,6 +3,7 @@
  * `/v1/batch` alternating for BENCH_ROUNDS rounds, with the `protocols` and `suppression` variants of
  * phase 2 when BENCH_PHASES names them; then the stored-message check of every stream written to.
  */
+import { cpus } from 'node:os';
 import { TRACKING_STREAM } from '@tributary/event-log';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages, type BenchMessages } from './bench-messages';
@@ -20,7 +21,7 @@ import { medianBy, round, runClosedLoop, type PhaseResult } from './load-loop';
 import { printTable } from './print-table';
 import { assertBenchMessagesFitPlan, assertPlanEnforced, createPlannedSource } from './protocols.phase';
 import { assertSuppressionInForce, createSuppressingSource } from './suppression.phase';
-import type { TributaryServerProcess } from './tributary-server.process';
+import { processCpuTimeMs, type TributaryServerProcess } from './tributary-server.process';
 
 const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
@@ -33,6 +34,9 @@ export type TributaryResult = PhaseResult & {
   peakRssMb: number | null;
   peakRssDuringPhaseMb: number | null;
   cpuMsPerThousandMessages: number | null;
+  /** nats-server's and the load generator's (the bench process's) CPU per 1,000 messages; null off Linux. */
+  natsCpuMsPerThousandMessages: number | null;
+  loadCpuMsPerThousandMessages: number;
   /** Messages the server answered as stored, warm-up included (checked against TRACKING afterwards). */
   storedMessages: number;
   /** Messages in requests that failed: they may or may not be stored. */
@@ -94,7 +98,7 @@ export async function measureIngest(
     console.log(
       `round ${round_}/${settings.rounds}, phase 1/5: JetStream ceiling (the pipelined publisher, from the bench) ...`,
     );
-    const ceilingOfRound = await measureJetStreamCeiling('pipelined', natsUrl, messages, settings);
+    const ceilingOfRound = await measureJetStreamCeiling('pipelined', natsUrl, messages, settings, run.natsPid);
     ceilingRuns.push(ceilingOfRound);
     console.log(`round ${round_}/${settings.rounds}, phase 2/5: tributary /v1/batch ...`);
     if (settings.cpuProfile) server.startCpuProfile();
@@ -102,9 +106,9 @@ export async function measureIngest(
     // whatever a phase leaves behind (a longer log, garbage) does not always fall on the same side.
     const suppressionFirst =
       suppressionWriteKey && suppressionMessages && round_ % 2 === 0
-        ? await measureTributary(server, settings, suppressionWriteKey, suppressionMessages)
+        ? await measureTributary(server, run.natsPid, settings, suppressionWriteKey, suppressionMessages)
         : undefined;
-    const tributaryOfRound = await measureTributary(server, settings, writeKey, messages);
+    const tributaryOfRound = await measureTributary(server, run.natsPid, settings, writeKey, messages);
     tributaryRuns.push(tributaryOfRound);
     if (suppressionFirst) tributaryRuns.push(suppressionFirst);
     if (settings.cpuProfile)
@@ -112,7 +116,7 @@ export async function measureIngest(
     console.log(
       `round ${round_}/${settings.rounds}, phase 1b/5: JetStream stock client (js.publish per message) ...`,
     );
-    const stockClientOfRound = await measureJetStreamCeiling('stock-client', natsUrl, messages, settings);
+    const stockClientOfRound = await measureJetStreamCeiling('stock-client', natsUrl, messages, settings, run.natsPid);
     ceilingRuns.push(stockClientOfRound);
     const ratioOfRound = round(tributaryOfRound.messagesPerSecond / ceilingOfRound.messagesPerSecond, 3);
     const stockClientRatioOfRound = round(
@@ -133,7 +137,7 @@ export async function measureIngest(
       console.log(
         `round ${round_}/${settings.rounds}, phase 2b/5: tributary /v1/batch with a tracking plan ...`,
       );
-      const protocolsOfRound = await measureTributary(server, settings, protocolsWriteKey, protocolsMessages);
+      const protocolsOfRound = await measureTributary(server, run.natsPid, settings, protocolsWriteKey, protocolsMessages);
       tributaryRuns.push(protocolsOfRound);
       const protocolsRatio = round(
         protocolsOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
@@ -154,6 +158,7 @@ export async function measureIngest(
       if (!suppressionOfRound) {
         suppressionOfRound = await measureTributary(
           server,
+          run.natsPid,
           settings,
           suppressionWriteKey,
           suppressionMessages,
@@ -221,6 +226,7 @@ export async function measureIngest(
       'the table shows the median round',
   );
   printIngestTable(tributary, ceiling, stockMedian.stockClient, ratio, goalMet);
+  const cpuBound = printCpuBound(tributary, ceiling);
   console.log(
     `ratio tributary/stock-client: ${stockMedian.stockClientRatio.toFixed(3)}  ` +
       `(goal: >= ${GOAL_RATIO}: ${stockMedian.stockClientRatio >= GOAL_RATIO ? 'MET' : 'NOT MET'}; ` +
@@ -238,6 +244,7 @@ export async function measureIngest(
     ratio,
     stockClient: stockMedian.stockClient,
     stockClientRatio: stockMedian.stockClientRatio,
+    cpuBound,
     rounds,
     storedCheck: {
       tributary: tributaryTotals,
@@ -298,6 +305,7 @@ export async function measureIngest(
 
 async function measureTributary(
   server: TributaryServerProcess,
+  natsPid: number,
   settings: BenchSettings,
   writeKey: string,
   messages: BenchMessages,
@@ -308,6 +316,8 @@ async function measureTributary(
   const sample = () => (peakRss = Math.max(peakRss, server.memory()?.rssBytes ?? 0));
   const sampler = setInterval(sample, 100);
   const cpuBefore = server.cpuTimeMs();
+  const natsCpuBefore = processCpuTimeMs(natsPid);
+  const loadCpuBefore = process.cpuUsage();
   let storedMessages = 0;
   let messagesOfFailedRequests = 0;
   try {
@@ -325,6 +335,8 @@ async function measureTributary(
       },
     });
     const cpuAfter = server.cpuTimeMs();
+    const natsCpuAfter = processCpuTimeMs(natsPid);
+    const loadCpu = process.cpuUsage(loadCpuBefore);
     const memory = server.memory();
     const totalMessages =
       result.acceptedMessages * ((settings.seconds + settings.warmupSeconds) / settings.seconds);
@@ -338,6 +350,11 @@ async function measureTributary(
         cpuBefore === null || cpuAfter === null
           ? null
           : round(((cpuAfter - cpuBefore) / totalMessages) * 1000, 2),
+      natsCpuMsPerThousandMessages:
+        natsCpuBefore === null || natsCpuAfter === null
+          ? null
+          : round(((natsCpuAfter - natsCpuBefore) / totalMessages) * 1000, 2),
+      loadCpuMsPerThousandMessages: round(((loadCpu.user + loadCpu.system) / 1000 / totalMessages) * 1000, 2),
     };
   } finally {
     clearInterval(sampler);
@@ -405,6 +422,39 @@ function printIngestTable(
       'Ceiling: the stored bytes and Nats-Msg-Ids through the pipelined publisher the tracking API uses; ' +
       "stock client: the client library's js.publish per message.",
   );
+}
+
+/**
+ * What the machine's CPU allows the ratio to read. On a machine where every process of both phases is
+ * CPU-bound (2 cores: nats-server alone takes most of them in the ceiling phase), each phase's rate is
+ * the cores over the CPU all its processes spend per message, so the ratio can be at most the ceiling's
+ * CPU per message over phase 2's: nats-server spends as much on a message in both, and phase 2 adds the
+ * server and the HTTP load generator. Printed so that the ratio's goal can be read against what the
+ * machine allows; null off Linux.
+ */
+function printCpuBound(
+  tributary: TributaryResult,
+  ceiling: CeilingResult,
+): { ceilingCpuMs: number; tributaryCpuMs: number; ratioAtMost: number } | null {
+  if (tributary.cpuMsPerThousandMessages === null) return null;
+  if (tributary.natsCpuMsPerThousandMessages === null || ceiling.natsCpuMsPerThousandMessages === null)
+    return null;
+  const ceilingCpuMs = round(ceiling.natsCpuMsPerThousandMessages + ceiling.cpuMsPerThousandMessages, 2);
+  const tributaryCpuMs = round(
+    tributary.natsCpuMsPerThousandMessages +
+      tributary.cpuMsPerThousandMessages +
+      tributary.loadCpuMsPerThousandMessages,
+    2,
+  );
+  const ratioAtMost = round(ceilingCpuMs / tributaryCpuMs, 3);
+  console.log(
+    `CPU ms per 1,000 messages, median round: ceiling ${ceilingCpuMs} (nats-server ` +
+      `${ceiling.natsCpuMsPerThousandMessages}, publisher ${ceiling.cpuMsPerThousandMessages}); /v1/batch ` +
+      `${tributaryCpuMs} (nats-server ${tributary.natsCpuMsPerThousandMessages}, server ` +
+      `${tributary.cpuMsPerThousandMessages}, load generator ${tributary.loadCpuMsPerThousandMessages}); ` +
+      `with every process CPU-bound on ${cpus().length} cores, tributary/ceiling reads at most ${ratioAtMost.toFixed(3)}`,
+  );
+  return { ceilingCpuMs, tributaryCpuMs, ratioAtMost };
 }
 
 function megabytes(bytes: number): number {

@@ -21,6 +21,7 @@ import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS } from '@tributary/event
 import { PipelinedJetStreamPublisher } from '@tributary/event-log/testing';
 import type { BenchMessages } from './bench-messages';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
+import { processCpuTimeMs } from './tributary-server.process';
 
 /** Same as the JetStream adapter's default publish timeout. */
 const PUBLISH_TIMEOUT_MS = 2000;
@@ -33,6 +34,8 @@ export type CeilingResult = PhaseResult & {
   kind: CeilingKind;
   peakRssDuringPhaseMb: number;
   cpuMsPerThousandMessages: number;
+  /** nats-server's CPU per 1,000 messages over the phase, warm-up included; null off Linux. */
+  natsCpuMsPerThousandMessages: number | null;
   /** Messages acknowledged as stored, warm-up included (checked against the stream afterwards). */
   storedMessages: number;
   /** Messages in requests that failed: they may or may not be stored. */
@@ -89,6 +92,7 @@ export async function measureJetStreamCeiling(
   natsUrl: string,
   messages: BenchMessages,
   settings: CeilingSettings,
+  natsPid?: number,
 ): Promise<CeilingResult> {
   const connection = await connectLikeTheServer(natsUrl, `tributary-bench-${kind}`);
   const pipelined =
@@ -130,9 +134,11 @@ export async function measureJetStreamCeiling(
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
   const cpuBefore = process.cpuUsage();
+  const natsCpuBefore = natsPid === undefined ? null : processCpuTimeMs(natsPid);
   try {
     const result = await runClosedLoop({ ...settings, send: publishBatch });
     const cpu = process.cpuUsage(cpuBefore);
+    const natsCpuAfter = natsPid === undefined ? null : processCpuTimeMs(natsPid);
     const totalMessages =
       result.acceptedMessages * ((settings.seconds + settings.warmupSeconds) / settings.seconds);
     return {
@@ -141,6 +147,10 @@ export async function measureJetStreamCeiling(
       peakRssDuringPhaseMb: round(peakRss / (1024 * 1024), 1),
       // Includes the warm-up's share; an estimate of the publisher's cost per message.
       cpuMsPerThousandMessages: round(((cpu.user + cpu.system) / 1000 / totalMessages) * 1000, 2),
+      natsCpuMsPerThousandMessages:
+        natsCpuBefore === null || natsCpuAfter === null
+          ? null
+          : round(((natsCpuAfter - natsCpuBefore) / totalMessages) * 1000, 2),
       storedMessages,
       messagesOfFailedRequests,
       duplicateAcks,

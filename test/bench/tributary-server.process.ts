@@ -3,6 +3,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serverStartFlags } from '../support/server-start-flags';
 
+/** A process's CPU time (user and system) so far in ms, from `/proc`; null off Linux or once it is gone. */
+export function processCpuTimeMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start at ")"; utime and stime are 14, 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticksPerSecond = 100; // USER_HZ, 100 on every mainstream Linux
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Tributary's real entry point (`apps/tributary/src/main.ts`) in a child process, compiled on load by
  * `test/support/swc-register.js`. A separate process keeps the load generator off the server's event loop, so
@@ -104,15 +117,7 @@ export class TributaryServerProcess {
 
   /** User plus system CPU time the server has used, in milliseconds (Linux /proc; null elsewhere). */
   cpuTimeMs(): number | null {
-    try {
-      const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
-      // Fields after the command name (which may contain spaces) start at ")"; utime and stime are 14, 15.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticksPerSecond = 100; // USER_HZ, 100 on every mainstream Linux
-      return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
-    } catch {
-      return null;
-    }
+    return processCpuTimeMs(this.pid);
   }
 
   /** With `test/bench/cpu-profile.preload.js` loaded (and `ipc`): starts a CPU profile of the server. */
