@@ -114,6 +114,20 @@ export function describeExecutionLaneContract(name: string, factory: ExecutionLa
       await expect(subject.run('echo', 'again')).resolves.toMatchObject({ ok: true });
     });
 
+    it("keeps a call's own watchdog when it asks for one, and the lane's for the others", async () => {
+      const subject = started({ callTimeoutMs: 30_000 });
+      await subject.run('echo', 'warm');
+      const begun = Date.now();
+      await expect(subject.run('spin', null, { timeoutMs: 500 })).resolves.toEqual({
+        ok: false,
+        failure: 'overrun',
+        detail: `no answer within 500 ms; its ${factory.runner} was ended`,
+      });
+      expect(Date.now() - begun).toBeLessThan(5_000);
+      // A call asking for more than the lane's is given it: waiting past the lane's own budget is fine.
+      await expect(subject.run('wait', 100, { timeoutMs: 60_000 })).resolves.toMatchObject({ ok: true });
+    });
+
     it('ends what fills its heap, and this process heap does not grow with it', async () => {
       const subject = started({ heapMb: factory.smallHeapMb, callTimeoutMs: 30_000 });
       await subject.run('echo', 'warm');

@@ -18,9 +18,18 @@ export type LaneOutcome<Result> =
   | { readonly ok: true; readonly value: Result }
   | { readonly ok: false; readonly failure: LaneFailure; readonly detail: string };
 
+/** What one call may ask for itself. */
+export interface LaneCallOptions {
+  /**
+   * The call's watchdog instead of the lane's `callTimeoutMs`: a call that carries a variable amount
+   * of work (a batch of invocations, each with its own time limit) is given a budget for what it carries.
+   */
+  readonly timeoutMs?: number;
+}
+
 export interface ExecutionLane {
   /** Runs `task` of the lane's program with `input` (structured-cloned both ways). */
-  run<Result>(task: string, input: unknown): Promise<LaneOutcome<Result>>;
+  run<Result>(task: string, input: unknown, options?: LaneCallOptions): Promise<LaneOutcome<Result>>;
   /** Ends every worker; calls under way answer `closed`. */
   close(): Promise<void>;
 }

@@ -12,7 +12,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import type { ExecutionLane, LaneFailure, LaneOutcome } from '../../execution-lane.port';
+import type { ExecutionLane, LaneCallOptions, LaneFailure, LaneOutcome } from '../../execution-lane.port';
 import type { LaneChildMessage, LaneChildRequest } from './lane.child';
 
 export interface ChildProcessLaneOptions {
@@ -41,6 +41,8 @@ export interface ChildProcessLaneOptions {
 
 interface PendingCall {
   readonly resolve: (outcome: LaneOutcome<unknown>) => void;
+  /** Its watchdog's budget (`LaneCallOptions.timeoutMs`, else the lane's `callTimeoutMs`). */
+  readonly timeoutMs: number;
   watchdog?: NodeJS.Timeout;
 }
 
@@ -73,7 +75,7 @@ export class ChildProcessLane implements ExecutionLane {
     return { processes: this.children.size, ...this.counts };
   }
 
-  run<Result>(task: string, input: unknown): Promise<LaneOutcome<Result>> {
+  run<Result>(task: string, input: unknown, options?: LaneCallOptions): Promise<LaneOutcome<Result>> {
     if (this.closed) return Promise.resolve(failed('closed', `the ${this.options.name} lane is closed`));
     let child: LaneChild;
     try {
@@ -83,7 +85,10 @@ export class ChildProcessLane implements ExecutionLane {
     }
     const id = this.nextCallId++;
     return new Promise<LaneOutcome<Result>>((resolve) => {
-      const call: PendingCall = { resolve: resolve as PendingCall['resolve'] };
+      const call: PendingCall = {
+        resolve: resolve as PendingCall['resolve'],
+        timeoutMs: options?.timeoutMs ?? this.options.callTimeoutMs,
+      };
       child.calls.set(id, call);
       if (child.ready) this.armWatchdog(child, id, call);
       this.send(child, { kind: 'call', id, task, input }, (error) =>
@@ -105,7 +110,7 @@ export class ChildProcessLane implements ExecutionLane {
   }
 
   private armWatchdog(child: LaneChild, id: number, call: PendingCall): void {
-    call.watchdog = setTimeout(() => this.overrun(child, id), this.options.callTimeoutMs);
+    call.watchdog = setTimeout(() => this.overrun(child, id, call.timeoutMs), call.timeoutMs);
   }
 
   /** Serialization errors are thrown synchronously; a closed channel is reported to the callback. */
@@ -246,13 +251,13 @@ export class ChildProcessLane implements ExecutionLane {
     if (!child.ending) this.send(child, reply, () => undefined);
   }
 
-  private overrun(child: LaneChild, id: number): void {
+  private overrun(child: LaneChild, id: number, timeoutMs: number): void {
     if (!child.calls.has(id)) return;
     this.counts.overruns += 1;
     this.answer(
       child,
       id,
-      failed('overrun', `no answer within ${this.options.callTimeoutMs} ms; its process was ended`),
+      failed('overrun', `no answer within ${timeoutMs} ms; its process was ended`),
     );
     child.ending ??= {
       failure: 'ended',

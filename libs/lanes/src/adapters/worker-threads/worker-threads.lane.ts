@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ExecutionLane, LaneFailure, LaneOutcome } from '../../execution-lane.port';
+import type { ExecutionLane, LaneCallOptions, LaneFailure, LaneOutcome } from '../../execution-lane.port';
 import type { LaneWorkerData, LaneWorkerMessage, LaneWorkerRequest } from './lane.worker';
 
 export interface WorkerThreadsLaneOptions {
@@ -37,6 +37,8 @@ export interface WorkerThreadsLaneOptions {
 
 interface PendingCall {
   readonly resolve: (outcome: LaneOutcome<unknown>) => void;
+  /** Its watchdog's budget (`LaneCallOptions.timeoutMs`, else the lane's `callTimeoutMs`). */
+  readonly timeoutMs: number;
   watchdog?: NodeJS.Timeout;
 }
 
@@ -64,12 +66,15 @@ export class WorkerThreadsLane implements ExecutionLane {
     return { workers: this.workers.size, ...this.counts };
   }
 
-  run<Result>(task: string, input: unknown): Promise<LaneOutcome<Result>> {
+  run<Result>(task: string, input: unknown, options?: LaneCallOptions): Promise<LaneOutcome<Result>> {
     if (this.closed) return Promise.resolve(failed('closed', `the ${this.options.name} lane is closed`));
     const worker = this.pickWorker();
     const id = this.nextCallId++;
     return new Promise<LaneOutcome<Result>>((resolve) => {
-      const call: PendingCall = { resolve: resolve as PendingCall['resolve'] };
+      const call: PendingCall = {
+        resolve: resolve as PendingCall['resolve'],
+        timeoutMs: options?.timeoutMs ?? this.options.callTimeoutMs,
+      };
       worker.calls.set(id, call);
       if (worker.ready) this.armWatchdog(worker, id, call);
       const request: LaneWorkerRequest = { kind: 'call', id, task, input };
@@ -82,7 +87,7 @@ export class WorkerThreadsLane implements ExecutionLane {
   }
 
   private armWatchdog(worker: LaneWorker, id: number, call: PendingCall): void {
-    call.watchdog = setTimeout(() => this.overrun(worker, id), this.options.callTimeoutMs);
+    call.watchdog = setTimeout(() => this.overrun(worker, id, call.timeoutMs), call.timeoutMs);
   }
 
   async close(): Promise<void> {
@@ -196,13 +201,13 @@ export class WorkerThreadsLane implements ExecutionLane {
     if (!worker.ending) worker.thread.postMessage(reply);
   }
 
-  private overrun(worker: LaneWorker, id: number): void {
+  private overrun(worker: LaneWorker, id: number, timeoutMs: number): void {
     if (!worker.calls.has(id)) return;
     this.counts.overruns += 1;
     this.answer(
       worker,
       id,
-      failed('overrun', `no answer within ${this.options.callTimeoutMs} ms; its worker was ended`),
+      failed('overrun', `no answer within ${timeoutMs} ms; its worker was ended`),
     );
     worker.ending ??= {
       failure: 'ended',
