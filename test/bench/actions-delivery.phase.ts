@@ -22,6 +22,7 @@ import type { NormalizedMessage } from '@tributary/contracts';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { startFakeVendor, type FakeVendor, type RecordedRequest } from '../support/fake-vendor.kit';
+import { watchThreads } from './thread-cpu-profiles';
 
 export interface ActionsRound {
   webhookMessagesPerSecond: number;
@@ -46,7 +47,11 @@ export async function measureActionsDelivery(
   concurrency: number,
   rounds: number,
   onRound?: (round: number, figures: ActionsRound) => void,
+  /** With BENCH_CPU_PROFILE=1: where each round's Actions run writes the profiles of this process's threads. */
+  profileDirectory?: string,
 ): Promise<ActionsDeliveryResult> {
+  // Before the lane starts its workers, so that they are seen.
+  const profiler = profileDirectory === undefined ? undefined : watchThreads(profileDirectory);
   const vendor = await startFakeVendor();
   const lane = new ActionsLane({ egressGuard: vendor.egressGuard, ca: vendor.ca, portMap: vendor.portMap });
   const actions = lane.deliveryAdapter(findActionsDestination('actions-amplitude')!);
@@ -72,7 +77,9 @@ export async function measureActionsDelivery(
       );
       const label = `actions-r${round}`;
       const recordedFrom = vendor.requests.length;
+      await profiler?.start();
       const actionsMessagesPerSecond = await run(actions, actionsSettings, messages, concurrency, label);
+      if (profiler) console.log(`CPU profiles: ${(await profiler.stop(`actions-r${round}`)).join(', ')}`);
       const sent = vendor.requests.slice(recordedFrom);
       assertEachMessageSentOnce(sent, label, messages);
       const ceilingSeconds = await replayRequests(vendor, sent, concurrency);
