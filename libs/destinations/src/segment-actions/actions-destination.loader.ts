@@ -16,6 +16,7 @@ import type { EgressAgents } from '../delivery/egress/egress-agents';
 import type { ActionsDefinition, ActionsRuntime, RunnableActionsDestination } from './actions-core.types';
 import { installLinearTemplates } from './actions-template.renderer';
 import { installBufferedFetch } from './actions-fetch.client';
+import { installMappingValidationCache } from './actions-mapping-validation.cache';
 import { MAX_ACTIONS_RESPONSE_BYTES } from './actions-error.classifier';
 
 let contactedHostsStorage: AsyncLocalStorage<Set<string>> | undefined;
@@ -91,5 +92,6 @@ export function actionsRuntime(): ActionsRuntime {
   runtime ??= require('@segment/actions-core') as ActionsRuntime;
   installLinearTemplates();
   installBufferedFetch();
+  installMappingValidationCache();
   return runtime;
 }
