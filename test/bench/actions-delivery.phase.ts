@@ -22,6 +22,7 @@ import type { NormalizedMessage } from '@tributary/contracts';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { startFakeVendor, type FakeVendor, type RecordedRequest } from '../support/fake-vendor.kit';
+import { watchThreads } from './thread-cpu-profiles';
 
 export interface ActionsRound {
   webhookMessagesPerSecond: number;
@@ -30,6 +31,13 @@ export interface ActionsRound {
   ceilingMessagesPerSecond: number;
   /** Requests the destination sent for the round's messages (what the ceiling sends again). */
   requests: number;
+  /**
+   * This process's CPU per message over the timed run, in µs: the Actions run (the lane's workers, the
+   * adapter, the fake vendor) and the ceiling's (its client thread and the same fake). Steadier than
+   * the rates on a busy machine.
+   */
+  actionsCpuMicrosPerMessage: number;
+  ceilingCpuMicrosPerMessage: number;
   ratio: number;
   ceilingRatio: number;
 }
@@ -46,7 +54,11 @@ export async function measureActionsDelivery(
   concurrency: number,
   rounds: number,
   onRound?: (round: number, figures: ActionsRound) => void,
+  /** With BENCH_CPU_PROFILE=1: where each round's Actions run writes the profiles of this process's threads. */
+  profileDirectory?: string,
 ): Promise<ActionsDeliveryResult> {
+  // Before the lane starts its workers, so that they are seen.
+  const profiler = profileDirectory === undefined ? undefined : watchThreads(profileDirectory);
   const vendor = await startFakeVendor();
   const lane = new ActionsLane({ egressGuard: vendor.egressGuard, ca: vendor.ca, portMap: vendor.portMap });
   const actions = lane.deliveryAdapter(findActionsDestination('actions-amplitude')!);
@@ -72,16 +84,22 @@ export async function measureActionsDelivery(
       );
       const label = `actions-r${round}`;
       const recordedFrom = vendor.requests.length;
+      await profiler?.start();
+      const cpuBefore = process.cpuUsage();
       const actionsMessagesPerSecond = await run(actions, actionsSettings, messages, concurrency, label);
+      const actionsCpu = process.cpuUsage(cpuBefore);
+      if (profiler) console.log(`CPU profiles: ${(await profiler.stop(`actions-r${round}`)).join(', ')}`);
       const sent = vendor.requests.slice(recordedFrom);
       assertEachMessageSentOnce(sent, label, messages);
-      const ceilingSeconds = await replayRequests(vendor, sent, concurrency);
-      const ceilingMessagesPerSecond = messages / ceilingSeconds;
+      const ceiling = await replayRequests(vendor, sent, concurrency);
+      const ceilingMessagesPerSecond = messages / ceiling.seconds;
       const figures: ActionsRound = {
         webhookMessagesPerSecond: Math.round(webhookMessagesPerSecond),
         actionsMessagesPerSecond: Math.round(actionsMessagesPerSecond),
         ceilingMessagesPerSecond: Math.round(ceilingMessagesPerSecond),
         requests: sent.length,
+        actionsCpuMicrosPerMessage: Math.round((actionsCpu.user + actionsCpu.system) / messages),
+        ceilingCpuMicrosPerMessage: Math.round(ceiling.cpuMicros / messages),
         ratio: Math.round((actionsMessagesPerSecond / webhookMessagesPerSecond) * 1000) / 1000,
         ceilingRatio: Math.round((actionsMessagesPerSecond / ceilingMessagesPerSecond) * 1000) / 1000,
       };
@@ -130,23 +148,36 @@ function assertEachMessageSentOnce(sent: readonly RecordedRequest[], label: stri
   }
 }
 
-/** Sends `sent` again from a plain client in a thread of its own; resolves to the seconds it took. */
+/**
+ * Sends `sent` again from a plain client in a thread of its own; resolves to the seconds its timed part
+ * took and this process's CPU time over that part, in µs.
+ */
 async function replayRequests(
   vendor: FakeVendor,
   sent: readonly RecordedRequest[],
   concurrency: number,
-): Promise<number> {
+): Promise<{ seconds: number; cpuMicros: number }> {
   const recordedFrom = vendor.requests.length;
-  const outcome = await new Promise<{
+  let cpuBefore: NodeJS.CpuUsage | undefined;
+  let cpu: NodeJS.CpuUsage | undefined;
+  interface CeilingOutcome {
+    timing?: boolean;
     requests?: number;
     warmUpRequests?: number;
     elapsedMs?: number;
     error?: string;
-  }>((resolve, reject) => {
+  }
+  const outcome = await new Promise<CeilingOutcome>((resolve, reject) => {
     const worker = new Worker(join(__dirname, 'actions-ceiling.worker.js'), {
       workerData: { port: vendor.portMap[443], ca: vendor.ca, requests: sent, concurrency },
     });
-    worker.once('message', (message) => {
+    worker.on('message', (message: CeilingOutcome) => {
+      // The client says when its timed part starts (after its start-up and warm-up requests).
+      if (message.timing) {
+        cpuBefore = process.cpuUsage();
+        return;
+      }
+      if (cpuBefore) cpu = process.cpuUsage(cpuBefore);
       resolve(message);
       void worker.terminate();
     });
@@ -157,7 +188,7 @@ async function replayRequests(
   const expected = sent.length + outcome.warmUpRequests!;
   if (received !== expected)
     throw new Error(`the Actions ceiling sent ${expected} requests and the fake vendor got ${received}`);
-  return outcome.elapsedMs! / 1000;
+  return { seconds: outcome.elapsedMs! / 1000, cpuMicros: cpu ? cpu.user + cpu.system : NaN };
 }
 
 async function run(
@@ -208,6 +239,8 @@ export function printActionsTable(result: ActionsDeliveryResult, goalRatio: numb
       `| Actions Amplitude, TLS to a loopback fake | ${result.actionsMessagesPerSecond} |`,
       `| ceiling: its ${result.requests} requests from a plain client, same TLS, same fake | ${result.ceilingMessagesPerSecond} |`,
       '',
+      `CPU of this process per message, µs, by round: Actions ${result.rounds.map((entry) => entry.actionsCpuMicrosPerMessage).join(', ')}; ` +
+        `ceiling ${result.rounds.map((entry) => entry.ceilingCpuMicrosPerMessage).join(', ')}`,
       `actions/ceiling ratios by round: ${result.rounds.map((entry) => entry.ceilingRatio.toFixed(3)).join(', ')}; ` +
         `actions/webhook: ${result.rounds.map((entry) => entry.ratio.toFixed(3)).join(', ')}`,
       `ratio actions/ceiling: ${result.ceilingRatio.toFixed(3)}  ` +

@@ -37,7 +37,8 @@
  * alternate this many times and the median round by ratio is the result), BENCH_CONCURRENCY (4),
  * BENCH_BATCH_SIZE (100), BENCH_DELIVERY_SECONDS (5), BENCH_DRAIN_TIMEOUT_SECONDS (30),
  * BENCH_REPLAY_TIMEOUT_SECONDS (30), BENCH_CPU_PROFILE=1 writes a CPU profile of the server per
- * phase (ingest, delivery, replay) to `.bench/` (summarize one with
+ * phase (ingest, delivery, replay) to `.bench/`, and for the Actions phase, which runs in this process,
+ * one of this process's main thread and one of each worker thread per round (summarize one with
  * `node test/bench/summarize-cpu-profile.js <file>`; with BENCH_HEAP_PROFILE=1 also a sampling heap profile
  * of everything allocated, `node test/bench/summarize-heap-profile.js <file>`), BENCH_SERVER_NODE_OPTIONS (node
  * flags of the server),
@@ -197,6 +198,7 @@ async function main(): Promise<void> {
             `messages/s, ceiling ${figures.ceilingMessagesPerSecond.toLocaleString('en-US')}, webhooks ` +
             `${figures.webhookMessagesPerSecond.toLocaleString('en-US')}; ratio ${figures.ceilingRatio.toFixed(3)}`,
         ),
+      settings.cpuProfile ? resultsDirectory : undefined,
     );
     printActionsTable(actions, ACTIONS_GOAL_RATIO);
     Object.assign(results, { actions });

@@ -15,6 +15,8 @@ import { join, dirname } from 'node:path';
 import type { EgressAgents } from '../delivery/egress/egress-agents';
 import type { ActionsDefinition, ActionsRuntime, RunnableActionsDestination } from './actions-core.types';
 import { installLinearTemplates } from './actions-template.renderer';
+import { installBufferedFetch } from './actions-fetch.client';
+import { installMappingValidationCache } from './actions-mapping-validation.cache';
 import { MAX_ACTIONS_RESPONSE_BYTES } from './actions-error.classifier';
 
 let contactedHostsStorage: AsyncLocalStorage<Set<string>> | undefined;
@@ -89,5 +91,7 @@ export function actionsRuntime(): ActionsRuntime {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   runtime ??= require('@segment/actions-core') as ActionsRuntime;
   installLinearTemplates();
+  installBufferedFetch();
+  installMappingValidationCache();
   return runtime;
 }

@@ -4,7 +4,8 @@
  * destinations loaded so far).
  *
  * - The destination's code is loaded on its first delivery, not at start.
- * - A destination config is prepared once (settings checked, every `subscribe` parsed) and kept for as
+ * - A destination config is prepared once (settings checked, every `subscribe` parsed, every mapping
+ *   frozen so that mapping-kit checks it once) and kept for as
  *   long as the router hands over the same frozen settings object, which it does until the config
  *   changes; messages then only run the FQL matchers and the actions.
  * - A message no subscription takes is `filtered`. A subscription whose action has `performBatch` and
@@ -39,6 +40,7 @@ import { contactedHosts, loadActionsDestination } from './actions-destination.lo
 import { classifyActionsError, classifyMultiStatus } from './actions-error.classifier';
 import type { ParsedFql, RunnableActionsDestination } from './actions-core.types';
 import { parseSubscriptionFql, subscriptionMatches } from './actions-subscriptions';
+import { frozenMapping } from './actions-mapping-validation.cache';
 
 /** Per HTTP request an action makes: Segment's webhook timeout (docs/tracking-api.md §12.3). */
 export const ACTIONS_REQUEST_TIMEOUT_MS = 5_000;
@@ -227,7 +229,11 @@ export class SegmentActionsDeliveryAdapter implements DeliveryAdapter {
       // A subscription switched off stays configured but runs for no message.
       if (subscription.enabled === false) continue;
       prepared.push({
-        subscription: { ...subscription, mapping: withRequiredDefaults(action.fields, subscription.mapping) },
+        // Frozen, so mapping-kit checks it once, not at every message (actions-mapping-validation.cache.ts).
+        subscription: {
+          ...subscription,
+          mapping: frozenMapping(withRequiredDefaults(action.fields, subscription.mapping)),
+        },
         parsed,
         // Left out of the mapping, `enable_batching` takes its field default, as Segment's editor fills it.
         batch:
