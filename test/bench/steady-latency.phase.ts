@@ -35,6 +35,18 @@ export interface SteadyLatencyResult {
   latencyMs: PhaseResult['latencyMs'];
   /** Messages that arrived before their batch's answer reached the client (counted as 0 ms). */
   arrivedBeforeAnswer: number;
+  /**
+   * Where the tail is: p99.9, when the slowest message was answered and when the messages over the goal
+   * were (seconds into the load). A narrow span is one stall; a wide one is a backlog the router was
+   * slow to drain.
+   */
+  tail: {
+    p999Ms: number;
+    worstAtSeconds: number | null;
+    overGoal: number;
+    overGoalFromSeconds: number | null;
+    overGoalToSeconds: number | null;
+  };
   goal: { p99AtMostMs: number; met: boolean };
   /** Messages lost, duplicated or wrongly signed, or requests that failed; the run fails on any. */
   failures: string[];
@@ -112,15 +124,26 @@ export async function measureSteadyLatency(options: {
     const counts = receiver.snapshot();
     const latencies: number[] = [];
     let arrivedBeforeAnswer = 0;
+    let worst = { latency: -1, at: NaN };
+    const overGoal = { count: 0, from: Infinity, to: -Infinity };
     for (const { messageIds, answeredAt } of answered) {
+      const at = (answeredAt - startedAt) / 1000;
       for (const messageId of messageIds) {
         const arrivedAt = receiver.arrivalOf(messageId);
         if (arrivedAt === undefined) continue;
         if (arrivedAt < answeredAt) arrivedBeforeAnswer += 1;
-        latencies.push(Math.max(0, arrivedAt - answeredAt));
+        const latency = Math.max(0, arrivedAt - answeredAt);
+        latencies.push(latency);
+        if (latency > worst.latency) worst = { latency, at };
+        if (latency > STEADY_GOAL_P99_MS) {
+          overGoal.count += 1;
+          overGoal.from = Math.min(overGoal.from, at);
+          overGoal.to = Math.max(overGoal.to, at);
+        }
       }
     }
     const latencyMs = summarizeLatencies(latencies);
+    const sorted = Float64Array.from(latencies).sort();
     return {
       targetMessagesPerSecond: Math.round(options.messagesPerSecond),
       offeredMessagesPerSecond: Math.round(acceptedMessages / loadSeconds),
@@ -131,6 +154,13 @@ export async function measureSteadyLatency(options: {
       failedRequests,
       latencyMs,
       arrivedBeforeAnswer,
+      tail: {
+        p999Ms: sorted.length === 0 ? NaN : round(sorted[Math.ceil(0.999 * sorted.length) - 1]!, 2),
+        worstAtSeconds: worst.latency < 0 ? null : round(worst.at, 2),
+        overGoal: overGoal.count,
+        overGoalFromSeconds: overGoal.count === 0 ? null : round(overGoal.from, 2),
+        overGoalToSeconds: overGoal.count === 0 ? null : round(overGoal.to, 2),
+      },
       goal: { p99AtMostMs: STEADY_GOAL_P99_MS, met: latencyMs.p99 <= STEADY_GOAL_P99_MS },
       failures: [
         ...(failureReasons.length > 0
@@ -154,6 +184,12 @@ export function printSteadyLatency(result: SteadyLatencyResult): void {
       `${result.targetMessagesPerSecond.toLocaleString('en-US')} = half of the delivery rate, ` +
       `${result.messagesPerRequest} per request), ${result.deliveredMessages.toLocaleString('en-US')} delivered; ` +
       `answer to arrival max ${result.latencyMs.max} ms, ${result.arrivedBeforeAnswer} arrived before their answer`,
+  );
+  const { tail } = result;
+  console.log(
+    `steady tail: p99.9 ${tail.p999Ms} ms, max ${result.latencyMs.max} ms answered at ${tail.worstAtSeconds} s ` +
+      `into the load; ${tail.overGoal} messages over ${STEADY_GOAL_P99_MS} ms` +
+      (tail.overGoal > 0 ? `, answered from ${tail.overGoalFromSeconds} s to ${tail.overGoalToSeconds} s` : ''),
   );
   console.log(
     `steady latency ms: p50 ${result.latencyMs.p50} p99 ${result.latencyMs.p99}  ` +
