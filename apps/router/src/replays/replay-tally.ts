@@ -41,6 +41,8 @@ export class ReplayTally {
   private pending: Settlement[] = [];
   private timer?: NodeJS.Timeout;
   private saving: Promise<void> = Promise.resolve();
+  /** A save is queued that has not taken the pending settlements yet: it will take those that come. */
+  private saveQueued = false;
 
   constructor(
     private readonly lease: HeldLease,
@@ -74,6 +76,9 @@ export class ReplayTally {
   settle(sequence: number, outcome: DeliveryOutcome | undefined, ack: () => Promise<void>): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ sequence, outcome, ack, resolve, reject });
+      // A gathered call settles hundreds of messages in one turn: one save for them, not one per
+      // settlement past the batch size.
+      if (this.saveQueued) return;
       if (this.pending.length >= BATCH_SIZE) {
         clearTimeout(this.timer);
         this.timer = undefined;
@@ -92,7 +97,11 @@ export class ReplayTally {
     // acks are not part of the chain: a batch's sequences are in `unconfirmed` from its save on, so the
     // next checkpoint lists them while their acks are still on the wire, and the next save need not
     // wait for those round trips.
-    this.saving = this.saving.then(() => this.saveNextBatch());
+    this.saveQueued = true;
+    this.saving = this.saving.then(() => {
+      this.saveQueued = false;
+      return this.saveNextBatch();
+    });
     return this.saving;
   }
 
