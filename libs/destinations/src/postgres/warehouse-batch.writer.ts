@@ -229,9 +229,11 @@ function primaryAndEventRowsAsJson(
     );
   });
   // Users in key order (see `upsertUsers`), each group keeping only the rows of inserted messages.
-  const users = [...withUsers].sort((left, right) =>
-    compareText(userKeyOf(left.userRow!), userKeyOf(right.userRow!)),
-  );
+  // Each key made once, not once per comparison: the sort compares n log n times.
+  const users = withUsers
+    .map((rows) => ({ rows, key: userKeyOf(rows.userRow!) }))
+    .sort((left, right) => compareText(left.key, right.key))
+    .map(({ rows }) => rows);
   groupByShape(users.map((rows) => rows.userRow!)).forEach((group, index) => {
     const ofGroup = new Set(group);
     const rows = users.filter((each) => ofGroup.has(each.userRow!));
