@@ -80,16 +80,18 @@ export class DestinationDeliveries implements OnApplicationShutdown {
    * `ROUTER_MAX_IN_FLIGHT`: as many under way (at most that many at once per router, `requests`) and
    * as many at hand, pulled already or in its insert function's call. A request that ends is then
    * followed by the next at once, not after its ack's way through NATS and the next pull: that way was
-   * a third of each message's turn in the delivery phase (3.5 of 13 ms at p50, 2026-11-28), so 64 slots
+   * a third of each message's turn in the steady-load phase (3.5 of 13 ms at p50, 2026-11-28), so 64 slots
    * carried about 4,900 messages/s, and an insert function's call took a share of the same slots.
    * A destination whose definition gathers messages into calls holds enough for as many full calls as
-   * it takes at once (`callsAtOnceOf`), so one call writes while the next gathers instead of each
-   * waiting for the previous one's acks.
+   * it takes at once (`callsAtOnceOf`) and one more gathering, so one call writes while the next
+   * gathers instead of each waiting for the previous one's acks. Without the one more, a call's
+   * connection stayed idle from its answer until its messages' acks were confirmed and as many new
+   * ones had arrived.
    */
   maxInFlightFor(catalogSlug: string, configured: number): number {
     const gathering = findDestinationDefinition(catalogSlug)?.gathering;
     return gathering
-      ? Math.max(configured, gathering.maxMessages * callsAtOnceOf(gathering))
+      ? Math.max(configured, gathering.maxMessages * (callsAtOnceOf(gathering) + 1))
       : configured * HELD_PER_REQUEST;
   }
 
