@@ -32,7 +32,8 @@ describe('ConfirmedAcks', () => {
     expect((await consumer.info()).num_ack_pending).toBe(5);
 
     const acks = new ConfirmedAcks(connection, 2_000);
-    await Promise.all(replies.map((reply) => acks.ack(reply)));
+    // A reply subject as the client's string or as the bytes it received.
+    await Promise.all(replies.map((reply, index) => acks.ack(index % 2 === 0 ? reply : Buffer.from(reply))));
 
     const info = await consumer.info();
     expect(info.num_ack_pending).toBe(0);

@@ -183,13 +183,15 @@ export class JetStreamConsumers {
   private settlingFor(confirmAck: boolean): DeliverySettling {
     return {
       ack: confirmAck
-        ? (message) =>
+        ? (message, reply) =>
             // While reconnecting, the client buffers the ack and sends it once connected again. A
             // pulled message's reply subject is where its ack goes (`JsMsg` only types it on the class).
             // (Not an async function: its promise and await would cost promise hooks per message.)
-            this.confirmedAcks.ack((message as JsMsg & { reply?: string }).reply).catch((error: unknown) => {
-              throw this.session.translate(error, `ack of ${message.seq}`);
-            })
+            this.confirmedAcks
+              .ack(reply ?? (message as JsMsg & { reply?: string }).reply)
+              .catch((error: unknown) => {
+                throw this.session.translate(error, `ack of ${message.seq}`);
+              })
         : (message) => {
             // No request, inbox and timer per message: every ack of one event-loop turn shares one
             // socket write. One lost to a crash comes back after the ack wait (see `confirmAcks`).

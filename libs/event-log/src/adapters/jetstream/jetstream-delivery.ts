@@ -7,7 +7,8 @@ const MESSAGE_ID_HEADER = Buffer.from('\r\nNats-Msg-Id:');
 
 /** How a consumer settles its deliveries: shared by all of them, not closures per message. */
 export interface DeliverySettling {
-  ack(message: JsMsg): Promise<void>;
+  /** `reply`: the message's reply subject as the client received it, where it was read (no decoding). */
+  ack(message: JsMsg, reply?: Uint8Array): Promise<void>;
   nak(message: JsMsg, delayMs: number): Promise<void>;
   term(message: JsMsg, reason: string): Promise<void>;
 }
@@ -56,6 +57,7 @@ export class JetStreamDelivery implements Delivery {
   private storedAtMs = 0;
   private parsed: Record<string, unknown> | undefined;
   private publishedAtDate: Date | undefined;
+  private reply: Uint8Array | undefined;
 
   private constructor(
     private readonly message: JsMsg,
@@ -71,6 +73,7 @@ export class JetStreamDelivery implements Delivery {
     const raw = rawFieldsOf((message as unknown as { msg?: Msg }).msg);
     subjects.read(message, raw?.subject, delivery);
     if (raw && readReplyInfo(raw.reply, REPLY_INFO)) {
+      delivery.reply = raw.reply;
       delivery.sequence = REPLY_INFO.streamSequence;
       delivery.deliveryCount = REPLY_INFO.deliveryCount;
       delivery.storedAtMs = REPLY_INFO.storedAtMs;
@@ -100,7 +103,7 @@ export class JetStreamDelivery implements Delivery {
   }
 
   ack(): Promise<void> {
-    return this.settling.ack(this.message);
+    return this.settling.ack(this.message, this.reply);
   }
 
   nak(delayMs = 0): Promise<void> {
