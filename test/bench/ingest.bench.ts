@@ -131,7 +131,15 @@ async function main(): Promise<void> {
   };
   const failures: string[] = [];
   const runs = (phase: PhaseGroup) => settings.phases.includes(phase);
-  const run: BenchRun = { server, natsPid: nats.pid ?? 0, api, settings, workspace: WORKSPACE, results, cleanups };
+  const run: BenchRun = {
+    server,
+    natsPid: nats.pid ?? 0,
+    api,
+    settings,
+    workspace: WORKSPACE,
+    results,
+    cleanups,
+  };
 
   // The dedupe phase runs first: nats-server's Go heap, once grown by the ceiling phase's own
   // 24 h duplicate window, breathes by more than the index costs, which would drown the figure.

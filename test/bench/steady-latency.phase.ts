@@ -189,7 +189,9 @@ export function printSteadyLatency(result: SteadyLatencyResult): void {
   console.log(
     `steady tail: p99.9 ${tail.p999Ms} ms, max ${result.latencyMs.max} ms answered at ${tail.worstAtSeconds} s ` +
       `into the load; ${tail.overGoal} messages over ${STEADY_GOAL_P99_MS} ms` +
-      (tail.overGoal > 0 ? `, answered from ${tail.overGoalFromSeconds} s to ${tail.overGoalToSeconds} s` : ''),
+      (tail.overGoal > 0
+        ? `, answered from ${tail.overGoalFromSeconds} s to ${tail.overGoalToSeconds} s`
+        : ''),
   );
   console.log(
     `steady latency ms: p50 ${result.latencyMs.p50} p99 ${result.latencyMs.p99}  ` +

@@ -8,7 +8,8 @@ export class KeyedConcurrencyLimit {
   private readonly keys = new Map<string, KeyState>();
 
   constructor(readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`limit must be a positive integer, got ${limit}`);
   }
 
   /** Starts `operation` now or once a slot of `key` frees; settles as it does. */

@@ -254,11 +254,7 @@ export class ChildProcessLane implements ExecutionLane {
   private overrun(child: LaneChild, id: number, timeoutMs: number): void {
     if (!child.calls.has(id)) return;
     this.counts.overruns += 1;
-    this.answer(
-      child,
-      id,
-      failed('overrun', `no answer within ${timeoutMs} ms; its process was ended`),
-    );
+    this.answer(child, id, failed('overrun', `no answer within ${timeoutMs} ms; its process was ended`));
     child.ending ??= {
       failure: 'ended',
       detail: `a process of the ${this.options.name} lane was ended: another call in it overran`,

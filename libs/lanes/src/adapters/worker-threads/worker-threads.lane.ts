@@ -204,11 +204,7 @@ export class WorkerThreadsLane implements ExecutionLane {
   private overrun(worker: LaneWorker, id: number, timeoutMs: number): void {
     if (!worker.calls.has(id)) return;
     this.counts.overruns += 1;
-    this.answer(
-      worker,
-      id,
-      failed('overrun', `no answer within ${timeoutMs} ms; its worker was ended`),
-    );
+    this.answer(worker, id, failed('overrun', `no answer within ${timeoutMs} ms; its worker was ended`));
     worker.ending ??= {
       failure: 'ended',
       detail: `a worker of the ${this.options.name} lane was ended: another call on it overran`,
