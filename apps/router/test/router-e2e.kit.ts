@@ -42,9 +42,6 @@ export interface WebhookReceiverOptions {
 export class WebhookReceiver {
   readonly requests: WebhookRequest[] = [];
   answer: (body: any) => number = () => 200;
-  /** Requests begun and not yet answered, and the most there were at once. */
-  openRequests = 0;
-  mostOpenRequests = 0;
   delayMs: number;
 
   private constructor(
@@ -95,9 +92,6 @@ export class WebhookReceiver {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    this.openRequests += 1;
-    this.mostOpenRequests = Math.max(this.mostOpenRequests, this.openRequests);
-    response.once('close', () => (this.openRequests -= 1));
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const rawBody = Buffer.concat(chunks);

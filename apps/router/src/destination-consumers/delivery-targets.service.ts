@@ -26,11 +26,6 @@ export interface DeliveryTarget {
     readonly instance: string;
   };
   readonly source: { readonly sourceId: string; readonly sourceSlug: string };
-  /**
-   * `<sourceId>/<destinationSlug>`: the destination's key in state that outlives one config version,
-   * such as its requests under way (`DestinationDeliveries`).
-   */
-  readonly key: string;
   /** Routing's view of the destination (`RoutableDestination`'s name and capabilities). */
   readonly displayName: string;
   readonly capabilities: DestinationDeliveryPlan['capabilities'];
@@ -74,7 +69,6 @@ export class DeliveryTargets {
         instance: insert.instance,
       },
       source: { sourceId: record.sourceId, sourceSlug: record.sourceSlug },
-      key: `${record.sourceId}/${record.destinationSlug}`,
       displayName: plan.displayName,
       capabilities: plan.capabilities,
     };

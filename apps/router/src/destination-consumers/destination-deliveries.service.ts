@@ -22,7 +22,6 @@ import {
   type FunctionVersion,
   MESSAGE_HANDLERS,
 } from '@tributary/functions';
-import { KeyedConcurrencyLimit } from '@tributary/concurrency';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { crashNow, crashOnMessageFromEnvironment } from './crash-on-message.fault';
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
@@ -33,9 +32,6 @@ import { FunctionGatherers } from './function-gatherers';
  * Sends messages to a destination as its target says: through its insert function first when it has
  * an enabled one (docs/functions.md §2), then with the delivery adapter of its catalog entry or by
  * invoking its destination function (§5.2; gathered into `onBatch` calls when it declares one).
- * A destination that takes a message per request has at most `ROUTER_MAX_IN_FLIGHT` of them under way
- * from this process at once, live, replayed and redriven alike; its consumer holds as many again at
- * hand (`maxInFlightFor`).
  * Catalog entries without an adapter in this build are discarded with that reason, so an operator
  * sees why. Results go back as the adapter gave them (a
  * `Retry-After` as asked): what they mean for the message is `decideSettlement`'s to say.
@@ -49,8 +45,6 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   private readonly gatherers = new Map<string, DeliveryGatherer>();
   /** Destination functions that declare `onBatch`, whose messages are gathered into its calls. */
   private readonly gatheringFunctions: FunctionGatherers;
-  /** Messages under way per destination (`DeliveryTarget.key`) that takes one per request or invocation. */
-  private readonly requests: KeyedConcurrencyLimit;
   /** Tests only: the message whose delivery kills the process (see `crashOnMessageFromEnvironment`). */
   private readonly crashOnMessage = crashOnMessageFromEnvironment(process.env);
 
@@ -59,7 +53,6 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     private readonly functions: FunctionInvoker,
   ) {
     this.gatheringFunctions = new FunctionGatherers(functions);
-    this.requests = new KeyedConcurrencyLimit(environment.ROUTER_MAX_IN_FLIGHT);
     this.registry = createDeliveryAdapterRegistry({
       postgres: {
         maxEventTables: environment.POSTGRES_DESTINATION_MAX_TABLES,
@@ -76,23 +69,17 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   }
 
   /**
-   * Messages a destination's consumer holds at once. One that takes a message per request holds twice
-   * `ROUTER_MAX_IN_FLIGHT`: as many under way (at most that many at once per router, `requests`) and
-   * as many at hand, pulled already or in its insert function's call. A request that ends is then
-   * followed by the next at once, not after its ack's way through NATS and the next pull: that way was
-   * a third of each message's turn in the steady-load phase (3.5 of 13 ms at p50, 2026-11-28), so 64 slots
-   * carried about 4,900 messages/s, and an insert function's call took a share of the same slots.
-   * A destination whose definition gathers messages into calls holds enough for as many full calls as
-   * it takes at once (`callsAtOnceOf`) and one more gathering, so one call writes while the next
-   * gathers instead of each waiting for the previous one's acks. Without the one more, a call's
-   * connection stayed idle from its answer until its messages' acks were confirmed and as many new
-   * ones had arrived.
+   * Messages a destination's consumer holds at once: `ROUTER_MAX_IN_FLIGHT`, or, for a destination
+   * whose definition gathers messages into calls, enough for as many full calls as it takes at once
+   * (`callsAtOnceOf`) and one more gathering, so one call writes while the next gathers instead of
+   * each waiting for the previous one's acks. Without the one more, a call's connection stayed idle
+   * from its answer until its messages' acks were confirmed and as many new ones had arrived.
    */
   maxInFlightFor(catalogSlug: string, configured: number): number {
     const gathering = findDestinationDefinition(catalogSlug)?.gathering;
     return gathering
       ? Math.max(configured, gathering.maxMessages * (callsAtOnceOf(gathering) + 1))
-      : configured * HELD_PER_REQUEST;
+      : configured;
   }
 
   /**
@@ -194,14 +181,12 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       return Promise.resolve({ outcome: 'discard', reason: deliverer.reason });
     if (deliverer.kind === 'function') {
       if (deliverer.gathers) return this.gatheringFunctions.deliver(target, message, storedPayload);
-      return this.requests.run(target.key, () =>
-        this.invokeHandler(deliverer.fn, settings, deliverer.instance, message, storedPayload).then(
-          (result) => {
-            const outcome = decideDestinationOutcome(result);
-            this.functions.record(deliverer.fn, result, decidedOutcomeOf(outcome.outcome));
-            return outcome;
-          },
-        ),
+      return this.invokeHandler(deliverer.fn, settings, deliverer.instance, message, storedPayload).then(
+        (result) => {
+          const outcome = decideDestinationOutcome(result);
+          this.functions.record(deliverer.fn, result, decidedOutcomeOf(outcome.outcome));
+          return outcome;
+        },
       );
     }
     const adapter = this.registry.deliveryAdapterFor(deliverer.catalogSlug);
@@ -219,11 +204,9 @@ export class DestinationDeliveries implements OnApplicationShutdown {
       }
       return gatherer.deliver({ settings, ...source }, message);
     }
-    return this.requests.run(target.key, () =>
-      adapter
-        .deliver({ settings, ...source, messages: [message], storedPayload: [storedPayload] })
-        .then(([result]) => result!),
-    );
+    return adapter
+      .deliver({ settings, ...source, messages: [message], storedPayload: [storedPayload] })
+      .then(([result]) => result!);
   }
 
   /**
@@ -280,9 +263,6 @@ export class DestinationDeliveries implements OnApplicationShutdown {
 }
 
 const utf8 = new TextDecoder();
-
-/** A destination that takes a message per request holds this many per request it may have under way. */
-const HELD_PER_REQUEST = 2;
 
 /** The function metrics' word for a deletion outcome. */
 const DELETION_METRIC = {

@@ -51,7 +51,6 @@ function targetOf(gathers = true): DeliveryTarget {
     },
     settings: Object.freeze({ endpoint: 'https://example.com' }),
     source: { sourceId: 'src-1', sourceSlug: 'web' },
-    key: 'src-1/batcher',
     displayName: 'Batcher',
     capabilities: { acceptsHistoricalTimestampsUpToMs: null, destinationFiltersApply: true },
   };
