@@ -3,25 +3,14 @@ import { nanos } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { FUNCTION_LOG_RETENTION_MS, FUNCTION_LOGS_KEPT_PER_FUNCTION } from '../../ports/function-logs.port';
 import { describeFunctionLogsContract } from '../../function-logs.contract';
-import { NatsServerProcess } from '../../testing/nats-server.process';
+import { withNatsServer } from '../../testing/nats-server.kit';
 import { JetStreamEventLog } from './jetstream-event-log.adapter';
 import { FUNCTION_LOG_STREAM } from './jetstream-function-logs';
-import { ATTEMPT_STREAM } from './attempt-history';
-import { PROTOCOLS_STREAM } from './jetstream-protocols-outcomes';
-import { DEAD_LETTER_STREAM, LEASE_STREAM, SEEN_ONCE_STREAM, TRACKING_STREAM } from './jetstream-streams';
 
-let server: NatsServerProcess;
-
-beforeAll(async () => {
-  server = await NatsServerProcess.start();
-});
-
-afterAll(async () => {
-  await server?.dispose();
-});
+const nats = withNatsServer();
 
 async function withManager<T>(work: (manager: Awaited<ReturnType<typeof jetstreamManager>>) => Promise<T>) {
-  const connection = await connect({ servers: server.url });
+  const connection = await connect({ servers: nats.server.url });
   try {
     return await work(await jetstreamManager(connection));
   } finally {
@@ -29,27 +18,11 @@ async function withManager<T>(work: (manager: Awaited<ReturnType<typeof jetstrea
   }
 }
 
-async function deleteStreams(): Promise<void> {
-  await withManager(async (manager) => {
-    for (const stream of [
-      TRACKING_STREAM,
-      DEAD_LETTER_STREAM,
-      LEASE_STREAM,
-      SEEN_ONCE_STREAM,
-      ATTEMPT_STREAM,
-      PROTOCOLS_STREAM,
-      FUNCTION_LOG_STREAM,
-    ]) {
-      await manager.streams.delete(stream).catch(() => false);
-    }
-  });
-}
-
 describeFunctionLogsContract('jetstream', () => ({
   async newStore(settings) {
-    await deleteStreams();
+    await nats.deleteStreams();
     return {
-      open: () => JetStreamEventLog.connect({ ...settings, servers: server.url, reconnectWaitMs: 250 }),
+      open: () => JetStreamEventLog.connect({ ...settings, servers: nats.server.url, reconnectWaitMs: 250 }),
       dispose: async () => undefined,
     };
   },
@@ -57,11 +30,11 @@ describeFunctionLogsContract('jetstream', () => ({
 
 describe('JetStreamEventLog function logs (jetstream only)', () => {
   it('keeps them in a stream of their own, bounded by the server per function and by age', async () => {
-    await deleteStreams();
+    await nats.deleteStreams();
     const log = await JetStreamEventLog.connect({
       dedupeWindowMs: 60_000,
       retentionMs: 3_600_000,
-      servers: server.url,
+      servers: nats.server.url,
     });
     try {
       const info = await withManager((manager) => manager.streams.info(FUNCTION_LOG_STREAM));
