@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { BenchMessages } from './bench-messages';
 import { round } from './load-loop';
-import { BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
+import { arrivalSpanSeconds, BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
 
 export interface DeliveryCeilingResult {
   requests: number;
@@ -49,10 +49,7 @@ export async function measureDeliveryCeiling(options: {
     );
     if (outcome.error) throw new Error(`the delivery ceiling's client failed: ${outcome.error}`);
     const counts = receiver.snapshot();
-    const spanSeconds =
-      counts.firstArrivalAt === null || counts.lastArrivalAt === null
-        ? 0
-        : (counts.lastArrivalAt - counts.firstArrivalAt) / 1000;
+    const spanSeconds = arrivalSpanSeconds(counts);
     return {
       requests: counts.requests,
       concurrency: options.concurrency,

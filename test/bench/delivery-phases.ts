@@ -9,7 +9,12 @@ import type { ReplayResource } from '@tributary/contracts';
 import type { ConfigApiClient } from '../support/config-api.client';
 import { createWebhookDestination, replayOf, requestReplay } from './bench-resources';
 import { round, runClosedLoop, summarizeLatencies, type PhaseResult } from './load-loop';
-import { receiverFailures, type BenchWebhookReceiver, type ReceiverCounts } from './webhook-receiver';
+import {
+  arrivalSpanSeconds,
+  receiverFailures,
+  type BenchWebhookReceiver,
+  type ReceiverCounts,
+} from './webhook-receiver';
 import { printTable } from './print-table';
 
 /** How long the first message may take to arrive: the router starts the new destination's consumer. */
@@ -90,7 +95,7 @@ export async function measureDelivery(options: {
     settings.drainTimeoutSeconds * 1000,
   );
   const complete = counts.distinctMessages >= ingest.acceptedMessages;
-  const spanSeconds = spanOf(counts);
+  const spanSeconds = arrivalSpanSeconds(counts);
   const messagesPerSecond = spanSeconds > 0 ? Math.round(counts.distinctMessages / spanSeconds) : 0;
   return {
     acceptedMessages: ingest.acceptedMessages,
@@ -246,11 +251,6 @@ async function waitForReceiver(
     counts = receiver.snapshot();
   }
   return counts;
-}
-
-function spanOf(counts: ReceiverCounts): number {
-  if (counts.firstArrivalAt === null || counts.lastArrivalAt === null) return 0;
-  return (counts.lastArrivalAt - counts.firstArrivalAt) / 1000;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -11,7 +11,7 @@ import { createBenchMessages } from './bench-messages';
 import type { ConfigApiClient } from '../support/config-api.client';
 import { createSource, createWebhookDestination } from './bench-resources';
 import { round, runClosedLoop } from './load-loop';
-import { BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
+import { arrivalSpanSeconds, BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
 
 export interface IsolationRun {
   acceptedMessages: number;
@@ -115,10 +115,7 @@ async function runOne(
       settings.drainTimeoutSeconds * 1000,
     );
     const counts = receiver.snapshot();
-    const span =
-      counts.firstArrivalAt === null || counts.lastArrivalAt === null
-        ? 0
-        : (counts.lastArrivalAt - counts.firstArrivalAt) / 1000;
+    const span = arrivalSpanSeconds(counts);
     return {
       acceptedMessages: ingest.acceptedMessages,
       deliveredMessages: counts.distinctMessages,

@@ -21,7 +21,7 @@ import { medianBy, round, runClosedLoop, type PhaseResult } from './load-loop';
 import { printTable } from './print-table';
 import { assertBenchMessagesFitPlan, assertPlanEnforced, createPlannedSource } from './protocols.phase';
 import { assertSuppressionInForce, createSuppressingSource } from './suppression.phase';
-import { processCpuTimeMs, type TributaryServerProcess } from './tributary-server.process';
+import { cpuMsPerThousand, processCpuTimeMs, type TributaryServerProcess } from './tributary-server.process';
 
 const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
@@ -364,14 +364,8 @@ async function measureTributary(
       messagesOfFailedRequests,
       peakRssMb: memory ? megabytes(memory.peakRssBytes) : null,
       peakRssDuringPhaseMb: peakRss > 0 ? megabytes(peakRss) : null,
-      cpuMsPerThousandMessages:
-        cpuBefore === null || cpuAfter === null
-          ? null
-          : round(((cpuAfter - cpuBefore) / totalMessages) * 1000, 2),
-      natsCpuMsPerThousandMessages:
-        natsCpuBefore === null || natsCpuAfter === null
-          ? null
-          : round(((natsCpuAfter - natsCpuBefore) / totalMessages) * 1000, 2),
+      cpuMsPerThousandMessages: cpuMsPerThousand(cpuBefore, cpuAfter, totalMessages),
+      natsCpuMsPerThousandMessages: cpuMsPerThousand(natsCpuBefore, natsCpuAfter, totalMessages),
       loadCpuMsPerThousandMessages: round(((loadCpu.user + loadCpu.system) / 1000 / totalMessages) * 1000, 2),
     };
   } finally {

@@ -12,7 +12,7 @@ import { BatchPoster } from './batch-poster';
 import { createSource, createWebhookDestination } from './bench-resources';
 import { createBenchMessages } from './bench-messages';
 import { round, runClosedLoop } from './load-loop';
-import { BenchWebhookReceiver } from './webhook-receiver';
+import { arrivalSpanSeconds, BenchWebhookReceiver } from './webhook-receiver';
 
 export const INSERT_FUNCTION_GOAL_RATIO = 0.8;
 
@@ -173,10 +173,7 @@ async function runOne(
     await new Promise((resolve) => setTimeout(resolve, 250));
     const counts = receiver.snapshot();
     const cpuAfter = server?.cpuTimeMs() ?? null;
-    const span =
-      counts.firstArrivalAt === null || counts.lastArrivalAt === null
-        ? 0
-        : (counts.lastArrivalAt - counts.firstArrivalAt) / 1000;
+    const span = arrivalSpanSeconds(counts);
     return {
       acceptedMessages: ingest.acceptedMessages,
       deliveredMessages: counts.distinctMessages,

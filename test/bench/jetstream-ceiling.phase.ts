@@ -21,7 +21,7 @@ import { DEFAULT_DEDUPE_WINDOW_MS, DEFAULT_RETENTION_MS } from '@tributary/event
 import { PipelinedJetStreamPublisher } from '@tributary/event-log/testing';
 import type { BenchMessages } from './bench-messages';
 import { round, runClosedLoop, type PhaseResult } from './load-loop';
-import { processCpuTimeMs } from './tributary-server.process';
+import { cpuMsPerThousand, processCpuTimeMs } from './tributary-server.process';
 
 /** Same as the JetStream adapter's default publish timeout. */
 const PUBLISH_TIMEOUT_MS = 2000;
@@ -147,10 +147,7 @@ export async function measureJetStreamCeiling(
       peakRssDuringPhaseMb: round(peakRss / (1024 * 1024), 1),
       // Includes the warm-up's share; an estimate of the publisher's cost per message.
       cpuMsPerThousandMessages: round(((cpu.user + cpu.system) / 1000 / totalMessages) * 1000, 2),
-      natsCpuMsPerThousandMessages:
-        natsCpuBefore === null || natsCpuAfter === null
-          ? null
-          : round(((natsCpuAfter - natsCpuBefore) / totalMessages) * 1000, 2),
+      natsCpuMsPerThousandMessages: cpuMsPerThousand(natsCpuBefore, natsCpuAfter, totalMessages),
       storedMessages,
       messagesOfFailedRequests,
       duplicateAcks,

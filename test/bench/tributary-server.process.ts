@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serverStartFlags } from '../support/server-start-flags';
+import { round } from './load-loop';
 
 /** A process's CPU time (user and system) so far in ms, from `/proc`; null off Linux or once it is gone. */
 export function processCpuTimeMs(pid: number): number | null {
@@ -14,6 +15,15 @@ export function processCpuTimeMs(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** CPU ms per 1,000 messages between two `processCpuTimeMs` readings; null when either is missing. */
+export function cpuMsPerThousand(
+  beforeMs: number | null,
+  afterMs: number | null,
+  messages: number,
+): number | null {
+  return beforeMs === null || afterMs === null ? null : round(((afterMs - beforeMs) / messages) * 1000, 2);
 }
 
 /**

@@ -33,6 +33,12 @@ export interface ReceiverCounts {
  * What went wrong at a receiver that should have got `expected` distinct messages once each: lost,
  * duplicated, wrongly signed or unreadable. Empty when nothing did; every bench phase fails the run on these.
  */
+/** Seconds from the first arrival to the last; 0 before two have come. */
+export function arrivalSpanSeconds(counts: ReceiverCounts): number {
+  if (counts.firstArrivalAt === null || counts.lastArrivalAt === null) return 0;
+  return (counts.lastArrivalAt - counts.firstArrivalAt) / 1000;
+}
+
 export function receiverFailures(what: string, counts: ReceiverCounts, expected: number): string[] {
   const failures: string[] = [];
   if (counts.distinctMessages < expected)
