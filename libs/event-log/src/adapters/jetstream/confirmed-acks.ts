@@ -38,9 +38,9 @@ interface Waiting {
  * Those acks go as one buffer of `PUB` frames where the client allows it (`rawFrameWriter`, as the
  * pipelined publisher's batches do): `publish` per ack built and encoded its protocol line with
  * `TextEncoder` and copied it into the outbound buffer: the acks were 6.5 % of the server's self time in
- * the PostgreSQL drain, 1.8 % as frames (BENCHMARKS.md). Without the writer, each ack is published on its own. A delivery's reply
- * subject is copied as the bytes the client received, not decoded into a string per message (the
- * client's `reply` accessor, 1.1 % of the same drain).
+ * the PostgreSQL drain, 1.8 % as frames (BENCHMARKS.md). Without the writer, each ack is published on
+ * its own. A delivery's reply subject is copied as the bytes the client received, not decoded into a
+ * string per message (the client's `reply` accessor, 1.1 % of the same drain).
  */
 export class ConfirmedAcks {
   private readonly inbox = createInbox();
