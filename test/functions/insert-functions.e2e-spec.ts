@@ -2,7 +2,8 @@
 // what the destination gets, a dropped message is filtered, a disabled instance passes messages through.
 import { configApi } from '../support/config-api.client';
 import { startTributary, type TributaryTestInstance } from '../support/tributary-test-instance';
-import { createWorkspaceAndSource, type TestSource } from '../support/tracking-e2e.kit';
+import { workspaceName } from '@tributary/contracts';
+import { createWorkspaceAndSource, pollUntil, type TestSource } from '../support/tracking-e2e.kit';
 import {
   createWebhookDestination,
   destinationName,
@@ -110,4 +111,60 @@ describe('insert functions', () => {
     await waitForAccepted(passed, [order.messageId], 15_000);
     expect(passed.acceptedOnce(order.messageId)!.body.properties).toEqual({ revenue: 7 });
   }, 30_000);
+});
+
+// A destination with an insert function holds a lane call's worth of messages more than it sends at
+// once (`DeliveryBudget`), so the function's round trip does not leave the destination's places idle;
+// the destination still gets at most ROUTER_MAX_IN_FLIGHT requests at once.
+describe('insert functions: what a destination holds and what it is sent at once', () => {
+  const MAX_IN_FLIGHT = 4;
+  let t: TributaryTestInstance;
+  let source: TestSource;
+  let slow: WebhookReceiver;
+  let functionId: string;
+
+  beforeAll(async () => {
+    t = await startTributary({
+      environment: { ...FUNCTION_ENVIRONMENT, ROUTER_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT) },
+    });
+    source = await createWorkspaceAndSource(t);
+    slow = await WebhookReceiver.start({ secret: 'slow', delayMs: 150 });
+    functionId = await createFunction(
+      t,
+      source.workspaceSlug,
+      'INSERT_DESTINATION',
+      'async function onTrack(event) { event.properties.seen = true; return event; }',
+    );
+    await createWebhookDestination(t, source, 'webhooks', slow, 'slow');
+    // Added after the destination: its running consumer is started again with the larger budget.
+    await createInsertFunction(t, source, 'webhooks', functionId);
+  }, 60_000);
+
+  afterAll(async () => {
+    await t?.stop({ removeData: true });
+    await slow?.close();
+  });
+
+  it('runs the function ahead of a slow destination, which never gets more than its limit at once', async () => {
+    const messages = Array.from({ length: 40 }, (_, index) => trackMessage({ properties: { index } }));
+    await sendBatch(t, source, messages);
+    const ids = messages.map((message) => message.messageId as string);
+
+    // Every invocation is done while the destination has taken only some: 40 messages at 4 at a time
+    // and 150 ms each take 1.5 s there.
+    const invocations = await pollUntil('every message through the insert function', 15_000, async () => {
+      const metrics = await configApi(
+        t,
+        'GET',
+        `${workspaceName(source.workspaceSlug)}/functions/${functionId}/metrics`,
+      );
+      return metrics.body.invocations >= ids.length ? metrics.body.invocations : undefined;
+    });
+    expect(invocations.value).toBe(ids.length);
+    expect(slow.accepted().length).toBeLessThan(ids.length / 2);
+
+    await waitForAccepted(slow, ids, 15_000);
+    for (const id of ids) expect(slow.acceptedOnce(id)!.body.properties.seen).toBe(true);
+    expect(slow.mostAtOnce).toBe(MAX_IN_FLIGHT);
+  }, 60_000);
 });

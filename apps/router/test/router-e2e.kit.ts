@@ -43,6 +43,9 @@ export class WebhookReceiver {
   readonly requests: WebhookRequest[] = [];
   answer: (body: any) => number = () => 200;
   delayMs: number;
+  /** The most requests this receiver had under way at once. */
+  mostAtOnce = 0;
+  private atOnce = 0;
 
   private constructor(
     private readonly server: Server,
@@ -92,6 +95,9 @@ export class WebhookReceiver {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    this.atOnce += 1;
+    this.mostAtOnce = Math.max(this.mostAtOnce, this.atOnce);
+    response.once('close', () => (this.atOnce -= 1));
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const rawBody = Buffer.concat(chunks);

@@ -1,1 +1,2 @@
 export * from './keyed-lock';
+export * from './concurrency-limit';

@@ -39,11 +39,37 @@ describe('the functions lane codec', () => {
     expect(encoded.versions).toHaveLength(2);
   });
 
-  it('reads a reported result, and passes a result the lane made as it is', () => {
-    const reported = { status: 'resolved', value: { a: 1 }, logs: [], logsDropped: 0, durationMs: 1 };
-    expect(decodeResult(JSON.stringify(reported))).toEqual(reported);
+  it('reads a reported result with its value beside it, and passes a result the lane made as it is', () => {
+    const reported = { status: 'resolved', logs: [], logsDropped: 0, durationMs: 1 };
+    const sent = invocation({ a: 0 }, { payloadJson: '{"a":0}' });
+    expect(decodeResult([JSON.stringify(reported), '{"a":1}'], sent)).toEqual({
+      ...reported,
+      value: { a: 1 },
+    });
+    expect(decodeResult(JSON.stringify(reported), sent)).toEqual(reported);
     const made = { status: 'unavailable' as const, reason: 'r', logs: [], logsDropped: 0, durationMs: 0 };
-    expect(decodeResult(made)).toBe(made);
+    expect(decodeResult(made, sent)).toBe(made);
+  });
+
+  it('gives back the payload itself, unread, for a value whose JSON is the payload’s to the character', () => {
+    const payload = { type: 'track', messageId: 'm-1', event: 'Signed Up' };
+    const sent = invocation(payload, { payloadJson: JSON.stringify(payload) });
+    const report = '{"status":"resolved","logs":[],"logsDropped":0,"durationMs":0}';
+    const unchanged = decodeResult([report, JSON.stringify(payload)], sent);
+    expect(unchanged).toMatchObject({ status: 'resolved', valueUnchanged: true });
+    expect(unchanged.status === 'resolved' && unchanged.value).toBe(payload);
+    // The same message with its members in another order is read, not taken for the payload.
+    const reordered = decodeResult([report, '{"messageId":"m-1","type":"track","event":"Signed Up"}'], sent);
+    expect(reordered).toEqual({
+      status: 'resolved',
+      logs: [],
+      logsDropped: 0,
+      durationMs: 0,
+      value: payload,
+    });
+    // Without the payload's JSON there is nothing to compare with.
+    const withoutJson = decodeResult([report, JSON.stringify(payload)], invocation(payload));
+    expect(withoutJson).not.toHaveProperty('valueUnchanged');
   });
 
   it.each([
@@ -62,11 +88,27 @@ describe('the functions lane codec', () => {
       'emitted messages that are not a list',
       '{"status":"resolved","emitted":{},"logs":[],"logsDropped":0,"durationMs":0}',
     ],
+    [
+      'a value inside the report',
+      '{"status":"resolved","value":{},"logs":[],"logsDropped":0,"durationMs":0}',
+    ],
+    [
+      'a report claiming the value unchanged',
+      '{"status":"resolved","valueUnchanged":true,"logs":[],"logsDropped":0,"durationMs":0}',
+    ],
   ])('reads %s as the function failing', (_, text) => {
-    expect(decodeResult(text)).toMatchObject({
+    expect(decodeResult(text, invocation({}))).toMatchObject({
       status: 'threw',
       name: 'TypeError',
       message: 'the function’s result could not be read',
+    });
+  });
+
+  it('reads a value beside the report that is not JSON as the function failing', () => {
+    const report = '{"status":"resolved","logs":[],"logsDropped":0,"durationMs":0}';
+    expect(decodeResult([report, '{"a":'], invocation({}))).toMatchObject({
+      status: 'threw',
+      name: 'TypeError',
     });
   });
 });

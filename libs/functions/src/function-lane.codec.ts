@@ -22,8 +22,11 @@ export interface EncodedInvocation {
   readonly json: string;
 }
 
-/** A result as the isolate reported it (JSON text), or one the lane's process made itself. */
-export type EncodedResult = FunctionResult | string;
+/**
+ * A result as the isolate reported it (JSON text; with the JSON of what the entry resolved to beside
+ * it, when it resolved to a value), or one the lane's process made itself.
+ */
+export type EncodedResult = FunctionResult | string | readonly [report: string, valueJson: string];
 
 /** Settings objects are shared by every message of an instance: their JSON is made once per object. */
 const settingsJson = new WeakMap<object, string>();
@@ -66,19 +69,30 @@ const STATUSES = new Set<string>([
 const LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
 
 /**
- * A result back from the lane. The isolate's text is the tenant's code's output in the end (its code
- * can change how the isolate serializes), so it is read as untrusted: anything not shaped like a
- * result is the function's failure, never a failure of the caller.
+ * A result back from the lane, for `invocation`. The isolate's text is the tenant's code's output in
+ * the end (its code can change how the isolate serializes), so it is read as untrusted: anything not
+ * shaped like a result is the function's failure, never a failure of the caller. A value whose JSON
+ * is the payload's as it was sent (`payloadJson`) is the payload, unread: an insert function that
+ * returned the message as it came (`valueUnchanged`).
  */
-export function decodeResult(encoded: EncodedResult): FunctionResult {
-  if (typeof encoded !== 'string') return encoded;
+export function decodeResult(encoded: EncodedResult, invocation: FunctionInvocation): FunctionResult {
+  if (typeof encoded !== 'string' && !Array.isArray(encoded)) return encoded as FunctionResult;
+  const [report, valueJson] = typeof encoded === 'string' ? [encoded, undefined] : encoded;
   let value: unknown;
   try {
-    value = JSON.parse(encoded);
+    value = JSON.parse(report);
   } catch {
     return unreadable();
   }
-  return isResult(value) ? value : unreadable();
+  if (!isResult(value)) return unreadable();
+  if (valueJson === undefined || value.status !== 'resolved') return value;
+  if (valueJson === invocation.payloadJson)
+    return { ...value, value: invocation.payload, valueUnchanged: true };
+  try {
+    return { ...value, value: JSON.parse(valueJson) };
+  } catch {
+    return unreadable();
+  }
 }
 
 function isResult(value: unknown): value is FunctionResult {
@@ -96,7 +110,8 @@ function isResult(value: unknown): value is FunctionResult {
   if (result.status === 'threw' && (typeof result.name !== 'string' || typeof result.message !== 'string'))
     return false;
   if (result.emitted !== undefined && !Array.isArray(result.emitted)) return false;
-  return true;
+  // The value comes beside the report, never in it.
+  return !('value' in result) && !('valueUnchanged' in result);
 }
 
 function unreadable(): FunctionResult {

@@ -253,6 +253,21 @@ describe('decideInsertOutcome (§5.3)', () => {
       message: { messageId: 'm-1', type: 'track', event: 'E', x: 1 },
     });
   });
+  it('passes the original itself on when the function returned it unchanged, so its stored bytes may go', () => {
+    const message = { messageId: 'm-1', type: 'track', event: 'E' };
+    const decision = decideInsertOutcome(
+      { ...base, status: 'resolved', value: message, valueUnchanged: true },
+      original,
+    );
+    expect(decision).toEqual({ outcome: 'continue', message, unchanged: true });
+    expect(decision.outcome === 'continue' && decision.message).toBe(message);
+  });
+  it('does not take a value said to be unchanged for the original when its messageId or type differ', () => {
+    const value = { messageId: 'other', type: 'track', event: 'E' };
+    expect(
+      decideInsertOutcome({ ...base, status: 'resolved', value, valueUnchanged: true }, original),
+    ).toEqual({ outcome: 'continue', message: { ...value, messageId: 'm-1' } });
+  });
   it.each<[string, FunctionResult, unknown]>([
     ['returns undefined', resolved(), { outcome: 'filtered', reason: INSERT_FUNCTION_DROPPED }],
     ['returns null', resolved(null), { outcome: 'filtered', reason: 'insert_function: dropped' }],

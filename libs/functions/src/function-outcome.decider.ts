@@ -113,9 +113,13 @@ function describe(entry: unknown): string {
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
-/** §5.3: the message that goes on to the destination, or what became of it. */
+/**
+ * §5.3: the message that goes on to the destination, or what became of it. `unchanged`: the function
+ * returned the message as it came (`valueUnchanged`), so it is the original, which may go as stored.
+ */
 export type InsertDecision =
-  { readonly outcome: 'continue'; readonly message: Record<string, unknown> } | AttemptResult;
+  | { readonly outcome: 'continue'; readonly message: Record<string, unknown>; readonly unchanged?: true }
+  | AttemptResult;
 
 export function decideInsertOutcome(
   result: FunctionResult,
@@ -132,6 +136,13 @@ export function decideInsertOutcome(
           reason: `TypeError: an insert function must return the event object, got ${Array.isArray(value) ? 'an array' : typeof value}`,
         };
       }
+      const same = value as Record<string, unknown>;
+      if (
+        result.valueUnchanged === true &&
+        same.messageId === original.messageId &&
+        same.type === original.type
+      )
+        return { outcome: 'continue', message: same, unchanged: true };
       return {
         outcome: 'continue',
         message: {

@@ -93,6 +93,11 @@ export type FunctionResult = (
       readonly status: 'resolved';
       /** The JSON copy of what the entry resolved to; absent for `undefined`. */
       readonly value?: unknown;
+      /**
+       * `value`'s JSON was the payload's `payloadJson` to the character: the message came back as it
+       * went in, and `value` is the invocation's `payload` itself.
+       */
+      readonly valueUnchanged?: boolean;
       /** Source functions: the messages emitted, in order. */
       readonly emitted?: readonly EmittedMessage[];
     }

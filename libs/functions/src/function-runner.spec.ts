@@ -392,6 +392,25 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
     });
   });
 
+  describe('what the function resolved to', () => {
+    it('gives back the payload itself for a message returned as its JSON came, and reads one changed', async () => {
+      const version = fn(
+        `async function onTrack(e) { if (e.event === 'Changed') e.properties.seen = true; return e; }`,
+        'INSERT_DESTINATION',
+      );
+      const unchanged = { type: 'track', messageId: 'm-1', event: 'Kept', properties: { city: 'São Paulo' } };
+      const changed = { type: 'track', messageId: 'm-2', event: 'Changed', properties: {} };
+      const [kept, read] = await subject.invokeAll([
+        { ...call(version, unchanged), payloadJson: JSON.stringify(unchanged) },
+        { ...call(version, changed), payloadJson: JSON.stringify(changed) },
+      ]);
+      expect(kept).toMatchObject({ status: 'resolved', valueUnchanged: true });
+      expect(kept!.status === 'resolved' && kept!.value).toBe(unchanged);
+      expect(read).not.toHaveProperty('valueUnchanged');
+      expect(read).toMatchObject({ status: 'resolved', value: { ...changed, properties: { seen: true } } });
+    });
+  });
+
   describe('quick functions on the process thread', () => {
     it('finishes an invocation that runs longer than a slice, keeping the results around it', async () => {
       const version = fn(

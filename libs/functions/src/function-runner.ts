@@ -101,7 +101,7 @@ export function createFunctionRunner(options: FunctionRunnerOptions = {}): Batch
     const outcome = await lane.run<EncodedResult[]>('invokeAll', encodeInvocations(invocations), {
       timeoutMs: callTimeoutMs(invocations.length),
     });
-    if (outcome.ok) return outcome.value.map(decodeResult);
+    if (outcome.ok) return outcome.value.map((result, index) => decodeResult(result, invocations[index]!));
     return invocations.map(() => laneFailure(outcome.detail));
   };
   // Per function version: the lane calls under way and the invocations waiting for one to answer. A

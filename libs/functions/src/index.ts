@@ -7,6 +7,7 @@ export {
   FUNCTION_MEMORY_MB,
   FUNCTION_MAX_CODE_BYTES,
   FUNCTION_WORKERS,
+  FUNCTION_MAX_BATCH,
   type BatchingFunctionRunner,
   type FunctionRunnerOptions,
 } from './function-runner';

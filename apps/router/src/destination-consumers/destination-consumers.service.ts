@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
-import { catalogSlugOf, DestinationRecord } from '@tributary/config-domain';
+import { ConcurrencyLimit } from '@tributary/concurrency';
+import { DestinationRecord } from '@tributary/config-domain';
 import { TRACKING_LOG, type ConsumerSubscription, type TrackingLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { DeliveryMetrics } from '../delivery-metrics/delivery-metrics';
 import { destinationConsumerName, destinationKey } from './consumer-names';
 import { DestinationDeliveries } from './destination-deliveries.service';
-import { MessageDeliverer } from './message-deliverer.service';
+import { type DeliveryContext, MessageDeliverer } from './message-deliverer.service';
 
 /**
  * One durable consumer per destination, created, kept and removed as config events arrive, so a
@@ -17,6 +18,8 @@ import { MessageDeliverer } from './message-deliverer.service';
 export class DestinationConsumers implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Router');
   private readonly subscriptions = new Map<string, Promise<ConsumerSubscription | undefined>>();
+  /** What each running consumer holds at once: an insert function enabled or disabled changes it. */
+  private readonly held = new Map<string, number>();
   /** Consumers being stopped and deleted; one re-created under the same name waits for its predecessor's end. */
   private readonly removals = new Map<string, Promise<void>>();
   private stopListening?: () => void;
@@ -52,10 +55,27 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
     if (change.kind === 'destination-deleted') void this.removeConsumer(change.destination);
   }
 
+  /**
+   * Starts the destination's consumer unless it runs; one that runs with another budget than the
+   * destination now has (its insert function enabled or disabled) is stopped and started again with
+   * it, resuming where it stopped.
+   */
   private ensureConsumer(view: DestinationView): void {
     const { sourceId, destinationSlug, createTime } = view.destination;
     const consumerName = destinationConsumerName(sourceId, destinationSlug);
-    if (this.stopped || this.subscriptions.has(consumerName)) return;
+    if (this.stopped) return;
+    const budget = this.deliveries.budgetOf(view.destination, this.environment.ROUTER_MAX_IN_FLIGHT);
+    if (this.subscriptions.has(consumerName)) {
+      if (this.held.get(consumerName) === budget.held) return;
+      this.stopConsumer(consumerName);
+    }
+    this.held.set(consumerName, budget.held);
+    const context: DeliveryContext = {
+      consumerName,
+      sourceId,
+      destinationSlug,
+      ...(budget.requests < budget.held && { requests: new ConcurrencyLimit(budget.requests) }),
+    };
     // Were it started before the old one is deleted, that deletion would stop and delete this one too.
     const predecessorRemoved = this.removals.get(consumerName) ?? Promise.resolve();
     const started = predecessorRemoved
@@ -71,26 +91,44 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
             ackWaitMs: this.environment.ROUTER_ACK_WAIT,
             // Delivery is at least once: an ack lost to a crash only repeats a delivery in flight.
             confirmAcks: false,
-            maxInFlight: this.deliveries.maxInFlightFor(
-              catalogSlugOf(view.destination),
-              this.environment.ROUTER_MAX_IN_FLIGHT,
-            ),
+            maxInFlight: budget.held,
             onHandlerError: (error, delivery) =>
               this.logger.error(
                 `delivery of ${delivery.messageId} to ${destinationSlug} failed: ${(error as Error).message}`,
               ),
           },
-          (delivery) => this.deliverer.handle(delivery, { consumerName, sourceId, destinationSlug }),
+          (delivery) => this.deliverer.handle(delivery, context),
         );
       })
       .catch((error: Error) => {
         this.logger.error(
           `could not start the consumer of ${destinationSlug} (${sourceId}): ${error.message}`,
         );
-        this.subscriptions.delete(consumerName);
+        if (this.subscriptions.get(consumerName) === started) {
+          this.subscriptions.delete(consumerName);
+          this.held.delete(consumerName);
+        }
         return undefined;
       });
     this.subscriptions.set(consumerName, started);
+  }
+
+  /** Stops a running consumer without deleting it; one started again under its name waits for the stop. */
+  private stopConsumer(consumerName: string): void {
+    const running = this.subscriptions.get(consumerName);
+    this.subscriptions.delete(consumerName);
+    this.held.delete(consumerName);
+    const previous = this.removals.get(consumerName) ?? Promise.resolve();
+    const stopping = previous
+      // Waits for deliveries in flight, as a removal does.
+      .then(async () => (await running)?.stop())
+      .catch((error: Error) =>
+        this.logger.error(`could not stop the consumer ${consumerName}: ${error.message}`),
+      );
+    this.removals.set(consumerName, stopping);
+    void stopping.finally(() => {
+      if (this.removals.get(consumerName) === stopping) this.removals.delete(consumerName);
+    });
   }
 
   private async removeConsumer(destination: DestinationRecord): Promise<void> {
@@ -98,6 +136,7 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
     // Forgotten at once, so a destination re-created under the same name gets a consumer of its own.
     const starting = this.subscriptions.get(consumerName);
     this.subscriptions.delete(consumerName);
+    this.held.delete(consumerName);
     const removal = (async () => {
       const subscription = await starting;
       // Waits for deliveries in flight (a webhook may take its full timeout).

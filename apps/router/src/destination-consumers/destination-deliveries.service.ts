@@ -1,4 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { ConcurrencyLimit } from '@tributary/concurrency';
+import { catalogSlugOf, type DestinationRecord } from '@tributary/config-domain';
 import { NormalizedMessage } from '@tributary/contracts';
 import {
   createDeliveryAdapterRegistry,
@@ -17,6 +19,7 @@ import {
   decideDeletionOutcome,
   decideDestinationOutcome,
   decideInsertOutcome,
+  FUNCTION_MAX_BATCH,
   FunctionInvoker,
   type FunctionResult,
   type FunctionVersion,
@@ -27,6 +30,15 @@ import { crashNow, crashOnMessageFromEnvironment } from './crash-on-message.faul
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
 import type { DeliveryTarget } from './delivery-targets.service';
 import { FunctionGatherers } from './function-gatherers';
+
+/**
+ * What a destination's consumer holds at once (the log's `maxInFlight`), and of those, how many it
+ * sends to the destination at once: fewer than it holds only with an insert function in front.
+ */
+export interface DeliveryBudget {
+  readonly held: number;
+  readonly requests: number;
+}
 
 /**
  * Sends messages to a destination as its target says: through its insert function first when it has
@@ -69,17 +81,22 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   }
 
   /**
-   * Messages a destination's consumer holds at once: `ROUTER_MAX_IN_FLIGHT`, or, for a destination
-   * whose definition gathers messages into calls, enough for as many full calls as it takes at once
-   * (`callsAtOnceOf`) and one more gathering, so one call writes while the next gathers instead of
-   * each waiting for the previous one's acks. Without the one more, a call's connection stayed idle
-   * from its answer until its messages' acks were confirmed and as many new ones had arrived.
+   * What a destination's consumer holds and sends at once (see `DeliveryBudget`). `requests` is
+   * `ROUTER_MAX_IN_FLIGHT`, or, for a destination whose definition gathers messages into calls, enough
+   * for as many full calls as it takes at once (`callsAtOnceOf`) and one more gathering, so one call
+   * writes while the next gathers instead of each waiting for the previous one's acks. Without the one
+   * more, a call's connection stayed idle from its answer until its messages' acks were confirmed and
+   * as many new ones had arrived. An enabled insert function adds a lane call's worth
+   * (`FUNCTION_MAX_BATCH`) to what is held: the messages in its call are not at the destination, and
+   * without that room each of the destination's places sat idle for the call's round trip.
    */
-  maxInFlightFor(catalogSlug: string, configured: number): number {
-    const gathering = findDestinationDefinition(catalogSlug)?.gathering;
-    return gathering
+  budgetOf(destination: DestinationRecord, configured: number): DeliveryBudget {
+    const gathering = findDestinationDefinition(catalogSlugOf(destination))?.gathering;
+    const requests = gathering
       ? Math.max(configured, gathering.maxMessages * (callsAtOnceOf(gathering) + 1))
       : configured;
+    const held = destination.insertFunction?.enabled === true ? requests + FUNCTION_MAX_BATCH : requests;
+    return { held, requests };
   }
 
   /**
@@ -91,10 +108,11 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     target: DeliveryTarget,
     message: NormalizedMessage,
     storedPayload?: Uint8Array,
+    requests?: ConcurrencyLimit,
   ): Promise<AttemptResult> {
     if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const delivery = target.insertFunction
-      ? this.insertThenDeliver(target, message, storedPayload)
+      ? this.insertThenDeliver(target, message, storedPayload, requests)
       : this.deliverNow(target, message, storedPayload);
     this.inFlight.add(delivery);
     const forget = () => this.inFlight.delete(delivery);
@@ -150,12 +168,16 @@ export class DestinationDeliveries implements OnApplicationShutdown {
 
   /**
    * The insert function's answer decides whether the message goes on, and which message: what it
-   * returned (with the original's `messageId` and `type`), never the stored bytes.
+   * returned (with the original's `messageId` and `type`); the stored bytes only when that is the
+   * message as it came, to the character (`InsertDecision.unchanged`). `requests`, the
+   * consumer's limit when it holds more than it sends at once (`budgetOf`), is taken only for the
+   * destination's part.
    */
   private async insertThenDeliver(
     target: DeliveryTarget,
     message: NormalizedMessage,
     storedPayload: Uint8Array | undefined,
+    requests: ConcurrencyLimit | undefined,
   ): Promise<AttemptResult> {
     const insert = target.insertFunction!;
     const result = await this.invokeHandler(
@@ -168,7 +190,12 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     const decision = decideInsertOutcome(result, message);
     this.functions.record(insert.fn, result, decidedOutcomeOf(decision.outcome));
     if (decision.outcome !== 'continue') return decision;
-    return this.deliverNow(target, decision.message as NormalizedMessage, undefined);
+    const next = decision.message as NormalizedMessage;
+    // Returned as it came: the stored bytes are still its JSON.
+    const nextPayload = decision.unchanged ? storedPayload : undefined;
+    return requests
+      ? requests.run(() => this.deliverNow(target, next, nextPayload))
+      : this.deliverNow(target, next, nextPayload);
   }
 
   private deliverNow(

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { KeyedLock } from '@tributary/concurrency';
+import { ConcurrencyLimit, KeyedLock } from '@tributary/concurrency';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { AttemptResult, DeliveryOutcome, NormalizedMessage } from '@tributary/contracts';
 import {
@@ -33,6 +33,11 @@ export interface DeliveryContext {
   consumerName: string;
   sourceId: string;
   destinationSlug: string;
+  /**
+   * How many of the consumer's messages may be at the destination at once, when it holds more than
+   * that (`DeliveryBudget`): one limit per consumer, shared by its messages.
+   */
+  requests?: ConcurrencyLimit;
   /** A replay sends history to one destination, even a disabled one, with its integrations replaced. */
   replay?: {
     replayId: string;
@@ -132,6 +137,7 @@ export class MessageDeliverer {
           routing.message,
           // Unchanged by routing (no replay, no filter copy): the destination may send the stored bytes.
           routing.message === payload ? delivery.storedPayload : undefined,
+          context.requests,
         );
       if (delivery.deliveryCount === 1) {
         // A first delivery goes straight to the destination: the poison rule reads nothing and writes
@@ -180,8 +186,9 @@ export class MessageDeliverer {
     target: DeliveryTarget,
     message: NormalizedMessage,
     storedPayload?: Uint8Array,
+    requests?: ConcurrencyLimit,
   ): Promise<AttemptResult> {
-    return this.deliveries.deliver(target, message, storedPayload);
+    return this.deliveries.deliver(target, message, storedPayload, requests);
   }
 
   /** Counts an outcome in the destination's delivery metrics and remembers it for the debugger. */

@@ -5,13 +5,8 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import {
-  catalogSlugOf,
-  DomainError,
-  destinationAggregate,
-  ReplayCounts,
-  ReplayRecord,
-} from '@tributary/config-domain';
+import { ConcurrencyLimit } from '@tributary/concurrency';
+import { DomainError, destinationAggregate, ReplayCounts, ReplayRecord } from '@tributary/config-domain';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { EventLogUnavailableError, TRACKING_LOG, type TrackingLog } from '@tributary/event-log';
@@ -119,11 +114,15 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       return;
     }
     const endTime = replay.endTime === null ? null : Date.parse(replay.endTime);
+    // The budget of the destination's own consumer: an adapter that writes gathered calls needs
+    // several full calls in flight, or each call waits for the acks (and checkpoint) of the last.
+    const budget = this.deliveries.budgetOf(view.destination, this.environment.ROUTER_MAX_IN_FLIGHT);
     // One for the whole replay: the tally acks each message once its outcome is saved.
     const context: DeliveryContext = {
       consumerName,
       sourceId,
       destinationSlug,
+      ...(budget.requests < budget.held && { requests: new ConcurrencyLimit(budget.requests) }),
       replay: {
         replayId,
         endTime,
@@ -139,12 +138,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
           sourceId,
           deliverFrom: new Date(replay.startTime),
           ackWaitMs: REPLAY_ACK_WAIT_MS,
-          // The budget of the destination's own consumer: an adapter that writes gathered calls needs
-          // several full calls in flight, or each call waits for the acks (and checkpoint) of the last.
-          maxInFlight: this.deliveries.maxInFlightFor(
-            catalogSlugOf(view.destination),
-            this.environment.ROUTER_MAX_IN_FLIGHT,
-          ),
+          maxInFlight: budget.held,
         },
         (delivery) =>
           tally.countedBefore(delivery.sequence)

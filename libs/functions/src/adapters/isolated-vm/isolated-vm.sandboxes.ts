@@ -51,8 +51,8 @@ const LODASH_SOURCE = readFileSync(require.resolve('lodash/lodash.min.js'), 'utf
 const ALL_ENTRIES: readonly FunctionEntry[] = ['onRequest', 'onBatch', ...Object.values(MESSAGE_HANDLERS)];
 
 interface Run {
-  /** What the isolate reported, as it reported it (JSON text). */
-  readonly results: (string | undefined)[];
+  /** What the isolate reported, as it reported it (JSON text, and its value's beside it). */
+  readonly results: (EncodedResult | undefined)[];
   /** The invocation under way: the first without a result. */
   next: number;
   timer?: NodeJS.Timeout;
@@ -120,7 +120,7 @@ export class IsolatedVmSandboxes {
   /** Runs invocations (any versions); answers in the same order. Never rejects. */
   async invokeAll(invocations: readonly FunctionInvocation[]): Promise<FunctionResult[]> {
     const results = await this.invokeEncoded(encodeInvocations(invocations));
-    return results.map(decodeResult);
+    return results.map((result, index) => decodeResult(result, invocations[index]!));
   }
 
   /**
@@ -237,13 +237,16 @@ export class IsolatedVmSandboxes {
       await jail.set(names.random, new ivm.Callback((length: number) => new Uint8Array(randomBytes(length))));
       await jail.set(
         names.done,
-        new ivm.Callback((index: number, json: string) => this.reported(loaded, index, json), {
-          ignored: true,
-        }),
+        new ivm.Callback(
+          (index: number, json: string, valueJson?: string) => this.reported(loaded, index, json, valueJson),
+          { ignored: true },
+        ),
       );
       await jail.set(
         names.doneNow,
-        new ivm.Callback((index: number, json: string) => this.reported(loaded, index, json)),
+        new ivm.Callback((index: number, json: string, valueJson?: string) =>
+          this.reported(loaded, index, json, valueJson),
+        ),
       );
       const config: SandboxRuntimeConfig = {
         kind: fn.kind,
@@ -441,10 +444,10 @@ export class IsolatedVmSandboxes {
     }, this.limits.timeoutMs);
   }
 
-  private reported(loaded: LoadedVersion, index: number, json: string): void {
+  private reported(loaded: LoadedVersion, index: number, json: string, valueJson: unknown): void {
     const run = loaded.run;
     if (!run || run.ended) return;
-    run.results[index] = json;
+    run.results[index] = typeof valueJson === 'string' ? [json, valueJson] : json;
     run.next = index + 1;
     if (run.next < run.results.length) this.arm(loaded, run);
   }

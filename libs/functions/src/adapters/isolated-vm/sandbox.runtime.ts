@@ -792,7 +792,7 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
           invocation.entry === 'onRequest' ? requestOf(invocation.payload) : invocation.payload;
         const value = await handler(argument, invocation.settings);
         result = { status: 'resolved' };
-        // Serialized here once, and spliced into the report as it is (`runBatch`).
+        // Serialized here once, and reported beside the result (`runBatch`).
         if (value !== undefined) valueText = stringify(value);
         if (config.kind === 'SOURCE') result.emitted = state.emitted;
       }
@@ -841,12 +841,6 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
       let text: string;
       try {
         text = stringify(result);
-        // The value's JSON goes in as the last member: `{…,"value":…}`. A text that is not an
-        // object's (the code replaced how objects serialize) is reported as it is; the host reads
-        // reports as untrusted.
-        if (typeof valueText === 'string' && typeof text === 'string' && text.endsWith('}')) {
-          text = `${text.slice(0, -1)},"value":${valueText}}`;
-        }
       } catch (error) {
         text = stringify({
           status: 'threw',
@@ -857,7 +851,9 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
           durationMs: 0,
         });
       }
-      report(first + index, text);
+      // The value's JSON goes beside the report, not in it: the host compares it with the payload's
+      // JSON (a message returned as it came needs no reading) and reads it only when they differ.
+      report(first + index, text, valueText);
     }
   }
 }
