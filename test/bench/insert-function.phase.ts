@@ -2,7 +2,8 @@
  * BENCH_PHASES=functions: what an insert function costs a delivery. Two sources of the bench workspace
  * get the same load, each with one webhook destination; one of the two destinations has a trivial
  * insert function in front (`return event`), so every message goes through the function runner's
- * worker process before the webhook. The two alternate for BENCH_ROUNDS rounds; each round's figure is
+ * worker process before the webhook. After an unmeasured run of each (BENCH_WARMUP_SECONDS), the two
+ * alternate for BENCH_ROUNDS rounds; each round's figure is
  * the delivery rate with the function over the rate without, and the median round is reported as
  * `ratio function/webhook` (goal ≥ 0.8). A message lost or delivered twice fails the run.
  */
@@ -60,6 +61,8 @@ export async function measureInsertFunction(options: {
   server?: { cpuTimeMs(): number | null };
   settings: {
     seconds: number;
+    /** An unmeasured run of each variant first, this long. */
+    warmupSeconds: number;
     rounds: number;
     concurrency: number;
     batchSize: number;
@@ -97,6 +100,13 @@ export async function measureInsertFunction(options: {
   const rounds: InsertFunctionResult['rounds'] = [];
   const failures: string[] = [];
   try {
+    // Unmeasured: otherwise whichever variant ran first did so with the server's paths not yet
+    // optimized, and the first round's ratio read high or low by which one that was.
+    if (settings.warmupSeconds > 0) {
+      for (const variant of variants) {
+        await runOne(variant, baseUrl, { ...settings, seconds: settings.warmupSeconds }, undefined);
+      }
+    }
     for (let index = 0; index < settings.rounds; index += 1) {
       // Alternating which goes first, so neither always runs on the warmer (or the busier) machine.
       const order = index % 2 === 0 ? variants : [...variants].reverse();

@@ -56,6 +56,11 @@ interface Run {
   /** The invocation under way: the first without a result. */
   next: number;
   timer?: NodeJS.Timeout;
+  /**
+   * While a batch runs in one synchronous call (`runAtOnce`), when the invocation under way began:
+   * no timer can fire during the call, so its limit is armed once the call returned, not per report.
+   */
+  atOnceSince?: number;
   ended?: 'timeout' | 'memory_exceeded';
 }
 
@@ -401,6 +406,7 @@ export class IsolatedVmSandboxes {
   ): Promise<{ failure?: string; sliceOverrun?: number }> {
     // The wall-time limit counts from here; its timer can fire only once the call below returned.
     this.arm(loaded, run);
+    run.atOnceSince = Date.now();
     try {
       loaded.runBatch.applySync(undefined, [`[${invocations.join(',')}]`, 0, true], {
         arguments: { copy: true },
@@ -410,6 +416,13 @@ export class IsolatedVmSandboxes {
       const message = (error as Error)?.message ?? String(error);
       if (!loaded.isolate.isDisposed && /timed out/i.test(message)) return { sliceOverrun: run.next };
       return { failure: message };
+    } finally {
+      const since = run.atOnceSince ?? Date.now();
+      run.atOnceSince = undefined;
+      // The invocation under way when the call returned has what is left of its limit.
+      if (run.next > 0 && run.next < invocations.length) {
+        this.arm(loaded, run, this.limits.timeoutMs - (Date.now() - since));
+      }
     }
     if (run.next < invocations.length) {
       // Waiting on the host: the rest runs on isolated-vm's threads, where running out of memory
@@ -434,14 +447,17 @@ export class IsolatedVmSandboxes {
   }
 
   /** The wall-time limit of the invocation under way: re-armed as each one settles. */
-  private arm(loaded: LoadedVersion, run: Run): void {
+  private arm(loaded: LoadedVersion, run: Run, delayMs = this.limits.timeoutMs): void {
     clearTimeout(run.timer);
-    run.timer = setTimeout(() => {
-      if (loaded.run !== run || run.ended) return;
-      run.ended = 'timeout';
-      this.counts.timeouts += 1;
-      loaded.end();
-    }, this.limits.timeoutMs);
+    run.timer = setTimeout(
+      () => {
+        if (loaded.run !== run || run.ended) return;
+        run.ended = 'timeout';
+        this.counts.timeouts += 1;
+        loaded.end();
+      },
+      Math.max(0, delayMs),
+    );
   }
 
   private reported(loaded: LoadedVersion, index: number, json: string, valueJson: unknown): void {
@@ -449,7 +465,9 @@ export class IsolatedVmSandboxes {
     if (!run || run.ended) return;
     run.results[index] = typeof valueJson === 'string' ? [json, valueJson] : json;
     run.next = index + 1;
-    if (run.next < run.results.length) this.arm(loaded, run);
+    if (run.next >= run.results.length) return;
+    if (run.atOnceSince !== undefined) run.atOnceSince = Date.now();
+    else this.arm(loaded, run);
   }
 
   /**
