@@ -100,8 +100,7 @@ export async function measureInsertFunction(options: {
   const rounds: InsertFunctionResult['rounds'] = [];
   const failures: string[] = [];
   try {
-    // Unmeasured: otherwise whichever variant ran first did so with the server's paths not yet
-    // optimized, and the first round's ratio read high or low by which one that was.
+    // Unmeasured: so that neither variant's first run is the server's first run of its paths.
     if (settings.warmupSeconds > 0) {
       for (const variant of variants) {
         await runOne(variant, baseUrl, { ...settings, seconds: settings.warmupSeconds }, undefined);
