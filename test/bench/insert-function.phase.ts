@@ -3,9 +3,9 @@
  * get the same load, each with one webhook destination; one of the two destinations has a trivial
  * insert function in front (`return event`), so every message goes through the function runner's
  * worker process before the webhook. After an unmeasured run of each (BENCH_WARMUP_SECONDS), the two
- * alternate for BENCH_ROUNDS rounds; each round's figure is
- * the delivery rate with the function over the rate without, and the median round is reported as
- * `ratio function/webhook` (goal ≥ 0.8). A message lost or delivered twice fails the run.
+ * alternate for BENCH_ROUNDS rounds; each round's figure is the delivery rate with the function over
+ * the rate without, and the median round is reported as `ratio function/webhook` (goal ≥ 0.8). A
+ * message lost or delivered twice fails the run.
  */
 import { destinationName } from '@tributary/contracts';
 import type { ConfigApiClient } from '../support/config-api.client';
