@@ -1,2 +1,1 @@
 export * from './keyed-lock';
-export * from './concurrency-limit';

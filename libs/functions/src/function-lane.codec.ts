@@ -86,10 +86,11 @@ export function decodeResult(encoded: EncodedResult, invocation: FunctionInvocat
   }
   if (!isResult(value)) return unreadable();
   if (valueJson === undefined || value.status !== 'resolved') return value;
+  // The report was parsed just now and nothing else holds it: the value goes in, not into a copy.
   if (valueJson === invocation.payloadJson)
-    return { ...value, value: invocation.payload, valueUnchanged: true };
+    return Object.assign(value, { value: invocation.payload, valueUnchanged: true as const });
   try {
-    return { ...value, value: JSON.parse(valueJson) };
+    return Object.assign(value, { value: JSON.parse(valueJson) as unknown });
   } catch {
     return unreadable();
   }

@@ -7,9 +7,10 @@ export class ConcurrencyLimitError extends Error {
 }
 
 /**
- * A semaphore for costly work (password hashing): at most `maxRunning` tasks run at once, at most
- * `maxWaiting` more wait for a slot in arrival order, and anything beyond is refused at once, so a
- * flood costs memory and CPU bounded by these two numbers, not by the flood.
+ * A semaphore for costly work (password hashing; a destination consumer's requests at once): at most
+ * `maxRunning` tasks run at once, at most `maxWaiting` more wait for a slot in arrival order, and
+ * anything beyond is refused at once, so a flood costs memory and CPU bounded by these two numbers,
+ * not by the flood.
  */
 export class ConcurrencyLimiter {
   private running = 0;

@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigChange, ConfigReadModel, DestinationView } from '@tributary/config-projections';
-import { ConcurrencyLimit } from '@tributary/concurrency';
 import { DestinationRecord } from '@tributary/config-domain';
 import { TRACKING_LOG, type ConsumerSubscription, type TrackingLog } from '@tributary/event-log';
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { DeliveryMetrics } from '../delivery-metrics/delivery-metrics';
 import { destinationConsumerName, destinationKey } from './consumer-names';
-import { DestinationDeliveries } from './destination-deliveries.service';
+import { DestinationDeliveries, requestLimiterOf } from './destination-deliveries.service';
 import { type DeliveryContext, MessageDeliverer } from './message-deliverer.service';
 
 /**
@@ -74,7 +73,7 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
       consumerName,
       sourceId,
       destinationSlug,
-      ...(budget.requests < budget.held && { requests: new ConcurrencyLimit(budget.requests) }),
+      requests: requestLimiterOf(budget),
     };
     // Were it started before the old one is deleted, that deletion would stop and delete this one too.
     const predecessorRemoved = this.removals.get(consumerName) ?? Promise.resolve();

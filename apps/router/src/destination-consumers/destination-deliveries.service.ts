@@ -1,5 +1,4 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { ConcurrencyLimit } from '@tributary/concurrency';
 import { catalogSlugOf, type DestinationRecord } from '@tributary/config-domain';
 import { NormalizedMessage } from '@tributary/contracts';
 import {
@@ -25,7 +24,7 @@ import {
   type FunctionVersion,
   MESSAGE_HANDLERS,
 } from '@tributary/functions';
-import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { ConcurrencyLimiter, Environment, ENVIRONMENT } from '@tributary/platform';
 import { crashNow, crashOnMessageFromEnvironment } from './crash-on-message.fault';
 import { callsAtOnceOf, DeliveryGatherer } from './delivery-gatherer';
 import type { DeliveryTarget } from './delivery-targets.service';
@@ -38,6 +37,17 @@ import { FunctionGatherers } from './function-gatherers';
 export interface DeliveryBudget {
   readonly held: number;
   readonly requests: number;
+}
+
+/**
+ * What keeps a consumer to its budget's `requests` when it holds more (one per consumer, shared by its
+ * messages); none when it holds no more than it sends. Nothing is refused: the consumer's budget bounds
+ * what waits.
+ */
+export function requestLimiterOf(budget: DeliveryBudget): ConcurrencyLimiter | undefined {
+  return budget.requests < budget.held
+    ? new ConcurrencyLimiter(budget.requests, Number.MAX_SAFE_INTEGER)
+    : undefined;
 }
 
 /**
@@ -108,7 +118,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     target: DeliveryTarget,
     message: NormalizedMessage,
     storedPayload?: Uint8Array,
-    requests?: ConcurrencyLimit,
+    requests?: ConcurrencyLimiter,
   ): Promise<AttemptResult> {
     if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const delivery = target.insertFunction
@@ -169,15 +179,15 @@ export class DestinationDeliveries implements OnApplicationShutdown {
   /**
    * The insert function's answer decides whether the message goes on, and which message: what it
    * returned (with the original's `messageId` and `type`); the stored bytes only when that is the
-   * message as it came, to the character (`InsertDecision.unchanged`). `requests`, the
-   * consumer's limit when it holds more than it sends at once (`budgetOf`), is taken only for the
+   * message as it came, to the character (`InsertDecision.unchanged`). `requests`, the consumer's
+   * limiter when it holds more than it sends at once (`requestLimiterOf`), is taken only for the
    * destination's part.
    */
   private async insertThenDeliver(
     target: DeliveryTarget,
     message: NormalizedMessage,
     storedPayload: Uint8Array | undefined,
-    requests: ConcurrencyLimit | undefined,
+    requests: ConcurrencyLimiter | undefined,
   ): Promise<AttemptResult> {
     const insert = target.insertFunction!;
     const result = await this.invokeHandler(

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ConcurrencyLimit, KeyedLock } from '@tributary/concurrency';
+import { KeyedLock } from '@tributary/concurrency';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
 import { AttemptResult, DeliveryOutcome, NormalizedMessage } from '@tributary/contracts';
 import {
@@ -10,7 +10,7 @@ import {
   type Delivery,
   type DeliveryAttempt,
 } from '@tributary/event-log';
-import { Environment, ENVIRONMENT } from '@tributary/platform';
+import { ConcurrencyLimiter, Environment, ENVIRONMENT } from '@tributary/platform';
 import {
   decideDelivery,
   decidePoison,
@@ -35,9 +35,9 @@ export interface DeliveryContext {
   destinationSlug: string;
   /**
    * How many of the consumer's messages may be at the destination at once, when it holds more than
-   * that (`DeliveryBudget`): one limit per consumer, shared by its messages.
+   * that (`requestLimiterOf`).
    */
-  requests?: ConcurrencyLimit;
+  requests?: ConcurrencyLimiter;
   /** A replay sends history to one destination, even a disabled one, with its integrations replaced. */
   replay?: {
     replayId: string;
@@ -186,7 +186,7 @@ export class MessageDeliverer {
     target: DeliveryTarget,
     message: NormalizedMessage,
     storedPayload?: Uint8Array,
-    requests?: ConcurrencyLimit,
+    requests?: ConcurrencyLimiter,
   ): Promise<AttemptResult> {
     return this.deliveries.deliver(target, message, storedPayload, requests);
   }

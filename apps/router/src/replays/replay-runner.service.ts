@@ -5,7 +5,6 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ConcurrencyLimit } from '@tributary/concurrency';
 import { DomainError, destinationAggregate, ReplayCounts, ReplayRecord } from '@tributary/config-domain';
 import { ConfigCommandHandler, RETRY_ON_CONFLICT } from '@tributary/config-commands';
 import { ConfigReadModel, DestinationView } from '@tributary/config-projections';
@@ -13,7 +12,10 @@ import { EventLogUnavailableError, TRACKING_LOG, type TrackingLog } from '@tribu
 import { Environment, ENVIRONMENT } from '@tributary/platform';
 import { randomUUID } from 'node:crypto';
 import { replayConsumerName, replayLeaseName } from '@tributary/routing';
-import { DestinationDeliveries } from '../destination-consumers/destination-deliveries.service';
+import {
+  DestinationDeliveries,
+  requestLimiterOf,
+} from '../destination-consumers/destination-deliveries.service';
 import { DeliveryContext, MessageDeliverer } from '../destination-consumers/message-deliverer.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
 import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
@@ -122,7 +124,7 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       consumerName,
       sourceId,
       destinationSlug,
-      ...(budget.requests < budget.held && { requests: new ConcurrencyLimit(budget.requests) }),
+      requests: requestLimiterOf(budget),
       replay: {
         replayId,
         endTime,
