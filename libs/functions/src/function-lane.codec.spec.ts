@@ -1,4 +1,4 @@
-import { decodeResult, encodeInvocations } from './function-lane.codec';
+import { decodeResult, encodeInvocations, VALUE_UNCHANGED } from './function-lane.codec';
 import type { FunctionInvocation } from './function-runner.port';
 
 const fn = {
@@ -32,6 +32,11 @@ describe('the functions lane codec', () => {
       { entry: 'onTrack', payload: { stored: true }, settings: { apiKey: 'k' } },
       { entry: 'onTrack', payload: { b: 2 }, settings: { apiKey: 'k' } },
     ]);
+    expect(encoded.calls.map(({ json, payloadAt: [from, to] }) => json.slice(from, to))).toEqual([
+      '{"a":1}',
+      '{"stored":true}',
+      '{"b":2}',
+    ]);
   });
 
   it('keeps a preview apart from the deployed version of the same number', () => {
@@ -51,25 +56,20 @@ describe('the functions lane codec', () => {
     expect(decodeResult(made, sent)).toBe(made);
   });
 
-  it('gives back the payload itself, unread, for a value whose JSON is the payload’s to the character', () => {
+  it('gives back the payload itself, unread, for a value the isolate reported unchanged', () => {
     const payload = { type: 'track', messageId: 'm-1', event: 'Signed Up' };
     const sent = invocation(payload, { payloadJson: JSON.stringify(payload) });
     const report = '{"status":"resolved","logs":[],"logsDropped":0,"durationMs":0}';
-    const unchanged = decodeResult([report, JSON.stringify(payload)], sent);
+    const unchanged = decodeResult([report, VALUE_UNCHANGED], sent);
     expect(unchanged).toMatchObject({ status: 'resolved', valueUnchanged: true });
     expect(unchanged.status === 'resolved' && unchanged.value).toBe(payload);
-    // The same message with its members in another order is read, not taken for the payload.
-    const reordered = decodeResult([report, '{"messageId":"m-1","type":"track","event":"Signed Up"}'], sent);
-    expect(reordered).toEqual({
-      status: 'resolved',
-      logs: [],
-      logsDropped: 0,
-      durationMs: 0,
-      value: payload,
-    });
-    // Without the payload's JSON there is nothing to compare with.
-    const withoutJson = decodeResult([report, JSON.stringify(payload)], invocation(payload));
-    expect(withoutJson).not.toHaveProperty('valueUnchanged');
+    // A value's JSON is read, even when it is the payload's: the isolate is the one that compares.
+    const read = decodeResult([report, JSON.stringify(payload)], sent);
+    expect(read).toEqual({ status: 'resolved', logs: [], logsDropped: 0, durationMs: 0, value: payload });
+    expect(read.status === 'resolved' && read.value).not.toBe(payload);
+    // Unchanged is said of a value only: a function that threw has none.
+    const threw = '{"status":"threw","name":"Error","message":"m","logs":[],"logsDropped":0,"durationMs":0}';
+    expect(decodeResult([threw, VALUE_UNCHANGED], sent)).not.toHaveProperty('value');
   });
 
   it.each([
@@ -104,9 +104,13 @@ describe('the functions lane codec', () => {
     });
   });
 
-  it('reads a value beside the report that is not JSON as the function failing', () => {
+  it.each([
+    ['text that is not JSON', '{"a":'],
+    ['neither JSON text nor unchanged', false],
+    ['a number', 1],
+  ])('reads a value beside the report that is %s as the function failing', (_, value) => {
     const report = '{"status":"resolved","logs":[],"logsDropped":0,"durationMs":0}';
-    expect(decodeResult([report, '{"a":'], invocation({}))).toMatchObject({
+    expect(decodeResult([report, value as string], invocation({}))).toMatchObject({
       status: 'threw',
       name: 'TypeError',
     });

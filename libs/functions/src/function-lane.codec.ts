@@ -20,13 +20,22 @@ export interface EncodedInvocation {
   readonly version: number;
   /** `{"entry":…,"payload":…,"settings":…}`: what the isolate's runtime parses. */
   readonly json: string;
+  /** Where the payload's JSON lies in `json` (from, to): what the isolate compares a value with. */
+  readonly payloadAt: readonly [from: number, to: number];
 }
 
 /**
- * A result as the isolate reported it (JSON text; with the JSON of what the entry resolved to beside
- * it, when it resolved to a value), or one the lane's process made itself.
+ * A result as the isolate reported it (JSON text), or one the lane's process made itself. When the
+ * entry resolved to a value, the value comes beside the report: its JSON, or `true` when that JSON is
+ * the payload's to the character (a message returned as it came, which need not cross back).
  */
-export type EncodedResult = FunctionResult | string | readonly [report: string, valueJson: string];
+export type EncodedResult =
+  | FunctionResult
+  | string
+  | readonly [report: string, value: string | typeof VALUE_UNCHANGED];
+
+/** In an `EncodedResult`, in place of a value's JSON: the value is the payload as it was sent. */
+export const VALUE_UNCHANGED = true;
 
 /** Settings objects are shared by every message of an instance: their JSON is made once per object. */
 const settingsJson = new WeakMap<object, string>();
@@ -42,12 +51,12 @@ export function encodeInvocations(invocations: readonly FunctionInvocation[]): E
       version = versions.push(fn) - 1;
       versionIndex.set(key, version);
     }
-    return { version, json: invocationJson(invocation) };
+    return { version, ...invocationJson(invocation) };
   });
   return { versions, calls };
 }
 
-function invocationJson(invocation: FunctionInvocation): string {
+function invocationJson(invocation: FunctionInvocation): Omit<EncodedInvocation, 'version'> {
   const settings = invocation.settings;
   let settingsText = settingsJson.get(settings);
   if (settingsText === undefined) {
@@ -55,7 +64,11 @@ function invocationJson(invocation: FunctionInvocation): string {
     settingsJson.set(settings, settingsText);
   }
   const payload = invocation.payloadJson ?? JSON.stringify(invocation.payload) ?? 'null';
-  return `{"entry":${JSON.stringify(invocation.entry)},"payload":${payload},"settings":${settingsText}}`;
+  const before = `{"entry":${JSON.stringify(invocation.entry)},"payload":`;
+  return {
+    json: `${before}${payload},"settings":${settingsText}}`,
+    payloadAt: [before.length, before.length + payload.length],
+  };
 }
 
 const STATUSES = new Set<string>([
@@ -71,9 +84,10 @@ const LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
 /**
  * A result back from the lane, for `invocation`. The isolate's text is the tenant's code's output in
  * the end (its code can change how the isolate serializes), so it is read as untrusted: anything not
- * shaped like a result is the function's failure, never a failure of the caller. A value whose JSON
- * is the payload's as it was sent (`payloadJson`) is the payload, unread: an insert function that
- * returned the message as it came (`valueUnchanged`).
+ * shaped like a result is the function's failure, never a failure of the caller. A value the isolate
+ * found to be the payload as it was sent is the caller's payload, unread: an insert function that
+ * returned the message as it came (`valueUnchanged`). Trusting that costs nothing: a function that
+ * claims it falsely only loses its own change, which it could have done by returning the payload.
  */
 export function decodeResult(encoded: EncodedResult, invocation: FunctionInvocation): FunctionResult {
   if (typeof encoded !== 'string' && !Array.isArray(encoded)) return encoded as FunctionResult;
@@ -87,8 +101,9 @@ export function decodeResult(encoded: EncodedResult, invocation: FunctionInvocat
   if (!isResult(value)) return unreadable();
   if (valueJson === undefined || value.status !== 'resolved') return value;
   // The report was parsed just now and nothing else holds it: the value goes in, not into a copy.
-  if (valueJson === invocation.payloadJson)
+  if (valueJson === VALUE_UNCHANGED)
     return Object.assign(value, { value: invocation.payload, valueUnchanged: true as const });
+  if (typeof valueJson !== 'string') return unreadable();
   try {
     return Object.assign(value, { value: JSON.parse(valueJson) as unknown });
   } catch {

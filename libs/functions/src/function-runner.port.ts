@@ -94,8 +94,9 @@ export type FunctionResult = (
       /** The JSON copy of what the entry resolved to; absent for `undefined`. */
       readonly value?: unknown;
       /**
-       * `value`'s JSON was the payload's `payloadJson` to the character: the message came back as it
-       * went in, and `value` is the invocation's `payload` itself.
+       * `value`'s JSON was the payload's as it was sent (`payloadJson`, or the JSON made of `payload`)
+       * to the character: the message came back as it went in, and `value` is the invocation's
+       * `payload` itself.
        */
       readonly valueUnchanged?: boolean;
       /** Source functions: the messages emitted, in order. */

@@ -409,6 +409,27 @@ describe('createFunctionRunner (isolated-vm in a child process)', () => {
       expect(read).not.toHaveProperty('valueUnchanged');
       expect(read).toMatchObject({ status: 'resolved', value: { ...changed, properties: { seen: true } } });
     });
+
+    it('compares with the payload as it was sent: its own JSON, or the JSON made of it', async () => {
+      const version = fn(`async function onTrack(e) { return e; }`, 'INSERT_DESTINATION');
+      const payload = { type: 'track', messageId: 'm-1', event: 'Kept', properties: { n: 1 } };
+      const [fromObject, spaced, nested] = await subject.invokeAll([
+        call(version, payload),
+        // Stored with spaces: the value's JSON differs from it, so the value is read.
+        { ...call(version, payload), payloadJson: JSON.stringify(payload, null, 1) },
+        // A payload whose strings hold JSON text: where it lies is known, not searched for.
+        call(version, { ...payload, properties: { text: JSON.stringify(payload) } }),
+      ]);
+      expect(fromObject).toMatchObject({ status: 'resolved', valueUnchanged: true });
+      expect(fromObject!.status === 'resolved' && fromObject!.value).toBe(payload);
+      expect(spaced).not.toHaveProperty('valueUnchanged');
+      expect(spaced).toMatchObject({ status: 'resolved', value: payload });
+      expect(nested).toMatchObject({
+        status: 'resolved',
+        valueUnchanged: true,
+        value: { properties: { text: JSON.stringify(payload) } },
+      });
+    });
   });
 
   describe('quick functions on the process thread', () => {

@@ -27,6 +27,8 @@ import { declaredEntries, ENTRIES_OF, statementsOf } from '../../function-code';
 import {
   decodeResult,
   encodeInvocations,
+  VALUE_UNCHANGED,
+  type EncodedInvocation,
   type EncodedInvocations,
   type EncodedResult,
 } from '../../function-lane.codec';
@@ -68,7 +70,9 @@ interface Run {
 class LoadedVersion {
   readonly isolate: ivm.Isolate;
   readonly abort = new AbortController();
-  runBatch!: ivm.Reference<(json: string, first?: number, atOnce?: boolean) => Promise<void>>;
+  runBatch!: ivm.Reference<
+    (json: string, payloadsAt: number[], first?: number, atOnce?: boolean) => Promise<void>
+  >;
   settled!: ivm.Reference<() => Promise<void>>;
   run: Run | undefined;
   /** The tail of the version's queue. */
@@ -146,7 +150,7 @@ export class IsolatedVmSandboxes {
       [...groups.values()].map(async ({ fn, indexes }) => {
         const answered = await this.invokeVersion(
           fn,
-          indexes.map((index) => batch.calls[index]!.json),
+          indexes.map((index) => batch.calls[index]!),
         );
         indexes.forEach((index, at) => (results[index] = answered[at]!));
       }),
@@ -187,7 +191,10 @@ export class IsolatedVmSandboxes {
     this.versions.clear();
   }
 
-  private invokeVersion(fn: FunctionVersion, invocations: readonly string[]): Promise<EncodedResult[]> {
+  private invokeVersion(
+    fn: FunctionVersion,
+    invocations: readonly EncodedInvocation[],
+  ): Promise<EncodedResult[]> {
     const key = keyOf(fn);
     let loaded = this.versions.get(key);
     if (loaded && loaded.ended && !loaded.run) {
@@ -243,14 +250,14 @@ export class IsolatedVmSandboxes {
       await jail.set(
         names.done,
         new ivm.Callback(
-          (index: number, json: string, valueJson?: string) => this.reported(loaded, index, json, valueJson),
+          (index: number, json: string, value?: string | boolean) => this.reported(loaded, index, json, value),
           { ignored: true },
         ),
       );
       await jail.set(
         names.doneNow,
-        new ivm.Callback((index: number, json: string, valueJson?: string) =>
-          this.reported(loaded, index, json, valueJson),
+        new ivm.Callback((index: number, json: string, value?: string | boolean) =>
+          this.reported(loaded, index, json, value),
         ),
       );
       const config: SandboxRuntimeConfig = {
@@ -322,7 +329,7 @@ export class IsolatedVmSandboxes {
   private async runBatch(
     loaded: LoadedVersion,
     fn: FunctionVersion,
-    invocations: readonly string[],
+    invocations: readonly EncodedInvocation[],
   ): Promise<EncodedResult[]> {
     await loaded.loaded;
     if (loaded.loadFailure) return invocations.map(() => loaded.loadFailure!);
@@ -355,7 +362,7 @@ export class IsolatedVmSandboxes {
         // An isolate ended while it waits on the host (a `fetch`) settles its call only when the host
         // does: the end of the isolate answers at once.
         await Promise.race([
-          loaded.runBatch.apply(undefined, [`[${invocations.join(',')}]`], {
+          loaded.runBatch.apply(undefined, batchArguments(invocations), {
             arguments: { copy: true },
             result: { promise: true },
           }),
@@ -402,13 +409,13 @@ export class IsolatedVmSandboxes {
   private async runAtOnce(
     loaded: LoadedVersion,
     run: Run,
-    invocations: readonly string[],
+    invocations: readonly EncodedInvocation[],
   ): Promise<{ failure?: string; sliceOverrun?: number }> {
     // The wall-time limit counts from here; its timer can fire only once the call below returned.
     this.arm(loaded, run);
     run.atOnceSince = Date.now();
     try {
-      loaded.runBatch.applySync(undefined, [`[${invocations.join(',')}]`, 0, true], {
+      loaded.runBatch.applySync(undefined, [...batchArguments(invocations), 0, true], {
         arguments: { copy: true },
         timeout: SANDBOX_AT_ONCE_SLICE_MS,
       });
@@ -460,10 +467,11 @@ export class IsolatedVmSandboxes {
     );
   }
 
-  private reported(loaded: LoadedVersion, index: number, json: string, valueJson: unknown): void {
+  private reported(loaded: LoadedVersion, index: number, json: string, value: unknown): void {
     const run = loaded.run;
     if (!run || run.ended) return;
-    run.results[index] = typeof valueJson === 'string' ? [json, valueJson] : json;
+    run.results[index] =
+      typeof value === 'string' ? [json, value] : value === VALUE_UNCHANGED ? [json, VALUE_UNCHANGED] : json;
     run.next = index + 1;
     if (run.next >= run.results.length) return;
     if (run.atOnceSince !== undefined) run.atOnceSince = Date.now();
@@ -481,6 +489,20 @@ export class IsolatedVmSandboxes {
       return { error: (error as Error)?.message ?? String(error) };
     }
   }
+}
+
+/**
+ * What the runtime's `runBatch` takes for `invocations`: their JSON as one array, and where each
+ * payload's JSON lies in it (from, to, from, to, …), for it to tell a value returned as it came.
+ */
+function batchArguments(invocations: readonly EncodedInvocation[]): [string, number[]] {
+  const payloadsAt: number[] = [];
+  let at = 1;
+  for (const { json, payloadAt } of invocations) {
+    payloadsAt.push(at + payloadAt[0], at + payloadAt[1]);
+    at += json.length + 1;
+  }
+  return [`[${invocations.map((invocation) => invocation.json).join(',')}]`, payloadsAt];
 }
 
 function keyOf(fn: FunctionVersion): string {

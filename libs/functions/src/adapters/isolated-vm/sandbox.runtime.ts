@@ -45,6 +45,8 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     delete g[name];
   }
   const { stringify, parse } = JSON;
+  const apply = Reflect.apply;
+  const sliceText = String.prototype.slice;
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
   const now = Date.now;
@@ -779,11 +781,12 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
     return String(error);
   };
   let latest: Promise<void> = Promise.resolve();
-  const runOne = async (invocation: any) => {
+  /** `payloadText`: the payload's JSON as the host sent it. */
+  const runOne = async (invocation: any, payloadText: string) => {
     const state: any = { logs: [], dropped: 0, fetches: 0, emitted: [], started: now() };
     current = state;
     let result: any;
-    let valueText: string | undefined;
+    let valueText: string | true | undefined;
     try {
       const handler = handlers[invocation.entry];
       if (typeof handler !== 'function') result = { status: 'no_handler' };
@@ -792,8 +795,10 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
           invocation.entry === 'onRequest' ? requestOf(invocation.payload) : invocation.payload;
         const value = await handler(argument, invocation.settings);
         result = { status: 'resolved' };
-        // Serialized here once, and reported beside the result (`runBatch`).
+        // Serialized here once, and reported beside the result (`runBatch`); a value that serializes
+        // to the payload as it came is reported as `true`: the host has it already.
         if (value !== undefined) valueText = stringify(value);
+        if (valueText === payloadText) valueText = true;
         if (config.kind === 'SOURCE') result.emitted = state.emitted;
       }
     } catch (error) {
@@ -824,8 +829,8 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
      * index of the first in the host's batch; `atOnce` reports through the host's synchronous
      * callback (the host runs this on its own thread and reads the report as soon as the call returns).
      */
-    runBatch(invocationsJson: string, first = 0, atOnce = false) {
-      latest = runInvocations(invocationsJson, first, atOnce);
+    runBatch(invocationsJson: string, payloadsAt: number[], first = 0, atOnce = false) {
+      latest = runInvocations(invocationsJson, payloadsAt, first, atOnce);
       return latest;
     },
     /** Settles when the latest `runBatch` has: what the host awaits of a call it made at once. */
@@ -833,11 +838,24 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
       return latest;
     },
   };
-  async function runInvocations(invocationsJson: string, first: number, atOnce: boolean) {
+  /**
+   * `invocationsJson` is an array of invocations; `payloadsAt` says where each one's payload lies in
+   * it (from, to, from, to, …).
+   */
+  async function runInvocations(
+    invocationsJson: string,
+    payloadsAt: number[],
+    first: number,
+    atOnce: boolean,
+  ) {
     const report = atOnce ? host.doneNow : host.done;
     const invocations = parse(invocationsJson);
     for (let index = 0; index < invocations.length; index++) {
-      const { result, valueText } = await runOne(invocations[index]);
+      const payloadText = apply(sliceText, invocationsJson, [
+        payloadsAt[2 * index],
+        payloadsAt[2 * index + 1],
+      ]) as string;
+      const { result, valueText } = await runOne(invocations[index], payloadText);
       let text: string;
       try {
         text = stringify(result);
@@ -851,8 +869,7 @@ export function sandboxRuntime(config: SandboxRuntimeConfig): unknown {
           durationMs: 0,
         });
       }
-      // The value's JSON goes beside the report, not in it: the host compares it with the payload's
-      // JSON (a message returned as it came needs no reading) and reads it only when they differ.
+      // The value goes beside the report, not in it: the host reads it only when it changed.
       report(first + index, text, valueText);
     }
   }
