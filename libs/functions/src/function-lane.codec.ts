@@ -30,9 +30,7 @@ export interface EncodedInvocation {
  * the payload's to the character (a message returned as it came, which need not cross back).
  */
 export type EncodedResult =
-  | FunctionResult
-  | string
-  | readonly [report: string, value: string | typeof VALUE_UNCHANGED];
+  FunctionResult | string | readonly [report: string, value: string | typeof VALUE_UNCHANGED];
 
 /** In an `EncodedResult`, in place of a value's JSON: the value is the payload as it was sent. */
 export const VALUE_UNCHANGED = true;

@@ -250,7 +250,8 @@ export class IsolatedVmSandboxes {
       await jail.set(
         names.done,
         new ivm.Callback(
-          (index: number, json: string, value?: string | boolean) => this.reported(loaded, index, json, value),
+          (index: number, json: string, value?: string | boolean) =>
+            this.reported(loaded, index, json, value),
           { ignored: true },
         ),
       );
