@@ -5,7 +5,7 @@
  * anyway, so the text is made once (or not at all: a message's stored bytes are its JSON) and copied
  * as a string by the lane's serializer, instead of an object graph serialized, rebuilt, stringified
  * for the isolate and the same again for the answer. A version's code crosses once per call, not once
- * per invocation.
+ * per invocation, and a value returned as it came does not cross back at all (`VALUE_UNCHANGED`).
  */
 import type { FunctionInvocation, FunctionResult, FunctionVersion } from './function-runner.port';
 
