@@ -66,7 +66,7 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
     const budget = this.deliveries.budgetOf(view.destination, this.environment.ROUTER_MAX_IN_FLIGHT);
     if (this.subscriptions.has(consumerName)) {
       if (this.held.get(consumerName) === budget.held) return;
-      this.stopConsumer(consumerName);
+      void this.stopConsumer(consumerName);
     }
     this.held.set(consumerName, budget.held);
     const context: DeliveryContext = {
@@ -112,42 +112,36 @@ export class DestinationConsumers implements OnApplicationBootstrap, OnApplicati
     this.subscriptions.set(consumerName, started);
   }
 
-  /** Stops a running consumer without deleting it; one started again under its name waits for the stop. */
-  private stopConsumer(consumerName: string): void {
+  /**
+   * Forgets a consumer at once and stops it (waiting for its deliveries in flight), then does `after`
+   * (deleting it, for a removal). One started again under its name waits for all of that.
+   */
+  private stopConsumer(consumerName: string, after?: () => Promise<void>): Promise<void> {
     const running = this.subscriptions.get(consumerName);
     this.subscriptions.delete(consumerName);
     this.held.delete(consumerName);
     const previous = this.removals.get(consumerName) ?? Promise.resolve();
     const stopping = previous
-      // Waits for deliveries in flight, as a removal does.
-      .then(async () => (await running)?.stop())
+      .then(async () => {
+        // A webhook in flight may take its full timeout.
+        await (await running)?.stop();
+        await after?.();
+      })
       .catch((error: Error) =>
         this.logger.error(`could not stop the consumer ${consumerName}: ${error.message}`),
       );
     this.removals.set(consumerName, stopping);
-    void stopping.finally(() => {
+    return stopping.finally(() => {
       if (this.removals.get(consumerName) === stopping) this.removals.delete(consumerName);
     });
   }
 
-  private async removeConsumer(destination: DestinationRecord): Promise<void> {
+  /** Forgotten at once, so a destination re-created under the same name gets a consumer of its own. */
+  private removeConsumer(destination: DestinationRecord): Promise<void> {
     const consumerName = destinationConsumerName(destination.sourceId, destination.destinationSlug);
-    // Forgotten at once, so a destination re-created under the same name gets a consumer of its own.
-    const starting = this.subscriptions.get(consumerName);
-    this.subscriptions.delete(consumerName);
-    this.held.delete(consumerName);
-    const removal = (async () => {
-      const subscription = await starting;
-      // Waits for deliveries in flight (a webhook may take its full timeout).
-      await subscription?.stop();
+    return this.stopConsumer(consumerName, async () => {
       await this.trackingLog.deleteConsumer(consumerName).catch(() => false);
       this.metrics.forget(destinationKey(destination.sourceId, destination.destinationSlug));
-    })();
-    this.removals.set(consumerName, removal);
-    try {
-      await removal;
-    } finally {
-      if (this.removals.get(consumerName) === removal) this.removals.delete(consumerName);
-    }
+    });
   }
 }
