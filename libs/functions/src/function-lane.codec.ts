@@ -29,8 +29,10 @@ export interface EncodedInvocation {
  * entry resolved to a value, the value comes beside the report: its JSON, or `true` when that JSON is
  * the payload's to the character (a message returned as it came, which need not cross back).
  */
-export type EncodedResult =
-  FunctionResult | string | readonly [report: string, value: string | typeof VALUE_UNCHANGED];
+export type EncodedResult = FunctionResult | string | readonly [report: string, value: EncodedValue];
+
+/** What comes beside a report whose entry resolved to a value: its JSON, or `VALUE_UNCHANGED`. */
+export type EncodedValue = string | typeof VALUE_UNCHANGED;
 
 /** In an `EncodedResult`, in place of a value's JSON: the value is the payload as it was sent. */
 export const VALUE_UNCHANGED = true;

@@ -27,10 +27,10 @@ import { declaredEntries, ENTRIES_OF, statementsOf } from '../../function-code';
 import {
   decodeResult,
   encodeInvocations,
-  VALUE_UNCHANGED,
   type EncodedInvocation,
   type EncodedInvocations,
   type EncodedResult,
+  type EncodedValue,
 } from '../../function-lane.codec';
 import type { SandboxFetcher, SandboxFetchRequest } from './sandbox-fetch';
 import { sandboxRuntime, type SandboxRuntimeConfig } from './sandbox.runtime';
@@ -250,14 +250,13 @@ export class IsolatedVmSandboxes {
       await jail.set(
         names.done,
         new ivm.Callback(
-          (index: number, json: string, value?: string | boolean) =>
-            this.reported(loaded, index, json, value),
+          (index: number, json: string, value?: EncodedValue) => this.reported(loaded, index, json, value),
           { ignored: true },
         ),
       );
       await jail.set(
         names.doneNow,
-        new ivm.Callback((index: number, json: string, value?: string | boolean) =>
+        new ivm.Callback((index: number, json: string, value?: EncodedValue) =>
           this.reported(loaded, index, json, value),
         ),
       );
@@ -468,11 +467,11 @@ export class IsolatedVmSandboxes {
     );
   }
 
-  private reported(loaded: LoadedVersion, index: number, json: string, value: unknown): void {
+  private reported(loaded: LoadedVersion, index: number, json: string, value?: EncodedValue): void {
     const run = loaded.run;
     if (!run || run.ended) return;
-    run.results[index] =
-      typeof value === 'string' ? [json, value] : value === VALUE_UNCHANGED ? [json, VALUE_UNCHANGED] : json;
+    // Read, the value included, by `decodeResult`.
+    run.results[index] = value === undefined ? json : [json, value];
     run.next = index + 1;
     if (run.next >= run.results.length) return;
     if (run.atOnceSince !== undefined) run.atOnceSince = Date.now();
