@@ -49,6 +49,8 @@ describe('the cluster under load, with kills (ledger)', () => {
     receiver = await WebhookReceiver.start({ secret: SECRET });
     topology = await ClusterTopology.start('chaos', {
       ROUTER_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
+      // Warnings too (a pull restarted, a publish given up): what a broken promise is explained by.
+      LOG_LEVEL: 'warn',
       ...(process.env['ROUTER_PULL_EXPIRES'] && { ROUTER_PULL_EXPIRES: process.env['ROUTER_PULL_EXPIRES'] }),
     });
     await topology.startApps();
@@ -81,9 +83,12 @@ describe('the cluster under load, with kills (ledger)', () => {
     const acknowledged = new Set<string>();
     const failed: string[] = [];
     const clientStatuses = new Map<number, number>();
-    analytics.on('http_response', ({ status }) =>
-      clientStatuses.set(status, (clientStatuses.get(status) ?? 0) + 1),
-    );
+    /** When the client was answered anything but 200. */
+    const refusedAt: number[] = [];
+    analytics.on('http_response', ({ status }) => {
+      clientStatuses.set(status, (clientStatuses.get(status) ?? 0) + 1);
+      if (status !== 200) refusedAt.push(Date.now());
+    });
     let sequence = 0;
     const load = setInterval(() => {
       for (let index = 0; index < (RATE * TICK_MS) / 1000; index++) {
@@ -179,11 +184,8 @@ describe('the cluster under load, with kills (ledger)', () => {
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
 
-    expect(lost).toEqual([]);
-    expect(failed).toEqual([]);
-    for (const status of Object.keys(balancerStatuses).map(Number)) expect([200, 503]).toContain(status);
     // One list of broken promises, so a failure names every kill that broke one.
-    const broken = kills.flatMap((kill, index) => [
+    const brokenOfKill = kills.map((kill, index) => [
       ...(perKill[index].stallMs > RESUME_LIMIT_MS
         ? [`${kill.what}: stalled ${perKill[index].stallMs} ms`]
         : []),
@@ -191,6 +193,24 @@ describe('the cluster under load, with kills (ledger)', () => {
         ? [`${kill.what}: ${perKill[index].duplicates} duplicates`]
         : []),
     ]);
+    const broken = brokenOfKill.flat();
+    // What the cluster and the apps said while a promise broke, and when clients were refused.
+    const diagnosis = kills.flatMap((kill, index) => {
+      if (brokenOfKill[index].length === 0) return [];
+      const time = (at: number) => new Date(at).toISOString();
+      const refused = refusedAt.filter((at) => at >= kill.killedAt && at <= kill.windowEnd);
+      return [
+        `[ledger] kill ${kill.what} at ${time(kill.killedAt)}, its window to ${time(kill.windowEnd)}: ` +
+          `the longest stall began ${time(perKill[index].stallFrom)}; ${refused.length} answers other than 200` +
+          (refused.length > 0 ? `, ${time(refused[0])} to ${time(refused.at(-1)!)}` : ''),
+        ...topology.logLines(kill.killedAt - 2_000, kill.windowEnd).map((line) => `  ${line}`),
+      ];
+    });
+    if (diagnosis.length > 0) process.stdout.write(`${diagnosis.join('\n')}\n`);
+
+    expect(lost).toEqual([]);
+    expect(failed).toEqual([]);
+    for (const status of Object.keys(balancerStatuses).map(Number)) expect([200, 503]).toContain(status);
     expect(broken).toEqual([]);
     expect(kills).toHaveLength(4);
   }, 600_000);
@@ -198,13 +218,14 @@ describe('the cluster under load, with kills (ledger)', () => {
 
 /**
  * A kill's share of the ledger: the longest time in its window without a delivery of a message not
- * delivered before (from the kill to the first one, and between any two), and the duplicates whose
- * second delivery fell in its window.
+ * delivered before (from the kill to the first one, and between any two) and when it began, and the
+ * duplicates whose second delivery fell in its window.
  */
 function ledgerOfKill(kill: Kill, arrivals: ReadonlyArray<{ id: string; at: number }>) {
   const seen = new Set<string>();
   let previous = kill.killedAt;
   let stallMs = 0;
+  let stallFrom = kill.killedAt;
   let duplicates = 0;
   for (const arrival of arrivals) {
     const first = !seen.has(arrival.id);
@@ -214,8 +235,15 @@ function ledgerOfKill(kill: Kill, arrivals: ReadonlyArray<{ id: string; at: numb
       duplicates++;
       continue;
     }
-    stallMs = Math.max(stallMs, arrival.at - previous);
+    if (arrival.at - previous > stallMs) {
+      stallMs = arrival.at - previous;
+      stallFrom = previous;
+    }
     previous = arrival.at;
   }
-  return { stallMs: Math.max(stallMs, kill.windowEnd - previous), duplicates };
+  if (kill.windowEnd - previous > stallMs) {
+    stallMs = kill.windowEnd - previous;
+    stallFrom = previous;
+  }
+  return { stallMs, stallFrom, duplicates };
 }

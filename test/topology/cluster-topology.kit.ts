@@ -25,6 +25,11 @@ import { RoundRobinBalancer } from './round-robin-balancer';
 /** A NATS node's server name (`--server_name` of `NatsServerProcess.startCluster`), as leaders are named. */
 const nodeName = (index: number) => `tributary-test-${index}`;
 
+/** The time of a nats-server log line: `[pid] 2026/11/28 07:55:01.123456 [INF] ...` (local time). */
+const NATS_LOG_TIME = /^\[\d+\] (\d{4})\/(\d{2})\/(\d{2}) (\d{2}:\d{2}:\d{2}\.\d{3})/;
+/** The time of an app's JSON log line. */
+const APP_LOG_TIME = /^\{.*?"time":"([^"]+)"/;
+
 export class ClusterTopology {
   /** Every app process running now, by role. */
   readonly apps: Record<TributaryApp, TributaryProcess[]> = {
@@ -34,6 +39,8 @@ export class ClusterTopology {
     tributary: [],
   };
   balancer: RoundRobinBalancer | undefined;
+  /** Processes killed and started again: their output still tells what they did before they died. */
+  private readonly replaced: Array<{ name: string; app: TributaryProcess }> = [];
   private adminTokenOfConfigApi: string | undefined;
 
   private constructor(
@@ -113,7 +120,40 @@ export class ClusterTopology {
 
   async restart(app: TributaryApp, index = 0): Promise<void> {
     const previous = this.apps[app][index];
+    this.replaced.push({ name: `${app} ${index} (before its restart)`, app: previous });
     this.apps[app][index] = await this.spawnApp(app, previous.port);
+  }
+
+  /**
+   * What the NATS nodes and the apps logged between `from` and `to` (epoch ms), in time order, each
+   * line prefixed with who wrote it: the explanation a failed kill owes. Apps log JSON lines with an
+   * ISO `time`; nats-server logs `[pid] YYYY/MM/DD hh:mm:ss.micros [LVL] ...` in local time.
+   */
+  logLines(from: number, to: number): string[] {
+    const lines: Array<{ at: number; text: string }> = [];
+    const keep = (who: string, at: number, line: string) => {
+      if (at >= from && at <= to) lines.push({ at, text: `${new Date(at).toISOString()} ${who}: ${line}` });
+    };
+    this.nats.forEach((server, index) => {
+      for (const line of server.output().split('\n')) {
+        const stamp = NATS_LOG_TIME.exec(line);
+        if (stamp)
+          keep(`nats ${index}`, new Date(`${stamp[1]}-${stamp[2]}-${stamp[3]}T${stamp[4]}`).getTime(), line);
+      }
+    });
+    const apps = [
+      ...this.replaced,
+      ...Object.entries(this.apps).flatMap(([role, processes]) =>
+        processes.map((app, index) => ({ name: `${role} ${index}`, app })),
+      ),
+    ];
+    for (const { name, app } of apps) {
+      for (const line of app.output().split('\n')) {
+        const at = Date.parse(APP_LOG_TIME.exec(line)?.[1] ?? '');
+        if (!Number.isNaN(at)) keep(name, at, line);
+      }
+    }
+    return lines.sort((a, b) => a.at - b.at).map((line) => line.text);
   }
 
   /** The NATS node leading `TRACKING` and the one leading the consumer, by index in `nats`. */

@@ -4,6 +4,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
+/** How much of a server's log `output()` keeps. */
+const HISTORY_CHARS = 2 * 1024 * 1024;
+
 /**
  * A real nats-server with JetStream for tests: started on a free loopback port with its own store
  * directory, stoppable and restartable on the same port and store (to test outages and durability).
@@ -13,6 +16,8 @@ import { delimiter, join } from 'node:path';
 export class NatsServerProcess {
   private child: ChildProcess | undefined;
   private log = '';
+  /** Everything the server wrote since it was first started, across restarts (bounded). */
+  private history = '';
 
   private constructor(
     readonly binary: string,
@@ -33,6 +38,14 @@ export class NatsServerProcess {
   /** The server's process id while it runs (the bench reads its resident memory). */
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /**
+   * What the server logged since it was first started, restarts included (the last 2 MB): a test that
+   * fails can say what the cluster did (elections, lost quorum) around the moment it failed.
+   */
+  output(): string {
+    return this.history;
   }
 
   /** Finds the binary or returns null, so a caller can say why it cannot run. */
@@ -169,6 +182,7 @@ export class NatsServerProcess {
     const output = (chunk: Buffer) => {
       // Keep the tail only: enough to explain a failed start.
       this.log = (this.log + chunk.toString()).slice(-8000);
+      this.history = (this.history + chunk.toString()).slice(-HISTORY_CHARS);
     };
     child.stdout?.on('data', output);
     child.stderr?.on('data', output);
