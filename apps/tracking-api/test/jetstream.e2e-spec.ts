@@ -8,6 +8,7 @@ import { NatsServerProcess } from '@tributary/event-log/testing';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { startTributary, type TributaryTestInstance } from '../../../test/support/tributary-test-instance';
 import { TrackingCounters } from '../src/shared/tracking-counters';
 import {
@@ -32,10 +33,14 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
   let nats: NatsServerProcess;
   let t: TributaryTestInstance;
   let source: TestSource;
+  /** The instance's JSON log lines at `warn` and above. */
+  let logged = '';
 
   beforeAll(async () => {
     nats = await NatsServerProcess.start();
-    t = await startTributary({ environment: { NATS_URL: nats.url } });
+    const logDestination = new PassThrough();
+    logDestination.on('data', (chunk: Buffer) => (logged += chunk.toString('utf8')));
+    t = await startTributary({ environment: { NATS_URL: nats.url, LOG_LEVEL: 'warn' }, logDestination });
     source = await createWorkspaceAndSource(t);
   }, 30_000);
 
@@ -154,6 +159,18 @@ describeWithNats('tracking API on JetStream (NATS_URL)', () => {
       expect(elapsedMs).toBeLessThan(5000);
     }
     expect(counters.unavailable - unavailableBefore).toBe(duringOutage.length);
+    // The operator reads why: the first 503 is logged with the log's reason, the rest are throttled
+    // (one line per 10 s at most, counting the answers since the line before).
+    const warnings = logged
+      .split('\n')
+      .filter((line) => line.includes('requests answered 503'))
+      .map((line) => JSON.parse(line) as { level: string; context: string; message: string });
+    expect(warnings.length).toBeGreaterThanOrEqual(1);
+    expect(warnings.length).toBeLessThan(duringOutage.length);
+    expect(warnings[0]).toMatchObject({ level: 'warn', context: 'TrackingApi' });
+    expect(warnings[0].message).toMatch(
+      /^requests answered 503 since the last such warning: 1; the latest because the message log did not store its batch: .+/,
+    );
 
     // Same port and store: Tributary reconnects by itself; poll the API, bounded.
     const recoveredId = randomUUID();

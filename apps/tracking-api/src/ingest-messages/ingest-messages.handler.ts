@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ACCESS_TOKEN_KEY_PURPOSE, readAccessToken, SecretBox, TRACKING_WRITE_SCOPE } from '@tributary/auth';
 import { isOriginAllowed } from '@tributary/config-domain';
 import { ConfigReadModel, isSuppressedUser, WorkspaceSuppressions } from '@tributary/config-projections';
@@ -24,6 +24,8 @@ export const TRACKING_RATE_LIMITER = Symbol('TrackingRateLimiter');
 
 /** Seconds a client should wait before retrying when the log cannot take messages. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+/** At most one warning this often about batches the log did not store: an outage's 503s are one line per interval. */
+const UNAVAILABLE_WARNING_INTERVAL_MS = 10_000;
 
 export interface IngestRequest {
   route: TrackingRoute;
@@ -50,6 +52,10 @@ export interface IngestRequest {
 @Injectable()
 export class IngestMessagesHandler {
   private readonly accessTokenKey: Uint8Array;
+  private readonly logger = new Logger('TrackingApi');
+  private unavailableWarnedAt = Number.NEGATIVE_INFINITY;
+  /** Answers of 503 since the last warning about them. */
+  private unavailableSinceWarning = 0;
 
   constructor(
     @Inject(TRACKING_LOG) private readonly trackingLog: TrackingLog,
@@ -158,6 +164,7 @@ export class IngestMessagesHandler {
         if (judged) await judged.afterStored(outcomes);
       } catch (error) {
         this.counters.unavailable += 1;
+        this.warnUnavailable(error);
         throw new TrackingApiError(
           'unavailable',
           error instanceof EventLogUnavailableError
@@ -169,6 +176,24 @@ export class IngestMessagesHandler {
     }
     this.counters.rejected += normalized.rejected.length;
     return trackingSuccessBody(normalized.rejected);
+  }
+
+  /**
+   * Says why the log did not store a batch (no leader, the dedupe index lagging, a timeout): the
+   * client only sees a 503 and retries, so without this line an outage leaves the operator nothing
+   * to read. Throttled, with a count of the answers since the last line.
+   */
+  private warnUnavailable(error: unknown): void {
+    this.unavailableSinceWarning += 1;
+    const now = Date.now();
+    if (now - this.unavailableWarnedAt < UNAVAILABLE_WARNING_INTERVAL_MS) return;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.logger.warn(
+      `requests answered 503 since the last such warning: ${this.unavailableSinceWarning}; ` +
+        `the latest because the message log did not store its batch: ${reason}`,
+    );
+    this.unavailableWarnedAt = now;
+    this.unavailableSinceWarning = 0;
   }
 
   private withoutSuppressed<Accepted extends { message: { userId?: unknown } }>(
