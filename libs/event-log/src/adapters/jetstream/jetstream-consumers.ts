@@ -66,6 +66,7 @@ export class JetStreamConsumers {
         },
         this.session.connection,
         this.session.pullExpiresMs,
+        this.notice && ((message) => this.notice!(`consumer ${consumerName}: ${message}`)),
       );
       const subscription: ConsumerSubscription = {
         stop: async () => {

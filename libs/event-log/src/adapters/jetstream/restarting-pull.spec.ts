@@ -44,6 +44,7 @@ describe('RestartingPull', () => {
     const client = jetstream(connection);
     const consumer = await client.consumers.get('PULLS', 'reader');
     const received: string[] = [];
+    const notices: string[] = [];
     const pull = await RestartingPull.start(
       consumer,
       {
@@ -55,6 +56,7 @@ describe('RestartingPull', () => {
       },
       connection,
       2_000,
+      (message) => notices.push(message),
     );
     try {
       await client.publish('pulls.one', 'before');
@@ -70,6 +72,16 @@ describe('RestartingPull', () => {
       );
       expect(elapsedMs).toBeLessThan(5_000);
       expect(pull.restartCount).toBeGreaterThanOrEqual(1);
+      // The operator hears of the outage twice, however many pulls it took: at the loss and at the end.
+      expect(notices).toHaveLength(2);
+      expect(notices[0]).toMatch(
+        /^the pull was lost \((heartbeats_missed|consumer_deleted|consumer_not_found)\); issuing it again$/,
+      );
+      expect(notices[1]).toMatch(
+        new RegExp(
+          `^messages arrive again, \\d+\\.\\d s after the pull was lost \\(pulls issued again: ${pull.restartCount}\\)$`,
+        ),
+      );
     } finally {
       await pull.close();
     }

@@ -35,6 +35,11 @@ const RESTART_ON: ReadonlySet<ConsumerNotification['type']> = new Set([
  */
 const FIRST_PAUSE_MS = 250;
 const MAX_PAUSE_MS = 1_000;
+/**
+ * A loss this long after the previous one (with no message between) is a new outage and is told
+ * again: an idle consumer's loss is otherwise the last thing it says.
+ */
+const OUTAGE_QUIET_MS = 30_000;
 
 /**
  * A durable consumer's `consume` that re-issues its pull at once when the pull in flight is lost (see
@@ -49,25 +54,33 @@ export class RestartingPull {
   private restarts = 0;
   private pauseMs = 0;
   private connectionStatus: { stop(): void } | undefined;
+  /** The outage under way: when its first loss came, and how many pulls were issued again since. */
+  private outage: { since: number; lastLoss: number; pulls: number } | undefined;
 
   private constructor(
     private messages: ConsumerMessages,
     private readonly consumer: Consumer,
     private readonly options: PullConsumeOptions,
     private readonly expiresMs: number,
+    private readonly notice: ((message: string) => void) | undefined,
   ) {}
 
-  /** Starts consuming; `options` are the consume options but the pull settings, which come from `expiresMs`. */
+  /**
+   * Starts consuming; `options` are the consume options but the pull settings, which come from
+   * `expiresMs`. `notice` is told when the pull is lost and when messages arrive again after it (once
+   * per outage, not per pull issued again).
+   */
   static async start(
     consumer: Consumer,
     options: PullConsumeOptions,
     connection: NatsConnection,
     expiresMs: number,
+    notice?: (message: string) => void,
   ): Promise<RestartingPull> {
     // The first pull's messages reach the instance made just after it.
     const started: { pull?: RestartingPull } = {};
     const messages = await consume(consumer, options, expiresMs, () => started.pull?.messageArrived());
-    const pull = new RestartingPull(messages, consumer, options, expiresMs);
+    const pull = new RestartingPull(messages, consumer, options, expiresMs, notice);
     started.pull = pull;
     pull.follow(pull.messages);
     const status = connection.status();
@@ -89,13 +102,21 @@ export class RestartingPull {
 
   private messageArrived(): void {
     this.pauseMs = 0;
+    if (this.outage) {
+      const { since, pulls } = this.outage;
+      this.outage = undefined;
+      this.notice?.(
+        `messages arrive again, ${((Date.now() - since) / 1000).toFixed(1)} s after the pull was lost ` +
+          `(pulls issued again: ${pulls})`,
+      );
+    }
   }
 
   private follow(messages: ConsumerMessages): void {
     void (async () => {
       for await (const notification of messages.status()) {
         if (this.closed || this.messages !== messages) return;
-        if (RESTART_ON.has(notification.type)) return this.restart();
+        if (RESTART_ON.has(notification.type)) return this.restart(notification.type);
       }
     })();
   }
@@ -103,12 +124,19 @@ export class RestartingPull {
   private async followConnection(status: AsyncIterable<{ type: string }>): Promise<void> {
     for await (const event of status) {
       if (this.closed) return;
-      if (event.type === 'reconnect') await this.restart();
+      if (event.type === 'reconnect') await this.restart('the connection came back');
     }
   }
 
-  private async restart(): Promise<void> {
+  private async restart(why: string): Promise<void> {
     if (this.closed || this.restarting) return;
+    const now = Date.now();
+    if (!this.outage || now - this.outage.lastLoss > OUTAGE_QUIET_MS) {
+      this.outage = { since: now, lastLoss: now, pulls: 0 };
+      this.notice?.(`the pull was lost (${why}); issuing it again`);
+    }
+    this.outage.lastLoss = now;
+    this.outage.pulls += 1;
     this.restarting = true;
     try {
       void this.messages.close().catch(() => undefined);
