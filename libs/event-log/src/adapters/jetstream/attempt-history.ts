@@ -14,6 +14,12 @@ import type { DeliveryAttempt, FailedAttempts, StartedAttempt } from '../../even
 
 export const ATTEMPT_STREAM = 'ATTEMPTS';
 export const ATTEMPT_SUBJECT_PREFIX = 'attempts';
+/**
+ * How long a read of a history is tried again while `ATTEMPTS` elects a leader: elections take 4-9 s
+ * on a busy machine (docs/operations.md, section 3). The router's in-progress signals keep the
+ * message from being redelivered meanwhile.
+ */
+export const ATTEMPT_READ_RETRY_MS = 10_000;
 /** Compare-and-set rounds before giving up; two replicas racing on one message settle in one or two. */
 const MAX_WRITE_ROUNDS = 8;
 
@@ -31,6 +37,8 @@ export class JetStreamAttemptHistory {
   constructor(
     private readonly client: JetStreamClient,
     private readonly manager: JetStreamManager,
+    /** `manager` with short requests: `read` is tried again across an election (see its caller). */
+    private readonly quickManager: JetStreamManager,
     private readonly publishTimeoutMs: number,
   ) {}
 
@@ -50,7 +58,7 @@ export class JetStreamAttemptHistory {
   ): Promise<FailedAttempts> {
     const subject = subjectOf(consumerName, sequence);
     for (let round = 0; round < MAX_WRITE_ROUNDS; round += 1) {
-      const last = await this.readLast(subject);
+      const last = await this.readLast(subject, this.manager);
       const stored = last?.attempts ?? [];
       const attempts = next(stored);
       if (!attempts) return fromStoredAttempts(stored);
@@ -68,8 +76,9 @@ export class JetStreamAttemptHistory {
     throw new Error(`attempt history of ${subject} kept changing under ${MAX_WRITE_ROUNDS} writes`);
   }
 
+  /** One short try: safe to repeat, and repeated by its caller while `ATTEMPTS` elects a leader. */
   async read(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
-    const last = await this.readLast(subjectOf(consumerName, sequence));
+    const last = await this.readLast(subjectOf(consumerName, sequence), this.quickManager);
     return last ? fromStoredAttempts(last.attempts) : null;
   }
 
@@ -83,8 +92,11 @@ export class JetStreamAttemptHistory {
     });
   }
 
-  private async readLast(subject: string): Promise<{ attempts: StoredAttempt[]; revision: number } | null> {
-    const stored = await this.manager.streams.getMessage(ATTEMPT_STREAM, { last_by_subj: subject });
+  private async readLast(
+    subject: string,
+    manager: JetStreamManager,
+  ): Promise<{ attempts: StoredAttempt[]; revision: number } | null> {
+    const stored = await manager.streams.getMessage(ATTEMPT_STREAM, { last_by_subj: subject });
     if (!stored) return null;
     return { attempts: stored.json<StoredAttempt[]>(), revision: stored.seq };
   }

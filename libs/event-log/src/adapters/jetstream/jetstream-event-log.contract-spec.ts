@@ -254,3 +254,65 @@ describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
     }
   }, 180_000);
 });
+
+describe('JetStreamEventLog across an election of the ATTEMPTS leader', () => {
+  // Every message redelivered after a NATS node's loss reads its attempt history first. A read sent
+  // while ATTEMPTS has no leader is never answered, and a failed read leaves the message for its ack
+  // wait: so the read is sent again (short tries) until the new leader answers it.
+  it('answers a read of the attempts sent during the election, once the new leader is elected', async () => {
+    const cluster = await NatsServerProcess.startCluster(3);
+    const admin = await connect({ servers: cluster.map((member) => member.url), noAsyncTraces: true });
+    try {
+      const manager = await jetstreamManager(admin, { timeout: 2_000, checkAPI: false });
+      // The log talks to server 0 only, so that what it sends keeps reaching a live server.
+      let log: JetStreamEventLog | undefined;
+      await waitUntil(
+        'JetStream answers on the cluster',
+        async () => {
+          log = await JetStreamEventLog.connect({
+            dedupeWindowMs: 60_000,
+            retentionMs: 3_600_000,
+            servers: cluster[0].url,
+            replicas: 3,
+          }).catch((error: unknown) => {
+            if (error instanceof EventLogUnavailableError) return undefined;
+            throw error;
+          });
+          return log !== undefined;
+        },
+        30_000,
+      );
+      try {
+        const failed = { at: new Date('2026-11-28T09:00:00Z'), outcome: 'HTTP 500', deliveryCount: 1 };
+        await log!.recordFailedAttempt('elected', 7, failed);
+        // The leader of ATTEMPTS moved off server 0, then killed.
+        const leaderIndex = async () => {
+          const leader = (await manager.streams.info(ATTEMPT_STREAM)).cluster?.leader;
+          return cluster.findIndex((_, index) => leader === `tributary-test-${index}`);
+        };
+        await waitUntil(
+          'ATTEMPTS is led by another server than 0',
+          async () => {
+            if ((await leaderIndex().catch(() => -1)) > 0) return true;
+            await admin
+              .request(`$JS.API.STREAM.LEADER.STEPDOWN.${ATTEMPT_STREAM}`, '', { timeout: 2_000 })
+              .catch(() => undefined);
+            return false;
+          },
+          30_000,
+        );
+        await cluster[await leaderIndex()].kill();
+        // Sent once the survivors noticed nothing yet, inside the 4-9 s before they elect another.
+        await sleep(2_000);
+        await expect(log!.readFailedAttempts('elected', 7)).resolves.toMatchObject({
+          attempts: [{ outcome: 'HTTP 500', deliveryCount: 1 }],
+        });
+      } finally {
+        await log?.close();
+      }
+    } finally {
+      await admin.close();
+      await Promise.all(cluster.map((member) => member.dispose()));
+    }
+  }, 90_000);
+});

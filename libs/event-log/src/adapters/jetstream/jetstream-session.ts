@@ -21,6 +21,14 @@ import { DEFAULT_PULL_EXPIRES_MS } from './restarting-pull';
 const DEFAULT_PUBLISH_TIMEOUT_MS = 2000;
 const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
 const DEFAULT_RECONNECT_WAIT_MS = 500;
+/**
+ * A request of `quickManager`: a request sent while a stream elects its leader is never answered, so
+ * one retried across an election (`retryingElections`) waits this long, not `requestTimeoutMs`,
+ * before it is sent again.
+ */
+const QUICK_REQUEST_TIMEOUT_MS = 1000;
+/** Between two tries of `retryingElections`. */
+const RETRY_PAUSE_MS = 250;
 
 /**
  * What every part of the JetStream event log shares: one connection and its clients, the timeouts,
@@ -35,6 +43,8 @@ export class JetStreamSession {
     readonly connection: NatsConnection,
     readonly client: JetStreamClient,
     readonly manager: JetStreamManager,
+    /** `manager` with requests of `QUICK_REQUEST_TIMEOUT_MS`, for requests tried again across an election. */
+    readonly quickManager: JetStreamManager,
     readonly publishTimeoutMs: number,
     readonly requestTimeoutMs: number,
     /** How long one pull request may wait on the server (`ROUTER_PULL_EXPIRES`); heartbeats at half. */
@@ -71,6 +81,7 @@ export class JetStreamSession {
         connection,
         jetstream(connection, { timeout: requestTimeoutMs }),
         manager,
+        await jetstreamManager(connection, { timeout: QUICK_REQUEST_TIMEOUT_MS, checkAPI: false }),
         options.publishTimeoutMs ?? DEFAULT_PUBLISH_TIMEOUT_MS,
         requestTimeoutMs,
         options.pullExpiresMs ?? DEFAULT_PULL_EXPIRES_MS,
@@ -108,6 +119,31 @@ export class JetStreamSession {
       return await work();
     } catch (error) {
       throw this.translate(error, what);
+    }
+  }
+
+  /**
+   * `work` tried again, until `retryMs` has passed since the first try, while the log is unavailable
+   * in a way a NATS election or a reconnection ends: a stream leader killed leaves what was sent to it
+   * unanswered until the replicas elect another, which takes seconds, and a connection that dropped
+   * moves to another server of the cluster within a second. So `work` must be safe to repeat. A lone
+   * server that is down stays down for longer than a caller should wait: its failure is thrown at once.
+   */
+  async retryingElections<T>(what: string, retryMs: number, work: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + retryMs;
+    for (;;) {
+      try {
+        this.assertUsable();
+        return await work();
+      } catch (error) {
+        const translated = this.translate(error, what);
+        const retryable =
+          translated instanceof EventLogUnavailableError &&
+          !this.closed &&
+          (this.connected || this.connection.info?.cluster !== undefined);
+        if (!retryable || Date.now() + RETRY_PAUSE_MS >= giveUpAt) throw translated;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+      }
     }
   }
 }
