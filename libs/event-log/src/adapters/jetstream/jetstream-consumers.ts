@@ -66,7 +66,10 @@ export class JetStreamConsumers {
         },
         this.session.connection,
         this.session.pullExpiresMs,
-        this.notice && ((message) => this.notice!(`consumer ${consumerName}: ${message}`)),
+        {
+          leaderElected: `$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.${TRACKING_STREAM}.${consumerName}`,
+          notice: this.notice && ((message) => this.notice!(`consumer ${consumerName}: ${message}`)),
+        },
       );
       const subscription: ConsumerSubscription = {
         stop: async () => {

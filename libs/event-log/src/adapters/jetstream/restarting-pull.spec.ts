@@ -56,7 +56,7 @@ describe('RestartingPull', () => {
       },
       connection,
       2_000,
-      (message) => notices.push(message),
+      { notice: (message) => notices.push(message) },
     );
     try {
       await client.publish('pulls.one', 'before');
@@ -81,6 +81,52 @@ describe('RestartingPull', () => {
         new RegExp(
           `^messages arrive again, \\d+\\.\\d s after the pull was lost \\(pulls issued again: ${pull.restartCount}\\)$`,
         ),
+      );
+    } finally {
+      await pull.close();
+    }
+  }, 30_000);
+
+  // A new consumer leader holds none of the pulls sent before its election, and a pull sent while
+  // there was no leader is never answered: the leader's advisory has the pull issued again at once,
+  // not after its heartbeats are missed. One server elects no leader: the test publishes the
+  // advisory as a cluster's new leader would.
+  it('issues its pull again at once when its consumer elects a leader', async () => {
+    const manager = await jetstreamManager(connection);
+    await manager.streams.add({ name: 'ELECTED', subjects: ['elected.>'] });
+    const durable = { durable_name: 'reader', ack_policy: AckPolicy.Explicit };
+    await manager.consumers.add('ELECTED', durable);
+    const client = jetstream(connection);
+    const received: string[] = [];
+    const notices: string[] = [];
+    const leaderElected = '$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.ELECTED.reader';
+    const pull = await RestartingPull.start(
+      await client.consumers.get('ELECTED', 'reader'),
+      {
+        max_messages: 10,
+        callback: (message: JsMsg) => {
+          received.push(message.string());
+          message.ack();
+        },
+      },
+      connection,
+      // Heartbeats every 5 s: missing two takes 10 s, longer than the test waits.
+      10_000,
+      { leaderElected, notice: (message) => notices.push(message) },
+    );
+    try {
+      await client.publish('elected.one', 'before');
+      await waitUntil('the first message arrives', () => received.includes('before'), 5_000);
+      connection.publish(
+        leaderElected,
+        JSON.stringify({ type: 'io.nats.jetstream.advisory.v1.consumer_leader_elected' }),
+      );
+      await waitUntil('the pull is issued again', () => pull.restartCount >= 1, 5_000);
+      await client.publish('elected.one', 'after');
+      await waitUntil('the message after the election arrives', () => received.includes('after'), 5_000);
+      expect(notices[0]).toBe('the pull was lost (its consumer elected a leader); issuing it again');
+      expect(notices[1]).toMatch(
+        /^messages arrive again, \d+\.\d s after the pull was lost \(pulls issued again: 1\)$/,
       );
     } finally {
       await pull.close();

@@ -1,5 +1,5 @@
 import type { ConsumeOptions, Consumer, ConsumerMessages, ConsumerNotification } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/nats-core';
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 
 /** `ROUTER_PULL_EXPIRES` when not set: how long one pull request may wait on the server. */
 export const DEFAULT_PULL_EXPIRES_MS = 2_000;
@@ -48,12 +48,25 @@ const OUTAGE_QUIET_MS = 30_000;
  * the consumer, which the new consumer leader keeps; messages the old pull had already handed out and
  * not yet acknowledged come back after the ack wait.
  */
+export interface PullWatch {
+  /**
+   * The subject of the consumer's leader-elected advisory
+   * (`$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.<stream>.<consumer>`): a pull sent while the consumer
+   * had no leader is never answered, and waiting for its missed heartbeats cost 1-4 s after each
+   * election in the chaos test, so the new leader's advisory has the pull issued again at once.
+   */
+  leaderElected?: string;
+  /** Told when the pull is lost and when messages arrive again after it (once per outage). */
+  notice?: (message: string) => void;
+}
+
 export class RestartingPull {
   private closed = false;
   private restarting = false;
   private restarts = 0;
   private pauseMs = 0;
   private connectionStatus: { stop(): void } | undefined;
+  private elections: Subscription | undefined;
   /** The outage under way: when its first loss came, and how many pulls were issued again since. */
   private outage: { since: number; lastLoss: number; pulls: number } | undefined;
 
@@ -65,27 +78,28 @@ export class RestartingPull {
     private readonly notice: ((message: string) => void) | undefined,
   ) {}
 
-  /**
-   * Starts consuming; `options` are the consume options but the pull settings, which come from
-   * `expiresMs`. `notice` is told when the pull is lost and when messages arrive again after it (once
-   * per outage, not per pull issued again).
-   */
+  /** Starts consuming; `options` are the consume options but the pull settings, which come from `expiresMs`. */
   static async start(
     consumer: Consumer,
     options: PullConsumeOptions,
     connection: NatsConnection,
     expiresMs: number,
-    notice?: (message: string) => void,
+    watch: PullWatch = {},
   ): Promise<RestartingPull> {
     // The first pull's messages reach the instance made just after it.
     const started: { pull?: RestartingPull } = {};
     const messages = await consume(consumer, options, expiresMs, () => started.pull?.messageArrived());
-    const pull = new RestartingPull(messages, consumer, options, expiresMs, notice);
+    const pull = new RestartingPull(messages, consumer, options, expiresMs, watch.notice);
     started.pull = pull;
     pull.follow(pull.messages);
     const status = connection.status();
     pull.connectionStatus = status as unknown as { stop(): void };
     void pull.followConnection(status);
+    if (watch.leaderElected) {
+      pull.elections = connection.subscribe(watch.leaderElected, {
+        callback: () => pull.onLeaderElected(),
+      });
+    }
     return pull;
   }
 
@@ -97,6 +111,7 @@ export class RestartingPull {
   async close(): Promise<void> {
     this.closed = true;
     this.connectionStatus?.stop();
+    this.elections?.unsubscribe();
     await this.messages.close();
   }
 
@@ -126,6 +141,13 @@ export class RestartingPull {
       if (this.closed) return;
       if (event.type === 'reconnect') await this.restart('the connection came back');
     }
+  }
+
+  /** A new leader holds none of the pulls sent before: the next one goes at once, without a pause. */
+  private onLeaderElected(): void {
+    if (this.closed) return;
+    this.pauseMs = 0;
+    void this.restart('its consumer elected a leader');
   }
 
   private async restart(why: string): Promise<void> {
