@@ -41,13 +41,7 @@ const MAX_PAUSE_MS = 1_000;
  */
 const OUTAGE_QUIET_MS = 30_000;
 
-/**
- * A durable consumer's `consume` that re-issues its pull at once when the pull in flight is lost (see
- * `RESTART_ON`) and when the connection comes back after a drop (the server that held the pull may be
- * the one that went away). Re-issuing is cheap and safe: a pull is a request for the next messages of
- * the consumer, which the new consumer leader keeps; messages the old pull had already handed out and
- * not yet acknowledged come back after the ack wait.
- */
+/** What a pull watches beside its own notifications, and whom it tells. */
 export interface PullWatch {
   /**
    * The subject of the consumer's leader-elected advisory
@@ -60,6 +54,13 @@ export interface PullWatch {
   notice?: (message: string) => void;
 }
 
+/**
+ * A durable consumer's `consume` that re-issues its pull at once when the pull in flight is lost (see
+ * `RESTART_ON`) and when the connection comes back after a drop (the server that held the pull may be
+ * the one that went away). Re-issuing is cheap and safe: a pull is a request for the next messages of
+ * the consumer, which the new consumer leader keeps; messages the old pull had already handed out and
+ * not yet acknowledged come back after the ack wait.
+ */
 export class RestartingPull {
   private closed = false;
   private restarting = false;
