@@ -290,10 +290,12 @@ describe('JetStreamEventLog across an election of the ATTEMPTS leader', () => {
           const leader = (await manager.streams.info(ATTEMPT_STREAM)).cluster?.leader;
           return cluster.findIndex((_, index) => leader === `tributary-test-${index}`);
         };
+        let leader = -1;
         await waitUntil(
           'ATTEMPTS is led by another server than 0',
           async () => {
-            if ((await leaderIndex().catch(() => -1)) > 0) return true;
+            leader = await leaderIndex().catch(() => -1);
+            if (leader > 0) return true;
             await admin
               .request(`$JS.API.STREAM.LEADER.STEPDOWN.${ATTEMPT_STREAM}`, '', { timeout: 2_000 })
               .catch(() => undefined);
@@ -301,7 +303,7 @@ describe('JetStreamEventLog across an election of the ATTEMPTS leader', () => {
           },
           30_000,
         );
-        await cluster[await leaderIndex()].kill();
+        await cluster[leader].kill();
         // Sent once the survivors noticed nothing yet, inside the 4-9 s before they elect another.
         await sleep(2_000);
         await expect(log!.readFailedAttempts('elected', 7)).resolves.toMatchObject({
