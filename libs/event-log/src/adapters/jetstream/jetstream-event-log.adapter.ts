@@ -37,7 +37,7 @@ import type {
   FunctionLogPage,
   ListFunctionLogsOptions,
 } from '../../ports/function-logs.port';
-import { ATTEMPT_READ_RETRY_MS, JetStreamAttemptHistory } from './attempt-history';
+import { JetStreamAttemptHistory } from './attempt-history';
 import { JetStreamConsumers } from './jetstream-consumers';
 import { JetStreamDeadLetters } from './jetstream-dead-letters';
 import { JetStreamErasure } from './jetstream-erasure';
@@ -93,12 +93,7 @@ export class JetStreamEventLog implements EventLog {
     this.publisher = new JetStreamTrackingPublisher(session);
     this.protocolsOutcomes = new JetStreamProtocolsOutcomes(client, manager, publishTimeoutMs);
     this.functionLogs = new JetStreamFunctionLogs(session);
-    this.attemptHistory = new JetStreamAttemptHistory(
-      client,
-      manager,
-      session.quickManager,
-      publishTimeoutMs,
-    );
+    this.attemptHistory = new JetStreamAttemptHistory(session);
     this.consumers = new JetStreamConsumers(session, this.attemptHistory, options.notice);
     this.tails = new JetStreamTails(session);
     this.deadLetters = new JetStreamDeadLetters(session);
@@ -236,18 +231,10 @@ export class JetStreamEventLog implements EventLog {
     );
   }
 
-  /**
-   * Tried again while `ATTEMPTS` elects a leader: every message redelivered after a NATS node's loss
-   * reads its history first, and a read that failed would leave the message for its ack wait, adding
-   * seconds to the outage (the chaos test measured 13 s instead of 7).
-   */
+  /** Tried again while `ATTEMPTS` elects a leader (see `JetStreamAttemptHistory#read`). */
   async readFailedAttempts(consumerName: string, sequence: number): Promise<FailedAttempts | null> {
     assertAttemptKey(consumerName, sequence);
-    return this.session.retryingElections(
-      `read of the attempts at ${sequence} for ${consumerName}`,
-      ATTEMPT_READ_RETRY_MS,
-      () => this.attemptHistory.read(consumerName, sequence),
-    );
+    return this.attemptHistory.read(consumerName, sequence);
   }
 
   async eraseMessages(request: MessagesToErase): Promise<ErasedMessages> {
