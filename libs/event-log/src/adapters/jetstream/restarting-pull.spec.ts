@@ -2,7 +2,7 @@ import { AckPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jet
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { NatsServerProcess } from '../../testing/nats-server.process';
-import { pullSettings, RestartingPull } from './restarting-pull';
+import { pullSettings, RestartingPull, type PullWatch } from './restarting-pull';
 
 async function waitUntil(what: string, condition: () => boolean, timeoutMs: number): Promise<number> {
   const started = Date.now();
@@ -27,6 +27,34 @@ describe('RestartingPull', () => {
     await server?.dispose();
   });
 
+  /**
+   * Stream `name` (subjects `<name in lower case>.>`) and its durable `reader`, pulled by a
+   * RestartingPull that acknowledges and keeps what it reads, and keeps what it tells.
+   */
+  async function startReader(name: string, expiresMs: number, watch: PullWatch = {}) {
+    const manager = await jetstreamManager(connection);
+    await manager.streams.add({ name, subjects: [`${name.toLowerCase()}.>`] });
+    const durable = { durable_name: 'reader', ack_policy: AckPolicy.Explicit };
+    await manager.consumers.add(name, durable);
+    const client = jetstream(connection);
+    const received: string[] = [];
+    const notices: string[] = [];
+    const pull = await RestartingPull.start(
+      await client.consumers.get(name, 'reader'),
+      {
+        max_messages: 10,
+        callback: (message: JsMsg) => {
+          received.push(message.string());
+          message.ack();
+        },
+      },
+      connection,
+      expiresMs,
+      { ...watch, notice: (message) => notices.push(message) },
+    );
+    return { manager, client, durable, received, notices, pull };
+  }
+
   it('pulls with the expiry asked for and a heartbeat at half of it, never under the client minimums', () => {
     expect(pullSettings(5_000)).toEqual({ expires: 5_000, idle_heartbeat: 2_500 });
     expect(pullSettings(30_000)).toEqual({ expires: 30_000, idle_heartbeat: 15_000 });
@@ -37,27 +65,7 @@ describe('RestartingPull', () => {
   // pull in flight is gone, and nothing answers it any more. Its heartbeats stop, so the pull is
   // issued again within two heartbeats (one expiry), whatever the client's own recovery does.
   it('issues its pull again once the pull in flight stops beating, and gets the next messages', async () => {
-    const manager = await jetstreamManager(connection);
-    await manager.streams.add({ name: 'PULLS', subjects: ['pulls.>'] });
-    const durable = { durable_name: 'reader', ack_policy: AckPolicy.Explicit };
-    await manager.consumers.add('PULLS', durable);
-    const client = jetstream(connection);
-    const consumer = await client.consumers.get('PULLS', 'reader');
-    const received: string[] = [];
-    const notices: string[] = [];
-    const pull = await RestartingPull.start(
-      consumer,
-      {
-        max_messages: 10,
-        callback: (message: JsMsg) => {
-          received.push(message.string());
-          message.ack();
-        },
-      },
-      connection,
-      2_000,
-      { notice: (message) => notices.push(message) },
-    );
+    const { manager, client, durable, received, notices, pull } = await startReader('PULLS', 2_000);
     try {
       await client.publish('pulls.one', 'before');
       await waitUntil('the first message arrives', () => received.includes('before'), 5_000);
@@ -92,28 +100,9 @@ describe('RestartingPull', () => {
   // not after its heartbeats are missed. One server elects no leader: the test publishes the
   // advisory as a cluster's new leader would.
   it('issues its pull again at once when its consumer elects a leader', async () => {
-    const manager = await jetstreamManager(connection);
-    await manager.streams.add({ name: 'ELECTED', subjects: ['elected.>'] });
-    const durable = { durable_name: 'reader', ack_policy: AckPolicy.Explicit };
-    await manager.consumers.add('ELECTED', durable);
-    const client = jetstream(connection);
-    const received: string[] = [];
-    const notices: string[] = [];
     const leaderElected = '$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.ELECTED.reader';
-    const pull = await RestartingPull.start(
-      await client.consumers.get('ELECTED', 'reader'),
-      {
-        max_messages: 10,
-        callback: (message: JsMsg) => {
-          received.push(message.string());
-          message.ack();
-        },
-      },
-      connection,
-      // Heartbeats every 5 s: missing two takes 10 s, longer than the test waits.
-      10_000,
-      { leaderElected, notice: (message) => notices.push(message) },
-    );
+    // Heartbeats every 5 s: missing two takes 10 s, longer than the test waits.
+    const { client, received, notices, pull } = await startReader('ELECTED', 10_000, { leaderElected });
     try {
       await client.publish('elected.one', 'before');
       await waitUntil('the first message arrives', () => received.includes('before'), 5_000);
