@@ -18,6 +18,9 @@ import { isApiError, type JetStreamSession } from './jetstream-session';
 import { TRACKING_STREAM, trackingFilter } from './jetstream-streams';
 import { RestartingPull } from './restarting-pull';
 
+/** How long the probe of `firstSequenceAt` outlives a lost deletion. */
+const PROBE_INACTIVE_MS = 10_000;
+
 /** What an unconfirmed ack answers: one settled promise shared by all, rather than one per ack. */
 const SENT: Promise<void> = Promise.resolve();
 
@@ -151,9 +154,11 @@ export class JetStreamConsumers {
           });
         } catch (error) {
           // nats-server before 2.10 refuses every update of a consumer that starts at a time, its
-          // own start time included. Such a consumer still works as it was set up: it keeps its ack
-          // wait and budget rather than not being consumed at all (a router whose ROUTER_ACK_WAIT or
-          // ROUTER_MAX_IN_FLIGHT changed would otherwise deliver nothing to that destination).
+          // own start time included: one made so by an earlier version of this adapter (they now start
+          // at a sequence, see `firstSequenceAt`). Such a consumer still works as it was set up: it
+          // keeps its ack wait and budget rather than not being consumed at all (a router whose
+          // ROUTER_ACK_WAIT or ROUTER_MAX_IN_FLIGHT changed would otherwise deliver nothing to that
+          // destination).
           if (!refusesStartTimeUpdate(error)) throw error;
           this.notice?.(
             `consumer ${consumerName}: keeps ack_wait ${(info.config.ack_wait ?? 0) / 1e6} ms and max_ack_pending ` +
@@ -174,9 +179,33 @@ export class JetStreamConsumers {
       max_deliver: -1,
       replay_policy: ReplayPolicy.Instant,
       ...(options.deliverFrom
-        ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.deliverFrom.toISOString() }
+        ? {
+            deliver_policy: DeliverPolicy.StartSequence,
+            opt_start_seq: await this.firstSequenceAt(options.deliverFrom),
+          }
         : { deliver_policy: DeliverPolicy.New }),
     });
+  }
+
+  /**
+   * The sequence a consumer that starts at `time` starts at, as the server finds it: that of a probe
+   * consumer made to start there (its `delivered` is the sequence before its first). Consumers start at
+   * that sequence rather than at the time because nats-server 2.9 refuses every later update of a
+   * consumer that starts at a time: a changed `ROUTER_MAX_IN_FLIGHT` or `ROUTER_ACK_WAIT`, or an insert
+   * function's room, would never reach it. The server resolves a start time to a sequence once, when the
+   * consumer is made, so the two start the same.
+   */
+  private async firstSequenceAt(time: Date): Promise<number> {
+    const { manager } = this.session;
+    const probe = await manager.consumers.add(TRACKING_STREAM, {
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.StartTime,
+      opt_start_time: time.toISOString(),
+      // Gone by itself should its deletion below be lost.
+      inactive_threshold: nanos(PROBE_INACTIVE_MS),
+    });
+    await manager.consumers.delete(TRACKING_STREAM, probe.name).catch(() => undefined);
+    return probe.delivered.stream_seq + 1;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { describeEventLogContract, sleep, waitUntil } from '../../event-log.contract';
 import {
@@ -110,6 +110,124 @@ describe('JetStreamEventLog when the server goes away', () => {
       requestTimeoutMs: 1000,
     });
     await expect(unreachable).rejects.toThrow(EventLogUnavailableError);
+  });
+});
+
+describe('JetStreamEventLog consumers that start at a time', () => {
+  const settings: EventLogSettings = { dedupeWindowMs: 60_000, retentionMs: 3_600_000 };
+
+  async function withManager<T>(work: (manager: JetStreamManager) => Promise<T>): Promise<T> {
+    const connection = await connect({ servers: nats.server.url });
+    try {
+      return await work(await jetstreamManager(connection));
+    } finally {
+      await connection.close();
+    }
+  }
+
+  it('starts one at the sequence of the first message stored at or after the time, leaving no probe behind', async () => {
+    await nats.deleteStreams();
+    const log = await connectLog(settings);
+    const subscriptions: ConsumerSubscription[] = [];
+    try {
+      await log.publishBatch([{ workspaceId: 'ws1', sourceId: 'src-a', messageId: 'before', payload: {} }]);
+      await sleep(20);
+      const deliverFrom = new Date();
+      await sleep(20);
+      const [after] = await log.publishBatch([
+        { workspaceId: 'ws1', sourceId: 'src-a', messageId: 'after', payload: {} },
+      ]);
+      const received: string[] = [];
+      subscriptions.push(
+        await log.consume(
+          'from-a-time',
+          { deliverFrom, ackWaitMs: 5000, maxInFlight: 2 },
+          async (delivery) => {
+            received.push(delivery.messageId);
+            await delivery.ack();
+          },
+        ),
+      );
+      // A time later than every message: the consumer starts at the next one stored.
+      subscriptions.push(
+        await log.consume(
+          'from-later',
+          { deliverFrom: new Date(Date.now() + 60_000), ackWaitMs: 5000, maxInFlight: 2 },
+          () => Promise.resolve(),
+        ),
+      );
+      await waitUntil('the message stored after the time', () => received.length >= 1);
+      const configs = await withManager(async (manager) => {
+        const all: Record<string, { deliver_policy: string; opt_start_seq?: number }> = {};
+        for await (const info of manager.consumers.list(TRACKING_STREAM)) all[info.name] = info.config;
+        return all;
+      });
+      expect(Object.keys(configs).sort()).toEqual(['from-a-time', 'from-later']);
+      expect(configs['from-a-time']).toMatchObject({
+        deliver_policy: 'by_start_sequence',
+        opt_start_seq: after.sequence,
+      });
+      expect(configs['from-later']).toMatchObject({
+        deliver_policy: 'by_start_sequence',
+        opt_start_seq: after.sequence + 1,
+      });
+      await sleep(200);
+      expect(received).toEqual(['after']);
+    } finally {
+      for (const subscription of subscriptions) await subscription.stop();
+      await log.close();
+    }
+  });
+
+  it('consumes one made to start at the time itself (as earlier versions made them), with new settings where the server allows', async () => {
+    await nats.deleteStreams();
+    const notices: string[] = [];
+    const log = await JetStreamEventLog.connect({
+      ...settings,
+      servers: nats.server.url,
+      notice: (message) => notices.push(message),
+    });
+    try {
+      await withManager((manager) =>
+        manager.consumers.add(TRACKING_STREAM, {
+          durable_name: 'made-earlier',
+          filter_subject: 'tracking.*.src-a',
+          ack_policy: AckPolicy.Explicit,
+          ack_wait: 5_000_000_000,
+          max_ack_pending: 1,
+          max_deliver: -1,
+          deliver_policy: DeliverPolicy.StartTime,
+          opt_start_time: new Date(Date.now() - 60_000).toISOString(),
+        }),
+      );
+      const received: string[] = [];
+      const subscription = await log.consume(
+        'made-earlier',
+        { sourceId: 'src-a', deliverFrom: new Date(0), ackWaitMs: 8000, maxInFlight: 4 },
+        async (delivery) => {
+          received.push(delivery.messageId);
+          await delivery.ack();
+        },
+      );
+      await log.publishBatch([
+        { workspaceId: 'ws1', sourceId: 'src-a', messageId: 'one', payload: {} },
+        { workspaceId: 'ws1', sourceId: 'src-a', messageId: 'two', payload: {} },
+      ]);
+      await waitUntil('both messages', () => received.length >= 2);
+      await subscription.stop();
+      const maxAckPending = await withManager(
+        async (manager) =>
+          (await manager.consumers.info(TRACKING_STREAM, 'made-earlier')).config.max_ack_pending,
+      );
+      // nats-server 2.9 refuses the update and the router says so; 2.10 and later take it.
+      if (maxAckPending === 1) {
+        expect(notices).toContain(
+          'consumer made-earlier: keeps ack_wait 5000 ms and max_ack_pending 1; this NATS server cannot update a consumer that starts at a time (2.10 can)',
+        );
+      } else expect(maxAckPending).toBe(4);
+    } finally {
+      await log.close();
+    }
   });
 });
 
