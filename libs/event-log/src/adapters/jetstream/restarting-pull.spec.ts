@@ -31,12 +31,12 @@ describe('RestartingPull', () => {
    * Stream `name` (subjects `<name in lower case>.>`) and its durable `reader`, pulled by a
    * RestartingPull that acknowledges and keeps what it reads, and keeps what it tells.
    */
-  async function startReader(name: string, expiresMs: number, watch: PullWatch = {}) {
-    const manager = await jetstreamManager(connection);
+  async function startReader(name: string, expiresMs: number, watch: PullWatch = {}, on = connection) {
+    const manager = await jetstreamManager(on);
     await manager.streams.add({ name, subjects: [`${name.toLowerCase()}.>`] });
     const durable = { durable_name: 'reader', ack_policy: AckPolicy.Explicit };
     await manager.consumers.add(name, durable);
-    const client = jetstream(connection);
+    const client = jetstream(on);
     const received: string[] = [];
     const notices: string[] = [];
     const pull = await RestartingPull.start(
@@ -48,7 +48,7 @@ describe('RestartingPull', () => {
           message.ack();
         },
       },
-      connection,
+      on,
       expiresMs,
       { ...watch, notice: (message) => notices.push(message) },
     );
@@ -139,5 +139,23 @@ describe('RestartingPull', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(received).toEqual([]);
     expect((await manager.consumers.info('CLOSED', 'reader')).num_pending).toBe(1);
+  });
+
+  it('lets a pull due again on a closed connection go quietly: the log is closing', async () => {
+    // The connection closes while an election's advisory or the connection's return has the pull
+    // issued again; nothing awaits that restart, so a rejection of it would end the process.
+    const own = await connect({ servers: server.url, noAsyncTraces: true });
+    const { pull } = await startReader('CLOSING', 2_000, {}, own);
+    try {
+      await own.close();
+      const restart = (pull as unknown as { restart(why: string): Promise<void> }).restart('a test');
+      await expect(restart).resolves.toBeUndefined();
+      expect(pull.restartCount).toBe(1);
+      // And it is not tried again later.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(pull.restartCount).toBe(1);
+    } finally {
+      await pull.close();
+    }
   });
 });

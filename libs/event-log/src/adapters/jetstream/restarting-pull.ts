@@ -76,6 +76,7 @@ export class RestartingPull {
     private readonly consumer: Consumer,
     private readonly options: PullConsumeOptions,
     private readonly expiresMs: number,
+    private readonly connection: NatsConnection,
     private readonly notice: ((message: string) => void) | undefined,
   ) {}
 
@@ -90,7 +91,7 @@ export class RestartingPull {
     // The first pull's messages reach the instance made just after it.
     const started: { pull?: RestartingPull } = {};
     const messages = await consume(consumer, options, expiresMs, () => started.pull?.messageArrived());
-    const pull = new RestartingPull(messages, consumer, options, expiresMs, watch.notice);
+    const pull = new RestartingPull(messages, consumer, options, expiresMs, connection, watch.notice);
     started.pull = pull;
     pull.follow(pull.messages);
     const status = connection.status();
@@ -172,6 +173,12 @@ export class RestartingPull {
       this.restarts += 1;
       this.messages = await consume(this.consumer, this.options, this.expiresMs, () => this.messageArrived());
       this.follow(this.messages);
+    } catch (error) {
+      // The client refuses a pull only when its connection is closed or draining: the log is closing.
+      // Anything else must not leave the consumer without a pull, nor reject a restart nobody awaits.
+      if (this.closed || this.connection.isClosed() || this.connection.isDraining()) return;
+      const pauseMs = Math.max(this.pauseMs, FIRST_PAUSE_MS);
+      setTimeout(() => void this.restart(`it could not be issued: ${(error as Error).message}`), pauseMs);
     } finally {
       this.restarting = false;
     }
