@@ -41,17 +41,23 @@ export interface StoredAttempt {
   unsettled?: true;
 }
 
-/** The stored history with a failed attempt added: over the unsettled start of its delivery, or appended. */
+/**
+ * The stored history with a failed attempt added: over the unsettled start of its delivery, or appended.
+ * Unchanged (null) when that delivery's failure is recorded already: a delivery fails once, so a write
+ * repeated because its answer was lost (an election of the store's leader) adds nothing.
+ */
 export function withFailedAttempt(
   stored: readonly StoredAttempt[],
   attempt: DeliveryAttempt,
-): StoredAttempt[] {
+): StoredAttempt[] | null {
   const failure: StoredAttempt = {
     at: attempt.at.toISOString(),
     outcome: attempt.outcome.slice(0, MAX_ATTEMPT_OUTCOME_LENGTH),
   };
   if (attempt.deliveryCount === undefined) return [...stored, failure];
   failure.delivery = attempt.deliveryCount;
+  if (stored.some((entry) => entry.delivery === attempt.deliveryCount && entry.unsettled !== true))
+    return null;
   const started = stored.findIndex(
     (entry) => entry.unsettled === true && entry.delivery === attempt.deliveryCount,
   );

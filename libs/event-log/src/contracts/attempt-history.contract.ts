@@ -128,6 +128,28 @@ export function describeAttemptHistoryContract(
         expect(await log.readFailedAttempts('destination-a', 7)).toEqual(settled);
       });
 
+      it("records a delivery's failure once however often it is written (a write repeated after its answer was lost)", async () => {
+        const log = await openFresh();
+        await log.recordAttemptStarted('destination-a', 9, {
+          at: at('2026-03-10T08:00:00.000Z'),
+          deliveryCount: 3,
+        });
+        const failure = { at: at('2026-03-10T08:00:01.000Z'), outcome: 'HTTP 502', deliveryCount: 3 };
+        const first = await log.recordFailedAttempt('destination-a', 9, failure);
+        const again = await log.recordFailedAttempt('destination-a', 9, {
+          ...failure,
+          at: at('2026-03-10T08:00:03.000Z'),
+        });
+        expect(again).toEqual(first);
+        expect(again.attempts).toEqual([
+          { at: at('2026-03-10T08:00:01.000Z'), outcome: 'HTTP 502', deliveryCount: 3 },
+        ]);
+        // The next delivery's failure is its own.
+        const next = await log.recordFailedAttempt('destination-a', 9, { ...failure, deliveryCount: 4 });
+        expect(next.attempts.map((attempt) => attempt.deliveryCount)).toEqual([3, 4]);
+        expect(await log.readFailedAttempts('destination-a', 9)).toEqual(next);
+      });
+
       it('keeps the attempts of deliveries that never settled, each once, across a reopen', async () => {
         const store = await newStore();
         const log = await open(store);

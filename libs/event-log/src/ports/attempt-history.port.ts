@@ -45,8 +45,9 @@ export interface AttemptHistory {
   /**
    * Adds a failed attempt to what the log remembers of message `sequence` for `consumerName`, durably,
    * and resolves to the whole history including it. An attempt with a `deliveryCount` settles the
-   * unsettled attempt that delivery started, in its place; otherwise it is appended. Safe with several
-   * writers (replicas): no attempt is lost. Kept at most as long as the retention.
+   * unsettled attempt that delivery started, in its place; otherwise it is appended. A delivery fails
+   * once: its failure written again (a write repeated after its answer was lost) changes nothing.
+   * Safe with several writers (replicas): no attempt is lost. Kept at most as long as the retention.
    */
   recordFailedAttempt(
     consumerName: string,

@@ -11,11 +11,11 @@ import type { JetStreamSession } from './jetstream-session';
 export const ATTEMPT_STREAM = 'ATTEMPTS';
 export const ATTEMPT_SUBJECT_PREFIX = 'attempts';
 /**
- * How long a read of a history is tried again while `ATTEMPTS` elects a leader: elections take 4-9 s
- * on a busy machine (docs/operations.md, section 3). The router's in-progress signals keep the
- * message from being redelivered meanwhile.
+ * How long a read or write of a history is tried again while `ATTEMPTS` elects a leader: elections
+ * take 4-9 s on a busy machine (docs/operations.md, section 3). The router's in-progress signals keep
+ * the message from being redelivered meanwhile.
  */
-const READ_RETRY_MS = 10_000;
+const RETRY_MS = 10_000;
 /** Compare-and-set rounds before giving up; two replicas racing on one message settle in one or two. */
 const MAX_WRITE_ROUNDS = 8;
 
@@ -32,23 +32,44 @@ const subjectOf = (consumerName: string, sequence: number) =>
 export class JetStreamAttemptHistory {
   constructor(private readonly session: JetStreamSession) {}
 
+  /**
+   * Tried again while `ATTEMPTS` elects a leader, as reads are, when the attempt names its delivery:
+   * a write whose answer was lost may have been stored, and only a delivery's failure can tell itself
+   * from one recorded already (`withFailedAttempt`).
+   */
   record(consumerName: string, sequence: number, attempt: DeliveryAttempt): Promise<FailedAttempts> {
-    return this.change(consumerName, sequence, (stored) => withFailedAttempt(stored, attempt));
+    const write = (manager: JetStreamManager) =>
+      this.change(consumerName, sequence, manager, (stored) => withFailedAttempt(stored, attempt));
+    if (attempt.deliveryCount === undefined) return write(this.session.manager);
+    return this.session.retryingElections(
+      `record of an attempt at ${sequence} for ${consumerName}`,
+      RETRY_MS,
+      () => write(this.session.quickManager),
+    );
   }
 
+  /** Tried again while `ATTEMPTS` elects a leader: a delivery's start is recorded once however often it is sent. */
   recordStarted(consumerName: string, sequence: number, started: StartedAttempt): Promise<FailedAttempts> {
-    return this.change(consumerName, sequence, (stored) => withStartedAttempt(stored, started));
+    return this.session.retryingElections(
+      `record of an attempt started at ${sequence} for ${consumerName}`,
+      RETRY_MS,
+      () =>
+        this.change(consumerName, sequence, this.session.quickManager, (stored) =>
+          withStartedAttempt(stored, started),
+        ),
+    );
   }
 
   /** Compare-and-set of the history as `next` makes it from the stored one; `next` answers null for no change. */
   private async change(
     consumerName: string,
     sequence: number,
+    manager: JetStreamManager,
     next: (stored: StoredAttempt[]) => StoredAttempt[] | null,
   ): Promise<FailedAttempts> {
     const subject = subjectOf(consumerName, sequence);
     for (let round = 0; round < MAX_WRITE_ROUNDS; round += 1) {
-      const last = await this.readLast(subject, this.session.manager);
+      const last = await this.readLast(subject, manager);
       const stored = last?.attempts ?? [];
       const attempts = next(stored);
       if (!attempts) return fromStoredAttempts(stored);
@@ -75,7 +96,7 @@ export class JetStreamAttemptHistory {
     const subject = subjectOf(consumerName, sequence);
     const last = await this.session.retryingElections(
       `read of the attempts at ${sequence} for ${consumerName}`,
-      READ_RETRY_MS,
+      RETRY_MS,
       () => this.readLast(subject, this.session.quickManager),
     );
     return last ? fromStoredAttempts(last.attempts) : null;

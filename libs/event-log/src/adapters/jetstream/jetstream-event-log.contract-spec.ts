@@ -374,10 +374,11 @@ describe('JetStreamEventLog stream replicas (NATS_STREAM_REPLICAS)', () => {
 });
 
 describe('JetStreamEventLog across an election of the ATTEMPTS leader', () => {
-  // Every message redelivered after a NATS node's loss reads its attempt history first. A read sent
-  // while ATTEMPTS has no leader is never answered, and a failed read leaves the message for its ack
-  // wait: so the read is sent again (short tries) until the new leader answers it.
-  it('answers a read of the attempts sent during the election, once the new leader is elected', async () => {
+  // Every message redelivered after a NATS node's loss reads its attempt history first, and records its
+  // start. What is sent while ATTEMPTS has no leader is never answered, and a failure leaves the
+  // message for its ack wait: so reads and writes are sent again (short tries) until the new leader
+  // answers them.
+  it('answers a read and a write of the attempts sent during the election, once the new leader is elected', async () => {
     const cluster = await NatsServerProcess.startCluster(3);
     const admin = await connect({ servers: cluster.map((member) => member.url), noAsyncTraces: true });
     try {
@@ -424,8 +425,23 @@ describe('JetStreamEventLog across an election of the ATTEMPTS leader', () => {
         await cluster[leader].kill();
         // Sent once the survivors noticed nothing yet, inside the 4-9 s before they elect another.
         await sleep(2_000);
+        // The next delivery records its start and its failure meanwhile, as a redelivered message does.
+        const [read, started] = await Promise.all([
+          log!.readFailedAttempts('elected', 7),
+          log!.recordAttemptStarted('elected', 7, { at: new Date('2026-11-28T09:00:05Z'), deliveryCount: 2 }),
+        ]);
+        expect(read).toMatchObject({ attempts: [{ outcome: 'HTTP 500', deliveryCount: 1 }] });
+        expect(started.attempts).toHaveLength(2);
+        await log!.recordFailedAttempt('elected', 7, {
+          at: new Date('2026-11-28T09:00:06Z'),
+          outcome: 'HTTP 502',
+          deliveryCount: 2,
+        });
         await expect(log!.readFailedAttempts('elected', 7)).resolves.toMatchObject({
-          attempts: [{ outcome: 'HTTP 500', deliveryCount: 1 }],
+          attempts: [
+            { outcome: 'HTTP 500', deliveryCount: 1 },
+            { outcome: 'HTTP 502', deliveryCount: 2 },
+          ],
         });
       } finally {
         await log?.close();
