@@ -334,9 +334,19 @@ export function describeTrackingLogContract(
         expect(third?.delivery.deliveryCount).toBe(2);
       });
 
-      it('applies a new ackWait and maxInFlight when a consumer is consumed again', async () => {
+      // A router restarted with other ROUTER_ACK_WAIT or ROUTER_MAX_IN_FLIGHT settings, or a destination
+      // given an insert function; a destination's consumer starts at the destination's creation time.
+      it.each([
+        ['when a consumer is consumed again', 'adjustable', undefined],
+        ['to a consumer that starts at a time', 'from-a-time', new Date(Date.now() - 60_000)],
+      ])('applies a new ackWait and maxInFlight %s', async (_, consumerName, deliverFrom) => {
         const log = await openFresh();
-        const narrow = await record(log, 'adjustable', { maxInFlight: 1, ackWaitMs: 300 }, () => undefined);
+        const narrow = await record(
+          log,
+          consumerName,
+          { deliverFrom, maxInFlight: 1, ackWaitMs: 300 },
+          () => undefined,
+        );
         await log.publishBatch([message('src-a'), message('src-a'), message('src-a')]);
         await waitUntil('one delivery', () => narrow.received.length >= 1);
         await sleep(200);
@@ -345,46 +355,19 @@ export function describeTrackingLogContract(
 
         // The message outstanding from the first run may or may not come again soon (JetStream applies
         // the new ack wait to it too); the two others must come at once, since three may be outstanding.
-        const wide = await record(log, 'adjustable', { maxInFlight: 3, ackWaitMs: 10_000 }, () => undefined);
+        const wide = await record(
+          log,
+          consumerName,
+          { deliverFrom, maxInFlight: 3, ackWaitMs: 10_000 },
+          () => undefined,
+        );
         const firstSequence = narrow.received[0].delivery.sequence;
         await waitUntil('the two other messages outstanding', () => {
           const sequences = new Set(wide.received.map((entry) => entry.delivery.sequence));
           sequences.delete(firstSequence);
           return sequences.size >= 2;
         });
-        expect(await log.consumerLag('adjustable')).toEqual({ undelivered: 0, unacknowledged: 3 });
-      });
-
-      it('applies a new ackWait and maxInFlight to a consumer that starts at a time', async () => {
-        // A router restarted with other ROUTER_ACK_WAIT or ROUTER_MAX_IN_FLIGHT settings, or a
-        // destination given an insert function: its consumer starts at the destination's creation time.
-        const log = await openFresh();
-        const deliverFrom = new Date(Date.now() - 60_000);
-        const first = await record(
-          log,
-          'from-a-time',
-          { deliverFrom, maxInFlight: 1, ackWaitMs: 300 },
-          () => undefined,
-        );
-        await log.publishBatch([message('src-a'), message('src-a'), message('src-a')]);
-        await waitUntil('one delivery', () => first.received.length >= 1);
-        await sleep(200);
-        expect(first.received).toHaveLength(1);
-        await first.subscription.stop();
-
-        const again = await record(
-          log,
-          'from-a-time',
-          { deliverFrom, maxInFlight: 3, ackWaitMs: 10_000 },
-          () => undefined,
-        );
-        const firstSequence = first.received[0].delivery.sequence;
-        await waitUntil('the two other messages outstanding', () => {
-          const sequences = new Set(again.received.map((entry) => entry.delivery.sequence));
-          sequences.delete(firstSequence);
-          return sequences.size >= 2;
-        });
-        expect(await log.consumerLag('from-a-time')).toEqual({ undelivered: 0, unacknowledged: 3 });
+        expect(await log.consumerLag(consumerName)).toEqual({ undelivered: 0, unacknowledged: 3 });
       });
 
       it('filters a consumer to one source', async () => {
