@@ -33,30 +33,41 @@ export class JetStreamAttemptHistory {
   constructor(private readonly session: JetStreamSession) {}
 
   /**
-   * Tried again while `ATTEMPTS` elects a leader, as reads are, when the attempt names its delivery:
-   * a write whose answer was lost may have been stored, and only a delivery's failure can tell itself
-   * from one recorded already (`withFailedAttempt`).
+   * Tried again while `ATTEMPTS` elects a leader when the attempt names its delivery: a write whose
+   * answer was lost may have been stored, and only a delivery's failure can tell itself from one
+   * recorded already (`withFailedAttempt`).
    */
   record(consumerName: string, sequence: number, attempt: DeliveryAttempt): Promise<FailedAttempts> {
-    const write = (manager: JetStreamManager) =>
-      this.change(consumerName, sequence, manager, (stored) => withFailedAttempt(stored, attempt));
-    if (attempt.deliveryCount === undefined) return write(this.session.manager);
-    return this.session.retryingElections(
+    const next = (stored: StoredAttempt[]) => withFailedAttempt(stored, attempt);
+    if (attempt.deliveryCount === undefined)
+      return this.change(consumerName, sequence, this.session.manager, next);
+    return this.changeAcrossElections(
       `record of an attempt at ${sequence} for ${consumerName}`,
-      RETRY_MS,
-      () => write(this.session.quickManager),
+      consumerName,
+      sequence,
+      next,
     );
   }
 
   /** Tried again while `ATTEMPTS` elects a leader: a delivery's start is recorded once however often it is sent. */
   recordStarted(consumerName: string, sequence: number, started: StartedAttempt): Promise<FailedAttempts> {
-    return this.session.retryingElections(
+    return this.changeAcrossElections(
       `record of an attempt started at ${sequence} for ${consumerName}`,
-      RETRY_MS,
-      () =>
-        this.change(consumerName, sequence, this.session.quickManager, (stored) =>
-          withStartedAttempt(stored, started),
-        ),
+      consumerName,
+      sequence,
+      (stored) => withStartedAttempt(stored, started),
+    );
+  }
+
+  /** `change` in short tries, sent again until `ATTEMPTS` has a leader that answers (`next` must be idempotent). */
+  private changeAcrossElections(
+    what: string,
+    consumerName: string,
+    sequence: number,
+    next: (stored: StoredAttempt[]) => StoredAttempt[] | null,
+  ): Promise<FailedAttempts> {
+    return this.session.retryingElections(what, RETRY_MS, () =>
+      this.change(consumerName, sequence, this.session.quickManager, next),
     );
   }
 
