@@ -2,45 +2,42 @@
 // worker of the Actions lane), sending the very requests an Actions destination sent (method, path,
 // headers, body) over TLS to the same loopback fake, trusting its CA and naming the vendor's host (SNI),
 // `concurrency` at a time over keep-alive connections, with none of the destination's code around them.
+// It sends them as the destination's requests go: undici's `dispatch`, read whole.
 'use strict';
-const { Agent, request } = require('node:https');
+const { Agent, buildConnector } = require('undici');
 const { parentPort, workerData } = require('node:worker_threads');
 
 const { port, ca, requests, concurrency } = workerData;
 /** Set by the client per request, not part of what the destination chose to send. */
 const CONNECTION_HEADERS = new Set(['connection', 'content-length', 'transfer-encoding', 'keep-alive']);
-const agent = new Agent({ keepAlive: true, scheduling: 'lifo', ca });
+const connect = buildConnector({ ca });
+// Every name's connection goes to the fake on 127.0.0.1; the TLS name (SNI) stays the vendor's.
+const agent = new Agent({
+  connect: (options, callback) =>
+    connect({ ...options, hostname: '127.0.0.1', servername: options.hostname, port }, callback),
+});
 
 function send(recorded) {
   const body = Buffer.from(recorded.body, 'utf8');
   const headers = {};
   for (const [name, value] of Object.entries(recorded.headers))
     if (!CONNECTION_HEADERS.has(name)) headers[name] = value;
-  headers['content-length'] = body.length;
-  const hostName = recorded.host.replace(/:\d+$/, '');
+  headers['content-length'] = String(body.length);
   return new Promise((resolve, reject) => {
-    const outgoing = request(
+    let status = 0;
+    agent.dispatch(
+      { origin: `https://${recorded.host}`, method: recorded.method, path: recorded.path, headers, body },
       {
-        host: '127.0.0.1',
-        port,
-        servername: hostName,
-        method: recorded.method,
-        path: recorded.path,
-        headers,
-        agent,
-      },
-      (response) => {
-        response.on('end', () =>
-          response.statusCode >= 200 && response.statusCode < 300
-            ? resolve()
-            : reject(new Error(`HTTP ${response.statusCode}`)),
-        );
-        response.on('error', reject);
-        response.resume();
+        onRequestStart() {},
+        onResponseStart(_controller, statusCode) {
+          status = statusCode;
+        },
+        onResponseData() {},
+        onResponseEnd: () =>
+          status >= 200 && status < 300 ? resolve() : reject(new Error(`HTTP ${status}`)),
+        onResponseError: (_controller, error) => reject(error),
       },
     );
-    outgoing.on('error', reject);
-    outgoing.end(body);
   });
 }
 
@@ -62,7 +59,7 @@ async function run() {
   const startedAt = process.hrtime.bigint();
   await sendAll(requests);
   const elapsedMs = Number(process.hrtime.bigint() - startedAt) / 1e6;
-  agent.destroy();
+  await agent.close();
   parentPort.postMessage({ requests: requests.length, warmUpRequests: warmUp.length, elapsedMs });
 }
 

@@ -4,7 +4,7 @@
  * the package does not declare).
  *
  * Each destination is built with an `extendRequest` that wraps the destination's own: every request
- * gets the egress guard's agents (so node-fetch connects only to checked addresses), `redirect:
+ * gets the egress guard's agents and dispatcher (so it connects only to checked addresses), `redirect:
  * 'manual'` (followed redirects would turn a POST into a GET past the guard and report success),
  * Tributary's timeout, and a cap on the bytes read of each response after decompression (node-fetch
  * inflates gzip by default: a 300 KB answer can become 300 MB). Each request also notes its host in
@@ -61,13 +61,23 @@ export function loadActionsDestination(
   const definition = definitionOf(dir);
   const ownExtendRequest = definition.extendRequest;
   // node-fetch calls a function `agent` with the URL; actions-core calls `agent.destroy()` after every
-  // response (it expects an agent per request), which must not end the shared keep-alive agents.
+  // response (it expects an agent per request), which must not end the shared keep-alive agents. The
+  // buffered fetch asks for the same connections' undici dispatcher instead (`actions-fetch.client.ts`).
+  const noteHost = (url: { hostname?: string | null }) => {
+    if (url.hostname) contactedHosts().getStore()?.add(url.hostname);
+  };
   const agent = Object.assign(
     (url: URL) => {
-      contactedHosts().getStore()?.add(url.hostname);
+      noteHost(url);
       return options.agents.forUrl(url);
     },
-    { destroy: () => undefined },
+    {
+      dispatcherFor: (url: { hostname?: string | null }) => {
+        noteHost(url);
+        return options.agents.dispatcher;
+      },
+      destroy: () => undefined,
+    },
   );
   const extendRequest: AnyDefinition['extendRequest'] = (context) => ({
     ...(ownExtendRequest?.(context) ?? {}),

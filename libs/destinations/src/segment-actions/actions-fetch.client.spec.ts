@@ -2,6 +2,7 @@ import { createServer, Agent, type IncomingMessage, type Server, type ServerResp
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { Agent as UndiciAgent } from 'undici';
 import { createBufferedFetch } from './actions-fetch.client';
 
 // The buffered fetch must answer what node-fetch answers, request for request: each case below is
@@ -32,7 +33,16 @@ describe('the buffered fetch of Actions requests', () => {
   let handler: Handler;
   const seen: { method?: string; url?: string; headers: IncomingMessage['headers']; body: string }[] = [];
   const agent = new Agent({ keepAlive: true });
-  const agentFn = Object.assign(() => agent, { destroy: () => undefined });
+  const dispatcher = new UndiciAgent();
+  const contacted: string[] = [];
+  // As Tributary's `extendRequest` gives it: node-fetch's agent, and the dispatcher the buffered fetch sends with.
+  const agentFn = Object.assign(() => agent, {
+    dispatcherFor: (url: { hostname?: string | null }) => {
+      contacted.push(String(url.hostname));
+      return dispatcher;
+    },
+    destroy: () => undefined,
+  });
 
   beforeAll(async () => {
     server = createServer((request, response) => {
@@ -54,6 +64,7 @@ describe('the buffered fetch of Actions requests', () => {
 
   afterAll(async () => {
     agent.destroy();
+    await dispatcher.close();
     await new Promise((resolve) => server.close(resolve));
   });
 
@@ -119,7 +130,26 @@ describe('the buffered fetch of Actions requests', () => {
       { method: 'PUT', compress: false, headers: { Accept: 'text/plain', Host: 'vendor.example' } },
       json,
     );
-    await same({ method: 'HEAD' }, json);
+  });
+
+  it('reads repeated answer headers as node-fetch reads them from node:http', async () => {
+    const outcome = await same({}, (_request, response) => {
+      response.setHeader('set-cookie', ['a=1', 'b=2']);
+      response.setHeader('x-many', ['a', 'b']);
+      response.setHeader('cookie', ['c=1', 'd=2']);
+      response.setHeader('etag', ['"one"', '"two"']);
+      response.end('ok');
+    });
+    expect(outcome).toMatchObject({
+      headers: expect.objectContaining({ 'set-cookie': ['a=1', 'b=2'], 'x-many': ['a, b'], etag: ['"one"'] }),
+    });
+  });
+
+  it('notes the host of every request it sends', async () => {
+    handler = json;
+    contacted.length = 0;
+    await bufferedFetch(new Request(`${base}/a`, { agent: agentFn, redirect: 'manual' }));
+    expect(contacted).toEqual(['127.0.0.1']);
   });
 
   it('sends the credentials of the URL as node-fetch does', async () => {
@@ -233,6 +263,27 @@ describe('the buffered fetch of Actions requests', () => {
     await same({}, (request) => request.socket.destroy());
   });
 
+  it('reports a refused connection as node-fetch does', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const init = { agent: agentFn, redirect: 'manual' };
+    const url = `http://127.0.0.1:${port}/x`;
+    const outcome = async (fetch: (request: unknown) => Promise<unknown>) =>
+      fetch(new Request(url, init)).catch(
+        (error: { name: string; type: string; code: string; message: string }) => ({
+          error: error.name,
+          type: error.type,
+          code: error.code,
+          message: error.message,
+        }),
+      );
+    const expected = await outcome(nodeFetch);
+    expect(await outcome(bufferedFetch)).toEqual(expected);
+    expect(expected).toMatchObject({ error: 'FetchError', type: 'system', code: 'ECONNREFUSED' });
+  });
+
   it('leaves to node-fetch what it does not buffer', async () => {
     handler = json;
     const calls: unknown[] = [];
@@ -242,6 +293,17 @@ describe('the buffered fetch of Actions requests', () => {
     }) as (request: unknown) => Promise<unknown>;
     const follow = new Request(`${base}/x`, { agent: agentFn });
     const withAgentObject = new Request(`${base}/x`, { agent, redirect: 'manual' });
+    const head = new Request(`${base}/x`, { agent: agentFn, redirect: 'manual', method: 'HEAD' });
+    const withoutDispatcher = new Request(`${base}/x`, {
+      agent: Object.assign(() => agent, { destroy: () => undefined }),
+      redirect: 'manual',
+    });
+    // A header undici manages itself goes as the destination gave it.
+    const closing = new Request(`${base}/x`, {
+      agent: agentFn,
+      redirect: 'manual',
+      headers: { Connection: 'close' },
+    });
     const { Readable } = await import('node:stream');
     const streamed = new Request(`${base}/x`, {
       agent: agentFn,
@@ -249,9 +311,10 @@ describe('the buffered fetch of Actions requests', () => {
       method: 'POST',
       body: Readable.from(['a']),
     });
-    for (const request of [follow, withAgentObject, streamed]) await fallback(request);
-    expect(calls).toEqual([follow, withAgentObject, streamed]);
+    const unbuffered = [follow, withAgentObject, head, withoutDispatcher, closing, streamed];
+    for (const request of unbuffered) await fallback(request);
+    expect(calls).toEqual(unbuffered);
     await fallback(new Request(`${base}/x`, { agent: agentFn, redirect: 'manual' }));
-    expect(calls).toHaveLength(3);
+    expect(calls).toHaveLength(unbuffered.length);
   });
 });

@@ -2,7 +2,9 @@
  * HTTP(S) agents whose every connection goes through the egress guard: host names resolve through its
  * `lookup` (so a socket connects only to a checked address) and IP literals, which Node connects to
  * without a lookup, are checked before the socket is made. For HTTP clients that take an agent rather
- * than opening sockets themselves (node-fetch inside Segment's Actions destinations).
+ * than opening sockets themselves (node-fetch inside Segment's Actions destinations), with a guarded
+ * undici dispatcher beside them for the requests Tributary sends for those clients
+ * (`actions-fetch.client.ts`).
  *
  * Like the guarded dispatcher, they also answer whether what a host answered may be shown to the tenant
  * (`mayShowResponseOf`): each socket's address is checked when it connects and the answer kept by host
@@ -14,12 +16,15 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { EgressGuard } from './egress-guard';
 import { normalizeHostName } from './egress-policy';
+import { GuardedDispatcher } from './guarded-dispatcher';
 
 export interface EgressAgents {
   readonly http: HttpAgent;
   readonly https: HttpsAgent;
   /** The agent for a URL, in the form node-fetch's `agent` option takes. */
   readonly forUrl: (url: URL) => HttpAgent;
+  /** The same connections' rules for undici: the same guard, CAs and port map. */
+  readonly dispatcher: GuardedDispatcher;
   /** Whether `hostName`'s answers may appear in a reason (`EgressGuard.mayShowResponseOf`, see above). */
   mayShowResponseOf(hostName: string): boolean;
   destroy(): void;
@@ -34,6 +39,12 @@ export interface EgressAgentsOptions {
    */
   readonly portMap?: Readonly<Record<number, number>>;
 }
+
+/**
+ * The dispatcher's own limits on connecting and on waiting for an answer's headers and body chunks: a
+ * backstop only, as its requests keep to their own timeouts (an Actions request's, 5 s by default).
+ */
+const DISPATCHER_TIMEOUT_MS = 60_000;
 
 type ConnectionCallback = (error: Error | null, socket?: Duplex) => void;
 
@@ -54,14 +65,22 @@ export function createEgressAgents(guard: EgressGuard, options: EgressAgentsOpti
     noteConnection,
     options.portMap,
   );
+  const dispatcher = new GuardedDispatcher(guard, {
+    timeoutMs: DISPATCHER_TIMEOUT_MS,
+    ...(options.ca !== undefined && { ca: options.ca }),
+    ...(options.portMap !== undefined && { portMap: options.portMap }),
+  });
   return {
     http,
     https,
     forUrl: (url) => (url.protocol === 'https:' ? https : http),
-    mayShowResponseOf: (hostName) => !hostsWithHiddenResponses.has(normalizeHostName(hostName)),
+    dispatcher,
+    mayShowResponseOf: (hostName) =>
+      !hostsWithHiddenResponses.has(normalizeHostName(hostName)) && dispatcher.mayShowResponseOf(hostName),
     destroy() {
       http.destroy();
       https.destroy();
+      void dispatcher.close();
     },
   };
 }

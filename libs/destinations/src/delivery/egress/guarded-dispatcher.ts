@@ -1,6 +1,6 @@
 /**
  * An undici dispatcher whose every connection goes through the egress guard, for adapters that make
- * their own HTTP requests (webhooks): host names resolve through the guard's `lookup`, so a socket
+ * their own HTTP requests (webhooks, the requests of Actions destinations): host names resolve through the guard's `lookup`, so a socket
  * connects only to a checked address, and IP literals, which are connected to without a lookup, are
  * checked before the socket is made. Redirects are never followed (no redirect interceptor).
  *
@@ -21,6 +21,10 @@ export type GuardedRequestController = Dispatcher.DispatchController;
 export interface GuardedDispatcherOptions {
   /** Connecting, and waiting for the answer's headers and each of its body's chunks. */
   readonly timeoutMs: number;
+  /** CAs trusted besides the system's (tests: the CA of a fake vendor). */
+  readonly ca?: string | Buffer | readonly (string | Buffer)[];
+  /** See `EgressAgentsOptions.portMap`: tests only. */
+  readonly portMap?: Readonly<Record<number, number>>;
 }
 
 export class GuardedDispatcher {
@@ -52,7 +56,12 @@ export class GuardedDispatcher {
   }
 
   private createAgent(): Agent {
-    const connect = buildConnector({ lookup: this.guard.lookup, timeout: this.options.timeoutMs });
+    const { ca, portMap } = this.options;
+    const connect = buildConnector({
+      lookup: this.guard.lookup,
+      timeout: this.options.timeoutMs,
+      ...(ca !== undefined && { ca: ca as string | Buffer | (string | Buffer)[] }),
+    });
     return new Agent({
       connect: (connectOptions, callback) => {
         const refusal = this.guard.refusalOfLiteral(connectOptions.hostname);
@@ -60,7 +69,11 @@ export class GuardedDispatcher {
           callback(refusal, null);
           return;
         }
-        connect(connectOptions, (error, socket) => {
+        // An origin's default port comes as '' (the URL's `port`).
+        const port = connectOptions.port || (connectOptions.protocol === 'https:' ? '443' : '80');
+        const mapped = portMap?.[Number(port)];
+        const options = mapped === undefined ? connectOptions : { ...connectOptions, port: String(mapped) };
+        connect(options, (error, socket) => {
           if (socket) this.noteConnection(connectOptions.hostname, socket.remoteAddress);
           (callback as (...args: unknown[]) => void)(error, socket);
         });
