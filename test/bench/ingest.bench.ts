@@ -48,7 +48,7 @@
  * `protocols` = phase 2 again against a source connected to a tracking plan (`protocols.phase.ts`),
  * alternating with phase 2 in each round and printed as `ratio protocols/ingest`, which needs `ingest`,
  * `delivery` = phases 3-4 with the steady load, which needs `ingest`, `config` = phase 5, and `actions`: Actions Amplitude
- * delivery against the same requests from a plain client (and webhooks), `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (2000),
+ * delivery against the same requests from a plain client (and webhooks), `actions-delivery.phase.ts`; BENCH_ACTIONS_MESSAGES (6000),
  * BENCH_ACTIONS_CONCURRENCY (16), `functions`: webhook delivery through a pass-through insert function
  * against without, alternating BENCH_ROUNDS rounds, `insert-function.phase.ts`, and `dedupe` = phase 6),
  * `postgres` = the PostgreSQL phase alone (`delivery` runs it too, after its own phases;
@@ -197,7 +197,7 @@ async function main(): Promise<void> {
       'actions: Actions Amplitude delivery against the same requests from a plain client, and against webhooks, in this process ...',
     );
     const actions = await measureActionsDelivery(
-      numberSetting('BENCH_ACTIONS_MESSAGES', 2_000),
+      numberSetting('BENCH_ACTIONS_MESSAGES', 6_000),
       numberSetting('BENCH_ACTIONS_CONCURRENCY', 16),
       settings.rounds,
       (round_, figures) =>

@@ -1,8 +1,9 @@
 /**
  * An undici dispatcher whose every connection goes through the egress guard, for adapters that make
- * their own HTTP requests (webhooks, the requests of Actions destinations): host names resolve through the guard's `lookup`, so a socket
- * connects only to a checked address, and IP literals, which are connected to without a lookup, are
- * checked before the socket is made. Redirects are never followed (no redirect interceptor).
+ * their own HTTP requests (webhooks, the requests of Actions destinations): host names resolve through
+ * the guard's `lookup`, so a socket connects only to a checked address, and IP literals, which are
+ * connected to without a lookup, are checked before the socket is made. Redirects are never followed
+ * (no redirect interceptor).
  *
  * It also answers whether what a host answered may be shown to the tenant (`mayShowResponseOf`). undici
  * hands a response no socket, so the address is checked when a connection opens and the answer kept by
