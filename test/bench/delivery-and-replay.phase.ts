@@ -8,7 +8,11 @@ import { BatchPoster } from './batch-poster';
 import { createBenchMessages } from './bench-messages';
 import { createSource } from './bench-resources';
 import type { BenchRun } from './bench-run';
-import { measureDeliveryCeiling, type DeliveryCeilingResult } from './delivery-ceiling.phase';
+import {
+  measureDeliveryCeiling,
+  type DeliveryCeilingClient,
+  type DeliveryCeilingResult,
+} from './delivery-ceiling.phase';
 import {
   measureDelivery,
   measureReplay,
@@ -28,6 +32,8 @@ const DELIVERY_GOAL_RATIO = 0.8;
 /** One round of phases 3 and 4 with the delivery ceiling measured just before them. */
 interface DeliveryRound {
   ceiling: DeliveryCeilingResult;
+  /** The same through `node:http`, the ceiling's client until 2026-11-28: to compare with earlier figures. */
+  nodeHttpCeiling: DeliveryCeilingResult;
   delivery: DeliveryResult;
   replay: ReplayResult | null;
   deliveryRatio: number;
@@ -58,19 +64,26 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
     cleanups.push(() => liveReceiver.close());
 
     // The wire's own rate for the same bodies, a receiver of the same kind and the router's concurrency,
-    // next to the phases it bounds.
+    // next to the phases it bounds: through the client the webhooks adapter uses, and through `node:http`.
     console.log(
       `${label}, delivery ceiling: a plain Node client, ${routerConcurrency} requests at a time ...`,
     );
-    const ceiling = await measureDeliveryCeiling({
-      messages: deliveryMessages,
-      sharedSecret,
-      requests: 20_000,
-      concurrency: routerConcurrency,
-    });
-    failures.push(...ceiling.failures);
+    const ceilingOf = async (client: DeliveryCeilingClient) => {
+      const result = await measureDeliveryCeiling({
+        messages: deliveryMessages,
+        sharedSecret,
+        requests: 20_000,
+        concurrency: routerConcurrency,
+        client,
+      });
+      failures.push(...result.failures);
+      return result;
+    };
+    const ceiling = await ceilingOf('undici');
+    const nodeHttpCeiling = await ceilingOf('node:http');
     console.log(
-      `${label}, delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s`,
+      `${label}, delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s ` +
+        `(through node:http: ${nodeHttpCeiling.messagesPerSecond.toLocaleString('en-US')})`,
     );
 
     console.log(
@@ -124,7 +137,7 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       `${label}: delivery ${delivery.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${deliveryRatio.toFixed(3)}; ` +
         `replay ${replay ? `${replay.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${replayRatio!.toFixed(3)}` : 'n/a'}`,
     );
-    rounds.push({ ceiling, delivery, replay, deliveryRatio, replayRatio });
+    rounds.push({ ceiling, nodeHttpCeiling, delivery, replay, deliveryRatio, replayRatio });
     await liveReceiver.close();
   }
 
@@ -140,11 +153,21 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
   printDeliveryTable(deliveryMedian.delivery, replayMedian?.replay ?? null);
   results.delivery = deliveryMedian.delivery;
   results.replay = replayMedian?.replay ?? null;
+  // Against the ceiling's client until 2026-11-28, so figures compare with the earlier ones.
+  const toNodeHttp = (entry: DeliveryRound, result: { messagesPerSecond: number } | null) =>
+    result ? round(result.messagesPerSecond / entry.nodeHttpCeiling.messagesPerSecond, 3) : null;
+  const medianOf = (values: number[]) =>
+    values.length > 0 ? [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]! : null;
+  const deliveryToNodeHttp = rounds.map((entry) => toNodeHttp(entry, entry.delivery)!);
+  const replayToNodeHttp = rounds
+    .map((entry) => toNodeHttp(entry, entry.replay))
+    .filter((ratio): ratio is number => ratio !== null);
   results.deliveryCeiling = {
     messagesPerSecond: deliveryMedian.ceiling.messagesPerSecond,
     deliveryRatio: deliveryMedian.deliveryRatio,
     replayRatio: replayMedian?.replayRatio ?? null,
     replayCeilingMessagesPerSecond: replayMedian?.ceiling.messagesPerSecond ?? null,
+    nodeHttp: { deliveryRatio: medianOf(deliveryToNodeHttp), replayRatio: medianOf(replayToNodeHttp) },
     rounds,
     goal: { ratioAtLeast: DELIVERY_GOAL_RATIO },
   };
@@ -161,6 +184,12 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
   console.log(
     `ratio replay/ceiling: ${replayMedian ? replayMedian.replayRatio!.toFixed(3) : 'n/a'}  ` +
       goalText(replayMedian?.replayRatio ?? null),
+  );
+  console.log(
+    `against the ceiling through node:http (its client until 2026-11-28), median rounds: delivery ` +
+      `${medianOf(deliveryToNodeHttp)?.toFixed(3) ?? 'n/a'}, replay ${medianOf(replayToNodeHttp)?.toFixed(3) ?? 'n/a'}; ` +
+      `by round: delivery ${deliveryToNodeHttp.map((ratio) => ratio.toFixed(3)).join(', ')}; ` +
+      `replay ${replayToNodeHttp.map((ratio) => ratio.toFixed(3)).join(', ')}`,
   );
 
   // Latency a user feels: half of the delivery rate, steadily.

@@ -2,7 +2,9 @@
  * The delivery ceiling: what the wire allows between this machine's Node and the bench's receiver.
  * A plain Node client (`delivery-ceiling.worker.js`, a thread of its own) POSTs the very bodies the
  * router sends (the stored form of the bench messages), signed the same way, to a receiver of the same
- * kind, `ROUTER_MAX_IN_FLIGHT` at a time. Delivery and replay are reported as ratios to it.
+ * kind, `ROUTER_MAX_IN_FLIGHT` at a time, through undici's `dispatch` as the webhooks adapter sends.
+ * Delivery and replay are reported as ratios to it. The same through `node:http` (`client`), the
+ * ceiling's client until 2026-11-28, is measured beside it to compare with earlier figures.
  */
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -10,7 +12,11 @@ import type { BenchMessages } from './bench-messages';
 import { round } from './load-loop';
 import { arrivalSpanSeconds, BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
 
+/** undici's `dispatch`, as the webhooks adapter sends; or `node:http`, the ceiling's client until 2026-11-28. */
+export type DeliveryCeilingClient = 'undici' | 'node:http';
+
 export interface DeliveryCeilingResult {
+  client: DeliveryCeilingClient;
   requests: number;
   concurrency: number;
   /** First to last arrival at the receiver, as delivery is measured. */
@@ -26,6 +32,7 @@ export async function measureDeliveryCeiling(options: {
   sharedSecret: string;
   requests: number;
   concurrency: number;
+  client: DeliveryCeilingClient;
 }): Promise<DeliveryCeilingResult> {
   const receiver = await BenchWebhookReceiver.start('ceiling', options.sharedSecret);
   try {
@@ -38,6 +45,7 @@ export async function measureDeliveryCeiling(options: {
             sharedSecret: options.sharedSecret,
             bodies: payloads,
             concurrency: options.concurrency,
+            client: options.client,
           },
         });
         worker.once('message', (message) => {
@@ -51,12 +59,13 @@ export async function measureDeliveryCeiling(options: {
     const counts = receiver.snapshot();
     const spanSeconds = arrivalSpanSeconds(counts);
     return {
+      client: options.client,
       requests: counts.requests,
       concurrency: options.concurrency,
       spanSeconds: round(spanSeconds, 3),
       messagesPerSecond: spanSeconds > 0 ? Math.round(counts.distinctMessages / spanSeconds) : 0,
       signatureMismatches: counts.signatureMismatches,
-      failures: receiverFailures('delivery ceiling', counts, payloads.length),
+      failures: receiverFailures(`delivery ceiling (${options.client})`, counts, payloads.length),
     };
   } finally {
     await receiver.close();
