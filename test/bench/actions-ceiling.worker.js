@@ -6,6 +6,7 @@
 'use strict';
 const { Agent, buildConnector } = require('undici');
 const { parentPort, workerData } = require('node:worker_threads');
+const { statusOf } = require('./undici-status');
 
 const { port, ca, requests, concurrency } = workerData;
 /** Set by the client per request, not part of what the destination chose to send. */
@@ -23,21 +24,14 @@ function send(recorded) {
   for (const [name, value] of Object.entries(recorded.headers))
     if (!CONNECTION_HEADERS.has(name)) headers[name] = value;
   headers['content-length'] = String(body.length);
-  return new Promise((resolve, reject) => {
-    let status = 0;
-    agent.dispatch(
-      { origin: `https://${recorded.host}`, method: recorded.method, path: recorded.path, headers, body },
-      {
-        onRequestStart() {},
-        onResponseStart(_controller, statusCode) {
-          status = statusCode;
-        },
-        onResponseData() {},
-        onResponseEnd: () =>
-          status >= 200 && status < 300 ? resolve() : reject(new Error(`HTTP ${status}`)),
-        onResponseError: (_controller, error) => reject(error),
-      },
-    );
+  return statusOf(agent, {
+    origin: `https://${recorded.host}`,
+    method: recorded.method,
+    path: recorded.path,
+    headers,
+    body,
+  }).then((status) => {
+    if (status < 200 || status >= 300) throw new Error(`HTTP ${status}`);
   });
 }
 

@@ -22,6 +22,7 @@ import type { NormalizedMessage } from '@tributary/contracts';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { startFakeVendor, type FakeVendor, type RecordedRequest } from '../support/fake-vendor.kit';
+import { medianBy } from './load-loop';
 import { watchThreads } from './thread-cpu-profiles';
 
 export interface ActionsRound {
@@ -124,10 +125,6 @@ export async function measureActionsDelivery(
     await webhooks.close();
     await vendor.close();
   }
-}
-
-function medianBy<T>(entries: readonly T[], value: (entry: T) => number): T {
-  return [...entries].sort((a, b) => value(a) - value(b))[Math.floor(entries.length / 2)]!;
 }
 
 /**

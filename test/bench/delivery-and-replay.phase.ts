@@ -156,8 +156,7 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
   // Against the ceiling's client until 2026-11-28, so figures compare with the earlier ones.
   const toNodeHttp = (entry: DeliveryRound, result: { messagesPerSecond: number } | null) =>
     result ? round(result.messagesPerSecond / entry.nodeHttpCeiling.messagesPerSecond, 3) : null;
-  const medianOf = (values: number[]) =>
-    values.length > 0 ? [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]! : null;
+  const medianOf = (values: number[]) => (values.length > 0 ? medianBy(values, (ratio) => ratio) : null);
   const deliveryToNodeHttp = rounds.map((entry) => toNodeHttp(entry, entry.delivery)!);
   const replayToNodeHttp = rounds
     .map((entry) => toNodeHttp(entry, entry.replay))

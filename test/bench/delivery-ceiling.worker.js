@@ -8,6 +8,7 @@ const { createHmac } = require('node:crypto');
 const http = require('node:http');
 const { Agent: UndiciAgent } = require('undici');
 const { parentPort, workerData } = require('node:worker_threads');
+const { statusOf } = require('./undici-status');
 
 const { url, sharedSecret, bodies, concurrency, client } = workerData;
 const target = new URL(url);
@@ -44,20 +45,14 @@ function nodeHttpClient() {
 function undiciClient() {
   const agent = new UndiciAgent();
   const post = (body) =>
-    new Promise((resolve, reject) => {
-      let status = 0;
-      agent.dispatch(
-        { origin: target.origin, path: target.pathname, method: 'POST', headers: signedHeaders(body), body },
-        {
-          onRequestStart() {},
-          onResponseStart(_controller, statusCode) {
-            status = statusCode;
-          },
-          onResponseData() {},
-          onResponseEnd: () => (status === 200 ? resolve() : reject(new Error(`HTTP ${status}`))),
-          onResponseError: (_controller, error) => reject(error),
-        },
-      );
+    statusOf(agent, {
+      origin: target.origin,
+      path: target.pathname,
+      method: 'POST',
+      headers: signedHeaders(body),
+      body,
+    }).then((status) => {
+      if (status !== 200) throw new Error(`HTTP ${status}`);
     });
   return { post, close: () => agent.close() };
 }
