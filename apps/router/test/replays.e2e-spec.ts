@@ -7,6 +7,8 @@ import {
   sleep,
   type TestSource,
 } from '../../../test/support/tracking-e2e.kit';
+import { TRACKING_LOG, type TrackingLog } from '@tributary/event-log';
+import { replayConsumerName } from '@tributary/routing';
 import { configApi } from '../../../test/support/config-api.client';
 import {
   auditEvents,
@@ -189,4 +191,55 @@ describe('replays end to end', () => {
     expect(missing.status).toBe(404);
     expect(receiver.requests).toEqual([]);
   });
+});
+
+// A replay's sent messages wait for their outcomes' checkpoint, then for their acks' confirmation:
+// it holds `REPLAY_SETTLING_ROOM` messages more than it sends at once, so those waits do not take
+// places from the destination's requests, which still number at most ROUTER_MAX_IN_FLIGHT at once.
+describe('replays: what a replay holds and what it sends at once', () => {
+  const MAX_IN_FLIGHT = 4;
+  let t: TributaryTestInstance;
+  let source: TestSource;
+  let slow: WebhookReceiver;
+
+  beforeAll(async () => {
+    t = await startTributary({
+      environment: { ...POLLING_ENVIRONMENT, ROUTER_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT) },
+    });
+    source = await createWorkspaceAndSource(t);
+    slow = await WebhookReceiver.start({ secret: 'held', delayMs: 100 });
+  });
+
+  afterAll(async () => {
+    await t?.stop({ removeData: true });
+    await slow?.close();
+  });
+
+  it('holds more messages than it sends, and the destination never gets more than its limit at once', async () => {
+    const startTime = new Date(Date.now() - 1_000).toISOString();
+    const messages = Array.from({ length: 40 }, (_, index) => trackMessage({ properties: { index } }));
+    await sendBatch(t, source, messages);
+    await createWebhookDestination(t, source, 'webhooks', slow, 'held', { enabled: false });
+    const replays = `${destinationName(source, 'webhooks')}/replays`;
+    const requested = await configApi(t, 'POST', replays, { start_time: startTime });
+    expect(requested.status).toBe(200);
+    const replayId = (requested.body.name as string).split('/').pop()!;
+
+    // 40 messages, 4 at a time and 100 ms each, take a second at the destination.
+    const log = t.app.get<symbol, TrackingLog>(TRACKING_LOG, { strict: false });
+    let mostHeld = 0;
+    const finished = await pollUntil('the replay finishes', 20_000, async () => {
+      const lag = await log.consumerLag(replayConsumerName(replayId)).catch(() => undefined);
+      if (lag) mostHeld = Math.max(mostHeld, lag.unacknowledged);
+      const replay = await configApi(t, 'GET', `${replays}/${replayId}`);
+      return replay.body.state === 'RUNNING' ? undefined : replay.body;
+    });
+    expect(finished.value).toMatchObject({
+      state: 'COMPLETED',
+      counts: { delivered: messages.length, discarded: 0, filtered: 0, skipped: 0, dead_lettered: 0 },
+    });
+    for (const message of messages) expect(slow.acceptedOnce(message.messageId)).toBeDefined();
+    expect(slow.mostAtOnce).toBe(MAX_IN_FLIGHT);
+    expect(mostHeld).toBeGreaterThan(MAX_IN_FLIGHT);
+  }, 40_000);
 });

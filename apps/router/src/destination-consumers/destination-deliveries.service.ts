@@ -32,7 +32,8 @@ import { FunctionGatherers } from './function-gatherers';
 
 /**
  * What a destination's consumer holds at once (the log's `maxInFlight`), and of those, how many it
- * sends to the destination at once: fewer than it holds only with an insert function in front.
+ * sends to the destination at once: fewer than it holds with an insert function in front (messages in
+ * its lane call), and in a replay (messages waiting for their checkpoint).
  */
 export interface DeliveryBudget {
   readonly held: number;
@@ -113,6 +114,8 @@ export class DestinationDeliveries implements OnApplicationShutdown {
    * Not async, nor is what it calls: each async function and await of a message's way is a promise
    * and its objects, per message. (On Node 24 an AsyncLocalStorage no longer adds promise hooks to
    * them: it keeps its context in the async context frame.)
+   *
+   * `requests`: the consumer's limiter when it holds more than it sends at once (`requestLimiterOf`).
    */
   deliver(
     target: DeliveryTarget,
@@ -123,7 +126,9 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const delivery = target.insertFunction
       ? this.insertThenDeliver(target, message, storedPayload, requests)
-      : this.deliverNow(target, message, storedPayload);
+      : requests
+        ? requests.run(() => this.deliverNow(target, message, storedPayload))
+        : this.deliverNow(target, message, storedPayload);
     this.inFlight.add(delivery);
     const forget = () => this.inFlight.delete(delivery);
     delivery.then(forget, forget);

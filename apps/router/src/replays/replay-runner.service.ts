@@ -19,7 +19,7 @@ import {
 import { DeliveryContext, MessageDeliverer } from '../destination-consumers/message-deliverer.service';
 import { HeldLease, JobLeases } from '../job-leases/job-leases';
 import { abortableSleep, LeasedJobs } from '../job-leases/leased-jobs';
-import { ReplayCheckpoint, ReplayTally } from './replay-tally';
+import { ReplayCheckpoint, ReplayTally, TALLY_BATCH_SIZE } from './replay-tally';
 
 /** How often a running replay checks whether it has sent everything. */
 const COMPLETION_CHECK_MS = 250;
@@ -46,6 +46,15 @@ interface ReplayJob {
  * exact counts are kept with the wait the replay was built and tested with.
  */
 const REPLAY_ACK_WAIT_MS = 30_000;
+
+/**
+ * What a replay holds beyond what it sends at once: a message sent waits for its outcome's checkpoint
+ * (one lease write per `TALLY_BATCH_SIZE` settlements, or after 50 ms) and then for its ack's
+ * confirmation. Held within the destination's budget, those waits took places from the requests: the
+ * destination got fewer at once than its live consumer gives it. Two batches: one gathering while the
+ * last is saved and its acks confirmed.
+ */
+export const REPLAY_SETTLING_ROOM = 2 * TALLY_BATCH_SIZE;
 
 @Injectable()
 export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -116,9 +125,11 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
       return;
     }
     const endTime = replay.endTime === null ? null : Date.parse(replay.endTime);
-    // The budget of the destination's own consumer: an adapter that writes gathered calls needs
-    // several full calls in flight, or each call waits for the acks (and checkpoint) of the last.
-    const budget = this.deliveries.budgetOf(view.destination, this.environment.ROUTER_MAX_IN_FLIGHT);
+    // The requests of the destination's own consumer (an adapter that writes gathered calls needs
+    // several full calls in flight, or each call waits for the acks and checkpoint of the last), and
+    // room beside them for the messages waiting for their checkpoint.
+    const own = this.deliveries.budgetOf(view.destination, this.environment.ROUTER_MAX_IN_FLIGHT);
+    const budget = { held: own.held + REPLAY_SETTLING_ROOM, requests: own.requests };
     // One for the whole replay: the tally acks each message once its outcome is saved.
     const context: DeliveryContext = {
       consumerName,

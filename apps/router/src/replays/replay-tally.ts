@@ -13,7 +13,7 @@ export interface ReplayCheckpoint {
 }
 
 /** Settlements saved together: the lease is written once per batch, not once per message. */
-const BATCH_SIZE = 32;
+export const TALLY_BATCH_SIZE = 32;
 /** The longest a settled message waits for its batch to be saved. */
 const BATCH_DELAY_MS = 50;
 
@@ -79,7 +79,7 @@ export class ReplayTally {
       // A gathered call settles hundreds of messages in one turn: one save for them, not one per
       // settlement past the batch size.
       if (this.saveQueued) return;
-      if (this.pending.length >= BATCH_SIZE) {
+      if (this.pending.length >= TALLY_BATCH_SIZE) {
         clearTimeout(this.timer);
         this.timer = undefined;
         void this.saveBatch();
