@@ -24,6 +24,7 @@ import { measureFailingDestination } from './failing-destination.phase';
 import { medianBy, round } from './load-loop';
 import { measurePostgres } from './postgres.phase';
 import { measureSteadyLatency, printSteadyLatency } from './steady-latency.phase';
+import { processCpuTimeMs } from './tributary-server.process';
 import { BenchWebhookReceiver } from './webhook-receiver';
 
 /** Goal of `ratio delivery/ceiling`, `ratio replay/ceiling` and `ratio postgres/ceiling`. */
@@ -38,6 +39,53 @@ interface DeliveryRound {
   replay: ReplayResult | null;
   deliveryRatio: number;
   replayRatio: number | null;
+  /** CPU µs per message of each process, to see where a ratio below 1 goes on a machine that is all busy. */
+  cpu: { ceiling: CpuPerMessage | null; delivery: CpuPerMessage | null; replay: CpuPerMessage | null };
+}
+
+/** CPU µs per message by process; null where a reading is missing (off Linux). */
+interface CpuPerMessage {
+  server: number | null;
+  natsServer: number | null;
+  /**
+   * The bench's main thread (the receivers, and the /v1/batch load during delivery), and for the
+   * ceiling its client's thread too.
+   */
+  bench: number;
+  total: number | null;
+}
+
+/**
+ * CPU time so far in ms of what a delivery runs on: the server, nats-server and the bench's main thread.
+ * The main thread's alone, so a ceiling's figure leaves out its client thread's start.
+ */
+function cpuReading(run: BenchRun) {
+  const { user, system } = process.threadCpuUsage();
+  return {
+    server: run.server.cpuTimeMs(),
+    natsServer: processCpuTimeMs(run.natsPid),
+    bench: (user + system) / 1000,
+  };
+}
+
+function cpuPerMessage(
+  before: ReturnType<typeof cpuReading>,
+  after: ReturnType<typeof cpuReading>,
+  messages: number,
+  otherBenchThreadsMs = 0,
+): CpuPerMessage | null {
+  if (messages <= 0) return null;
+  const perMessage = (from: number | null, to: number | null) =>
+    from === null || to === null ? null : round(((to - from) * 1000) / messages, 1);
+  const server = perMessage(before.server, after.server);
+  const natsServer = perMessage(before.natsServer, after.natsServer);
+  const bench = perMessage(before.bench, after.bench + otherBenchThreadsMs)!;
+  return {
+    server,
+    natsServer,
+    bench,
+    total: server === null || natsServer === null ? null : round(server + natsServer + bench, 1),
+  };
 }
 
 /**
@@ -69,6 +117,7 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       `${label}, delivery ceiling: a plain Node client, ${routerConcurrency} requests at a time ...`,
     );
     const ceilingOf = async (client: DeliveryCeilingClient) => {
+      const cpuBefore = cpuReading(run);
       const result = await measureDeliveryCeiling({
         messages: deliveryMessages,
         sharedSecret,
@@ -77,10 +126,11 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
         client,
       });
       failures.push(...result.failures);
-      return result;
+      const cpu = cpuPerMessage(cpuBefore, cpuReading(run), result.requests, result.clientCpuMs ?? 0);
+      return { result, cpu: result.clientCpuMs === null ? null : cpu };
     };
-    const ceiling = await ceilingOf('undici');
-    const nodeHttpCeiling = await ceilingOf('node:http');
+    const { result: ceiling, cpu: ceilingCpu } = await ceilingOf('undici');
+    const { result: nodeHttpCeiling } = await ceilingOf('node:http');
     console.log(
       `${label}, delivery ceiling: ${ceiling.messagesPerSecond.toLocaleString('en-US')} messages/s ` +
         `(through node:http: ${nodeHttpCeiling.messagesPerSecond.toLocaleString('en-US')})`,
@@ -92,6 +142,7 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
     // Anything before the probe message: the replay sends everything phase 3 sent.
     const replayFrom = new Date(Date.now() - 1000);
     if (settings.cpuProfile) server.startCpuProfile();
+    const deliveryCpuBefore = cpuReading(run);
     const delivery = await measureDelivery({
       api,
       workspace: WORKSPACE,
@@ -103,11 +154,13 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       settings: { ...settings, seconds: settings.deliverySeconds },
       ingestMessagesPerSecond,
     });
+    const deliveryCpu = cpuPerMessage(deliveryCpuBefore, cpuReading(run), delivery.deliveredMessages);
     if (settings.cpuProfile)
       console.log(`server CPU profile (delivery): ${await server.stopCpuProfile(`delivery-${round_}`)}`);
     failures.push(...delivery.failures);
 
     let replay: ReplayResult | null = null;
+    let replayCpu: CpuPerMessage | null = null;
     if (!delivery.complete) {
       console.log(`${label}, phase 4/5: skipped, phase 3 did not deliver every message in time`);
     } else {
@@ -115,6 +168,7 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       const replayReceiver = await BenchWebhookReceiver.start(`replay-${round_}`, sharedSecret);
       cleanups.push(() => replayReceiver.close());
       if (settings.cpuProfile) server.startCpuProfile();
+      const replayCpuBefore = cpuReading(run);
       replay = await measureReplay({
         api,
         workspace: WORKSPACE,
@@ -127,6 +181,7 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
         timeoutSeconds: settings.replayTimeoutSeconds,
         ingestMessagesPerSecond,
       });
+      replayCpu = cpuPerMessage(replayCpuBefore, cpuReading(run), replay.replayedMessages);
       if (settings.cpuProfile)
         console.log(`server CPU profile (replay): ${await server.stopCpuProfile(`replay-${round_}`)}`);
       failures.push(...replay.failures);
@@ -137,7 +192,15 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       `${label}: delivery ${delivery.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${deliveryRatio.toFixed(3)}; ` +
         `replay ${replay ? `${replay.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${replayRatio!.toFixed(3)}` : 'n/a'}`,
     );
-    rounds.push({ ceiling, nodeHttpCeiling, delivery, replay, deliveryRatio, replayRatio });
+    rounds.push({
+      ceiling,
+      nodeHttpCeiling,
+      delivery,
+      replay,
+      deliveryRatio,
+      replayRatio,
+      cpu: { ceiling: ceilingCpu, delivery: deliveryCpu, replay: replayCpu },
+    });
     await liveReceiver.close();
   }
 
@@ -189,6 +252,26 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       `${medianOf(deliveryToNodeHttp)?.toFixed(3) ?? 'n/a'}, replay ${medianOf(replayToNodeHttp)?.toFixed(3) ?? 'n/a'}; ` +
       `by round: delivery ${deliveryToNodeHttp.map((ratio) => ratio.toFixed(3)).join(', ')}; ` +
       `replay ${replayToNodeHttp.map((ratio) => ratio.toFixed(3)).join(', ')}`,
+  );
+
+  // Where the machine's CPU goes per message. On this 2-core machine the ceiling and the router's
+  // phases are both CPU-bound, so a ratio cannot exceed the ceiling's total over the phase's.
+  const cpuText = (cpu: CpuPerMessage | null) =>
+    cpu
+      ? `total ${cpu.total ?? 'n/a'} (server ${cpu.server ?? 'n/a'}, nats-server ${cpu.natsServer ?? 'n/a'}, ` +
+        `bench ${cpu.bench})`
+      : 'n/a';
+  const boundOf = (ceilingCpu: CpuPerMessage | null, phaseCpu: CpuPerMessage | null | undefined) =>
+    ceilingCpu?.total && phaseCpu?.total ? round(ceilingCpu.total / phaseCpu.total, 3).toFixed(3) : 'n/a';
+  console.log(
+    `CPU µs per message, median rounds: ceiling ${cpuText(deliveryMedian.cpu.ceiling)} (bench: its client thread ` +
+      `and the receiver); delivery ${cpuText(deliveryMedian.cpu.delivery)} (bench: the receiver and the ` +
+      `/v1/batch load); replay ${cpuText(replayMedian?.cpu.replay ?? null)} (bench: the receiver)`,
+  );
+  console.log(
+    `ceiling's CPU per message over the phase's (what the ratio would read were both CPU-bound): delivery ` +
+      `${boundOf(deliveryMedian.cpu.ceiling, deliveryMedian.cpu.delivery)}, replay ` +
+      `${boundOf(replayMedian?.cpu.ceiling ?? null, replayMedian?.cpu.replay)}`,
   );
 
   // Latency a user feels: half of the delivery rate, steadily.

@@ -23,6 +23,8 @@ export interface DeliveryCeilingResult {
   spanSeconds: number;
   messagesPerSecond: number;
   signatureMismatches: number;
+  /** CPU ms of the client's thread while it sent (the receiver runs in the bench's main thread). */
+  clientCpuMs: number | null;
   /** Requests lost, duplicated or wrongly signed; the run fails on any. */
   failures: string[];
 }
@@ -37,7 +39,12 @@ export async function measureDeliveryCeiling(options: {
   const receiver = await BenchWebhookReceiver.start('ceiling', options.sharedSecret);
   try {
     const { payloads } = options.messages.storedBatch(options.requests);
-    const outcome = await new Promise<{ requests?: number; elapsedMs?: number; error?: string }>(
+    const outcome = await new Promise<{
+      requests?: number;
+      elapsedMs?: number;
+      clientCpuMs?: number;
+      error?: string;
+    }>(
       (resolve, reject) => {
         const worker = new Worker(join(__dirname, 'delivery-ceiling.worker.js'), {
           workerData: {
@@ -65,6 +72,7 @@ export async function measureDeliveryCeiling(options: {
       spanSeconds: round(spanSeconds, 3),
       messagesPerSecond: spanSeconds > 0 ? Math.round(counts.distinctMessages / spanSeconds) : 0,
       signatureMismatches: counts.signatureMismatches,
+      clientCpuMs: outcome.clientCpuMs ?? null,
       failures: receiverFailures(`delivery ceiling (${options.client})`, counts, payloads.length),
     };
   } finally {
