@@ -4,6 +4,7 @@
  * destination and the PostgreSQL phase.
  */
 import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages } from './bench-messages';
 import { createSource } from './bench-resources';
@@ -46,6 +47,8 @@ interface DeliveryRound {
 /** CPU µs per message by process; null where a reading is missing (off Linux). */
 interface CpuPerMessage {
   server: number | null;
+  /** Of `server`, its main thread's: the event loop the router runs on, apart from GC and I/O helpers. */
+  serverMainThread: number | null;
   natsServer: number | null;
   /**
    * The bench's main thread (the receivers, and the /v1/batch load during delivery), and for the
@@ -63,6 +66,7 @@ function cpuReading(run: BenchRun) {
   const { user, system } = process.threadCpuUsage();
   return {
     server: run.server.cpuTimeMs(),
+    serverMainThread: processCpuTimeMs(run.server.pid, run.server.pid),
     natsServer: processCpuTimeMs(run.natsPid),
     bench: (user + system) / 1000,
   };
@@ -82,6 +86,7 @@ function cpuPerMessage(
   const bench = perMessage(before.bench, after.bench + otherBenchThreadsMs)!;
   return {
     server,
+    serverMainThread: perMessage(before.serverMainThread, after.serverMainThread),
     natsServer,
     bench,
     total: server === null || natsServer === null ? null : round(server + natsServer + bench, 1),
@@ -258,20 +263,31 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
   // phases are both CPU-bound, so a ratio cannot exceed the ceiling's total over the phase's.
   const cpuText = (cpu: CpuPerMessage | null) =>
     cpu
-      ? `total ${cpu.total ?? 'n/a'} (server ${cpu.server ?? 'n/a'}, nats-server ${cpu.natsServer ?? 'n/a'}, ` +
-        `bench ${cpu.bench})`
+      ? `total ${cpu.total ?? 'n/a'} (server ${cpu.server ?? 'n/a'}, its main thread ${cpu.serverMainThread ?? 'n/a'}; ` +
+        `nats-server ${cpu.natsServer ?? 'n/a'}; bench ${cpu.bench})`
       : 'n/a';
   const boundOf = (ceilingCpu: CpuPerMessage | null, phaseCpu: CpuPerMessage | null | undefined) =>
     ceilingCpu?.total && phaseCpu?.total ? round(ceilingCpu.total / phaseCpu.total, 3).toFixed(3) : 'n/a';
+  // Cores busy = CPU per message × messages/s: whether the machine, or the router's one event loop, is full.
+  const busy = (cpuMicros: number | null | undefined, messagesPerSecond: number | undefined) =>
+    cpuMicros == null || messagesPerSecond === undefined
+      ? 'n/a'
+      : round((cpuMicros * messagesPerSecond) / 1e6, 2).toFixed(2);
   console.log(
     `CPU µs per message, median rounds: ceiling ${cpuText(deliveryMedian.cpu.ceiling)} (bench: its client thread ` +
       `and the receiver); delivery ${cpuText(deliveryMedian.cpu.delivery)} (bench: the receiver and the ` +
       `/v1/batch load); replay ${cpuText(replayMedian?.cpu.replay ?? null)} (bench: the receiver)`,
   );
+  const replayCpu = replayMedian?.cpu.replay;
   console.log(
-    `ceiling's CPU per message over the phase's (what the ratio would read were both CPU-bound): delivery ` +
+    `cores busy of ${cpus().length}: ceiling ${busy(deliveryMedian.cpu.ceiling?.total, deliveryMedian.ceiling.messagesPerSecond)}; ` +
+      `delivery ${busy(deliveryMedian.cpu.delivery?.total, deliveryMedian.delivery.messagesPerSecond)} (the server's ` +
+      `main thread ${busy(deliveryMedian.cpu.delivery?.serverMainThread, deliveryMedian.delivery.messagesPerSecond)}); ` +
+      `replay ${busy(replayCpu?.total, replayMedian?.replay?.messagesPerSecond)} (the server's main thread ` +
+      `${busy(replayCpu?.serverMainThread, replayMedian?.replay?.messagesPerSecond)}); the ceiling's CPU per message ` +
+      `over the phase's (the ratio were both CPU-bound): delivery ` +
       `${boundOf(deliveryMedian.cpu.ceiling, deliveryMedian.cpu.delivery)}, replay ` +
-      `${boundOf(replayMedian?.cpu.ceiling ?? null, replayMedian?.cpu.replay)}`,
+      `${boundOf(replayMedian?.cpu.ceiling ?? null, replayCpu)}`,
   );
 
   // Latency a user feels: half of the delivery rate, steadily.

@@ -44,24 +44,22 @@ export async function measureDeliveryCeiling(options: {
       elapsedMs?: number;
       clientCpuMs?: number;
       error?: string;
-    }>(
-      (resolve, reject) => {
-        const worker = new Worker(join(__dirname, 'delivery-ceiling.worker.js'), {
-          workerData: {
-            url: receiver.url,
-            sharedSecret: options.sharedSecret,
-            bodies: payloads,
-            concurrency: options.concurrency,
-            client: options.client,
-          },
-        });
-        worker.once('message', (message) => {
-          resolve(message);
-          void worker.terminate();
-        });
-        worker.once('error', reject);
-      },
-    );
+    }>((resolve, reject) => {
+      const worker = new Worker(join(__dirname, 'delivery-ceiling.worker.js'), {
+        workerData: {
+          url: receiver.url,
+          sharedSecret: options.sharedSecret,
+          bodies: payloads,
+          concurrency: options.concurrency,
+          client: options.client,
+        },
+      });
+      worker.once('message', (message) => {
+        resolve(message);
+        void worker.terminate();
+      });
+      worker.once('error', reject);
+    });
     if (outcome.error) throw new Error(`the delivery ceiling's client failed: ${outcome.error}`);
     const counts = receiver.snapshot();
     const spanSeconds = arrivalSpanSeconds(counts);

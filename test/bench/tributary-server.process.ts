@@ -4,10 +4,16 @@ import { join } from 'node:path';
 import { serverStartFlags } from '../support/server-start-flags';
 import { round } from './load-loop';
 
-/** A process's CPU time (user and system) so far in ms, from `/proc`; null off Linux or once it is gone. */
-export function processCpuTimeMs(pid: number): number | null {
+/**
+ * A process's CPU time (user and system) so far in ms, from `/proc`, or one of its threads' with
+ * `thread` (its main thread's id is the process id); null off Linux or once it is gone.
+ */
+export function processCpuTimeMs(pid: number, thread?: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(
+      thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`,
+      'utf8',
+    );
     // Fields after the command name (which may contain spaces) start at ")"; utime and stime are 14, 15.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticksPerSecond = 100; // USER_HZ, 100 on every mainstream Linux
