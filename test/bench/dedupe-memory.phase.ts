@@ -5,7 +5,10 @@
  * over them, and it divides the growth of resident memory (nats-server plus the Tributary server,
  * worker threads included) by the number of ids: the bytes each id of the window costs. Resident
  * memory is the lowest of the samples taken every 500 ms over BENCH_DEDUPE_REST_SECONDS (10) of
- * rest, since V8 and Go heaps breathe.
+ * rest, since V8 and Go heaps breathe. nats-server's part is its Go heap in use right after a
+ * collection the bench forces through its profiling port, where it has one: its resident memory
+ * moved with the heap Go returned to the system between the two ends, which once made the figure
+ * negative (-32.4 bytes per id, 2026-11-28).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,8 +21,10 @@ export interface DedupeMemoryResult {
   seconds: number;
   messagesPerSecond: number;
   guardWindow: string;
+  /** `nats`: its heap in use after a forced collection, or its resident memory (`natsMemory`). */
   rssBeforeMb: { nats: number; tributary: number };
   rssAfterMb: { nats: number; tributary: number };
+  natsMemory: 'heap in use after a collection' | 'resident';
   bytesPerId: number;
   /** The index file with its write-ahead log (every id the bench sent, earlier phases included). */
   indexFileMb: number | null;
@@ -51,15 +56,30 @@ async function restingResident(
     tributary: number;
   },
   restSeconds: number,
+  natsProfileUrl: string | undefined,
 ): Promise<{ nats: number; tributary: number }> {
   let nats = Number.POSITIVE_INFINITY;
   let tributary = Number.POSITIVE_INFINITY;
   for (let sample = 0; sample < Math.max(1, restSeconds * 2); sample += 1) {
-    nats = Math.min(nats, residentBytes(pids.nats));
+    if (!natsProfileUrl) nats = Math.min(nats, residentBytes(pids.nats));
     tributary = Math.min(tributary, residentBytes(pids.tributary));
     await sleep(500);
   }
+  if (natsProfileUrl) nats = await natsHeapInUse(natsProfileUrl);
   return { nats, tributary };
+}
+
+/**
+ * nats-server's Go heap in use, read right after a collection: its heap profile endpoint runs one
+ * first (`gc=1`) and prints the runtime's memory statistics with it (`debug=1`).
+ */
+async function natsHeapInUse(profileUrl: string): Promise<number> {
+  const response = await fetch(`${profileUrl}/debug/pprof/heap?gc=1&debug=1`);
+  const text = await response.text();
+  const match = /^# HeapInuse = (\d+)$/m.exec(text);
+  if (!response.ok || !match)
+    throw new Error(`nats-server's heap profile answered ${response.status} without HeapInuse`);
+  return Number(match[1]);
 }
 
 /** Waits until `/health/ready` answers 200: the dedupe index has caught up with the log. */
@@ -87,6 +107,8 @@ export async function measureDedupeMemory(options: {
   dataDirectory: string;
   /** Seconds of rest sampled at each end. */
   restSeconds: number;
+  /** nats-server's profiling listener (`--profile`), `http://host:port`; absent: its resident memory. */
+  natsProfileUrl?: string;
 }): Promise<DedupeMemoryResult> {
   const poster = new BatchPoster(options.baseUrl, options.writeKey, options.concurrency);
   try {
@@ -96,14 +118,14 @@ export async function measureDedupeMemory(options: {
     await sendUnique(poster, options, Math.round(options.ids / 2));
     await untilReady(options.baseUrl, 120_000);
     await sleep(options.guardWindowMs + 3_000);
-    const before = await restingResident(options.pids, options.restSeconds);
+    const before = await restingResident(options.pids, options.restSeconds, options.natsProfileUrl);
     const startedAt = performance.now();
     const { accepted, failedRequests } = await sendUnique(poster, options, options.ids);
     const seconds = (performance.now() - startedAt) / 1000;
     await untilReady(options.baseUrl, 120_000);
     // JetStream forgets the guard window's ids once it has passed; the index keeps them.
     await sleep(options.guardWindowMs + 3_000);
-    const after = await restingResident(options.pids, options.restSeconds);
+    const after = await restingResident(options.pids, options.restSeconds, options.natsProfileUrl);
     const growth = after.nats + after.tributary - (before.nats + before.tributary);
     return {
       ids: accepted,
@@ -112,6 +134,7 @@ export async function measureDedupeMemory(options: {
       guardWindow: options.guardWindowText,
       rssBeforeMb: { nats: megabytes(before.nats), tributary: megabytes(before.tributary) },
       rssAfterMb: { nats: megabytes(after.nats), tributary: megabytes(after.tributary) },
+      natsMemory: options.natsProfileUrl ? 'heap in use after a collection' : 'resident',
       bytesPerId: round(growth / accepted, 1),
       indexFileMb: indexFileMegabytes(options.dataDirectory),
       failedRequests,
@@ -169,8 +192,9 @@ function megabytes(bytes: number): number {
 export function printDedupeMemory(result: DedupeMemoryResult): void {
   console.log(
     `dedupe phase: ${result.ids} unique ids in ${result.seconds} s (${result.messagesPerSecond} msg/s), ` +
-      `guard window ${result.guardWindow}; resident MB before nats ${result.rssBeforeMb.nats} + tributary ` +
-      `${result.rssBeforeMb.tributary}, after nats ${result.rssAfterMb.nats} + tributary ${result.rssAfterMb.tributary}` +
+      `guard window ${result.guardWindow}; MB before nats ${result.rssBeforeMb.nats} + tributary ` +
+      `${result.rssBeforeMb.tributary}, after nats ${result.rssAfterMb.nats} + tributary ${result.rssAfterMb.tributary} ` +
+      `(nats-server: ${result.natsMemory}; tributary: resident)` +
       (result.failedRequests > 0 ? `; ${result.failedRequests} requests failed and were sent again` : ''),
   );
   console.log(

@@ -59,7 +59,7 @@
  *    messageId held in the dedupe window, after BENCH_DEDUPE_IDS unique ids.
  */
 import { generateAccessTokenSecret } from '@tributary/auth';
-import { NatsServerProcess } from '@tributary/event-log/testing';
+import { freePort, NatsServerProcess } from '@tributary/event-log/testing';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -101,7 +101,9 @@ async function cleanUp(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const nats = await NatsServerProcess.start();
+  // Its profiling listener lets the dedupe phase read its heap after a forced collection.
+  const natsProfilePort = await freePort();
+  const nats = await NatsServerProcess.start({ extraArguments: ['--profile', String(natsProfilePort)] });
   cleanups.push(() => nats.dispose());
   const dataDirectory = mkdtempSync(join(tmpdir(), 'tributary-bench-'));
   cleanups.push(() => rmSync(dataDirectory, { recursive: true, force: true }));
@@ -164,6 +166,7 @@ async function main(): Promise<void> {
       guardWindowText: settings.dedupeGuardWindow,
       dataDirectory,
       restSeconds: settings.dedupeRestSeconds,
+      natsProfileUrl: `http://127.0.0.1:${natsProfilePort}`,
     });
     printDedupeMemory(dedupe);
     results.dedupe = dedupe;

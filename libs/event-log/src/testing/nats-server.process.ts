@@ -203,7 +203,8 @@ export class NatsServerProcess {
   }
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on right now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
