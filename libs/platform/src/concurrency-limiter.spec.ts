@@ -42,6 +42,29 @@ describe('ConcurrencyLimiter', () => {
     await expect(limiter.run(async () => 'next')).resolves.toBe('next');
   });
 
+  it('once closed, starts nothing more: waiting tasks and later runs reject, running ones finish', async () => {
+    const limiter = new ConcurrencyLimiter(1, 5);
+    const gate = deferred();
+    const started: string[] = [];
+    const running = limiter.run(async () => {
+      started.push('running');
+      await gate.promise;
+      return 'finished';
+    });
+    const waiting = limiter.run(async () => {
+      started.push('waiting');
+      return 'never';
+    });
+    await Promise.resolve();
+    limiter.close(new Error('stopped'));
+    await expect(waiting).rejects.toThrow('stopped');
+    await expect(limiter.run(async () => 'later')).rejects.toThrow('stopped');
+    gate.resolve();
+    await expect(running).resolves.toBe('finished');
+    expect(started).toEqual(['running']);
+    expect(limiter.load).toEqual({ running: 0, waiting: 0 });
+  });
+
   it('refuses nonsense bounds', () => {
     expect(() => new ConcurrencyLimiter(0, 1)).toThrow(RangeError);
     expect(() => new ConcurrencyLimiter(1, -1)).toThrow(RangeError);

@@ -14,7 +14,8 @@ export class ConcurrencyLimitError extends Error {
  */
 export class ConcurrencyLimiter {
   private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Array<{ resolve(): void; reject(error: unknown): void }> = [];
+  private closedWith: Error | undefined;
 
   constructor(
     private readonly maxRunning: number,
@@ -32,10 +33,11 @@ export class ConcurrencyLimiter {
   }
 
   async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.closedWith) throw this.closedWith;
     if (this.running >= this.maxRunning) {
       if (this.waiting.length >= this.maxWaiting) throw new ConcurrencyLimitError(this.retryAfterSeconds);
       // The slot is handed over by the task that finishes, so `running` never dips in between.
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
     } else {
       this.running += 1;
     }
@@ -43,8 +45,17 @@ export class ConcurrencyLimiter {
       return await task();
     } finally {
       const next = this.waiting.shift();
-      if (next) next();
+      if (next) next.resolve();
       else this.running -= 1;
     }
+  }
+
+  /**
+   * Nothing more starts: the tasks waiting for a slot, and any run asked for later, reject with `error`
+   * without running. Those running go on to their end.
+   */
+  close(error: Error): void {
+    this.closedWith = error;
+    for (const waiter of this.waiting.splice(0)) waiter.reject(error);
   }
 }

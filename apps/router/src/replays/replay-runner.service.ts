@@ -130,12 +130,13 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     // room beside them for the messages waiting for their checkpoint.
     const own = this.deliveries.budgetOf(view.destination, this.environment.ROUTER_MAX_IN_FLIGHT);
     const budget = { held: own.held + REPLAY_SETTLING_ROOM, requests: own.requests };
+    const requests = requestLimiterOf(budget);
     // One for the whole replay: the tally acks each message once its outcome is saved.
     const context: DeliveryContext = {
       consumerName,
       sourceId,
       destinationSlug,
-      requests: requestLimiterOf(budget),
+      requests,
       replay: {
         replayId,
         endTime,
@@ -166,6 +167,11 @@ export class ReplayRunner implements OnApplicationBootstrap, BeforeApplicationSh
     }
 
     const ending = await this.untilDrained(job, consumerName, lease, stopping);
+    // Cancelled, or taken over by another replica: nothing more is sent, and the messages waiting for a
+    // request's place are left unsettled (the consumer of a cancelled replay goes; the new holder gets
+    // them after the ack wait). A replica stopping gracefully sends them first, so its successor
+    // continues at once.
+    if (ending === 'cancelled' || ending === 'lost') requests?.close(new Error(`replay ${ending}`));
     await subscription.stop();
     if (ending === 'lost') return;
     if (ending === 'cancelled') {
