@@ -259,8 +259,9 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       `replay ${replayToNodeHttp.map((ratio) => ratio.toFixed(3)).join(', ')}`,
   );
 
-  // Where the machine's CPU goes per message. On this 2-core machine the ceiling and the router's
-  // phases are both CPU-bound, so a ratio cannot exceed the ceiling's total over the phase's.
+  // Where the machine's CPU goes per message, and the cores each side kept busy: a phase whose
+  // machine, or whose router event loop, is full cannot go faster; the ceiling's total over the
+  // phase's is what the ratio would read were both CPU-bound.
   const cpuText = (cpu: CpuPerMessage | null) =>
     cpu
       ? `total ${cpu.total ?? 'n/a'} (server ${cpu.server ?? 'n/a'}, its main thread ${cpu.serverMainThread ?? 'n/a'}; ` +

@@ -115,7 +115,8 @@ export class DestinationDeliveries implements OnApplicationShutdown {
    * and its objects, per message. (On Node 24 an AsyncLocalStorage no longer adds promise hooks to
    * them: it keeps its context in the async context frame.)
    *
-   * `requests`: the consumer's limiter when it holds more than it sends at once (`requestLimiterOf`).
+   * `requests`: the consumer's limiter when it holds more than it sends at once (`requestLimiterOf`);
+   * once it is closed, a message still waiting for its place rejects without being sent.
    */
   deliver(
     target: DeliveryTarget,

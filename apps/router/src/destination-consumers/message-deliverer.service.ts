@@ -180,7 +180,9 @@ export class MessageDeliverer {
 
   /**
    * Sends one message to a destination's target: the only way the router sends a message, for its
-   * consumers and for dead-letter redrives alike. Never rejects (the delivery port's contract).
+   * consumers and for dead-letter redrives alike. Never rejects (the delivery port's contract), but for
+   * a message still waiting for a place in `requests` when the limiter is closed (a replay cancelled or
+   * taken over): it rejects without sending, and the message is left unsettled.
    */
   send(
     target: DeliveryTarget,
