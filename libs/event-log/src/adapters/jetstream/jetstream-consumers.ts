@@ -55,7 +55,7 @@ export class JetStreamConsumers {
       await this.ensureConsumer(consumerName, options);
       const consumer = await this.session.client.consumers.get(TRACKING_STREAM, consumerName);
       const handlers = new RunningHandlers(handler, options.onHandlerError, options.ackWaitMs);
-      const settling = this.settlingFor(options.confirmAcks !== false);
+      const settling = this.settlingFor(consumerName, options.confirmAcks !== false);
       const subjects = new SubjectTokens();
       // Short pulls, issued again at once when a NATS node or a leader election takes one away.
       pull = await RestartingPull.start(
@@ -210,10 +210,10 @@ export class JetStreamConsumers {
 
   /**
    * How a consumer's deliveries are settled, made once per consumer. A confirmed ack resolves once
-   * the server has recorded it; an unconfirmed one is queued with every ack of the same event-loop
-   * turn (see `confirmAcks`).
+   * the server has recorded it, one answer for the consumer's acks of one event-loop turn; an
+   * unconfirmed one is queued with every ack of the same turn (see `confirmAcks`).
    */
-  private settlingFor(confirmAck: boolean): DeliverySettling {
+  private settlingFor(consumerName: string, confirmAck: boolean): DeliverySettling {
     return {
       ack: confirmAck
         ? (message, reply) =>
@@ -221,7 +221,7 @@ export class JetStreamConsumers {
             // pulled message's reply subject is where its ack goes (`JsMsg` only types it on the class).
             // (Not an async function: its promise and await would cost promise hooks per message.)
             this.confirmedAcks
-              .ack(reply ?? (message as JsMsg & { reply?: string }).reply)
+              .ack(reply ?? (message as JsMsg & { reply?: string }).reply, consumerName)
               .catch((error: unknown) => {
                 throw this.session.translate(error, `ack of ${message.seq}`);
               })

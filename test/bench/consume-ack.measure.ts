@@ -1,0 +1,85 @@
+/**
+ * A replay's consume-and-ack loop measured alone, apart from the router, its destinations and the
+ * bench's load: the JetStream tracking log, a nats-server of its own, the bench's messages as stored,
+ * and a consumer per round that reads them all from the start and acks each with confirmation (as a
+ * replay does), `ROUTER_MAX_IN_FLIGHT` × 2 in flight. Prints each round's messages/s and the CPU per
+ * message of this process and of nats-server (from `/proc`, Linux only): what a change to deliveries
+ * or acks costs on both sides, without the noise of the full bench (BENCHMARKS.md).
+ *
+ *   node --require ./test/support/swc-register.js test/bench/consume-ack.measure.ts [messages] [rounds]
+ *
+ * `messages`: stored once, read by every round (default 100000); `rounds` (default 3; the first
+ * warms the code paths up).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEventLog } from '@tributary/event-log';
+import { NatsServerProcess } from '@tributary/event-log/testing';
+import { createBenchMessages } from './bench-messages';
+import { processCpuTimeMs } from './tributary-server.process';
+
+const IN_FLIGHT = 128;
+const BATCH = 100;
+
+async function main(): Promise<void> {
+  const total = Number(process.argv[2] ?? 100_000);
+  const rounds = Number(process.argv[3] ?? 3);
+  const nats = await NatsServerProcess.start();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tributary-consume-ack-'));
+  const log = await createEventLog({ natsUrl: nats.url, dataDir, dedupeIndex: false });
+  try {
+    const messages = createBenchMessages('measure');
+    for (let stored = 0; stored < total; stored += BATCH) {
+      const { messageIds, payloads } = messages.storedBatch(Math.min(BATCH, total - stored));
+      const outcomes = await log.publishBatch(
+        payloads.map((payload, index) => ({
+          workspaceId: 'bench',
+          sourceId: 'measure',
+          messageId: messageIds[index]!,
+          payload: JSON.parse(payload) as Record<string, unknown>,
+        })),
+      );
+      if (outcomes.some((outcome) => outcome.duplicate)) throw new Error('a fresh messageId was a duplicate');
+    }
+    console.log(`${total} messages stored; each round reads and acks them all, ${IN_FLIGHT} in flight`);
+    for (let round = 1; round <= rounds; round += 1) {
+      let acked = 0;
+      let finished!: () => void;
+      const allAcked = new Promise<void>((resolve) => (finished = resolve));
+      const cpuBefore = process.cpuUsage();
+      const natsBefore = processCpuTimeMs(nats.pid!);
+      const startedAt = process.hrtime.bigint();
+      const subscription = await log.consume(
+        `measure-${round}`,
+        { sourceId: 'measure', deliverFrom: new Date(0), ackWaitMs: 30_000, maxInFlight: IN_FLIGHT },
+        async (delivery) => {
+          await delivery.ack();
+          acked += 1;
+          if (acked === total) finished();
+        },
+      );
+      await allAcked;
+      const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
+      const cpu = process.cpuUsage(cpuBefore);
+      const natsMs = processCpuTimeMs(nats.pid!)! - natsBefore!;
+      await subscription.stop();
+      const lag = await log.consumerLag(`measure-${round}`);
+      if (lag.undelivered !== 0 || lag.unacknowledged !== 0)
+        throw new Error(`round ${round} left ${JSON.stringify(lag)}`);
+      console.log(
+        `round ${round}: ${Math.round(total / seconds)} messages/s; CPU µs per message: this process ` +
+          `${((cpu.user + cpu.system) / total).toFixed(1)}, nats-server ${((natsMs * 1000) / total).toFixed(1)}`,
+      );
+    }
+  } finally {
+    await log.close();
+    await nats.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
