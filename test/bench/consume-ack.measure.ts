@@ -1,15 +1,15 @@
 /**
  * A replay's consume-and-ack loop measured alone, apart from the router, its destinations and the
  * bench's load: the JetStream tracking log, a nats-server of its own, the bench's messages as stored,
- * and a consumer per round that reads them all from the start and acks each with confirmation (as a
- * replay does), `ROUTER_MAX_IN_FLIGHT` × 2 in flight. Prints each round's messages/s and the CPU per
+ * and a consumer per round that reads them all from the start and acks each: with confirmation, as a
+ * replay does (128 in flight), or `plain`, as a destination's consumer does (64). Prints each round's messages/s and the CPU per
  * message of this process and of nats-server (from `/proc`, Linux only): what a change to deliveries
  * or acks costs on both sides, without the noise of the full bench (BENCHMARKS.md).
  *
- *   node --require ./test/support/swc-register.js test/bench/consume-ack.measure.ts [messages] [rounds]
+ *   node --require ./test/support/swc-register.js test/bench/consume-ack.measure.ts [messages] [rounds] [plain]
  *
  * `messages`: stored once, read by every round (default 100000); `rounds` (default 3; the first
- * warms the code paths up).
+ * warms the code paths up); `plain`: acks without confirmation.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,12 +19,13 @@ import { NatsServerProcess } from '@tributary/event-log/testing';
 import { createBenchMessages } from './bench-messages';
 import { processCpuTimeMs } from './tributary-server.process';
 
-const IN_FLIGHT = 128;
 const BATCH = 100;
 
 async function main(): Promise<void> {
   const total = Number(process.argv[2] ?? 100_000);
   const rounds = Number(process.argv[3] ?? 3);
+  const confirmAcks = process.argv[4] !== 'plain';
+  const inFlight = confirmAcks ? 128 : 64;
   const nats = await NatsServerProcess.start();
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-consume-ack-'));
   const log = await createEventLog({ natsUrl: nats.url, dataDir, dedupeIndex: false });
@@ -42,7 +43,9 @@ async function main(): Promise<void> {
       );
       if (outcomes.some((outcome) => outcome.duplicate)) throw new Error('a fresh messageId was a duplicate');
     }
-    console.log(`${total} messages stored; each round reads and acks them all, ${IN_FLIGHT} in flight`);
+    console.log(
+      `${total} messages stored; each round reads and acks them all, ${inFlight} in flight, acks ${confirmAcks ? 'confirmed' : 'plain'}`,
+    );
     for (let round = 1; round <= rounds; round += 1) {
       let acked = 0;
       let finished!: () => void;
@@ -52,7 +55,13 @@ async function main(): Promise<void> {
       const startedAt = process.hrtime.bigint();
       const subscription = await log.consume(
         `measure-${round}`,
-        { sourceId: 'measure', deliverFrom: new Date(0), ackWaitMs: 30_000, maxInFlight: IN_FLIGHT },
+        {
+          sourceId: 'measure',
+          deliverFrom: new Date(0),
+          ackWaitMs: 30_000,
+          maxInFlight: inFlight,
+          confirmAcks,
+        },
         async (delivery) => {
           await delivery.ack();
           acked += 1;
@@ -64,7 +73,12 @@ async function main(): Promise<void> {
       const cpu = process.cpuUsage(cpuBefore);
       const natsMs = processCpuTimeMs(nats.pid!)! - natsBefore!;
       await subscription.stop();
-      const lag = await log.consumerLag(`measure-${round}`);
+      // Plain acks are not answered: the server may still be recording the last ones.
+      let lag = await log.consumerLag(`measure-${round}`);
+      for (let wait = 0; wait < 100 && lag.unacknowledged > 0; wait += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        lag = await log.consumerLag(`measure-${round}`);
+      }
       if (lag.undelivered !== 0 || lag.unacknowledged !== 0)
         throw new Error(`round ${round} left ${JSON.stringify(lag)}`);
       console.log(

@@ -6,20 +6,10 @@ import {
   type NatsConnection,
   type Subscription,
 } from '@nats-io/nats-core';
+import { encodeAckFrames, textOf, type AckFrame, type ReplySubject } from './ack-frames';
 import { rawFrameWriter, type RawFrameWriter } from './hpub-frames';
 
 const ACK = new TextEncoder().encode('+ACK');
-const FRAME_START = Buffer.from('PUB ');
-const FRAME_END = Buffer.from(' 4\r\n+ACK\r\n');
-const SPACE = 0x20;
-const utf8 = new TextDecoder();
-
-function textOf(subject: ReplySubject): string {
-  return typeof subject === 'string' ? subject : utf8.decode(subject);
-}
-
-/** A delivery's reply subject: its bytes as the client received them, or the client's string. */
-type ReplySubject = Uint8Array | string;
 
 /**
  * The acks of one consumer queued in one turn: sent in order, the last alone asking for an answer,
@@ -55,12 +45,9 @@ interface Waiting {
  * message in the client and 2.5 in nats-server (BENCHMARKS.md). Callers name the consumer (`group`);
  * acks without one are answered each.
  *
- * Those acks go as one buffer of `PUB` frames where the client allows it (`rawFrameWriter`, as the
- * pipelined publisher's batches do): `publish` per ack built and encoded its protocol line with
- * `TextEncoder` and copied it into the outbound buffer: the acks were 6.5 % of the server's self time in
- * the PostgreSQL drain, 1.8 % as frames (BENCHMARKS.md). Without the writer, each ack is published on
- * its own, in the same order. A delivery's reply subject is copied as the bytes the client received,
- * not decoded into a string per message (the client's `reply` accessor, 1.1 % of the same drain).
+ * Those acks go as one buffer of `PUB` frames where the client allows it (`encodeAckFrames`, written as
+ * the pipelined publisher's batches are). Without the writer, each ack is published on its own, in the
+ * same order.
  */
 export class ConfirmedAcks {
   private readonly inbox = createInbox();
@@ -138,45 +125,19 @@ export class ConfirmedAcks {
     });
   }
 
-  /**
-   * `PUB <subject> 4` and `+ACK` per ack, `PUB <subject> <reply> 4` for the last of each run, one
-   * buffer for all: what `publish` writes for each. Subjects come from the server (a delivery's reply
-   * subject) and the inbox, so they hold no space or line break; the size counts the payload's bytes
-   * alone.
-   */
+  /** Every ack of the turn in one write, the last of each run asking for its answer. */
   private writeAll(write: RawFrameWriter, queued: readonly AckRun[], tokens: readonly string[]): void {
-    // The inbox and the tokens are ASCII (a NUID and digits): one byte per character.
-    const inbox = `${this.inbox}.`;
-    let size = 0;
-    queued.forEach((run, index) => {
-      for (const subject of run.subjects) {
-        const subjectBytes =
-          typeof subject === 'string' ? Buffer.byteLength(subject, 'utf8') : subject.length;
-        size += FRAME_START.length + subjectBytes + FRAME_END.length;
-      }
-      size += 1 + inbox.length + tokens[index]!.length;
-    });
-    const frames = Buffer.allocUnsafe(size);
-    let offset = 0;
+    const frames: AckFrame[] = [];
     queued.forEach((run, index) => {
       const last = run.subjects.length - 1;
-      run.subjects.forEach((subject, position) => {
-        offset += FRAME_START.copy(frames, offset);
-        if (typeof subject === 'string') offset += frames.write(subject, offset, 'utf8');
-        else {
-          frames.set(subject, offset);
-          offset += subject.length;
-        }
-        if (position === last) {
-          frames[offset++] = SPACE;
-          offset += frames.write(inbox, offset, 'latin1');
-          offset += frames.write(tokens[index]!, offset, 'latin1');
-        }
-        offset += FRAME_END.copy(frames, offset);
-      });
+      run.subjects.forEach((subject, position) =>
+        frames.push(
+          position === last ? { subject, answerTo: `${this.inbox}.${tokens[index]}` } : { subject },
+        ),
+      );
     });
     try {
-      write(frames);
+      write(encodeAckFrames(frames));
     } catch (error) {
       // Closed or draining: nothing was written, as `publish` would have thrown for each.
       for (const token of tokens) this.settle(token, error);

@@ -31,7 +31,7 @@ const SENT: Promise<void> = Promise.resolve();
  */
 export class JetStreamConsumers {
   private readonly subscriptions = new Map<string, Set<ConsumerSubscription>>();
-  private readonly acks = new CoalescedAcks();
+  private readonly acks: CoalescedAcks;
   private readonly confirmedAcks: ConfirmedAcks;
 
   constructor(
@@ -39,6 +39,7 @@ export class JetStreamConsumers {
     private readonly attemptHistory: JetStreamAttemptHistory,
     private readonly notice?: (message: string) => void,
   ) {
+    this.acks = new CoalescedAcks(session.connection);
     this.confirmedAcks = new ConfirmedAcks(session.connection, session.publishTimeoutMs);
   }
 
@@ -225,7 +226,7 @@ export class JetStreamConsumers {
               .catch((error: unknown) => {
                 throw this.session.translate(error, `ack of ${message.seq}`);
               })
-        : (message) => {
+        : (message, reply) => {
             // No request, inbox and timer per message: every ack of one event-loop turn shares one
             // socket write. One lost to a crash comes back after the ack wait (see `confirmAcks`).
             try {
@@ -233,7 +234,7 @@ export class JetStreamConsumers {
             } catch (error) {
               return Promise.reject(error);
             }
-            this.acks.ack(message);
+            this.acks.ack(message, reply);
             return SENT;
           },
       nak: async (message, delayMs) => {
