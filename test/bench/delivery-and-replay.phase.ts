@@ -30,6 +30,13 @@ import { BenchWebhookReceiver } from './webhook-receiver';
 
 /** Goal of `ratio delivery/ceiling`, `ratio replay/ceiling` and `ratio postgres/ceiling`. */
 const DELIVERY_GOAL_RATIO = 0.8;
+/**
+ * The delivery ceiling's timed requests, 3-4 s of them, after its untimed warm-up: until 2026-11-28
+ * 20,000 from a cold thread, about 1.5 s, whose first requests ran cold code and whose few seconds
+ * caught the machine's fast and slow moments alone (one run read 14,800-23,800 messages/s).
+ */
+const CEILING_REQUESTS = 80_000;
+const CEILING_WARMUP_REQUESTS = 10_000;
 
 /** One round of phases 3 and 4 with the delivery ceiling measured just before them. */
 interface DeliveryRound {
@@ -122,16 +129,19 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       `${label}, delivery ceiling: a plain Node client, ${routerConcurrency} requests at a time ...`,
     );
     const ceilingOf = async (client: DeliveryCeilingClient) => {
-      const cpuBefore = cpuReading(run);
+      let cpuBefore = cpuReading(run);
+      let cpuAfter = cpuBefore;
       const result = await measureDeliveryCeiling({
+        timed: { started: () => (cpuBefore = cpuReading(run)), ended: () => (cpuAfter = cpuReading(run)) },
         messages: deliveryMessages,
         sharedSecret,
-        requests: 20_000,
+        requests: CEILING_REQUESTS,
+        warmupRequests: CEILING_WARMUP_REQUESTS,
         concurrency: routerConcurrency,
         client,
       });
       failures.push(...result.failures);
-      const cpu = cpuPerMessage(cpuBefore, cpuReading(run), result.requests, result.clientCpuMs ?? 0);
+      const cpu = cpuPerMessage(cpuBefore, cpuAfter, result.requests, result.clientCpuMs ?? 0);
       return { result, cpu: result.clientCpuMs === null ? null : cpu };
     };
     const { result: ceiling, cpu: ceilingCpu } = await ceilingOf('undici');

@@ -2,7 +2,9 @@
 // own), POSTing each body with its X-Signature to the receiver, `concurrency` requests at a time over
 // keep-alive connections, the way a webhook delivery does with no event log and no router around it.
 // `client` 'undici' sends as the webhooks adapter does (undici's `dispatch`, each answer read whole);
-// 'node:http' as this ceiling did until 2026-11-28, kept to compare with earlier figures.
+// 'node:http' as this ceiling did until 2026-11-28, kept to compare with earlier figures. The
+// `warmupBodies` go first, untimed, to a receiver of their own, so the timed requests run on warm code
+// as the router's do (the phases it bounds run for 10 s and more).
 'use strict';
 const { createHmac } = require('node:crypto');
 const http = require('node:http');
@@ -10,8 +12,7 @@ const { Agent: UndiciAgent } = require('undici');
 const { parentPort, workerData } = require('node:worker_threads');
 const { statusOf } = require('./undici-status');
 
-const { url, sharedSecret, bodies, concurrency, client } = workerData;
-const target = new URL(url);
+const { url, warmupUrl, sharedSecret, bodies, warmupBodies, concurrency, client } = workerData;
 
 function signedHeaders(body) {
   return {
@@ -21,7 +22,7 @@ function signedHeaders(body) {
   };
 }
 
-function nodeHttpClient() {
+function nodeHttpClient(target) {
   const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo', noDelay: true });
   const post = (body) =>
     new Promise((resolve, reject) => {
@@ -42,7 +43,7 @@ function nodeHttpClient() {
   return { post, close: async () => agent.destroy() };
 }
 
-function undiciClient() {
+function undiciClient(target) {
   const agent = new UndiciAgent();
   const post = (body) =>
     statusOf(agent, {
@@ -57,19 +58,33 @@ function undiciClient() {
   return { post, close: () => agent.close() };
 }
 
-async function run() {
-  const { post, close } = client === 'node:http' ? nodeHttpClient() : undiciClient();
+/** Sends every body, `concurrency` at a time, through a client of its own to `to`. */
+async function sendAll(to, all) {
+  const { post, close } = client === 'node:http' ? nodeHttpClient(new URL(to)) : undiciClient(new URL(to));
   let next = 0;
+  const worker = async () => {
+    while (next < all.length) await post(Buffer.from(all[next++], 'utf8'));
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, all.length) }, worker));
+  } finally {
+    await close();
+  }
+}
+
+async function run() {
+  if (warmupBodies.length > 0) await sendAll(warmupUrl, warmupBodies);
+  // The bench reads every process's CPU before the timed part: it answers 'go' once it has.
+  await new Promise((resolve) => {
+    parentPort.once('message', resolve);
+    parentPort.postMessage({ warmedUp: true });
+  });
   const startedAt = Date.now();
   const cpuBefore = process.threadCpuUsage();
-  const worker = async () => {
-    while (next < bodies.length) await post(Buffer.from(bodies[next++], 'utf8'));
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, bodies.length) }, worker));
+  await sendAll(url, bodies);
   const elapsedMs = Date.now() - startedAt;
   // This thread's CPU while it sent: the client's cost per request, apart from the receiver's.
   const cpu = process.threadCpuUsage(cpuBefore);
-  await close();
   parentPort.postMessage({ requests: bodies.length, elapsedMs, clientCpuMs: (cpu.user + cpu.system) / 1000 });
 }
 
