@@ -31,7 +31,7 @@ import { BenchWebhookReceiver } from './webhook-receiver';
 /** Goal of `ratio delivery/ceiling`, `ratio replay/ceiling` and `ratio postgres/ceiling`. */
 const DELIVERY_GOAL_RATIO = 0.8;
 /**
- * The delivery ceiling's timed requests, 3-4 s of them, after its untimed warm-up: until 2026-11-28
+ * The delivery ceiling's timed requests, 3.5-5 s of them, after its untimed warm-up: until 2026-11-28
  * 20,000 from a cold thread, about 1.5 s, whose first requests ran cold code and whose few seconds
  * caught the machine's fast and slow moments alone (one run read 14,800-23,800 messages/s).
  */

@@ -127,9 +127,7 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     if (this.crashOnMessage !== undefined && message.messageId === this.crashOnMessage) crashNow();
     const delivery = target.insertFunction
       ? this.insertThenDeliver(target, message, storedPayload, requests)
-      : requests
-        ? requests.run(() => this.deliverNow(target, message, storedPayload))
-        : this.deliverNow(target, message, storedPayload);
+      : this.deliverInTurn(target, message, storedPayload, requests);
     this.inFlight.add(delivery);
     const forget = () => this.inFlight.delete(delivery);
     delivery.then(forget, forget);
@@ -209,9 +207,19 @@ export class DestinationDeliveries implements OnApplicationShutdown {
     const next = decision.message as NormalizedMessage;
     // Returned as it came: the stored bytes are still its JSON.
     const nextPayload = decision.unchanged ? storedPayload : undefined;
+    return this.deliverInTurn(target, next, nextPayload, requests);
+  }
+
+  /** Through the consumer's limiter when it has one: at most its budget's `requests` at once. */
+  private deliverInTurn(
+    target: DeliveryTarget,
+    message: NormalizedMessage,
+    storedPayload: Uint8Array | undefined,
+    requests: ConcurrencyLimiter | undefined,
+  ): Promise<AttemptResult> {
     return requests
-      ? requests.run(() => this.deliverNow(target, next, nextPayload))
-      : this.deliverNow(target, next, nextPayload);
+      ? requests.run(() => this.deliverNow(target, message, storedPayload))
+      : this.deliverNow(target, message, storedPayload);
   }
 
   private deliverNow(

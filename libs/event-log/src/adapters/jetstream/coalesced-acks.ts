@@ -16,7 +16,8 @@ import { rawFrameWriter, type RawFrameWriter } from './hpub-frames';
  */
 export class CoalescedAcks {
   private readonly writeFrames: RawFrameWriter | null;
-  private pending: Array<{ message: JsMsg; frame: AckFrame | undefined }> = [];
+  /** Each a frame as it is (its reply subject), and the message for a client without a raw writer. */
+  private pending: Array<AckFrame & { message: JsMsg }> = [];
   private scheduled = false;
 
   constructor(connection: NatsConnection) {
@@ -27,7 +28,9 @@ export class CoalescedAcks {
   ack(message: JsMsg, reply?: Uint8Array): void {
     // A pulled message's reply subject is where its ack goes (`JsMsg` only types it on the class).
     const subject = reply ?? (message as JsMsg & { reply?: string }).reply;
-    this.pending.push({ message, frame: subject ? { subject } : undefined });
+    // Without one there is nowhere to send it (`message.ack()` sends nothing either).
+    if (!subject) return;
+    this.pending.push({ subject, message });
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => this.flush());
@@ -39,20 +42,11 @@ export class CoalescedAcks {
     const pending = this.pending;
     this.pending = [];
     if (pending.length === 0) return;
-    if (this.writeFrames && pending.every(({ frame }) => frame !== undefined)) {
-      try {
-        this.writeFrames(encodeAckFrames(pending.map(({ frame }) => frame!)));
-      } catch {
-        // The connection is closed: the messages come back after the ack wait, as after a crash.
-      }
-      return;
-    }
-    for (const { message } of pending) {
-      try {
-        message.ack();
-      } catch {
-        // The connection is closed: the message comes back after the ack wait, as after a crash.
-      }
+    try {
+      if (this.writeFrames) this.writeFrames(encodeAckFrames(pending));
+      else for (const { message } of pending) message.ack();
+    } catch {
+      // The connection is closed: the messages come back after the ack wait, as after a crash.
     }
   }
 }

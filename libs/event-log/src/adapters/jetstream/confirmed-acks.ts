@@ -24,7 +24,6 @@ interface AckRun {
 
 interface Waiting {
   sentAt: number;
-  subject: ReplySubject;
   run: AckRun;
 }
 
@@ -101,7 +100,7 @@ export class ConfirmedAcks {
     const sentAt = Date.now();
     const tokens = queued.map((run) => {
       const token = String(this.nextToken++);
-      this.waiting.set(token, { sentAt, subject: run.subjects[run.subjects.length - 1]!, run });
+      this.waiting.set(token, { sentAt, run });
       return token;
     });
     if (this.writeFrames) {
@@ -168,7 +167,7 @@ export class ConfirmedAcks {
     if (!waiting) return;
     this.settle(
       token,
-      reply.headers?.code === 503 ? new NoRespondersError(textOf(waiting.subject)) : undefined,
+      reply.headers?.code === 503 ? new NoRespondersError(textOf(waiting.run.subjects.at(-1)!)) : undefined,
     );
   }
 
