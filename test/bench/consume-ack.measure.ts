@@ -6,10 +6,12 @@
  * message of this process and of nats-server (from `/proc`, Linux only): what a change to deliveries
  * or acks costs on both sides, without the noise of the full bench (BENCHMARKS.md).
  *
- *   node --require ./test/support/swc-register.js test/bench/consume-ack.measure.ts [messages] [rounds] [plain]
+ *   node --require ./test/support/swc-register.js test/bench/consume-ack.measure.ts [messages] [rounds] [plain|confirmed] [holdMs]
  *
  * `messages`: stored once, read by every round (default 100000); `rounds` (default 3; the first
- * warms the code paths up); `plain`: acks without confirmation.
+ * warms the code paths up); `plain`: acks without confirmation; `holdMs` (default 0): how long each
+ * message is held before its ack, as a destination's answer takes, which sets the rate (in flight ÷
+ * hold): nats-server's CPU per message grows as the rate falls.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +27,7 @@ async function main(): Promise<void> {
   const total = Number(process.argv[2] ?? 100_000);
   const rounds = Number(process.argv[3] ?? 3);
   const confirmAcks = process.argv[4] !== 'plain';
+  const holdMs = Number(process.argv[5] ?? 0);
   const inFlight = confirmAcks ? 128 : 64;
   const nats = await NatsServerProcess.start();
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-consume-ack-'));
@@ -63,6 +66,7 @@ async function main(): Promise<void> {
           confirmAcks,
         },
         async (delivery) => {
+          if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
           await delivery.ack();
           acked += 1;
           if (acked === total) finished();

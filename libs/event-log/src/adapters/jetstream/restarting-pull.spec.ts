@@ -141,6 +141,50 @@ describe('RestartingPull', () => {
     expect((await manager.consumers.info('CLOSED', 'reader')).num_pending).toBe(1);
   });
 
+  // The server sends the messages while this process does not read its socket (the event loop is
+  // held), and the pull is closed before it reads them: closing used to unsubscribe in the client at
+  // once, so they were dropped on arrival and stayed delivered, unacknowledged, until the ack wait.
+  it('hands the callback every message the server sent before it learnt of the close', async () => {
+    const publisher = await connect({ servers: server.url, noAsyncTraces: true });
+    const { manager, received, pull } = await startReader('DRAINED', 2_000);
+    try {
+      await publisher.flush();
+      for (let index = 0; index < 5; index += 1) publisher.publish('drained.one', `sent ${index}`);
+      // Let the client write them, then hold this process while the server stores and delivers them.
+      await new Promise((resolve) => setImmediate(resolve));
+      const heldUntil = Date.now() + 300;
+      while (Date.now() < heldUntil) {
+        // The event loop is held: the deliveries wait in the socket.
+      }
+      await pull.close();
+      expect(received).toEqual(['sent 0', 'sent 1', 'sent 2', 'sent 3', 'sent 4']);
+      // The reader's acks reach the server before the answer to this ping.
+      await connection.flush();
+      const info = await manager.consumers.info('DRAINED', 'reader');
+      expect({ pending: info.num_pending, unacknowledged: info.num_ack_pending }).toEqual({
+        pending: 0,
+        unacknowledged: 0,
+      });
+    } finally {
+      await publisher.close();
+    }
+  });
+
+  it('closes within its bound while the server is away, without waiting for its return', async () => {
+    const away = await NatsServerProcess.start();
+    const own = await connect({ servers: away.url, noAsyncTraces: true, maxReconnectAttempts: -1 });
+    try {
+      const { pull } = await startReader('AWAY', 2_000, {}, own);
+      await away.stop();
+      const started = Date.now();
+      await pull.close();
+      expect(Date.now() - started).toBeLessThan(1_800);
+    } finally {
+      await own.close();
+      await away.dispose();
+    }
+  });
+
   it('lets a pull due again on a closed connection go quietly: the log is closing', async () => {
     // The connection closes while an election's advisory or the connection's return has the pull
     // issued again; nothing awaits that restart, so a rejection of it would end the process.

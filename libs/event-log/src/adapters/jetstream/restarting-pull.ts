@@ -41,6 +41,9 @@ const MAX_PAUSE_MS = 1_000;
  */
 const OUTAGE_QUIET_MS = 30_000;
 
+/** The longest a closing pull waits for the server to confirm it sends nothing more (`drainInbox`). */
+const DRAIN_TIMEOUT_MS = 1_000;
+
 /** What a pull watches beside its own notifications, and whom it tells. */
 export interface PullWatch {
   /**
@@ -110,10 +113,15 @@ export class RestartingPull {
     return this.restarts;
   }
 
+  /**
+   * Stops pulling without leaving a message behind: every message the server sent before it learnt
+   * that the pull is gone still reaches the callback (see `drainInbox`).
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.connectionStatus?.stop();
     this.elections?.unsubscribe();
+    await drainInbox(this.messages);
     await this.messages.close();
   }
 
@@ -183,6 +191,30 @@ export class RestartingPull {
       this.restarting = false;
     }
   }
+}
+
+/**
+ * Drains the inbox of a pull before it is closed. Closing alone unsubscribes at once in the client, so
+ * a message the server sent before the unsubscription reached it (an ack just sent had made room for
+ * it, or it was just published) was dropped on arrival: the server counts it delivered and sends it
+ * again only after the ack wait. That cost a replay handed over by a replica stopping gracefully a
+ * whole ack wait (30 s) now and then. Draining tells the server first and waits for its answer to a
+ * ping (`Subscription.drain`): what it sent before arrives before that answer, and the server sends the
+ * pull nothing after it (a pull's messages go only to an inbox someone subscribes to).
+ *
+ * The inbox's subscription is internal to the client (`sub` of its consume); without it (a future
+ * client) the pull is closed as before.
+ */
+async function drainInbox(messages: ConsumerMessages): Promise<void> {
+  const inbox = (messages as ConsumerMessages & { sub?: Partial<Subscription> }).sub;
+  if (typeof inbox?.drain !== 'function' || inbox.isClosed?.() !== false) return;
+  // The answer comes only once connected: a stop during an outage must not wait for the server's return.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    inbox.drain().catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, DRAIN_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
 }
 
 type PullConsumeOptions = ConsumeOptions & { callback: NonNullable<ConsumeOptions['callback']> };
