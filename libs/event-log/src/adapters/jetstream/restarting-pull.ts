@@ -199,8 +199,10 @@ export class RestartingPull {
  * it, or it was just published) was dropped on arrival: the server counts it delivered and sends it
  * again only after the ack wait. That cost a replay handed over by a replica stopping gracefully a
  * whole ack wait (30 s) now and then. Draining tells the server first and waits for its answer to a
- * ping (`Subscription.drain`): what it sent before arrives before that answer, and the server sends the
- * pull nothing after it (a pull's messages go only to an inbox someone subscribes to).
+ * ping (`Subscription.drain`): what it sent before arrives before that answer, and it sends the pull
+ * nothing after, since it gives a pull a message only while someone subscribes to its inbox. What
+ * remains is nats-server's own moment between that check and the message's routing: in a loop made
+ * to hit it (stops among fast acks), 2 stops in 30 left a message behind, against 12 in 30 before.
  *
  * The inbox's subscription is internal to the client (`sub` of its consume); without it (a future
  * client) the pull is closed as before.
