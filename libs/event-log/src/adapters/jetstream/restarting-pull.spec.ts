@@ -157,14 +157,15 @@ describe('RestartingPull', () => {
         // The event loop is held: the deliveries wait in the socket.
       }
       await pull.close();
-      expect(received).toEqual(['sent 0', 'sent 1', 'sent 2', 'sent 3', 'sent 4']);
       // The reader's acks reach the server before the answer to this ping.
       await connection.flush();
       const info = await manager.consumers.info('DRAINED', 'reader');
-      expect({ pending: info.num_pending, unacknowledged: info.num_ack_pending }).toEqual({
-        pending: 0,
-        unacknowledged: 0,
-      });
+      // Whatever the server had sent by then (all five unless it was slower than the hold) reached
+      // the callback in order and was acked: nothing is left delivered and unacknowledged.
+      const delivered = info.delivered.consumer_seq;
+      expect(delivered).toBeGreaterThan(0);
+      expect(received).toEqual(['sent 0', 'sent 1', 'sent 2', 'sent 3', 'sent 4'].slice(0, delivered));
+      expect(info.num_ack_pending).toBe(0);
     } finally {
       await publisher.close();
     }
