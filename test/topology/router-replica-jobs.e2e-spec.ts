@@ -165,6 +165,18 @@ describe('replays and redrives with two router replicas on one JetStream', () =>
     return value;
   }
 
+  /** A replay COMPLETED with every message counted delivered, and each sent exactly once. */
+  async function expectCompletedOnce(replay: unknown, sent: string[], receiver: WebhookReceiver) {
+    expect(replay).toMatchObject({
+      state: 'COMPLETED',
+      counts: { delivered: sent.length, discarded: 0, filtered: 0, skipped: 0, dead_lettered: 0 },
+    });
+    await sleep(DUPLICATE_WATCH_MS);
+    const copies = copiesOf(receiver);
+    expect(new Set(copies.keys())).toEqual(new Set(sent));
+    expect([...copies].filter(([, count]) => count > 1)).toEqual([]);
+  }
+
   async function replayAndWait(source: TestSource, startTime: string, timeoutMs: number) {
     const replaysPath = `${destinationName(source, 'webhooks')}/replays`;
     const created = await configApi(configApiEndpoint, 'POST', replaysPath, { start_time: startTime });
@@ -209,14 +221,7 @@ describe('replays and redrives with two router replicas on one JetStream', () =>
     });
     const { finished } = await replayAndWait(source, startTime, 30_000);
     const { value: replay } = await finished;
-    expect(replay).toMatchObject({
-      state: 'COMPLETED',
-      counts: { delivered: sent.length, discarded: 0, filtered: 0, skipped: 0, dead_lettered: 0 },
-    });
-    await sleep(DUPLICATE_WATCH_MS);
-    const copies = copiesOf(receiver);
-    expect(new Set(copies.keys())).toEqual(new Set(sent));
-    expect([...copies].filter(([, count]) => count > 1)).toEqual([]);
+    await expectCompletedOnce(replay, sent, receiver);
 
     // One replica ran it: its delivery metrics hold every delivery, the other's none.
     const deliveredBy = await Promise.all(
@@ -281,14 +286,7 @@ describe('replays and redrives with two router replicas on one JetStream', () =>
       const { value: replay } = await finished;
       // Well within the ack wait: nothing had to wait for a redelivery.
       expect(Date.now() - stoppedAt).toBeLessThan(ACK_WAIT_MS / 2);
-      expect(replay).toMatchObject({
-        state: 'COMPLETED',
-        counts: { delivered: sent.length, discarded: 0, filtered: 0, skipped: 0, dead_lettered: 0 },
-      });
-      await sleep(DUPLICATE_WATCH_MS);
-      const copies = copiesOf(receiver);
-      expect(new Set(copies.keys())).toEqual(new Set(sent));
-      expect([...copies].filter(([, count]) => count > 1)).toEqual([]);
+      await expectCompletedOnce(replay, sent, receiver);
     } finally {
       // Even after a failure above, the next test has its two replicas.
       await spawnRouter();
