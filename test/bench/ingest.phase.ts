@@ -21,7 +21,7 @@ import { medianBy, round, runClosedLoop, type PhaseResult } from './load-loop';
 import { printTable } from './print-table';
 import { assertBenchMessagesFitPlan, assertPlanEnforced, createPlannedSource } from './protocols.phase';
 import { assertSuppressionInForce, createSuppressingSource } from './suppression.phase';
-import { cpuMsPerThousand, processCpuTimeMs, type TributaryServerProcess } from './tributary-server.process';
+import { cpuMsPerThousand, processCpuTimeMs, TributaryServerProcess } from './tributary-server.process';
 
 const GOAL_RATIO = 0.8;
 const GOAL_P99_MS = 50;
@@ -29,6 +29,8 @@ const GOAL_P99_MS = 50;
 const SUPPRESSION_GOAL_RATIO = 0.97;
 /** Goal of `ratio protocols/ingest`: enforcing a realistic plan keeps at least this share of the rate. */
 const PROTOCOLS_GOAL_RATIO = 0.8;
+/** The floor's subject, in the ceiling's stream (`bench-ceiling.>`). */
+const FLOOR_SUBJECT = 'bench-ceiling.floor';
 
 export type TributaryResult = PhaseResult & {
   peakRssMb: number | null;
@@ -94,108 +96,131 @@ export async function measureIngest(
   const trackingStreamBefore = await streamMessageCount(natsUrl, TRACKING_STREAM);
   const tributaryRuns: TributaryResult[] = [];
   const ceilingRuns: CeilingResult[] = [];
-  for (let round_ = 1; round_ <= settings.rounds; round_ += 1) {
-    console.log(
-      `round ${round_}/${settings.rounds}, phase 1/5: JetStream ceiling (the pipelined publisher, from the bench) ...`,
-    );
-    const ceilingOfRound = await measureJetStreamCeiling(
-      'pipelined',
-      natsUrl,
-      messages,
-      settings,
-      run.natsPid,
-    );
-    ceilingRuns.push(ceilingOfRound);
-    console.log(`round ${round_}/${settings.rounds}, phase 2/5: tributary /v1/batch ...`);
-    if (settings.cpuProfile) server.startCpuProfile();
-    // The suppression phase runs before phase 2 in even rounds and after it in odd ones, so that
-    // whatever a phase leaves behind (a longer log, garbage) does not always fall on the same side.
-    const suppressionFirst =
-      suppressionWriteKey && suppressionMessages && round_ % 2 === 0
-        ? await measureTributary(server, run.natsPid, settings, suppressionWriteKey, suppressionMessages)
-        : undefined;
-    const tributaryOfRound = await measureTributary(server, run.natsPid, settings, writeKey, messages);
-    tributaryRuns.push(tributaryOfRound);
-    if (suppressionFirst) tributaryRuns.push(suppressionFirst);
-    if (settings.cpuProfile)
-      console.log(`server CPU profile (ingest): ${await server.stopCpuProfile(`ingest-${round_}`)}`);
-    console.log(
-      `round ${round_}/${settings.rounds}, phase 1b/5: JetStream stock client (js.publish per message) ...`,
-    );
-    const stockClientOfRound = await measureJetStreamCeiling(
-      'stock-client',
-      natsUrl,
-      messages,
-      settings,
-      run.natsPid,
-    );
-    ceilingRuns.push(stockClientOfRound);
-    const ratioOfRound = round(tributaryOfRound.messagesPerSecond / ceilingOfRound.messagesPerSecond, 3);
-    const stockClientRatioOfRound = round(
-      tributaryOfRound.messagesPerSecond / stockClientOfRound.messagesPerSecond,
-      3,
-    );
-    console.log(
-      `round ${round_}/${settings.rounds}: ratio ${ratioOfRound.toFixed(3)}, to the stock client ${stockClientRatioOfRound.toFixed(3)}`,
-    );
-    rounds.push({
-      ceiling: ceilingOfRound,
-      stockClient: stockClientOfRound,
-      tributary: tributaryOfRound,
-      ratio: ratioOfRound,
-      stockClientRatio: stockClientRatioOfRound,
-    });
-    if (protocolsWriteKey && protocolsMessages) {
+  // Publishes to the ceiling's stream, so its messages count in that stream's check.
+  const floorRuns: TributaryResult[] = [];
+  const floor = await TributaryServerProcess.start({
+    script: 'test/bench/ingest-floor.server.ts',
+    environment: { NATS_URL: natsUrl, SUBJECT: FLOOR_SUBJECT },
+  });
+  try {
+    for (let round_ = 1; round_ <= settings.rounds; round_ += 1) {
       console.log(
-        `round ${round_}/${settings.rounds}, phase 2b/5: tributary /v1/batch with a tracking plan ...`,
+        `round ${round_}/${settings.rounds}, phase 1/5: JetStream ceiling (the pipelined publisher, from the bench) ...`,
       );
-      const protocolsOfRound = await measureTributary(
-        server,
-        run.natsPid,
+      const ceilingOfRound = await measureJetStreamCeiling(
+        'pipelined',
+        natsUrl,
+        messages,
         settings,
-        protocolsWriteKey,
-        protocolsMessages,
+        run.natsPid,
       );
-      tributaryRuns.push(protocolsOfRound);
-      const protocolsRatio = round(
-        protocolsOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
+      ceilingRuns.push(ceilingOfRound);
+      console.log(
+        `round ${round_}/${settings.rounds}, phase 1c/5: the floor (a bare server that only parses and publishes) ...`,
+      );
+      const floorOfRound = await measureTributary(floor, run.natsPid, settings, writeKey, messages);
+      floorRuns.push(floorOfRound);
+      console.log(`round ${round_}/${settings.rounds}, phase 2/5: tributary /v1/batch ...`);
+      if (settings.cpuProfile) server.startCpuProfile();
+      // The suppression phase runs before phase 2 in even rounds and after it in odd ones, so that
+      // whatever a phase leaves behind (a longer log, garbage) does not always fall on the same side.
+      const suppressionFirst =
+        suppressionWriteKey && suppressionMessages && round_ % 2 === 0
+          ? await measureTributary(server, run.natsPid, settings, suppressionWriteKey, suppressionMessages)
+          : undefined;
+      const tributaryOfRound = await measureTributary(server, run.natsPid, settings, writeKey, messages);
+      tributaryRuns.push(tributaryOfRound);
+      if (suppressionFirst) tributaryRuns.push(suppressionFirst);
+      if (settings.cpuProfile)
+        console.log(`server CPU profile (ingest): ${await server.stopCpuProfile(`ingest-${round_}`)}`);
+      console.log(
+        `round ${round_}/${settings.rounds}, phase 1b/5: JetStream stock client (js.publish per message) ...`,
+      );
+      const stockClientOfRound = await measureJetStreamCeiling(
+        'stock-client',
+        natsUrl,
+        messages,
+        settings,
+        run.natsPid,
+      );
+      ceilingRuns.push(stockClientOfRound);
+      const ratioOfRound = round(tributaryOfRound.messagesPerSecond / ceilingOfRound.messagesPerSecond, 3);
+      const stockClientRatioOfRound = round(
+        tributaryOfRound.messagesPerSecond / stockClientOfRound.messagesPerSecond,
         3,
       );
-      console.log(`round ${round_}/${settings.rounds}: ratio protocols/ingest ${protocolsRatio.toFixed(3)}`);
-      protocolsRounds.push({
-        protocols: protocolsOfRound,
-        ingest: tributaryOfRound,
-        ratio: protocolsRatio,
-      });
-    }
-    if (suppressionWriteKey && suppressionMessages) {
+      const floorRatioOfRound = round(floorOfRound.messagesPerSecond / ceilingOfRound.messagesPerSecond, 3);
+      const toFloorOfRound = round(tributaryOfRound.messagesPerSecond / floorOfRound.messagesPerSecond, 3);
       console.log(
-        `round ${round_}/${settings.rounds}, phase 2c/5: tributary /v1/batch to a source suppressing ${suppressedUsers} users ...`,
+        `round ${round_}/${settings.rounds}: ratio ${ratioOfRound.toFixed(3)}, to the stock client ${stockClientRatioOfRound.toFixed(3)}, ` +
+          `floor/ceiling ${floorRatioOfRound.toFixed(3)}, tributary/floor ${toFloorOfRound.toFixed(3)}`,
       );
-      let suppressionOfRound = suppressionFirst;
-      if (!suppressionOfRound) {
-        suppressionOfRound = await measureTributary(
+      rounds.push({
+        ceiling: ceilingOfRound,
+        stockClient: stockClientOfRound,
+        floor: floorOfRound,
+        tributary: tributaryOfRound,
+        ratio: ratioOfRound,
+        stockClientRatio: stockClientRatioOfRound,
+        floorRatio: floorRatioOfRound,
+        toFloorRatio: toFloorOfRound,
+      });
+      if (protocolsWriteKey && protocolsMessages) {
+        console.log(
+          `round ${round_}/${settings.rounds}, phase 2b/5: tributary /v1/batch with a tracking plan ...`,
+        );
+        const protocolsOfRound = await measureTributary(
           server,
           run.natsPid,
           settings,
-          suppressionWriteKey,
-          suppressionMessages,
+          protocolsWriteKey,
+          protocolsMessages,
         );
-        tributaryRuns.push(suppressionOfRound);
+        tributaryRuns.push(protocolsOfRound);
+        const protocolsRatio = round(
+          protocolsOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
+          3,
+        );
+        console.log(
+          `round ${round_}/${settings.rounds}: ratio protocols/ingest ${protocolsRatio.toFixed(3)}`,
+        );
+        protocolsRounds.push({
+          protocols: protocolsOfRound,
+          ingest: tributaryOfRound,
+          ratio: protocolsRatio,
+        });
       }
-      const suppressionRatio = round(
-        suppressionOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
-        3,
-      );
-      console.log(
-        `round ${round_}/${settings.rounds}: ratio suppression/ingest ${suppressionRatio.toFixed(3)}`,
-      );
-      suppressionRounds.push({
-        suppression: suppressionOfRound,
-        ingest: tributaryOfRound,
-        ratio: suppressionRatio,
-      });
+      if (suppressionWriteKey && suppressionMessages) {
+        console.log(
+          `round ${round_}/${settings.rounds}, phase 2c/5: tributary /v1/batch to a source suppressing ${suppressedUsers} users ...`,
+        );
+        let suppressionOfRound = suppressionFirst;
+        if (!suppressionOfRound) {
+          suppressionOfRound = await measureTributary(
+            server,
+            run.natsPid,
+            settings,
+            suppressionWriteKey,
+            suppressionMessages,
+          );
+          tributaryRuns.push(suppressionOfRound);
+        }
+        const suppressionRatio = round(
+          suppressionOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
+          3,
+        );
+        console.log(
+          `round ${round_}/${settings.rounds}: ratio suppression/ingest ${suppressionRatio.toFixed(3)}`,
+        );
+        suppressionRounds.push({
+          suppression: suppressionOfRound,
+          ingest: tributaryOfRound,
+          ratio: suppressionRatio,
+        });
+      }
     }
+  } finally {
+    await floor.stop();
   }
   // Lost or duplicated: each stream grew by what was acknowledged as stored into it.
   const sum = (runs: Array<{ storedMessages: number; messagesOfFailedRequests: number }>) =>
@@ -206,7 +231,7 @@ export async function measureIngest(
       }),
       { stored: 0, failed: 0 },
     );
-  const ceilingTotals = sum(ceilingRuns);
+  const ceilingTotals = sum([...ceilingRuns, ...floorRuns]);
   const tributaryTotals = sum(tributaryRuns);
   const duplicateAcks = ceilingRuns.reduce((total, run) => total + run.duplicateAcks, 0);
   const ingestFailures = [
@@ -245,6 +270,7 @@ export async function measureIngest(
   );
   printIngestTable(tributary, ceiling, stockMedian.stockClient, ratio, goalMet);
   const cpuShares = printCpuShares(tributary, ceiling);
+  const floorMedian = printFloor(rounds);
   console.log(
     `ratio tributary/stock-client: ${stockMedian.stockClientRatio.toFixed(3)}  ` +
       `(goal: >= ${GOAL_RATIO}: ${stockMedian.stockClientRatio >= GOAL_RATIO ? 'MET' : 'NOT MET'}; ` +
@@ -262,6 +288,7 @@ export async function measureIngest(
     ratio,
     stockClient: stockMedian.stockClient,
     stockClientRatio: stockMedian.stockClientRatio,
+    floor: floorMedian,
     cpuShares,
     rounds,
     storedCheck: {
@@ -378,9 +405,52 @@ interface IngestRound {
   /** The pipelined publisher's rate: the ceiling. */
   ceiling: CeilingResult;
   stockClient: CeilingResult;
+  /** The bare server that only parses and publishes (`ingest-floor.server.ts`). */
+  floor: TributaryResult;
   tributary: TributaryResult;
   ratio: number;
   stockClientRatio: number;
+  /** floor over ceiling: what `ratio tributary/ceiling` could read were Tributary's own work free. */
+  floorRatio: number;
+  /** tributary over floor. */
+  toFloorRatio: number;
+}
+
+/**
+ * The floor's lines, from the median round by `floor/ceiling`. No goal: it says how much of the
+ * ceiling a server keeps that does nothing but take the HTTP requests, parse their JSON and publish,
+ * which bounds `ratio tributary/ceiling` on the machine, and how much of that Tributary keeps.
+ */
+function printFloor(rounds: readonly IngestRound[]): {
+  messagesPerSecond: number;
+  cpuMsPerThousandMessages: number | null;
+  natsCpuMsPerThousandMessages: number | null;
+  loadCpuMsPerThousandMessages: number;
+  floorRatio: number;
+  toFloorRatio: number;
+} {
+  const median = medianBy(rounds, (entry) => entry.floorRatio);
+  const { floor } = median;
+  const toFloor = medianBy(rounds, (entry) => entry.toFloorRatio);
+  console.log(
+    `ratio floor/ceiling: ${median.floorRatio.toFixed(3)}  (no goal: a bare node:http server that only ` +
+      `parses each batch and publishes it, ${floor.messagesPerSecond.toLocaleString('en-US')} messages/s, ` +
+      `p99 ${floor.latencyMs.p99} ms; CPU ms per 1,000 messages: server ${floor.cpuMsPerThousandMessages ?? 'n/a'}, ` +
+      `nats-server ${floor.natsCpuMsPerThousandMessages ?? 'n/a'}, load generator ${floor.loadCpuMsPerThousandMessages}; ` +
+      `by round: ${rounds.map((entry) => entry.floorRatio.toFixed(3)).join(', ')})`,
+  );
+  console.log(
+    `ratio tributary/floor: ${toFloor.toFloorRatio.toFixed(3)}  (no goal: by round ` +
+      `${rounds.map((entry) => entry.toFloorRatio.toFixed(3)).join(', ')})`,
+  );
+  return {
+    messagesPerSecond: floor.messagesPerSecond,
+    cpuMsPerThousandMessages: floor.cpuMsPerThousandMessages,
+    natsCpuMsPerThousandMessages: floor.natsCpuMsPerThousandMessages,
+    loadCpuMsPerThousandMessages: floor.loadCpuMsPerThousandMessages,
+    floorRatio: median.floorRatio,
+    toFloorRatio: toFloor.toFloorRatio,
+  };
 }
 
 function printIngestTable(

@@ -55,6 +55,11 @@ export class TributaryServerProcess {
     nodeOptions?: string[];
     /** Opens an IPC channel to the server (for `test/bench/cpu-profile.preload.js`). */
     ipc?: boolean;
+    /**
+     * Another server to run the same way, from the repository's root (`test/bench/ingest-floor.server.ts`);
+     * it must print `listening on http://<host>:<port>` as main.ts does.
+     */
+    script?: string;
   }): Promise<TributaryServerProcess> {
     const repositoryRoot = join(__dirname, '..', '..');
     const child = spawn(
@@ -64,7 +69,7 @@ export class TributaryServerProcess {
         ...(options.nodeOptions ?? []),
         '--require',
         join(repositoryRoot, 'test/support/swc-register.js'),
-        join(repositoryRoot, 'apps/tributary/src/main.ts'),
+        join(repositoryRoot, options.script ?? 'apps/tributary/src/main.ts'),
       ],
       {
         cwd: repositoryRoot,
@@ -91,7 +96,7 @@ export class TributaryServerProcess {
       child.once('error', fail);
       const watch = () => {
         // main.ts logs "tributary listening on http://127.0.0.1:<port> (...)" once it listens.
-        const match = /tributary listening on (http:\/\/[^\s]+)/.exec(output);
+        const match = /listening on (http:\/\/[^\s]+)/.exec(output);
         if (!match) return;
         clearTimeout(timer);
         child.stdout!.off('data', watch);
