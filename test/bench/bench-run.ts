@@ -107,6 +107,8 @@ export interface BenchRun {
   server: TributaryServerProcess;
   /** The run's nats-server, for its CPU time. */
   natsPid: number;
+  /** The same nats-server, for what the bench reads from it itself (the replay floor). */
+  natsUrl: string;
   api: ConfigApiClient;
   settings: BenchSettings;
   /** The workspace the phases create their sources in. */

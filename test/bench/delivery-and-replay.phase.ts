@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages } from './bench-messages';
+import type { SourceResource } from '@tributary/contracts';
 import { createSource } from './bench-resources';
 import type { BenchRun } from './bench-run';
 import {
@@ -24,6 +25,7 @@ import {
 import { measureFailingDestination } from './failing-destination.phase';
 import { medianBy, round } from './load-loop';
 import { measurePostgres } from './postgres.phase';
+import { measureReplayFloor, type ReplayFloorResult } from './replay-floor.phase';
 import { measureSteadyLatency, printSteadyLatency } from './steady-latency.phase';
 import { processCpuTimeMs } from './tributary-server.process';
 import { BenchWebhookReceiver } from './webhook-receiver';
@@ -38,6 +40,37 @@ const DELIVERY_GOAL_RATIO = 0.8;
 const CEILING_REQUESTS = 80_000;
 const CEILING_WARMUP_REQUESTS = 10_000;
 
+/**
+ * The replay floor's lines, from its median round by `floor/ceiling`. No goal: they say how much of the
+ * ceiling a router keeps that only reads, posts and acks, which bounds `ratio replay/ceiling` on the
+ * machine, and how much of that Tributary's replay keeps.
+ */
+function printReplayFloor(rounds: readonly DeliveryRound[], results: Record<string, unknown>): void {
+  const measured = rounds.filter((entry) => entry.floor !== null && entry.replay !== null);
+  if (measured.length === 0) return;
+  const toFloor = (entry: DeliveryRound) =>
+    round(entry.replay!.messagesPerSecond / entry.floor!.messagesPerSecond, 3);
+  const median = medianBy(measured, (entry) => entry.floorRatio!);
+  const toFloorMedian = medianBy(measured, toFloor);
+  const floor = median.floor!;
+  const cpu = floor.cpuUs;
+  console.log(
+    `ratio replay floor/ceiling: ${median.floorRatio!.toFixed(3)}  (no goal: a bare router that only reads the ` +
+      `stored messages, posts them and acks them, ${floor.messagesPerSecond.toLocaleString('en-US')} messages/s; ` +
+      `CPU µs per message ${cpu ? `${cpu.total} (router ${cpu.router}, receiver ${cpu.receiver}, nats-server ${cpu.natsServer})` : 'n/a'}; ` +
+      `by round: ${measured.map((entry) => entry.floorRatio!.toFixed(3)).join(', ')})`,
+  );
+  console.log(
+    `ratio replay/floor: ${toFloor(toFloorMedian).toFixed(3)}  (no goal: by round ${measured.map((entry) => toFloor(entry).toFixed(3)).join(', ')})`,
+  );
+  results.replayFloor = {
+    messagesPerSecond: floor.messagesPerSecond,
+    cpuUs: cpu,
+    floorRatio: median.floorRatio,
+    replayToFloor: toFloor(toFloorMedian),
+  };
+}
+
 /** One round of phases 3 and 4 with the delivery ceiling measured just before them. */
 interface DeliveryRound {
   ceiling: DeliveryCeilingResult;
@@ -45,8 +78,12 @@ interface DeliveryRound {
   nodeHttpCeiling: DeliveryCeilingResult;
   delivery: DeliveryResult;
   replay: ReplayResult | null;
+  /** A bare router reading the same messages (`replay-floor.phase.ts`), after the replay. */
+  floor: ReplayFloorResult | null;
   deliveryRatio: number;
   replayRatio: number | null;
+  /** floor over ceiling: what `ratio replay/ceiling` could read were the router's own work free. */
+  floorRatio: number | null;
   /** CPU µs per message of each process, to see where a ratio below 1 goes on a machine that is all busy. */
   cpu: { ceiling: CpuPerMessage | null; delivery: CpuPerMessage | null; replay: CpuPerMessage | null };
 }
@@ -176,6 +213,7 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
 
     let replay: ReplayResult | null = null;
     let replayCpu: CpuPerMessage | null = null;
+    let floor: ReplayFloorResult | null = null;
     if (!delivery.complete) {
       console.log(`${label}, phase 4/5: skipped, phase 3 did not deliver every message in time`);
     } else {
@@ -200,20 +238,38 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       if (settings.cpuProfile)
         console.log(`server CPU profile (replay): ${await server.stopCpuProfile(`replay-${round_}`)}`);
       failures.push(...replay.failures);
+
+      console.log(
+        `${label}, phase 4b/5: the replay floor (a bare router that only reads, posts and acks) ...`,
+      );
+      const source = await api.ok<SourceResource>('GET', `workspaces/${WORKSPACE}/sources/${deliverySource}`);
+      floor = await measureReplayFloor({
+        natsUrl: run.natsUrl,
+        natsPid: run.natsPid,
+        name: `bench-replay-floor-${round_}`,
+        sourceId: source.id!,
+        messages: 1 + delivery.acceptedMessages,
+        sharedSecret,
+      });
+      failures.push(...floor.failures);
     }
     const deliveryRatio = round(delivery.messagesPerSecond / ceiling.messagesPerSecond, 3);
     const replayRatio = replay ? round(replay.messagesPerSecond / ceiling.messagesPerSecond, 3) : null;
+    const floorRatio = floor ? round(floor.messagesPerSecond / ceiling.messagesPerSecond, 3) : null;
     console.log(
       `${label}: delivery ${delivery.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${deliveryRatio.toFixed(3)}; ` +
-        `replay ${replay ? `${replay.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${replayRatio!.toFixed(3)}` : 'n/a'}`,
+        `replay ${replay ? `${replay.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${replayRatio!.toFixed(3)}` : 'n/a'}; ` +
+        `floor ${floor ? `${floor.messagesPerSecond.toLocaleString('en-US')} messages/s, ratio ${floorRatio!.toFixed(3)}` : 'n/a'}`,
     );
     rounds.push({
       ceiling,
       nodeHttpCeiling,
       delivery,
       replay,
+      floor,
       deliveryRatio,
       replayRatio,
+      floorRatio,
       cpu: { ceiling: ceilingCpu, delivery: deliveryCpu, replay: replayCpu },
     });
     await liveReceiver.close();
@@ -268,6 +324,7 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       `by round: delivery ${deliveryToNodeHttp.map((ratio) => ratio.toFixed(3)).join(', ')}; ` +
       `replay ${replayToNodeHttp.map((ratio) => ratio.toFixed(3)).join(', ')}`,
   );
+  printReplayFloor(rounds, results);
 
   // Where the machine's CPU goes per message, and the cores each side kept busy: a phase whose
   // machine, or whose router event loop, is full cannot go faster; the ceiling's total over the

@@ -136,6 +136,7 @@ async function main(): Promise<void> {
   const run: BenchRun = {
     server,
     natsPid: nats.pid ?? 0,
+    natsUrl: nats.url,
     api,
     settings,
     workspace: WORKSPACE,

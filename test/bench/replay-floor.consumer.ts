@@ -6,9 +6,9 @@
  * `X-Signature`, through undici's `dispatch` as the webhooks adapter sends, and acks it on a 200. No
  * configuration, routing, `integrations`, settlement records, counts, leases or logs.
  *
- * Run as a child process by the measure, which gives it in the environment: NATS_URL, ROUND (names
- * its consumers), SHARED_SECRET, and WARMUP (`<sourceId> <count> <url>`) and TIMED (the same), read
- * in that order. Prints `warmed up` after the first and `done` after the second, then exits.
+ * Run as a child process (`replay-floor.phase.ts`), given in the environment: NATS_URL, NAME (of its
+ * consumers, deleted once read), SHARED_SECRET, and WARMUP (`<sourceId> <count> <url>`) and TIMED
+ * (the same), read in that order. Prints `warmed up` after the first and `done` after the second.
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -70,20 +70,21 @@ async function deliverAll(
     await done;
   } finally {
     await subscription.stop();
+    await log.deleteConsumer(consumer);
   }
 }
 
 async function main(): Promise<void> {
-  const { NATS_URL, ROUND, SHARED_SECRET, WARMUP, TIMED } = process.env;
-  if (!NATS_URL || !ROUND || !SHARED_SECRET || !WARMUP || !TIMED)
-    throw new Error('NATS_URL, ROUND, SHARED_SECRET, WARMUP and TIMED are required');
+  const { NATS_URL, NAME, SHARED_SECRET, WARMUP, TIMED } = process.env;
+  if (!NATS_URL || !NAME || !SHARED_SECRET || !WARMUP || !TIMED)
+    throw new Error('NATS_URL, NAME, SHARED_SECRET, WARMUP and TIMED are required');
   const dataDir = mkdtempSync(join(tmpdir(), 'tributary-replay-floor-'));
   const log = await createEventLog({ natsUrl: NATS_URL, dataDir, dedupeIndex: false });
   const agent = new Agent();
   try {
-    await deliverAll(log, agent, `floor-warmup-${ROUND}`, WARMUP, SHARED_SECRET);
+    await deliverAll(log, agent, `${NAME}-warmup`, WARMUP, SHARED_SECRET);
     console.log('warmed up');
-    await deliverAll(log, agent, `floor-${ROUND}`, TIMED, SHARED_SECRET);
+    await deliverAll(log, agent, NAME, TIMED, SHARED_SECRET);
     console.log('done');
   } finally {
     await agent.close();
