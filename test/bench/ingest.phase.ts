@@ -4,13 +4,14 @@
  * phase 2 when BENCH_PHASES names them; then the stored-message check of every stream written to.
  */
 import { cpus } from 'node:os';
-import { TRACKING_STREAM } from '@tributary/event-log';
+import { DEFAULT_DEDUPE_WINDOW_MS, TRACKING_STREAM } from '@tributary/event-log';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages, type BenchMessages } from './bench-messages';
 import { createSource } from './bench-resources';
-import type { BenchRun, BenchSettings } from './bench-run';
+import { durationMs, type BenchRun, type BenchSettings } from './bench-run';
 import {
   CEILING_STREAM,
+  deleteCeilingStream,
   ensureCeilingStream,
   measureJetStreamCeiling,
   storedCountFailures,
@@ -91,7 +92,10 @@ export async function measureIngest(
     await assertSuppressionInForce(server.baseUrl, suppressionWriteKey);
     suppressionMessages = createBenchMessages(suppressionWriteKey);
   }
-  await ensureCeilingStream(natsUrl);
+  await ensureCeilingStream(
+    natsUrl,
+    settings.dedupeIndex === 'on' ? durationMs(settings.dedupeGuardWindow) : DEFAULT_DEDUPE_WINDOW_MS,
+  );
   const ceilingStreamBefore = await streamMessageCount(natsUrl, CEILING_STREAM);
   const trackingStreamBefore = await streamMessageCount(natsUrl, TRACKING_STREAM);
   const tributaryRuns: TributaryResult[] = [];
@@ -256,6 +260,7 @@ export async function measureIngest(
       `${ceilingTotals.stored.toLocaleString('en-US')} acknowledged to the ceilings; ` +
       (ingestFailures.length === 0 ? 'the streams hold exactly those' : ingestFailures.join('; ')),
   );
+  await deleteCeilingStream(natsUrl);
   failures.push(...ingestFailures);
 
   const median = medianBy(rounds, (entry) => entry.ratio);

@@ -11,8 +11,9 @@
  *   batch in flight. The baseline before the publisher existed, kept as a second line
  *   (`ratio tributary/stock-client`) to compare with earlier runs.
  *
- * Both publish to a stream of their own (`BENCH_CEILING`, configured like TRACKING), so their ids never
- * meet Tributary's; every id is fresh, so an acknowledgement that says duplicate is a fault.
+ * Both publish to a stream of their own (`BENCH_CEILING`, configured like TRACKING, with its duplicate
+ * window), so their ids never meet Tributary's; every id is fresh, so an acknowledgement that says
+ * duplicate is a fault. The stream is deleted once its count is checked (`deleteCeilingStream`).
  */
 import { jetstream, jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
@@ -67,8 +68,12 @@ export async function streamMessageCount(natsUrl: string, stream: string): Promi
   }
 }
 
-/** Creates `BENCH_CEILING` (once; adding the same configuration again is a no-op for the server). */
-export async function ensureCeilingStream(natsUrl: string): Promise<void> {
+/**
+ * Creates `BENCH_CEILING` (once; adding the same configuration again is a no-op for the server), with
+ * the duplicate window TRACKING has in the run: the dedupe guard window under the dedupe index, 24 h
+ * without it.
+ */
+export async function ensureCeilingStream(natsUrl: string, duplicateWindowMs: number): Promise<void> {
   const connection = await connectLikeTheServer(natsUrl, 'tributary-bench-ceiling-setup');
   try {
     const manager = await jetstreamManager(connection);
@@ -80,8 +85,23 @@ export async function ensureCeilingStream(natsUrl: string): Promise<void> {
       discard: DiscardPolicy.Old,
       num_replicas: 1,
       max_age: nanos(DEFAULT_RETENTION_MS),
-      duplicate_window: nanos(DEFAULT_DEDUPE_WINDOW_MS),
+      duplicate_window: nanos(Math.min(duplicateWindowMs, DEFAULT_DEDUPE_WINDOW_MS)),
     });
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Deletes `BENCH_CEILING` after the ingest phases. nats-server holds every id of a stream's duplicate
+ * window in its heap, and the ceilings publish millions: left there, each of its garbage collections in
+ * the later phases marked them all, over a second of CPU at a time (2026-11-29: Go's `scanobject` in
+ * nats-server's profile during a stall of the steady load), which no Tributary deployment would carry.
+ */
+export async function deleteCeilingStream(natsUrl: string): Promise<void> {
+  const connection = await connectLikeTheServer(natsUrl, 'tributary-bench-ceiling-setup');
+  try {
+    await (await jetstreamManager(connection)).streams.delete(CEILING_STREAM);
   } finally {
     await connection.close();
   }

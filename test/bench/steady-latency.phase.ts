@@ -46,6 +46,11 @@ export interface SteadyLatencyResult {
     overGoal: number;
     overGoalFromSeconds: number | null;
     overGoalToSeconds: number | null;
+    /**
+     * Around the slowest message (1 s each side), per 100 ms of the load: the messages answered and the
+     * messages that arrived, which tells a stall (arrivals stop while answers go on) from a slow drain.
+     */
+    around: { fromSeconds: number; answered: number[]; arrived: number[] } | null;
   };
   goal: { p99AtMostMs: number; met: boolean };
   /** Messages lost, duplicated or wrongly signed, or requests that failed; the run fails on any. */
@@ -60,9 +65,11 @@ export async function measureSteadyLatency(options: {
   messagesPerSecond: number;
   seconds: number;
   settings: { concurrency: number; batchSize: number; drainTimeoutSeconds: number };
+  /** The source's slug (default `steady`): one per load on the same workspace. */
+  source?: string;
 }): Promise<SteadyLatencyResult> {
   const { api, workspace, settings } = options;
-  const source = 'steady';
+  const source = options.source ?? 'steady';
   const writeKey = await createSource(api, workspace, source);
   const messages = createBenchMessages(writeKey);
   const poster = new BatchPoster(options.baseUrl, writeKey, settings.concurrency);
@@ -143,6 +150,24 @@ export async function measureSteadyLatency(options: {
       }
     }
     const latencyMs = summarizeLatencies(latencies);
+    let around: SteadyLatencyResult['tail']['around'] = null;
+    if (worst.latency >= 0) {
+      const from = Math.max(0, Math.floor(worst.at * 10) - 10);
+      const buckets = 20 + Math.ceil(worst.latency / 100);
+      const answeredPer = new Array<number>(buckets).fill(0);
+      const arrivedPer = new Array<number>(buckets).fill(0);
+      const bucketOf = (at: number) => Math.floor((at - startedAt) / 100) - from;
+      for (const { messageIds, answeredAt } of answered) {
+        const answeredBucket = bucketOf(answeredAt);
+        for (const messageId of messageIds) {
+          if (answeredBucket >= 0 && answeredBucket < buckets) answeredPer[answeredBucket] += 1;
+          const arrivedAt = receiver.arrivalOf(messageId);
+          const arrivedBucket = arrivedAt === undefined ? -1 : bucketOf(arrivedAt);
+          if (arrivedBucket >= 0 && arrivedBucket < buckets) arrivedPer[arrivedBucket] += 1;
+        }
+      }
+      around = { fromSeconds: from / 10, answered: answeredPer, arrived: arrivedPer };
+    }
     const sorted = Float64Array.from(latencies).sort();
     return {
       targetMessagesPerSecond: Math.round(options.messagesPerSecond),
@@ -160,6 +185,7 @@ export async function measureSteadyLatency(options: {
         overGoal: overGoal.count,
         overGoalFromSeconds: overGoal.count === 0 ? null : round(overGoal.from, 2),
         overGoalToSeconds: overGoal.count === 0 ? null : round(overGoal.to, 2),
+        around,
       },
       goal: { p99AtMostMs: STEADY_GOAL_P99_MS, met: latencyMs.p99 <= STEADY_GOAL_P99_MS },
       failures: [
@@ -193,6 +219,11 @@ export function printSteadyLatency(result: SteadyLatencyResult): void {
         ? `, answered from ${tail.overGoalFromSeconds} s to ${tail.overGoalToSeconds} s`
         : ''),
   );
+  if (tail.around && tail.overGoal > 0)
+    console.log(
+      `steady tail, per 100 ms from ${tail.around.fromSeconds} s: answered ${tail.around.answered.join(' ')}; ` +
+        `arrived ${tail.around.arrived.join(' ')}`,
+    );
   console.log(
     `steady latency ms: p50 ${result.latencyMs.p50} p99 ${result.latencyMs.p99}  ` +
       `(goal: p99 <= ${STEADY_GOAL_P99_MS} ms: ${result.goal.met ? 'MET' : 'NOT MET'})`,
