@@ -9,6 +9,9 @@
  *    client library's `js.publish` per message is kept as a second line, `ratio tributary/stock-client`;
  * 2. tributary (`ingest.phase.ts`, with phase 1): the same messages as analytics-node sends them, POSTed
  *    to `/v1/batch` over keep-alive HTTP connections, with the same batch size, concurrency and duration;
+ *    in each round also to the floor (`ingest-floor.server.ts`), a bare `node:http` server that only
+ *    parses and publishes: `ratio floor/ceiling` bounds `ratio tributary/ceiling` on the machine, and
+ *    `ratio tributary/floor` says how much of that Tributary keeps;
  * 3. delivery (`delivery-and-replay.phase.ts`, with phase 4): a second source with one enabled webhooks
  *    destination pointing at a receiver in this process (127.0.0.1, answers 200 at once, checks
  *    `X-Signature` on a sample). After one probe
@@ -19,6 +22,8 @@
  * 4. replay: a second, disabled webhooks destination on that source (`webhooks-replay`) at a second
  *    receiver, and a replay from before phase 3 until the Config API shows it COMPLETED: replayed
  *    messages/s (replay request to last arrival) and the ratio to phase 2's ingest rate;
+ *    after each replay, the replay floor (`replay-floor.phase.ts`): a bare router that reads the same
+ *    messages from JetStream, posts and acks them (`ratio replay floor/ceiling`, `ratio replay/floor`);
  *    phases 3 and 4 run BENCH_ROUNDS times, each round on a source of its own after a delivery ceiling
  *    of its own (a plain client POSTing the same bodies, `delivery-ceiling.phase.ts`), and each ratio's
  *    median round is reported; then a steady load at half of the delivery rate prints the time from
