@@ -18,10 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEventLog } from '@tributary/event-log';
 import { NatsServerProcess } from '@tributary/event-log/testing';
-import { createBenchMessages } from './bench-messages';
+import { createBenchMessages, storeBenchMessages } from './bench-messages';
 import { processCpuTimeMs } from './tributary-server.process';
-
-const BATCH = 100;
 
 async function main(): Promise<void> {
   const total = Number(process.argv[2] ?? 100_000);
@@ -34,18 +32,7 @@ async function main(): Promise<void> {
   const log = await createEventLog({ natsUrl: nats.url, dataDir, dedupeIndex: false });
   try {
     const messages = createBenchMessages('measure');
-    for (let stored = 0; stored < total; stored += BATCH) {
-      const { messageIds, payloads } = messages.storedBatch(Math.min(BATCH, total - stored));
-      const outcomes = await log.publishBatch(
-        payloads.map((payload, index) => ({
-          workspaceId: 'bench',
-          sourceId: 'measure',
-          messageId: messageIds[index]!,
-          payload: JSON.parse(payload) as Record<string, unknown>,
-        })),
-      );
-      if (outcomes.some((outcome) => outcome.duplicate)) throw new Error('a fresh messageId was a duplicate');
-    }
+    await storeBenchMessages(log, messages, 'measure', total);
     console.log(
       `${total} messages stored; each round reads and acks them all, ${inFlight} in flight, acks ${confirmAcks ? 'confirmed' : 'plain'}`,
     );

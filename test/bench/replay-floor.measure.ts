@@ -16,12 +16,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEventLog } from '@tributary/event-log';
 import { NatsServerProcess } from '@tributary/event-log/testing';
-import { createBenchMessages } from './bench-messages';
+import { createBenchMessages, storeBenchMessages } from './bench-messages';
 import { measureDeliveryCeiling } from './delivery-ceiling.phase';
 import { medianBy, round } from './load-loop';
 import { measureReplayFloor } from './replay-floor.phase';
 
-const BATCH = 100;
 const CEILING_WARMUP_REQUESTS = 10_000;
 /** The router's default `ROUTER_MAX_IN_FLIGHT`. */
 const IN_FLIGHT = 64;
@@ -36,18 +35,7 @@ async function main(): Promise<void> {
   const log = await createEventLog({ natsUrl: nats.url, dataDir, dedupeIndex: false });
   try {
     const messages = createBenchMessages('measure');
-    for (let stored = 0; stored < total; stored += BATCH) {
-      const { messageIds, payloads } = messages.storedBatch(Math.min(BATCH, total - stored));
-      const outcomes = await log.publishBatch(
-        payloads.map((payload, index) => ({
-          workspaceId: 'bench',
-          sourceId: SOURCE,
-          messageId: messageIds[index]!,
-          payload: JSON.parse(payload) as Record<string, unknown>,
-        })),
-      );
-      if (outcomes.some((outcome) => outcome.duplicate)) throw new Error('a fresh messageId was a duplicate');
-    }
+    await storeBenchMessages(log, messages, SOURCE, total);
     console.log(`${total} messages stored; ${IN_FLIGHT} in flight`);
     const ratios: Array<{ ratio: number }> = [];
     for (let round_ = 1; round_ <= rounds; round_ += 1) {
