@@ -6,7 +6,6 @@
  * Bodies are built by splicing fresh messageIds into pre-serialized templates: the load generator
  * shares the machine with the server, so it must spend as little CPU per request as possible.
  */
-import type { TrackingLog } from '@tributary/event-log';
 import { normalizeRequest } from '@tributary/ingest';
 import { randomUUID } from 'node:crypto';
 
@@ -218,29 +217,4 @@ export function createBenchMessages(writeKey: string, templateCount = 500): Benc
       return { messageIds, payloads };
     },
   };
-}
-
-/**
- * Stores `total` fresh bench messages of `sourceId` in the tracking log as Tributary stores them, 100 a
- * batch, for the measures that read them back (`consume-ack.measure.ts`, `replay-floor.measure.ts`).
- */
-export async function storeBenchMessages(
-  log: Pick<TrackingLog, 'publishBatch'>,
-  messages: BenchMessages,
-  sourceId: string,
-  total: number,
-): Promise<void> {
-  const batch = 100;
-  for (let stored = 0; stored < total; stored += batch) {
-    const { messageIds, payloads } = messages.storedBatch(Math.min(batch, total - stored));
-    const outcomes = await log.publishBatch(
-      payloads.map((payload, index) => ({
-        workspaceId: 'bench',
-        sourceId,
-        messageId: messageIds[index]!,
-        payload: JSON.parse(payload) as Record<string, unknown>,
-      })),
-    );
-    if (outcomes.some((outcome) => outcome.duplicate)) throw new Error('a fresh messageId was a duplicate');
-  }
 }

@@ -32,6 +32,12 @@ export async function createSource(api: ConfigApiClient, workspace: string, slug
   return source.write_keys[0]!;
 }
 
+/** The id of the source `slug`: its messages' subject in the tracking log, which the replay floor reads. */
+export async function sourceIdOf(api: ConfigApiClient, workspace: string, slug: string): Promise<string> {
+  const source = await api.ok<SourceResource>('GET', `workspaces/${workspace}/sources/${slug}`);
+  return source.id!;
+}
+
 /**
  * A webhooks destination named `slug`; any slug but `webhooks` names the catalog entry explicitly,
  * which is how one source has two webhooks.

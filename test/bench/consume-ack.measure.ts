@@ -13,12 +13,7 @@
  * message is held before its ack, as a destination's answer takes, which sets the rate (in flight ÷
  * hold): nats-server's CPU per message grows as the rate falls.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createEventLog } from '@tributary/event-log';
-import { NatsServerProcess } from '@tributary/event-log/testing';
-import { createBenchMessages, storeBenchMessages } from './bench-messages';
+import { MEASURE_SOURCE, withStoredMessages } from './stored-messages.measure-setup';
 import { processCpuTimeMs } from './tributary-server.process';
 
 async function main(): Promise<void> {
@@ -27,12 +22,7 @@ async function main(): Promise<void> {
   const confirmAcks = process.argv[4] !== 'plain';
   const holdMs = Number(process.argv[5] ?? 0);
   const inFlight = confirmAcks ? 128 : 64;
-  const nats = await NatsServerProcess.start();
-  const dataDir = mkdtempSync(join(tmpdir(), 'tributary-consume-ack-'));
-  const log = await createEventLog({ natsUrl: nats.url, dataDir, dedupeIndex: false });
-  try {
-    const messages = createBenchMessages('measure');
-    await storeBenchMessages(log, messages, 'measure', total);
+  await withStoredMessages(total, async ({ nats, log }) => {
     console.log(
       `${total} messages stored; each round reads and acks them all, ${inFlight} in flight, acks ${confirmAcks ? 'confirmed' : 'plain'}`,
     );
@@ -46,7 +36,7 @@ async function main(): Promise<void> {
       const subscription = await log.consume(
         `measure-${round}`,
         {
-          sourceId: 'measure',
+          sourceId: MEASURE_SOURCE,
           deliverFrom: new Date(0),
           ackWaitMs: 30_000,
           maxInFlight: inFlight,
@@ -77,11 +67,7 @@ async function main(): Promise<void> {
           `${((cpu.user + cpu.system) / total).toFixed(1)}, nats-server ${((natsMs * 1000) / total).toFixed(1)}`,
       );
     }
-  } finally {
-    await log.close();
-    await nats.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((error: unknown) => {

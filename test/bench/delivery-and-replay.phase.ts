@@ -7,8 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { BatchPoster } from './batch-poster';
 import { createBenchMessages } from './bench-messages';
-import type { SourceResource } from '@tributary/contracts';
-import { createSource } from './bench-resources';
+import { createSource, sourceIdOf } from './bench-resources';
 import type { BenchRun } from './bench-run';
 import {
   measureDeliveryCeiling,
@@ -242,12 +241,11 @@ export async function deliveryAndReplay(run: BenchRun, ingestMessagesPerSecond: 
       console.log(
         `${label}, phase 4b/5: the replay floor (a bare router that only reads, posts and acks) ...`,
       );
-      const source = await api.ok<SourceResource>('GET', `workspaces/${WORKSPACE}/sources/${deliverySource}`);
       floor = await measureReplayFloor({
         natsUrl: run.natsUrl,
         natsPid: run.natsPid,
         name: `bench-replay-floor-${round_}`,
-        sourceId: source.id!,
+        sourceId: await sourceIdOf(api, WORKSPACE, deliverySource),
         messages: 1 + delivery.acceptedMessages,
         sharedSecret,
       });

@@ -1,5 +1,5 @@
 /**
- * The ingest floor's server (`ingest-floor.measure.ts`): the least any service that takes `/v1/batch`
+ * The ingest floor's server (phase 1c of `ingest.phase.ts`): the least any service that takes `/v1/batch`
  * and stores each message in JetStream must do, and nothing else. A bare `node:http` server reads the
  * body, parses it, serializes each message of its `batch` and publishes them all, with their
  * `messageId` as `Nats-Msg-Id`, through the project's own pipelined publisher, then answers 200 once

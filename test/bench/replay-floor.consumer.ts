@@ -1,5 +1,5 @@
 /**
- * The replay floor's router (`replay-floor.measure.ts`): the least a router must do to deliver stored
+ * The replay floor's router (`replay-floor.phase.ts`): the least a router must do to deliver stored
  * messages to a webhook, and nothing else. It reads one source's messages from the tracking log from
  * the start, through the project's own event log as the router does (64 in flight, acks coalesced
  * and unconfirmed, as a destination's consumer acks), POSTs each one's stored bytes, signed with

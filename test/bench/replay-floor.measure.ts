@@ -11,31 +11,20 @@
  * `messages`: stored once, read twice per round, once to warm up (default 80,000); `rounds` (default 3).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createEventLog } from '@tributary/event-log';
-import { NatsServerProcess } from '@tributary/event-log/testing';
-import { createBenchMessages, storeBenchMessages } from './bench-messages';
 import { measureDeliveryCeiling } from './delivery-ceiling.phase';
 import { medianBy, round } from './load-loop';
 import { measureReplayFloor } from './replay-floor.phase';
+import { MEASURE_SOURCE, withStoredMessages } from './stored-messages.measure-setup';
 
 const CEILING_WARMUP_REQUESTS = 10_000;
 /** The router's default `ROUTER_MAX_IN_FLIGHT`. */
 const IN_FLIGHT = 64;
-const SOURCE = 'measure';
 
 async function main(): Promise<void> {
   const total = Number(process.argv[2] ?? 80_000);
   const rounds = Number(process.argv[3] ?? 3);
   const sharedSecret = randomBytes(16).toString('hex');
-  const nats = await NatsServerProcess.start();
-  const dataDir = mkdtempSync(join(tmpdir(), 'tributary-replay-floor-measure-'));
-  const log = await createEventLog({ natsUrl: nats.url, dataDir, dedupeIndex: false });
-  try {
-    const messages = createBenchMessages('measure');
-    await storeBenchMessages(log, messages, SOURCE, total);
+  await withStoredMessages(total, async ({ nats, messages }) => {
     console.log(`${total} messages stored; ${IN_FLIGHT} in flight`);
     const ratios: Array<{ ratio: number }> = [];
     for (let round_ = 1; round_ <= rounds; round_ += 1) {
@@ -58,7 +47,7 @@ async function main(): Promise<void> {
         natsUrl: nats.url,
         natsPid: nats.pid!,
         name: `floor-${round_}`,
-        sourceId: SOURCE,
+        sourceId: MEASURE_SOURCE,
         messages: total,
         sharedSecret,
       });
@@ -85,11 +74,7 @@ async function main(): Promise<void> {
       `replay floor/ceiling, median round: ${medianBy(ratios, (entry) => entry.ratio).ratio.toFixed(3)} ` +
         `(rounds ${ratios.map((entry) => entry.ratio.toFixed(3)).join(', ')})`,
     );
-  } finally {
-    await log.close();
-    await nats.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((error: unknown) => {

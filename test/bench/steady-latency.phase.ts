@@ -65,11 +65,9 @@ export async function measureSteadyLatency(options: {
   messagesPerSecond: number;
   seconds: number;
   settings: { concurrency: number; batchSize: number; drainTimeoutSeconds: number };
-  /** The source's slug (default `steady`): one per load on the same workspace. */
-  source?: string;
 }): Promise<SteadyLatencyResult> {
   const { api, workspace, settings } = options;
-  const source = options.source ?? 'steady';
+  const source = 'steady';
   const writeKey = await createSource(api, workspace, source);
   const messages = createBenchMessages(writeKey);
   const poster = new BatchPoster(options.baseUrl, writeKey, settings.concurrency);
