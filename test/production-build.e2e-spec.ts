@@ -66,12 +66,16 @@ it("the swc build writes every app's entry where nest build writes it, and the s
     });
     const nestCli = JSON.parse(readFileSync(join(root, 'nest-cli.json'), 'utf8'));
     for (const project of Object.values<{ type: string; entryFile?: string }>(nestCli.projects)) {
-      if (project.type === 'application') expect(existsSync(join(outDir, `${project.entryFile}.js`))).toBe(true);
+      if (project.type === 'application')
+        expect(existsSync(join(outDir, `${project.entryFile}.js`))).toBe(true);
     }
     // Loading the all-in-one's composition resolves every `@tributary/*` alias the build rewrote.
     const loaded = await promisify(execFile)(
       process.execPath,
-      ['-e', `require(${JSON.stringify(join(outDir, 'apps/tributary/src/tributary.surfaces.js'))}); console.log('loaded')`],
+      [
+        '-e',
+        `require(${JSON.stringify(join(outDir, 'apps/tributary/src/tributary.surfaces.js'))}); console.log('loaded')`,
+      ],
       // Outside the repository, packages resolve through NODE_PATH.
       { cwd: root, timeout: 60_000, env: { ...process.env, NODE_PATH: join(root, 'node_modules') } },
     );

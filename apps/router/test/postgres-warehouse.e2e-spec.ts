@@ -130,7 +130,12 @@ describe('PostgreSQL destination end to end', () => {
         time: expect.any(String),
       },
     ]);
-    expect(metrics['discards_by_cause']).toEqual({ system_schema: 0, foreign_table: 1, table_limit: 1, egress_denied: 0 });
+    expect(metrics['discards_by_cause']).toEqual({
+      system_schema: 0,
+      foreign_table: 1,
+      table_limit: 1,
+      egress_denied: 0,
+    });
     expect(metrics.recent_discards.map((discard) => discard.message_id)).toEqual([
       foreign.messageId,
       third.messageId,

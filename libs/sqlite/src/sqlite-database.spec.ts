@@ -21,7 +21,9 @@ describe('Database (node:sqlite)', () => {
   it('binds positional and named parameters and reports changes and row ids', () => {
     const insert = database.prepare<[string, Buffer]>('INSERT INTO items (name, data) VALUES (?, ?)');
     expect(insert.run('a', Buffer.from('x'))).toEqual({ changes: 1, lastInsertRowid: 1 });
-    const byName = database.prepare<{ name: string }, { id: number }>('SELECT id FROM items WHERE name = @name');
+    const byName = database.prepare<{ name: string }, { id: number }>(
+      'SELECT id FROM items WHERE name = @name',
+    );
     expect(byName.get({ name: 'a' })?.id).toBe(1);
     expect(byName.get({ name: 'missing' })).toBeUndefined();
   });
@@ -44,7 +46,9 @@ describe('Database (node:sqlite)', () => {
   it('commits a transaction, rolls it back on a throw, and nests as a savepoint', () => {
     const insert = database.prepare('INSERT INTO items (name) VALUES (?)');
     const count = () => database.prepare('SELECT count(*) FROM items').pluck().get();
-    database.transaction((names: string[]) => names.forEach((name) => insert.run(name))).immediate(['a', 'b']);
+    database
+      .transaction((names: string[]) => names.forEach((name) => insert.run(name)))
+      .immediate(['a', 'b']);
     expect(count()).toBe(2);
     const failing = database.transaction(() => {
       insert.run('c');

@@ -32,7 +32,10 @@ export class Database {
 
   constructor(file: string, options: DatabaseOptions = {}) {
     try {
-      this.native = new DatabaseSync(file, { timeout: options.timeout ?? 5000, readOnly: options.readonly ?? false });
+      this.native = new DatabaseSync(file, {
+        timeout: options.timeout ?? 5000,
+        readOnly: options.readonly ?? false,
+      });
     } catch (error) {
       throw withSqliteCode(error);
     }

@@ -47,11 +47,7 @@ export class ConsoleController {
       if (this.build.building) {
         // A first `npm start` builds the console beside the running server: the page reloads itself
         // (a meta refresh, which the content security policy allows) until the build is there.
-        reply
-          .code(503)
-          .header('retry-after', '3')
-          .type('text/html; charset=utf-8')
-          .send(BUILDING_PAGE);
+        reply.code(503).header('retry-after', '3').type('text/html; charset=utf-8').send(BUILDING_PAGE);
         return;
       }
       reply

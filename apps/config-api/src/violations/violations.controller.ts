@@ -2,7 +2,11 @@ import { sourceName } from '@tributary/contracts';
 import { Get, Inject, Query } from '@nestjs/common';
 import type { SourceView } from '@tributary/config-projections';
 import { ApiTags } from '@nestjs/swagger';
-import { EventLogUnavailableError, PROTOCOLS_OUTCOMES, type ProtocolsOutcomeStore } from '@tributary/event-log';
+import {
+  EventLogUnavailableError,
+  PROTOCOLS_OUTCOMES,
+  type ProtocolsOutcomeStore,
+} from '@tributary/event-log';
 import {
   MAX_OUTCOMES_SUMMARIZED,
   summarizeViolations,
