@@ -23,7 +23,7 @@ import {
 } from './delivery-phases';
 import { measureFailingDestination } from './failing-destination.phase';
 import { medianBy, round } from './load-loop';
-import { measurePostgres } from './postgres.phase';
+import { measurePostgres, type PostgresRound } from './postgres.phase';
 import { measureReplayFloor, type ReplayFloorResult } from './replay-floor.phase';
 import { measureSteadyLatency, printSteadyLatency } from './steady-latency.phase';
 import { processCpuTimeMs } from './tributary-server.process';
@@ -67,6 +67,36 @@ function printReplayFloor(rounds: readonly DeliveryRound[], results: Record<stri
     cpuUs: cpu,
     floorRatio: median.floorRatio,
     replayToFloor: toFloor(toFloorMedian),
+  };
+}
+
+/**
+ * The PostgreSQL floor's lines, from its median round by `floor/ceiling`. No goal: they say how much of
+ * the raw insert a router keeps that only reads the stored messages, writes their rows and acks them,
+ * which bounds `ratio postgres/ceiling` on the machine, and how much of that the drain keeps.
+ */
+function printPostgresFloor(rounds: readonly PostgresRound[], results: Record<string, unknown>): void {
+  const measured = rounds.filter((entry) => entry.floor !== null);
+  if (measured.length === 0) return;
+  const toFloor = (entry: PostgresRound) => round(entry.rowsPerSecond / entry.floor!.rowsPerSecond, 3);
+  const median = medianBy(measured, (entry) => entry.floor!.ratio);
+  const toFloorMedian = medianBy(measured, toFloor);
+  const floor = median.floor!;
+  const cpu = floor.cpuUs;
+  console.log(
+    `ratio postgres floor/ceiling: ${floor.ratio.toFixed(3)}  (no goal: a bare router that only reads the ` +
+      `stored messages, writes their rows and acks them, ${floor.rowsPerSecond.toLocaleString('en-US')} rows/s; ` +
+      `CPU µs per message ${cpu ? `router ${cpu.router}, nats-server ${cpu.natsServer}` : 'n/a'}; ` +
+      `by round: ${measured.map((entry) => entry.floor!.ratio.toFixed(3)).join(', ')})`,
+  );
+  console.log(
+    `ratio postgres/floor: ${toFloor(toFloorMedian).toFixed(3)}  (no goal: by round ${measured.map((entry) => toFloor(entry).toFixed(3)).join(', ')})`,
+  );
+  results.postgresFloor = {
+    rowsPerSecond: floor.rowsPerSecond,
+    cpuUs: cpu,
+    floorRatio: floor.ratio,
+    postgresToFloor: toFloor(toFloorMedian),
   };
 }
 
@@ -426,8 +456,12 @@ export async function postgresPhase(run: BenchRun): Promise<string[]> {
       console.log(
         `postgres round ${round_}/${settings.rounds}: ${figures.rows} rows in ${figures.spanSeconds} s = ` +
           `${figures.rowsPerSecond.toLocaleString('en-US')} rows/s, raw pg ${figures.ceiling.rowsPerSecond.toLocaleString('en-US')} rows/s, ` +
-          `ratio ${figures.ratio.toFixed(3)}`,
+          `ratio ${figures.ratio.toFixed(3)}` +
+          (figures.floor
+            ? `; floor ${figures.floor.rowsPerSecond.toLocaleString('en-US')} rows/s, ratio ${figures.floor.ratio.toFixed(3)}`
+            : ''),
       ),
+    floor: { natsUrl: run.natsUrl, natsPid: run.natsPid },
     serverCpuTimeMs: () => server.cpuTimeMs(),
     settings: {
       ...settings,
@@ -466,6 +500,7 @@ export async function postgresPhase(run: BenchRun): Promise<string[]> {
       `ratio postgres/ceiling: ${postgres.ratio.toFixed(3)}  ` +
         `(goal: >= ${DELIVERY_GOAL_RATIO}: ${postgres.ratio >= DELIVERY_GOAL_RATIO ? 'MET' : 'NOT MET'})`,
     );
+    printPostgresFloor(postgres.rounds, results);
   }
   return typeof postgres === 'string' ? [] : postgres.failures;
 }

@@ -15,7 +15,8 @@
  * The router's rows/s (rows the replay added over that span) is compared with a plain `pg` client
  * inserting the very same rows (read back from that schema) into copies of its tables: multi-row
  * INSERTs of `ROUTER_MAX_IN_FLIGHT` rows, one transaction each, on as many connections as the
- * adapter's pool.
+ * adapter's pool. After both, a bare router (`postgres-floor.phase.ts`) writes the same rows from the
+ * same stored messages, and nothing else: the floor the drain is measured against as well.
  */
 import { Client, Pool } from 'pg';
 import { BatchPoster } from './batch-poster';
@@ -29,8 +30,10 @@ import {
   replayOf,
   requestReplay,
   setDestinationEnabled,
+  sourceIdOf,
 } from './bench-resources';
 import { round } from './load-loop';
+import { measurePostgresFloor } from './postgres-floor.phase';
 
 const REGISTRY_TABLE = '_tributary_tables';
 const POOL_CONNECTIONS = 4;
@@ -61,6 +64,18 @@ export interface PostgresRound {
   serverCpuMsPerThousandMessages: number | null;
   ceiling: { rows: number; seconds: number; rowsPerSecond: number };
   ratio: number;
+  /** The bare router's write of the same rows (`postgres-floor.phase.ts`); null when not measured. */
+  floor: PostgresFloorRound | null;
+}
+
+export interface PostgresFloorRound {
+  rows: number;
+  seconds: number;
+  rowsPerSecond: number;
+  /** CPU µs per message: the floor's process and nats-server; null off Linux. */
+  cpuUs: { router: number; natsServer: number } | null;
+  /** floor over the raw insert: what `ratio postgres/ceiling` could read were the router's own work free. */
+  ratio: number;
 }
 
 /** The median round by ratio, every round, and what went wrong (the run fails on any). */
@@ -88,6 +103,8 @@ export async function measurePostgres(options: {
   serverCpuTimeMs: () => number | null;
   /** Called when the timed drain starts and when it ends (the server's CPU profile covers the drain). */
   drain?: { started(): void; finished(): Promise<void> };
+  /** The log the floor reads (and nats-server's process, for its CPU); absent: no floor. */
+  floor?: { natsUrl: string; natsPid: number };
 }): Promise<PostgresPhaseResult | string> {
   const { api, workspace, settings } = options;
   const admin = new Client({ connectionString: options.databaseUrl });
@@ -150,8 +167,19 @@ export async function measurePostgres(options: {
           options.rowsPerStatement,
         );
         const ratio = ceiling.rowsPerSecond > 0 ? round(drain.rowsPerSecond / ceiling.rowsPerSecond, 3) : 0;
-        options.onRound?.(round_, { ...drain, ceiling, ratio });
-        rounds.push({ ...drain, ceiling, ratio });
+        const floor = options.floor
+          ? await floorRound(options, options.floor, admin, {
+              name: `bench-postgres-floor-${process.pid}-${round_}`,
+              sourceId: await sourceIdOf(api, workspace, source),
+              from: backlogFrom,
+              drainedSchema: schema,
+              floorSchema: rawSchema,
+              tables,
+              ceiling,
+            })
+          : null;
+        options.onRound?.(round_, { ...drain, ceiling, ratio, floor });
+        rounds.push({ ...drain, ceiling, ratio, floor });
       }
       const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)]!;
       const failures = [
@@ -183,6 +211,9 @@ export async function measurePostgres(options: {
                 `postgres round ${index + 1}: the raw insert wrote ${entry.ceiling.rows} of ${entry.rows} rows`,
               ]
             : []),
+          ...(entry.floor && entry.floor.rows !== entry.rows
+            ? [`postgres round ${index + 1}: the floor wrote ${entry.floor.rows} of ${entry.rows} rows`]
+            : []),
         ]),
       ];
       return { acceptedMessages, ...median, rounds, failures };
@@ -203,7 +234,7 @@ async function timeDrain(
   schema: string,
   tables: string[],
   backlogFrom: Date,
-): Promise<Omit<PostgresRound, 'ceiling' | 'ratio'>> {
+): Promise<Omit<PostgresRound, 'ceiling' | 'ratio' | 'floor'>> {
   const { api, workspace, settings } = options;
   const source = 'warehouse';
   const rowsBefore = await countAllRows(admin, schema, tables);
@@ -263,6 +294,38 @@ async function timeDrain(
       cpuBefore === null || cpuAfter === null || deliveredMessages === 0
         ? null
         : round(((cpuAfter - cpuBefore) / deliveredMessages) * 1000, 1),
+  };
+}
+
+/** The floor's write of the drained rows into the raw insert's tables, and what those hold after it. */
+async function floorRound(
+  options: Parameters<typeof measurePostgres>[0],
+  log: { natsUrl: string; natsPid: number },
+  admin: Client,
+  round_: {
+    name: string;
+    sourceId: string;
+    from: Date;
+    drainedSchema: string;
+    floorSchema: string;
+    tables: string[];
+    ceiling: { rowsPerSecond: number };
+  },
+): Promise<PostgresFloorRound> {
+  const floor = await measurePostgresFloor({
+    ...log,
+    ...round_,
+    databaseUrl: options.databaseUrl,
+    admin,
+  });
+  const rows = await countAllRows(admin, round_.floorSchema, round_.tables);
+  const rowsPerSecond = floor.seconds > 0 ? Math.round(rows / floor.seconds) : 0;
+  return {
+    rows,
+    seconds: floor.seconds,
+    rowsPerSecond,
+    cpuUs: floor.cpuUs,
+    ratio: round_.ceiling.rowsPerSecond > 0 ? round(rowsPerSecond / round_.ceiling.rowsPerSecond, 3) : 0,
   };
 }
 

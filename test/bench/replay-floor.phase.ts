@@ -9,8 +9,7 @@
  * It reads the source twice, on consumers of its own: all of it once to warm up, untimed, to a receiver
  * of its own, then all of it again, timed from the first to the last arrival, as a replay is measured.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { cpuUsPerMessage, runFloorProcess } from './floor-process';
 import { round } from './load-loop';
 import { processCpuTimeMs } from './tributary-server.process';
 import { arrivalSpanSeconds, BenchWebhookReceiver, receiverFailures } from './webhook-receiver';
@@ -48,50 +47,22 @@ export async function measureReplayFloor(options: {
   const warmupReceiver = await BenchWebhookReceiver.start(`${options.name}-warmup`, sharedSecret);
   const receiver = await BenchWebhookReceiver.start(options.name, sharedSecret);
   try {
-    const root = join(__dirname, '..', '..');
-    const child = spawn(
-      process.execPath,
-      ['--require', join(root, 'test/support/swc-register.js'), join(__dirname, 'replay-floor.consumer.ts')],
+    const { before, after } = await runFloorProcess(
+      'replay-floor.consumer.ts',
       {
-        cwd: root,
-        env: {
-          ...process.env,
-          NATS_URL: options.natsUrl,
-          NAME: options.name,
-          SHARED_SECRET: sharedSecret,
-          WARMUP: `${options.sourceId} ${messages} ${warmupReceiver.url}`,
-          TIMED: `${options.sourceId} ${messages} ${receiver.url}`,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        NATS_URL: options.natsUrl,
+        NAME: options.name,
+        SHARED_SECRET: sharedSecret,
+        WARMUP: `${options.sourceId} ${messages} ${warmupReceiver.url}`,
+        TIMED: `${options.sourceId} ${messages} ${receiver.url}`,
       },
+      (floorPid) => readings(options.natsPid, floorPid),
     );
-    let output = '';
-    const marks: { before?: ReturnType<typeof readings>; after?: ReturnType<typeof readings> } = {};
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => {
-        const text = chunk.toString();
-        output = (output + text).slice(-4000);
-        if (text.includes('warmed up')) marks.before = readings(options.natsPid, child.pid!);
-        if (text.includes('done')) marks.after = readings(options.natsPid, child.pid!);
-      });
-      child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
-      child.once('exit', (code) =>
-        code === 0 && marks.before && marks.after
-          ? resolve()
-          : reject(new Error(`the replay floor exited with ${code}:\n${output}`)),
-      );
-      child.once('error', reject);
-    });
     const counts = receiver.snapshot();
     const spanSeconds = arrivalSpanSeconds(counts);
-    const perMessage = (from: number | null | undefined, to: number | null | undefined) =>
-      from === null || from === undefined || to === null || to === undefined
-        ? null
-        : round(((to - from) * 1000) / messages, 1);
-    const { before, after } = marks as Required<typeof marks>;
-    const router = perMessage(before.router, after.router);
-    const receiverCpu = perMessage(before.receiver, after.receiver)!;
-    const natsServer = perMessage(before.natsServer, after.natsServer);
+    const router = cpuUsPerMessage(before.router, after.router, messages);
+    const receiverCpu = cpuUsPerMessage(before.receiver, after.receiver, messages)!;
+    const natsServer = cpuUsPerMessage(before.natsServer, after.natsServer, messages);
     return {
       messages,
       spanSeconds: round(spanSeconds, 3),
