@@ -1,12 +1,12 @@
 /**
  * The PostgreSQL floor's router (`postgres-floor.phase.ts`): the least a router must do to write
  * stored messages into a warehouse, and nothing else. It reads one source's messages from the tracking
- * log, through the project's own event log as the router does (acks coalesced and unconfirmed), looks
- * each one's rows up in the rows the drain wrote (given, as PostgreSQL printed them, in `ROWS_FILE`),
- * gathers messages while its connections are busy, writes each gathered batch as one transaction of
- * multi-row INSERTs (one per table, as the raw insert writes them), and acks the batch's messages once
- * it is committed. No configuration, routing, planning of rows, schema changes, settlement records,
- * counts, leases or logs.
+ * log, through the project's own event log as the router does (acks coalesced and unconfirmed),
+ * parses each one, looks its rows up in the rows the drain wrote (given, as PostgreSQL printed them,
+ * in `ROWS_FILE`), gathers messages while its connections are busy, writes each gathered batch as one
+ * transaction of multi-row INSERTs (one per table, as the raw insert writes them), and acks the
+ * batch's messages once it is committed. No configuration, routing, planning of rows, schema changes,
+ * settlement records, counts, leases or logs.
  *
  * Run as a child process (`postgres-floor.phase.ts`), given in the environment: NATS_URL, DATABASE_URL,
  * NAME (of its consumers, deleted once read), SOURCE_ID, FROM (where its consumers start, as an ISO
@@ -37,7 +37,7 @@ class FloorWriter {
 
   constructor(
     private readonly pool: Pool,
-    private readonly schema: string,
+    schema: string,
     private readonly rows: FloorRows,
     private readonly batch: number,
     private readonly connections: number,
@@ -80,6 +80,9 @@ class FloorWriter {
   private async insert(deliveries: Delivery[]): Promise<void> {
     const byTable = this.rows.tables.map(() => [] as Array<Array<string | null>>);
     for (const delivery of deliveries) {
+      // Rows are made of the message's fields: any router reads the message, if only to plan them.
+      if (typeof delivery.payload !== 'object')
+        throw new Error(`message ${delivery.messageId} is not an object`);
       const rows = this.rows.byMessage[delivery.messageId];
       if (!rows) throw new Error(`message ${delivery.messageId} has no rows in the drained tables`);
       for (const [table, values] of rows) byTable[table]!.push(values);
