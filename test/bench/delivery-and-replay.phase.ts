@@ -40,63 +40,82 @@ const CEILING_REQUESTS = 80_000;
 const CEILING_WARMUP_REQUESTS = 10_000;
 
 /**
- * The replay floor's lines, from its median round by `floor/ceiling`. No goal: they say how much of the
- * ceiling a router keeps that only reads, posts and acks, which bounds `ratio replay/ceiling` on the
- * machine, and how much of that Tributary's replay keeps.
+ * A floor's two lines, from its median round by `floor/ceiling`. No goal: the first says how much of
+ * the ceiling a router keeps that does only the wire's work, which bounds the path's ratio to the
+ * ceiling on the machine; the second how much of that Tributary keeps.
  */
+function printFloor<Round>(
+  path: string,
+  measured: readonly Round[],
+  ratio: { floor(entry: Round): number; toFloor(entry: Round): number },
+  describe: (median: Round) => string,
+): { median: Round; toFloor: number } {
+  const median = medianBy(measured, ratio.floor);
+  const toFloor = ratio.toFloor(medianBy(measured, ratio.toFloor));
+  const byRound = (of: (entry: Round) => number) => measured.map((entry) => of(entry).toFixed(3)).join(', ');
+  console.log(
+    `ratio ${path} floor/ceiling: ${ratio.floor(median).toFixed(3)}  (no goal: ${describe(median)}; ` +
+      `by round: ${byRound(ratio.floor)})`,
+  );
+  console.log(`ratio ${path}/floor: ${toFloor.toFixed(3)}  (no goal: by round ${byRound(ratio.toFloor)})`);
+  return { median, toFloor };
+}
+
+/** The replay floor's lines: a router that only reads, posts and acks. */
 function printReplayFloor(rounds: readonly DeliveryRound[], results: Record<string, unknown>): void {
   const measured = rounds.filter((entry) => entry.floor !== null && entry.replay !== null);
   if (measured.length === 0) return;
-  const toFloor = (entry: DeliveryRound) =>
-    round(entry.replay!.messagesPerSecond / entry.floor!.messagesPerSecond, 3);
-  const median = medianBy(measured, (entry) => entry.floorRatio!);
-  const toFloorMedian = medianBy(measured, toFloor);
-  const floor = median.floor!;
-  const cpu = floor.cpuUs;
-  console.log(
-    `ratio replay floor/ceiling: ${median.floorRatio!.toFixed(3)}  (no goal: a bare router that only reads the ` +
-      `stored messages, posts them and acks them, ${floor.messagesPerSecond.toLocaleString('en-US')} messages/s; ` +
-      `CPU µs per message ${cpu ? `${cpu.total} (router ${cpu.router}, receiver ${cpu.receiver}, nats-server ${cpu.natsServer})` : 'n/a'}; ` +
-      `by round: ${measured.map((entry) => entry.floorRatio!.toFixed(3)).join(', ')})`,
-  );
-  console.log(
-    `ratio replay/floor: ${toFloor(toFloorMedian).toFixed(3)}  (no goal: by round ${measured.map((entry) => toFloor(entry).toFixed(3)).join(', ')})`,
+  const { median, toFloor } = printFloor(
+    'replay',
+    measured,
+    {
+      floor: (entry) => entry.floorRatio!,
+      toFloor: (entry) => round(entry.replay!.messagesPerSecond / entry.floor!.messagesPerSecond, 3),
+    },
+    ({ floor }) => {
+      const cpu = floor!.cpuUs;
+      return (
+        `a bare router that only reads the stored messages, posts them and acks them, ` +
+        `${floor!.messagesPerSecond.toLocaleString('en-US')} messages/s; CPU µs per message ` +
+        (cpu
+          ? `${cpu.total} (router ${cpu.router}, receiver ${cpu.receiver}, nats-server ${cpu.natsServer})`
+          : 'n/a')
+      );
+    },
   );
   results.replayFloor = {
-    messagesPerSecond: floor.messagesPerSecond,
-    cpuUs: cpu,
+    messagesPerSecond: median.floor!.messagesPerSecond,
+    cpuUs: median.floor!.cpuUs,
     floorRatio: median.floorRatio,
-    replayToFloor: toFloor(toFloorMedian),
+    replayToFloor: toFloor,
   };
 }
 
-/**
- * The PostgreSQL floor's lines, from its median round by `floor/ceiling`. No goal: they say how much of
- * the raw insert a router keeps that only reads the stored messages, writes their rows and acks them,
- * which bounds `ratio postgres/ceiling` on the machine, and how much of that the drain keeps.
- */
+/** The PostgreSQL floor's lines: a router that only reads the stored messages, writes their rows and acks. */
 function printPostgresFloor(rounds: readonly PostgresRound[], results: Record<string, unknown>): void {
   const measured = rounds.filter((entry) => entry.floor !== null);
   if (measured.length === 0) return;
-  const toFloor = (entry: PostgresRound) => round(entry.rowsPerSecond / entry.floor!.rowsPerSecond, 3);
-  const median = medianBy(measured, (entry) => entry.floor!.ratio);
-  const toFloorMedian = medianBy(measured, toFloor);
-  const floor = median.floor!;
-  const cpu = floor.cpuUs;
-  console.log(
-    `ratio postgres floor/ceiling: ${floor.ratio.toFixed(3)}  (no goal: a bare router that only reads the ` +
-      `stored messages, writes their rows and acks them, ${floor.rowsPerSecond.toLocaleString('en-US')} rows/s; ` +
-      `CPU µs per message ${cpu ? `router ${cpu.router}, nats-server ${cpu.natsServer}` : 'n/a'}; ` +
-      `by round: ${measured.map((entry) => entry.floor!.ratio.toFixed(3)).join(', ')})`,
-  );
-  console.log(
-    `ratio postgres/floor: ${toFloor(toFloorMedian).toFixed(3)}  (no goal: by round ${measured.map((entry) => toFloor(entry).toFixed(3)).join(', ')})`,
+  const { median, toFloor } = printFloor(
+    'postgres',
+    measured,
+    {
+      floor: (entry) => entry.floor!.ratio,
+      toFloor: (entry) => round(entry.rowsPerSecond / entry.floor!.rowsPerSecond, 3),
+    },
+    ({ floor }) => {
+      const cpu = floor!.cpuUs;
+      return (
+        `a bare router that only reads the stored messages, writes their rows and acks them, ` +
+        `${floor!.rowsPerSecond.toLocaleString('en-US')} rows/s; CPU µs per message ` +
+        (cpu ? `router ${cpu.router}, nats-server ${cpu.natsServer}` : 'n/a')
+      );
+    },
   );
   results.postgresFloor = {
-    rowsPerSecond: floor.rowsPerSecond,
-    cpuUs: cpu,
-    floorRatio: floor.ratio,
-    postgresToFloor: toFloor(toFloorMedian),
+    rowsPerSecond: median.floor!.rowsPerSecond,
+    cpuUs: median.floor!.cpuUs,
+    floorRatio: median.floor!.ratio,
+    postgresToFloor: toFloor,
   };
 }
 

@@ -15,11 +15,10 @@
  * twice: to warm up, then timed. Prints `warmed up` after the first and `done <seconds>` after the
  * second.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Pool } from 'pg';
-import { createEventLog, type Delivery, type EventLog } from '@tributary/event-log';
+import type { Delivery } from '@tributary/event-log';
+import { readAll, requiredEnvironment, withFloorLog } from './floor-reads';
 import type { FloorRows } from './postgres-floor.phase';
 
 interface Gathered {
@@ -126,67 +125,19 @@ function gather(): Gathered {
   return { deliveries: [], committed, commit, fail };
 }
 
-/** Reads every message of the source once; resolves with the seconds from the start to the last ack. */
-async function writeAll(
-  log: EventLog,
-  writer: FloorWriter,
-  consumer: string,
-  options: { sourceId: string; from: Date; messages: number; inFlight: number },
-): Promise<number> {
-  let acked = 0;
-  let finished!: () => void;
-  let failed!: (error: unknown) => void;
-  const done = new Promise<void>((resolve, reject) => {
-    finished = resolve;
-    failed = reject;
-  });
-  const startedAt = performance.now();
-  const subscription = await log.consume(
-    consumer,
-    {
-      sourceId: options.sourceId,
-      deliverFrom: options.from,
-      ackWaitMs: 30_000,
-      maxInFlight: options.inFlight,
-      confirmAcks: false,
-    },
-    async (delivery) => {
-      try {
-        await writer.write(delivery);
-      } catch (error) {
-        failed(error);
-        return;
-      }
-      await delivery.ack();
-      acked += 1;
-      if (acked === options.messages) finished();
-    },
-  );
-  try {
-    await done;
-    return (performance.now() - startedAt) / 1000;
-  } finally {
-    await subscription.stop();
-    await log.deleteConsumer(consumer);
-  }
-}
-
 async function main(): Promise<void> {
-  const names = [
-    'NATS_URL',
-    'DATABASE_URL',
-    'NAME',
-    'SOURCE_ID',
-    'FROM',
-    'ROWS_FILE',
-    'SCHEMA',
-    'BATCH',
-    'CONNECTIONS',
-  ];
-  const missing = names.filter((name) => !process.env[name]);
-  if (missing.length > 0) throw new Error(`${missing.join(', ')} required`);
   const { NATS_URL, DATABASE_URL, NAME, SOURCE_ID, FROM, ROWS_FILE, SCHEMA, BATCH, CONNECTIONS } =
-    process.env as Record<string, string>;
+    requiredEnvironment([
+      'NATS_URL',
+      'DATABASE_URL',
+      'NAME',
+      'SOURCE_ID',
+      'FROM',
+      'ROWS_FILE',
+      'SCHEMA',
+      'BATCH',
+      'CONNECTIONS',
+    ]);
   const rows = JSON.parse(readFileSync(ROWS_FILE, 'utf8')) as FloorRows;
   const batch = Number(BATCH);
   const connections = Number(CONNECTIONS);
@@ -197,20 +148,19 @@ async function main(): Promise<void> {
     // Every connection busy with a full batch, and one gathering.
     inFlight: (connections + 1) * batch,
   };
-  const dataDir = mkdtempSync(join(tmpdir(), 'tributary-postgres-floor-'));
-  const log = await createEventLog({ natsUrl: NATS_URL, dataDir, dedupeIndex: false });
   const pool = new Pool({ connectionString: DATABASE_URL, max: connections });
   const writer = new FloorWriter(pool, SCHEMA, rows, batch, connections);
+  const write = (delivery: Delivery) => writer.write(delivery);
   try {
-    await writeAll(log, writer, `${NAME}-warmup`, options);
-    await pool.query(`TRUNCATE ${rows.tables.map(({ name }) => `"${SCHEMA}"."${name}"`).join(', ')}`);
-    console.log('warmed up');
-    const seconds = await writeAll(log, writer, NAME, options);
-    console.log(`done ${seconds}`);
+    await withFloorLog(NATS_URL, async (log) => {
+      await readAll(log, `${NAME}-warmup`, options, write);
+      await pool.query(`TRUNCATE ${rows.tables.map(({ name }) => `"${SCHEMA}"."${name}"`).join(', ')}`);
+      console.log('warmed up');
+      const seconds = await readAll(log, NAME, options, write);
+      console.log(`done ${seconds}`);
+    });
   } finally {
     await pool.end();
-    await log.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -168,15 +168,20 @@ export async function measurePostgres(options: {
         );
         const ratio = ceiling.rowsPerSecond > 0 ? round(drain.rowsPerSecond / ceiling.rowsPerSecond, 3) : 0;
         const floor = options.floor
-          ? await floorRound(options, options.floor, admin, {
-              name: `bench-postgres-floor-${process.pid}-${round_}`,
-              sourceId: await sourceIdOf(api, workspace, source),
-              from: backlogFrom,
-              drainedSchema: schema,
-              floorSchema: rawSchema,
-              tables,
-              ceiling,
-            })
+          ? await floorRound(
+              {
+                ...options.floor,
+                databaseUrl: options.databaseUrl,
+                admin,
+                name: `bench-postgres-floor-${process.pid}-${round_}`,
+                sourceId: await sourceIdOf(api, workspace, source),
+                from: backlogFrom,
+                drainedSchema: schema,
+                floorSchema: rawSchema,
+                tables,
+              },
+              ceiling.rowsPerSecond,
+            )
           : null;
         options.onRound?.(round_, { ...drain, ceiling, ratio, floor });
         rounds.push({ ...drain, ceiling, ratio, floor });
@@ -299,33 +304,18 @@ async function timeDrain(
 
 /** The floor's write of the drained rows into the raw insert's tables, and what those hold after it. */
 async function floorRound(
-  options: Parameters<typeof measurePostgres>[0],
-  log: { natsUrl: string; natsPid: number },
-  admin: Client,
-  round_: {
-    name: string;
-    sourceId: string;
-    from: Date;
-    drainedSchema: string;
-    floorSchema: string;
-    tables: string[];
-    ceiling: { rowsPerSecond: number };
-  },
+  options: Parameters<typeof measurePostgresFloor>[0],
+  ceilingRowsPerSecond: number,
 ): Promise<PostgresFloorRound> {
-  const floor = await measurePostgresFloor({
-    ...log,
-    ...round_,
-    databaseUrl: options.databaseUrl,
-    admin,
-  });
-  const rows = await countAllRows(admin, round_.floorSchema, round_.tables);
+  const floor = await measurePostgresFloor(options);
+  const rows = await countAllRows(options.admin, options.floorSchema, options.tables);
   const rowsPerSecond = floor.seconds > 0 ? Math.round(rows / floor.seconds) : 0;
   return {
     rows,
     seconds: floor.seconds,
     rowsPerSecond,
     cpuUs: floor.cpuUs,
-    ratio: round_.ceiling.rowsPerSecond > 0 ? round(rowsPerSecond / round_.ceiling.rowsPerSecond, 3) : 0,
+    ratio: ceilingRowsPerSecond > 0 ? round(rowsPerSecond / ceilingRowsPerSecond, 3) : 0,
   };
 }
 

@@ -11,11 +11,9 @@
  * (the same), read in that order. Prints `warmed up` after the first and `done` after the second.
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent } from 'undici';
-import { createEventLog, type EventLog } from '@tributary/event-log';
+import type { EventLog } from '@tributary/event-log';
+import { readAll, requiredEnvironment, withFloorLog } from './floor-reads';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { statusOf } = require('./undici-status') as {
   statusOf(dispatcher: Agent, request: Record<string, unknown>): Promise<number>;
@@ -24,6 +22,7 @@ const { statusOf } = require('./undici-status') as {
 /** The router's default `ROUTER_MAX_IN_FLIGHT`, as the delivery ceiling sends. */
 const IN_FLIGHT = 64;
 
+/** The part's messages (`<sourceId> <count> <url>`), each posted, signed; resolves once all are acked. */
 async function deliverAll(
   log: EventLog,
   agent: Agent,
@@ -32,64 +31,48 @@ async function deliverAll(
   sharedSecret: string,
 ): Promise<void> {
   const [sourceId, countText, url] = part.split(' ');
-  const count = Number(countText);
   const target = new URL(url!);
-  let acked = 0;
-  let finished!: () => void;
-  let failed!: (error: unknown) => void;
-  const done = new Promise<void>((resolve, reject) => {
-    finished = resolve;
-    failed = reject;
+  const options = {
+    sourceId: sourceId!,
+    from: new Date(0),
+    messages: Number(countText),
+    inFlight: IN_FLIGHT,
+  };
+  await readAll(log, consumer, options, async (delivery) => {
+    const body = delivery.storedPayload;
+    const status = await statusOf(agent, {
+      origin: target.origin,
+      path: target.pathname,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(body.byteLength),
+        'x-signature': createHmac('sha1', sharedSecret).update(body).digest('hex'),
+      },
+      body,
+    });
+    if (status !== 200) throw new Error(`HTTP ${status}`);
   });
-  const subscription = await log.consume(
-    consumer,
-    { sourceId, deliverFrom: new Date(0), ackWaitMs: 30_000, maxInFlight: IN_FLIGHT, confirmAcks: false },
-    async (delivery) => {
-      const body = delivery.storedPayload;
-      const status = await statusOf(agent, {
-        origin: target.origin,
-        path: target.pathname,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': String(body.byteLength),
-          'x-signature': createHmac('sha1', sharedSecret).update(body).digest('hex'),
-        },
-        body,
-      });
-      if (status !== 200) {
-        failed(new Error(`HTTP ${status}`));
-        return;
-      }
-      await delivery.ack();
-      acked += 1;
-      if (acked === count) finished();
-    },
-  );
-  try {
-    await done;
-  } finally {
-    await subscription.stop();
-    await log.deleteConsumer(consumer);
-  }
 }
 
 async function main(): Promise<void> {
-  const { NATS_URL, NAME, SHARED_SECRET, WARMUP, TIMED } = process.env;
-  if (!NATS_URL || !NAME || !SHARED_SECRET || !WARMUP || !TIMED)
-    throw new Error('NATS_URL, NAME, SHARED_SECRET, WARMUP and TIMED are required');
-  const dataDir = mkdtempSync(join(tmpdir(), 'tributary-replay-floor-'));
-  const log = await createEventLog({ natsUrl: NATS_URL, dataDir, dedupeIndex: false });
+  const { NATS_URL, NAME, SHARED_SECRET, WARMUP, TIMED } = requiredEnvironment([
+    'NATS_URL',
+    'NAME',
+    'SHARED_SECRET',
+    'WARMUP',
+    'TIMED',
+  ]);
   const agent = new Agent();
   try {
-    await deliverAll(log, agent, `${NAME}-warmup`, WARMUP, SHARED_SECRET);
-    console.log('warmed up');
-    await deliverAll(log, agent, NAME, TIMED, SHARED_SECRET);
-    console.log('done');
+    await withFloorLog(NATS_URL, async (log) => {
+      await deliverAll(log, agent, `${NAME}-warmup`, WARMUP, SHARED_SECRET);
+      console.log('warmed up');
+      await deliverAll(log, agent, NAME, TIMED, SHARED_SECRET);
+      console.log('done');
+    });
   } finally {
     await agent.close();
-    await log.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
