@@ -26,7 +26,6 @@ export interface FloorRows {
 }
 
 export interface PostgresFloorResult {
-  messages: number;
   /** From the floor's first read to its last ack. */
   seconds: number;
   /** CPU µs per message: the floor's process and nats-server; null off Linux. */
@@ -112,7 +111,6 @@ export async function measurePostgresFloor(options: {
     const router = cpuUsPerMessage(before.router, after.router, messages);
     const natsServer = cpuUsPerMessage(before.natsServer, after.natsServer, messages);
     return {
-      messages,
       seconds: round(Number(doneLine.split(' ')[1]), 3),
       cpuUs: router === null || natsServer === null ? null : { router, natsServer },
     };
