@@ -169,6 +169,12 @@ export async function measureIngest(
         floorRatio: floorRatioOfRound,
         toFloorRatio: toFloorOfRound,
       });
+      // A variant of phase 2 against phase 2 of the same round, printed as it is measured.
+      const toIngest = (variant: string, measured: { messagesPerSecond: number }) => {
+        const ratio = round(measured.messagesPerSecond / tributaryOfRound.messagesPerSecond, 3);
+        console.log(`round ${round_}/${settings.rounds}: ratio ${variant}/ingest ${ratio.toFixed(3)}`);
+        return ratio;
+      };
       if (protocolsWriteKey && protocolsMessages) {
         console.log(
           `round ${round_}/${settings.rounds}, phase 2b/5: tributary /v1/batch with a tracking plan ...`,
@@ -181,17 +187,10 @@ export async function measureIngest(
           protocolsMessages,
         );
         tributaryRuns.push(protocolsOfRound);
-        const protocolsRatio = round(
-          protocolsOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
-          3,
-        );
-        console.log(
-          `round ${round_}/${settings.rounds}: ratio protocols/ingest ${protocolsRatio.toFixed(3)}`,
-        );
         protocolsRounds.push({
           protocols: protocolsOfRound,
           ingest: tributaryOfRound,
-          ratio: protocolsRatio,
+          ratio: toIngest('protocols', protocolsOfRound),
         });
       }
       if (suppressionWriteKey && suppressionMessages) {
@@ -209,17 +208,10 @@ export async function measureIngest(
           );
           tributaryRuns.push(suppressionOfRound);
         }
-        const suppressionRatio = round(
-          suppressionOfRound.messagesPerSecond / tributaryOfRound.messagesPerSecond,
-          3,
-        );
-        console.log(
-          `round ${round_}/${settings.rounds}: ratio suppression/ingest ${suppressionRatio.toFixed(3)}`,
-        );
         suppressionRounds.push({
           suppression: suppressionOfRound,
           ingest: tributaryOfRound,
-          ratio: suppressionRatio,
+          ratio: toIngest('suppression', suppressionOfRound),
         });
       }
     }
